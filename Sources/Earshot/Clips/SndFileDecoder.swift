@@ -1,0 +1,93 @@
+import CSndFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Decodes a whole file through libsndfile: WAV, AIFF, FLAC, Ogg Vorbis/Opus, CAF PCM and more.
+///
+/// Integer encodings become 16-bit samples, floating-point encodings 32-bit floats. The decoder
+/// reads in chunks and never trusts a header's frame count for an allocation.
+///
+/// ```swift
+/// let audio = try SndFileDecoder.decode(path: "Assets/Sounds/step.wav")
+/// ```
+public enum SndFileDecoder {
+    /// Decodes the file at `path`.
+    public static func decode(path: String) throws(EarshotError) -> PCMAudio {
+        try FileCheck.requireRegularFile(path)
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .unreadableFile(path: path, reason: sndfileReason(nil))
+        }
+        defer { sf_close(file) }
+        return try read(file, info: info, name: path)
+    }
+
+    static func read(_ file: OpaquePointer, info: SF_INFO, name: String) throws(EarshotError) -> PCMAudio {
+        guard info.channels > 0, info.channels <= 64 else {
+            throw .malformedFile("\(name): \(info.channels) channels")
+        }
+        guard info.samplerate > 0, info.samplerate <= 768_000 else {
+            throw .malformedFile("\(name): sample rate \(info.samplerate) Hz")
+        }
+        let channels = Int(info.channels)
+        let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
+        let isFloat = subtype == Int32(SF_FORMAT_FLOAT) || subtype == Int32(SF_FORMAT_DOUBLE)
+            || subtype == Int32(SF_FORMAT_VORBIS) || subtype == Int32(SF_FORMAT_OPUS)
+        let chunkFrames = 16_384
+        if isFloat {
+            var out: [Float] = []
+            var chunk = [Float](repeating: 0, count: chunkFrames * channels)
+            while true {
+                let got = chunk.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(chunkFrames)) }
+                if got <= 0 { break }
+                out.append(contentsOf: chunk[0..<(Int(got) * channels)])
+            }
+            try checkReadError(file, name: name)
+            return PCMAudio(sampleRate: Int(info.samplerate), channels: channels, samples: .float32(out))
+        } else {
+            var out: [Int16] = []
+            var chunk = [Int16](repeating: 0, count: chunkFrames * channels)
+            while true {
+                let got = chunk.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, sf_count_t(chunkFrames)) }
+                if got <= 0 { break }
+                out.append(contentsOf: chunk[0..<(Int(got) * channels)])
+            }
+            try checkReadError(file, name: name)
+            return PCMAudio(sampleRate: Int(info.samplerate), channels: channels, samples: .int16(out))
+        }
+    }
+
+    private static func checkReadError(_ file: OpaquePointer, name: String) throws(EarshotError) {
+        let code = sf_error(file)
+        if code != 0 {
+            throw .unreadableFile(path: name, reason: "decoding failed: \(sndfileReason(file))")
+        }
+    }
+
+    static func sndfileReason(_ file: OpaquePointer?) -> String {
+        guard let p = sf_strerror(file) else { return "libsndfile could not open it" }
+        let text = String(cString: p)
+        if text.contains("unknown format") || text.contains("Format not recognised") {
+            return "not an audio file libsndfile recognises"
+        }
+        return text
+    }
+}
+
+/// File-system checks shared by the decoders: a clear error before a library sees the path.
+enum FileCheck {
+    static func requireRegularFile(_ path: String) throws(EarshotError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path: path) }
+            throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            throw .unreadableFile(path: path, reason: "is a directory")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw .unreadableFile(path: path, reason: "permission denied")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import COpenAL
+import Synchronization
+
+/// An OpenAL context on an ``OutputDevice``, with what OpenAL granted and what it offers.
+///
+/// OpenAL's current context is process-wide. Earshot serialises every AL call of every engine in
+/// the process behind one lock (``ALContext/withCurrent(_:)``), which also makes this context
+/// current when another engine's was: several engines can live in one process (tests do), and
+/// no thread-local context ever pins a closed device.
+///
+/// ```swift
+/// let device = try OutputDevice.open(.loopback(sampleRate: 48_000))
+/// let context = try ALContext(device: device, request: .init(monoSources: 1024))
+/// print(context.grantedMonoSources)   // 1024
+/// ```
+public final class ALContext: @unchecked Sendable {
+    /// What to ask OpenAL for when creating the context.
+    public struct Request: Sendable, Equatable {
+        /// Sources for mono buffers (the voice pool). OpenAL Soft 1.19.1 grants at least 255.
+        public var monoSources: Int
+        /// Sources for stereo buffers (music tracks).
+        public var stereoSources: Int
+        /// HRTF rendering (`ALC_HRTF_SOFT`); honoured on stereo output only.
+        public var hrtf: Bool
+
+        public init(monoSources: Int = 255, stereoSources: Int = 1, hrtf: Bool = false) {
+            self.monoSources = monoSources
+            self.stereoSources = stereoSources
+            self.hrtf = hrtf
+        }
+    }
+
+    let handle: OpaquePointer
+    private let key: UInt
+    /// The device the context renders on.
+    public let device: OutputDevice
+    /// Mono sources OpenAL granted (`ALC_MONO_SOURCES` read back).
+    public let grantedMonoSources: Int
+    /// Stereo sources OpenAL granted (`ALC_STEREO_SOURCES` read back).
+    public let grantedStereoSources: Int
+    /// Whether HRTF is active on the device (`ALC_HRTF_STATUS_SOFT`).
+    public let hrtfEnabled: Bool
+    /// The device's mixing rate in Hz (`ALC_FREQUENCY`).
+    public let sampleRate: Int
+    /// The AL extensions of the context, read once.
+    public let extensions: Set<String>
+    /// `AL_VERSION`, `AL_RENDERER` and `AL_VENDOR`.
+    public let version: String, renderer: String, vendor: String
+    private var destroyed = false
+
+    /// Creates a context. Throws ``EarshotError/contextCreationFailed(detail:)`` when OpenAL refuses.
+    public init(device: OutputDevice, request: Request) throws(EarshotError) {
+        guard request.monoSources >= 0, request.stereoSources >= 0, request.monoSources + request.stereoSources <= 65_536 else {
+            throw .invalidArgument("source request \(request.monoSources)+\(request.stereoSources) is outside 0…65536")
+        }
+        var attributes: [ALCint] = [
+            ALC_MONO_SOURCES, ALCint(request.monoSources),
+            ALC_STEREO_SOURCES, ALCint(request.stereoSources),
+        ]
+        if device.extensions.contains("ALC_SOFT_HRTF") {
+            attributes += [ALC_HRTF_SOFT, request.hrtf ? ALC_TRUE : ALC_FALSE]
+        }
+        if let format = device.loopbackFormat {
+            attributes += [
+                ALC_FORMAT_CHANNELS_SOFT, format.channels.alcValue,
+                ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
+                ALC_FREQUENCY, ALCint(format.sampleRate),
+            ]
+        }
+        attributes.append(0)
+        _ = alcGetError(device.handle)
+        guard let ctx = alcCreateContext(device.handle, attributes) else {
+            let code = alcGetError(device.handle)
+            throw .contextCreationFailed(detail: ALErrorName.name(code))
+        }
+        handle = ctx
+        key = ALGlobal.key(ctx)
+        self.device = device
+        grantedMonoSources = device.integer(ALC_MONO_SOURCES)
+        grantedStereoSources = device.integer(ALC_STEREO_SOURCES)
+        hrtfEnabled = device.extensions.contains("ALC_SOFT_HRTF") && device.integer(ALC_HRTF_STATUS_SOFT) == Int(ALC_HRTF_ENABLED_SOFT)
+        sampleRate = device.integer(ALC_FREQUENCY)
+        let strings: [String] = ALGlobal.lock.withLock { current in
+            if current != ALGlobal.key(ctx) {
+                alcMakeContextCurrent(ctx)
+                current = ALGlobal.key(ctx)
+            }
+            defer { ALCheck.clear() }
+            return [AL_EXTENSIONS, AL_VERSION, AL_RENDERER, AL_VENDOR].map { alGetString($0).map { String(cString: $0) } ?? "" }
+        }
+        extensions = Set(strings[0].split(separator: " ").map(String.init))
+        version = strings[1]
+        renderer = strings[2]
+        vendor = strings[3]
+    }
+
+    /// Runs `body` holding the process-wide AL lock with this context current.
+    ///
+    /// Every AL call Earshot makes goes through here; do not nest it. After ``destroy()`` the body
+    /// still runs (under the lock) but no context is current: it must not call OpenAL.
+    @inline(__always)
+    public func withCurrent<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try ALGlobal.lock.withLock { (current: inout UInt) throws(E) -> R in
+            // A destroyed context is never made current (its address may be reused by the
+            // next context); callers check the engine's shut-down state in `body`.
+            if current != key, !destroyed, alcMakeContextCurrent(handle) != 0 {
+                current = key
+            }
+            return try body()
+        }
+    }
+
+    /// Destroys the context. Safe to call more than once; the device stays open.
+    public func destroy() {
+        ALGlobal.lock.withLock { current in
+            guard !destroyed else { return }
+            destroyed = true
+            if current == key || alcGetCurrentContext() == handle {
+                alcMakeContextCurrent(nil)
+                current = 0
+            }
+            alcDestroyContext(handle)
+        }
+    }
+
+    /// Whether the context has the AL extension `name`.
+    public func has(_ name: String) -> Bool { extensions.contains(name) }
+}
+
+/// The process-wide AL lock and the context it last made current.
+enum ALGlobal {
+    static let lock = Mutex<UInt>(0)
+    /// The key under which a context is tracked as current.
+    static func key(_ context: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
+}

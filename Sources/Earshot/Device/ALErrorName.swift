@@ -1,0 +1,47 @@
+import COpenAL
+
+/// Names of OpenAL and ALC error codes, for messages.
+enum ALErrorName {
+    static func name(_ code: Int32) -> String {
+        switch code {
+        case AL_NO_ERROR: return "AL_NO_ERROR"
+        case AL_INVALID_NAME: return "AL_INVALID_NAME"
+        case AL_INVALID_ENUM: return "AL_INVALID_ENUM"
+        case AL_INVALID_VALUE: return "AL_INVALID_VALUE"
+        case AL_INVALID_OPERATION: return "AL_INVALID_OPERATION"
+        case AL_OUT_OF_MEMORY: return "AL_OUT_OF_MEMORY"
+        case ALC_INVALID_DEVICE: return "ALC_INVALID_DEVICE"
+        case ALC_INVALID_CONTEXT: return "ALC_INVALID_CONTEXT"
+        default: return "0x" + String(code, radix: 16, uppercase: true)
+        }
+    }
+}
+
+/// Error checks for the OpenAL layer, active in release builds too.
+///
+/// An `AL_OUT_OF_MEMORY` is the environment's fault and throws; any other AL error after a call on
+/// the engine's own objects means Earshot passed something wrong, and traps with the operation's
+/// name (the engine validates user input before it reaches OpenAL).
+enum ALCheck {
+    /// Throws on any pending AL error.
+    static func throwing(_ operation: @autoclosure () -> String) throws(EarshotError) {
+        let code = alGetError()
+        if code != AL_NO_ERROR {
+            throw .openAL(operation: operation(), code: code)
+        }
+    }
+
+    /// Traps on a programmer error; throws only on `AL_OUT_OF_MEMORY`.
+    static func strict(_ operation: @autoclosure () -> String) throws(EarshotError) {
+        let code = alGetError()
+        if code == AL_NO_ERROR { return }
+        if code == AL_OUT_OF_MEMORY { throw .openAL(operation: operation(), code: code) }
+        preconditionFailure("OpenAL \(ALErrorName.name(code)) after \(operation()) on Earshot's own objects")  // trap: engine bug
+    }
+
+    /// Clears any stale error before a checked sequence.
+    static func clear() { _ = alGetError() }
+
+    /// Reads and clears the pending ALC error of a device.
+    static func alcError(_ device: OpaquePointer?) -> Int32 { alcGetError(device) }
+}

@@ -1,0 +1,157 @@
+import COpenAL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which output a device writes to.
+///
+/// `.systemDefault` and `.device(name)` play in real time on the machine's sound system;
+/// `.loopback` mixes only when the caller renders (``AudioEngine/render(frames:)``), in the
+/// calling thread, deterministically and faster than real time.
+public enum Output: Sendable, Equatable {
+    /// The system's default playback device (PulseAudio's default sink, ALSA's default, …).
+    case systemDefault
+    /// A playback device by the name ``OutputDevice/playbackDeviceNames()`` lists.
+    case device(String)
+    /// A headless device that mixes when rendered (`ALC_SOFT_loopback`).
+    case loopback(sampleRate: Int, channels: ChannelLayout = .stereo)
+}
+
+/// The channel layout of a loopback device's output.
+public enum ChannelLayout: Int, Sendable, Equatable, CaseIterable {
+    case mono = 1
+    case stereo = 2
+    case quad = 4
+
+    var alcValue: Int32 {
+        switch self {
+        case .mono: return ALC_MONO_SOFT
+        case .stereo: return ALC_STEREO_SOFT
+        case .quad: return ALC_QUAD_SOFT
+        }
+    }
+}
+
+/// An open OpenAL device (`ALCdevice`), real or loopback.
+///
+/// The device is closed by ``close()`` (idempotent); a device must outlive its contexts. Most code
+/// never touches it directly: ``AudioEngine`` owns one.
+///
+/// ```swift
+/// let device = try OutputDevice.open(.loopback(sampleRate: 48_000))
+/// print(device.name, device.isLoopback)
+/// device.close()
+/// ```
+public final class OutputDevice: @unchecked Sendable {
+    let handle: OpaquePointer
+    /// The name OpenAL reports for the device.
+    public let name: String
+    /// Whether this device mixes only when rendered.
+    public let isLoopback: Bool
+    /// The loopback output's sample rate and layout (nil for a real device).
+    public let loopbackFormat: (sampleRate: Int, channels: ChannelLayout)?
+    /// The device's ALC extensions, read once at open.
+    public let extensions: Set<String>
+    private var closed = false
+
+    private init(handle: OpaquePointer, isLoopback: Bool, loopbackFormat: (Int, ChannelLayout)?) {
+        self.handle = handle
+        self.isLoopback = isLoopback
+        self.loopbackFormat = loopbackFormat.map { (sampleRate: $0.0, channels: $0.1) }
+        self.name = Self.string(handle, ALC_ALL_DEVICES_SPECIFIER) ?? Self.string(handle, ALC_DEVICE_SPECIFIER) ?? "?"
+        self.extensions = Set((Self.string(handle, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init))
+    }
+
+    /// Opens the output. Throws ``EarshotError/noOutputDevice(detail:)`` when the machine has none,
+    /// ``EarshotError/deviceNotFound(name:)`` for an unknown name.
+    public static func open(_ output: Output) throws(EarshotError) -> OutputDevice {
+        switch output {
+        case .systemDefault:
+            guard let dev = alcOpenDevice(nil) else {
+                throw .noOutputDevice(detail: "")
+            }
+            return OutputDevice(handle: dev, isLoopback: false, loopbackFormat: nil)
+        case .device(let name):
+            guard let dev = alcOpenDevice(name) else {
+                if playbackDeviceNames().contains(name) {
+                    throw .noOutputDevice(detail: "the device \"\(name)\" is listed but did not open")
+                }
+                throw .deviceNotFound(name: name)
+            }
+            return OutputDevice(handle: dev, isLoopback: false, loopbackFormat: nil)
+        case .loopback(let rate, let channels):
+            guard rate >= 8_000, rate <= 192_000 else {
+                throw .invalidArgument("loopback sample rate \(rate) Hz is outside 8000…192000")
+            }
+            guard alcIsExtensionPresent(nil, "ALC_SOFT_loopback") != 0 else {
+                throw .extensionMissing("ALC_SOFT_loopback")
+            }
+            guard let dev = alcLoopbackOpenDeviceSOFT(nil) else {
+                throw .contextCreationFailed(detail: "alcLoopbackOpenDeviceSOFT failed")
+            }
+            let ok = alcIsRenderFormatSupportedSOFT(dev, ALCsizei(rate), channels.alcValue, ALC_FLOAT_SOFT)
+            guard ok != 0 else {
+                alcCloseDevice(dev)
+                throw .invalidArgument("loopback format \(rate) Hz \(channels) float is not supported")
+            }
+            return OutputDevice(handle: dev, isLoopback: true, loopbackFormat: (rate, channels))
+        }
+    }
+
+    /// Closes the device. Safe to call more than once.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        alcCloseDevice(handle)
+    }
+
+    /// Whether the device is still connected (`ALC_CONNECTED` of `ALC_EXT_disconnect`).
+    public var isConnected: Bool {
+        guard extensions.contains("ALC_EXT_disconnect") else { return true }
+        var value: ALCint = 1
+        alcGetIntegerv(handle, ALC_CONNECTED, 1, &value)
+        return value != 0
+    }
+
+    /// Reads an integer ALC property of the device.
+    func integer(_ param: Int32) -> Int {
+        var value: ALCint = 0
+        alcGetIntegerv(handle, param, 1, &value)
+        return Int(value)
+    }
+
+    // MARK: Enumeration
+
+    /// The names of every playback device OpenAL can open.
+    public static func playbackDeviceNames() -> [String] {
+        let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER
+        guard let list = alcGetString(nil, param) else { return [] }
+        return splitDoubleNulList(list)
+    }
+
+    /// The name of the default playback device, if there is one.
+    public static func defaultPlaybackDeviceName() -> String? {
+        let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_DEFAULT_ALL_DEVICES_SPECIFIER : ALC_DEFAULT_DEVICE_SPECIFIER
+        return string(nil, param).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// ALC extensions available without a device.
+    public static func globalExtensions() -> [String] {
+        (string(nil, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init)
+    }
+
+    static func string(_ device: OpaquePointer?, _ param: Int32) -> String? {
+        guard let p = alcGetString(device, param) else { return nil }
+        return String(cString: p)
+    }
+
+    private static func splitDoubleNulList(_ list: UnsafePointer<ALCchar>) -> [String] {
+        var names: [String] = []
+        var p = list
+        while p.pointee != 0 {
+            names.append(String(cString: p))
+            p = p.advanced(by: strlen(p) + 1)
+        }
+        return names
+    }
+}

@@ -1,0 +1,220 @@
+import COpenAL
+import Logging
+import Synchronization
+
+/// The sound manager: an OpenAL device and context, preloaded clips, and voices playing them.
+///
+/// Create one per output with a ``Configuration``; call ``shutdown()`` when done (the engine also
+/// shuts down when released). Every method may be called from any thread: all OpenAL work is
+/// serialised behind one lock.
+///
+/// A loopback engine (`.loopback(sampleRate:)`) mixes only inside ``render(frames:)``, in the
+/// calling thread, deterministically and faster than real time: tests and offline rendering use it.
+///
+/// ```swift
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// let beep = try engine.loadClip(path: "Assets/Sounds/beep.wav")
+/// _ = try engine.play(beep, options: .init(position: Vector3(3, 0, 0)))   // 3 m to the right
+/// let stereo = try engine.render(frames: 48_000)                          // one second, interleaved
+/// engine.shutdown()
+/// ```
+public final class AudioEngine: @unchecked Sendable {
+    /// The configuration the engine was created with.
+    public let configuration: Configuration
+    /// The device the engine plays on.
+    public let device: OutputDevice
+    /// The OpenAL context (granted sources, extensions, version strings).
+    public let context: ALContext
+    let logger = Logger(label: "earshot.engine")
+
+    /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
+    private var core: EngineCore
+
+    /// Opens the output and creates the context and the source pool.
+    ///
+    /// Throws ``EarshotError/noOutputDevice(detail:)`` when there is no device to play on,
+    /// ``EarshotError/openAL(operation:code:)`` when OpenAL cannot create the sources.
+    public init(configuration: Configuration = Configuration()) throws(EarshotError) {
+        if let cap = configuration.maxRealVoices, !(1...4096).contains(cap) {
+            throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
+        }
+        guard (0...64).contains(configuration.musicSources) else {
+            throw .invalidArgument("musicSources \(configuration.musicSources) is outside 0…64")
+        }
+        self.configuration = configuration
+        let device = try OutputDevice.open(configuration.output)
+        let request = ALContext.Request(
+            monoSources: configuration.maxRealVoices ?? 255,
+            stereoSources: max(1, configuration.musicSources),
+            hrtf: configuration.hrtf)
+        let context: ALContext
+        do {
+            context = try ALContext(device: device, request: request)
+        } catch {
+            device.close()
+            throw error
+        }
+        self.device = device
+        self.context = context
+        let voiceSources = min(configuration.maxRealVoices ?? Int.max,
+                               context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
+        do {
+            core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
+                try EngineCore(voiceSources: voiceSources, musicSources: configuration.musicSources, configuration: configuration)
+            }
+        } catch {
+            context.destroy()
+            device.close()
+            throw error
+        }
+        logger.info("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Stops everything, releases sources and buffers, destroys the context and closes the device.
+    ///
+    /// Idempotent. Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown``
+    /// or does nothing (setters, queries on handles).
+    public func shutdown() {
+        let wasOpen = context.withCurrent { () -> Bool in
+            guard !core.isShutDown else { return false }
+            core.teardown()
+            return true
+        }
+        if wasOpen {
+            context.destroy()
+            device.close()
+        }
+    }
+
+    /// Whether ``shutdown()`` has run.
+    public var isShutDown: Bool { context.withCurrent { core.isShutDown } }
+
+    // MARK: Clips
+
+    /// Decodes a file (WAV, AIFF, FLAC, Ogg, CAF PCM … through libsndfile) into an OpenAL buffer.
+    ///
+    /// - Parameter forPositioning: mix a multi-channel file down to mono (the mean of the
+    ///   channels) so that OpenAL can place it in 3D. A stereo clip loaded without it plays
+    ///   unspatialised.
+    public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
+        let audio = try SndFileDecoder.decode(path: path)
+        return try loadClip(audio, name: path, forPositioning: forPositioning)
+    }
+
+    /// Uploads decoded audio into an OpenAL buffer.
+    public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
+        let pcm = forPositioning ? audio.downmixedToMono() : audio
+        guard pcm.channels <= 2 else {
+            throw .unsupportedEncoding("\(name): \(pcm.channels) channels (clips are mono or stereo; load it for positioning to mix it down)")
+        }
+        guard pcm.frameCount > 0 else {
+            throw .malformedFile("\(name): no audio frames")
+        }
+        guard (1_000...384_000).contains(pcm.sampleRate) else {
+            throw .malformedFile("\(name): sample rate \(pcm.sampleRate) Hz")
+        }
+        return try context.withCurrent { () throws(EarshotError) -> Clip in
+            guard !core.isShutDown else { throw .engineShutDown }
+            return try core.upload(pcm, name: name)
+        }
+    }
+
+    /// Releases a clip's buffer, stopping the voices still playing it first.
+    public func unload(_ clip: Clip) {
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.unload(clip)
+        }
+    }
+
+    // MARK: Voices
+
+    /// Starts a voice playing `clip`.
+    ///
+    /// Throws ``EarshotError/clipUnloaded`` for an unloaded clip and
+    /// ``EarshotError/invalidArgument(_:)`` for a NaN, infinite or negative gain, pitch or position.
+    public func play(_ clip: Clip, options: PlayOptions = PlayOptions()) throws(EarshotError) -> Voice {
+        try options.validate()
+        let slot = try context.withCurrent { () throws(EarshotError) -> VoiceID in
+            guard !core.isShutDown else { throw .engineShutDown }
+            return try core.play(clip, options: options, logger: logger)
+        }
+        return Voice(engine: self, id: slot)
+    }
+
+    /// Stops a voice. A stale handle is a no-op.
+    public func stop(_ voice: Voice) {
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.stop(voice.id)
+        }
+    }
+
+    /// Whether the voice is still playing (false for a finished, stopped or stale handle).
+    public func isPlaying(_ voice: Voice) -> Bool {
+        context.withCurrent {
+            guard !core.isShutDown else { return false }
+            return core.isPlaying(voice.id)
+        }
+    }
+
+    /// Voices currently playing.
+    public var activeVoiceCount: Int {
+        context.withCurrent {
+            guard !core.isShutDown else { return 0 }
+            return core.activeVoiceCount()
+        }
+    }
+
+    // MARK: Listener
+
+    /// Where the listener is and which way it faces. Invalid values (NaN, a zero orientation) are
+    /// ignored and logged, never passed to OpenAL.
+    public var listener: Listener {
+        get { context.withCurrent { core.listener } }
+        set {
+            guard newValue.isValid else {
+                logger.warning("ignored an invalid listener: \(newValue)")
+                return
+            }
+            context.withCurrent {
+                guard !core.isShutDown else { return }
+                core.setListener(newValue)
+            }
+        }
+    }
+
+    // MARK: Rendering
+
+    /// The loopback output's channel count (2 for a stereo loopback engine).
+    public var outputChannels: Int { device.loopbackFormat?.channels.rawValue ?? 2 }
+    /// The mixing rate in Hz.
+    public var sampleRate: Int { context.sampleRate }
+
+    /// Mixes `frames` frames on a loopback engine and returns them interleaved.
+    ///
+    /// Calling this on an engine that does not play to `.loopback` is a programmer error (trap).
+    public func render(frames: Int) throws(EarshotError) -> [Float] {
+        precondition(frames >= 0, "render(frames:) with a negative count")
+        var out = [Float](repeating: 0, count: frames * outputChannels)
+        try out.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in try render(into: buf) }
+        return out
+    }
+
+    /// Mixes into caller-owned memory (a whole number of frames), allocating nothing.
+    public func render(into buffer: UnsafeMutableBufferPointer<Float>) throws(EarshotError) {
+        precondition(device.isLoopback, "render(into:) needs an engine on .loopback output")
+        precondition(buffer.count % outputChannels == 0, "render(into:) needs whole frames")
+        let frames = buffer.count / outputChannels
+        guard frames > 0 else { return }
+        try context.withCurrent { () throws(EarshotError) in
+            guard !core.isShutDown else { throw .engineShutDown }
+            core.beforeRender()
+            alcRenderSamplesSOFT(device.handle, buffer.baseAddress, ALCsizei(frames))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// An environment failure reported by Earshot: a missing device, a bad file, an exhausted resource.
+///
+/// Programmer errors (a stale handle on the engine's own objects, a render call on a device that
+/// was never a loopback device) trap with `precondition`; everything that depends on the machine
+/// or on a file's contents throws an `EarshotError`. Every case's ``description`` is one line that
+/// says what happened and, where there is one, what to do about it.
+///
+/// ```swift
+/// do {
+///     let engine = try AudioEngine(configuration: .init(output: .systemDefault))
+///     _ = engine
+/// } catch let error as EarshotError {
+///     print("earshot: \(error)")   // "no audio output device (use --out FILE.wav to render offline)"
+/// }
+/// ```
+public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No playback device could be opened (no sound server, no sound card).
+    case noOutputDevice(detail: String)
+    /// A device was asked for by name and OpenAL does not know it.
+    case deviceNotFound(name: String)
+    /// The device opened but OpenAL refused to create a context on it.
+    case contextCreationFailed(detail: String)
+    /// The OpenAL implementation lacks an extension Earshot needs for the requested feature.
+    case extensionMissing(String)
+    /// An OpenAL call failed for an environmental reason (for example `AL_OUT_OF_MEMORY`).
+    case openAL(operation: String, code: Int32)
+    /// The file does not exist.
+    case fileNotFound(path: String)
+    /// The file exists but cannot be read as audio (not audio, truncated, a directory, …).
+    case unreadableFile(path: String, reason: String)
+    /// The container was understood but its encoding is not one Earshot decodes.
+    case unsupportedEncoding(String)
+    /// The container's structure contradicts itself (sizes beyond the file, impossible counts).
+    case malformedFile(String)
+    /// Every real voice is busy and none may be taken (the voice budget is exhausted).
+    case voiceLimitReached(Int)
+    /// Writing an output file failed.
+    case writeFailed(path: String, reason: String)
+    /// The engine has been shut down; create a new one.
+    case engineShutDown
+    /// The clip handle refers to a clip that was unloaded.
+    case clipUnloaded
+    /// A value passed in is outside what the call accepts (a NaN position, a negative pitch).
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .noOutputDevice(let detail):
+            return "no audio output device (use --out FILE.wav to render offline)"
+                + (detail.isEmpty ? "" : "; \(detail)")
+        case .deviceNotFound(let name):
+            return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
+        case .contextCreationFailed(let detail):
+            return "OpenAL could not create a context: \(detail)"
+        case .extensionMissing(let name):
+            return "OpenAL lacks the \(name) extension (install OpenAL Soft 1.19 or later)"
+        case .openAL(let operation, let code):
+            return "OpenAL error \(ALErrorName.name(code)) in \(operation)"
+        case .fileNotFound(let path):
+            return "\(path): no such file"
+        case .unreadableFile(let path, let reason):
+            return "\(path): \(reason)"
+        case .unsupportedEncoding(let what):
+            return "unsupported encoding: \(what)"
+        case .malformedFile(let what):
+            return "malformed file: \(what)"
+        case .voiceLimitReached(let n):
+            return "all \(n) voices are busy; raise maxRealVoices or lower the request's priority number"
+        case .writeFailed(let path, let reason):
+            return "\(path): cannot write: \(reason)"
+        case .engineShutDown:
+            return "the audio engine was shut down; create a new AudioEngine"
+        case .clipUnloaded:
+            return "the clip was unloaded; load it again before playing it"
+        case .invalidArgument(let what):
+            return "invalid argument: \(what)"
+        }
+    }
+}

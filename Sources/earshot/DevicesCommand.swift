@@ -1,0 +1,64 @@
+import ArgumentParser
+import Earshot
+import Foundation
+
+/// `earshot devices`: what OpenAL can play on, and what it offers.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List playback devices, the OpenAL version, renderer and extensions.")
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let report = DeviceReport.gather()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = try encoder.encode(report)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print("Playback devices:")
+            if report.playbackDevices.isEmpty { print("  (none)") }
+            for name in report.playbackDevices {
+                print("  \(name == report.defaultDevice ? "*" : " ") \(name)")
+            }
+            print("OpenAL: \(report.version) — \(report.renderer) (\(report.vendor))")
+            print("ALC extensions: \(report.alcExtensions.joined(separator: " "))")
+            print("AL extensions: \(report.alExtensions.joined(separator: " "))")
+        }
+    }
+}
+
+/// Everything `earshot devices` reports. The AL strings come from a loopback context, which
+/// exists on every machine, so the report is complete even with no sound card.
+struct DeviceReport: Codable {
+    var playbackDevices: [String]
+    var defaultDevice: String?
+    var version: String
+    var renderer: String
+    var vendor: String
+    var alcExtensions: [String]
+    var alExtensions: [String]
+
+    static func gather() -> DeviceReport {
+        var report = DeviceReport(
+            playbackDevices: OutputDevice.playbackDeviceNames(),
+            defaultDevice: OutputDevice.defaultPlaybackDeviceName(),
+            version: "?", renderer: "?", vendor: "?",
+            alcExtensions: OutputDevice.globalExtensions().sorted(), alExtensions: [])
+        if let device = try? OutputDevice.open(.loopback(sampleRate: 48_000)) {
+            defer { device.close() }
+            if let context = try? ALContext(device: device, request: .init()) {
+                report.version = context.version
+                report.renderer = context.renderer
+                report.vendor = context.vendor
+                report.alExtensions = context.extensions.sorted()
+                report.alcExtensions = device.extensions.sorted()
+                context.destroy()
+            }
+        }
+        return report
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Earshot
+import Foundation
+
+/// `earshot play FILE`: a clip at a position, live or rendered offline.
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play an audio file live, or render it offline with --out.",
+        discussion: """
+            The listener stands at the origin facing -z with +y up: --at 3,0,0 places the sound \
+            3 m to the right. Without an output device, use --out to render through OpenAL's \
+            loopback device instead.
+            """)
+
+    @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg, CAF …).")
+    var file: String
+
+    @Option(name: .long, help: "Position X,Y,Z in metres (default: centred, not positioned).")
+    var at: String?
+
+    @Option(name: .long, help: "Linear gain (default 1).")
+    var gain: Float = 1
+
+    @Flag(name: .long, help: "Loop the clip until --seconds have passed.")
+    var loop = false
+
+    @Option(name: .long, help: "Stop after this many seconds (default: the clip's length; 10 when looping).")
+    var seconds: Double?
+
+    @Option(name: [.customShort("o"), .long], help: "Render offline to this WAV file instead of playing live.")
+    var out: String?
+
+    @Option(name: .long, help: "Sample rate of the offline render (default 48000).")
+    var rate: Int = 48_000
+
+    func validate() throws {
+        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be a positive number") }
+        if !(gain.isFinite && gain >= 0) { throw ValidationError("--gain must be a number ≥ 0") }
+        if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
+        if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
+    }
+
+    static func parseVector(_ text: String) -> Vector3? {
+        let parts = text.split(separator: ",").map { Float($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2] else { return nil }
+        let v = Vector3(x, y, z)
+        return v.isFinite ? v : nil
+    }
+
+    func run() throws {
+        let position = at.flatMap(Self.parseVector)
+        let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
+        do {
+            let engine = try AudioEngine(configuration: .init(output: output))
+            defer { engine.shutdown() }
+            let clip = try engine.loadClip(path: file, forPositioning: position != nil)
+            let voice = try engine.play(clip, options: .init(gain: gain, loop: loop, position: position))
+            let length = seconds ?? (loop ? 10 : clip.info.duration)
+            let loopRunner = FrameLoop(engine: engine)
+            if let out {
+                try loopRunner.render(seconds: length, to: out) { _ in }
+                note("earshot: wrote \(out) (\(Int((length * Double(rate)).rounded())) frames, \(rate) Hz, stereo)")
+            } else {
+                try loopRunner.runLive(seconds: length) { _ in voice.isPlaying || loop }
+            }
+        } catch let error as EarshotError {
+            fail(error.description)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Earshot
+import XCTest
+
+/// A mono tone heard through OpenAL Soft's loopback device, measured per channel.
+final class SpatialRenderTests: XCTestCase {
+    private func renderTone(at position: Vector3, frames: Int = 9_600) throws -> [Double] {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let tone = try engine.loadClip(TestSignals.sine(), name: "tone")
+        _ = try engine.play(tone, options: .init(loop: true, position: position))
+        _ = try engine.render(frames: 2_400)   // let the mixer's gain ramp settle
+        return TestSignals.rms(try engine.render(frames: frames), channels: 2)
+    }
+
+    func testRightLeftAndFront() throws {
+        let right = try renderTone(at: Vector3(3, 0, 0))
+        XCTAssertGreaterThanOrEqual(TestSignals.dB(right[1]) - TestSignals.dB(right[0]), 20, "\(right)")
+        let left = try renderTone(at: Vector3(-3, 0, 0))
+        XCTAssertGreaterThanOrEqual(TestSignals.dB(left[0]) - TestSignals.dB(left[1]), 20, "\(left)")
+        let front = try renderTone(at: Vector3(0, 0, -3))
+        XCTAssertEqual(TestSignals.dB(front[0]), TestSignals.dB(front[1]), accuracy: 0.5, "\(front)")
+        XCTAssertGreaterThan(front[0], 0.01)
+    }
+
+    func testInverseClampedAttenuationAtTenMetres() throws {
+        // Straight ahead at 1 m (the reference distance) and at 10 m: the ratio is the model's gain.
+        let near = try renderTone(at: Vector3(0, 0, -1))
+        let far = try renderTone(at: Vector3(0, 0, -10))
+        let measured = TestSignals.dB(far[0]) - TestSignals.dB(near[0])
+        let expected = TestSignals.dB(Double(DistanceModel.inverseClamped.gain(distance: 10, referenceDistance: 1, maxDistance: .greatestFiniteMagnitude, rolloff: 1)))
+        XCTAssertEqual(expected, -20, accuracy: 0.001)
+        XCTAssertEqual(measured, expected, accuracy: 0.5)
+    }
+
+    func testRequestAboveDefaultCapYieldsThatManySources() throws {
+        let engine = try TestSignals.loopbackEngine { $0.maxRealVoices = 1024 }
+        defer { engine.shutdown() }
+        XCTAssertGreaterThanOrEqual(engine.context.grantedMonoSources, 1024)
+        let tone = try engine.loadClip(TestSignals.sine(seconds: 0.1), name: "tone")
+        var voices: [Voice] = []
+        for i in 0..<1024 {
+            voices.append(try engine.play(tone, options: .init(gain: 0.001, loop: true, position: Vector3(Float(i % 7), 0, -2))))
+        }
+        XCTAssertEqual(engine.activeVoiceCount, 1024)
+        XCTAssertTrue(voices.allSatisfy(\.isPlaying))
+    }
+}

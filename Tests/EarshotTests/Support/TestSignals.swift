@@ -1,0 +1,36 @@
+import Earshot
+import Foundation
+
+/// Signals and measurements shared by the tests: tones, RMS per channel, decibels.
+enum TestSignals {
+    /// A mono 16-bit sine of `seconds` at `frequency`, amplitude `amplitude` (0…1).
+    static func sine(frequency: Double = 1_000, amplitude: Double = 0.5, seconds: Double = 1, sampleRate: Int = 48_000) -> PCMAudio {
+        let n = Int(seconds * Double(sampleRate))
+        let samples = (0..<n).map { i in
+            Int16((amplitude * 32767 * sin(2 * .pi * frequency * Double(i) / Double(sampleRate))).rounded())
+        }
+        return PCMAudio(sampleRate: sampleRate, channels: 1, samples: .int16(samples))
+    }
+
+    /// RMS of each channel of interleaved samples.
+    static func rms(_ samples: [Float], channels: Int) -> [Double] {
+        var sums = [Double](repeating: 0, count: channels)
+        let frames = samples.count / channels
+        for f in 0..<frames {
+            for c in 0..<channels {
+                let v = Double(samples[f * channels + c])
+                sums[c] += v * v
+            }
+        }
+        return sums.map { frames > 0 ? ($0 / Double(frames)).squareRoot() : 0 }
+    }
+
+    static func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
+
+    /// A loopback engine at 48 kHz stereo.
+    static func loopbackEngine(_ configure: (inout AudioEngine.Configuration) -> Void = { _ in }) throws -> AudioEngine {
+        var config = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000))
+        configure(&config)
+        return try AudioEngine(configuration: config)
+    }
+}
