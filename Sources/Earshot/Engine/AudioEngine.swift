@@ -28,7 +28,9 @@ public final class AudioEngine: @unchecked Sendable {
     let logger = Logger(label: "earshot.engine")
 
     /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
-    private var core: EngineCore
+    /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
+    /// inside `context.withCurrent`.
+    var core: EngineCore
 
     /// Opens the output and creates the context and the source pool.
     ///

@@ -17,6 +17,11 @@ final class EngineCore {
     /// Slots with a source, in start order.
     private var active: [UInt32] = []
     private(set) var listener = Listener()
+    /// Bus states; indices 0…3 are ``Bus/builtIn``.
+    private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    /// The master gain over every bus.
+    var masterGain: Float = 1
+    private var freeMusicSources: [ALuint]
     private var warnedStereoPositioned = Set<UInt32>()
 
     struct ClipSlot {
@@ -46,6 +51,7 @@ final class EngineCore {
         voiceSources = Array(names[0..<count])
         musicSourceNames = Array(names[count...])
         freeSources = voiceSources.reversed()
+        freeMusicSources = musicSourceNames.reversed()
         alDistanceModel(configuration.distanceModel.alValue)
         alDopplerFactor(configuration.dopplerFactor)
         alSpeedOfSound(configuration.speedOfSound)
@@ -234,6 +240,41 @@ final class EngineCore {
     }
 
     func beforeRender() {}
+
+    // MARK: Buses
+
+    func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
+
+    func addBus(_ bus: Bus) -> Bool {
+        guard busIndex(bus) == nil else { return false }
+        buses.append(BusState(bus: bus))
+        return true
+    }
+
+    func updateBus(_ bus: Bus, _ change: (inout BusState) -> Void) -> Bool {
+        guard let i = busIndex(bus) else { return false }
+        change(&buses[i])
+        return true
+    }
+
+    /// master × bus gain × duck (0 when muted) for `bus`; 1 × master for an unknown bus.
+    func busGain(_ bus: Bus) -> Float {
+        masterGain * (busIndex(bus).map { buses[$0].effectiveGain } ?? 1)
+    }
+
+    // MARK: Music sources
+
+    /// Takes a source reserved for music (never one of the voice pool's); nil when all are in use.
+    func claimMusicSource() -> ALuint? { freeMusicSources.popLast() }
+
+    /// Returns a music source, stopped and with its queue emptied.
+    func releaseMusicSource(_ source: ALuint) {
+        precondition(musicSourceNames.contains(source) && !freeMusicSources.contains(source), "releaseMusicSource: not a claimed music source")
+        alSourceStop(source)
+        alSourcei(source, AL_BUFFER, 0)
+        ALCheck.clear()
+        freeMusicSources.append(source)
+    }
 }
 
 extension DistanceModel {
