@@ -39,6 +39,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Demos: short executables that run headless (render to out/NAME.wav) or live.
+        .executableTarget(name: "Orbit", dependencies: ["Earshot"], path: "Demos/Orbit"),
+
         .testTarget(
             name: "EarshotTests",
             dependencies: ["Earshot", "COpenAL", "CSndFile"]),

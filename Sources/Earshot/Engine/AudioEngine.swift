@@ -164,6 +164,20 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
+    /// A voice's position, or nil for a stale handle.
+    public func position(of voice: Voice) -> Vector3? {
+        context.withCurrent { core.isShutDown ? nil : core.position(voice.id) }
+    }
+
+    /// Moves a 3D voice. Non-finite positions are ignored; a stale handle does nothing.
+    public func setPosition(_ position: Vector3, of voice: Voice) {
+        guard position.isFinite else { return }
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.setPosition(position, voice.id)
+        }
+    }
+
     /// Voices currently playing.
     public var activeVoiceCount: Int {
         context.withCurrent {

@@ -190,6 +190,18 @@ final class EngineCore {
         return state == AL_PLAYING || state == AL_INITIAL
     }
 
+    func position(_ id: VoiceID) -> Vector3? {
+        guard let i = slot(id) else { return nil }
+        var v = Vector3.zero
+        alGetSource3f(voices[i].source, AL_POSITION, &v.x, &v.y, &v.z)
+        return v
+    }
+
+    func setPosition(_ p: Vector3, _ id: VoiceID) {
+        guard let i = slot(id) else { return }
+        alSource3f(voices[i].source, AL_POSITION, p.x, p.y, p.z)
+    }
+
     func stop(_ id: VoiceID) {
         guard let i = slot(id) else { return }
         release(UInt32(i))

@@ -16,6 +16,13 @@ public struct Voice: Sendable, Hashable {
     /// Whether the voice is still playing.
     public var isPlaying: Bool { engine.isPlaying(self) }
 
+    /// The voice's world position (3D voices). Reading a stale handle gives `nil`; setting a
+    /// non-finite position or setting a stale handle does nothing.
+    public var position: Vector3? {
+        get { engine.position(of: self) }
+        nonmutating set { if let newValue { engine.setPosition(newValue, of: self) } }
+    }
+
     /// Stops the voice (a stale handle does nothing).
     public func stop() { engine.stop(self) }
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Regenerates every committed asset under Assets/ with Debian tools (sox, ffmpeg, espeak-ng).
+# Deterministic: sox runs with -R (fixed noise seed), ffmpeg with -bitexact.
+# Usage: Assets/make-assets.sh   (from anywhere; writes next to this script)
+set -euo pipefail
+cd "$(dirname "$0")"
+for tool in sox ffmpeg espeak-ng; do
+  command -v "$tool" >/dev/null || { echo "make-assets: $tool is missing (make deps installs it)" >&2; exit 1; }
+done
+mkdir -p Sounds Music Voice
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
+
+# --- Effects: mono PCM16 WAV -----------------------------------------------------------
+# A footstep: a short burst of brown noise, band-limited, with a fast decay.
+sox -R -n -r 44100 -c 1 -b 16 Sounds/step.wav synth 0.14 brownnoise lowpass 1800 fade q 0.003 0.14 0.12 norm -3
+# A 1 kHz beep (0.25 s) for positioning checks.
+sox -R -n -r 48000 -c 1 -b 16 Sounds/beep.wav synth 0.25 sine 1000 fade h 0.005 0.25 0.005 gain -6
+# A coin pickup: two quick rising tones.
+sox -R -n -r 44100 -c 1 -b 16 "$tmp/c1.wav" synth 0.07 sine 988 fade q 0.002 0.07 0.02 gain -4
+sox -R -n -r 44100 -c 1 -b 16 "$tmp/c2.wav" synth 0.22 sine 1319 fade q 0.002 0.22 0.2 gain -4
+sox "$tmp/c1.wav" "$tmp/c2.wav" Sounds/coin.wav
+# An engine hum that loops seamlessly: 1.0 s holds a whole number of cycles of 110 Hz and 220 Hz.
+sox -R -n -r 44100 -c 1 -b 16 Sounds/hum-loop.wav synth 1.0 sawtooth 110 synth 1.0 sine mix 220 lowpass 900 gain -8
+
+# --- Effects: mono Apple IMA4 in CAF (4:1), the format iOS games preload -------------------
+ff -i Sounds/step.wav -c:a adpcm_ima_qt -bitexact Sounds/step-ima4.caf
+ff -i Sounds/coin.wav -c:a adpcm_ima_qt -bitexact Sounds/coin-ima4.caf
+
+# --- A stereo PCM CAF (big-endian 16-bit, as Core Audio writes it) ---------------------------
+sox -R -n -r 44100 -c 2 -b 16 "$tmp/wind.wav" synth 2.0 pinknoise pinknoise lowpass 700 tremolo 0.5 40 fade t 0.2 2.0 0.2 norm -10
+ff -i "$tmp/wind.wav" -c:a pcm_s16be -bitexact Sounds/wind-stereo.caf
+
+# --- Music: an 8 s piece that loops seamlessly (Ogg Vorbis) ----------------------------------
+# Four 2 s chords; every partial has a whole number of cycles per chord and each chord fades in
+# and out over 20 ms, so the end joins the start without a click.
+chord() { # name f1 f2 f3 bass
+  sox -R -n -r 44100 -c 2 -b 16 "$tmp/$1.wav" synth 2.0 sine "$2" sine "$3" sine "$4" sine "$5" \
+      remix 1,2v0.6,3v0.8,4 2v0.8,3,4v0.6,1 fade q 0.02 2.0 0.02 norm -9
+}
+chord a 220 277 330 110
+chord b 196 247 294 98
+chord c 175 220 262 87.5
+chord d 165 208 247 82.5
+sox "$tmp/a.wav" "$tmp/b.wav" "$tmp/c.wav" "$tmp/d.wav" "$tmp/theme.wav"
+ff -i "$tmp/theme.wav" -c:a libvorbis -q:a 3 -bitexact Music/theme.ogg
+# An ambience bed to play under the theme (PCM WAV, so music streams through libsndfile too).
+sox -R -n -r 22050 -c 2 -b 16 Music/ambience.wav synth 3.0 pinknoise pinknoise lowpass 400 fade q 0.05 3.0 0.05 norm -20
+
+# --- A spoken cue ----------------------------------------------------------------------------
+espeak-ng -v en -s 150 -w "$tmp/cue.wav" "Earshot ready."
+sox "$tmp/cue.wav" -r 22050 -c 1 -b 16 Voice/ready.wav norm -3
+
+du -ch Sounds Music Voice | tail -n 1

@@ -1,0 +1,37 @@
+# Earshot — two commands on a fresh machine: `make demo` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+# Debian packages the build, the tests and the demos use.
+DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev pkg-config \
+                ffmpeg sox espeak-ng dbus mpv mpv-mpris playerctl pulseaudio pulseaudio-utils \
+                libclang-rt-14-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps build demo test bench fuzz soak tsan assets clean
+
+## deps: install the Debian packages that are missing (nothing when all are present)
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$(echo " $$missing" | tr '\n' ' ')"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+## demo: render the demo to out/demo.wav, and play it live when an output device exists
+demo: build
+	@mkdir -p out
+	$(SWIFT) run Orbit out/demo.wav
+
+## test: the whole suite (debug build)
+test: deps
+	$(SWIFT) test
+
+## assets: regenerate every committed asset
+assets: deps
+	Assets/make-assets.sh
+
+clean:
+	rm -rf .build out
