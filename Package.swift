@@ -37,6 +37,7 @@ let package = Package(
             dependencies: [
                 "Earshot",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Demos: short executables that run headless (render to out/NAME.wav) or live.
@@ -44,7 +45,7 @@ let package = Package(
 
         .testTarget(
             name: "EarshotTests",
-            dependencies: ["Earshot", "COpenAL", "CSndFile"]),
+            dependencies: ["Earshot", "COpenAL", "CSndFile", "earshot", "Orbit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,9 +52,11 @@ struct PlayCommand: ParsableCommand {
         let position = at.flatMap(Self.parseVector)
         let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
         do {
+            // Decode first: a bad file is reported before any device is opened.
+            let audio = try SndFileDecoder.decode(path: file)
             let engine = try AudioEngine(configuration: .init(output: output))
             defer { engine.shutdown() }
-            let clip = try engine.loadClip(path: file, forPositioning: position != nil)
+            let clip = try engine.loadClip(audio, name: file, forPositioning: position != nil)
             let voice = try engine.play(clip, options: .init(gain: gain, loop: loop, position: position))
             let length = seconds ?? (loop ? 10 : clip.info.duration)
             let loopRunner = FrameLoop(engine: engine)
@@ -62,7 +64,7 @@ struct PlayCommand: ParsableCommand {
                 try loopRunner.render(seconds: length, to: out) { _ in }
                 note("earshot: wrote \(out) (\(Int((length * Double(rate)).rounded())) frames, \(rate) Hz, stereo)")
             } else {
-                try loopRunner.runLive(seconds: length) { _ in voice.isPlaying || loop }
+                loopRunner.runLive(seconds: length) { _ in voice.isPlaying || loop }
             }
         } catch let error as EarshotError {
             fail(error.description)
