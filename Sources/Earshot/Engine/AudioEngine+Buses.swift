@@ -34,12 +34,41 @@ extension AudioEngine {
         get { context.withCurrent { core.masterGain } }
         set {
             guard newValue.isFinite, newValue >= 0 else { return }
-            context.withCurrent { core.masterGain = newValue }
+            context.withCurrent { core.setMasterGain(newValue) }
         }
     }
 
     /// The effective gain of a bus: master × bus gain × duck, 0 when muted.
     public func effectiveGain(for bus: Bus) -> Float {
         context.withCurrent { core.busGain(bus) }
+    }
+}
+
+extension AudioEngine {
+    /// Pauses or resumes every voice on a bus. Paused voices give up their sources (fading out)
+    /// and their playheads stand still; resumed, they fade back in where they were.
+    public func setPaused(_ paused: Bool, for bus: Bus) {
+        context.withCurrent { _ = core.updateBus(bus) { $0.paused = paused } }
+    }
+
+    /// Whether a bus is paused.
+    public func isPaused(_ bus: Bus) -> Bool {
+        context.withCurrent { core.busIndex(bus).map { core.buses[$0].paused } ?? false }
+    }
+
+    /// Stops every voice on a bus, each with the steal fade.
+    public func stopAll(on bus: Bus) {
+        context.withCurrent {
+            guard !core.isShutDown, let index = core.busIndex(bus) else { return }
+            core.pool.stopAll { $0.busIndex == index }
+        }
+    }
+
+    /// Stops every voice of the engine, each with the steal fade.
+    public func stopAllVoices() {
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.pool.stopAll { _ in true }
+        }
     }
 }

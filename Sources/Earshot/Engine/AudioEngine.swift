@@ -26,6 +26,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// The OpenAL context (granted sources, extensions, version strings).
     public let context: ALContext
     let logger = Logger(label: "earshot.engine")
+    /// The voice-event stream, created when first asked for.
+    let eventState = Mutex<VoiceEventState>(VoiceEventState())
 
     /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
@@ -39,6 +41,16 @@ public final class AudioEngine: @unchecked Sendable {
     public init(configuration: Configuration = Configuration()) throws(EarshotError) {
         if let cap = configuration.maxRealVoices, !(1...4096).contains(cap) {
             throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
+        }
+        guard (0...1_000_000).contains(configuration.maxVirtualVoices) else {
+            throw .invalidArgument("maxVirtualVoices \(configuration.maxVirtualVoices) is outside 0…1000000")
+        }
+        guard configuration.fadeTime.isFinite, configuration.fadeTime >= 0.0005, configuration.fadeTime <= 10 else {
+            throw .invalidArgument("fadeTime \(configuration.fadeTime) s is outside 0.0005…10")
+        }
+        guard configuration.audibilityFloor.isFinite, configuration.audibilityFloor >= 0,
+              configuration.lateStartTolerance.isFinite, configuration.lateStartTolerance >= 0 else {
+            throw .invalidArgument("audibilityFloor and lateStartTolerance must be finite and ≥ 0")
         }
         guard (0...64).contains(configuration.musicSources) else {
             throw .invalidArgument("musicSources \(configuration.musicSources) is outside 0…64")
@@ -62,7 +74,9 @@ public final class AudioEngine: @unchecked Sendable {
                                context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
-                try EngineCore(voiceSources: voiceSources, musicSources: configuration.musicSources, configuration: configuration)
+                try EngineCore(voiceSources: voiceSources, musicSources: configuration.musicSources, configuration: configuration,
+                               isLoopback: device.isLoopback, sampleRate: context.sampleRate,
+                               refreshRate: device.integer(ALC_REFRESH))
             }
         } catch {
             context.destroy()
@@ -133,59 +147,6 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
-    // MARK: Voices
-
-    /// Starts a voice playing `clip`.
-    ///
-    /// Throws ``EarshotError/clipUnloaded`` for an unloaded clip and
-    /// ``EarshotError/invalidArgument(_:)`` for a NaN, infinite or negative gain, pitch or position.
-    public func play(_ clip: Clip, options: PlayOptions = PlayOptions()) throws(EarshotError) -> Voice {
-        try options.validate()
-        let slot = try context.withCurrent { () throws(EarshotError) -> VoiceID in
-            guard !core.isShutDown else { throw .engineShutDown }
-            return try core.play(clip, options: options, logger: logger)
-        }
-        return Voice(engine: self, id: slot)
-    }
-
-    /// Stops a voice. A stale handle is a no-op.
-    public func stop(_ voice: Voice) {
-        context.withCurrent {
-            guard !core.isShutDown else { return }
-            core.stop(voice.id)
-        }
-    }
-
-    /// Whether the voice is still playing (false for a finished, stopped or stale handle).
-    public func isPlaying(_ voice: Voice) -> Bool {
-        context.withCurrent {
-            guard !core.isShutDown else { return false }
-            return core.isPlaying(voice.id)
-        }
-    }
-
-    /// A voice's position, or nil for a stale handle.
-    public func position(of voice: Voice) -> Vector3? {
-        context.withCurrent { core.isShutDown ? nil : core.position(voice.id) }
-    }
-
-    /// Moves a 3D voice. Non-finite positions are ignored; a stale handle does nothing.
-    public func setPosition(_ position: Vector3, of voice: Voice) {
-        guard position.isFinite else { return }
-        context.withCurrent {
-            guard !core.isShutDown else { return }
-            core.setPosition(position, voice.id)
-        }
-    }
-
-    /// Voices currently playing.
-    public var activeVoiceCount: Int {
-        context.withCurrent {
-            guard !core.isShutDown else { return 0 }
-            return core.activeVoiceCount()
-        }
-    }
-
     // MARK: Listener
 
     /// Where the listener is and which way it faces. Invalid values (NaN, a zero orientation) are
@@ -222,15 +183,19 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Mixes into caller-owned memory (a whole number of frames), allocating nothing.
+    ///
+    /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of
+    /// output); between the pieces the engine pushes fades, starts voices on freed sources and
+    /// publishes changed properties. Call ``update(deltaTime:)`` once per game frame to rank voices.
     public func render(into buffer: UnsafeMutableBufferPointer<Float>) throws(EarshotError) {
         precondition(device.isLoopback, "render(into:) needs an engine on .loopback output")
         precondition(buffer.count % outputChannels == 0, "render(into:) needs whole frames")
-        let frames = buffer.count / outputChannels
-        guard frames > 0 else { return }
+        guard buffer.count > 0 else { return }
+        let channels = outputChannels
         try context.withCurrent { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            core.beforeRender()
-            alcRenderSamplesSOFT(device.handle, buffer.baseAddress, ALCsizei(frames))
+            core.render(device: device.handle, into: buffer, channels: channels) { _, _ in }
         }
+        deliverVoiceEvents()
     }
 }

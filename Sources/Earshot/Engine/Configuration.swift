@@ -22,10 +22,22 @@ extension AudioEngine {
         public var dopplerFactor: Float
         /// The speed of sound in units per second.
         public var speedOfSound: Float
+        /// Voices that may exist beyond the real sources (virtual voices). When full, the
+        /// lowest-standing request is refused or the lowest virtual voice evicted.
+        public var maxVirtualVoices: Int
+        /// How long a voice fades out before its source is stopped (stolen, paused or stopped),
+        /// and fades in when it resumes mid-clip. OpenAL Soft 1.19.1 clicks on a hard stop.
+        public var fadeTime: Double
+        /// Voices quieter than this linear audibility never hold a source (default −80 dB).
+        public var audibilityFloor: Float
+        /// A voice never heard yet that wins a source at most this late starts from its first
+        /// frame instead of joining mid-clip (seconds).
+        public var lateStartTolerance: Double
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
-                    dopplerFactor: Float = 1, speedOfSound: Float = 343.3) {
+                    dopplerFactor: Float = 1, speedOfSound: Float = 343.3, maxVirtualVoices: Int = 4096,
+                    fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -33,6 +45,10 @@ extension AudioEngine {
             self.distanceModel = distanceModel
             self.dopplerFactor = dopplerFactor
             self.speedOfSound = speedOfSound
+            self.maxVirtualVoices = maxVirtualVoices
+            self.fadeTime = fadeTime
+            self.audibilityFloor = audibilityFloor
+            self.lateStartTolerance = lateStartTolerance
         }
     }
 }

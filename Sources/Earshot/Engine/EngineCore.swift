@@ -1,5 +1,8 @@
 import COpenAL
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The engine's OpenAL objects and bookkeeping. Touched only under the AL lock with the engine's
 /// context current; every method here assumes that.
@@ -9,20 +12,25 @@ final class EngineCore {
     let voiceSources: [ALuint]
     /// Sources reserved for music, never given to voices.
     let musicSourceNames: [ALuint]
-    private var freeSources: [ALuint]
+    private var freeMusicSources: [ALuint]
+    let pool: VoicePool
     private var clips: [ClipSlot] = []
     private var freeClipIDs: [UInt32] = []
-    private var voices: [VoiceSlot] = []
-    private var freeVoiceSlots: [UInt32] = []
-    /// Slots with a source, in start order.
-    private var active: [UInt32] = []
+    /// Buffers of unloaded clips, deleted once no voice plays them any more.
+    private var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
     private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
-    /// The master gain over every bus.
-    var masterGain: Float = 1
-    private var freeMusicSources: [ALuint]
+    /// The master gain over every bus (applied through the listener's AL gain).
+    private(set) var masterGain: Float = 1
     private var warnedStereoPositioned = Set<UInt32>()
+    let isLoopback: Bool
+    let sampleRate: Int
+    /// Frames rendered so far (loopback clock).
+    private(set) var renderedFrames: Int = 0
+    private let liveClockStart: Double
+    private var lastUpdateClock: Double = 0
+    private(set) var lastFrameTime: Double = 0
 
     struct ClipSlot {
         var generation: UInt32 = 0
@@ -30,14 +38,8 @@ final class EngineCore {
         var info: ClipInfo?
     }
 
-    struct VoiceSlot {
-        var generation: UInt32 = 0
-        var source: ALuint = 0
-        var clipID: UInt32 = 0
-        var live = false
-    }
-
-    init(voiceSources count: Int, musicSources: Int, configuration: AudioEngine.Configuration) throws(EarshotError) {
+    init(voiceSources count: Int, musicSources: Int, configuration: AudioEngine.Configuration,
+         isLoopback: Bool, sampleRate: Int, refreshRate: Int) throws(EarshotError) {
         ALCheck.clear()
         let total = count + musicSources
         var names = [ALuint](repeating: 0, count: total)
@@ -50,8 +52,17 @@ final class EngineCore {
         }
         voiceSources = Array(names[0..<count])
         musicSourceNames = Array(names[count...])
-        freeSources = voiceSources.reversed()
         freeMusicSources = musicSourceNames.reversed()
+        self.isLoopback = isLoopback
+        self.sampleRate = sampleRate
+        liveClockStart = Self.monotonic()
+        let settle = isLoopback ? 0 : 2 / Double(max(refreshRate, 1))
+        pool = VoicePool(sources: voiceSources, settings: .init(
+            fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
+            lateStartTolerance: configuration.lateStartTolerance,
+            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
+        pool.distanceModel = configuration.distanceModel
+        syncBuses()
         alDistanceModel(configuration.distanceModel.alValue)
         alDopplerFactor(configuration.dopplerFactor)
         alSpeedOfSound(configuration.speedOfSound)
@@ -59,9 +70,21 @@ final class EngineCore {
         setListener(listener)
     }
 
+    static func monotonic() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// The engine clock in seconds: frames rendered on loopback, monotonic time on a live device.
+    var now: Double {
+        isLoopback ? Double(renderedFrames) / Double(sampleRate) : Self.monotonic() - liveClockStart
+    }
+
     func teardown() {
         guard !isShutDown else { return }
         isShutDown = true
+        pool.endAll()
         let all = voiceSources + musicSourceNames
         for s in all { alSourceStop(s); alSourcei(s, AL_BUFFER, 0) }
         if !all.isEmpty { alDeleteSources(ALsizei(all.count), all) }
@@ -69,9 +92,12 @@ final class EngineCore {
             var b = c.buffer
             alDeleteBuffers(1, &b)
         }
+        for pending in buffersToDelete {
+            var b = pending.buffer
+            alDeleteBuffers(1, &b)
+        }
+        buffersToDelete.removeAll()
         clips.removeAll()
-        voices.removeAll()
-        active.removeAll()
         ALCheck.clear()
     }
 
@@ -115,143 +141,120 @@ final class EngineCore {
         return Clip(id: id, generation: clips[Int(id)].generation, info: info)
     }
 
-    private func isLoaded(_ clip: Clip) -> Bool {
+    func isLoaded(_ clip: Clip) -> Bool {
         Int(clip.id) < clips.count && clips[Int(clip.id)].generation == clip.generation && clips[Int(clip.id)].info != nil
     }
 
+    /// Unloads a clip: the handle goes stale at once; voices playing it fade out (the steal fade)
+    /// and the buffer is deleted when the last of them has stopped.
     func unload(_ clip: Clip) {
         guard isLoaded(clip) else { return }
-        for index in active where voices[Int(index)].clipID == clip.id {
-            release(index)
-        }
-        active.removeAll { !voices[Int($0)].live }
-        var b = clips[Int(clip.id)].buffer
-        alDeleteBuffers(1, &b)
-        ALCheck.clear()
+        pool.stopAll { $0.clipID == clip.id }
+        buffersToDelete.append((clip.id, clips[Int(clip.id)].buffer))
         clips[Int(clip.id)].generation &+= 1
         clips[Int(clip.id)].info = nil
         clips[Int(clip.id)].buffer = 0
-        freeClipIDs.append(clip.id)
+        collectBuffers()
     }
+
+    /// Deletes the buffers of unloaded clips that no voice holds any more.
+    private func collectBuffers() {
+        guard !buffersToDelete.isEmpty else { return }
+        var i = 0
+        while i < buffersToDelete.count {
+            let pending = buffersToDelete[i]
+            if pool.count(usingClip: pending.clipID) == 0 {
+                var b = pending.buffer
+                alDeleteBuffers(1, &b)
+                ALCheck.clear()
+                freeClipIDs.append(pending.clipID)
+                buffersToDelete.remove(at: i)
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    /// Clips currently loaded.
+    var loadedClipCount: Int { clips.reduce(0) { $0 + ($1.info == nil ? 0 : 1) } }
 
     // MARK: Voices
 
     func play(_ clip: Clip, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID {
         guard isLoaded(clip) else { throw .clipUnloaded }
-        if freeSources.isEmpty { reclaimFinished() }
-        guard let source = freeSources.popLast() else {
-            throw .voiceLimitReached(voiceSources.count)
+        guard let bus = busIndex(options.bus) else {
+            throw .invalidArgument("no bus named \"\(options.bus.name)\" (add it with addBus first)")
         }
-        let slotIndex: UInt32
-        if let reused = freeVoiceSlots.popLast() {
-            slotIndex = reused
-        } else {
-            slotIndex = UInt32(voices.count)
-            voices.append(VoiceSlot())
-        }
-        voices[Int(slotIndex)].source = source
-        voices[Int(slotIndex)].clipID = clip.id
-        voices[Int(slotIndex)].live = true
-        active.append(slotIndex)
-
-        let buffer = clips[Int(clip.id)].buffer
-        alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer))
-        alSourcef(source, AL_GAIN, options.gain)
-        alSourcef(source, AL_PITCH, options.pitch)
-        alSourcei(source, AL_LOOPING, options.loop ? AL_TRUE : AL_FALSE)
-        if let p = options.position {
-            if clip.info.channels > 1, warnedStereoPositioned.insert(clip.id).inserted {
-                logger.warning("\(clip.info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")
+        var emitterIndex = -1
+        if case .emitter(let emitter) = options.placement {
+            guard let e = pool.emitterIndex(emitter.id) else {
+                throw .invalidArgument("the emitter was removed")
             }
-            alSourcei(source, AL_SOURCE_RELATIVE, AL_FALSE)
-            alSource3f(source, AL_POSITION, p.x, p.y, p.z)
-            alSource3f(source, AL_VELOCITY, options.velocity.x, options.velocity.y, options.velocity.z)
-        } else {
-            let p = PlayOptions.panPosition(options.pan)
-            alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
-            alSource3f(source, AL_POSITION, p.x, p.y, p.z)
-            alSource3f(source, AL_VELOCITY, 0, 0, 0)
+            emitterIndex = e
         }
-        alSourcePlay(source)
-        try ALCheck.strict("play")
-        return VoiceID(index: slotIndex, generation: voices[Int(slotIndex)].generation)
+        if case .pan = options.placement {} else if clip.info.channels > 1, warnedStereoPositioned.insert(clip.id).inserted {
+            logger.warning("\(clip.info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")
+        }
+        let slot = clips[Int(clip.id)]
+        let request = VoicePool.Request(
+            clipID: clip.id, buffer: slot.buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
+            channels: clip.info.channels, options: options, busIndex: bus, emitterIndex: emitterIndex)
+        return pool.play(request, now: now)
     }
 
-    private func slot(_ id: VoiceID) -> Int? {
-        let i = Int(id.index)
-        guard i < voices.count, voices[i].live, voices[i].generation == id.generation else { return nil }
-        return i
+    // MARK: Frame
+
+    /// The game-frame step: rank voices, steal, resume, push every change in one AL batch.
+    func update() {
+        let t = now
+        lastFrameTime = t - lastUpdateClock
+        lastUpdateClock = t
+        alDeferUpdatesSOFT()
+        pool.update(now: t)
+        // On a live device the next service is the next frame: fade over about one frame.
+        pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
+        alProcessUpdatesSOFT()
+        collectBuffers()
+        ALCheck.clear()
     }
 
-    func isPlaying(_ id: VoiceID) -> Bool {
-        guard let i = slot(id) else { return false }
-        var state: ALint = 0
-        alGetSourcei(voices[i].source, AL_SOURCE_STATE, &state)
-        return state == AL_PLAYING || state == AL_INITIAL
-    }
-
-    func position(_ id: VoiceID) -> Vector3? {
-        guard let i = slot(id) else { return nil }
-        var v = Vector3.zero
-        alGetSource3f(voices[i].source, AL_POSITION, &v.x, &v.y, &v.z)
-        return v
-    }
-
-    func setPosition(_ p: Vector3, _ id: VoiceID) {
-        guard let i = slot(id) else { return }
-        alSource3f(voices[i].source, AL_POSITION, p.x, p.y, p.z)
-    }
-
-    func stop(_ id: VoiceID) {
-        guard let i = slot(id) else { return }
-        release(UInt32(i))
-        active.removeAll { $0 == UInt32(i) }
-    }
-
-    /// Stops the slot's source, returns it to the pool and makes every handle to the slot stale.
-    private func release(_ index: UInt32) {
-        let i = Int(index)
-        let source = voices[i].source
-        alSourceStop(source)
-        alSourcei(source, AL_BUFFER, 0)
-        freeSources.append(source)
-        voices[i].source = 0
-        voices[i].live = false
-        voices[i].generation &+= 1
-        freeVoiceSlots.append(index)
-    }
-
-    /// Returns the sources of voices that have finished to the pool.
-    func reclaimFinished() {
-        var state: ALint = 0
-        active.removeAll { index in
-            alGetSourcei(voices[Int(index)].source, AL_SOURCE_STATE, &state)
-            if state == AL_STOPPED {
-                release(index)
-                return true
+    /// Renders `frames` frames on a loopback device into `buffer`, cutting the render at fade
+    /// boundaries so that every fade lasts what it should.
+    func render(device: OpaquePointer, into buffer: UnsafeMutableBufferPointer<Float>, channels: Int,
+                beforeChunk: (Double, Double) -> Void) {
+        let frames = buffer.count / channels
+        var done = 0
+        while done < frames {
+            var chunk = min(frames - done, 4096)
+            if let boundary = pool.nextFadeBoundary() {
+                chunk = min(chunk, 2048, max(16, Int((boundary * Double(sampleRate)).rounded(.up))))
             }
-            return false
+            let t = now
+            let span = Double(chunk) / Double(sampleRate)
+            alDeferUpdatesSOFT()
+            pool.service(now: t, lookahead: span)
+            beforeChunk(t, span)
+            alProcessUpdatesSOFT()
+            alcRenderSamplesSOFT(device, buffer.baseAddress.map { $0 + done * channels }, ALCsizei(chunk))
+            renderedFrames += chunk
+            done += chunk
         }
+        collectBuffers()
+        ALCheck.clear()
     }
 
-    func activeVoiceCount() -> Int {
-        reclaimFinished()
-        return active.count
-    }
-
-    // MARK: Listener and frame
+    // MARK: Listener
 
     func setListener(_ l: Listener) {
         listener = l
+        pool.listenerPosition = l.position
         alListener3f(AL_POSITION, l.position.x, l.position.y, l.position.z)
         alListener3f(AL_VELOCITY, l.velocity.x, l.velocity.y, l.velocity.z)
         var orientation: [ALfloat] = [l.at.x, l.at.y, l.at.z, l.up.x, l.up.y, l.up.z]
         alListenerfv(AL_ORIENTATION, &orientation)
-        alListenerf(AL_GAIN, l.gain)
+        alListenerf(AL_GAIN, l.gain * masterGain)
         ALCheck.clear()
     }
-
-    func beforeRender() {}
 
     // MARK: Buses
 
@@ -260,13 +263,34 @@ final class EngineCore {
     func addBus(_ bus: Bus) -> Bool {
         guard busIndex(bus) == nil else { return false }
         buses.append(BusState(bus: bus))
+        syncBuses()
         return true
     }
 
     func updateBus(_ bus: Bus, _ change: (inout BusState) -> Void) -> Bool {
         guard let i = busIndex(bus) else { return false }
         change(&buses[i])
+        syncBuses()
         return true
+    }
+
+    func setMasterGain(_ gain: Float) {
+        masterGain = gain
+        pool.masterGain = gain
+        alListenerf(AL_GAIN, listener.gain * masterGain)
+    }
+
+    private func syncBuses() {
+        if pool.busGains.count != buses.count {
+            pool.busGains = buses.map(\.effectiveGain)
+            pool.busPaused = buses.map(\.paused)
+        } else {
+            for i in buses.indices {
+                pool.busGains[i] = buses[i].effectiveGain
+                pool.busPaused[i] = buses[i].paused
+            }
+        }
+        pool.markAllGainsDirty()
     }
 
     /// master × bus gain × duck (0 when muted) for `bus`; 1 × master for an unknown bus.

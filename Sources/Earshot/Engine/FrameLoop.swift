@@ -6,7 +6,8 @@ import Glibc
 ///
 /// Offline (a `.loopback` engine) it renders each frame's worth of samples and appends them to a
 /// WAV file, faster than real time; live it sleeps until each frame is due. The body runs once per
-/// frame with the time in seconds, before that frame is heard.
+/// frame with the time in seconds, before that frame is heard; then the loop calls
+/// ``AudioEngine/update(deltaTime:)``.
 ///
 /// ```swift
 /// let loop = FrameLoop(engine: engine)
@@ -39,6 +40,7 @@ public struct FrameLoop {
         var frameIndex = 0
         while done < total {
             try body(Double(done) / Double(rate))
+            engine.update(deltaTime: 1 / framesPerSecond)
             frameIndex += 1
             let end = min(total, Int((Double(frameIndex) * Double(rate) / framesPerSecond).rounded()))
             let n = max(1, end - done)
@@ -65,6 +67,7 @@ public struct FrameLoop {
             let t = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
             if t >= seconds { break }
             if try !body(t) { break }
+            engine.update(deltaTime: 1 / framesPerSecond)
             frame += 1
             let due = Double(frame) / framesPerSecond
             if due > t { usleep(useconds_t(min(due - t, seconds - t) * 1e6)) }

@@ -1,47 +1,76 @@
-/// How a voice plays: gain, pitch, looping, and where it is heard from.
+/// How a voice plays: gain, pitch, looping, priority, bus, timing, and where it is heard from.
 ///
-/// Give a ``position`` for a 3D voice (mono clips only; OpenAL spatialises mono buffers), or leave it
-/// `nil` and use ``pan`` for a non-positional voice: −1 hard left, 0 centre, +1 hard right
-/// (constant power).
+/// Placement is one of three: a ``Placement/pan(_:)`` for a non-positional voice (−1 hard left,
+/// 0 centre, +1 hard right, constant power), a position with full ``SpatialProperties``, or an
+/// ``Emitter`` the voice follows. Positioned voices need mono clips (OpenAL spatialises mono
+/// buffers only; a stereo clip plays unspatialised and is logged once).
 ///
 /// ```swift
 /// _ = try engine.play(step, options: .init(gain: 0.8, position: Vector3(2, 0, -1)))
-/// _ = try engine.play(click, options: .init(pan: -1))          // left ear only
+/// _ = try engine.play(click, options: .init(pan: -1, bus: .ui))        // left ear only
+/// _ = try engine.play(hum, options: .init(loop: true, priority: 10, emitter: car))
 /// ```
 public struct PlayOptions: Sendable, Equatable {
+    /// Where a voice is heard from.
+    public enum Placement: Sendable, Equatable {
+        /// Non-positional, at a stereo pan −1…+1.
+        case pan(Float)
+        /// Positioned in 3D with its own spatial properties.
+        case spatial(SpatialProperties)
+        /// Following an emitter (its position, velocity, cone and distance settings).
+        case emitter(Emitter)
+    }
+
     /// Linear gain, 0 or more (1 = as recorded).
     public var gain: Float
     /// Playback-rate factor, above 0 (2 = an octave up, twice as fast).
     public var pitch: Float
     /// Loop until stopped.
     public var loop: Bool
-    /// 0 is the most important, 255 the least.
+    /// 0 is the most important, 255 the least (default 128).
     public var priority: UInt8
-    /// World position of a 3D voice; `nil` for a non-positional one.
-    public var position: Vector3?
-    /// Velocity of a 3D voice, for doppler.
-    public var velocity: Vector3
-    /// Stereo placement of a non-positional voice, −1…+1.
-    public var pan: Float
+    /// The bus whose gain, mute and pause apply (default ``Bus/sfx``).
+    public var bus: Bus
+    /// Seconds to wait before the voice starts (on the engine clock).
+    public var delay: Double
+    /// Seconds over which the voice fades in from silence (0 = starts at full gain).
+    public var fadeIn: Double
+    /// Where the voice is heard from.
+    public var placement: Placement
 
     public init(gain: Float = 1, pitch: Float = 1, loop: Bool = false, priority: UInt8 = 128,
-                position: Vector3? = nil, velocity: Vector3 = .zero, pan: Float = 0) {
+                position: Vector3? = nil, velocity: Vector3 = .zero, pan: Float = 0,
+                emitter: Emitter? = nil, bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0) {
         self.gain = gain
         self.pitch = pitch
         self.loop = loop
         self.priority = priority
-        self.position = position
-        self.velocity = velocity
-        self.pan = pan
+        self.bus = bus
+        self.delay = delay
+        self.fadeIn = fadeIn
+        if let emitter {
+            placement = .emitter(emitter)
+        } else if let position {
+            placement = .spatial(SpatialProperties(position: position, velocity: velocity))
+        } else {
+            placement = .pan(pan)
+        }
     }
 
     /// Throws ``EarshotError/invalidArgument(_:)`` for values OpenAL must never see.
     func validate() throws(EarshotError) {
         guard gain.isFinite, gain >= 0 else { throw .invalidArgument("gain \(gain) (must be finite and ≥ 0)") }
         guard pitch.isFinite, pitch > 0 else { throw .invalidArgument("pitch \(pitch) (must be finite and > 0)") }
-        guard pan.isFinite, (-1...1).contains(pan) else { throw .invalidArgument("pan \(pan) (must be in −1…1)") }
-        if let p = position, !p.isFinite { throw .invalidArgument("position \(p) (must be finite)") }
-        guard velocity.isFinite else { throw .invalidArgument("velocity \(velocity) (must be finite)") }
+        guard delay.isFinite, delay >= 0 else { throw .invalidArgument("delay \(delay) (must be finite and ≥ 0)") }
+        guard fadeIn.isFinite, fadeIn >= 0 else { throw .invalidArgument("fadeIn \(fadeIn) (must be finite and ≥ 0)") }
+        switch placement {
+        case .pan(let pan):
+            guard pan.isFinite, (-1...1).contains(pan) else { throw .invalidArgument("pan \(pan) (must be in −1…1)") }
+        case .spatial(let s):
+            guard s.isValid else { throw .invalidArgument("spatial properties \(s) (positions must be finite, angles 0…360, distances ≥ 0)") }
+        case .emitter:
+            break
+        }
     }
 
     /// The head-relative position that places a non-positional voice at `pan` with constant power:

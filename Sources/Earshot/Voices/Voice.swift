@@ -1,30 +1,53 @@
 /// A handle to one playing instance of a ``Clip``.
 ///
-/// Handles are generation-counted: when the voice finishes or is stopped, its slot may be reused,
-/// and the old handle goes stale safely — ``isPlaying`` is false and setters do nothing.
+/// Handles are generation-counted: when the voice ends (finished, stopped, evicted) its slot may
+/// be reused, and the old handle goes stale safely — ``isPlaying`` is false, ``status`` is
+/// ``VoiceStatus/stopped`` and setters do nothing. A voice that lost its real source to a more
+/// important one is *not* ended: it is virtual, its time runs on, and it comes back when it can.
 ///
 /// ```swift
-/// let voice = try engine.play(engineLoop, options: .init(loop: true))
-/// // later
-/// voice.stop()
-/// assert(!voice.isPlaying)
+/// let voice = try engine.play(engineLoop, options: .init(loop: true, position: Vector3(4, 0, 0)))
+/// voice.gain = 0.5
+/// voice.position = Vector3(3, 0, 0)
+/// voice.stop(fade: 0.2)
 /// ```
 public struct Voice: Sendable, Hashable {
     let engine: AudioEngine
     let id: VoiceID
 
-    /// Whether the voice is still playing.
+    /// Whether the voice is still playing, on a real source or virtually.
     public var isPlaying: Bool { engine.isPlaying(self) }
 
-    /// The voice's world position (3D voices). Reading a stale handle gives `nil`; setting a
-    /// non-finite position or setting a stale handle does nothing.
+    /// Real, virtual, pending, stopped or refused.
+    public var status: VoiceStatus { engine.status(of: self) }
+
+    /// Stops the voice, fading out over `fade` seconds (never less than the engine's fade time).
+    public func stop(fade: Double = 0) { engine.stop(self, fade: fade) }
+
+    /// The voice's world position (positioned voices); nil for a stale handle or a panned voice.
+    /// Setting a non-finite position, or on a stale handle, does nothing.
     public var position: Vector3? {
         get { engine.position(of: self) }
         nonmutating set { if let newValue { engine.setPosition(newValue, of: self) } }
     }
 
-    /// Stops the voice (a stale handle does nothing).
-    public func stop() { engine.stop(self) }
+    /// The voice's own gain (nil for a stale handle).
+    public var gain: Float? {
+        get { engine.read(self) { $0.gain } }
+        nonmutating set { if let newValue { engine.setGain(newValue, of: self) } }
+    }
+
+    /// The voice's pitch (nil for a stale handle).
+    public var pitch: Float? {
+        get { engine.read(self) { $0.pitch } }
+        nonmutating set { if let newValue { engine.setPitch(newValue, of: self) } }
+    }
+
+    /// The pan of a non-positional voice, −1…+1 (nil for a stale handle).
+    public var pan: Float? {
+        get { engine.read(self) { $0.pan } }
+        nonmutating set { if let newValue { engine.setPan(newValue, of: self) } }
+    }
 
     public static func == (a: Voice, b: Voice) -> Bool { a.engine === b.engine && a.id == b.id }
     public func hash(into hasher: inout Hasher) {

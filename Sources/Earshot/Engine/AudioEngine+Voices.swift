@@ -1,0 +1,315 @@
+import COpenAL
+import Synchronization
+
+/// Counts that describe the voice pool at one moment.
+public struct EngineStats: Sendable, Equatable {
+    /// Voices playing on real OpenAL sources.
+    public var realVoices: Int
+    /// Voices playing without a source (including those waiting for a start delay).
+    public var virtualVoices: Int
+    /// Real sources of the voice pool.
+    public var voiceSources: Int
+    /// Sources taken from a voice by a better-standing one, since the engine started.
+    public var steals: Int
+    /// `play` requests refused because the pool was full.
+    public var refusals: Int
+    /// Virtual voices evicted by a better-standing request.
+    public var evictions: Int
+    /// Virtual voices that won a source back and resumed mid-clip.
+    public var resumes: Int
+    /// Clips loaded.
+    public var clips: Int
+}
+
+extension AudioEngine {
+    // MARK: Playing
+
+    /// Starts a voice playing `clip`.
+    ///
+    /// The voice starts on a free real source at once when it can be heard now; otherwise it
+    /// starts virtual and ``update(deltaTime:)`` gives it a source when it stands high enough
+    /// (the rules are in the README, "Voice management"). When the pool is full and the request
+    /// has the lowest standing, the returned handle's ``Voice/status`` is ``VoiceStatus/refused``
+    /// — no error is thrown for that.
+    ///
+    /// Throws ``EarshotError/clipUnloaded`` for an unloaded clip and
+    /// ``EarshotError/invalidArgument(_:)`` for a NaN, infinite or negative gain, pitch, delay
+    /// or position, an unknown bus or a removed emitter: none of those ever reach OpenAL.
+    public func play(_ clip: Clip, options: PlayOptions = PlayOptions()) throws(EarshotError) -> Voice {
+        try options.validate()
+        if case .emitter(let e) = options.placement, e.engine !== self {
+            throw .invalidArgument("the emitter belongs to another engine")
+        }
+        let id = try context.withCurrent { () throws(EarshotError) -> VoiceID in
+            guard !core.isShutDown else { throw .engineShutDown }
+            let id = try core.play(clip, options: options, logger: logger)
+            ALCheck.clear()
+            return id
+        }
+        return Voice(engine: self, id: id)
+    }
+
+    /// Stops a voice, fading it out over `fade` seconds (at least the engine's `fadeTime`, so a
+    /// stop never clicks). A stale handle does nothing.
+    public func stop(_ voice: Voice, fade: Double = 0) {
+        guard voice.engine === self else { return }
+        let fade = fade.isFinite ? max(0, fade) : 0
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.pool.stop(voice.id, fade: fade)
+        }
+    }
+
+    /// Whether the voice is still playing, really or virtually (false once it ended, was stopped,
+    /// refused, or for a stale handle).
+    public func isPlaying(_ voice: Voice) -> Bool {
+        let s = status(of: voice)
+        return s == .real || s == .virtual || s == .pending
+    }
+
+    /// The voice's state in the pool.
+    public func status(of voice: Voice) -> VoiceStatus {
+        guard voice.engine === self else { return .stopped }
+        return context.withCurrent {
+            guard !core.isShutDown else { return voice.id == .refused ? .refused : .stopped }
+            return core.pool.status(voice.id, now: core.now)
+        }
+    }
+
+    /// Voices currently playing, real or virtual.
+    public var activeVoiceCount: Int {
+        context.withCurrent { core.isShutDown ? 0 : core.pool.liveCount }
+    }
+
+    /// Counts of the voice pool.
+    public var stats: EngineStats {
+        context.withCurrent {
+            let p = core.pool
+            let s = p.stats
+            return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
+                               voiceSources: p.sources.count, steals: s.steals, refusals: s.refusals,
+                               evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount)
+        }
+    }
+
+    // MARK: Voice properties
+
+    /// Applies a change to a live voice under the lock; a stale handle does nothing.
+    func modify(_ voice: Voice, _ change: (inout VoiceState) -> Void) {
+        guard voice.engine === self else { return }
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.pool.modify(voice.id, change)
+        }
+    }
+
+    /// Reads a live voice; nil for a stale handle.
+    func read<T>(_ voice: Voice, _ body: (VoiceState) -> T) -> T? {
+        guard voice.engine === self else { return nil }
+        return context.withCurrent {
+            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
+            return body(core.pool.slots[i])
+        }
+    }
+
+    /// A voice's position, or nil for a stale handle or a non-positional voice.
+    public func position(of voice: Voice) -> Vector3? {
+        read(voice) { $0.placement == .pan ? nil : $0.spatial.position } ?? nil
+    }
+
+    /// Moves a positioned voice (ignored for a voice following an emitter: move the emitter).
+    /// Non-finite positions are ignored; a stale handle does nothing.
+    public func setPosition(_ position: Vector3, of voice: Voice) {
+        guard position.isFinite else { return }
+        modify(voice) { v in
+            guard v.placement == .spatial else { return }
+            v.spatial.position = position
+            v.dirtyPosition = true
+        }
+    }
+
+    /// Replaces a positioned voice's spatial properties (invalid values are ignored).
+    public func setSpatialProperties(_ properties: SpatialProperties, of voice: Voice) {
+        guard properties.isValid else { return }
+        modify(voice) { v in
+            guard v.placement == .spatial else { return }
+            v.spatial = properties
+            v.dirtySpatial = true
+        }
+    }
+
+    /// Sets a voice's gain (finite, ≥ 0; other values are ignored).
+    public func setGain(_ gain: Float, of voice: Voice) {
+        guard gain.isFinite, gain >= 0 else { return }
+        modify(voice) { v in
+            v.gain = gain
+            v.dirtyGain = true
+        }
+    }
+
+    /// Sets a voice's pitch (finite, > 0; other values are ignored).
+    public func setPitch(_ pitch: Float, of voice: Voice) {
+        guard pitch.isFinite, pitch > 0 else { return }
+        modify(voice) { v in
+            v.pitch = pitch
+            v.dirtyPitch = true
+        }
+    }
+
+    /// Sets a non-positional voice's pan (−1…+1; other values are ignored).
+    public func setPan(_ pan: Float, of voice: Voice) {
+        guard pan.isFinite, (-1...1).contains(pan) else { return }
+        modify(voice) { v in
+            guard v.placement == .pan else { return }
+            v.pan = pan
+            v.dirtySpatial = true
+        }
+    }
+
+    /// Sets a voice's priority (0 most important … 255 least).
+    public func setPriority(_ priority: UInt8, of voice: Voice) {
+        modify(voice) { $0.priority = priority }
+    }
+
+    /// Pauses or resumes one voice. A paused voice gives up its source (fading out) and its
+    /// playhead stands still; resumed, it fades back in where it was.
+    public func setPaused(_ paused: Bool, of voice: Voice) {
+        modify(voice) { $0.paused = paused }
+    }
+
+    // MARK: Emitters
+
+    /// Creates an emitter with `properties` (invalid values throw ``EarshotError/invalidArgument(_:)``).
+    public func makeEmitter(_ properties: SpatialProperties = SpatialProperties()) throws(EarshotError) -> Emitter {
+        guard properties.isValid else { throw .invalidArgument("emitter properties \(properties)") }
+        let id = try context.withCurrent { () throws(EarshotError) -> EmitterID in
+            guard !core.isShutDown else { throw .engineShutDown }
+            return core.pool.makeEmitter(properties)
+        }
+        return Emitter(engine: self, id: id)
+    }
+
+    /// Removes an emitter; voices following it stop with the steal fade. A stale handle does nothing.
+    public func removeEmitter(_ emitter: Emitter) {
+        guard emitter.engine === self else { return }
+        context.withCurrent {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            core.pool.removeEmitter(i)
+        }
+    }
+
+    /// An emitter's properties, or nil once removed.
+    public func properties(of emitter: Emitter) -> SpatialProperties? {
+        guard emitter.engine === self else { return nil }
+        return context.withCurrent {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
+            return core.pool.emitters[i].properties
+        }
+    }
+
+    /// Replaces an emitter's properties (invalid values are ignored).
+    public func setProperties(_ properties: SpatialProperties, of emitter: Emitter) {
+        guard emitter.engine === self, properties.isValid else { return }
+        context.withCurrent {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            core.pool.setEmitter(i, properties)
+        }
+    }
+
+    /// Moves an emitter (non-finite positions are ignored).
+    public func setPosition(_ position: Vector3, of emitter: Emitter) {
+        guard emitter.engine === self, position.isFinite else { return }
+        context.withCurrent {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            core.pool.setEmitterPosition(i, position)
+        }
+    }
+
+    /// Runs `body` with one lock held for many emitter and voice moves: the way to move thousands
+    /// of emitters per frame.
+    ///
+    /// ```swift
+    /// engine.batch { frame in
+    ///     for (emitter, p) in zip(emitters, positions) { frame.setPosition(p, of: emitter) }
+    /// }
+    /// ```
+    public func batch<R>(_ body: (inout Batch) throws -> R) rethrows -> R {
+        try context.withCurrent {
+            var b = Batch(core: core)
+            return try body(&b)
+        }
+    }
+
+    /// Changes made inside ``AudioEngine/batch(_:)``; only valid inside that call.
+    public struct Batch {
+        let core: EngineCore
+
+        /// Moves an emitter (non-finite positions and stale handles are ignored).
+        public mutating func setPosition(_ position: Vector3, of emitter: Emitter) {
+            guard position.isFinite, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            core.pool.setEmitterPosition(i, position)
+        }
+
+        /// Moves a positioned voice (non-finite positions and stale handles are ignored).
+        public mutating func setPosition(_ position: Vector3, of voice: Voice) {
+            guard position.isFinite, !core.isShutDown else { return }
+            core.pool.modify(voice.id) { v in
+                guard v.placement == .spatial else { return }
+                v.spatial.position = position
+                v.dirtyPosition = true
+            }
+        }
+    }
+
+    // MARK: Frame
+
+    /// Once per game frame: ranks every voice, steals and resumes sources with fades, ends
+    /// finished voices, and pushes every changed property to OpenAL in one deferred batch.
+    ///
+    /// Audio timing follows the engine clock — samples rendered on a loopback engine, the
+    /// monotonic clock on a live device — so an irregular frame cannot make voices drift;
+    /// `deltaTime` is recorded as the frame time only. Call it from one thread (the game loop);
+    /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
+    /// allocates nothing.
+    public func update(deltaTime: Double = 0) {
+        context.withCurrent {
+            guard !core.isShutDown else { return }
+            core.update()
+        }
+        deliverVoiceEvents()
+    }
+
+    /// Ended voices, as they end (delivered after `update` and `render`). One consumer; events
+    /// that nobody reads are kept up to 1024 and then the oldest are dropped.
+    public var voiceEvents: AsyncStream<VoiceEvent> {
+        eventState.withLock { state in
+            if let stream = state.stream { return stream }
+            let (stream, continuation) = AsyncStream<VoiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+            state.stream = stream
+            state.continuation = continuation
+            return stream
+        }
+    }
+
+    /// Hands ended voices to the event stream, outside the AL lock.
+    func deliverVoiceEvents() {
+        guard let continuation = eventState.withLock({ $0.continuation }) else {
+            // Nobody listens: drop the records so they cannot pile up.
+            context.withCurrent { core.pool.drainEnded { _, _ in } }
+            return
+        }
+        let hasAny = context.withCurrent { core.pool.hasEnded }
+        guard hasAny else { return }
+        var ended: [(VoiceID, VoiceEndReason)] = []
+        context.withCurrent { core.pool.drainEnded { ended.append(($0, $1)) } }
+        for (id, reason) in ended {
+            continuation.yield(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason))
+        }
+    }
+}
+
+/// The voice-event stream of an engine, created on first use.
+struct VoiceEventState {
+    var stream: AsyncStream<VoiceEvent>?
+    var continuation: AsyncStream<VoiceEvent>.Continuation?
+}

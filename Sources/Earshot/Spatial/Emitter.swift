@@ -1,0 +1,52 @@
+/// A thing in the world that makes sound: a car, a torch, an NPC. Voices played on it follow it.
+///
+/// Emitters are cheap handles (generation-counted like ``Voice``): move them every frame, and the
+/// engine pushes the new positions of their audible voices to OpenAL in one batch at
+/// ``AudioEngine/update(deltaTime:)``. Thousands may exist; only the voices that win a real source
+/// cost OpenAL anything.
+///
+/// ```swift
+/// let car = engine.makeEmitter(SpatialProperties(position: Vector3(10, 0, 0)))
+/// _ = try engine.play(hum, options: .init(loop: true, emitter: car))
+/// car.position = Vector3(9, 0, 0)          // next frame
+/// engine.removeEmitter(car)                // its voices stop (with the steal fade)
+/// ```
+public struct Emitter: Sendable, Hashable {
+    let engine: AudioEngine
+    let id: EmitterID
+
+    /// The emitter's properties (nil for a removed emitter). Setting validates: invalid values are
+    /// ignored, never passed to OpenAL.
+    public var properties: SpatialProperties? {
+        get { engine.properties(of: self) }
+        nonmutating set { if let newValue { engine.setProperties(newValue, of: self) } }
+    }
+
+    /// The emitter's position (the hot path: one lock, no validation beyond finiteness).
+    public var position: Vector3 {
+        get { engine.properties(of: self)?.position ?? .zero }
+        nonmutating set { engine.setPosition(newValue, of: self) }
+    }
+
+    /// The emitter's velocity, for doppler.
+    public var velocity: Vector3 {
+        get { engine.properties(of: self)?.velocity ?? .zero }
+        nonmutating set {
+            guard var p = engine.properties(of: self), newValue.isFinite else { return }
+            p.velocity = newValue
+            engine.setProperties(p, of: self)
+        }
+    }
+
+    public static func == (a: Emitter, b: Emitter) -> Bool { a.engine === b.engine && a.id == b.id }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(engine))
+        hasher.combine(id)
+    }
+}
+
+/// A slot index and generation of an emitter.
+struct EmitterID: Hashable, Sendable {
+    var index: UInt32
+    var generation: UInt32
+}

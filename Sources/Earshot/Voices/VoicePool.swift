@@ -1,0 +1,744 @@
+import COpenAL
+
+/// The voice manager: many logical voices on a fixed set of OpenAL sources.
+///
+/// ## The rules
+/// - **Audibility** = master × bus gain × voice gain × distance attenuation (the engine's distance
+///   model, computed in Swift exactly as OpenAL Soft does) × cone factor. Non-positional voices
+///   have attenuation 1.
+/// - **Standing**: voices are ranked by priority first (0 beats 255), then by audibility (louder
+///   wins; compared to within 1/128, about 0.07 dB, so float noise between equally loud voices
+///   cannot reorder them), then by age: **the newer voice wins** — the older one has been heard
+///   the longest.
+/// - Each ``update`` gives the real sources to the best-standing voices. Voices that are paused,
+///   waiting for their start delay, or quieter than the audibility floor never hold a source.
+/// - A voice losing its source **fades out** over `fadeTime` (default 5 ms) before its source is
+///   stopped and reused: OpenAL Soft 1.19.1 clicks on a hard stop.
+/// - A voice without a source is **virtual**: its playhead runs on the engine clock (frozen while
+///   paused). When it wins a source it resumes at that playhead, fading in over `fadeTime` — unless
+///   it was never heard and is less than `lateStartTolerance` late, in which case it starts from its
+///   first frame at full gain (so a stolen-for gunshot keeps its attack). A one-shot whose playhead
+///   passes its end while virtual ends (``VoiceEndReason/finished``).
+/// - At most `maxVirtualVoices` voices exist beyond the real sources. When `play` finds the pool
+///   full, the lowest-standing voice among the virtual ones and the new request loses: either the
+///   request is refused (``VoiceStatus/refused``) or that virtual voice is evicted
+///   (``VoiceEndReason/evicted``). Nothing throws on this path.
+/// - Music tracks use sources reserved outside this pool: they are never stolen.
+///
+/// Everything here runs under the engine's AL lock. Steady-state work allocates nothing: every
+/// array is sized at creation.
+final class VoicePool {
+    struct Settings {
+        var fadeTime: Double
+        var audibilityFloor: Float
+        var lateStartTolerance: Double
+        var maxVirtualVoices: Int
+        /// Extra time a live device needs after a fade reached zero before the source may stop
+        /// (two of its mixing periods); zero on loopback, where render boundaries are exact.
+        var settleTime: Double
+    }
+
+    var settings: Settings
+    let sources: [ALuint]
+    private(set) var freeSources: [ALuint]
+    private(set) var slots: [VoiceState]
+    private var freeSlots: [Int]
+    /// Indices of occupied slots, unordered.
+    private(set) var live: [Int]
+    /// Indices of real voices, unordered.
+    private(set) var real: [Int]
+    /// Desired voices still waiting for a source.
+    private var waiting: [Int]
+    private var rankScratch: [Int]
+    private var sequence: UInt64 = 0
+    private(set) var emitters: [EmitterState] = []
+    private var freeEmitters: [Int] = []
+    /// Ended voices not yet delivered as events (bounded ring; the oldest are dropped when full).
+    private var endedRing: [(VoiceID, VoiceEndReason)]
+    private var endedHead = 0, endedCount = 0
+    private(set) var stats = Stats()
+
+    struct Stats {
+        var steals = 0
+        var refusals = 0
+        var evictions = 0
+        var resumes = 0
+        var finished = 0
+    }
+
+    struct EmitterState {
+        var generation: UInt32 = 0
+        var alive = false
+        /// Bumped by any change.
+        var version: UInt32 = 0
+        /// Bumped by changes other than the position.
+        var fullVersion: UInt32 = 0
+        var properties = SpatialProperties()
+    }
+
+    /// Bus gains without master (index = bus index), and master; kept current by the engine.
+    var busGains: [Float] = []
+    var busPaused: [Bool] = []
+    var masterGain: Float = 1
+    var listenerPosition = Vector3.zero
+    var distanceModel: DistanceModel = .inverseClamped
+
+    init(sources: [ALuint], settings: Settings) {
+        self.sources = sources
+        self.settings = settings
+        freeSources = sources.reversed()
+        let capacity = sources.count + settings.maxVirtualVoices
+        slots = [VoiceState](repeating: VoiceState(), count: capacity)
+        freeSlots = Array((0..<capacity).reversed())
+        live = []
+        live.reserveCapacity(capacity)
+        real = []
+        real.reserveCapacity(sources.count)
+        waiting = []
+        waiting.reserveCapacity(capacity)
+        rankScratch = []
+        rankScratch.reserveCapacity(capacity)
+        endedRing = [(VoiceID, VoiceEndReason)](repeating: (VoiceID(index: 0, generation: 0), .finished), count: 4096)
+        for s in sources {
+            alSourcef(s, AL_MAX_GAIN, 16)
+        }
+    }
+
+    var capacity: Int { slots.count }
+    var realCount: Int { real.count }
+    var liveCount: Int { live.count }
+
+    // MARK: Handles
+
+    func slot(_ id: VoiceID) -> Int? {
+        let i = Int(id.index)
+        guard i < slots.count, slots[i].phase != .free, slots[i].generation == id.generation else { return nil }
+        return i
+    }
+
+    func status(_ id: VoiceID, now: Double) -> VoiceStatus {
+        if id.index == VoiceID.refused.index { return .refused }
+        guard let i = slot(id) else { return .stopped }
+        switch slots[i].phase {
+        case .free: return .stopped
+        case .real: return .real
+        case .virtual: return slots[i].startAt > now ? .pending : .virtual
+        }
+    }
+
+    // MARK: Play
+
+    struct Request {
+        var clipID: UInt32
+        var buffer: ALuint
+        var frames: Int
+        var rate: Int
+        var channels: Int
+        var options: PlayOptions
+        var busIndex: Int
+        var emitterIndex: Int
+    }
+
+    /// Starts a voice: on a free source at once when it may be heard now, else as a virtual voice
+    /// that the next update ranks. Returns ``VoiceID/refused`` when the pool is full and the request
+    /// has the lowest standing.
+    func play(_ r: Request, now: Double) -> VoiceID {
+        var v = VoiceState()
+        v.clipID = r.clipID
+        v.buffer = r.buffer
+        v.clipFrames = r.frames
+        v.clipRate = Double(r.rate)
+        v.clipChannels = r.channels
+        v.gain = r.options.gain
+        v.pitch = r.options.pitch
+        v.loop = r.options.loop
+        v.priority = r.options.priority
+        v.busIndex = r.busIndex
+        switch r.options.placement {
+        case .pan(let p):
+            v.placement = .pan
+            v.pan = p
+        case .spatial(let s):
+            v.placement = .spatial
+            v.spatial = s
+        case .emitter:
+            v.placement = .emitter
+            v.emitterIndex = r.emitterIndex
+            v.spatial = emitters[r.emitterIndex].properties
+            v.emitterVersion = emitters[r.emitterIndex].version
+            v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
+        }
+        v.startAt = now + r.options.delay
+        v.playheadClock = v.startAt
+        if r.options.fadeIn > 0 {
+            v.fade = 0
+            v.fadeTarget = 1
+            v.fadeRate = Float(1 / r.options.fadeIn)
+        }
+        sequence &+= 1
+        v.sequence = sequence
+        v.phase = .virtual
+        v.audibility = audibility(of: v)
+
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+        } else {
+            guard let victim = worstVirtual(), outranks(v, slots[victim]) else {
+                stats.refusals += 1
+                return .refused
+            }
+            stats.evictions += 1
+            end(victim, reason: .evicted)
+            guard let free = freeSlots.popLast() else { return .refused }
+            index = free
+        }
+        v.generation = slots[index].generation
+        v.liveIndex = live.count
+        slots[index] = v
+        live.append(index)
+
+        if r.options.delay == 0, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
+           let source = freeSources.popLast() {
+            startReal(index, on: source, now: now)
+        }
+        return VoiceID(index: UInt32(index), generation: slots[index].generation)
+    }
+
+    // MARK: Standing
+
+    @inline(__always)
+    private static func quantized(_ a: Float) -> UInt32 { a.bitPattern & 0xFFFF_0000 }
+
+    /// Whether `a` stands above `b`: priority, then audibility, then the newer one.
+    @inline(__always)
+    func outranks(_ a: VoiceState, _ b: VoiceState) -> Bool {
+        if a.priority != b.priority { return a.priority < b.priority }
+        let qa = Self.quantized(a.audibility), qb = Self.quantized(b.audibility)
+        if qa != qb { return qa > qb }
+        return a.sequence > b.sequence
+    }
+
+    private func worstVirtual() -> Int? {
+        var worst: Int?
+        for i in live where slots[i].phase == .virtual {
+            if let w = worst {
+                if outranks(slots[w], slots[i]) { worst = i }
+            } else {
+                worst = i
+            }
+        }
+        return worst
+    }
+
+    @inline(__always)
+    func audibility(of v: VoiceState) -> Float {
+        let bus = busGains[v.busIndex] * masterGain * v.gain
+        switch v.placement {
+        case .pan: return bus
+        case .spatial, .emitter:
+            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        }
+    }
+
+    // MARK: Update
+
+    /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
+    /// and resume. Then `service` pushes properties and fades.
+    func update(now: Double) {
+        // 1. Time, ends, emitters, audibility.
+        var i = 0
+        while i < live.count {
+            let index = live[i]
+            if advance(index, now: now) {
+                i += 1
+            }
+        }
+        // 2. Rank the candidates and mark the best as desired.
+        rankScratch.removeAll(keepingCapacity: true)
+        var stopping = 0
+        for index in live {
+            let v = slots[index]
+            slots[index].desired = false
+            if v.phase == .real, v.fadeAction == .stop {
+                stopping += 1
+                continue
+            }
+            if v.paused || busPaused[v.busIndex] || v.startAt > now || v.audibility < settings.audibilityFloor { continue }
+            rankScratch.append(index)
+        }
+        let available = sources.count - stopping
+        if rankScratch.count > available {
+            selectBest(available)
+        }
+        let winners = min(available, rankScratch.count)
+        for k in 0..<winners { slots[rankScratch[k]].desired = true }
+
+        // 3. Losers fade out; winners that are fading out fade back in; desired virtual voices wait.
+        for index in real {
+            let v = slots[index]
+            if v.fadeAction == .stop { continue }
+            if !v.desired {
+                if v.fadeAction != .virtualize {
+                    slots[index].fadeAction = .virtualize
+                    slots[index].fadeTarget = 0
+                    slots[index].fadeRate = Float(1 / settings.fadeTime)
+                    slots[index].silentSince = -1
+                    stats.steals += 1
+                }
+            } else if v.fadeAction == .virtualize {
+                slots[index].fadeAction = .none
+                slots[index].fadeTarget = 1
+                slots[index].silentSince = -1
+            }
+        }
+        waiting.removeAll(keepingCapacity: true)
+        for k in 0..<winners where slots[rankScratch[k]].phase == .virtual {
+            waiting.append(rankScratch[k])
+        }
+        // Best first, so that sources freed one at a time go to the most important voices.
+        if waiting.count > 1 { sortWaiting() }
+    }
+
+    /// Advances one live voice to `now`. Returns false when the voice ended (and left `live`).
+    private func advance(_ index: Int, now: Double) -> Bool {
+        let e = slots[index].emitterIndex
+        if e >= 0, slots[index].emitterVersion != emitters[e].version {
+            slots[index].spatial = emitters[e].properties
+            if slots[index].emitterFullVersion != emitters[e].fullVersion {
+                slots[index].emitterFullVersion = emitters[e].fullVersion
+                slots[index].dirtySpatial = true
+            } else {
+                slots[index].dirtyPosition = true
+            }
+            slots[index].emitterVersion = emitters[e].version
+        }
+        switch slots[index].phase {
+        case .virtual:
+            let from = max(slots[index].playheadClock, slots[index].startAt)
+            if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
+                slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
+                if slots[index].playhead >= Double(slots[index].clipFrames) {
+                    if slots[index].loop {
+                        slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+                    } else {
+                        stats.finished += 1
+                        end(index, reason: .finished)
+                        return false
+                    }
+                }
+            }
+            slots[index].playheadClock = max(now, slots[index].playheadClock)
+        case .real:
+            if !slots[index].loop {
+                var state: ALint = 0
+                alGetSourcei(slots[index].source, AL_SOURCE_STATE, &state)
+                if state == AL_STOPPED {
+                    stats.finished += 1
+                    end(index, reason: .finished)
+                    return false
+                }
+            }
+        case .free:
+            break
+        }
+        slots[index].audibility = audibility(of: slots[index])
+        return true
+    }
+
+    /// Partially orders `rankScratch` so its first `k` entries are the best-standing (quickselect,
+    /// O(n) on average, in place).
+    private func selectBest(_ k: Int) {
+        guard k > 0 else { return }
+        rankScratch.withUnsafeMutableBufferPointer { a in
+            slots.withUnsafeBufferPointer { s in
+                var lo = 0, hi = a.count - 1
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2
+                    a.swapAt(mid, hi)
+                    let pivot = s[a[hi]]
+                    var store = lo
+                    for j in lo..<hi where outranks(s[a[j]], pivot) {
+                        a.swapAt(store, j)
+                        store += 1
+                    }
+                    a.swapAt(store, hi)
+                    // [lo, store) outrank the pivot at `store`; nothing after it does.
+                    if store == k || store == k - 1 { return }
+                    if store < k { lo = store + 1 } else { hi = store - 1 }
+                }
+            }
+        }
+    }
+
+    private func sortWaiting() {
+        waiting.withUnsafeMutableBufferPointer { a in
+            slots.withUnsafeBufferPointer { s in
+                // Insertion sort: the list is short (it only holds voices that just won a source).
+                for i in 1..<a.count {
+                    let x = a[i]
+                    var j = i - 1
+                    while j >= 0, outranks(s[x], s[a[j]]) {
+                        a[j + 1] = a[j]
+                        j -= 1
+                    }
+                    a[j + 1] = x
+                }
+            }
+        }
+    }
+
+    // MARK: Service: fades, starts, property pushes
+
+    /// Pushes what changed to OpenAL for the time span `now … now + lookahead`: fade envelopes are
+    /// set to their value at the span's end (OpenAL ramps the gain linearly across its next mix),
+    /// finished fades release sources, waiting voices take free sources, dirty properties go out.
+    /// Wrap calls in `alDeferUpdatesSOFT`/`alProcessUpdatesSOFT` for one batch.
+    func service(now: Double, lookahead: Double) {
+        // Completed fades first: they free sources.
+        var i = 0
+        while i < real.count {
+            let index = real[i]
+            if slots[index].fadeAction != .none, slots[index].fade == 0, slots[index].silentSince >= 0,
+               now - slots[index].silentSince >= settings.settleTime {
+                if slots[index].fadeAction == .stop {
+                    end(index, reason: .stopped)
+                } else {
+                    virtualize(index, now: now)
+                }
+                continue   // `real[i]` now holds another voice
+            }
+            i += 1
+        }
+        // Waiting winners take the free sources.
+        var w = 0
+        while w < waiting.count, !freeSources.isEmpty {
+            let index = waiting[w]
+            w += 1
+            guard slots[index].phase == .virtual, slots[index].desired else { continue }
+            let source = freeSources.removeLast()
+            startReal(index, on: source, now: now)
+        }
+        if w > 0 { waiting.removeFirst(w) }
+
+        // Envelopes and properties of real voices.
+        for index in real {
+            let source = slots[index].source
+            if slots[index].awaitingFirstMix {
+                slots[index].awaitingFirstMix = false
+                continue
+            }
+            if slots[index].isFading {
+                let step = slots[index].fadeRate * Float(lookahead)
+                let f = slots[index].fade, t = slots[index].fadeTarget
+                slots[index].fade = f < t ? min(t, f + step) : max(t, f - step)
+                slots[index].dirtyGain = true
+            }
+            if slots[index].fade == 0, slots[index].fadeAction != .none, slots[index].silentSince < 0 {
+                // Silent once the mix that follows has ramped to zero.
+                slots[index].silentSince = now + lookahead
+            }
+            if slots[index].dirtyGain {
+                slots[index].dirtyGain = false
+                alSourcef(source, AL_GAIN, effectiveGain(slots[index]))
+            }
+            if slots[index].dirtyPitch {
+                slots[index].dirtyPitch = false
+                alSourcef(source, AL_PITCH, slots[index].pitch)
+            }
+            if slots[index].dirtySpatial {
+                slots[index].dirtySpatial = false
+                slots[index].dirtyPosition = false
+                pushSpatial(slots[index], to: source)
+            } else if slots[index].dirtyPosition {
+                slots[index].dirtyPosition = false
+                pushPosition(slots[index], to: source)
+            }
+        }
+    }
+
+    /// The time until the next fade event a render should stop at, or nil when no fade runs.
+    func nextFadeBoundary() -> Double? {
+        var next: Double?
+        for index in real {
+            let v = slots[index]
+            if v.awaitingFirstMix {
+                next = min(next ?? .infinity, 0.001)
+            } else if v.isFading, v.fadeRate > 0 {
+                let remaining = Double(abs(v.fadeTarget - v.fade) / v.fadeRate)
+                next = min(next ?? .infinity, max(remaining, 0.0005))
+            } else if v.fadeAction != .none, v.fade == 0 {
+                next = min(next ?? .infinity, 0.0005)
+            }
+        }
+        if !waiting.isEmpty, !freeSources.isEmpty { next = min(next ?? .infinity, 0.0005) }
+        return next
+    }
+
+    @inline(__always)
+    private func effectiveGain(_ v: VoiceState) -> Float {
+        v.gain * busGains[v.busIndex] * v.fade
+    }
+
+    private func pushSpatial(_ v: VoiceState, to source: ALuint) {
+        switch v.placement {
+        case .pan:
+            let p = PlayOptions.panPosition(v.pan)
+            alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
+            alSource3f(source, AL_POSITION, p.x, p.y, p.z)
+            alSource3f(source, AL_VELOCITY, 0, 0, 0)
+            alSource3f(source, AL_DIRECTION, 0, 0, 0)
+            alSourcef(source, AL_ROLLOFF_FACTOR, 0)
+            alSourcef(source, AL_REFERENCE_DISTANCE, 1)
+            alSourcef(source, AL_CONE_INNER_ANGLE, 360)
+            alSourcef(source, AL_CONE_OUTER_ANGLE, 360)
+        case .spatial, .emitter:
+            let s = v.spatial
+            alSourcei(source, AL_SOURCE_RELATIVE, s.isRelative ? AL_TRUE : AL_FALSE)
+            alSource3f(source, AL_POSITION, s.position.x, s.position.y, s.position.z)
+            alSource3f(source, AL_VELOCITY, s.velocity.x, s.velocity.y, s.velocity.z)
+            alSource3f(source, AL_DIRECTION, s.direction.x, s.direction.y, s.direction.z)
+            alSourcef(source, AL_CONE_INNER_ANGLE, s.coneInnerAngle)
+            alSourcef(source, AL_CONE_OUTER_ANGLE, s.coneOuterAngle)
+            alSourcef(source, AL_CONE_OUTER_GAIN, s.coneOuterGain)
+            alSourcef(source, AL_REFERENCE_DISTANCE, s.referenceDistance)
+            alSourcef(source, AL_MAX_DISTANCE, s.maxDistance)
+            alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff)
+        }
+    }
+
+    /// Moves a voice's position only (the per-frame hot path for emitters and voices).
+    private func pushPosition(_ v: VoiceState, to source: ALuint) {
+        alSource3f(source, AL_POSITION, v.spatial.position.x, v.spatial.position.y, v.spatial.position.z)
+    }
+
+    private func startReal(_ index: Int, on source: ALuint, now: Double) {
+        var v = slots[index]
+        alSourcei(source, AL_BUFFER, ALint(bitPattern: v.buffer))
+        alSourcei(source, AL_LOOPING, v.loop ? AL_TRUE : AL_FALSE)
+        alSourcef(source, AL_PITCH, v.pitch)
+        pushSpatial(v, to: source)
+        let late = now - v.startAt
+        let fromStart = v.fresh && late <= settings.lateStartTolerance
+        if fromStart {
+            v.playhead = 0
+        } else {
+            var offset = v.playhead
+            if v.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
+            offset = min(max(0, offset), Double(v.clipFrames - 1))
+            alSourcef(source, AL_SAMPLE_OFFSET, Float(offset))
+            // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
+            v.fade = 0
+            v.fadeTarget = 1
+            v.fadeRate = max(v.fadeRate, Float(1 / settings.fadeTime))
+            stats.resumes += 1
+        }
+        if v.fade < 1 || v.fadeTarget < 1 {
+            v.awaitingFirstMix = true
+        }
+        v.fadeAction = .none
+        v.silentSince = -1
+        v.fresh = false
+        v.phase = .real
+        v.source = source
+        v.dirtyGain = false
+        v.dirtySpatial = false
+        v.dirtyPosition = false
+        v.dirtyPitch = false
+        v.realIndex = real.count
+        slots[index] = v
+        real.append(index)
+        alSourcef(source, AL_GAIN, effectiveGain(v))
+        alSourcePlay(source)
+    }
+
+    /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.
+    private func virtualize(_ index: Int, now: Double) {
+        let source = slots[index].source
+        var offset: ALfloat = 0
+        alGetSourcef(source, AL_SAMPLE_OFFSET, &offset)
+        var state: ALint = 0
+        alGetSourcei(source, AL_SOURCE_STATE, &state)
+        releaseSource(index)
+        if state == AL_STOPPED, !slots[index].loop {
+            stats.finished += 1
+            end(index, reason: .finished)
+            return
+        }
+        slots[index].playhead = Double(offset)
+        slots[index].playheadClock = now
+        slots[index].phase = .virtual
+        // It will fade in when it comes back.
+        slots[index].fade = 0
+        slots[index].fadeTarget = 0
+        slots[index].fadeAction = .none
+        slots[index].silentSince = -1
+    }
+
+    private func releaseSource(_ index: Int) {
+        let source = slots[index].source
+        alSourceStop(source)
+        alSourcei(source, AL_BUFFER, 0)
+        freeSources.append(source)
+        let r = slots[index].realIndex
+        let last = real.removeLast()
+        if last != index {
+            real[r] = last
+            slots[last].realIndex = r
+        }
+        slots[index].realIndex = -1
+        slots[index].source = 0
+    }
+
+    /// Ends a voice now (its source, if any, must already be silent or be allowed to cut).
+    private func end(_ index: Int, reason: VoiceEndReason) {
+        if slots[index].phase == .real { releaseSource(index) }
+        let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
+        let li = slots[index].liveIndex
+        let last = live.removeLast()
+        if last != index {
+            live[li] = last
+            slots[last].liveIndex = li
+        }
+        slots[index].liveIndex = -1
+        slots[index].phase = .free
+        slots[index].desired = false
+        slots[index].generation &+= 1
+        freeSlots.append(index)
+        // Record the event (the ring keeps the newest 4096 between drains).
+        let pos = (endedHead + endedCount) % endedRing.count
+        endedRing[pos] = (id, reason)
+        if endedCount < endedRing.count { endedCount += 1 } else { endedHead = (endedHead + 1) % endedRing.count }
+    }
+
+    /// Hands the recorded ends to `body` and forgets them.
+    func drainEnded(_ body: (VoiceID, VoiceEndReason) -> Void) {
+        while endedCount > 0 {
+            let (id, reason) = endedRing[endedHead]
+            endedHead = (endedHead + 1) % endedRing.count
+            endedCount -= 1
+            body(id, reason)
+        }
+    }
+
+    var hasEnded: Bool { endedCount > 0 }
+
+    // MARK: Control
+
+    /// Stops a voice: a virtual one at once, a real one after a fade of `fade` seconds.
+    func stop(_ id: VoiceID, fade: Double) {
+        guard let index = slot(id) else { return }
+        stopIndex(index, fade: fade)
+    }
+
+    private func stopIndex(_ index: Int, fade: Double) {
+        if slots[index].phase == .real {
+            slots[index].fadeAction = .stop
+            slots[index].fadeTarget = 0
+            slots[index].fadeRate = Float(1 / max(fade, settings.fadeTime))
+            slots[index].silentSince = -1
+        } else {
+            end(index, reason: .stopped)
+        }
+    }
+
+    /// Stops every voice matching `predicate` (with the steal fade).
+    func stopAll(where predicate: (VoiceState) -> Bool) {
+        var i = 0
+        while i < live.count {
+            let index = live[i]
+            if predicate(slots[index]) {
+                let wasVirtual = slots[index].phase == .virtual
+                stopIndex(index, fade: settings.fadeTime)
+                if wasVirtual { continue }   // it left `live`; `live[i]` is another voice now
+            }
+            i += 1
+        }
+    }
+
+    /// Voices (any phase) playing clip `clipID`.
+    func count(usingClip clipID: UInt32) -> Int {
+        live.reduce(0) { $0 + (slots[$1].clipID == clipID ? 1 : 0) }
+    }
+
+    /// Ends every voice of a clip right away, silencing real ones first so the cut cannot click:
+    /// used when the clip's buffer is about to be deleted (OpenAL refuses to delete a buffer a
+    /// source still holds).
+    func endAll(usingClip clipID: UInt32) {
+        var i = 0
+        while i < live.count {
+            let index = live[i]
+            if slots[index].clipID == clipID {
+                if slots[index].phase == .real { alSourcef(slots[index].source, AL_GAIN, 0) }
+                end(index, reason: .stopped)
+                continue
+            }
+            i += 1
+        }
+    }
+
+    /// Applies `change` to a live voice and marks what must be pushed.
+    func modify(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
+        guard let index = slot(id) else { return }
+        change(&slots[index])
+    }
+
+    /// Marks the gain of every voice dirty (a bus or master gain changed).
+    func markAllGainsDirty() {
+        for index in real { slots[index].dirtyGain = true }
+    }
+
+    /// Ends every voice (shutdown).
+    func endAll() {
+        while let index = live.last {
+            end(index, reason: .stopped)
+        }
+    }
+
+    // MARK: Emitters
+
+    func makeEmitter(_ p: SpatialProperties) -> EmitterID {
+        let index: Int
+        if let free = freeEmitters.popLast() {
+            index = free
+        } else {
+            index = emitters.count
+            emitters.append(EmitterState())
+        }
+        emitters[index].alive = true
+        emitters[index].properties = p
+        emitters[index].version &+= 1
+        emitters[index].fullVersion &+= 1
+        return EmitterID(index: UInt32(index), generation: emitters[index].generation)
+    }
+
+    func emitterIndex(_ id: EmitterID) -> Int? {
+        let i = Int(id.index)
+        guard i < emitters.count, emitters[i].alive, emitters[i].generation == id.generation else { return nil }
+        return i
+    }
+
+    func setEmitter(_ index: Int, _ p: SpatialProperties) {
+        emitters[index].properties = p
+        emitters[index].version &+= 1
+        emitters[index].fullVersion &+= 1
+    }
+
+    func setEmitterPosition(_ index: Int, _ position: Vector3) {
+        emitters[index].properties.position = position
+        emitters[index].version &+= 1
+    }
+
+    func removeEmitter(_ index: Int) {
+        stopAll { $0.emitterIndex == index && $0.placement == .emitter }
+        for i in live where slots[i].emitterIndex == index { slots[i].emitterIndex = -1 }
+        emitters[index].alive = false
+        emitters[index].generation &+= 1
+        freeEmitters.append(index)
+    }
+}
+
+extension VoiceID {
+    /// The handle `play` returns for a refused request.
+    static let refused = VoiceID(index: .max, generation: .max)
+}

@@ -1,0 +1,110 @@
+import COpenAL
+
+/// One slot of the voice pool: everything the engine knows about a voice, real or virtual.
+struct VoiceState {
+    enum Phase: UInt8 {
+        /// The slot holds no voice.
+        case free
+        /// Logically playing without a source: time runs on the engine clock.
+        case virtual
+        /// Playing on an OpenAL source.
+        case real
+    }
+
+    /// What happens when a fade reaches zero.
+    enum FadeAction: UInt8 {
+        case none
+        /// Release the source and go on as a virtual voice (stolen or paused).
+        case virtualize
+        /// End the voice.
+        case stop
+    }
+
+    enum Placement: UInt8 { case pan, spatial, emitter }
+
+    var generation: UInt32 = 0
+    var phase: Phase = .free
+    var source: ALuint = 0
+    // The clip.
+    var clipID: UInt32 = 0
+    var buffer: ALuint = 0
+    var clipFrames: Int = 0
+    var clipRate: Double = 48_000
+    var clipChannels: Int = 1
+    // Settings.
+    var gain: Float = 1
+    var pitch: Float = 1
+    var loop = false
+    var priority: UInt8 = 128
+    var busIndex: Int = 0
+    var placement: Placement = .pan
+    var pan: Float = 0
+    var spatial = SpatialProperties()
+    var emitterIndex: Int = -1
+    var emitterVersion: UInt32 = 0
+    var emitterFullVersion: UInt32 = 0
+    // Time.
+    /// Engine time at which the voice's first frame plays (later than the play call with a delay).
+    var startAt: Double = 0
+    /// Position in clip frames while virtual (and at the moment it went virtual).
+    var playhead: Double = 0
+    /// Engine time up to which `playhead` is accounted for.
+    var playheadClock: Double = 0
+    /// Never heard yet: may start from frame 0 if it gets a source soon enough.
+    var fresh = true
+    var paused = false
+    // Fades: `fade` is the envelope (0…1) multiplied into the gain.
+    var fade: Float = 1
+    var fadeTarget: Float = 1
+    /// Envelope units per second (always > 0 while fading).
+    var fadeRate: Float = 0
+    var fadeAction: FadeAction = .none
+    /// The source has not been mixed once since it started at gain 0 (OpenAL does not ramp the
+    /// first mix of a source, so a fade-in can only begin after it).
+    var awaitingFirstMix = false
+    /// Engine time at which the envelope reached zero with an action pending.
+    var silentSince: Double = -1
+    // Ranking.
+    var audibility: Float = 1
+    var sequence: UInt64 = 0
+    var desired = false
+    // Bookkeeping.
+    var dirtyGain = false
+    var dirtySpatial = false
+    var dirtyPosition = false
+    var dirtyPitch = false
+    var liveIndex: Int = -1
+    var realIndex: Int = -1
+
+    var isFading: Bool { fade != fadeTarget }
+}
+
+/// Why a voice ended.
+public enum VoiceEndReason: String, Sendable, Equatable {
+    /// A one-shot reached its end (heard or virtual).
+    case finished
+    /// ``Voice/stop(fade:)``, a bus stop, an unloaded clip or a removed emitter ended it.
+    case stopped
+    /// The virtual-voice limit was reached and this voice had the lowest standing.
+    case evicted
+}
+
+/// A voice's state, as the pool sees it.
+public enum VoiceStatus: String, Sendable, Equatable {
+    /// Playing on a real OpenAL source.
+    case real
+    /// Playing without a source (inaudible, outranked or paused): time runs on.
+    case virtual
+    /// Waiting for its start delay.
+    case pending
+    /// Ended, or a stale handle.
+    case stopped
+    /// `play` refused it: the virtual-voice limit was reached and it had the lowest standing.
+    case refused
+}
+
+/// Something that happened to a voice, delivered on ``AudioEngine/voiceEvents``.
+public struct VoiceEvent: Sendable, Equatable {
+    public var voice: Voice
+    public var reason: VoiceEndReason
+}
