@@ -514,6 +514,13 @@ final class VoicePool {
 
     private func startReal(_ index: Int, on source: ALuint, now: Double) {
         var v = slots[index]
+        // Bring the playhead up to `now` (it was last advanced at the previous update).
+        let from = max(v.playheadClock, v.startAt)
+        if now > from, !v.paused {
+            v.playhead += (now - from) * v.clipRate * Double(v.pitch)
+            if v.loop { v.playhead = v.playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
+        }
+        v.playheadClock = max(now, v.playheadClock)
         alSourcei(source, AL_BUFFER, ALint(bitPattern: v.buffer))
         alSourcei(source, AL_LOOPING, v.loop ? AL_TRUE : AL_FALSE)
         alSourcef(source, AL_PITCH, v.pitch)
@@ -560,6 +567,7 @@ final class VoicePool {
         var state: ALint = 0
         alGetSourcei(source, AL_SOURCE_STATE, &state)
         releaseSource(index)
+        slots[index].phase = .virtual
         if state == AL_STOPPED, !slots[index].loop {
             stats.finished += 1
             end(index, reason: .finished)
