@@ -32,10 +32,12 @@ let package = Package(
                 "COpenAL", "CSndFile", "CVorbisFile",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Counts the process's heap allocations for `earshot stress` (executable only).
+        .target(name: "CAllocCounter"),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot",
+                "Earshot", "CAllocCounter", "COpenAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

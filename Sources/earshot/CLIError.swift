@@ -11,7 +11,7 @@ func fail(_ message: String) -> Never {
 }
 
 /// Writes a line to stderr (status and progress, kept off stdout).
-func note(_ message: String) {
-    var line = message + "\n"
+func note(_ message: String, newline: Bool = true) {
+    var line = message + (newline ? "\n" : "")
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }

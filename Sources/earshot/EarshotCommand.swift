@@ -28,5 +28,6 @@ struct EarshotCommand: ParsableCommand {
         subcommands: [
             DevicesCommand.self,
             PlayCommand.self,
+            StressCommand.self,
         ])
 }

@@ -164,6 +164,7 @@ final class EngineCore {
         while i < buffersToDelete.count {
             let pending = buffersToDelete[i]
             if pool.count(usingClip: pending.clipID) == 0 {
+                pool.detach(buffer: pending.buffer)
                 var b = pending.buffer
                 alDeleteBuffers(1, &b)
                 ALCheck.clear()

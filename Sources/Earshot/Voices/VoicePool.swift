@@ -40,18 +40,22 @@ final class VoicePool {
 
     var settings: Settings
     let sources: [ALuint]
-    private(set) var freeSources: [ALuint]
-    private(set) var slots: [VoiceState]
+    @exclusivity(unchecked) private(set) var freeSources: [ALuint]
+    /// The buffer each source still holds, indexed by source name. A released source keeps its
+    /// buffer so that the next voice of the same clip skips `AL_BUFFER` (which allocates inside
+    /// OpenAL Soft); buffers are detached only when their clip is unloaded.
+    @exclusivity(unchecked) private var attached: [ALuint]
+    @exclusivity(unchecked) private(set) var slots: [VoiceState]
     private var freeSlots: [Int]
     /// Indices of occupied slots, unordered.
-    private(set) var live: [Int]
+    @exclusivity(unchecked) private(set) var live: [Int]
     /// Indices of real voices, unordered.
-    private(set) var real: [Int]
+    @exclusivity(unchecked) private(set) var real: [Int]
     /// Desired voices still waiting for a source.
-    private var waiting: [Int]
-    private var rankScratch: [Int]
+    @exclusivity(unchecked) private var waiting: [Int]
+    @exclusivity(unchecked) private var rankScratch: [Int]
     private var sequence: UInt64 = 0
-    private(set) var emitters: [EmitterState] = []
+    @exclusivity(unchecked) private(set) var emitters: [EmitterState] = []
     private var freeEmitters: [Int] = []
     /// Ended voices not yet delivered as events (bounded ring; the oldest are dropped when full).
     private var endedRing: [(VoiceID, VoiceEndReason)]
@@ -77,8 +81,8 @@ final class VoicePool {
     }
 
     /// Bus gains without master (index = bus index), and master; kept current by the engine.
-    var busGains: [Float] = []
-    var busPaused: [Bool] = []
+    @exclusivity(unchecked) var busGains: [Float] = []
+    @exclusivity(unchecked) var busPaused: [Bool] = []
     var masterGain: Float = 1
     var listenerPosition = Vector3.zero
     var distanceModel: DistanceModel = .inverseClamped
@@ -87,6 +91,7 @@ final class VoicePool {
         self.sources = sources
         self.settings = settings
         freeSources = sources.reversed()
+        attached = [ALuint](repeating: 0, count: Int(sources.max() ?? 0) + 1)
         let capacity = sources.count + settings.maxVirtualVoices
         slots = [VoiceState](repeating: VoiceState(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
@@ -586,7 +591,6 @@ final class VoicePool {
     private func releaseSource(_ index: Int) {
         let source = slots[index].source
         alSourceStop(source)
-        alSourcei(source, AL_BUFFER, 0)
         freeSources.append(source)
         let r = slots[index].realIndex
         let last = real.removeLast()
@@ -664,25 +668,17 @@ final class VoicePool {
         }
     }
 
+    /// Detaches `buffer` from every idle source still holding it, so that it can be deleted.
+    func detach(buffer: ALuint) {
+        for source in freeSources where attached[Int(source)] == buffer {
+            alSourcei(source, AL_BUFFER, 0)
+            attached[Int(source)] = 0
+        }
+    }
+
     /// Voices (any phase) playing clip `clipID`.
     func count(usingClip clipID: UInt32) -> Int {
         live.reduce(0) { $0 + (slots[$1].clipID == clipID ? 1 : 0) }
-    }
-
-    /// Ends every voice of a clip right away, silencing real ones first so the cut cannot click:
-    /// used when the clip's buffer is about to be deleted (OpenAL refuses to delete a buffer a
-    /// source still holds).
-    func endAll(usingClip clipID: UInt32) {
-        var i = 0
-        while i < live.count {
-            let index = live[i]
-            if slots[index].clipID == clipID {
-                if slots[index].phase == .real { alSourcef(slots[index].source, AL_GAIN, 0) }
-                end(index, reason: .stopped)
-                continue
-            }
-            i += 1
-        }
     }
 
     /// Applies `change` to a live voice and marks what must be pushed.
