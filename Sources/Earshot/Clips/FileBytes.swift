@@ -42,3 +42,19 @@ public enum FileBytes {
         return bytes
     }
 }
+
+extension FileBytes {
+    /// Up to `count` bytes from the start of the file (fewer when the file is shorter), with the
+    /// same checks and errors as ``read(path:)``.
+    public static func readPrefix(path: String, count: Int) throws(EarshotError) -> [UInt8] {
+        try FileCheck.requireRegularFile(path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
+        guard got >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        bytes.removeLast(count - got)
+        return bytes
+    }
+}

@@ -216,6 +216,13 @@ final class EngineCore {
         }
     }
 
+    /// Whether a voice that has not finished is playing `clip` (for ClipBank's idle test).
+    func isClipInUse(_ clip: Clip) -> Bool {
+        guard isLoaded(clip) else { return false }
+        reclaimFinished()
+        return active.contains { voices[Int($0)].clipID == clip.id }
+    }
+
     func activeVoiceCount() -> Int {
         reclaimFinished()
         return active.count
