@@ -10,5 +10,7 @@ struct EarshotCommand: ParsableCommand {
         subcommands: [
             DevicesCommand.self,
             PlayCommand.self,
+            InfoCommand.self,
+            DecodeCommand.self,
         ])
 }
