@@ -39,6 +39,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        .executableTarget(name: "earshot-bench", dependencies: ["Earshot"], path: "Benchmarks/EarshotBench"),
+
         .testTarget(
             name: "EarshotTests",
             dependencies: ["Earshot", "COpenAL", "CSndFile"]),
