@@ -15,7 +15,7 @@ public enum FileBytes {
     /// ``EarshotError/unreadableFile(path:reason:)`` for a directory or an unreadable file.
     public static func read(path: String) throws(EarshotError) -> [UInt8] {
         try FileCheck.requireRegularFile(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()
@@ -48,7 +48,7 @@ extension FileBytes {
     /// same checks and errors as ``read(path:)``.
     public static func readPrefix(path: String, count: Int) throws(EarshotError) -> [UInt8] {
         try FileCheck.requireRegularFile(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)

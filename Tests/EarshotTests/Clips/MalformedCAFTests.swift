@@ -109,6 +109,15 @@ final class MalformedCAFTests: XCTestCase {
         XCTAssertThrowsError(try CAFReader.decode(path: "/no/such/clip.caf")) { error in
             XCTAssertEqual(Self.kind(of: error), .notFound)
         }
+        // A FIFO would block a reader forever: refused before it is opened for reading.
+        let fifo = NSTemporaryDirectory() + "earshot-fifo-\(UUID().uuidString).caf"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        for decode in [{ try ClipDecoder.decode(path: fifo) }, { try CAFReader.decode(path: fifo) }, { try SndFileDecoder.decode(path: fifo) }] {
+            XCTAssertThrowsError(try decode()) { error in
+                XCTAssertEqual(error as? EarshotError, .unreadableFile(path: fifo, reason: "not a regular file"))
+            }
+        }
     }
 
     /// A ragged last packet is dropped (as ffmpeg does) and reported in `trailingBytes`.
