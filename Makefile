@@ -7,7 +7,9 @@ DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev pkg-co
                 libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test bench fuzz soak tsan assets clean
+.PHONY: deps build demo test bench soak tsan assets clean
+
+include Makefile.fuzz.mk
 
 ## deps: install the Debian packages that are missing (nothing when all are present)
 deps:
@@ -28,6 +30,22 @@ demo: build
 ## test: the whole suite (debug build)
 test: deps
 	$(SWIFT) test
+
+## bench: release-build benchmarks, each against its baseline measured in the same run
+bench: deps
+	$(SWIFT) build -c release --product earshot
+	$(SWIFT) build -c release --product earshot-bench
+	.build/release/earshot-bench clips
+	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done
+	@echo "== stress: 10000 emitters, 1024 real"; .build/release/earshot stress --voices 10000 --max-real 1024 --seconds 10
+
+## soak: a million play/stop/steal cycles (the test suite runs 200,000)
+soak: deps
+	EARSHOT_SOAK_CYCLES=1000000 $(SWIFT) test --filter ReliabilityTests.testSoak
+
+## tsan: the concurrency tests under ThreadSanitizer
+tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ReliabilityTests
 
 ## assets: regenerate every committed asset
 assets: deps

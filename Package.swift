@@ -45,6 +45,9 @@ let package = Package(
         // Demos: short executables that run headless (render to out/NAME.wav) or live.
         .executableTarget(name: "Orbit", dependencies: ["Earshot"], path: "Demos/Orbit"),
 
+        // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
+        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "CVorbisFile"], path: "Benchmarks/EarshotBench"),
+
         .testTarget(
             name: "EarshotTests",
             dependencies: ["Earshot", "COpenAL", "CSndFile", "earshot", "Orbit"]),

@@ -29,5 +29,7 @@ struct EarshotCommand: ParsableCommand {
             DevicesCommand.self,
             PlayCommand.self,
             StressCommand.self,
+            InfoCommand.self,
+            DecodeCommand.self,
         ])
 }

@@ -60,6 +60,32 @@ public final class AudioFileWriter {
         framesWritten += frames
     }
 
+    /// Appends interleaved 16-bit samples (a whole number of frames), written unchanged to a
+    /// 16-bit file.
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(EarshotError) {
+        guard let file else { preconditionFailure("AudioFileWriter.write after close") }  // trap: misuse
+        precondition(samples.count % channels == 0, "AudioFileWriter.write: \(samples.count) samples is not whole frames")
+        let frames = samples.count / channels
+        guard frames > 0 else { return }
+        let n = sf_writef_short(file, samples.baseAddress, sf_count_t(frames))
+        guard n == frames else {
+            throw .writeFailed(path: path, reason: SndFileDecoder.sndfileReason(file))
+        }
+        framesWritten += frames
+    }
+
+    /// Writes decoded audio: 16-bit samples unchanged, float samples converted (with clipping).
+    public func write(_ audio: PCMAudio) throws(EarshotError) {
+        precondition(audio.channels == channels, "AudioFileWriter.write: \(audio.channels) channels into a \(channels)-channel file")
+        switch audio.samples {
+        case .int16(let s):
+            let r: Result<Void, EarshotError> = s.withUnsafeBufferPointer { b in Result { () throws(EarshotError) in try write(b) } }
+            try r.get()
+        case .float32(let s):
+            try write(s)
+        }
+    }
+
     /// Finalises the header and closes the file. Safe to call more than once.
     public func close() throws(EarshotError) {
         guard let f = file else { return }

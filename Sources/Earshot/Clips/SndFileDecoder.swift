@@ -86,6 +86,10 @@ enum FileCheck {
         if (st.st_mode & S_IFMT) == S_IFDIR {
             throw .unreadableFile(path: path, reason: "is a directory")
         }
+        // A FIFO or device would block or never end: clips are regular files.
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw .unreadableFile(path: path, reason: "not a regular file")
+        }
         guard access(path, R_OK) == 0 else {
             throw .unreadableFile(path: path, reason: "permission denied")
         }

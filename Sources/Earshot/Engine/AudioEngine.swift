@@ -111,13 +111,14 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: Clips
 
-    /// Decodes a file (WAV, AIFF, FLAC, Ogg, CAF PCM … through libsndfile) into an OpenAL buffer.
+    /// Decodes a file (CAF PCM and IMA4 through Earshot's CAF reader; WAV, AIFF, FLAC, Ogg …
+    /// through libsndfile and vorbisfile: see ``ClipDecoder``) into an OpenAL buffer.
     ///
     /// - Parameter forPositioning: mix a multi-channel file down to mono (the mean of the
     ///   channels) so that OpenAL can place it in 3D. A stereo clip loaded without it plays
     ///   unspatialised.
     public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
-        let audio = try SndFileDecoder.decode(path: path)
+        let audio = try ClipDecoder.decode(path: path)
         return try loadClip(audio, name: path, forPositioning: forPositioning)
     }
 
@@ -144,6 +145,15 @@ public final class AudioEngine: @unchecked Sendable {
         context.withCurrent {
             guard !core.isShutDown else { return }
             core.unload(clip)
+        }
+    }
+
+    /// Whether any voice (real or virtual) is still playing `clip` (false for an unloaded clip or a
+    /// shut-down engine). Used by ``ClipBank`` to evict only idle clips.
+    func isClipInUse(_ clip: Clip) -> Bool {
+        context.withCurrent {
+            guard !core.isShutDown, core.isLoaded(clip) else { return false }
+            return core.pool.count(usingClip: clip.id) > 0
         }
     }
 

@@ -29,8 +29,10 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file exists but cannot be read as audio (not audio, truncated, a directory, …).
     case unreadableFile(path: String, reason: String)
     /// The container was understood but its encoding is not one Earshot decodes.
+    /// The text starts with the file's name: `"NAME: what"`.
     case unsupportedEncoding(String)
     /// The container's structure contradicts itself (sizes beyond the file, impossible counts).
+    /// The text starts with the file's name: `"NAME: what is wrong"`.
     case malformedFile(String)
     /// Every real voice is busy and none may be taken (the voice budget is exhausted).
     case voiceLimitReached(Int)
@@ -61,9 +63,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadableFile(let path, let reason):
             return "\(path): \(reason)"
         case .unsupportedEncoding(let what):
-            return "unsupported encoding: \(what)"
+            return "\(what) (unsupported encoding: convert it to PCM or IMA4 CAF, WAV, AIFF, FLAC or Ogg)"
         case .malformedFile(let what):
-            return "malformed file: \(what)"
+            return "\(what) (malformed or truncated file: export it again)"
         case .voiceLimitReached(let n):
             return "all \(n) voices are busy; raise maxRealVoices or lower the request's priority number"
         case .writeFailed(let path, let reason):

@@ -1,0 +1,24 @@
+// earshot-bench: Earshot's benchmarks. The first argument picks the mode; each mode lives in its
+// own file (ClipsBenchmark.swift …). Build with `swift build -c release --product earshot-bench`.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
+    "clips": ("IMA4 decode speed, preloading Assets/, and ffmpeg's decode of the same IMA4 for comparison",
+              ClipsBenchmark.run),
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, let mode = modes[name] else {
+    print("usage: earshot-bench MODE [options]\nmodes:")
+    for (name, mode) in modes.sorted(by: { $0.key < $1.key }) { print("  \(name)  \(mode.description)") }
+    exit(arguments.isEmpty ? 0 : 2)
+}
+do {
+    try mode.run(Array(arguments.dropFirst()))
+} catch {
+    var line = "earshot-bench: \(error)\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}

@@ -1,0 +1,13 @@
+/// Path entry points of ``CAFReader``: the file is read into memory and parsed from there, so a
+/// path and the same bytes in memory give the same results and the same errors.
+extension CAFReader {
+    /// Decodes the CAF file at `path`.
+    public static func decode(path: String) throws(EarshotError) -> PCMAudio {
+        try decode(try FileBytes.read(path: path), name: path)
+    }
+
+    /// Parses the structure of the CAF file at `path`.
+    public static func parse(path: String) throws(EarshotError) -> CAFFile {
+        try parse(try FileBytes.read(path: path), name: path)
+    }
+}

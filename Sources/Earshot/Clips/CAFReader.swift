@@ -1,0 +1,410 @@
+/// The structure of a Core Audio Format (CAF) file: its format, where its audio is, and the
+/// optional packet table, channel layout and text metadata.
+///
+/// Produced by ``CAFReader/parse(_:name:)-(UnsafeRawBufferPointer,_)``; every count in it has been
+/// checked against the file's size, so decoding from it allocates nothing the file does not justify.
+public struct CAFFile: Sendable, Equatable {
+    /// The `desc` chunk: how the audio is encoded.
+    public struct Format: Sendable, Equatable {
+        /// Frames per second as written (may be fractional).
+        public var sampleRate: Double
+        /// The four-character format id, e.g. `lpcm` or `ima4`.
+        public var formatID: String
+        /// Format flags (for `lpcm`: bit 0 float, bit 1 little-endian).
+        public var formatFlags: UInt32
+        /// Bytes in one packet.
+        public var bytesPerPacket: Int
+        /// Frames in one packet (1 for `lpcm`, 64 for `ima4`).
+        public var framesPerPacket: Int
+        /// Channels per frame.
+        public var channels: Int
+        /// Bits per sample (4 for `ima4`).
+        public var bitsPerChannel: Int
+
+        /// Whether `lpcm` samples are IEEE floats.
+        public var isFloat: Bool { formatFlags & 1 != 0 }
+        /// Whether `lpcm` samples are little-endian.
+        public var isLittleEndian: Bool { formatFlags & 2 != 0 }
+        /// A short codec name for people: `pcm_s16le`, `pcm_f32be`, `ima4` …
+        public var codecName: String {
+            guard formatID == "lpcm" else { return formatID }
+            return "pcm_\(isFloat ? "f" : "s")\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : (isLittleEndian ? "le" : "be"))"
+        }
+    }
+
+    /// The `pakt` chunk header: how many of the decoded frames are real audio.
+    public struct PacketTable: Sendable, Equatable {
+        public var packets: Int64
+        public var validFrames: Int64
+        public var primingFrames: Int32
+        public var remainderFrames: Int32
+    }
+
+    /// The audio format.
+    public var format: Format
+    /// Offset of the first audio byte (after the data chunk's edit count).
+    public var audioOffset: Int
+    /// Audio bytes in the data chunk (after the edit count).
+    public var audioByteCount: Int
+    /// The data chunk's edit count.
+    public var editCount: UInt32
+    /// The packet table header, when the file has one.
+    public var packetTable: PacketTable?
+    /// Bytes in the `kuki` (magic cookie) chunk, 0 when absent.
+    public var magicCookieByteCount: Int
+    /// The `chan` chunk's layout tag, when present.
+    public var channelLayoutTag: UInt32?
+    /// Key/value strings of the `info` chunk.
+    public var info: [String: String]
+    /// Whole packets in the data chunk.
+    public var packetCount: Int
+    /// Bytes after the last whole packet (a ragged last packet); they are not decoded.
+    public var trailingBytes: Int
+    /// First decoded frame that is audio (the packet table's priming frames, else 0).
+    public var firstFrame: Int
+    /// Frames of audio (the packet table's valid frames, else packets × frames per packet).
+    public var frameCount: Int
+    /// The sample rate rounded to whole hertz, as uploaded.
+    public var roundedSampleRate: Int { Int(format.sampleRate.rounded()) }
+}
+
+/// Reads Core Audio Format files: `lpcm` (8/16/24/32-bit integer, 32/64-bit float, either
+/// endianness) and Apple IMA4 (`ima4`, bit-exact with ffmpeg's decoder), from memory or a path.
+///
+/// Chunk rules: a `caff` version 1 header; `desc` before `data` (a second `desc` must repeat the
+/// first); `data` holds a 4-byte edit count then the audio, and a size of −1 means "to the end of
+/// the file"; `pakt` priming and valid frames trim the decoded audio; `kuki`, `chan` and `info` are
+/// read, unknown chunks skipped. Trailing bytes after the last whole packet are ignored, as ffmpeg
+/// does. Integer samples become 16-bit (wider samples keep their top 16 bits, 8-bit ones are
+/// shifted up), float samples 32-bit floats (NaN becomes 0 and ±infinity ±1).
+///
+/// Hostile input gets a typed error, never a crash: ``EarshotError/unreadableFile(path:reason:)``
+/// for something that is not CAF at all, ``EarshotError/malformedFile(_:)`` for a structure that
+/// contradicts itself or the file's size, ``EarshotError/unsupportedEncoding(_:)`` naming any
+/// other format id. Nothing is allocated beyond what the file's own size justifies.
+///
+/// ```swift
+/// let audio = try CAFReader.decode(path: "Assets/Sounds/step.caf")
+/// let file = try CAFReader.parse(bytes, name: "pack/step.caf")   // structure only
+/// ```
+public enum CAFReader {
+    /// Highest channel count accepted.
+    public static let maxChannels = 64
+    /// Accepted sample rates (Hz).
+    public static let sampleRates: ClosedRange<Double> = 1...768_000
+
+    /// Whether the bytes start like a CAF file (`caff`).
+    public static func looksLikeCAF(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 4 && bytes[0] == 0x63 && bytes[1] == 0x61 && bytes[2] == 0x66 && bytes[3] == 0x66
+    }
+
+    /// Parses the structure of CAF bytes without decoding audio.
+    public static func parse(_ bytes: [UInt8], name: String) throws(EarshotError) -> CAFFile {
+        try withBytes(bytes) { (b) throws(EarshotError) in try parse(b, name: name) }
+    }
+
+    /// Decodes CAF bytes held in memory.
+    public static func decode(_ bytes: [UInt8], name: String) throws(EarshotError) -> PCMAudio {
+        try withBytes(bytes) { (b) throws(EarshotError) in try decode(b, name: name) }
+    }
+
+    /// Decodes CAF bytes held in memory.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
+        let file = try parse(bytes, name: name)
+        return try decode(file, bytes: bytes, name: name)
+    }
+
+    /// Decodes the audio of an already parsed file; `bytes` must be the bytes it was parsed from.
+    public static func decode(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
+        precondition(file.audioOffset + file.audioByteCount <= bytes.count, "CAFReader.decode: bytes are not the parsed file's")
+        let f = file.format
+        let audio = UnsafeRawBufferPointer(rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
+        if f.formatID == "ima4" {
+            let total = file.packetCount * IMA4Decoder.framesPerPacket * f.channels
+            var out = [Int16](repeating: 0, count: total)
+            var decoder = IMA4Decoder(channels: f.channels)
+            let packetCount = file.packetCount
+            try out.withUnsafeMutableBufferPointer { (dst) throws(EarshotError) in
+                do throws(EarshotError) {
+                    try decoder.decode(packets: audio, count: packetCount, into: dst)
+                } catch {
+                    if case .malformedFile(let what) = error { throw .malformedFile("\(name): \(what)") }
+                    throw error
+                }
+            }
+            if file.firstFrame != 0 || file.frameCount != file.packetCount * IMA4Decoder.framesPerPacket {
+                let start = file.firstFrame * f.channels
+                out = Array(out[start..<(start + file.frameCount * f.channels)])
+            }
+            return PCMAudio(sampleRate: file.roundedSampleRate, channels: f.channels, samples: .int16(out))
+        }
+        // lpcm: one frame per packet.
+        let c = f.channels
+        let bytesPerSample = f.bitsPerChannel / 8
+        let start = file.firstFrame * f.bytesPerPacket
+        let src = UnsafeRawBufferPointer(rebasing: audio[start..<(start + file.frameCount * f.bytesPerPacket)])
+        let n = file.frameCount * c
+        if f.isFloat {
+            var out = [Float](repeating: 0, count: n)
+            out.withUnsafeMutableBufferPointer { dst in
+                PCMConversion.floats(src, bytesPerSample: bytesPerSample, littleEndian: f.isLittleEndian, into: dst)
+            }
+            return PCMAudio(sampleRate: file.roundedSampleRate, channels: c, samples: .float32(out))
+        } else {
+            var out = [Int16](repeating: 0, count: n)
+            out.withUnsafeMutableBufferPointer { dst in
+                PCMConversion.integers(src, bytesPerSample: bytesPerSample, littleEndian: f.isLittleEndian, into: dst)
+            }
+            return PCMAudio(sampleRate: file.roundedSampleRate, channels: c, samples: .int16(out))
+        }
+    }
+
+    /// Parses the structure of CAF bytes without decoding audio.
+    ///
+    /// Throws as described on ``CAFReader``; `name` labels the messages.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> CAFFile {
+        let n = bytes.count
+        guard looksLikeCAF(bytes) else {
+            throw .unreadableFile(path: name, reason: "not a CAF file (no 'caff' header)")
+        }
+        guard n >= 8 else { throw .malformedFile("\(name): truncated CAF header (\(n) bytes)") }
+        let version = readU16(bytes, 4)
+        guard version == 1 else { throw .unsupportedEncoding("\(name): CAF version \(version) (only version 1 exists)") }
+
+        var format: CAFFile.Format?
+        var data: (offset: Int, count: Int, edits: UInt32)?
+        var pakt: CAFFile.PacketTable?
+        var cookie = 0
+        var layoutTag: UInt32?
+        var info: [String: String] = [:]
+
+        var pos = 8
+        while n - pos >= 12 {
+            let type = readU32(bytes, pos)
+            let declared = Int64(bitPattern: readU64(bytes, pos + 4))
+            let chunkStart = pos
+            pos += 12
+            let remaining = n - pos
+            let size: Int
+            if declared == -1 {
+                guard type == fourCC("data") else {
+                    throw .malformedFile("\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has size -1 (only the data chunk may)")
+                }
+                size = remaining
+            } else if declared < 0 {
+                throw .malformedFile("\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has negative size \(declared)")
+            } else if declared > Int64(remaining) {
+                throw .malformedFile("\(name): truncated: chunk '\(fourCCString(type))' at offset \(chunkStart) claims \(declared) bytes but only \(remaining) remain")
+            } else {
+                size = Int(declared)
+            }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + size)])
+
+            switch type {
+            case fourCC("desc"):
+                guard size >= 32 else { throw .malformedFile("\(name): desc chunk is \(size) bytes (needs 32)") }
+                let parsed = parseDesc(body)
+                if let existing = format {
+                    guard existing == parsed else { throw .malformedFile("\(name): two conflicting desc chunks") }
+                } else {
+                    try validate(parsed, name: name)
+                    format = parsed
+                }
+            case fourCC("data"):
+                guard format != nil else { throw .malformedFile("\(name): data chunk before the desc chunk") }
+                guard data == nil else { throw .malformedFile("\(name): two data chunks") }
+                guard size >= 4 else { throw .malformedFile("\(name): data chunk is \(size) bytes (shorter than its edit count)") }
+                data = (pos + 4, size - 4, readU32(body, 0))
+            case fourCC("pakt"):
+                guard size >= 24 else { throw .malformedFile("\(name): pakt chunk is \(size) bytes (needs 24)") }
+                guard pakt == nil else { throw .malformedFile("\(name): two pakt chunks") }
+                pakt = CAFFile.PacketTable(
+                    packets: Int64(bitPattern: readU64(body, 0)), validFrames: Int64(bitPattern: readU64(body, 8)),
+                    primingFrames: Int32(bitPattern: readU32(body, 16)), remainderFrames: Int32(bitPattern: readU32(body, 20)))
+            case fourCC("kuki"):
+                cookie = size
+            case fourCC("chan"):
+                guard size >= 12 else { throw .malformedFile("\(name): chan chunk is \(size) bytes (needs 12)") }
+                let descriptions = Int(readU32(body, 8))
+                guard descriptions <= (size - 12) / 20 else {
+                    throw .malformedFile("\(name): chan chunk claims \(descriptions) channel descriptions in \(size) bytes")
+                }
+                layoutTag = readU32(body, 0)
+            case fourCC("info"):
+                info = parseInfo(body)
+            default:
+                break   // unknown chunks are skipped
+            }
+            pos += size
+        }
+
+        guard let format else { throw .malformedFile("\(name): no desc chunk") }
+        guard let data else { throw .malformedFile("\(name): no data chunk") }
+        let packets = data.count / format.bytesPerPacket
+        let decodedFrames = packets * format.framesPerPacket
+        var first = 0
+        var frames = decodedFrames
+        if let pakt {
+            guard pakt.validFrames >= 0, pakt.primingFrames >= 0, pakt.remainderFrames >= 0 else {
+                throw .malformedFile("\(name): pakt has negative frame counts (valid \(pakt.validFrames), priming \(pakt.primingFrames), remainder \(pakt.remainderFrames))")
+            }
+            guard Int64(pakt.primingFrames) + pakt.validFrames <= Int64(decodedFrames) else {
+                throw .malformedFile("\(name): truncated: pakt claims \(pakt.primingFrames) priming + \(pakt.validFrames) valid frames but the data holds \(decodedFrames)")
+            }
+            first = Int(pakt.primingFrames)
+            frames = Int(pakt.validFrames)
+        }
+        return CAFFile(format: format, audioOffset: data.offset, audioByteCount: data.count, editCount: data.edits,
+                       packetTable: pakt, magicCookieByteCount: cookie, channelLayoutTag: layoutTag, info: info,
+                       packetCount: packets, trailingBytes: data.count - packets * format.bytesPerPacket,
+                       firstFrame: first, frameCount: frames)
+    }
+
+    private static func parseDesc(_ body: UnsafeRawBufferPointer) -> CAFFile.Format {
+        CAFFile.Format(
+            sampleRate: Double(bitPattern: readU64(body, 0)),
+            formatID: fourCCString(readU32(body, 8)),
+            formatFlags: readU32(body, 12),
+            bytesPerPacket: Int(readU32(body, 16)),
+            framesPerPacket: Int(readU32(body, 20)),
+            channels: Int(readU32(body, 24)),
+            bitsPerChannel: Int(readU32(body, 28)))
+    }
+
+    private static func validate(_ f: CAFFile.Format, name: String) throws(EarshotError) {
+        guard f.sampleRate.isFinite, sampleRates.contains(f.sampleRate) else {
+            throw .malformedFile("\(name): sample rate \(f.sampleRate) Hz (accepted: 1…768000)")
+        }
+        guard (1...maxChannels).contains(f.channels) else {
+            throw .malformedFile("\(name): \(f.channels) channels (accepted: 1…\(maxChannels))")
+        }
+        guard f.framesPerPacket > 0 else { throw .malformedFile("\(name): zero frames per packet") }
+        switch f.formatID {
+        case "lpcm":
+            guard f.framesPerPacket == 1 else {
+                throw .malformedFile("\(name): lpcm with \(f.framesPerPacket) frames per packet (must be 1)")
+            }
+            let valid = f.isFloat ? [32, 64].contains(f.bitsPerChannel) : [8, 16, 24, 32].contains(f.bitsPerChannel)
+            guard valid else {
+                throw .unsupportedEncoding("\(name): lpcm \(f.isFloat ? "float" : "integer") with \(f.bitsPerChannel) bits per sample")
+            }
+            let expected = f.channels * f.bitsPerChannel / 8
+            guard f.bytesPerPacket == expected else {
+                throw .malformedFile("\(name): \(f.bytesPerPacket) bytes per packet does not match \(f.bitsPerChannel)-bit × \(f.channels) channels (\(expected))")
+            }
+        case "ima4":
+            guard f.framesPerPacket == IMA4Decoder.framesPerPacket else {
+                throw .malformedFile("\(name): ima4 with \(f.framesPerPacket) frames per packet (must be 64)")
+            }
+            let expected = f.channels * IMA4Decoder.bytesPerChannelBlock
+            guard f.bytesPerPacket == expected else {
+                throw .malformedFile("\(name): \(f.bytesPerPacket) bytes per packet does not match ima4 × \(f.channels) channels (\(expected))")
+            }
+        default:
+            throw .unsupportedEncoding("\(name): CAF format '\(f.formatID)' (Earshot's CAF reader decodes lpcm and ima4)")
+        }
+    }
+
+    /// The info chunk is metadata only: entries that do not fit are dropped rather than failing
+    /// a playable file.
+    private static func parseInfo(_ body: UnsafeRawBufferPointer) -> [String: String] {
+        guard body.count >= 4 else { return [:] }
+        let declared = Int(readU32(body, 0))
+        var result: [String: String] = [:]
+        var pos = 4
+        func cString() -> String? {
+            var end = pos
+            while end < body.count, body[end] != 0 { end += 1 }
+            guard end < body.count else { return nil }
+            let s = String(decoding: UnsafeRawBufferPointer(rebasing: body[pos..<end]), as: UTF8.self)
+            pos = end + 1
+            return s
+        }
+        var entries = 0
+        while entries < declared, let key = cString(), let value = cString() {
+            result[key] = value
+            entries += 1
+        }
+        return result
+    }
+
+    // MARK: Bytes
+
+    /// `Array.withUnsafeBytes` with the typed error carried through.
+    static func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(EarshotError) -> R) throws(EarshotError) -> R {
+        let result: Result<R, EarshotError> = bytes.withUnsafeBytes { b in
+            Result { () throws(EarshotError) -> R in try body(b) }
+        }
+        return try result.get()
+    }
+
+    @inline(__always)
+    static func readU16(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt16 {
+        UInt16(b[at]) << 8 | UInt16(b[at + 1])
+    }
+
+    @inline(__always)
+    static func readU32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+    }
+
+    @inline(__always)
+    static func readU64(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
+        UInt64(readU32(b, at)) << 32 | UInt64(readU32(b, at + 4))
+    }
+
+    static func fourCC(_ s: StaticString) -> UInt32 {
+        s.withUTF8Buffer { b in UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3]) }
+    }
+
+    /// The four characters when printable ASCII, else `0x…`.
+    static func fourCCString(_ v: UInt32) -> String {
+        let bytes = [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        if bytes.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return "0x" + String(v, radix: 16)
+    }
+}
+
+/// Sample conversions from packed PCM bytes to the representations uploaded to OpenAL.
+enum PCMConversion {
+    /// 8/16/24/32-bit signed integers to 16-bit: the top 16 bits (8-bit samples shifted up).
+    static func integers(_ src: UnsafeRawBufferPointer, bytesPerSample: Int, littleEndian: Bool,
+                         into dst: UnsafeMutableBufferPointer<Int16>) {
+        let n = dst.count
+        precondition(src.count >= n * bytesPerSample, "PCMConversion: source too short")
+        guard n > 0, let s = src.baseAddress?.assumingMemoryBound(to: UInt8.self), let d = dst.baseAddress else { return }
+        if bytesPerSample == 1 {
+            for i in 0..<n { d[i] = Int16(Int8(bitPattern: s[i])) << 8 }
+            return
+        }
+        // The top two bytes of each sample, whatever its width.
+        let hi = littleEndian ? bytesPerSample - 1 : 0
+        let lo = littleEndian ? bytesPerSample - 2 : 1
+        var p = s
+        for i in 0..<n {
+            d[i] = Int16(bitPattern: UInt16(p[hi]) << 8 | UInt16(p[lo]))
+            p += bytesPerSample
+        }
+    }
+
+    /// 32/64-bit IEEE floats to 32-bit floats; NaN becomes 0 and ±infinity ±1.
+    static func floats(_ src: UnsafeRawBufferPointer, bytesPerSample: Int, littleEndian: Bool,
+                       into dst: UnsafeMutableBufferPointer<Float>) {
+        let n = dst.count
+        precondition(src.count >= n * bytesPerSample, "PCMConversion: source too short")
+        guard n > 0, let d = dst.baseAddress else { return }
+        for i in 0..<n {
+            let v: Float
+            if bytesPerSample == 4 {
+                let raw = src.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+                v = Float(bitPattern: littleEndian ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw))
+            } else {
+                let raw = src.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
+                v = Float(Double(bitPattern: littleEndian ? UInt64(littleEndian: raw) : UInt64(bigEndian: raw)))
+            }
+            d[i] = v.isFinite ? v : (v.isNaN ? 0 : (v > 0 ? 1 : -1))
+        }
+    }
+}

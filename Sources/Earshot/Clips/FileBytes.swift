@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a whole file into memory with the same up-front checks as the decoders.
+///
+/// The allocation is the file's size as `fstat` reports it, never a size read from the file's
+/// contents; a file that shrinks while being read is returned as far as it was read.
+///
+/// ```swift
+/// let bytes = try FileBytes.read(path: "Assets/Sounds/step.caf")
+/// ```
+public enum FileBytes {
+    /// The file's bytes. Throws ``EarshotError/fileNotFound(path:)`` for a missing path and
+    /// ``EarshotError/unreadableFile(path:reason:)`` for a directory or an unreadable file.
+    public static func read(path: String) throws(EarshotError) -> [UInt8] {
+        try FileCheck.requireRegularFile(path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unreadableFile(path: path, reason: "not a regular file") }
+        let size = Int(st.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        let failure: Int32? = bytes.withUnsafeMutableBytes { buf -> Int32? in
+            guard let base = buf.baseAddress else { return nil }
+            while done < size {
+                let got = Glibc.read(fd, base + done, size - done)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                if got == 0 { break }
+                done += got
+            }
+            return nil
+        }
+        if let failure { throw .unreadableFile(path: path, reason: String(cString: strerror(failure))) }
+        if done < size { bytes.removeLast(size - done) }
+        return bytes
+    }
+}
+
+extension FileBytes {
+    /// Up to `count` bytes from the start of the file (fewer when the file is shorter), with the
+    /// same checks and errors as ``read(path:)``.
+    public static func readPrefix(path: String, count: Int) throws(EarshotError) -> [UInt8] {
+        try FileCheck.requireRegularFile(path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
+        guard got >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        bytes.removeLast(count - got)
+        return bytes
+    }
+}

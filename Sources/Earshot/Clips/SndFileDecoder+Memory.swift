@@ -1,0 +1,45 @@
+import CSndFile
+
+/// Decoding from bytes in memory through libsndfile's virtual I/O (`sf_open_virtual`): the same
+/// decoder, the same results and the same errors as from a path.
+extension SndFileDecoder {
+    /// Decodes audio held in memory; `name` labels errors.
+    ///
+    /// ```swift
+    /// let audio = try SndFileDecoder.decode(data: archive.bytes(of: "step.wav"), name: "step.wav")
+    /// ```
+    public static func decode(data: [UInt8], name: String) throws(EarshotError) -> PCMAudio {
+        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name) }
+    }
+
+    /// Decodes audio held in memory; `name` labels errors. The bytes are only borrowed.
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
+        try withVirtualFile(bytes, name: name) { (file, info) throws(EarshotError) in
+            try read(file, info: info, name: name)
+        }
+    }
+
+    /// Opens the bytes as a libsndfile file and runs `body` with it, closing it afterwards.
+    static func withVirtualFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
+                                   _ body: (OpaquePointer, SF_INFO) throws(EarshotError) -> R) throws(EarshotError) -> R {
+        try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
+            var io = SF_VIRTUAL_IO(
+                get_filelen: { user in sf_count_t(MemorySource.from(user)?.length ?? 0) },
+                seek: { offset, whence, user in
+                    guard let source = MemorySource.from(user), let p = source.seek(offset: offset, whence: whence) else { return -1 }
+                    return sf_count_t(p)
+                },
+                read: { ptr, count, user in
+                    sf_count_t(MemorySource.from(user)?.read(into: ptr, count: Int(max(0, count))) ?? 0)
+                },
+                write: { _, _, _ in 0 },
+                tell: { user in sf_count_t(MemorySource.from(user)?.position ?? 0) })
+            var info = SF_INFO()
+            guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
+                throw .unreadableFile(path: name, reason: sndfileReason(nil))
+            }
+            defer { sf_close(file) }
+            return try body(file, info)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Earshot
+import Foundation
+
+/// `earshot info FILE`: container, codec, rate, channels, frames, duration, packets, bytes.
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe an audio file: container, codec, sample rate, channels, frames, duration, packets, bytes.",
+        discussion: """
+            CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
+            other formats are described from libsndfile's header. Exits 1 with \
+            `earshot: FILE: reason` on stderr when the file cannot be read.
+            """)
+
+    @Argument(help: "The audio file.")
+    var file: String
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func run() throws {
+        let info: ClipFileInfo
+        do {
+            info = try ClipDecoder.inspect(path: file)
+        } catch {
+            fail(error.description)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            var object = try JSONSerialization.jsonObject(with: encoder.encode(info)) as? [String: Any] ?? [:]
+            object["file"] = file
+            if object["packets"] == nil { object["packets"] = NSNull() }
+            if object["audioBytes"] == nil { object["audioBytes"] = NSNull() }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print("file:        \(file)")
+            print("container:   \(info.container)")
+            print("codec:       \(info.codec)")
+            print("sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz")
+            print("channels:    \(info.channels)")
+            print("frames:      \(info.frames)")
+            print("duration:    \(String(format: "%.6f", info.duration)) s")
+            print("packets:     \(info.packets.map(String.init) ?? "-")")
+            print("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")
+        }
+    }
+}
