@@ -31,6 +31,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
     /// inside `context.withCurrent`.
     var core: EngineCore
+    /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
+    let musicSystem = MusicSystem()
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -81,6 +83,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Idempotent. Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown``
     /// or does nothing (setters, queries on handles).
     public func shutdown() {
+        musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
         let wasOpen = context.withCurrent { () -> Bool in
             guard !core.isShutDown else { return false }
             core.teardown()
@@ -213,10 +216,12 @@ public final class AudioEngine: @unchecked Sendable {
         precondition(buffer.count % outputChannels == 0, "render(into:) needs whole frames")
         let frames = buffer.count / outputChannels
         guard frames > 0 else { return }
+        musicSystem.pump(engine: self, renderFrames: frames)  // music pump
         try context.withCurrent { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             core.beforeRender()
             alcRenderSamplesSOFT(device.handle, buffer.baseAddress, ALCsizei(frames))
         }
+        musicSystem.didRender(buffer, channels: outputChannels)  // music meter
     }
 }
