@@ -180,7 +180,7 @@ final class TrackStream: @unchecked Sendable {
     /// Where the decoder must wrap: the loop region's end while passes remain and the decoder is
     /// before it; nil to read to the end of the file.
     private var loopEnd: Int? {
-        guard loopsLeft != 0, let region = loopRegion, decodeFrame < region.upperBound else { return nil }
+        guard loopsLeft != 0, let region = loopRegion, decodeFrame <= region.upperBound else { return nil }
         return region.upperBound
     }
 
