@@ -121,6 +121,7 @@ final class MusicSystem: @unchecked Sendable {
         if !isShutDown {
             isShutDown = true
             stopThread.store(true, ordering: .relaxed)
+            for s in active { settle(s, engine: engine, pending: &pending) }
             for s in active {
                 s.idlePosition = currentFrameLocked(s, engine: engine)
                 end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
@@ -229,6 +230,7 @@ final class MusicSystem: @unchecked Sendable {
         var pending: [Pending] = []
         lock.lock()
         cancelWaiting(s)
+        settle(s, engine: engine, pending: &pending)
         if s.source != nil {
             let position = currentFrameLocked(s, engine: engine)
             end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
@@ -238,9 +240,30 @@ final class MusicSystem: @unchecked Sendable {
         deliver(pending)
     }
 
-    func isPlaying(_ s: TrackStream) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        return s.state == .playing
+    /// Whether `s` is playing. A track whose source has played the session's last queued frame
+    /// ends here at once (its end event is delivered now rather than at the next pump).
+    func isPlaying(_ s: TrackStream, engine: AudioEngine) -> Bool {
+        var pending: [Pending] = []
+        lock.lock()
+        settle(s, engine: engine, pending: &pending)
+        let playing = s.state == .playing
+        lock.unlock()
+        deliver(pending)
+        return playing
+    }
+
+    /// Ends `s` naturally (finished or failed) if it is playing, has nothing more to decode and
+    /// its source has stopped: so that a stop or shutdown right after the last frame does not
+    /// turn a finished track into a stopped one.
+    private func settle(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        guard s.state == .playing, s.exhausted, let source = s.source else { return }
+        let stopped = engine.context.withCurrent { () -> Bool in
+            guard !engine.core.isShutDown else { return false }
+            var state: ALint = 0
+            alGetSourcei(source, AL_SOURCE_STATE, &state)
+            return state == AL_STOPPED
+        }
+        if stopped { end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending) }
     }
 
     func isWaiting(_ s: TrackStream) -> Bool {

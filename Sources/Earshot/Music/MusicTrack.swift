@@ -126,7 +126,7 @@ public final class MusicTrack: @unchecked Sendable {
     public func stop() { system.stop(stream, engine: engine) }
 
     /// Whether the track is playing (not paused, stopped, finished or waiting to play after another).
-    public var isPlaying: Bool { system.isPlaying(stream) }
+    public var isPlaying: Bool { system.isPlaying(stream, engine: engine) }
 
     /// Whether the track waits for another to end (``play(after:)``).
     public var isWaitingToPlay: Bool { system.isWaiting(stream) }
