@@ -7,6 +7,8 @@ import Glibc
 let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
     "clips": ("IMA4 decode speed, preloading Assets/, and ffmpeg's decode of the same IMA4 for comparison",
               ClipsBenchmark.run),
+    "music": ("music streaming with 256 looping voices: underruns and streamer CPU vs a plain libvorbisfile decode",
+              runMusicBenchmark),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -34,11 +34,25 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: "Sample rate of the offline render (default 48000).")
     var rate: Int = 48_000
 
+    @Flag(name: .long, help: "Stream FILE as a music track (gapless loops, ends when the track finishes).")
+    var music = false
+
+    @Option(name: .long, parsing: .unconditional, help: "With --music: extra plays after the first (-1 loops until --seconds).")
+    var loops: Int = 0
+
+    @Option(name: .long, help: "With --music: track volume 0…1 (default 1).")
+    var volume: Float = 1
+
     func validate() throws {
         if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be a positive number") }
         if !(gain.isFinite && gain >= 0) { throw ValidationError("--gain must be a number ≥ 0") }
         if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
         if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
+        if music {
+            if !(volume.isFinite && (0...1).contains(volume)) { throw ValidationError("--volume must be within 0…1") }
+            if loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
+            if loops == -1, out != nil, seconds == nil { throw ValidationError("--loops -1 with --out needs --seconds") }
+        }
     }
 
     static func parseVector(_ text: String) -> Vector3? {
@@ -49,6 +63,10 @@ struct PlayCommand: ParsableCommand {
     }
 
     func run() throws {
+        if music {
+            MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate).run()
+            return
+        }
         let position = at.flatMap(Self.parseVector)
         let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
         do {

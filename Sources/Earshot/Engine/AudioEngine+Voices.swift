@@ -19,6 +19,8 @@ public struct EngineStats: Sendable, Equatable {
     public var resumes: Int
     /// Clips loaded.
     public var clips: Int
+    /// Music-track underruns (a starved source restarted), since the engine started.
+    public var musicUnderruns: Int
 }
 
 extension AudioEngine {
@@ -83,12 +85,14 @@ extension AudioEngine {
 
     /// Counts of the voice pool.
     public var stats: EngineStats {
-        context.withCurrent {
+        let underruns = musicStats.underruns
+        return context.withCurrent {
             let p = core.pool
             let s = p.stats
             return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
                                voiceSources: p.sources.count, steals: s.steals, refusals: s.refusals,
-                               evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount)
+                               evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount,
+                               musicUnderruns: underruns)
         }
     }
 
@@ -276,6 +280,7 @@ extension AudioEngine {
             guard !core.isShutDown else { return }
             core.update()
         }
+        musicSystem.frame(engine: self)   // track gains and fades follow the music bus
         deliverVoiceEvents()
     }
 

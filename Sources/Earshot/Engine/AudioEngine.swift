@@ -33,6 +33,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
     /// inside `context.withCurrent`.
     var core: EngineCore
+    /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
+    let musicSystem = MusicSystem()
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -95,6 +97,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Idempotent. Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown``
     /// or does nothing (setters, queries on handles).
     public func shutdown() {
+        musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
         let wasOpen = context.withCurrent { () -> Bool in
             guard !core.isShutDown else { return false }
             core.teardown()
@@ -200,12 +203,15 @@ public final class AudioEngine: @unchecked Sendable {
     public func render(into buffer: UnsafeMutableBufferPointer<Float>) throws(EarshotError) {
         precondition(device.isLoopback, "render(into:) needs an engine on .loopback output")
         precondition(buffer.count % outputChannels == 0, "render(into:) needs whole frames")
-        guard buffer.count > 0 else { return }
         let channels = outputChannels
+        let frames = buffer.count / channels
+        guard frames > 0 else { return }
+        musicSystem.pump(engine: self, renderFrames: frames)  // music pump
         try context.withCurrent { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             core.render(device: device.handle, into: buffer, channels: channels) { _, _ in }
         }
+        musicSystem.didRender(buffer, channels: channels)  // music meter
         deliverVoiceEvents()
     }
 }

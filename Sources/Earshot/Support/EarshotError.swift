@@ -44,6 +44,11 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case clipUnloaded
     /// A value passed in is outside what the call accepts (a NaN position, a negative pitch).
     case invalidArgument(String)
+    /// A file opened fine but its data turned out corrupt while streaming (a damaged Ogg page,
+    /// a read error part-way through).
+    case decodeFailed(path: String, reason: String)
+    /// Every source reserved for music is playing a track.
+    case musicSourcesBusy(Int)
 
     public var description: String {
         switch self {
@@ -76,6 +81,10 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the clip was unloaded; load it again before playing it"
         case .invalidArgument(let what):
             return "invalid argument: \(what)"
+        case .decodeFailed(let path, let reason):
+            return "\(path): corrupt audio data while streaming: \(reason) (re-encode or replace the file)"
+        case .musicSourcesBusy(let n):
+            return "all \(n) music sources are playing; stop a track or raise Configuration.musicSources"
         }
     }
 }

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A seekable source of interleaved float frames for a streamed ``MusicTrack``.
+///
+/// Two implementations exist: ``VorbisStreamDecoder`` (Ogg Vorbis through libvorbisfile's
+/// `ov_read`/`ov_pcm_seek`) and ``SndFileStreamDecoder`` (everything else libsndfile reads: WAV,
+/// AIFF, FLAC, CAF PCM, Ogg Opus …). ``MusicDecoders/open(path:)`` picks one from the file's
+/// first bytes. A decoder is not thread-safe: the music system touches it only under its lock.
+///
+/// Samples are 32-bit floats in −1…1 whatever the file holds (16-bit Vorbis output is divided by
+/// 32768, which is exact), so every track uploads one OpenAL format per channel count.
+protocol MusicDecoder: AnyObject {
+    /// The file path, for messages.
+    var path: String { get }
+    /// Frames per second of the file.
+    var sampleRate: Int { get }
+    /// 1 or 2.
+    var channels: Int { get }
+    /// Frames in the whole file, as the container states them (checked > 0 at open).
+    var frameCount: Int { get }
+    /// Decodes up to `frames` frames into `buffer` (room for `frames × channels` floats) from the
+    /// current position; returns how many were decoded, 0 only at the end of the stream.
+    /// Throws ``EarshotError/decodeFailed(path:reason:)`` on corrupt data.
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int
+    /// Moves to `frame` (0…frameCount) sample-accurately.
+    func seek(toFrame frame: Int) throws(EarshotError)
+}
+
+/// Opens the right ``MusicDecoder`` for a file.
+enum MusicDecoders {
+    /// Opens `path`: Ogg Vorbis through libvorbisfile, anything else (including Ogg streams that
+    /// are not Vorbis) through libsndfile.
+    ///
+    /// Throws ``EarshotError/fileNotFound(path:)``, ``EarshotError/unreadableFile(path:reason:)``
+    /// for a file that is not audio, ``EarshotError/unsupportedEncoding(_:)`` for more than two
+    /// channels and ``EarshotError/malformedFile(_:)`` for an empty file or an impossible rate.
+    static func open(path: String) throws(EarshotError) -> any MusicDecoder {
+        try FileCheck.requireRegularFile(path)
+        let decoder: any MusicDecoder
+        if startsWithOggPage(path), let vorbis = try VorbisStreamDecoder.openIfVorbis(path: path) {
+            decoder = vorbis
+        } else {
+            decoder = try SndFileStreamDecoder(path: path)
+        }
+        guard (1...2).contains(decoder.channels) else {
+            throw .unsupportedEncoding("\(path): \(decoder.channels) channels (music tracks are mono or stereo)")
+        }
+        guard (1_000...384_000).contains(decoder.sampleRate) else {
+            throw .malformedFile("\(path): sample rate \(decoder.sampleRate) Hz")
+        }
+        guard decoder.frameCount > 0 else {
+            throw .malformedFile("\(path): no audio frames")
+        }
+        return decoder
+    }
+
+    /// Whether the file begins with an Ogg page ("OggS").
+    private static func startsWithOggPage(_ path: String) -> Bool {
+        guard let f = fopen(path, "rb") else { return false }
+        defer { fclose(f) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        let n = fread(&magic, 1, 4, f)
+        return n == 4 && magic == Array("OggS".utf8)
+    }
+}

@@ -1,0 +1,723 @@
+import COpenAL
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The engine's music streamer: every ``MusicTrack``'s buffer queue, refilled ahead of need.
+///
+/// ## Streaming design
+/// Each playing track holds one source reserved for music (``EngineCore/claimMusicSource()``,
+/// never one of the voice pool's) and a queue of OpenAL buffers of decoded float samples,
+/// ``defaultBufferDuration`` (125 ms) each, kept ``defaultBufferCount`` (4) deep: half a second
+/// ahead of the play position. A *pump* unqueues the buffers OpenAL has finished, decodes new
+/// chunks (outside the AL lock), queues them (inside it), re-applies the track's gain
+/// (`volume × fade × busGain(.music)`, so a bus duck reaches music at the next pump) and notices
+/// ends and underruns.
+///
+/// - **Loopback engines** (deterministic): ``AudioEngine/render(into:)`` pumps before every mix
+///   and tops each track up to the half-second ring *plus* the frames the render is about to
+///   consume (converted through the file's rate and the track's pitch). A render therefore never
+///   starves, whatever its size and however long the caller stalled between renders; no thread
+///   exists. The music clock (fades) is the count of frames rendered.
+/// - **Live devices**: a streaming thread (`earshot.music`) pumps every 10 ms, off the game's
+///   frame, so refills stay ~0.5 s ahead of OpenAL's mixer even when the game loop stalls. The
+///   music clock is the monotonic clock. ``frame(engine:)``, called from the engine's update,
+///   only re-applies gains and fades so they move with the game's frame.
+///
+/// A track whose source still stopped while data remained (the streaming thread starved) is an
+/// *underrun*: it is counted (per track and in ``underruns``), refilled and restarted.
+///
+/// Lock order: the music lock, then the AL lock (`context.withCurrent`); the engine never takes
+/// the music lock while holding the AL lock. End events are delivered after the music lock is
+/// released: yielded to the track's `AsyncStream`, and callbacks run on a Dispatch queue, never on
+/// the streaming thread.
+final class MusicSystem: @unchecked Sendable {
+    /// Length of one queued buffer.
+    static let defaultBufferDuration = 0.125
+    /// Buffers kept queued ahead of the play position.
+    static let defaultBufferCount = 4
+    /// How often the live streaming thread pumps.
+    static let streamingPeriodMicroseconds: useconds_t = 10_000
+    /// The metering window.
+    static let meterWindow = 0.05
+
+    private let lock = NSLock()
+    /// Streams holding a source (playing, paused or prepared).
+    private var active: [TrackStream] = []
+    /// Every stream opened on this engine, to finish their event streams at shutdown.
+    private var registry: [WeakStream] = []
+    private var clockFrames = 0
+    private var liveEpoch: Double?
+    private var threadStarted = false
+    private var isShutDown = false
+    private let stopThread = Atomic<Bool>(false)
+
+    var bufferDuration = MusicSystem.defaultBufferDuration
+    var bufferCount = MusicSystem.defaultBufferCount
+    /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
+    /// provoke an underrun).
+    var renderLookahead = true
+    private(set) var underruns = 0
+    private(set) var cpuSeconds: Double = 0
+    private(set) var framesQueued = 0
+
+    /// The master-output meter of a loopback engine.
+    let outputMeter = OutputMeter()
+
+    init() {}
+
+    private struct WeakStream { weak var stream: TrackStream? }
+    private typealias Pending = (stream: TrackStream, event: MusicTrack.Event, callback: (@Sendable (MusicTrack.Event) -> Void)?)
+
+    // MARK: Hooks called by the engine
+
+    /// Refills every track before a loopback render of `renderFrames` frames (the render path's
+    /// `// music pump`), or once per period on the streaming thread (`renderFrames == 0`).
+    func pump(engine: AudioEngine, renderFrames: Int) {
+        var pending: [Pending] = []
+        lock.lock()
+        if !isShutDown, !active.isEmpty {
+            let cpu0 = Self.threadCPUTime()
+            let now = clock(engine)
+            for s in active { service(s, engine: engine, now: now, renderFrames: renderFrames, pending: &pending) }
+            cpuSeconds += Self.threadCPUTime() - cpu0
+        }
+        if engine.device.isLoopback { clockFrames += renderFrames }
+        lock.unlock()
+        deliver(pending)
+    }
+
+    /// Per game frame (from `AudioEngine.update(deltaTime:)`): re-applies every track's gain and
+    /// fade, so bus ducks and fades follow the game's frame. Decodes nothing.
+    func frame(engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        if !isShutDown, !active.isEmpty {
+            let now = clock(engine)
+            var fadedOut: [TrackStream] = []
+            engine.context.withCurrent {
+                guard !engine.core.isShutDown else { return }
+                for s in active { if let source = s.source, applyGain(s, source: source, now: now, core: engine.core) { fadedOut.append(s) } }
+            }
+            for s in fadedOut { stopAfterFade(s, engine: engine, pending: &pending) }
+        }
+        lock.unlock()
+        deliver(pending)
+    }
+
+    /// Records a loopback render for master-output metering (the render path's `// music meter`).
+    func didRender(_ buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
+        outputMeter.record(buffer, channels: channels)
+    }
+
+    /// Stops every track (each owing an end event gets `.stopped`), releases their sources and
+    /// buffers, ends the streaming thread and finishes every track's event stream. Call before the
+    /// engine's core is torn down.
+    func shutdown(engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        if !isShutDown {
+            isShutDown = true
+            stopThread.store(true, ordering: .relaxed)
+            for s in active { settle(s, engine: engine, pending: &pending) }
+            for s in active {
+                s.idlePosition = currentFrameLocked(s, engine: engine)
+                end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
+            }
+        }
+        let streams = registry.compactMap(\.stream)
+        registry.removeAll()
+        lock.unlock()
+        deliver(pending)
+        for s in streams { s.continuation.finish() }
+    }
+
+    // MARK: Stats
+
+    struct Snapshot { var activeTracks: Int; var underruns: Int; var cpuSeconds: Double; var framesQueued: Int }
+
+    func snapshot() -> Snapshot {
+        lock.lock(); defer { lock.unlock() }
+        return Snapshot(activeTracks: active.filter { $0.state == .playing }.count, underruns: underruns,
+                        cpuSeconds: cpuSeconds, framesQueued: framesQueued)
+    }
+
+    // MARK: Track controls (called by MusicTrack)
+
+    func register(_ s: TrackStream, engine: AudioEngine) throws(EarshotError) {
+        lock.lock(); defer { lock.unlock() }
+        guard !isShutDown, !engine.isShutDown else { throw .engineShutDown }
+        registry.removeAll { $0.stream == nil }
+        registry.append(WeakStream(stream: s))
+    }
+
+    /// Claims a source and fills the queue without playing (AVAudioPlayer's `prepareToPlay`).
+    func prepare(_ s: TrackStream, engine: AudioEngine) throws(EarshotError) {
+        var pending: [Pending] = []
+        lock.lock()
+        defer { lock.unlock(); deliver(pending) }
+        guard !isShutDown else { throw .engineShutDown }
+        guard s.state == .idle else { return }
+        cancelWaiting(s)
+        try startQueue(s, engine: engine, leadInAfter: nil)
+        s.state = .paused
+        endIfDrained(s, engine: engine, pending: &pending)
+    }
+
+    func play(_ s: TrackStream, engine: AudioEngine) throws(EarshotError) {
+        var pending: [Pending] = []
+        lock.lock()
+        defer { lock.unlock(); deliver(pending) }
+        guard !isShutDown else { throw .engineShutDown }
+        cancelWaiting(s)
+        switch s.state {
+        case .playing:
+            return
+        case .paused:
+            s.sessionActive = true
+            s.state = .playing
+        case .idle:
+            try startQueue(s, engine: engine, leadInAfter: nil)
+            s.sessionActive = true
+            s.state = .playing
+        }
+        if let source = s.source, !s.queue.isEmpty {
+            let now = clock(engine)
+            engine.context.withCurrent {
+                guard !engine.core.isShutDown else { return }
+                _ = applyGain(s, source: source, now: now, core: engine.core)
+                alSourcePlay(source)
+                ALCheck.clear()
+            }
+        }
+        endIfDrained(s, engine: engine, pending: &pending)
+    }
+
+    /// Queues `s` to start when `previous` ends (not when it is stopped). Starts `s` now when
+    /// `previous` is not playing.
+    func play(_ s: TrackStream, after previous: TrackStream, engine: AudioEngine) throws(EarshotError) {
+        lock.lock()
+        guard !isShutDown else { lock.unlock(); throw .engineShutDown }
+        guard s !== previous else { lock.unlock(); throw .invalidArgument("a track cannot play after itself") }
+        guard s.state == .idle else { lock.unlock(); throw .invalidArgument("\(s.path) is already playing; stop it before queueing it") }
+        guard previous.sessionActive, previous.source != nil else {
+            lock.unlock()
+            try play(s, engine: engine)
+            return
+        }
+        cancelWaiting(s)
+        if let old = previous.next { old.waiting = false }
+        previous.next = s
+        s.waiting = true
+        lock.unlock()
+    }
+
+    func pause(_ s: TrackStream, engine: AudioEngine) {
+        lock.lock(); defer { lock.unlock() }
+        if s.waiting { cancelWaiting(s); return }
+        guard s.state == .playing, let source = s.source else { return }
+        engine.context.withCurrent {
+            guard !engine.core.isShutDown else { return }
+            alSourcePause(source)
+            ALCheck.clear()
+        }
+        s.state = .paused
+    }
+
+    func stop(_ s: TrackStream, engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        cancelWaiting(s)
+        settle(s, engine: engine, pending: &pending)
+        if s.source != nil {
+            let position = currentFrameLocked(s, engine: engine)
+            end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
+            s.idlePosition = position
+        }
+        lock.unlock()
+        deliver(pending)
+    }
+
+    /// Whether `s` is playing. A track whose source has played the session's last queued frame
+    /// ends here at once (its end event is delivered now rather than at the next pump).
+    func isPlaying(_ s: TrackStream, engine: AudioEngine) -> Bool {
+        var pending: [Pending] = []
+        lock.lock()
+        settle(s, engine: engine, pending: &pending)
+        let playing = s.state == .playing
+        lock.unlock()
+        deliver(pending)
+        return playing
+    }
+
+    /// Ends `s` naturally (finished or failed) if it is playing, has nothing more to decode and
+    /// its source has stopped: so that a stop or shutdown right after the last frame does not
+    /// turn a finished track into a stopped one.
+    private func settle(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        guard s.state == .playing, s.exhausted, let source = s.source else { return }
+        let stopped = engine.context.withCurrent { () -> Bool in
+            guard !engine.core.isShutDown else { return false }
+            var state: ALint = 0
+            alGetSourcei(source, AL_SOURCE_STATE, &state)
+            return state == AL_STOPPED
+        }
+        if stopped { end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending) }
+    }
+
+    func isWaiting(_ s: TrackStream) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return s.waiting
+    }
+
+    func currentFrame(_ s: TrackStream, engine: AudioEngine) -> Int {
+        lock.lock(); defer { lock.unlock() }
+        return currentFrameLocked(s, engine: engine)
+    }
+
+    func seek(_ s: TrackStream, toFrame frame: Int, engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        defer { lock.unlock(); deliver(pending) }
+        let frame = min(max(0, frame), s.frameCount)
+        guard let source = s.source else {
+            s.idlePosition = frame
+            return
+        }
+        engine.context.withCurrent {
+            guard !engine.core.isShutDown else { return }
+            alSourceStop(source)
+            unqueueProcessed(s, source: source)
+            ALCheck.clear()
+        }
+        s.history.removeAll()
+        s.restartDecoder(at: frame)
+        let staged = decodeAhead(s, engine: engine, renderFrames: 0, aheadNow: 0)
+        engine.context.withCurrent {
+            guard !engine.core.isShutDown else { return }
+            uploadAll(staged, to: s, source: source)
+            if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
+            ALCheck.clear()
+        }
+        endIfDrained(s, engine: engine, pending: &pending)
+    }
+
+    /// Runs `change` on the stream under the lock, then re-applies source properties.
+    func update(_ s: TrackStream, engine: AudioEngine, _ change: (TrackStream) -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        change(s)
+        guard let source = s.source else { return }
+        let now = clock(engine)
+        engine.context.withCurrent {
+            guard !engine.core.isShutDown else { return }
+            applyPan(s, source: source)
+            alSourcef(source, AL_PITCH, s.rate)
+            _ = applyGain(s, source: source, now: now, core: engine.core)
+            ALCheck.clear()
+        }
+    }
+
+    /// Reads a stream's state under the lock.
+    func read<T>(_ s: TrackStream, _ body: (TrackStream) -> T) -> T {
+        lock.lock(); defer { lock.unlock() }
+        return body(s)
+    }
+
+    /// The music clock now (seconds).
+    func now(engine: AudioEngine) -> Double {
+        lock.lock(); defer { lock.unlock() }
+        return clock(engine)
+    }
+
+    func fade(_ s: TrackStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
+              restoreVolume: Float?, engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        let now = clock(engine)
+        if let f = s.fade { s.volume = f.volume(at: now).0 }
+        s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
+                           stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
+        if let source = s.source {
+            let done = engine.context.withCurrent { () -> Bool in
+                guard !engine.core.isShutDown else { return false }
+                return applyGain(s, source: source, now: now, core: engine.core)
+            }
+            if done { stopAfterFade(s, engine: engine, pending: &pending) }
+        } else if duration <= 0 || !s.sessionActive {
+            // Nothing is playing: the fade is only a volume change.
+            if duration <= 0 { s.volume = target; s.fade = nil }
+        }
+        lock.unlock()
+        deliver(pending)
+    }
+
+    /// Updates the meter reading of `s` from the ~50 ms of samples before its play position.
+    func updateMeters(_ s: TrackStream, engine: AudioEngine) {
+        lock.lock(); defer { lock.unlock() }
+        guard s.meteringEnabled, let offset = queueOffset(s, engine: engine) else {
+            s.meters = .silent(channels: s.channels)
+            return
+        }
+        s.meters = s.measure(atQueueOffset: offset, window: meterWindowFrames(s))
+    }
+
+    // MARK: Internals (music lock held)
+
+    private func clock(_ engine: AudioEngine) -> Double {
+        if engine.device.isLoopback { return Double(clockFrames) / Double(engine.sampleRate) }
+        let t = Self.monotonic()
+        if liveEpoch == nil { liveEpoch = t }
+        return t - (liveEpoch ?? t)
+    }
+
+    private func bufferFrames(_ s: TrackStream) -> Int { max(256, Int((bufferDuration * Double(s.fileRate)).rounded())) }
+    private func meterWindowFrames(_ s: TrackStream) -> Int { max(1, Int((Self.meterWindow * Double(s.fileRate)).rounded())) }
+
+    /// Decodes chunks until the queue holds the ring plus what a render of `renderFrames` consumes.
+    private func decodeAhead(_ s: TrackStream, engine: AudioEngine, renderFrames: Int, aheadNow: Int) -> [StagedChunk] {
+        let size = bufferFrames(s)
+        var target = size * bufferCount
+        if renderLookahead, renderFrames > 0, s.state == .playing {
+            let consumed = Double(renderFrames) * Double(s.fileRate) / Double(engine.sampleRate) * Double(s.rate)
+            target += Int(consumed.rounded(.up)) + 64   // + the resampler's look-ahead
+        }
+        var ahead = aheadNow
+        var staged: [StagedChunk] = []
+        while ahead < target, let chunk = s.decodeChunk(frames: size) {
+            ahead += chunk.frames
+            staged.append(chunk)
+        }
+        return staged
+    }
+
+    /// Claims and configures a source for an idle stream, positions the decoder and fills the
+    /// queue; with `leadInAfter`, first queues silence lasting exactly as long as that track has
+    /// left, so this one starts on the sample after it ends.
+    private func startQueue(_ s: TrackStream, engine: AudioEngine, leadInAfter previous: TrackStream?) throws(EarshotError) {
+        if s.source != nil { return }
+        startThreadIfLive(engine)
+        s.restartDecoder(at: s.idlePosition)
+        s.loopsLeft = s.numberOfLoops
+        s.history.removeAll()
+        let staged = decodeAhead(s, engine: engine, renderFrames: 0, aheadNow: 0)
+        let now = clock(engine)
+        try engine.context.withCurrent { () throws(EarshotError) in
+            guard !engine.core.isShutDown else { throw .engineShutDown }
+            guard let source = engine.core.claimMusicSource() else {
+                throw .musicSourcesBusy(engine.core.musicSourceNames.count)
+            }
+            s.source = source
+            configure(source, for: s, engine: engine, now: now)
+            if let previous, let prevSource = previous.source {
+                var state: ALint = 0, offset: ALint = 0
+                alGetSourcei(prevSource, AL_SOURCE_STATE, &state)
+                alGetSourcei(prevSource, AL_SAMPLE_OFFSET, &offset)
+                let remaining = state == AL_STOPPED ? 0 : max(0, previous.queuedFrames - Int(offset))
+                let seconds = Double(remaining) / (Double(previous.fileRate) * Double(previous.rate))
+                let leadIn = Int((seconds * Double(s.fileRate) * Double(s.rate)).rounded())
+                if leadIn > 0 { uploadAll([.silence(frames: leadIn, channels: s.channels)], to: s, source: source) }
+            }
+            uploadAll(staged, to: s, source: source)
+            ALCheck.clear()
+        }
+        active.append(s)
+    }
+
+    private func configure(_ source: ALuint, for s: TrackStream, engine: AudioEngine, now: Double) {
+        alSourceStop(source)
+        alSourcei(source, AL_BUFFER, 0)
+        alSourcei(source, AL_LOOPING, AL_FALSE)
+        alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
+        alSourcef(source, AL_ROLLOFF_FACTOR, 0)
+        alSource3f(source, AL_VELOCITY, 0, 0, 0)
+        if engine.context.has("AL_SOFT_direct_channels") {
+            // Stereo files play bit-exact, left to left and right to right.
+            alSourcei(source, AL_DIRECT_CHANNELS_SOFT, s.channels == 2 ? AL_TRUE : AL_FALSE)
+        }
+        applyPan(s, source: source)
+        alSourcef(source, AL_PITCH, s.rate)
+        _ = applyGain(s, source: source, now: now, core: engine.core)
+        ALCheck.clear()
+    }
+
+    /// Mono tracks pan by direction (as voices do, instantly); stereo tracks pan by balance when
+    /// their samples are queued (see ``MusicTrack/pan``).
+    private func applyPan(_ s: TrackStream, source: ALuint) {
+        let p = s.channels == 1 ? PlayOptions.panPosition(s.pan) : Vector3(0, 0, -1)
+        alSource3f(source, AL_POSITION, p.x, p.y, p.z)
+    }
+
+    /// Sets AL_GAIN from volume, fade and the music bus; returns true when a fade that stops the
+    /// track has just completed.
+    private func applyGain(_ s: TrackStream, source: ALuint, now: Double, core: EngineCore) -> Bool {
+        var stop = false
+        if let f = s.fade {
+            let (v, done) = f.volume(at: now)
+            s.volume = v
+            if done {
+                s.fade = nil
+                stop = f.stopsAtEnd
+                if stop, let restore = f.restoreVolume { s.pendingRestore = restore }
+            }
+        }
+        alSourcef(source, AL_GAIN, s.volume * core.busGain(.music))
+        return stop
+    }
+
+    private func stopAfterFade(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        let position = currentFrameLocked(s, engine: engine)
+        end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
+        s.idlePosition = position
+        if let restore = s.pendingRestore { s.volume = restore }
+        s.pendingRestore = nil
+    }
+
+    /// One pump of one stream.
+    private func service(_ s: TrackStream, engine: AudioEngine, now: Double, renderFrames: Int, pending: inout [Pending]) {
+        guard let source = s.source else { return }
+        var state: ALint = 0, offset: ALint = 0
+        var fadedOut = false
+        let alive = engine.context.withCurrent { () -> Bool in
+            guard !engine.core.isShutDown else { return false }
+            unqueueProcessed(s, source: source)
+            alGetSourcei(source, AL_SOURCE_STATE, &state)
+            alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
+            fadedOut = applyGain(s, source: source, now: now, core: engine.core)
+            return true
+        }
+        guard alive else { return }
+        if fadedOut {
+            stopAfterFade(s, engine: engine, pending: &pending)
+            return
+        }
+        var restart = false
+        if s.state == .playing, state == AL_STOPPED {
+            if s.exhausted {
+                end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending)
+                return
+            }
+            // Stopped while data remains: the queue ran dry before a refill.
+            s.underruns += 1
+            underruns += 1
+            offset = 0
+            restart = true
+        }
+        let staged = decodeAhead(s, engine: engine, renderFrames: renderFrames, aheadNow: s.queuedFrames - Int(offset))
+        if !staged.isEmpty || restart {
+            engine.context.withCurrent {
+                guard !engine.core.isShutDown else { return }
+                uploadAll(staged, to: s, source: source)
+                if restart, !s.queue.isEmpty { alSourcePlay(source) }
+                ALCheck.clear()
+            }
+        }
+        if restart { endIfDrained(s, engine: engine, pending: &pending) }
+        // A track queued to play after this one starts once this one has queued its last frame,
+        // behind a silent lead-in as long as what this one has left.
+        if s.exhausted, s.failure == nil, let follower = s.next, follower.waiting {
+            s.next = nil
+            follower.waiting = false
+            startFollower(follower, after: s, engine: engine, pending: &pending)
+        }
+    }
+
+    private func startFollower(_ f: TrackStream, after previous: TrackStream?, engine: AudioEngine, pending: inout [Pending]) {
+        guard f.state == .idle else { return }
+        do throws(EarshotError) {
+            try startQueue(f, engine: engine, leadInAfter: previous)
+        } catch {
+            f.sessionActive = true
+            pending.append((f, MusicTrack.Event(reason: .failed, error: error, path: f.path), f.onEnd))
+            f.sessionActive = false
+            return
+        }
+        f.sessionActive = true
+        f.state = .playing
+        if let source = f.source {
+            engine.context.withCurrent {
+                guard !engine.core.isShutDown else { return }
+                if !f.queue.isEmpty { alSourcePlay(source) }
+                ALCheck.clear()
+            }
+        }
+        endIfDrained(f, engine: engine, pending: &pending)
+    }
+
+    /// Ends a stream that has nothing queued and nothing more to decode (an empty or failed start).
+    private func endIfDrained(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        guard s.source != nil, s.queue.isEmpty, s.exhausted else { return }
+        end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending)
+    }
+
+    /// Releases the stream's source and buffers and queues its end event (once per session).
+    private func end(_ s: TrackStream, reason: MusicTrack.Event.Reason, error: EarshotError?, engine: AudioEngine, pending: inout [Pending]) {
+        releaseAL(s, engine: engine)
+        s.state = .idle
+        if let f = s.fade {
+            // A fade in flight when the track ends lands on its target.
+            s.volume = f.to
+            s.fade = nil
+        }
+        active.removeAll { $0 === s }
+        if reason != .stopped { s.idlePosition = 0 }   // a finished track plays again from the start
+        if s.sessionActive {
+            s.sessionActive = false
+            pending.append((s, MusicTrack.Event(reason: reason, error: error, path: s.path), s.onEnd))
+        }
+        if let follower = s.next {
+            s.next = nil
+            if reason != .stopped, follower.waiting {
+                follower.waiting = false
+                startFollower(follower, after: nil, engine: engine, pending: &pending)
+            } else {
+                follower.waiting = false
+            }
+        }
+    }
+
+    private func cancelWaiting(_ s: TrackStream) {
+        guard s.waiting else { return }
+        s.waiting = false
+        for a in active where a.next === s { a.next = nil }
+    }
+
+    private func releaseAL(_ s: TrackStream, engine: AudioEngine) {
+        guard let source = s.source else { return }
+        engine.context.withCurrent {
+            guard !engine.core.isShutDown else { return }
+            alSourceStop(source)
+            alSourcei(source, AL_BUFFER, 0)
+            let names = s.freeBuffers + s.queue.map(\.buffer)
+            if !names.isEmpty { alDeleteBuffers(ALsizei(names.count), names) }
+            ALCheck.clear()
+            engine.core.releaseMusicSource(source)
+        }
+        s.source = nil
+        s.queue.removeAll()
+        s.freeBuffers.removeAll()
+        s.history.removeAll()
+    }
+
+    /// Unqueues the buffers OpenAL has played (AL lock held).
+    private func unqueueProcessed(_ s: TrackStream, source: ALuint) {
+        var processed: ALint = 0
+        alGetSourcei(source, AL_BUFFERS_PROCESSED, &processed)
+        guard processed > 0 else { return }
+        var names = [ALuint](repeating: 0, count: Int(processed))
+        alSourceUnqueueBuffers(source, processed, &names)
+        for name in names {
+            precondition(!s.queue.isEmpty && s.queue[0].buffer == name, "music queue out of step with OpenAL's")  // trap: engine bug
+            let e = s.queue.removeFirst()
+            s.freeBuffers.append(e.buffer)
+            if s.meteringEnabled, e.samples != nil { s.history.append(e) }
+        }
+        if s.meteringEnabled { s.trimHistory(window: meterWindowFrames(s)) } else { s.history.removeAll() }
+    }
+
+    /// Uploads chunks into buffers and queues them (AL lock held). An OpenAL failure (out of
+    /// memory) ends the stream's decoding with that error.
+    private func uploadAll(_ chunks: [StagedChunk], to s: TrackStream, source: ALuint) {
+        for chunk in chunks {
+            ALCheck.clear()
+            var buffer: ALuint = 0
+            if let b = s.freeBuffers.popLast() {
+                buffer = b
+            } else {
+                alGenBuffers(1, &buffer)
+                let code = alGetError()
+                guard code == AL_NO_ERROR else {
+                    s.failure = .openAL(operation: "alGenBuffers (music)", code: code)
+                    s.exhausted = true
+                    return
+                }
+            }
+            let format = s.channels == 1 ? AL_FORMAT_MONO_FLOAT32 : AL_FORMAT_STEREO_FLOAT32
+            let data = s.channels == 2 && s.pan != 0 ? Self.balanced(chunk.samples, pan: s.pan) : chunk.samples
+            data.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(s.fileRate)) }
+            alSourceQueueBuffers(source, 1, &buffer)
+            let code = alGetError()
+            guard code == AL_NO_ERROR else {
+                s.freeBuffers.append(buffer)
+                s.failure = .openAL(operation: "queueing a music buffer", code: code)
+                s.exhausted = true
+                return
+            }
+            s.queue.append(QueuedBuffer(buffer: buffer, frames: chunk.frames, segments: chunk.segments,
+                                        samples: s.meteringEnabled ? chunk.samples : nil))
+            framesQueued += chunk.frames
+        }
+    }
+
+    /// Balance for stereo: the far side is attenuated linearly, the near side stays at unity.
+    private static func balanced(_ samples: [Float], pan: Float) -> [Float] {
+        let left: Float = pan > 0 ? 1 - pan : 1
+        let right: Float = pan < 0 ? 1 + pan : 1
+        var out = samples
+        out.withUnsafeMutableBufferPointer { buf in
+            var i = 0
+            while i + 1 < buf.count {
+                buf[i] *= left
+                buf[i + 1] *= right
+                i += 2
+            }
+        }
+        return out
+    }
+
+    /// `AL_SAMPLE_OFFSET` of the stream's source after unqueueing what was played; nil without a source.
+    private func queueOffset(_ s: TrackStream, engine: AudioEngine) -> Int? {
+        guard let source = s.source else { return nil }
+        return engine.context.withCurrent { () -> Int? in
+            guard !engine.core.isShutDown else { return nil }
+            unqueueProcessed(s, source: source)
+            var offset: ALint = 0
+            alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
+            return Int(offset)
+        }
+    }
+
+    private func currentFrameLocked(_ s: TrackStream, engine: AudioEngine) -> Int {
+        guard let offset = queueOffset(s, engine: engine) else { return s.idlePosition }
+        return s.fileFrame(atQueueOffset: offset)
+    }
+
+    private func deliver(_ pending: [Pending]) {
+        for p in pending {
+            p.stream.continuation.yield(p.event)
+            if let callback = p.callback {
+                let event = p.event
+                DispatchQueue.global().async { callback(event) }
+            }
+        }
+    }
+
+    private func startThreadIfLive(_ engine: AudioEngine) {
+        guard !engine.device.isLoopback, !threadStarted else { return }
+        threadStarted = true
+        let thread = Thread { [weak engine, self] in
+            while !self.stopThread.load(ordering: .relaxed) {
+                do {
+                    guard let e = engine else { return }
+                    self.pump(engine: e, renderFrames: 0)
+                }
+                usleep(Self.streamingPeriodMicroseconds)
+            }
+        }
+        thread.name = "earshot.music"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func threadCPUTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

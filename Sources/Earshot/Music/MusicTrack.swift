@@ -1,0 +1,295 @@
+/// A streamed music track: a file decoded in small chunks onto a reserved source, with the
+/// controls of AVAudioPlayer, gapless loops, fades, a finished event and level meters.
+///
+/// Open one with ``AudioEngine/loadMusic(path:)``. Ogg Vorbis files stream through libvorbisfile,
+/// everything else libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus) through libsndfile; the
+/// file must be mono or stereo. Nothing is preloaded: a ring of four 125 ms buffers stays queued
+/// ahead of the play position (see ``MusicSystem`` for the streaming design: on a loopback
+/// engine every render refills first, so renders never starve; on a live device a streaming
+/// thread refills every 10 ms). Every track plays on the ``Bus/music`` bus: its gain is
+/// `volume × bus gain × duck × master`, re-applied at every refill.
+///
+/// **Loops are gapless**: at the loop end the decoder seeks back inside the same stream and keeps
+/// filling the same buffer, so no frame is dropped, repeated or padded, for PCM and Vorbis alike.
+/// With a ``loopRegion`` the file plays from the start (intro), repeats the region
+/// ``numberOfLoops`` more times, then plays on to the end of the file (outro).
+///
+/// **Positions are sample-accurate**: ``currentTime`` is the frame OpenAL is playing
+/// (`AL_SAMPLE_OFFSET` within the queue, mapped through the queued buffers' loop seams and seeks),
+/// not the decoder's position.
+///
+/// **Ends**: each play session ends exactly once, with an ``Event`` on ``events`` (and
+/// ``onEnd``): `.finished` at the natural end, `.stopped` by ``stop()``, a fade that stops, or
+/// engine shutdown, `.failed` (with the error) when the file turns out corrupt mid-stream — the
+/// audio decoded before the damage plays out first, other tracks and voices are unaffected.
+///
+/// ```swift
+/// let theme = try engine.loadMusic(path: "Assets/Music/theme.ogg")
+/// theme.numberOfLoops = -1
+/// try theme.play()
+/// // later: go to the battle music over two seconds
+/// let battle = try engine.loadMusic(path: "Assets/Music/battle.ogg")
+/// try theme.crossfade(to: battle, duration: 2)
+/// Task { for await end in battle.events { print(end.reason) } }
+/// ```
+public final class MusicTrack: @unchecked Sendable {
+    /// How a track's play session ended.
+    public struct Event: Sendable, Equatable {
+        /// Why it ended.
+        public enum Reason: String, Sendable, Equatable {
+            /// It played to the end (after its loops).
+            case finished
+            /// ``MusicTrack/stop()``, a fade with `stopsAtEnd`, a crossfade or engine shutdown.
+            case stopped
+            /// Corrupt data (or an OpenAL failure) ended it; ``error`` says what.
+            case failed
+        }
+        public let reason: Reason
+        /// The error behind a `.failed` end.
+        public let error: EarshotError?
+        /// The track's file.
+        public let path: String
+    }
+
+    /// The shape of a volume fade.
+    public enum FadeCurve: Sendable, Equatable {
+        /// Volume moves in a straight line.
+        case linear
+        /// Power (volume²) moves in a straight line: two tracks crossfading this way keep the
+        /// sum of their powers constant, with no dip in the middle.
+        case equalPower
+
+        func value(from a: Float, to b: Float, progress t: Float) -> Float {
+            switch self {
+            case .linear: return a + (b - a) * t
+            case .equalPower: return (a * a * (1 - t) + b * b * t).squareRoot()
+            }
+        }
+    }
+
+    let engine: AudioEngine
+    let stream: TrackStream
+    private var system: MusicSystem { engine.musicSystem }
+
+    /// The file the track streams.
+    public let path: String
+    /// Frames per second of the file.
+    public let sampleRate: Int
+    /// 1 (mono) or 2 (stereo).
+    public let channels: Int
+    /// Frames in the file.
+    public let frameCount: Int
+    /// The file's length in seconds.
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
+
+    init(engine: AudioEngine, path: String) throws(EarshotError) {
+        let decoder = try MusicDecoders.open(path: path)
+        let stream = TrackStream(decoder: decoder)
+        try engine.musicSystem.register(stream, engine: engine)
+        self.engine = engine
+        self.stream = stream
+        self.path = path
+        sampleRate = decoder.sampleRate
+        channels = decoder.channels
+        frameCount = decoder.frameCount
+    }
+
+    // MARK: Transport
+
+    /// Claims a music source and queues the first half second without playing, so that
+    /// ``play()`` starts at once. Optional.
+    public func prepareToPlay() throws(EarshotError) { try system.prepare(stream, engine: engine) }
+
+    /// Starts playing, or resumes after ``pause()`` or ``stop()`` at ``currentTime``.
+    ///
+    /// Throws ``EarshotError/musicSourcesBusy(_:)`` when every music source is in use and
+    /// ``EarshotError/engineShutDown`` after the engine shut down.
+    public func play() throws(EarshotError) { try system.play(stream, engine: engine) }
+
+    /// Starts this track when `previous` ends (finishes or fails; not when it is stopped),
+    /// gaplessly: as soon as `previous` has queued its last frame, this track is queued behind a
+    /// silent lead-in exactly as long as what `previous` has left (sample-exact on a loopback
+    /// engine, within one device update live). Plays now when `previous` is not playing.
+    public func play(after previous: MusicTrack) throws(EarshotError) {
+        precondition(previous.engine === engine, "play(after:) with a track of another engine")
+        try system.play(stream, after: previous.stream, engine: engine)
+    }
+
+    /// Pauses, keeping the position and the queued audio. ``play()`` resumes. Cancels a pending
+    /// ``play(after:)``.
+    public func pause() { system.pause(stream, engine: engine) }
+
+    /// Stops and releases the source and its buffers at once; ``currentTime`` stays, so ``play()``
+    /// resumes there. Emits a `.stopped` event if a play session was under way. Note: OpenAL Soft
+    /// 1.19.1 cuts without a ramp; fade out first (``fade(to:duration:curve:stopsAtEnd:)`` with
+    /// `stopsAtEnd`) for a click-free stop.
+    public func stop() { system.stop(stream, engine: engine) }
+
+    /// Whether the track is playing (not paused, stopped, finished or waiting to play after another).
+    public var isPlaying: Bool { system.isPlaying(stream, engine: engine) }
+
+    /// Whether the track waits for another to end (``play(after:)``).
+    public var isWaitingToPlay: Bool { system.isWaiting(stream) }
+
+    /// The play position in seconds: the frame OpenAL is playing now, within the file (it goes
+    /// back at each loop seam). Setting it seeks sample-accurately (PCM: `sf_seek`; Vorbis:
+    /// `ov_pcm_seek`), dropping the queued audio and refilling at once; values outside
+    /// `0…duration` are clamped, NaN is ignored. After a natural end it reads 0.
+    public var currentTime: Double {
+        get { Double(currentFrame) / Double(sampleRate) }
+        set {
+            guard newValue.isFinite else { return }
+            currentFrame = Int((newValue * Double(sampleRate)).rounded())
+        }
+    }
+
+    /// The play position in frames of the file (see ``currentTime``).
+    public var currentFrame: Int {
+        get { system.currentFrame(stream, engine: engine) }
+        set { system.seek(stream, toFrame: newValue, engine: engine) }
+    }
+
+    // MARK: Settings
+
+    /// Linear volume 0…1 (clamped; NaN ignored). Setting it cancels a fade in progress.
+    public var volume: Float {
+        get { system.read(stream) { $0.volume } }
+        set {
+            guard newValue.isFinite else { return }
+            system.update(stream, engine: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
+        }
+    }
+
+    /// Stereo position −1 (left) … +1 (right), clamped; NaN ignored.
+    ///
+    /// A mono track is placed by direction like a non-positional voice (constant power), and a
+    /// change is heard at once. A stereo track plays its channels straight to the outputs and
+    /// pans by balance (the far channel is attenuated); a change applies to audio queued after
+    /// it, so it is heard within the half second already queued.
+    public var pan: Float {
+        get { system.read(stream) { $0.pan } }
+        set {
+            guard newValue.isFinite else { return }
+            system.update(stream, engine: engine) { $0.pan = min(1, max(-1, newValue)) }
+        }
+    }
+
+    /// Playback rate 0.5…2 (clamped; NaN ignored). It is OpenAL's pitch: the pitch follows the
+    /// rate, as on a tape (no time-stretching).
+    public var rate: Float {
+        get { system.read(stream) { $0.rate } }
+        set {
+            guard newValue.isFinite else { return }
+            system.update(stream, engine: engine) { $0.rate = min(2, max(0.5, newValue)) }
+        }
+    }
+
+    /// 0 plays once, n > 0 plays n + 1 times, −1 (any negative value) loops until stopped.
+    /// Changing it while playing sets the passes left from now on.
+    public var numberOfLoops: Int {
+        get { system.read(stream) { $0.numberOfLoops } }
+        set {
+            let n = max(-1, newValue)
+            system.update(stream, engine: engine) { s in
+                s.numberOfLoops = n
+                if s.sessionActive || s.source != nil {
+                    s.loopsLeft = n
+                    if s.exhausted, s.failure == nil, n != 0 { s.exhausted = false }
+                }
+            }
+        }
+    }
+
+    /// The frames the loops repeat (`start..<end`), or nil for the whole file.
+    public var loopRegion: Range<Int>? { system.read(stream) { $0.loopRegion } }
+
+    /// Sets the loop region. Throws ``EarshotError/invalidArgument(_:)`` for an empty region or one
+    /// outside `0…frameCount`.
+    public func setLoopRegion(_ region: Range<Int>?) throws(EarshotError) {
+        if let r = region, r.isEmpty || r.lowerBound < 0 || r.upperBound > frameCount {
+            throw .invalidArgument("loop region \(r) is empty or outside 0..<\(frameCount)")
+        }
+        system.update(stream, engine: engine) { $0.loopRegion = region }
+    }
+
+    /// Sets the loop region in seconds (rounded to frames).
+    public func setLoopRegion(seconds: ClosedRange<Double>) throws(EarshotError) {
+        guard seconds.lowerBound.isFinite, seconds.upperBound.isFinite else {
+            throw .invalidArgument("loop region \(seconds) is not finite")
+        }
+        let r = Int((seconds.lowerBound * Double(sampleRate)).rounded())..<Int((seconds.upperBound * Double(sampleRate)).rounded())
+        try setLoopRegion(r)
+    }
+
+    // MARK: Fades
+
+    /// Ramps ``volume`` to `target` (0…1) over `duration` seconds of the music clock (rendered
+    /// time on a loopback engine, wall-clock time live). The gain moves at every refill: per
+    /// render on a loopback engine (render in game-frame-sized blocks for a smooth ramp), every
+    /// 10 ms live. With `stopsAtEnd` the track stops (`.stopped`) when the fade completes.
+    public func fade(to target: Float, duration: Double, curve: FadeCurve = .linear, stopsAtEnd: Bool = false) {
+        guard target.isFinite, duration.isFinite else { return }
+        system.fade(stream, to: min(1, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
+                    restoreVolume: nil, engine: engine)
+    }
+
+    /// Fades this track out and `other` in over `duration` seconds, equal-power by default. This
+    /// track stops at the end (its volume is restored for its next play); `other` starts if it is
+    /// not playing and rises to its own volume.
+    public func crossfade(to other: MusicTrack, duration: Double, curve: FadeCurve = .equalPower) throws(EarshotError) {
+        precondition(other.engine === engine, "crossfade(to:) with a track of another engine")
+        guard other !== self else { return }
+        guard duration.isFinite, duration >= 0 else { throw .invalidArgument("crossfade duration \(duration)") }
+        if !other.isPlaying {
+            let target = other.system.read(other.stream) { $0.fade?.to ?? $0.volume }
+            other.volume = 0
+            try other.play()
+            other.fade(to: target, duration: duration, curve: curve)
+        }
+        let restore = system.read(stream) { $0.fade?.to ?? $0.volume }
+        system.fade(stream, to: 0, duration: duration, curve: curve, stopsAtEnd: true, restoreVolume: restore, engine: engine)
+    }
+
+    // MARK: Events
+
+    /// One event per play session's end (finished, stopped, failed), in order. Iterate it from
+    /// one task; it finishes when the engine shuts down or the track is released.
+    public var events: AsyncStream<Event> { stream.events }
+
+    /// Called once per play session's end, on a Dispatch queue (never on the streaming thread).
+    public var onEnd: (@Sendable (Event) -> Void)? {
+        get { system.read(stream) { $0.onEnd } }
+        set { system.read(stream) { $0.onEnd = newValue } }
+    }
+
+    // MARK: Metering
+
+    /// Enables level metering (AVAudioPlayer's `isMeteringEnabled`): the track then keeps the
+    /// samples of its queued buffers so that ``updateMeters()`` can measure what is playing.
+    public var isMeteringEnabled: Bool {
+        get { system.read(stream) { $0.meteringEnabled } }
+        set { system.read(stream) { $0.meteringEnabled = newValue } }
+    }
+
+    /// Measures the ~50 ms of the file's samples that end at the frame playing now (before
+    /// volume, pan and bus gain), for ``averagePower(forChannel:)`` and ``peakPower(forChannel:)``.
+    public func updateMeters() { system.updateMeters(stream, engine: engine) }
+
+    /// The last ``updateMeters()`` reading.
+    public var meters: MeterReading { system.read(stream) { $0.meters } }
+
+    /// RMS level of `channel` in dBFS at the last ``updateMeters()`` (−160 for silence).
+    public func averagePower(forChannel channel: Int) -> Float {
+        let m = meters
+        return m.averagePower.indices.contains(channel) ? m.averagePower[channel] : MeterReading.silence
+    }
+
+    /// Peak level of `channel` in dBFS at the last ``updateMeters()`` (−160 for silence).
+    public func peakPower(forChannel channel: Int) -> Float {
+        let m = meters
+        return m.peakPower.indices.contains(channel) ? m.peakPower[channel] : MeterReading.silence
+    }
+
+    /// Times this track's source ran dry while data remained (and was restarted).
+    public var underrunCount: Int { system.read(stream) { $0.underruns } }
+}

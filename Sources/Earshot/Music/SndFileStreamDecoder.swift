@@ -1,0 +1,51 @@
+import CSndFile
+
+/// Streams any file libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus …) with `sf_readf_float`
+/// and sample-accurate `sf_seek`.
+///
+/// A read that stops short of the stated length with libsndfile's error flag set (a damaged FLAC
+/// frame, an I/O error) is reported as ``EarshotError/decodeFailed(path:reason:)``.
+final class SndFileStreamDecoder: MusicDecoder {
+    let path: String
+    let sampleRate: Int
+    let channels: Int
+    let frameCount: Int
+    private let file: OpaquePointer
+    private var position = 0
+
+    /// Opens `path`. Throws ``EarshotError/unreadableFile(path:reason:)`` when libsndfile does not
+    /// recognise it as audio.
+    init(path: String) throws(EarshotError) {
+        var info = SF_INFO()
+        guard let f = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))
+        }
+        guard info.seekable != 0 else {
+            sf_close(f)
+            throw .unreadableFile(path: path, reason: "libsndfile cannot seek in it (music tracks need seeking for loops)")
+        }
+        self.path = path
+        file = f
+        sampleRate = Int(info.samplerate)
+        channels = Int(info.channels)
+        frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
+    }
+
+    deinit { sf_close(file) }
+
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
+        let got = Int(sf_readf_float(file, buffer, sf_count_t(frames)))
+        if got < frames, sf_error(file) != 0 {
+            throw .decodeFailed(path: path, reason: "\(SndFileDecoder.sndfileReason(file)) near frame \(position + max(0, got))")
+        }
+        position += max(0, got)
+        return max(0, got)
+    }
+
+    func seek(toFrame frame: Int) throws(EarshotError) {
+        guard sf_seek(file, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else {
+            throw .decodeFailed(path: path, reason: "seek to frame \(frame) failed (\(SndFileDecoder.sndfileReason(file)))")
+        }
+        position = frame
+    }
+}

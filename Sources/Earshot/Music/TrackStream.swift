@@ -1,0 +1,264 @@
+import COpenAL
+
+/// A stretch of a queued buffer: `count` frames from `offset` in the buffer that hold file frames
+/// `fileFrame…` (or silence, `fileFrame == nil`, the lead-in of a track queued to play after
+/// another). A buffer that crosses a loop seam holds two segments.
+struct StreamSegment: Equatable {
+    var offset: Int
+    var fileFrame: Int?
+    var count: Int
+}
+
+/// Decoded frames waiting to be uploaded into an OpenAL buffer.
+struct StagedChunk {
+    var samples: [Float]
+    var frames: Int
+    var segments: [StreamSegment]
+
+    static func silence(frames: Int, channels: Int) -> StagedChunk {
+        StagedChunk(samples: [Float](repeating: 0, count: frames * channels), frames: frames,
+                    segments: [StreamSegment(offset: 0, fileFrame: nil, count: frames)])
+    }
+}
+
+/// One OpenAL buffer on a track's source queue and what it holds.
+struct QueuedBuffer {
+    var buffer: ALuint
+    var frames: Int
+    var segments: [StreamSegment]
+    /// The decoded samples, kept only while metering is enabled.
+    var samples: [Float]?
+}
+
+/// How a fade is under way: a volume ramp on the music clock.
+struct FadeState {
+    var from: Float
+    var to: Float
+    var start: Double
+    var duration: Double
+    var curve: MusicTrack.FadeCurve
+    var stopsAtEnd: Bool
+    /// The volume to restore once a fade that stops the track has stopped it (crossfades).
+    var restoreVolume: Float?
+
+    /// The volume at music-clock time `now`, and whether the fade is over.
+    func volume(at now: Double) -> (Float, done: Bool) {
+        let t = duration > 0 ? (now - start) / duration : 1
+        if t >= 1 { return (to, true) }
+        if t <= 0 { return (from, false) }
+        return (curve.value(from: from, to: to, progress: Float(t)), false)
+    }
+}
+
+/// The streaming state of one music track: decoder, source, buffer queue, position bookkeeping.
+///
+/// Owned by the ``MusicSystem`` while the track holds a source, and by its ``MusicTrack`` handle;
+/// every field is touched only under the music system's lock (hence `@unchecked Sendable`).
+/// AL calls on `source` additionally happen inside `context.withCurrent`.
+///
+/// The queue mirrors OpenAL's buffer queue exactly (head first), so `AL_SAMPLE_OFFSET` — which
+/// counts from the head of the queue, processed buffers included — maps to a file frame by
+/// walking the queue's segments: positions are sample-accurate across loop seams and seeks.
+final class TrackStream: @unchecked Sendable {
+    enum State { case idle, playing, paused }
+
+    let decoder: any MusicDecoder
+    let path: String
+    let channels: Int
+    let fileRate: Int
+    let frameCount: Int
+
+    // Settings
+    var volume: Float = 1
+    var pan: Float = 0
+    var rate: Float = 1
+    var numberOfLoops = 0
+    var loopRegion: Range<Int>?
+    var meteringEnabled = false
+    var fade: FadeState?
+    /// The volume to restore after a crossfade's fade-out has stopped the track.
+    var pendingRestore: Float?
+
+    // Playback
+    var state: State = .idle
+    /// A play session (play … end) is under way and owes exactly one end event.
+    var sessionActive = false
+    var source: ALuint?
+    var freeBuffers: [ALuint] = []
+    var queue: [QueuedBuffer] = []
+    /// Recently played buffers (metering only), newest last.
+    var history: [QueuedBuffer] = []
+    /// The file frame the decoder produces next.
+    var decodeFrame = 0
+    /// Further passes of the loop region still to decode (−1 = forever).
+    var loopsLeft = 0
+    /// The decoder has produced its last frame for this session (end of file or failure).
+    var exhausted = false
+    var failure: EarshotError?
+    /// The file frame to report (and resume from) while no queue exists.
+    var idlePosition = 0
+    /// The track to start when this one ends (gaplessly, with a silent lead-in).
+    var next: TrackStream?
+    /// This track has been queued behind another one and waits for it.
+    var waiting = false
+    var underruns = 0
+    var meters: MeterReading
+    var onEnd: (@Sendable (MusicTrack.Event) -> Void)?
+
+    let events: AsyncStream<MusicTrack.Event>
+    let continuation: AsyncStream<MusicTrack.Event>.Continuation
+
+    init(decoder: any MusicDecoder) {
+        self.decoder = decoder
+        path = decoder.path
+        channels = decoder.channels
+        fileRate = decoder.sampleRate
+        frameCount = decoder.frameCount
+        meters = .silent(channels: decoder.channels)
+        (events, continuation) = AsyncStream.makeStream(of: MusicTrack.Event.self, bufferingPolicy: .unbounded)
+    }
+
+    deinit { continuation.finish() }
+
+    // MARK: Decoding (no OpenAL)
+
+    /// Decodes up to `frames` frames, wrapping at the loop end inside the stream (gapless: the
+    /// frames after the seam come from the same decoder, seeked sample-accurately). Returns nil
+    /// when the stream has nothing more. A decode error ends the stream: what was decoded before
+    /// it is returned, ``failure`` is set and ``exhausted`` becomes true.
+    func decodeChunk(frames: Int) -> StagedChunk? {
+        guard !exhausted, frames > 0 else { return nil }
+        var samples = [Float](repeating: 0, count: frames * channels)
+        var filled = 0
+        var segments: [StreamSegment] = []
+        var progressSinceWrap = true
+        do throws(EarshotError) {
+            while filled < frames {
+                var want = frames - filled
+                if let end = loopEnd { want = min(want, max(0, end - decodeFrame)) }
+                var got = 0
+                if want > 0 {
+                    got = try samples.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) -> Int in
+                        guard let base = buf.baseAddress else { return 0 }
+                        return try decoder.read(into: base + filled * channels, frames: want)
+                    }
+                }
+                if got > 0 {
+                    if let last = segments.last, let lf = last.fileFrame, lf + last.count == decodeFrame {
+                        segments[segments.count - 1].count += got
+                    } else {
+                        segments.append(StreamSegment(offset: filled, fileFrame: decodeFrame, count: got))
+                    }
+                    filled += got
+                    decodeFrame += got
+                    progressSinceWrap = true
+                    continue
+                }
+                // At the loop end or the end of the file.
+                guard loopsLeft != 0 else {
+                    exhausted = true
+                    break
+                }
+                guard progressSinceWrap else {
+                    throw EarshotError.decodeFailed(path: path, reason: "the loop region yields no audio")
+                }
+                let start = loopRegion?.lowerBound ?? 0
+                try decoder.seek(toFrame: start)
+                decodeFrame = start
+                if loopsLeft > 0 { loopsLeft -= 1 }
+                progressSinceWrap = false
+            }
+        } catch {
+            failure = error
+            exhausted = true
+        }
+        guard filled > 0 else { return nil }
+        if filled < frames { samples.removeSubrange((filled * channels)...) }
+        return StagedChunk(samples: samples, frames: filled, segments: segments)
+    }
+
+    /// Where the decoder must wrap: the loop region's end while passes remain and the decoder is
+    /// before it; nil to read to the end of the file.
+    private var loopEnd: Int? {
+        guard loopsLeft != 0, let region = loopRegion, decodeFrame <= region.upperBound else { return nil }
+        return region.upperBound
+    }
+
+    /// Moves the decoder to `frame` for a new stretch of playback.
+    func restartDecoder(at frame: Int) {
+        exhausted = false
+        failure = nil
+        do throws(EarshotError) {
+            if decodeFrame != frame { try decoder.seek(toFrame: frame) }
+            decodeFrame = frame
+        } catch {
+            failure = error
+            exhausted = true
+        }
+    }
+
+    // MARK: Queue bookkeeping
+
+    /// Frames on the queue (processed ones not yet unqueued included).
+    var queuedFrames: Int { queue.reduce(0) { $0 + $1.frames } }
+
+    /// The file frame being played at queue offset `offset` (`AL_SAMPLE_OFFSET`): silence maps to
+    /// the first file frame after it; past the end of the queue, the frame after the last one
+    /// queued.
+    func fileFrame(atQueueOffset offset: Int) -> Int {
+        var base = 0   // queue offset where the current entry starts
+        var inSilence = false
+        for entry in queue {
+            for seg in entry.segments {
+                if inSilence {
+                    if let f = seg.fileFrame { return f }
+                    continue
+                }
+                let segStart = base + seg.offset
+                if offset < segStart + seg.count {
+                    if let f = seg.fileFrame { return f + max(0, offset - segStart) }
+                    inSilence = true
+                }
+            }
+            base += entry.frames
+        }
+        for entry in queue.reversed() {
+            if let seg = entry.segments.last(where: { $0.fileFrame != nil }), let f = seg.fileFrame { return f + seg.count }
+        }
+        return source == nil ? idlePosition : decodeFrame
+    }
+
+    /// Levels of the `window` frames that end at queue offset `offset` (the frame playing now).
+    func measure(atQueueOffset offset: Int, window: Int) -> MeterReading {
+        // Blocks in play order: history, then queue; the play point is in the queue.
+        var blocks: [(samples: [Float], frames: Int)] = []
+        for e in history { if let s = e.samples { blocks.append((s, e.frames)) } else { blocks.removeAll() } }
+        var off = max(0, offset)
+        for e in queue {
+            let take = min(off, e.frames)
+            guard take > 0 else { break }
+            if let s = e.samples { blocks.append((s, take)) } else { blocks.removeAll() }
+            off -= take
+        }
+        var acc = MeterReading.Accumulator(channels: channels)
+        var need = window
+        for block in blocks.reversed() where need > 0 {
+            let n = min(need, block.frames)
+            block.samples.withUnsafeBufferPointer { acc.add($0, start: block.frames - n, frames: n) }
+            need -= n
+        }
+        return acc.reading
+    }
+
+    /// Keeps the newest played buffers that together cover `window` frames.
+    func trimHistory(window: Int) {
+        var total = 0
+        var keep = 0
+        for e in history.reversed() {
+            guard total < window else { break }
+            total += e.frames
+            keep += 1
+        }
+        history.removeFirst(history.count - keep)
+    }
+}

@@ -1,0 +1,103 @@
+import CVorbisFile
+
+/// Streams an Ogg Vorbis file through libvorbisfile: `ov_read` (16-bit little-endian signed) for
+/// data, `ov_pcm_seek` for sample-accurate seeks and loop wraps.
+///
+/// A hole in the data (`OV_HOLE`: a page lost to corruption), a bad link or a chained stream that
+/// changes rate or channel count part-way is reported as ``EarshotError/decodeFailed(path:reason:)``:
+/// a music track never plays past damage silently.
+final class VorbisStreamDecoder: MusicDecoder {
+    let path: String
+    let sampleRate: Int
+    let channels: Int
+    let frameCount: Int
+    private let file: UnsafeMutablePointer<OggVorbis_File>
+    private var scratch: [Int16] = []
+    /// The frame the next read starts at (for messages).
+    private var position = 0
+
+    private init(path: String, file: UnsafeMutablePointer<OggVorbis_File>, sampleRate: Int, channels: Int, frameCount: Int) {
+        self.path = path
+        self.file = file
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.frameCount = frameCount
+    }
+
+    /// Opens `path` as Ogg Vorbis; nil when the Ogg stream is not Vorbis (the caller then tries
+    /// libsndfile). Throws for a damaged Vorbis file.
+    static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
+        let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
+        let result = ov_fopen(path, file)
+        if result != 0 {
+            file.deallocate()   // ov_fopen clears the struct itself on failure
+            if result == OV_ENOTVORBIS { return nil }
+            throw .unreadableFile(path: path, reason: "not a readable Ogg Vorbis file (\(reason(result)))")
+        }
+        guard ov_seekable(file) != 0, let info = ov_info(file, -1) else {
+            ov_clear(file)
+            file.deallocate()
+            throw .unreadableFile(path: path, reason: "the Ogg Vorbis stream is not seekable")
+        }
+        let total = ov_pcm_total(file, -1)
+        let decoder = VorbisStreamDecoder(path: path, file: file, sampleRate: Int(info.pointee.rate),
+                                          channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0)
+        return decoder
+    }
+
+    deinit {
+        ov_clear(file)
+        file.deallocate()
+    }
+
+    func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
+        let wanted = frames * channels
+        if scratch.count < wanted { scratch = [Int16](repeating: 0, count: wanted) }
+        var samples = 0
+        while samples < wanted {
+            var link: Int32 = 0
+            let bytes = scratch.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                let p = base.advanced(by: samples * 2).assumingMemoryBound(to: CChar.self)
+                return ov_read(file, p, Int32((wanted - samples) * 2), 0, 2, 1, &link)
+            }
+            if bytes == 0 { break }
+            if bytes < 0 {
+                throw .decodeFailed(path: path, reason: "\(Self.reason(Int32(bytes))) near frame \(position + samples / channels)")
+            }
+            if let info = ov_info(file, link), Int(info.pointee.channels) != channels || Int(info.pointee.rate) != sampleRate {
+                throw .decodeFailed(path: path, reason: "a chained stream changes to \(info.pointee.channels) channels at \(info.pointee.rate) Hz")
+            }
+            samples += bytes / 2
+        }
+        let got = samples / channels
+        scratch.withUnsafeBufferPointer { src in
+            for i in 0..<(got * channels) { buffer[i] = Float(src[i]) * (1 / 32768) }
+        }
+        position += got
+        return got
+    }
+
+    func seek(toFrame frame: Int) throws(EarshotError) {
+        let result = ov_pcm_seek(file, ogg_int64_t(frame))
+        guard result == 0 else {
+            throw .decodeFailed(path: path, reason: "seek to frame \(frame) failed (\(Self.reason(result)))")
+        }
+        position = frame
+    }
+
+    private static func reason(_ code: Int32) -> String {
+        switch code {
+        case OV_HOLE: return "a hole in the data (OV_HOLE: damaged or missing pages)"
+        case OV_EBADLINK: return "a bad link in the stream (OV_EBADLINK)"
+        case OV_EINVAL: return "invalid stream state (OV_EINVAL)"
+        case OV_EREAD: return "a read error (OV_EREAD)"
+        case OV_EFAULT: return "an internal decoder fault (OV_EFAULT)"
+        case OV_ENOTVORBIS: return "not Vorbis data (OV_ENOTVORBIS)"
+        case OV_EBADHEADER: return "a bad Vorbis header (OV_EBADHEADER)"
+        case OV_EVERSION: return "an unsupported Vorbis version (OV_EVERSION)"
+        case OV_ENOSEEK: return "the stream is not seekable (OV_ENOSEEK)"
+        default: return "libvorbisfile error \(code)"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Earshot
+import Foundation
+
+/// `earshot play FILE --music`: streams FILE as a music track, live or rendered offline; stops at
+/// `--seconds` or when the track finishes, whichever comes first.
+struct MusicPlayback {
+    var file: String
+    var loops: Int
+    var volume: Float
+    var seconds: Double?
+    var out: String?
+    var rate: Int
+
+    private final class LastEnd: @unchecked Sendable {
+        private let lock = NSLock()
+        private var event: MusicTrack.Event?
+        func set(_ e: MusicTrack.Event) { lock.lock(); event = e; lock.unlock() }
+        var value: MusicTrack.Event? { lock.lock(); defer { lock.unlock() }; return event }
+    }
+
+    func run() {
+        let failure: String?
+        do {
+            failure = try play()
+        } catch let error as EarshotError {
+            failure = error.description
+        } catch {
+            failure = "\(error)"
+        }
+        if let failure { fail(failure) }
+    }
+
+    /// Plays or renders the track; returns the message of a failed end (the engine is shut down
+    /// by then, so `fail` exits cleanly).
+    private func play() throws -> String? {
+        let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
+        let engine = try AudioEngine(configuration: .init(output: output))
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: file)
+        track.numberOfLoops = loops
+        track.volume = volume
+        let lastEnd = LastEnd()
+        track.onEnd = { lastEnd.set($0) }
+        try track.play()
+        if let out {
+            let frames = try renderOffline(engine: engine, track: track, to: out)
+            note("earshot: wrote \(out) (\(frames) frames, \(rate) Hz, stereo)")
+        } else {
+            let limit = seconds ?? .infinity
+            let start = Date()
+            while track.isPlaying, Date().timeIntervalSince(start) < limit { usleep(20_000) }
+            track.stop()
+        }
+        let underruns = engine.musicStats.underruns
+        if underruns > 0 { note("earshot: \(underruns) music underrun(s)") }
+        // The end event arrives on a Dispatch queue; give it a moment.
+        for _ in 0..<100 where lastEnd.value == nil { usleep(2_000) }
+        guard let end = lastEnd.value, end.reason == .failed else { return nil }
+        return end.error?.description ?? "\(file): the track failed"
+    }
+
+    /// Renders 10 ms blocks until the track ends or `--seconds` have been written.
+    private func renderOffline(engine: AudioEngine, track: MusicTrack, to path: String) throws -> Int {
+        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: engine.outputChannels)
+        let limit = seconds.map { Int(($0 * Double(rate)).rounded()) } ?? Int.max
+        let block = max(1, rate / 100)
+        var buffer = [Float](repeating: 0, count: block * engine.outputChannels)
+        var done = 0
+        while done < limit, track.isPlaying {
+            let n = min(block, limit - done)
+            try buffer.withUnsafeMutableBufferPointer { buf in
+                let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * engine.outputChannels)])
+                try engine.render(into: slice)
+                try writer.write(UnsafeBufferPointer(slice))
+            }
+            done += n
+        }
+        try writer.close()
+        return done
+    }
+}

@@ -1,0 +1,120 @@
+import Earshot
+import XCTest
+
+/// Transport and gain controls, measured on the loopback output.
+final class MusicControlTests: XCTestCase {
+    func testSeekLandsWithinOneMillisecond() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.clickWAV("click.wav", clickFrame: 72_000))   // click at 1.5 s
+        try track.play()
+        _ = try MusicRender.render(engine, seconds: 0.2)
+        XCTAssertEqual(track.currentTime, 0.2, accuracy: 0.001)
+        track.currentTime = 1.0
+        XCTAssertEqual(track.currentTime, 1.0, accuracy: 0.001)
+        let out = MusicRender.left(try MusicRender.render(engine, seconds: 0.7))
+        // The click is 0.5 s of file after the seek point.
+        let click = MusicRender.firstSound(out, threshold: 0.05)
+        XCTAssertEqual(Double(click), 24_000, accuracy: 48, "click at output frame \(click)")
+        XCTAssertEqual(track.currentTime, 1.7, accuracy: 0.001)
+    }
+
+    func testVorbisSeekLandsWithinOneMillisecond() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.sineVorbis("sine.ogg", seconds: 2))
+        try track.play()
+        _ = try MusicRender.render(engine, seconds: 0.1)
+        track.currentTime = 1.25
+        _ = try MusicRender.render(engine, seconds: 0.3)
+        XCTAssertEqual(track.currentTime, 1.55, accuracy: 0.001)
+        // Seeking while stopped moves where play resumes.
+        track.stop()
+        track.currentTime = 0.5
+        try track.play()
+        _ = try MusicRender.render(engine, seconds: 0.1)
+        XCTAssertEqual(track.currentTime, 0.6, accuracy: 0.001)
+    }
+
+    func testPauseKeepsPositionAndStopKeepsCurrentTime() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.clickWAV("click.wav", clickFrame: 72_000))
+        try track.play()
+        _ = try MusicRender.render(engine, seconds: 0.3)
+        track.pause()
+        XCTAssertFalse(track.isPlaying)
+        _ = try MusicRender.render(engine, seconds: 0.5)
+        XCTAssertEqual(track.currentTime, 0.3, accuracy: 0.001)
+        try track.play()
+        let out = MusicRender.left(try MusicRender.render(engine, seconds: 1.4))
+        // 1.2 s of file remained before the click.
+        XCTAssertEqual(Double(MusicRender.firstSound(out, threshold: 0.05)), 57_600, accuracy: 48)
+        track.stop()
+        XCTAssertEqual(track.currentTime, 1.7, accuracy: 0.001)
+        XCTAssertFalse(track.isPlaying)
+    }
+
+    func testFadeReachesTargetAtItsEnd() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
+        track.numberOfLoops = -1
+        try track.play()
+        let before = MusicRender.left(try MusicRender.render(engine, seconds: 0.2))
+        let full = MusicRender.rms(before, 4_800..<9_600)
+        for curve in [MusicTrack.FadeCurve.linear, .equalPower] {
+            track.volume = 1
+            _ = try MusicRender.render(engine, seconds: 0.05)
+            track.fade(to: 0.25, duration: 0.5, curve: curve)
+            let during = MusicRender.left(try MusicRender.render(engine, seconds: 0.5))
+            let after = MusicRender.left(try MusicRender.render(engine, seconds: 0.05))
+            XCTAssertEqual(TestSignals.dB(MusicRender.rms(after, 0..<after.count)) - TestSignals.dB(full),
+                           TestSignals.dB(0.25), accuracy: 0.5, "\(curve)")
+            XCTAssertEqual(track.volume, 0.25, accuracy: 1e-6)
+            // Half-way the level is between the ends (linear: 0.625; equal power: 0.73).
+            let mid = MusicRender.rms(during, 11_520..<12_480) / full
+            let expected = curve == .linear ? 0.625 : Double((0.5 + 0.5 * 0.0625).squareRoot())
+            XCTAssertEqual(mid, expected, accuracy: 0.03, "\(curve)")
+        }
+    }
+
+    func testFadeThatStopsEndsWithStoppedAndMusicBusGainApplies() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
+        track.numberOfLoops = -1
+        try track.play()
+        let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
+        engine.setGain(0.5, for: .music)
+        let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
+        XCTAssertEqual(TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)),
+                       TestSignals.dB(0.5), accuracy: 0.2)
+        track.fade(to: 0, duration: 0.2, stopsAtEnd: true)
+        _ = try MusicRender.render(engine, seconds: 0.25)
+        XCTAssertFalse(track.isPlaying)
+    }
+
+    func testRateIsPitchAndPanMovesAMonoTrack() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
+        track.rate = 2
+        track.pan = 1
+        try track.play()
+        _ = try MusicRender.render(engine, seconds: 0.1)
+        XCTAssertEqual(track.currentTime, 0.2, accuracy: 0.002)
+        let out = try MusicRender.render(engine, seconds: 0.1)
+        let rms = TestSignals.rms(out, channels: 2)
+        XCTAssertGreaterThan(TestSignals.dB(rms[1]) - TestSignals.dB(rms[0]), 20, "\(rms)")
+        // 1 s of file at double rate lasts 0.5 s.
+        _ = try MusicRender.render(engine, seconds: 0.35)
+        XCTAssertFalse(track.isPlaying)
+    }
+}
