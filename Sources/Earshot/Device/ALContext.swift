@@ -110,17 +110,28 @@ public final class ALContext: @unchecked Sendable {
         }
     }
 
+    /// Makes this context current; the caller holds ``ALGlobal/lock`` and passes its value.
+    @inline(__always)
+    func makeCurrent(locked current: inout UInt) {
+        if current != key, !destroyed, alcMakeContextCurrent(handle) != 0 {
+            current = key
+        }
+    }
+
     /// Destroys the context. Safe to call more than once; the device stays open.
     public func destroy() {
-        ALGlobal.lock.withLock { current in
-            guard !destroyed else { return }
-            destroyed = true
-            if current == key || alcGetCurrentContext() == handle {
-                alcMakeContextCurrent(nil)
-                current = 0
-            }
-            alcDestroyContext(handle)
+        ALGlobal.lock.withLock { current in destroy(locked: &current) }
+    }
+
+    /// Destroys the context; the caller holds ``ALGlobal/lock`` and passes its value.
+    func destroy(locked current: inout UInt) {
+        guard !destroyed else { return }
+        destroyed = true
+        if current == key || alcGetCurrentContext() == handle {
+            alcMakeContextCurrent(nil)
+            current = 0
         }
+        alcDestroyContext(handle)
     }
 
     /// Whether the context has the AL extension `name`.

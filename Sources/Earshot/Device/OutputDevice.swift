@@ -52,6 +52,7 @@ public final class OutputDevice: @unchecked Sendable {
     public let loopbackFormat: (sampleRate: Int, channels: ChannelLayout)?
     /// The device's ALC extensions, read once at open.
     public let extensions: Set<String>
+    private let canReportDisconnect: Bool
     private var closed = false
 
     private init(handle: OpaquePointer, isLoopback: Bool, loopbackFormat: (Int, ChannelLayout)?) {
@@ -60,6 +61,7 @@ public final class OutputDevice: @unchecked Sendable {
         self.loopbackFormat = loopbackFormat.map { (sampleRate: $0.0, channels: $0.1) }
         self.name = Self.string(handle, ALC_ALL_DEVICES_SPECIFIER) ?? Self.string(handle, ALC_DEVICE_SPECIFIER) ?? "?"
         self.extensions = Set((Self.string(handle, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init))
+        canReportDisconnect = !isLoopback && extensions.contains("ALC_EXT_disconnect")
     }
 
     /// Opens the output. Throws ``EarshotError/noOutputDevice(detail:)`` when the machine has none,
@@ -107,7 +109,7 @@ public final class OutputDevice: @unchecked Sendable {
 
     /// Whether the device is still connected (`ALC_CONNECTED` of `ALC_EXT_disconnect`).
     public var isConnected: Bool {
-        guard extensions.contains("ALC_EXT_disconnect") else { return true }
+        guard canReportDisconnect, !closed else { return true }
         var value: ALCint = 1
         alcGetIntegerv(handle, ALC_CONNECTED, 1, &value)
         return value != 0

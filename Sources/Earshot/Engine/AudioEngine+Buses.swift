@@ -1,46 +1,46 @@
 extension AudioEngine {
     /// Adds a user-defined bus. Throws ``EarshotError/invalidArgument(_:)`` when the name is taken.
     public func addBus(_ bus: Bus) throws(EarshotError) {
-        let added = context.withCurrent { core.addBus(bus) }
+        let added = withAL { core.addBus(bus) }
         guard added else { throw .invalidArgument("a bus named \"\(bus.name)\" exists") }
     }
 
     /// The buses of the engine, built-in ones first.
-    public var buses: [Bus] { context.withCurrent { core.buses.map(\.bus) } }
+    public var buses: [Bus] { withAL { core.buses.map(\.bus) } }
 
     /// A bus's own gain (without master or ducking). 1 for an unknown bus.
     public func gain(for bus: Bus) -> Float {
-        context.withCurrent { core.busIndex(bus).map { core.buses[$0].gain } ?? 1 }
+        withAL { core.busIndex(bus).map { core.buses[$0].gain } ?? 1 }
     }
 
     /// Sets a bus's gain (0 or more; NaN and negative values are ignored).
     public func setGain(_ gain: Float, for bus: Bus) {
         guard gain.isFinite, gain >= 0 else { return }
-        context.withCurrent { _ = core.updateBus(bus) { $0.gain = gain } }
+        withAL { _ = core.updateBus(bus) { $0.gain = gain } }
     }
 
     /// Mutes or unmutes a bus (voices keep playing silently).
     public func setMuted(_ muted: Bool, for bus: Bus) {
-        context.withCurrent { _ = core.updateBus(bus) { $0.muted = muted } }
+        withAL { _ = core.updateBus(bus) { $0.muted = muted } }
     }
 
     /// Whether a bus is muted.
     public func isMuted(_ bus: Bus) -> Bool {
-        context.withCurrent { core.busIndex(bus).map { core.buses[$0].muted } ?? false }
+        withAL { core.busIndex(bus).map { core.buses[$0].muted } ?? false }
     }
 
     /// The gain over every bus (0 or more).
     public var masterGain: Float {
-        get { context.withCurrent { core.masterGain } }
+        get { withAL { core.masterGain } }
         set {
             guard newValue.isFinite, newValue >= 0 else { return }
-            context.withCurrent { core.setMasterGain(newValue) }
+            withAL { core.setMasterGain(newValue) }
         }
     }
 
     /// The effective gain of a bus: master × bus gain × duck, 0 when muted.
     public func effectiveGain(for bus: Bus) -> Float {
-        context.withCurrent { core.busGain(bus) }
+        withAL { core.busGain(bus) }
     }
 }
 
@@ -48,17 +48,17 @@ extension AudioEngine {
     /// Pauses or resumes every voice on a bus. Paused voices give up their sources (fading out)
     /// and their playheads stand still; resumed, they fade back in where they were.
     public func setPaused(_ paused: Bool, for bus: Bus) {
-        context.withCurrent { _ = core.updateBus(bus) { $0.paused = paused } }
+        withAL { _ = core.updateBus(bus) { $0.paused = paused } }
     }
 
     /// Whether a bus is paused.
     public func isPaused(_ bus: Bus) -> Bool {
-        context.withCurrent { core.busIndex(bus).map { core.buses[$0].paused } ?? false }
+        withAL { core.busIndex(bus).map { core.buses[$0].paused } ?? false }
     }
 
     /// Stops every voice on a bus, each with the steal fade.
     public func stopAll(on bus: Bus) {
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown, let index = core.busIndex(bus) else { return }
             core.pool.stopAll { $0.busIndex == index }
         }
@@ -66,7 +66,7 @@ extension AudioEngine {
 
     /// Stops every voice of the engine, each with the steal fade.
     public func stopAllVoices() {
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown else { return }
             core.pool.stopAll { _ in true }
         }

@@ -42,7 +42,7 @@ extension AudioEngine {
         if case .emitter(let e) = options.placement, e.engine !== self {
             throw .invalidArgument("the emitter belongs to another engine")
         }
-        let id = try context.withCurrent { () throws(EarshotError) -> VoiceID in
+        let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
             let id = try core.play(clip, options: options, logger: logger)
             ALCheck.clear()
@@ -56,7 +56,7 @@ extension AudioEngine {
     public func stop(_ voice: Voice, fade: Double = 0) {
         guard voice.engine === self else { return }
         let fade = fade.isFinite ? max(0, fade) : 0
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown else { return }
             core.pool.stop(voice.id, fade: fade)
         }
@@ -72,7 +72,7 @@ extension AudioEngine {
     /// The voice's state in the pool.
     public func status(of voice: Voice) -> VoiceStatus {
         guard voice.engine === self else { return .stopped }
-        return context.withCurrent {
+        return withAL {
             guard !core.isShutDown else { return voice.id == .refused ? .refused : .stopped }
             return core.pool.status(voice.id, now: core.now)
         }
@@ -80,13 +80,13 @@ extension AudioEngine {
 
     /// Voices currently playing, real or virtual.
     public var activeVoiceCount: Int {
-        context.withCurrent { core.isShutDown ? 0 : core.pool.liveCount }
+        withAL { core.isShutDown ? 0 : core.pool.liveCount }
     }
 
     /// Counts of the voice pool.
     public var stats: EngineStats {
         let underruns = musicStats.underruns
-        return context.withCurrent {
+        return withAL {
             let p = core.pool
             let s = p.stats
             return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
@@ -101,7 +101,7 @@ extension AudioEngine {
     /// Applies a change to a live voice under the lock; a stale handle does nothing.
     func modify(_ voice: Voice, _ change: (inout VoiceState) -> Void) {
         guard voice.engine === self else { return }
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown else { return }
             core.pool.modify(voice.id, change)
         }
@@ -110,7 +110,7 @@ extension AudioEngine {
     /// Reads a live voice; nil for a stale handle.
     func read<T>(_ voice: Voice, _ body: (VoiceState) -> T) -> T? {
         guard voice.engine === self else { return nil }
-        return context.withCurrent {
+        return withAL {
             guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
             return body(core.pool.slots[i])
         }
@@ -186,7 +186,7 @@ extension AudioEngine {
     /// Creates an emitter with `properties` (invalid values throw ``EarshotError/invalidArgument(_:)``).
     public func makeEmitter(_ properties: SpatialProperties = SpatialProperties()) throws(EarshotError) -> Emitter {
         guard properties.isValid else { throw .invalidArgument("emitter properties \(properties)") }
-        let id = try context.withCurrent { () throws(EarshotError) -> EmitterID in
+        let id = try withAL { () throws(EarshotError) -> EmitterID in
             guard !core.isShutDown else { throw .engineShutDown }
             return core.pool.makeEmitter(properties)
         }
@@ -196,7 +196,7 @@ extension AudioEngine {
     /// Removes an emitter; voices following it stop with the steal fade. A stale handle does nothing.
     public func removeEmitter(_ emitter: Emitter) {
         guard emitter.engine === self else { return }
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
             core.pool.removeEmitter(i)
         }
@@ -205,7 +205,7 @@ extension AudioEngine {
     /// An emitter's properties, or nil once removed.
     public func properties(of emitter: Emitter) -> SpatialProperties? {
         guard emitter.engine === self else { return nil }
-        return context.withCurrent {
+        return withAL {
             guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
             return core.pool.emitters[i].properties
         }
@@ -214,7 +214,7 @@ extension AudioEngine {
     /// Replaces an emitter's properties (invalid values are ignored).
     public func setProperties(_ properties: SpatialProperties, of emitter: Emitter) {
         guard emitter.engine === self, properties.isValid else { return }
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
             core.pool.setEmitter(i, properties)
         }
@@ -223,7 +223,7 @@ extension AudioEngine {
     /// Moves an emitter (non-finite positions are ignored).
     public func setPosition(_ position: Vector3, of emitter: Emitter) {
         guard emitter.engine === self, position.isFinite else { return }
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
             core.pool.setEmitterPosition(i, position)
         }
@@ -238,7 +238,7 @@ extension AudioEngine {
     /// }
     /// ```
     public func batch<R>(_ body: (inout Batch) throws -> R) rethrows -> R {
-        try context.withCurrent {
+        try withAL {
             var b = Batch(core: core)
             return try body(&b)
         }
@@ -276,7 +276,8 @@ extension AudioEngine {
     /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
     /// allocates nothing.
     public func update(deltaTime: Double = 0) {
-        context.withCurrent {
+        checkDevice()
+        withAL {
             guard !core.isShutDown else { return }
             core.update()
         }
@@ -300,13 +301,13 @@ extension AudioEngine {
     func deliverVoiceEvents() {
         guard let continuation = eventState.withLock({ $0.continuation }) else {
             // Nobody listens: drop the records so they cannot pile up.
-            context.withCurrent { core.pool.drainEnded { _, _ in } }
+            withAL { core.pool.drainEnded { _, _ in } }
             return
         }
-        let hasAny = context.withCurrent { core.pool.hasEnded }
+        let hasAny = withAL { core.pool.hasEnded }
         guard hasAny else { return }
         var ended: [(VoiceID, VoiceEndReason)] = []
-        context.withCurrent { core.pool.drainEnded { ended.append(($0, $1)) } }
+        withAL { core.pool.drainEnded { ended.append(($0, $1)) } }
         for (id, reason) in ended {
             continuation.yield(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason))
         }

@@ -21,17 +21,27 @@ import Synchronization
 public final class AudioEngine: @unchecked Sendable {
     /// The configuration the engine was created with.
     public let configuration: Configuration
-    /// The device the engine plays on.
-    public let device: OutputDevice
-    /// The OpenAL context (granted sources, extensions, version strings).
-    public let context: ALContext
+    /// Whether the engine renders through a loopback device (fixed for its life).
+    public let isLoopback: Bool
+    /// The device and context in use; replaced when a lost device is reopened.
+    let endpoint: Mutex<Endpoint>
+    struct Endpoint: Sendable {
+        var device: OutputDevice
+        var context: ALContext
+    }
+    /// The device the engine plays on now (a new one after a lost device was reopened).
+    public var device: OutputDevice { endpoint.withLock { $0.device } }
+    /// The OpenAL context now (granted sources, extensions, version strings).
+    public var context: ALContext { endpoint.withLock { $0.context } }
     let logger = Logger(label: "earshot.engine")
+    /// Loss detection and background reopening of a live device.
+    let recovery = DeviceRecovery()
     /// The voice-event stream, created when first asked for.
     let eventState = Mutex<VoiceEventState>(VoiceEventState())
 
     /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
-    /// inside `context.withCurrent`.
+    /// inside `withAL`.
     var core: EngineCore
     /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
     let musicSystem = MusicSystem()
@@ -70,20 +80,22 @@ public final class AudioEngine: @unchecked Sendable {
             device.close()
             throw error
         }
-        self.device = device
-        self.context = context
+        isLoopback = device.isLoopback
+        endpoint = Mutex(Endpoint(device: device, context: context))
         let voiceSources = min(configuration.maxRealVoices ?? Int.max,
                                context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
-                try EngineCore(voiceSources: voiceSources, musicSources: configuration.musicSources, configuration: configuration,
-                               isLoopback: device.isLoopback, sampleRate: context.sampleRate,
-                               refreshRate: device.integer(ALC_REFRESH))
+                try EngineCore(device: device, context: context, voiceSources: voiceSources,
+                               musicSources: configuration.musicSources, configuration: configuration)
             }
         } catch {
             context.destroy()
             device.close()
             throw error
+        }
+        if !isLoopback {
+            withAL { recovery.listen(on: core.context) }
         }
         logger.info("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
     }
@@ -92,25 +104,34 @@ public final class AudioEngine: @unchecked Sendable {
         shutdown()
     }
 
+    /// Runs `body` under the process-wide AL lock with the engine's current context made current.
+    /// Every AL call of the engine (and of its music streamer) goes through here.
+    @inline(__always)
+    func withAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try ALGlobal.lock.withLock { (current: inout UInt) throws(E) -> R in
+            core.context.makeCurrent(locked: &current)
+            return try body()
+        }
+    }
+
     /// Stops everything, releases sources and buffers, destroys the context and closes the device.
     ///
     /// Idempotent. Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown``
     /// or does nothing (setters, queries on handles).
     public func shutdown() {
         musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
-        let wasOpen = context.withCurrent { () -> Bool in
-            guard !core.isShutDown else { return false }
+        recovery.cancel()
+        ALGlobal.lock.withLock { current in
+            guard !core.isShutDown else { return }
+            core.context.makeCurrent(locked: &current)
             core.teardown()
-            return true
-        }
-        if wasOpen {
-            context.destroy()
-            device.close()
+            core.context.destroy(locked: &current)
+            core.device.close()
         }
     }
 
     /// Whether ``shutdown()`` has run.
-    public var isShutDown: Bool { context.withCurrent { core.isShutDown } }
+    public var isShutDown: Bool { withAL { core.isShutDown } }
 
     // MARK: Clips
 
@@ -137,7 +158,7 @@ public final class AudioEngine: @unchecked Sendable {
         guard (1_000...384_000).contains(pcm.sampleRate) else {
             throw .malformedFile("\(name): sample rate \(pcm.sampleRate) Hz")
         }
-        return try context.withCurrent { () throws(EarshotError) -> Clip in
+        return try withAL { () throws(EarshotError) -> Clip in
             guard !core.isShutDown else { throw .engineShutDown }
             return try core.upload(pcm, name: name)
         }
@@ -145,7 +166,7 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Releases a clip's buffer, stopping the voices still playing it first.
     public func unload(_ clip: Clip) {
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown else { return }
             core.unload(clip)
         }
@@ -154,7 +175,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Whether any voice (real or virtual) is still playing `clip` (false for an unloaded clip or a
     /// shut-down engine). Used by ``ClipBank`` to evict only idle clips.
     func isClipInUse(_ clip: Clip) -> Bool {
-        context.withCurrent {
+        withAL {
             guard !core.isShutDown, core.isLoaded(clip) else { return false }
             return core.pool.count(usingClip: clip.id) > 0
         }
@@ -165,13 +186,13 @@ public final class AudioEngine: @unchecked Sendable {
     /// Where the listener is and which way it faces. Invalid values (NaN, a zero orientation) are
     /// ignored and logged, never passed to OpenAL.
     public var listener: Listener {
-        get { context.withCurrent { core.listener } }
+        get { withAL { core.listener } }
         set {
             guard newValue.isValid else {
                 logger.warning("ignored an invalid listener: \(newValue)")
                 return
             }
-            context.withCurrent {
+            withAL {
                 guard !core.isShutDown else { return }
                 core.setListener(newValue)
             }
@@ -201,15 +222,15 @@ public final class AudioEngine: @unchecked Sendable {
     /// output); between the pieces the engine pushes fades, starts voices on freed sources and
     /// publishes changed properties. Call ``update(deltaTime:)`` once per game frame to rank voices.
     public func render(into buffer: UnsafeMutableBufferPointer<Float>) throws(EarshotError) {
-        precondition(device.isLoopback, "render(into:) needs an engine on .loopback output")
+        precondition(isLoopback, "render(into:) needs an engine on .loopback output")
         precondition(buffer.count % outputChannels == 0, "render(into:) needs whole frames")
         let channels = outputChannels
         let frames = buffer.count / channels
         guard frames > 0 else { return }
         musicSystem.pump(engine: self, renderFrames: frames)  // music pump
-        try context.withCurrent { () throws(EarshotError) in
+        try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            core.render(device: device.handle, into: buffer, channels: channels) { _, _ in }
+            core.render(into: buffer, channels: channels)
         }
         musicSystem.didRender(buffer, channels: channels)  // music meter
         deliverVoiceEvents()

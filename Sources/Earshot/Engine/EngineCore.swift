@@ -8,10 +8,14 @@ import Glibc
 /// context current; every method here assumes that.
 final class EngineCore {
     private(set) var isShutDown = false
+    /// The device and context in use (replaced when a lost device is reopened).
+    var device: OutputDevice
+    var context: ALContext
+    let configuration: AudioEngine.Configuration
     /// Sources of the voice pool.
-    let voiceSources: [ALuint]
+    var voiceSources: [ALuint]
     /// Sources reserved for music, never given to voices.
-    let musicSourceNames: [ALuint]
+    var musicSourceNames: [ALuint]
     private var freeMusicSources: [ALuint]
     let pool: VoicePool
     private var clips: [ClipSlot] = []
@@ -36,12 +40,35 @@ final class EngineCore {
         var generation: UInt32 = 0
         var buffer: ALuint = 0
         var info: ClipInfo?
+        /// The uploaded samples, kept to upload them again after the device is lost and reopened
+        /// (OpenAL cannot give a buffer's data back). Shares storage with the decoder's output.
+        var pcm: PCMAudio?
     }
 
-    init(voiceSources count: Int, musicSources: Int, configuration: AudioEngine.Configuration,
-         isLoopback: Bool, sampleRate: Int, refreshRate: Int) throws(EarshotError) {
+    init(device: OutputDevice, context: ALContext, voiceSources count: Int, musicSources: Int,
+         configuration: AudioEngine.Configuration) throws(EarshotError) {
+        self.device = device
+        self.context = context
+        self.configuration = configuration
+        let names = try Self.generateSources(count + musicSources)
+        voiceSources = Array(names[0..<count])
+        musicSourceNames = Array(names[count...])
+        freeMusicSources = musicSourceNames.reversed()
+        isLoopback = device.isLoopback
+        sampleRate = context.sampleRate
+        liveClockStart = Self.monotonic()
+        let settle = isLoopback ? 0 : 2 / Double(max(device.integer(ALC_REFRESH), 1))
+        pool = VoicePool(sources: voiceSources, settings: .init(
+            fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
+            lateStartTolerance: configuration.lateStartTolerance,
+            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
+        pool.distanceModel = configuration.distanceModel
+        syncBuses()
+        try applyGlobalState()
+    }
+
+    static func generateSources(_ total: Int) throws(EarshotError) -> [ALuint] {
         ALCheck.clear()
-        let total = count + musicSources
         var names = [ALuint](repeating: 0, count: total)
         if total > 0 {
             alGenSources(ALsizei(total), &names)
@@ -50,19 +77,11 @@ final class EngineCore {
                 throw .openAL(operation: "alGenSources(\(total))", code: code)
             }
         }
-        voiceSources = Array(names[0..<count])
-        musicSourceNames = Array(names[count...])
-        freeMusicSources = musicSourceNames.reversed()
-        self.isLoopback = isLoopback
-        self.sampleRate = sampleRate
-        liveClockStart = Self.monotonic()
-        let settle = isLoopback ? 0 : 2 / Double(max(refreshRate, 1))
-        pool = VoicePool(sources: voiceSources, settings: .init(
-            fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
-            lateStartTolerance: configuration.lateStartTolerance,
-            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
-        pool.distanceModel = configuration.distanceModel
-        syncBuses()
+        return names
+    }
+
+    /// Distance model, doppler and listener: the context-wide state.
+    func applyGlobalState() throws(EarshotError) {
         alDistanceModel(configuration.distanceModel.alValue)
         alDopplerFactor(configuration.dopplerFactor)
         alSpeedOfSound(configuration.speedOfSound)
@@ -138,6 +157,7 @@ final class EngineCore {
         }
         clips[Int(id)].buffer = buffer
         clips[Int(id)].info = info
+        clips[Int(id)].pcm = pcm
         return Clip(id: id, generation: clips[Int(id)].generation, info: info)
     }
 
@@ -153,6 +173,7 @@ final class EngineCore {
         buffersToDelete.append((clip.id, clips[Int(clip.id)].buffer))
         clips[Int(clip.id)].generation &+= 1
         clips[Int(clip.id)].info = nil
+        clips[Int(clip.id)].pcm = nil
         clips[Int(clip.id)].buffer = 0
         collectBuffers()
     }
@@ -175,6 +196,9 @@ final class EngineCore {
             }
         }
     }
+
+    /// Bytes of clip samples kept in memory to re-upload clips after a device loss.
+    var restoreBytes: Int { clips.reduce(0) { $0 + ($1.pcm?.byteCount ?? 0) } }
 
     /// Clips currently loaded.
     var loadedClipCount: Int { clips.reduce(0) { $0 + ($1.info == nil ? 0 : 1) } }
@@ -221,8 +245,8 @@ final class EngineCore {
 
     /// Renders `frames` frames on a loopback device into `buffer`, cutting the render at fade
     /// boundaries so that every fade lasts what it should.
-    func render(device: OpaquePointer, into buffer: UnsafeMutableBufferPointer<Float>, channels: Int,
-                beforeChunk: (Double, Double) -> Void) {
+    func render(into buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
+        let device = self.device.handle
         let frames = buffer.count / channels
         var done = 0
         while done < frames {
@@ -234,7 +258,6 @@ final class EngineCore {
             let span = Double(chunk) / Double(sampleRate)
             alDeferUpdatesSOFT()
             pool.service(now: t, lookahead: span)
-            beforeChunk(t, span)
             alProcessUpdatesSOFT()
             alcRenderSamplesSOFT(device, buffer.baseAddress.map { $0 + done * channels }, ALCsizei(chunk))
             renderedFrames += chunk
@@ -281,7 +304,7 @@ final class EngineCore {
         alListenerf(AL_GAIN, listener.gain * masterGain)
     }
 
-    private func syncBuses() {
+    func syncBuses() {
         if pool.busGains.count != buses.count {
             pool.busGains = buses.map(\.effectiveGain)
             pool.busPaused = buses.map(\.paused)
@@ -299,10 +322,53 @@ final class EngineCore {
         masterGain * (busIndex(bus).map { buses[$0].effectiveGain } ?? 1)
     }
 
+    // MARK: Device loss
+
+    /// The output device is lost: voices go virtual, music sources are gone until a rebuild.
+    private(set) var isDeviceLost = false
+
+    func enterDeviceLost() {
+        guard !isDeviceLost else { return }
+        isDeviceLost = true
+        // A truly lost device plays nothing; stopping also makes a simulated loss faithful.
+        for source in voiceSources + musicSourceNames { alSourceStop(source) }
+        pool.suspendAll(now: now)
+        freeMusicSources = []
+        ALCheck.clear()
+    }
+
+    /// Uploads every loaded clip again into the current context, keeping clip ids and
+    /// generations, and points live voices at the new buffers. Buffers of clips being unloaded
+    /// are not restored: their voices end.
+    func reuploadClips() throws(EarshotError) {
+        for pending in buffersToDelete {
+            pool.stopAll { $0.clipID == pending.clipID }
+            freeClipIDs.append(pending.clipID)
+        }
+        buffersToDelete.removeAll()
+        for i in clips.indices {
+            guard let pcm = clips[i].pcm, let info = clips[i].info else { continue }
+            let fresh = try upload(pcm, name: info.name)
+            // `upload` filed the buffer under a new id: move it back to this slot.
+            clips[i].buffer = clips[Int(fresh.id)].buffer
+            clips[Int(fresh.id)].info = nil
+            clips[Int(fresh.id)].pcm = nil
+            clips[Int(fresh.id)].buffer = 0
+            clips[Int(fresh.id)].generation &+= 1
+            freeClipIDs.append(fresh.id)
+        }
+        pool.rebindBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].buffer : 0 }
+        isDeviceLost = false
+    }
+
+    func resetMusicSources() {
+        freeMusicSources = musicSourceNames.reversed()
+    }
+
     // MARK: Music sources
 
     /// Takes a source reserved for music (never one of the voice pool's); nil when all are in use.
-    func claimMusicSource() -> ALuint? { freeMusicSources.popLast() }
+    func claimMusicSource() -> ALuint? { isDeviceLost ? nil : freeMusicSources.popLast() }
 
     /// Returns a music source, stopped and with its queue emptied.
     func releaseMusicSource(_ source: ALuint) {

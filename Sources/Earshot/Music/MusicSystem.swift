@@ -29,7 +29,7 @@ import Glibc
 /// A track whose source still stopped while data remained (the streaming thread starved) is an
 /// *underrun*: it is counted (per track and in ``underruns``), refilled and restarted.
 ///
-/// Lock order: the music lock, then the AL lock (`context.withCurrent`); the engine never takes
+/// Lock order: the music lock, then the AL lock (`withAL`); the engine never takes
 /// the music lock while holding the AL lock. End events are delivered after the music lock is
 /// released: yielded to the track's `AsyncStream`, and callbacks run on a Dispatch queue, never on
 /// the streaming thread.
@@ -52,6 +52,8 @@ final class MusicSystem: @unchecked Sendable {
     private var liveEpoch: Double?
     private var threadStarted = false
     private var isShutDown = false
+    /// The output device is lost: nothing is pumped until ``reattach(engine:)``.
+    private var suspended = false
     private let stopThread = Atomic<Bool>(false)
 
     var bufferDuration = MusicSystem.defaultBufferDuration
@@ -78,13 +80,13 @@ final class MusicSystem: @unchecked Sendable {
     func pump(engine: AudioEngine, renderFrames: Int) {
         var pending: [Pending] = []
         lock.lock()
-        if !isShutDown, !active.isEmpty {
+        if !isShutDown, !suspended, !active.isEmpty {
             let cpu0 = Self.threadCPUTime()
             let now = clock(engine)
             for s in active { service(s, engine: engine, now: now, renderFrames: renderFrames, pending: &pending) }
             cpuSeconds += Self.threadCPUTime() - cpu0
         }
-        if engine.device.isLoopback { clockFrames += renderFrames }
+        if engine.isLoopback { clockFrames += renderFrames }
         lock.unlock()
         deliver(pending)
     }
@@ -94,10 +96,10 @@ final class MusicSystem: @unchecked Sendable {
     func frame(engine: AudioEngine) {
         var pending: [Pending] = []
         lock.lock()
-        if !isShutDown, !active.isEmpty {
+        if !isShutDown, !suspended, !active.isEmpty {
             let now = clock(engine)
             var fadedOut: [TrackStream] = []
-            engine.context.withCurrent {
+            engine.withAL {
                 guard !engine.core.isShutDown else { return }
                 for s in active { if let source = s.source, applyGain(s, source: source, now: now, core: engine.core) { fadedOut.append(s) } }
             }
@@ -132,6 +134,72 @@ final class MusicSystem: @unchecked Sendable {
         lock.unlock()
         deliver(pending)
         for s in streams { s.continuation.finish() }
+    }
+
+    // MARK: Device loss
+
+    /// The output device is gone: every track's AL objects died with it. Pumping stops; each
+    /// track remembers where it was (its last heard frame plus the time since, on the music
+    /// clock) and how many loops it had left.
+    func deviceLost(engine: AudioEngine) {
+        lock.lock(); defer { lock.unlock() }
+        guard !suspended else { return }
+        suspended = true
+        let now = clock(engine)
+        for s in active {
+            var frame = s.lastHeardFrame ?? s.idlePosition
+            if s.state == .playing, s.lastHeardFrame != nil {
+                frame += Int(((now - s.lastHeardClock) * Double(s.fileRate) * Double(s.rate)).rounded())
+            }
+            if frame >= s.frameCount {
+                frame = (s.loopsLeft != 0 && s.frameCount > 0) ? frame % s.frameCount : s.frameCount
+            }
+            s.idlePosition = max(0, min(frame, s.frameCount))
+            s.loopsLeftAtLoss = s.loopsLeft
+        }
+    }
+
+    /// The engine rebuilt its context on a new device: every track that held a source gets a new
+    /// one, refilled from where it was, playing again if it was playing (paused ones stay paused).
+    /// The old buffer and source names belonged to the destroyed context and are forgotten.
+    func reattach(engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        defer { lock.unlock(); deliver(pending) }
+        guard suspended else { return }
+        suspended = false
+        let tracks = active
+        active.removeAll()
+        for s in tracks {
+            s.source = nil
+            s.queue.removeAll()
+            s.freeBuffers.removeAll()
+            s.history.removeAll()
+            let wasPlaying = s.state == .playing
+            let loops = s.loopsLeftAtLoss
+            s.loopsLeftAtLoss = nil
+            s.lastHeardFrame = nil
+            do throws(EarshotError) {
+                try startQueue(s, engine: engine, leadInAfter: nil)
+            } catch {
+                s.failure = error
+                s.state = .idle
+                if s.sessionActive {
+                    s.sessionActive = false
+                    pending.append((s, MusicTrack.Event(reason: .failed, error: error, path: s.path), s.onEnd))
+                }
+                continue
+            }
+            if let loops { s.loopsLeft = loops }
+            if wasPlaying, let source = s.source, !s.queue.isEmpty {
+                let now = clock(engine)
+                engine.withAL {
+                    _ = applyGain(s, source: source, now: now, core: engine.core)
+                    alSourcePlay(source)
+                    ALCheck.clear()
+                }
+            }
+        }
     }
 
     // MARK: Stats
@@ -185,7 +253,7 @@ final class MusicSystem: @unchecked Sendable {
         }
         if let source = s.source, !s.queue.isEmpty {
             let now = clock(engine)
-            engine.context.withCurrent {
+            engine.withAL {
                 guard !engine.core.isShutDown else { return }
                 _ = applyGain(s, source: source, now: now, core: engine.core)
                 alSourcePlay(source)
@@ -218,7 +286,7 @@ final class MusicSystem: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if s.waiting { cancelWaiting(s); return }
         guard s.state == .playing, let source = s.source else { return }
-        engine.context.withCurrent {
+        engine.withAL {
             guard !engine.core.isShutDown else { return }
             alSourcePause(source)
             ALCheck.clear()
@@ -257,7 +325,7 @@ final class MusicSystem: @unchecked Sendable {
     /// turn a finished track into a stopped one.
     private func settle(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
         guard s.state == .playing, s.exhausted, let source = s.source else { return }
-        let stopped = engine.context.withCurrent { () -> Bool in
+        let stopped = engine.withAL { () -> Bool in
             guard !engine.core.isShutDown else { return false }
             var state: ALint = 0
             alGetSourcei(source, AL_SOURCE_STATE, &state)
@@ -285,7 +353,7 @@ final class MusicSystem: @unchecked Sendable {
             s.idlePosition = frame
             return
         }
-        engine.context.withCurrent {
+        engine.withAL {
             guard !engine.core.isShutDown else { return }
             alSourceStop(source)
             unqueueProcessed(s, source: source)
@@ -294,7 +362,7 @@ final class MusicSystem: @unchecked Sendable {
         s.history.removeAll()
         s.restartDecoder(at: frame)
         let staged = decodeAhead(s, engine: engine, renderFrames: 0, aheadNow: 0)
-        engine.context.withCurrent {
+        engine.withAL {
             guard !engine.core.isShutDown else { return }
             uploadAll(staged, to: s, source: source)
             if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
@@ -309,7 +377,7 @@ final class MusicSystem: @unchecked Sendable {
         change(s)
         guard let source = s.source else { return }
         let now = clock(engine)
-        engine.context.withCurrent {
+        engine.withAL {
             guard !engine.core.isShutDown else { return }
             applyPan(s, source: source)
             alSourcef(source, AL_PITCH, s.rate)
@@ -339,7 +407,7 @@ final class MusicSystem: @unchecked Sendable {
         s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
                            stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
         if let source = s.source {
-            let done = engine.context.withCurrent { () -> Bool in
+            let done = engine.withAL { () -> Bool in
                 guard !engine.core.isShutDown else { return false }
                 return applyGain(s, source: source, now: now, core: engine.core)
             }
@@ -365,7 +433,7 @@ final class MusicSystem: @unchecked Sendable {
     // MARK: Internals (music lock held)
 
     private func clock(_ engine: AudioEngine) -> Double {
-        if engine.device.isLoopback { return Double(clockFrames) / Double(engine.sampleRate) }
+        if engine.isLoopback { return Double(clockFrames) / Double(engine.sampleRate) }
         let t = Self.monotonic()
         if liveEpoch == nil { liveEpoch = t }
         return t - (liveEpoch ?? t)
@@ -402,7 +470,7 @@ final class MusicSystem: @unchecked Sendable {
         s.history.removeAll()
         let staged = decodeAhead(s, engine: engine, renderFrames: 0, aheadNow: 0)
         let now = clock(engine)
-        try engine.context.withCurrent { () throws(EarshotError) in
+        try engine.withAL { () throws(EarshotError) in
             guard !engine.core.isShutDown else { throw .engineShutDown }
             guard let source = engine.core.claimMusicSource() else {
                 throw .musicSourcesBusy(engine.core.musicSourceNames.count)
@@ -478,7 +546,7 @@ final class MusicSystem: @unchecked Sendable {
         guard let source = s.source else { return }
         var state: ALint = 0, offset: ALint = 0
         var fadedOut = false
-        let alive = engine.context.withCurrent { () -> Bool in
+        let alive = engine.withAL { () -> Bool in
             guard !engine.core.isShutDown else { return false }
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &state)
@@ -487,6 +555,10 @@ final class MusicSystem: @unchecked Sendable {
             return true
         }
         guard alive else { return }
+        if state == AL_PLAYING {
+            s.lastHeardFrame = s.fileFrame(atQueueOffset: Int(offset))
+            s.lastHeardClock = now
+        }
         if fadedOut {
             stopAfterFade(s, engine: engine, pending: &pending)
             return
@@ -505,7 +577,7 @@ final class MusicSystem: @unchecked Sendable {
         }
         let staged = decodeAhead(s, engine: engine, renderFrames: renderFrames, aheadNow: s.queuedFrames - Int(offset))
         if !staged.isEmpty || restart {
-            engine.context.withCurrent {
+            engine.withAL {
                 guard !engine.core.isShutDown else { return }
                 uploadAll(staged, to: s, source: source)
                 if restart, !s.queue.isEmpty { alSourcePlay(source) }
@@ -535,7 +607,7 @@ final class MusicSystem: @unchecked Sendable {
         f.sessionActive = true
         f.state = .playing
         if let source = f.source {
-            engine.context.withCurrent {
+            engine.withAL {
                 guard !engine.core.isShutDown else { return }
                 if !f.queue.isEmpty { alSourcePlay(source) }
                 ALCheck.clear()
@@ -584,7 +656,7 @@ final class MusicSystem: @unchecked Sendable {
 
     private func releaseAL(_ s: TrackStream, engine: AudioEngine) {
         guard let source = s.source else { return }
-        engine.context.withCurrent {
+        engine.withAL {
             guard !engine.core.isShutDown else { return }
             alSourceStop(source)
             alSourcei(source, AL_BUFFER, 0)
@@ -668,7 +740,7 @@ final class MusicSystem: @unchecked Sendable {
     /// `AL_SAMPLE_OFFSET` of the stream's source after unqueueing what was played; nil without a source.
     private func queueOffset(_ s: TrackStream, engine: AudioEngine) -> Int? {
         guard let source = s.source else { return nil }
-        return engine.context.withCurrent { () -> Int? in
+        return engine.withAL { () -> Int? in
             guard !engine.core.isShutDown else { return nil }
             unqueueProcessed(s, source: source)
             var offset: ALint = 0
@@ -693,7 +765,7 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     private func startThreadIfLive(_ engine: AudioEngine) {
-        guard !engine.device.isLoopback, !threadStarted else { return }
+        guard !engine.isLoopback, !threadStarted else { return }
         threadStarted = true
         let thread = Thread { [weak engine, self] in
             while !self.stopThread.load(ordering: .relaxed) {

@@ -54,7 +54,7 @@ struct FadeState {
 ///
 /// Owned by the ``MusicSystem`` while the track holds a source, and by its ``MusicTrack`` handle;
 /// every field is touched only under the music system's lock (hence `@unchecked Sendable`).
-/// AL calls on `source` additionally happen inside `context.withCurrent`.
+/// AL calls on `source` additionally happen inside `withAL`.
 ///
 /// The queue mirrors OpenAL's buffer queue exactly (head first), so `AL_SAMPLE_OFFSET` — which
 /// counts from the head of the queue, processed buffers included — maps to a file frame by
@@ -102,6 +102,12 @@ final class TrackStream: @unchecked Sendable {
     /// This track has been queued behind another one and waits for it.
     var waiting = false
     var underruns = 0
+    /// The file frame heard at `lastHeardClock` (music clock), recorded at each pump while the
+    /// source plays: where to resume after the output device is lost.
+    var lastHeardFrame: Int?
+    var lastHeardClock: Double = 0
+    /// Loops left when the device was lost (restored with the track).
+    var loopsLeftAtLoss: Int?
     var meters: MeterReading
     var onEnd: (@Sendable (MusicTrack.Event) -> Void)?
 

@@ -39,7 +39,7 @@ final class VoicePool {
     }
 
     var settings: Settings
-    let sources: [ALuint]
+    private(set) var sources: [ALuint]
     @exclusivity(unchecked) private(set) var freeSources: [ALuint]
     /// The buffer each source still holds, indexed by source name. A released source keeps its
     /// buffer so that the next voice of the same clip skips `AL_BUFFER` (which allocates inside
@@ -532,12 +532,15 @@ final class VoicePool {
         pushSpatial(v, to: source)
         let late = now - v.startAt
         let fromStart = v.fresh && late <= settings.lateStartTolerance
+        v.realClock = now
         if fromStart {
             v.playhead = 0
+            v.realOffset = 0
         } else {
             var offset = v.playhead
             if v.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
             offset = min(max(0, offset), Double(v.clipFrames - 1))
+            v.realOffset = offset
             alSourcef(source, AL_SAMPLE_OFFSET, Float(offset))
             // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
             v.fade = 0
@@ -697,6 +700,60 @@ final class VoicePool {
         while let index = live.last {
             end(index, reason: .stopped)
         }
+    }
+
+    // MARK: Device loss
+
+    /// The output device is gone and every source with it: each real voice goes on as a virtual
+    /// one from where it should be now (estimated on the engine clock, since a lost source's
+    /// offset reads 0); voices fading out to stop end; no voice gets a source until
+    /// ``replaceSources(_:)``.
+    func suspendAll(now: Double) {
+        var i = 0
+        while i < real.count {
+            let index = real[i]
+            let v = slots[index]
+            let r = v.realIndex
+            let last = real.removeLast()
+            if last != index {
+                real[r] = last
+                slots[last].realIndex = r
+            }
+            slots[index].realIndex = -1
+            slots[index].source = 0
+            slots[index].phase = .virtual
+            var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)
+            if v.fadeAction == .stop || (!v.loop && playhead >= Double(v.clipFrames)) {
+                stats.finished += v.fadeAction == .stop ? 0 : 1
+                end(index, reason: v.fadeAction == .stop ? .stopped : .finished)
+                continue
+            }
+            if v.loop { playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
+            slots[index].playhead = playhead
+            slots[index].playheadClock = now
+            slots[index].fresh = false
+            slots[index].fade = 0
+            slots[index].fadeTarget = 0
+            slots[index].fadeAction = .none
+            slots[index].silentSince = -1
+            slots[index].awaitingFirstMix = false
+        }
+        replaceSources([])
+    }
+
+    /// Gives the pool a new set of sources (after a rebuild, or none while the device is lost).
+    func replaceSources(_ names: [ALuint]) {
+        precondition(real.isEmpty, "replaceSources with real voices")
+        sources = names
+        freeSources = names.reversed()
+        attached = [ALuint](repeating: 0, count: Int(names.max() ?? 0) + 1)
+        for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
+        waiting.removeAll(keepingCapacity: true)
+    }
+
+    /// Points every live voice at its clip's new buffer (after clips were uploaded again).
+    func rebindBuffers(_ buffer: (UInt32) -> ALuint) {
+        for index in live { slots[index].buffer = buffer(slots[index].clipID) }
     }
 
     // MARK: Emitters

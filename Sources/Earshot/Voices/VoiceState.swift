@@ -50,6 +50,10 @@ struct VoiceState {
     var playhead: Double = 0
     /// Engine time up to which `playhead` is accounted for.
     var playheadClock: Double = 0
+    /// While real: the engine time the source started (or last re-based) and its playhead then,
+    /// to estimate where it is when the device is lost (a lost source's offset reads 0).
+    var realClock: Double = 0
+    var realOffset: Double = 0
     /// Never heard yet: may start from frame 0 if it gets a source soon enough.
     var fresh = true
     var paused = false

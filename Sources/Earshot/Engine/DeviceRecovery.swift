@@ -1,0 +1,211 @@
+import COpenAL
+import Logging
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What happened to the engine's output device, delivered on ``AudioEngine/deviceEvents``.
+public enum DeviceEvent: Sendable, Equatable {
+    /// The device went away (sound server stopped, card unplugged). Every voice goes on
+    /// virtually; music remembers where it was; the engine keeps trying to open a device.
+    case lost(device: String)
+    /// A device was opened again and everything rebuilt on it: clips uploaded again, voices
+    /// resumed at their engine-clock offsets, music tracks refilled where they were.
+    /// `fellBackFrom` names the configured device when it was gone and the default was used.
+    case restored(device: String, fellBackFrom: String?)
+}
+
+/// Watches for the loss of a live device and opens a new one in the background.
+///
+/// Two signals mark a loss: OpenAL Soft's disconnect event (`AL_SOFTX_events` 0x1227, delivered on
+/// OpenAL's event thread within milliseconds) and `ALC_CONNECTED` reading 0, polled at every
+/// ``AudioEngine/update(deltaTime:)``. Reopening runs on its own thread, retrying with backoff
+/// (0.1 s doubling to at most 0.5 s, so a returning sound server is heard within about half a
+/// second); a configured named device that cannot be opened falls back to the default device.
+final class DeviceRecovery: @unchecked Sendable {
+    /// Set by the event callback (any thread).
+    let disconnected = Atomic<Bool>(false)
+    private let opened = Mutex<(device: OutputDevice, fellBackFrom: String?)?>(nil)
+    private let cancelled = Atomic<Bool>(false)
+    private let attempting = Atomic<Bool>(false)
+    let observers = Mutex<[@Sendable (DeviceEvent) -> Void]>([])
+    private let logger = Logger(label: "earshot.device")
+
+    /// Subscribes this watcher to the context's disconnect event, when the extension exists.
+    /// Called with the context current (AL lock held).
+    func listen(on context: ALContext) {
+        guard context.has("AL_SOFTX_events") else { return }
+        let callback = alGetProcAddress("alEventCallbackSOFT")
+        let control = alGetProcAddress("alEventControlSOFT")
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        guard earshot_al_event_callback(callback, { type, _, _, _, _, user in
+            guard type == AL_EVENT_TYPE_DISCONNECTED_SOFTX, let user else { return }
+            Unmanaged<DeviceRecovery>.fromOpaque(user).takeUnretainedValue().disconnected.store(true, ordering: .releasing)
+        }, user) != 0 else { return }
+        var types: [ALenum] = [AL_EVENT_TYPE_DISCONNECTED_SOFTX]
+        _ = earshot_al_event_control(control, 1, &types, ALboolean(AL_TRUE))
+        ALCheck.clear()
+    }
+
+    /// Starts the background reopen loop (once per loss).
+    func startReopening(_ output: Output) {
+        guard !attempting.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [self] in
+            var delay = 0.1
+            while !cancelled.load(ordering: .acquiring) {
+                if let result = Self.tryOpen(output) {
+                    opened.withLock { $0 = result }
+                    break
+                }
+                usleep(useconds_t(delay * 1e6))
+                delay = min(delay * 2, 0.5)
+            }
+            attempting.store(false, ordering: .releasing)
+        }
+        thread.name = "earshot.reopen"
+        thread.start()
+    }
+
+    private static func tryOpen(_ output: Output) -> (device: OutputDevice, fellBackFrom: String?)? {
+        if case .device(let name) = output {
+            if let d = try? OutputDevice.open(output) { return (d, nil) }
+            if let d = try? OutputDevice.open(.systemDefault) { return (d, name) }
+            return nil
+        }
+        return (try? OutputDevice.open(output)).map { ($0, nil) }
+    }
+
+    /// The device the reopen loop opened, if any (handed over once).
+    func takeOpened() -> (device: OutputDevice, fellBackFrom: String?)? {
+        opened.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
+
+    /// Stops the reopen loop and closes a device it opened but nobody took.
+    func cancel() {
+        cancelled.store(true, ordering: .releasing)
+        while attempting.load(ordering: .acquiring) { usleep(1_000) }
+        takeOpened()?.device.close()
+    }
+
+    func emit(_ event: DeviceEvent) {
+        switch event {
+        case .lost(let name): logger.warning("output device lost: \(name); playing on virtually while reopening")
+        case .restored(let name, let from):
+            if let from { logger.warning("device \"\(from)\" is gone; fell back to the default device \"\(name)\"") }
+            logger.notice("output device restored: \(name)")
+        }
+        for observer in observers.withLock({ $0 }) { observer(event) }
+    }
+}
+
+extension EngineCore {
+    /// Rebuilds everything on a new device: context current, sources, clips, listener. The AL
+    /// lock is held; `current` is its value. Voices must already be suspended (all virtual).
+    func rebuild(on device: OutputDevice, context: ALContext, current: inout UInt) throws(EarshotError) {
+        let old = (self.device, self.context)
+        self.device = device
+        self.context = context
+        context.makeCurrent(locked: &current)
+        do {
+            try rebuildObjects()
+        } catch {
+            self.device = old.0
+            self.context = old.1
+            old.1.makeCurrent(locked: &current)
+            throw error
+        }
+        old.1.destroy(locked: &current)
+        old.0.close()
+        context.makeCurrent(locked: &current)
+    }
+
+    private func rebuildObjects() throws(EarshotError) {
+        let voiceCount = min(configuration.maxRealVoices ?? Int.max,
+                             context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
+        let names = try Self.generateSources(max(0, voiceCount) + configuration.musicSources)
+        voiceSources = Array(names[0..<max(0, voiceCount)])
+        musicSourceNames = Array(names[max(0, voiceCount)...])
+        try reuploadClips()
+        pool.replaceSources(voiceSources)
+        pool.settings.settleTime = 2 / Double(max(device.integer(ALC_REFRESH), 1))
+        resetMusicSources()
+        try applyGlobalState()
+        syncBuses()
+    }
+}
+
+extension AudioEngine {
+    /// Whether the output device is lost (voices play on virtually until it is back).
+    public var isDeviceLost: Bool { withAL { core.isDeviceLost } }
+
+    /// Device losses and restorations, as they happen (one consumer per stream).
+    public var deviceEvents: AsyncStream<DeviceEvent> {
+        let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        recovery.observers.withLock { $0.append { continuation.yield($0) } }
+        return stream
+    }
+
+    /// Calls `observer` (on the thread that calls ``update(deltaTime:)``) for every device event.
+    public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
+        recovery.observers.withLock { $0.append(observer) }
+    }
+
+    /// Tests: behaves as if the device had just been disconnected (on a loopback engine the
+    /// "reopened" device is a new loopback device).
+    func simulateDeviceLoss() {
+        recovery.disconnected.store(true, ordering: .releasing)
+    }
+
+    /// Per frame: notices a lost device, and rebuilds on a reopened one.
+    func checkDevice() {
+        let lostNow = withAL { () -> Bool in
+            guard !core.isShutDown, !core.isDeviceLost else { return false }
+            return recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing) || !core.device.isConnected
+        }
+        if lostNow {
+            let name = device.name
+            musicSystem.deviceLost(engine: self)        // music lock before the AL lock
+            withAL { core.enterDeviceLost() }
+            recovery.emit(.lost(device: name))
+            recovery.startReopening(configuration.output)
+            return
+        }
+        guard withAL({ core.isDeviceLost && !core.isShutDown }), let opened = recovery.takeOpened() else { return }
+        let request = ALContext.Request(monoSources: configuration.maxRealVoices ?? 255,
+                                        stereoSources: max(1, configuration.musicSources), hrtf: configuration.hrtf)
+        let newContext: ALContext
+        do {
+            newContext = try ALContext(device: opened.device, request: request)
+        } catch {
+            logger.warning("reopened device \(opened.device.name) refused a context: \(error); retrying")
+            opened.device.close()
+            recovery.startReopening(configuration.output)
+            return
+        }
+        let rebuilt = ALGlobal.lock.withLock { (current: inout UInt) -> Bool in
+            do {
+                try core.rebuild(on: opened.device, context: newContext, current: &current)
+                recovery.disconnected.store(false, ordering: .releasing)
+                recovery.listen(on: newContext)
+                return true
+            } catch {
+                logger.warning("rebuilding on \(opened.device.name) failed: \(error); retrying")
+                return false
+            }
+        }
+        guard rebuilt else {
+            newContext.destroy()
+            opened.device.close()
+            recovery.startReopening(configuration.output)
+            return
+        }
+        endpoint.withLock { $0 = Endpoint(device: opened.device, context: newContext) }
+        musicSystem.reattach(engine: self)
+        recovery.emit(.restored(device: opened.device.name, fellBackFrom: opened.fellBackFrom))
+    }
+}

@@ -1,0 +1,108 @@
+@testable import Earshot
+import COpenAL
+import Foundation
+import XCTest
+
+/// Losing the output device and rebuilding on a new one: the bookkeeping, on loopback engines
+/// (a simulated loss; the "reopened" device is a new loopback device). The real daemon kill and
+/// restart is exercised by the PulseAudio integration test.
+final class DeviceRecoveryTests: XCTestCase {
+    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] {
+        var out: [Float] = []
+        var left = Int(seconds * 48_000)
+        while left > 0 {
+            e.update()
+            let n = min(800, left)
+            out += try e.render(frames: n)
+            left -= n
+        }
+        return out
+    }
+
+    private func waitForRestore(_ e: AudioEngine) throws -> [Float] {
+        var out: [Float] = []
+        let deadline = Date().addingTimeInterval(5)
+        while e.isDeviceLost, Date() < deadline {
+            usleep(2_000)
+            out += try render(e, seconds: 800.0 / 48_000)
+        }
+        XCTAssertFalse(e.isDeviceLost, "the device was not reopened within 5 s")
+        return out
+    }
+
+    func testVoicesResumeAtTheirClockOffsetAndClipsSurvive() throws {
+        let e = try TestSignals.loopbackEngine { $0.maxRealVoices = 8 }
+        defer { e.shutdown() }
+        let n = 48_000
+        let ramp = (0..<n).map { Int16((-0.9 + 1.8 * Double($0) / Double(n)) * 32767) }
+        let clip = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(ramp)), name: "ramp")
+        let beep = try e.loadClip(TestSignals.sine(seconds: 0.2), name: "beep")
+        let voice = try e.play(clip, options: .init(loop: true, pan: 1))
+        let collected = Mutex<[DeviceEvent]>([])
+        e.observeDeviceEvents { event in collected.withLock { $0.append(event) } }
+        var out = try render(e, seconds: 0.5)
+        let oldContext = e.context
+
+        e.simulateDeviceLoss()
+        out += try render(e, seconds: 800.0 / 48_000)          // the update that notices it
+        XCTAssertTrue(e.isDeviceLost)
+        XCTAssertEqual(voice.status, .virtual, "the voice plays on without a source")
+        XCTAssertEqual(e.stats.realVoices, 0)
+        // The game's calls keep working while the device is gone.
+        let duringLoss = try e.play(beep, options: .init(loop: true, pan: -1))
+        XCTAssertEqual(duringLoss.status, .virtual)
+        voice.gain = 1
+        out += try waitForRestore(e)
+        XCTAssertFalse(e.context === oldContext, "a new context was built")
+        out += try render(e, seconds: 0.3)
+        XCTAssertEqual(voice.status, .real)
+        XCTAssertEqual(duringLoss.status, .real)
+        XCTAssertEqual(e.stats.clips, 2, "every clip was uploaded again")
+        XCTAssertEqual(e.context.withCurrent { alGetError() }, AL_NO_ERROR)
+
+        // After the resume's fade-in the right channel is the ramp at exactly the engine clock.
+        let frames = out.count / 2
+        for f in stride(from: frames - 9_000, to: frames - 100, by: 487) {
+            XCTAssertEqual(out[f * 2 + 1], Float(ramp[f % n]) / 32768, accuracy: 2e-4, "frame \(f)")
+        }
+        // A clip loaded before the loss plays on the new device.
+        let again = try e.play(beep, options: .init(pan: 1))
+        XCTAssertEqual(again.status, .real)
+
+        let seen = collected.withLock { $0 }
+        XCTAssertEqual(seen.count, 2)
+        if case .lost = seen.first {} else { XCTFail("first event: \(seen)") }
+        if case .restored(_, let from) = seen.last { XCTAssertNil(from) } else { XCTFail("second event: \(seen)") }
+    }
+
+    func testMusicResumesNearWhereItWas() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-recovery-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A 4 s ramp as a WAV: the level tells the position.
+        let n = 4 * 48_000
+        let ramp = (0..<n).map { Float(-0.9 + 1.8 * Double($0) / Double(n)) }
+        let path = dir.appendingPathComponent("ramp.wav").path
+        let writer = try AudioFileWriter(path: path, sampleRate: 48_000, channels: 1, format: .f32)
+        try writer.write(ramp)
+        try writer.close()
+
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let track = try e.loadMusic(path: path)
+        try track.play()
+        _ = try render(e, seconds: 1.0)
+        let before = track.currentTime
+        e.simulateDeviceLoss()
+        _ = try render(e, seconds: 800.0 / 48_000)
+        XCTAssertTrue(e.isDeviceLost)
+        _ = try waitForRestore(e)
+        _ = try render(e, seconds: 0.05)
+        XCTAssertTrue(track.isPlaying)
+        // Near where it was: within a quarter second of the clock's account.
+        XCTAssertEqual(track.currentTime, before + 0.05 + 0.05, accuracy: 0.25, "was at \(before)")
+        XCTAssertEqual(e.stats.musicUnderruns, 0)
+    }
+}
+
+import Synchronization
