@@ -27,8 +27,9 @@ demo: build
 	@mkdir -p out
 	$(SWIFT) run Orbit out/demo.wav
 
-## test: the whole suite (debug build)
+## test: the whole suite (debug build; the CLI and demos are built first, tests run them)
 test: deps
+	$(SWIFT) build
 	$(SWIFT) test
 
 ## bench: release-build benchmarks, each against its baseline measured in the same run
@@ -46,7 +47,7 @@ soak: deps
 
 ## tsan: the concurrency tests under ThreadSanitizer
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ReliabilityTests
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests'
 
 ## assets: regenerate every committed asset
 assets: deps

@@ -113,13 +113,13 @@ public final class ClipBank: Sendable {
 
     /// The byte budget for decoded audio, or nil for none.
     public let byteBudget: Int?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A bank that loads into `engine`, with an optional budget in bytes of decoded audio.
     public init(engine: AudioEngine, byteBudget: Int? = nil) {
         precondition(byteBudget.map { $0 >= 0 } ?? true, "ClipBank: a negative byte budget")
         self.byteBudget = byteBudget
-        state = Mutex(State(engine: engine))
+        state = Locked(State(engine: engine))
     }
 
     /// The engine clips are loaded into.

@@ -140,7 +140,7 @@ public final class ALContext: @unchecked Sendable {
 
 /// The process-wide AL lock and the context it last made current.
 enum ALGlobal {
-    static let lock = Mutex<UInt>(0)
+    static let lock = Locked<UInt>(0)
     /// The key under which a context is tracked as current.
     static func key(_ context: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context))) }
 }

@@ -24,7 +24,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Whether the engine renders through a loopback device (fixed for its life).
     public let isLoopback: Bool
     /// The device and context in use; replaced when a lost device is reopened.
-    let endpoint: Mutex<Endpoint>
+    let endpoint: Locked<Endpoint>
     struct Endpoint: Sendable {
         var device: OutputDevice
         var context: ALContext
@@ -37,7 +37,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Loss detection and background reopening of a live device.
     let recovery = DeviceRecovery()
     /// The voice-event stream, created when first asked for.
-    let eventState = Mutex<VoiceEventState>(VoiceEventState())
+    let eventState = Locked<VoiceEventState>(VoiceEventState())
 
     /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
@@ -81,7 +81,7 @@ public final class AudioEngine: @unchecked Sendable {
             throw error
         }
         isLoopback = device.isLoopback
-        endpoint = Mutex(Endpoint(device: device, context: context))
+        endpoint = Locked(Endpoint(device: device, context: context))
         let voiceSources = min(configuration.maxRealVoices ?? Int.max,
                                context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
         do {

@@ -27,10 +27,10 @@ public enum DeviceEvent: Sendable, Equatable {
 final class DeviceRecovery: @unchecked Sendable {
     /// Set by the event callback (any thread).
     let disconnected = Atomic<Bool>(false)
-    private let opened = Mutex<(device: OutputDevice, fellBackFrom: String?)?>(nil)
+    private let opened = Locked<(device: OutputDevice, fellBackFrom: String?)?>(nil)
     private let cancelled = Atomic<Bool>(false)
     private let attempting = Atomic<Bool>(false)
-    let observers = Mutex<[@Sendable (DeviceEvent) -> Void]>([])
+    let observers = Locked<[@Sendable (DeviceEvent) -> Void]>([])
     private let logger = Logger(label: "earshot.device")
 
     /// Subscribes this watcher to the context's disconnect event, when the extension exists.

@@ -38,7 +38,7 @@ final class DeviceRecoveryTests: XCTestCase {
         let clip = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(ramp)), name: "ramp")
         let beep = try e.loadClip(TestSignals.sine(seconds: 0.2), name: "beep")
         let voice = try e.play(clip, options: .init(loop: true, pan: 1))
-        let collected = Mutex<[DeviceEvent]>([])
+        let collected = Locked<[DeviceEvent]>([])
         e.observeDeviceEvents { event in collected.withLock { $0.append(event) } }
         var out = try render(e, seconds: 0.5)
         let oldContext = e.context

@@ -27,6 +27,9 @@ enum CLIRunner {
                     timeout: TimeInterval = 120) throws -> Result {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(executable)
+        guard FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") else {
+            throw CLIRunnerError.notBuilt(executable)
+        }
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -49,5 +52,14 @@ enum CLIRunner {
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+enum CLIRunnerError: Error, CustomStringConvertible {
+    case notBuilt(String)
+    var description: String {
+        switch self {
+        case .notBuilt(let name): return "\(name) is not built: run `swift build` (make test does) before `swift test`"
+        }
     }
 }

@@ -77,8 +77,8 @@ final class ReliabilityTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.1), name: "tone")
         let threads = 8, perThread = 1_500
-        let kept = Mutex<[Voice]>([])
-        let failures = Mutex<[String]>([])
+        let kept = Locked<[Voice]>([])
+        let failures = Locked<[String]>([])
         let running = Atomic<Bool>(true)
         let renderer = Thread {
             var buffer = [Float](repeating: 0, count: 256 * 2)
