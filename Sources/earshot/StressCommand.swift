@@ -87,7 +87,10 @@ struct StressReport: Encodable {
     var cpuSeconds: Double
     /// Rendered seconds per CPU second (above 1 = faster than real time).
     var realtimeFactor: Double
+    /// `engine.update()` alone, per frame.
     var updateMicros: Quantiles
+    /// Computing and setting every emitter's position (one `batch`), per frame.
+    var moveMicros: Quantiles
     var allocationsPerFrame: Double
     var playMicros: Quantiles
     var playAllocationsPerCall: Double
@@ -107,6 +110,7 @@ struct StressReport: Encodable {
         cpuSeconds = e.cpuSeconds
         realtimeFactor = e.cpuSeconds > 0 ? e.renderedSeconds / e.cpuSeconds : 0
         updateMicros = Quantiles(p50: e.updateMicros.quantile(0.5), p99: e.updateMicros.quantile(0.99), max: e.updateMicros.max() ?? 0)
+        moveMicros = Quantiles(p50: e.moveMicros.quantile(0.5), p99: e.moveMicros.quantile(0.99), max: e.moveMicros.max() ?? 0)
         allocationsPerFrame = e.allocationsPerFrame
         playMicros = Quantiles(p50: e.playMicros.quantile(0.5), p99: e.playMicros.quantile(0.99), max: e.playMicros.max() ?? 0)
         playAllocationsPerCall = Double(e.playAllocations) / Double(max(e.voices, 1))
@@ -126,6 +130,7 @@ struct StressReport: Encodable {
             ("real / virtual", "\(realVoices) / \(virtualVoices) (sources granted: \(grantedSources))"),
             ("rendered", "\(f(renderedSeconds)) s in \(f(cpuSeconds, 3)) s CPU — \(f(realtimeFactor))× real time"),
             ("update µs p50 / p99 / max", "\(f(updateMicros.p50, 1)) / \(f(updateMicros.p99, 1)) / \(f(updateMicros.max, 1))"),
+            ("move emitters µs p50 / p99", "\(f(moveMicros.p50, 1)) / \(f(moveMicros.p99, 1)) (positions computed and set in one batch)"),
             ("allocations per frame", allocationCounterActive ? f(allocationsPerFrame, 3) : "not measured"),
             ("play µs p50 / p99", "\(f(playMicros.p50, 2)) / \(f(playMicros.p99, 2)) (\(f(playAllocationsPerCall, 3)) allocations per call)"),
         ]

@@ -22,6 +22,7 @@ struct StressWorkload {
         var voices = 0, realVoices = 0, virtualVoices = 0, grantedSources = 0
         var renderedSeconds = 0.0, cpuSeconds = 0.0
         var updateMicros: [Double] = []
+        var moveMicros: [Double] = []
         var allocationsPerFrame = 0.0
         var playMicros: [Double] = []
         var playAllocations = 0
@@ -102,6 +103,7 @@ struct StressWorkload {
         result.playAllocations = Int(earshot_alloc_count() - countBefore)
 
         var updateMicros = [Double](repeating: 0, count: frames)
+        var moveMicros = [Double](repeating: 0, count: frames)
         // Warm-up frame: first mixes allocate OpenAL's property caches.
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
@@ -116,8 +118,10 @@ struct StressWorkload {
                     frame.setPosition(Self.circle(i, of: voices, at: time), of: emitters[i])
                 }
             }
+            let t1 = Self.wallTime()
             engine.update(deltaTime: 1 / Double(Self.framesPerSecond))
-            updateMicros[f] = (Self.wallTime() - t0) * 1e6
+            updateMicros[f] = (Self.wallTime() - t1) * 1e6
+            moveMicros[f] = (t1 - t0) * 1e6
             try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
             if f % 30 == 0 { earshot_alloc_counting(0); progress(Double(f) / Double(frames)); earshot_alloc_counting(1) }
         }
@@ -126,6 +130,7 @@ struct StressWorkload {
         result.allocationsPerFrame = Double(earshot_alloc_count() - allocStart) / Double(max(frames, 1))
         result.renderedSeconds = Double(frames * perFrame) / Double(Self.rate)
         result.updateMicros = updateMicros
+        result.moveMicros = moveMicros
         let stats = engine.stats
         result.realVoices = stats.realVoices
         result.virtualVoices = stats.virtualVoices

@@ -118,7 +118,16 @@ extension AudioEngine {
 
     /// A voice's position, or nil for a stale handle or a non-positional voice.
     public func position(of voice: Voice) -> Vector3? {
-        read(voice) { $0.placement == .pan ? nil : $0.spatial.position } ?? nil
+        guard voice.engine === self else { return nil }
+        return withAL {
+            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
+            let v = core.pool.slots[i]
+            switch v.placement {
+            case .pan: return nil
+            case .spatial: return v.spatial.position
+            case .emitter: return core.pool.emitters[v.emitterIndex].properties.position
+            }
+        }
     }
 
     /// Moves a positioned voice (ignored for a voice following an emitter: move the emitter).

@@ -22,7 +22,7 @@ public enum DistanceModel: String, Sendable, CaseIterable, Codable {
     ///
     /// Follows OpenAL Soft exactly: a clamped model whose `maxDistance` is below its
     /// `referenceDistance` does not attenuate at all; the linear model never goes below 0.
-    @inlinable
+    @inlinable @inline(__always)
     public func gain(distance: Float, referenceDistance: Float, maxDistance: Float, rolloff: Float) -> Float {
         var d = distance
         switch self {

@@ -58,7 +58,7 @@ public struct SpatialProperties: Sendable, Equatable {
     }
 
     /// The cone factor for a listener at `listenerPosition` (OpenAL's rule).
-    @inlinable
+    @inlinable @inline(__always)
     public func coneGain(listenerPosition: Vector3) -> Float {
         guard coneInnerAngle < 360 else { return 1 }
         let dirLength = direction.length
@@ -78,7 +78,7 @@ public struct SpatialProperties: Sendable, Equatable {
 
     /// Distance attenuation × cone factor heard by a listener at `listenerPosition`: the part of
     /// audibility that depends on geometry, computed as OpenAL Soft computes it.
-    @inlinable
+    @inlinable @inline(__always)
     public func attenuation(listenerPosition: Vector3, model: DistanceModel) -> Float {
         let distance = ((isRelative ? .zero : listenerPosition) - position).length
         return model.gain(distance: distance, referenceDistance: referenceDistance,

@@ -53,7 +53,13 @@ final class VoicePool {
     @exclusivity(unchecked) private(set) var real: [Int]
     /// Desired voices still waiting for a source.
     @exclusivity(unchecked) private var waiting: [Int]
-    @exclusivity(unchecked) private var rankScratch: [Int]
+    /// Candidates of the current update: packed standing keys and slot indices.
+    @exclusivity(unchecked) private var rankScratch: [RankEntry]
+
+    struct RankEntry {
+        var key: UInt64
+        var index: Int
+    }
     private var sequence: UInt64 = 0
     @exclusivity(unchecked) private(set) var emitters: [EmitterState] = []
     private var freeEmitters: [Int] = []
@@ -169,7 +175,6 @@ final class VoicePool {
         case .emitter:
             v.placement = .emitter
             v.emitterIndex = r.emitterIndex
-            v.spatial = emitters[r.emitterIndex].properties
             v.emitterVersion = emitters[r.emitterIndex].version
             v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
         }
@@ -212,16 +217,26 @@ final class VoicePool {
 
     // MARK: Standing
 
+    /// A voice's standing packed into one integer (larger stands higher): inverted priority in
+    /// the top 8 bits, then the audibility's top 16 bits (sign, exponent and 7 mantissa bits of a
+    /// non-negative float order like the float, to within 1/128 ≈ 0.07 dB), then the start
+    /// sequence (newer is larger) in the low 40 bits.
     @inline(__always)
-    private static func quantized(_ a: Float) -> UInt32 { a.bitPattern & 0xFFFF_0000 }
+    static func standing(_ v: VoiceState) -> UInt64 {
+        standing(priority: v.priority, audibility: v.audibility, sequence: v.sequence)
+    }
+
+    @inline(__always)
+    static func standing(priority: UInt8, audibility: Float, sequence: UInt64) -> UInt64 {
+        UInt64(255 - priority) << 56
+            | UInt64(max(0, audibility).bitPattern >> 16) << 40
+            | (sequence & 0xFF_FFFF_FFFF)
+    }
 
     /// Whether `a` stands above `b`: priority, then audibility, then the newer one.
     @inline(__always)
     func outranks(_ a: VoiceState, _ b: VoiceState) -> Bool {
-        if a.priority != b.priority { return a.priority < b.priority }
-        let qa = Self.quantized(a.audibility), qb = Self.quantized(b.audibility)
-        if qa != qb { return qa > qb }
-        return a.sequence > b.sequence
+        Self.standing(a) > Self.standing(b)
     }
 
     private func worstVirtual() -> Int? {
@@ -236,13 +251,28 @@ final class VoicePool {
         return worst
     }
 
+    /// Audibility of the voice in slot `index`, reading its fields in place.
+    @inline(__always)
+    func audibility(at index: Int) -> Float {
+        let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
+        switch slots[index].placement {
+        case .pan: return bus
+        case .spatial:
+            return bus * slots[index].spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            return bus * emitters[slots[index].emitterIndex].properties.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        }
+    }
+
     @inline(__always)
     func audibility(of v: VoiceState) -> Float {
         let bus = busGains[v.busIndex] * masterGain * v.gain
         switch v.placement {
         case .pan: return bus
-        case .spatial, .emitter:
+        case .spatial:
             return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            return bus * emitters[v.emitterIndex].properties.attenuation(listenerPosition: listenerPosition, model: distanceModel)
         }
     }
 
@@ -251,33 +281,33 @@ final class VoicePool {
     /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
     /// and resume. Then `service` pushes properties and fades.
     func update(now: Double) {
-        // 1. Time, ends, emitters, audibility.
+        // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates.
+        rankScratch.removeAll(keepingCapacity: true)
+        var stopping = 0
         var i = 0
         while i < live.count {
             let index = live[i]
-            if advance(index, now: now) {
-                i += 1
-            }
-        }
-        // 2. Rank the candidates and mark the best as desired.
-        rankScratch.removeAll(keepingCapacity: true)
-        var stopping = 0
-        for index in live {
-            let v = slots[index]
+            guard advance(index, now: now) else { continue }   // it ended: `live[i]` is another voice now
+            i += 1
             slots[index].desired = false
-            if v.phase == .real, v.fadeAction == .stop {
+            if slots[index].phase == .real, slots[index].fadeAction == .stop {
                 stopping += 1
                 continue
             }
-            if v.paused || busPaused[v.busIndex] || v.startAt > now || v.audibility < settings.audibilityFloor { continue }
-            rankScratch.append(index)
+            if slots[index].paused || busPaused[slots[index].busIndex] || slots[index].startAt > now
+                || slots[index].audibility < settings.audibilityFloor { continue }
+            rankScratch.append(RankEntry(
+                key: Self.standing(priority: slots[index].priority, audibility: slots[index].audibility,
+                                   sequence: slots[index].sequence),
+                index: index))
         }
+        // 2. Rank the candidates and mark the best as desired.
         let available = sources.count - stopping
         if rankScratch.count > available {
             selectBest(available)
         }
         let winners = min(available, rankScratch.count)
-        for k in 0..<winners { slots[rankScratch[k]].desired = true }
+        for k in 0..<winners { slots[rankScratch[k].index].desired = true }
 
         // 3. Losers fade out; winners that are fading out fade back in; desired virtual voices wait.
         for index in real {
@@ -298,8 +328,8 @@ final class VoicePool {
             }
         }
         waiting.removeAll(keepingCapacity: true)
-        for k in 0..<winners where slots[rankScratch[k]].phase == .virtual {
-            waiting.append(rankScratch[k])
+        for k in 0..<winners where slots[rankScratch[k].index].phase == .virtual {
+            waiting.append(rankScratch[k].index)
         }
         // Best first, so that sources freed one at a time go to the most important voices.
         if waiting.count > 1 { sortWaiting() }
@@ -309,7 +339,7 @@ final class VoicePool {
     private func advance(_ index: Int, now: Double) -> Bool {
         let e = slots[index].emitterIndex
         if e >= 0, slots[index].emitterVersion != emitters[e].version {
-            slots[index].spatial = emitters[e].properties
+            // The voice reads its emitter's properties; only note what must be pushed.
             if slots[index].emitterFullVersion != emitters[e].fullVersion {
                 slots[index].emitterFullVersion = emitters[e].fullVersion
                 slots[index].dirtySpatial = true
@@ -347,31 +377,29 @@ final class VoicePool {
         case .free:
             break
         }
-        slots[index].audibility = audibility(of: slots[index])
+        slots[index].audibility = audibility(at: index)
         return true
     }
 
-    /// Partially orders `rankScratch` so its first `k` entries are the best-standing (quickselect,
-    /// O(n) on average, in place).
+    /// Partially orders `rankScratch` so its first `k` entries stand highest (quickselect on the
+    /// packed keys: O(n) on average, in place, cache-friendly).
     private func selectBest(_ k: Int) {
         guard k > 0 else { return }
         rankScratch.withUnsafeMutableBufferPointer { a in
-            slots.withUnsafeBufferPointer { s in
-                var lo = 0, hi = a.count - 1
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2
-                    a.swapAt(mid, hi)
-                    let pivot = s[a[hi]]
-                    var store = lo
-                    for j in lo..<hi where outranks(s[a[j]], pivot) {
-                        a.swapAt(store, j)
-                        store += 1
-                    }
-                    a.swapAt(store, hi)
-                    // [lo, store) outrank the pivot at `store`; nothing after it does.
-                    if store == k || store == k - 1 { return }
-                    if store < k { lo = store + 1 } else { hi = store - 1 }
+            var lo = 0, hi = a.count - 1
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2
+                a.swapAt(mid, hi)
+                let pivot = a[hi].key
+                var store = lo
+                for j in lo..<hi where a[j].key > pivot {
+                    a.swapAt(store, j)
+                    store += 1
                 }
+                a.swapAt(store, hi)
+                // [lo, store) stand above the pivot at `store`; nothing after it does.
+                if store == k || store == k - 1 { return }
+                if store < k { lo = store + 1 } else { hi = store - 1 }
             }
         }
     }
@@ -498,7 +526,7 @@ final class VoicePool {
             alSourcef(source, AL_CONE_INNER_ANGLE, 360)
             alSourcef(source, AL_CONE_OUTER_ANGLE, 360)
         case .spatial, .emitter:
-            let s = v.spatial
+            let s = v.placement == .emitter ? emitters[v.emitterIndex].properties : v.spatial
             alSourcei(source, AL_SOURCE_RELATIVE, s.isRelative ? AL_TRUE : AL_FALSE)
             alSource3f(source, AL_POSITION, s.position.x, s.position.y, s.position.z)
             alSource3f(source, AL_VELOCITY, s.velocity.x, s.velocity.y, s.velocity.z)
@@ -514,7 +542,8 @@ final class VoicePool {
 
     /// Moves a voice's position only (the per-frame hot path for emitters and voices).
     private func pushPosition(_ v: VoiceState, to source: ALuint) {
-        alSource3f(source, AL_POSITION, v.spatial.position.x, v.spatial.position.y, v.spatial.position.z)
+        let p = v.placement == .emitter ? emitters[v.emitterIndex].properties.position : v.spatial.position
+        alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
     private func startReal(_ index: Int, on source: ALuint, now: Double) {
@@ -792,7 +821,12 @@ final class VoicePool {
 
     func removeEmitter(_ index: Int) {
         stopAll { $0.emitterIndex == index && $0.placement == .emitter }
-        for i in live where slots[i].emitterIndex == index { slots[i].emitterIndex = -1 }
+        // Voices still fading out keep the emitter's last properties as their own.
+        for i in live where slots[i].emitterIndex == index {
+            slots[i].spatial = emitters[index].properties
+            slots[i].placement = .spatial
+            slots[i].emitterIndex = -1
+        }
         emitters[index].alive = false
         emitters[index].generation &+= 1
         freeEmitters.append(index)

@@ -22,61 +22,60 @@ struct VoiceState {
 
     enum Placement: UInt8 { case pan, spatial, emitter }
 
-    var generation: UInt32 = 0
+    // Hot fields first: `update` reads these for every voice every frame, so they share the
+    // struct's first cache lines.
     var phase: Phase = .free
-    var source: ALuint = 0
-    // The clip.
-    var clipID: UInt32 = 0
-    var buffer: ALuint = 0
-    var clipFrames: Int = 0
-    var clipRate: Double = 48_000
-    var clipChannels: Int = 1
-    // Settings.
-    var gain: Float = 1
-    var pitch: Float = 1
+    var paused = false
+    var desired = false
     var loop = false
     var priority: UInt8 = 128
-    var busIndex: Int = 0
     var placement: Placement = .pan
-    var pan: Float = 0
-    var spatial = SpatialProperties()
-    var emitterIndex: Int = -1
+    var fadeAction: FadeAction = .none
+    var generation: UInt32 = 0
+    var source: ALuint = 0
     var emitterVersion: UInt32 = 0
     var emitterFullVersion: UInt32 = 0
-    // Time.
+    var audibility: Float = 1
+    var gain: Float = 1
+    var pitch: Float = 1
+    var emitterIndex: Int = -1
+    var busIndex: Int = 0
+    var sequence: UInt64 = 0
     /// Engine time at which the voice's first frame plays (later than the play call with a delay).
     var startAt: Double = 0
     /// Position in clip frames while virtual (and at the moment it went virtual).
     var playhead: Double = 0
     /// Engine time up to which `playhead` is accounted for.
     var playheadClock: Double = 0
+    var clipRate: Double = 48_000
+    var clipFrames: Int = 0
+    // The clip.
+    var clipID: UInt32 = 0
+    var buffer: ALuint = 0
+    var clipChannels: Int = 1
+    var pan: Float = 0
+    /// Own spatial properties of a `.spatial` voice (an `.emitter` voice reads its emitter's).
+    var spatial = SpatialProperties()
     /// While real: the engine time the source started (or last re-based) and its playhead then,
     /// to estimate where it is when the device is lost (a lost source's offset reads 0).
     var realClock: Double = 0
     var realOffset: Double = 0
     /// Never heard yet: may start from frame 0 if it gets a source soon enough.
     var fresh = true
-    var paused = false
+    /// The source has not been mixed once since it started at gain 0 (OpenAL does not ramp the
+    /// first mix of a source, so a fade-in can only begin after it).
+    var awaitingFirstMix = false
+    var dirtyGain = false
+    var dirtySpatial = false
+    var dirtyPosition = false
+    var dirtyPitch = false
     // Fades: `fade` is the envelope (0…1) multiplied into the gain.
     var fade: Float = 1
     var fadeTarget: Float = 1
     /// Envelope units per second (always > 0 while fading).
     var fadeRate: Float = 0
-    var fadeAction: FadeAction = .none
-    /// The source has not been mixed once since it started at gain 0 (OpenAL does not ramp the
-    /// first mix of a source, so a fade-in can only begin after it).
-    var awaitingFirstMix = false
     /// Engine time at which the envelope reached zero with an action pending.
     var silentSince: Double = -1
-    // Ranking.
-    var audibility: Float = 1
-    var sequence: UInt64 = 0
-    var desired = false
-    // Bookkeeping.
-    var dirtyGain = false
-    var dirtySpatial = false
-    var dirtyPosition = false
-    var dirtyPitch = false
     var liveIndex: Int = -1
     var realIndex: Int = -1
 
