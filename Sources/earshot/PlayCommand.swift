@@ -71,7 +71,7 @@ struct PlayCommand: ParsableCommand {
         let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
         do {
             // Decode first: a bad file is reported before any device is opened.
-            let audio = try SndFileDecoder.decode(path: file)
+            let audio = try ClipDecoder.decode(path: file)
             let engine = try AudioEngine(configuration: .init(output: output))
             defer { engine.shutdown() }
             let clip = try engine.loadClip(audio, name: file, forPositioning: position != nil)

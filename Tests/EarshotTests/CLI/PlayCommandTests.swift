@@ -38,6 +38,14 @@ final class PlayCommandTests: XCTestCase {
         XCTAssertEqual(frames(ofWAV: looped)?.rate, 44_100)
     }
 
+    func testPlaysAppleIMA4CAF() throws {
+        // libsndfile refuses IMA4 in CAF; the CLI must use Earshot's own decoder.
+        let out = tmp.appendingPathComponent("step.wav").path
+        let r = try CLIRunner.run("earshot", ["play", "Assets/Sounds/step-ima4.caf", "--at", "2,0,0", "--out", out])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertGreaterThan(frames(ofWAV: out)?.frames ?? 0, 6_000)
+    }
+
     func testMissingFileAndTextFileFailWithOneLine() throws {
         let out = tmp.appendingPathComponent("x.wav").path
         let missing = try CLIRunner.run("earshot", ["play", "no/such/file.wav", "--out", out])
