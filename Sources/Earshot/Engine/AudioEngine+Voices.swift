@@ -276,6 +276,7 @@ extension AudioEngine {
     /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
     /// allocates nothing.
     public func update(deltaTime: Double = 0) {
+        sessionTick()  // session tick
         context.withCurrent {
             guard !core.isShutDown else { return }
             core.update()

@@ -35,6 +35,8 @@ public final class AudioEngine: @unchecked Sendable {
     var core: EngineCore
     /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
     let musicSystem = MusicSystem()
+    /// The audio session, created on first use (Sources/Earshot/Session).
+    let sessionStorage = Mutex<AudioSession?>(nil)
 
     /// Opens the output and creates the context and the source pool.
     ///
