@@ -23,6 +23,11 @@ static inline int cdbus_append_string(DBusMessageIter *iter, const char *value) 
     return dbus_message_iter_append_basic(iter, DBUS_TYPE_STRING, &value) ? 1 : 0;
 }
 
+static inline int cdbus_append_uint32(DBusMessageIter *iter, unsigned int value) {
+    dbus_uint32_t v = value;
+    return dbus_message_iter_append_basic(iter, DBUS_TYPE_UINT32, &v) ? 1 : 0;
+}
+
 /* The string at `iter` (which must hold a string or object path), or NULL. */
 static inline const char *cdbus_iter_string(DBusMessageIter *iter) {
     int type = dbus_message_iter_get_arg_type(iter);

@@ -97,14 +97,27 @@ final class BusConnection {
     /// Calls a method with string arguments and waits at most `timeoutMilliseconds` for the reply.
     func call(destination: String, path: String, interface: String, member: String, arguments: [String] = [],
               timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
+        try call(destination: destination, path: path, interface: interface, member: member,
+                 values: arguments.map { .string($0) }, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Calls a method with string and `uint32` arguments and waits at most `timeoutMilliseconds`.
+    func call(destination: String, path: String, interface: String, member: String, values: [DBusValue],
+              timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
         guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
             throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a message")
         }
         defer { dbus_message_unref(message) }
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(message, &iter)
-        for argument in arguments where cdbus_append_string(&iter, argument) == 0 {
-            throw DBusFailure(name: "NoMemory", message: "libdbus could not append an argument")
+        for value in values {
+            let ok: Int32
+            switch value {
+            case .string(let s): ok = cdbus_append_string(&iter, s)
+            case .uint32(let u): ok = cdbus_append_uint32(&iter, u)
+            default: preconditionFailure("BusConnection.call: only string and uint32 arguments")  // trap: caller bug
+            }
+            guard ok != 0 else { throw DBusFailure(name: "NoMemory", message: "libdbus could not append an argument") }
         }
         var error = DBusError()
         dbus_error_init(&error)
