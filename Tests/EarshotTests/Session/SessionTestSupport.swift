@@ -95,7 +95,8 @@ final class ChildProcess {
     let process = Process()
     let name: String
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], output: URL? = nil) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], output: URL? = nil,
+         errorOutput: URL? = nil) throws {
         name = (executable as NSString).lastPathComponent
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -106,7 +107,12 @@ final class ChildProcess {
         } else {
             process.standardOutput = FileHandle.nullDevice
         }
-        process.standardError = FileHandle.nullDevice
+        if let errorOutput {
+            FileManager.default.createFile(atPath: errorOutput.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorOutput)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
     }
 
