@@ -23,7 +23,8 @@ final class MPRISIntegrationTests: XCTestCase {
     }
 
     override func tearDown() {
-        engine?.shutdown()     // stops the session's watcher
+        engine?.session.deactivate()   // stops the MPRIS watcher (shutdown alone leaves it to the next update or release)
+        engine?.shutdown()
         engine = nil
         for child in children { child.stop() }
         children.removeAll()
