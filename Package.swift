@@ -25,11 +25,15 @@ let package = Package(
         .systemLibrary(
             name: "CVorbisFile", pkgConfig: "vorbisfile",
             providers: [.apt(["libvorbis-dev"])]),
+        // The session bus (MPRIS players) for the audio session's secondary-audio hint.
+        .systemLibrary(
+            name: "CDBus", pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]),
 
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile",
+                "COpenAL", "CSndFile", "CVorbisFile", "CDBus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Counts the process's heap allocations for `earshot stress` (executable only).

@@ -10,6 +10,10 @@ struct MusicPlayback {
     var seconds: Double?
     var out: String?
     var rate: Int
+    /// A clip looped on the sfx bus alongside the track.
+    var effect: String? = nil
+    /// Live: MPRIS players duck the music.
+    var systemHints = true
 
     private final class LastEnd: @unchecked Sendable {
         private let lock = NSLock()
@@ -37,6 +41,11 @@ struct MusicPlayback {
         let engine = try AudioEngine(configuration: .init(output: output))
         defer { engine.shutdown() }
         let track = try engine.loadMusic(path: file)
+        if let effect {
+            let clip = try engine.loadClip(path: effect, forPositioning: false)
+            _ = try engine.play(clip, options: .init(loop: true))
+        }
+        let printer = out == nil ? LiveSession.start(engine, systemHints: systemHints) : nil
         track.numberOfLoops = loops
         track.volume = volume
         let lastEnd = LastEnd()
@@ -48,8 +57,14 @@ struct MusicPlayback {
         } else {
             let limit = seconds ?? .infinity
             let start = Date()
-            while track.isPlaying, Date().timeIntervalSince(start) < limit { usleep(20_000) }
+            // The frame loop: update() moves the duck ramp; an interruption pauses the track
+            // without ending the run.
+            while track.isPlaying || engine.session.isInterrupted, Date().timeIntervalSince(start) < limit {
+                engine.update(deltaTime: 0.01)
+                usleep(10_000)
+            }
             track.stop()
+            if let printer { LiveSession.stop(engine, printer: printer) }
         }
         let underruns = engine.musicStats.underruns
         if underruns > 0 { note("earshot: \(underruns) music underrun(s)") }

@@ -10,7 +10,9 @@ struct PlayCommand: ParsableCommand {
         discussion: """
             The listener stands at the origin facing -z with +y up: --at 3,0,0 places the sound \
             3 m to the right. Without an output device, use --out to render through OpenAL's \
-            loopback device instead.
+            loopback device instead. Live, the audio session is active: while another media \
+            player on the session D-Bus (MPRIS) plays, the music ducks and effects carry on \
+            (--no-system-hints turns that off); session events are printed to stderr.
             """)
 
     @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg, CAF …).")
@@ -43,11 +45,19 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: "With --music: track volume 0…1 (default 1).")
     var volume: Float = 1
 
+    @Option(name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")
+    var effect: String?
+
+    @Flag(name: .customLong("no-system-hints"),
+          help: "Live: do not let media players on the session D-Bus (MPRIS) duck the music.")
+    var noSystemHints = false
+
     func validate() throws {
         if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be a positive number") }
         if !(gain.isFinite && gain >= 0) { throw ValidationError("--gain must be a number ≥ 0") }
         if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
         if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
+        if effect != nil, !music { throw ValidationError("--effect goes with --music") }
         if music {
             if !(volume.isFinite && (0...1).contains(volume)) { throw ValidationError("--volume must be within 0…1") }
             if loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
@@ -64,7 +74,8 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         if music {
-            MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate).run()
+            MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate,
+                          effect: effect, systemHints: !noSystemHints).run()
             return
         }
         let position = at.flatMap(Self.parseVector)
@@ -82,7 +93,9 @@ struct PlayCommand: ParsableCommand {
                 try loopRunner.render(seconds: length, to: out) { _ in }
                 note("earshot: wrote \(out) (\(Int((length * Double(rate)).rounded())) frames, \(rate) Hz, stereo)")
             } else {
+                let printer = LiveSession.start(engine, systemHints: !noSystemHints)
                 loopRunner.runLive(seconds: length) { _ in voice.isPlaying || loop }
+                LiveSession.stop(engine, printer: printer)
             }
         } catch let error as EarshotError {
             fail(error.description)

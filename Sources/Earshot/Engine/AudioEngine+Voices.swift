@@ -285,6 +285,7 @@ extension AudioEngine {
     /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
     /// allocates nothing.
     public func update(deltaTime: Double = 0) {
+        sessionTick()  // session tick
         checkDevice()
         withAL {
             guard !core.isShutDown else { return }

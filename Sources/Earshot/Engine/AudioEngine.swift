@@ -45,6 +45,8 @@ public final class AudioEngine: @unchecked Sendable {
     var core: EngineCore
     /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
     let musicSystem = MusicSystem()
+    /// The audio session, created on first use (Sources/Earshot/Session).
+    let sessionStorage = Locked<AudioSession?>(nil)
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -119,6 +121,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Idempotent. Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown``
     /// or does nothing (setters, queries on handles).
     public func shutdown() {
+        sessionStorage.withLock { $0 }?.deactivate()   // stops the MPRIS thread
         musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
         recovery.cancel()
         ALGlobal.lock.withLock { current in

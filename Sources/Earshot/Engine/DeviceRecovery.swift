@@ -172,6 +172,7 @@ extension AudioEngine {
             musicSystem.deviceLost(engine: self)        // music lock before the AL lock
             withAL { core.enterDeviceLost() }
             recovery.emit(.lost(device: name))
+            sessionStorage.withLock { $0 }?.noteRouteChange(.oldDeviceUnavailable)
             recovery.startReopening(configuration.output)
             return
         }
@@ -207,5 +208,14 @@ extension AudioEngine {
         endpoint.withLock { $0 = Endpoint(device: opened.device, context: newContext) }
         musicSystem.reattach(engine: self)
         recovery.emit(.restored(device: opened.device.name, fellBackFrom: opened.fellBackFrom))
+        if let session = sessionStorage.withLock({ $0 }) {
+            // No AL or music lock is held here, as the session requires.
+            if let requested = opened.fellBackFrom {
+                session.noteRouteChange(.fellBackToDefault(requested: requested))
+            } else {
+                session.noteRouteChange(.newDeviceAvailable)
+            }
+            session.noteMediaServicesWereReset()
+        }
     }
 }

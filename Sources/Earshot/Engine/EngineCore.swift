@@ -307,11 +307,11 @@ final class EngineCore {
     func syncBuses() {
         if pool.busGains.count != buses.count {
             pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map(\.paused)
+            pool.busPaused = buses.map(\.isPaused)
         } else {
             for i in buses.indices {
                 pool.busGains[i] = buses[i].effectiveGain
-                pool.busPaused[i] = buses[i].paused
+                pool.busPaused[i] = buses[i].isPaused
             }
         }
         pool.markAllGainsDirty()

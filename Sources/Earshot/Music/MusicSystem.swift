@@ -54,6 +54,8 @@ final class MusicSystem: @unchecked Sendable {
     private var isShutDown = false
     /// The output device is lost: nothing is pumped until ``reattach(engine:)``.
     private var suspended = false
+    /// An audio-session interruption is under way: no track plays until it is lifted.
+    private var sessionHold = false
     private let stopThread = Atomic<Bool>(false)
 
     var bufferDuration = MusicSystem.defaultBufferDuration
@@ -202,6 +204,44 @@ final class MusicSystem: @unchecked Sendable {
         }
     }
 
+    // MARK: Session (interruptions)
+
+    /// Holds or releases every track for an audio-session interruption. Holding pauses each
+    /// playing track where it is (its queue and position stay); while held, ``play(_:engine:)``
+    /// readies a track without starting it. Releasing resumes every track the hold paused that is
+    /// still paused (a track the game paused, stopped or played meanwhile is left as it is).
+    func setSessionHold(_ hold: Bool, engine: AudioEngine) {
+        lock.lock(); defer { lock.unlock() }
+        guard !isShutDown, hold != sessionHold else { return }
+        sessionHold = hold
+        let now = clock(engine)
+        engine.withAL {
+            guard !engine.core.isShutDown else { return }
+            for s in active {
+                if hold {
+                    guard s.state == .playing, let source = s.source else { continue }
+                    alSourcePause(source)
+                    s.state = .paused
+                    s.heldBySession = true
+                } else {
+                    guard s.heldBySession else { continue }
+                    s.heldBySession = false
+                    guard s.state == .paused, let source = s.source else { continue }
+                    s.state = .playing
+                    _ = applyGain(s, source: source, now: now, core: engine.core)
+                    if !s.queue.isEmpty { alSourcePlay(source) }
+                }
+            }
+            ALCheck.clear()
+        }
+    }
+
+    /// Whether an interruption holds the tracks.
+    var isSessionHeld: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return sessionHold
+    }
+
     // MARK: Stats
 
     struct Snapshot { var activeTracks: Int; var underruns: Int; var cpuSeconds: Double; var framesQueued: Int }
@@ -251,6 +291,12 @@ final class MusicSystem: @unchecked Sendable {
             s.sessionActive = true
             s.state = .playing
         }
+        if sessionHold {
+            // Interrupted: the track is ready and starts when the interruption is lifted.
+            s.state = .paused
+            s.heldBySession = true
+            return
+        }
         if let source = s.source, !s.queue.isEmpty {
             let now = clock(engine)
             engine.withAL {
@@ -284,6 +330,7 @@ final class MusicSystem: @unchecked Sendable {
 
     func pause(_ s: TrackStream, engine: AudioEngine) {
         lock.lock(); defer { lock.unlock() }
+        s.heldBySession = false   // the game's own pause outlasts an interruption
         if s.waiting { cancelWaiting(s); return }
         guard s.state == .playing, let source = s.source else { return }
         engine.withAL {
@@ -626,6 +673,7 @@ final class MusicSystem: @unchecked Sendable {
     private func end(_ s: TrackStream, reason: MusicTrack.Event.Reason, error: EarshotError?, engine: AudioEngine, pending: inout [Pending]) {
         releaseAL(s, engine: engine)
         s.state = .idle
+        s.heldBySession = false
         if let f = s.fade {
             // A fade in flight when the track ends lands on its target.
             s.volume = f.to

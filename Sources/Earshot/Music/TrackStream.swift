@@ -83,6 +83,8 @@ final class TrackStream: @unchecked Sendable {
     var state: State = .idle
     /// A play session (play … end) is under way and owes exactly one end event.
     var sessionActive = false
+    /// Paused by an audio-session interruption; resumed when it ends (``MusicSystem/setSessionHold(_:engine:)``).
+    var heldBySession = false
     var source: ALuint?
     var freeBuffers: [ALuint] = []
     var queue: [QueuedBuffer] = []

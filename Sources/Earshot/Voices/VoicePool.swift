@@ -550,7 +550,7 @@ final class VoicePool {
         var v = slots[index]
         // Bring the playhead up to `now` (it was last advanced at the previous update).
         let from = max(v.playheadClock, v.startAt)
-        if now > from, !v.paused {
+        if now > from, !v.paused, !busPaused[v.busIndex] {
             v.playhead += (now - from) * v.clipRate * Double(v.pitch)
             if v.loop { v.playhead = v.playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
         }

@@ -1,0 +1,203 @@
+import CDBus
+
+/// A value read from a D-Bus message (the shapes MPRIS and the bus daemon use).
+indirect enum DBusValue: Equatable, Sendable {
+    case string(String)
+    case uint32(UInt32)
+    case int32(Int32)
+    case bool(Bool)
+    case array([DBusValue])
+    case dictEntry(DBusValue, DBusValue)
+    case variant(DBusValue)
+    case structure([DBusValue])
+    /// A type this reader does not decode (its D-Bus type code).
+    case other(Int32)
+
+    /// The string of a string (or of a variant holding one).
+    var string: String? {
+        switch self {
+        case .string(let s): return s
+        case .variant(let v): return v.string
+        default: return nil
+        }
+    }
+
+    /// The strings of an array of strings.
+    var strings: [String]? {
+        guard case .array(let items) = self else { return nil }
+        return items.compactMap(\.string)
+    }
+
+    /// An `a{sv}` dictionary (keys to variants' contents).
+    var dictionary: [String: DBusValue]? {
+        guard case .array(let items) = self else { return nil }
+        var out: [String: DBusValue] = [:]
+        for case .dictEntry(.string(let key), let value) in items {
+            if case .variant(let inner) = value { out[key] = inner } else { out[key] = value }
+        }
+        return out
+    }
+}
+
+/// A failed D-Bus operation: the error's name (`org.freedesktop.DBus.Error.NoReply` …) and text.
+struct DBusFailure: Error, CustomStringConvertible {
+    var name: String
+    var message: String
+    var description: String { message.isEmpty ? name : "\(name): \(message)" }
+}
+
+/// A message taken off the connection's incoming queue, copied into Swift values.
+struct DBusIncoming: Sendable {
+    var type: Int32
+    var sender: String
+    var path: String
+    var interface: String
+    var member: String
+    var arguments: [DBusValue]
+
+    var isSignal: Bool { type == DBUS_MESSAGE_TYPE_SIGNAL }
+}
+
+/// A private libdbus connection to one bus, used from a single thread (the MPRIS watcher's).
+///
+/// It never lets libdbus end the process when the bus goes away (exit-on-disconnect is off),
+/// registers with a `Hello` call under the caller's short timeout (libdbus's own registration
+/// would wait its 25 s default), and makes every call with an explicit timeout.
+final class BusConnection {
+    private let raw: OpaquePointer
+    /// This connection's unique name on the bus (`:1.42`).
+    private(set) var uniqueName = ""
+
+    static let busName = "org.freedesktop.DBus"
+    static let busPath = "/org/freedesktop/DBus"
+
+    /// Connects to the bus at `address` and registers. Throws ``DBusFailure`` when the bus
+    /// cannot be reached or does not answer within `timeoutMilliseconds`.
+    init(address: String, timeoutMilliseconds: Int32) throws(DBusFailure) {
+        var error = DBusError()
+        dbus_error_init(&error)
+        guard let connection = dbus_connection_open_private(address, &error) else {
+            throw Self.failure(&error, fallback: "cannot connect to \(address)")
+        }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        raw = connection
+        let reply = try call(destination: Self.busName, path: Self.busPath, interface: Self.busName,
+                             member: "Hello", timeoutMilliseconds: timeoutMilliseconds)
+        guard let name = reply.first?.string, dbus_bus_set_unique_name(raw, name) != 0 else {
+            throw DBusFailure(name: "Hello", message: "the bus gave no unique name")
+        }
+        uniqueName = name
+    }
+
+    deinit {
+        dbus_connection_close(raw)
+        dbus_connection_unref(raw)
+    }
+
+    /// Calls a method with string arguments and waits at most `timeoutMilliseconds` for the reply.
+    func call(destination: String, path: String, interface: String, member: String, arguments: [String] = [],
+              timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
+        try call(destination: destination, path: path, interface: interface, member: member,
+                 values: arguments.map { .string($0) }, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Calls a method with string and `uint32` arguments and waits at most `timeoutMilliseconds`.
+    func call(destination: String, path: String, interface: String, member: String, values: [DBusValue],
+              timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
+        guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
+            throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a message")
+        }
+        defer { dbus_message_unref(message) }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for value in values {
+            let ok: Int32
+            switch value {
+            case .string(let s): ok = cdbus_append_string(&iter, s)
+            case .uint32(let u): ok = cdbus_append_uint32(&iter, u)
+            default: preconditionFailure("BusConnection.call: only string and uint32 arguments")  // trap: caller bug
+            }
+            guard ok != 0 else { throw DBusFailure(name: "NoMemory", message: "libdbus could not append an argument") }
+        }
+        var error = DBusError()
+        dbus_error_init(&error)
+        guard let reply = dbus_connection_send_with_reply_and_block(raw, message, timeoutMilliseconds, &error) else {
+            throw Self.failure(&error, fallback: "\(member) failed")
+        }
+        defer { dbus_message_unref(reply) }
+        return Self.arguments(of: reply)
+    }
+
+    /// Reads and writes for at most `timeoutMilliseconds`; false once the connection is closed.
+    func readWrite(timeoutMilliseconds: Int32) -> Bool {
+        dbus_connection_read_write(raw, timeoutMilliseconds) != 0
+    }
+
+    /// Whether the connection is still up.
+    var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
+
+    /// Takes the next incoming message (signals, and the local `Disconnected`), or nil.
+    func pop() -> DBusIncoming? {
+        guard let message = dbus_connection_pop_message(raw) else { return nil }
+        defer { dbus_message_unref(message) }
+        func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+        return DBusIncoming(type: dbus_message_get_type(message), sender: text(dbus_message_get_sender(message)),
+                            path: text(dbus_message_get_path(message)), interface: text(dbus_message_get_interface(message)),
+                            member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message))
+    }
+
+    // MARK: Reading messages
+
+    private static func arguments(of message: OpaquePointer) -> [DBusValue] {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
+        return readAll(&iter)
+    }
+
+    private static func readAll(_ iter: inout DBusMessageIter) -> [DBusValue] {
+        var values: [DBusValue] = []
+        while true {
+            let type = dbus_message_iter_get_arg_type(&iter)
+            if type == CDBUS_TYPE_INVALID { break }
+            values.append(read(&iter, type: type))
+            if dbus_message_iter_next(&iter) == 0 { break }
+        }
+        return values
+    }
+
+    private static func read(_ iter: inout DBusMessageIter, type: Int32) -> DBusValue {
+        switch type {
+        case CDBUS_TYPE_STRING, CDBUS_TYPE_OBJECT_PATH:
+            return .string(cdbus_iter_string(&iter).map { String(cString: $0) } ?? "")
+        case CDBUS_TYPE_UINT32:
+            return .uint32(cdbus_iter_uint32(&iter, 0))
+        case CDBUS_TYPE_INT32:
+            var value: Int32 = 0
+            dbus_message_iter_get_basic(&iter, &value)
+            return .int32(value)
+        case CDBUS_TYPE_BOOLEAN:
+            var value: dbus_bool_t = 0
+            dbus_message_iter_get_basic(&iter, &value)
+            return .bool(value != 0)
+        case CDBUS_TYPE_ARRAY, CDBUS_TYPE_VARIANT, CDBUS_TYPE_STRUCT, CDBUS_TYPE_DICT_ENTRY:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iter, &sub)
+            let items = readAll(&sub)
+            switch type {
+            case CDBUS_TYPE_ARRAY: return .array(items)
+            case CDBUS_TYPE_VARIANT: return .variant(items.first ?? .other(CDBUS_TYPE_INVALID))
+            case CDBUS_TYPE_DICT_ENTRY where items.count == 2: return .dictEntry(items[0], items[1])
+            default: return .structure(items)
+            }
+        default:
+            return .other(type)
+        }
+    }
+
+    private static func failure(_ error: inout DBusError, fallback: String) -> DBusFailure {
+        defer { dbus_error_free(&error) }
+        guard dbus_error_is_set(&error) != 0 else { return DBusFailure(name: "Failed", message: fallback) }
+        return DBusFailure(name: error.name.map { String(cString: $0) } ?? "Failed",
+                           message: error.message.map { String(cString: $0) } ?? fallback)
+    }
+}

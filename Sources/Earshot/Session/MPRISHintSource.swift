@@ -1,0 +1,312 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// The secondary-audio hint from media players on the session D-Bus (MPRIS).
+///
+/// Any `org.mpris.MediaPlayer2.*` player of another process whose `PlaybackStatus` is
+/// `Playing` turns the hint on; when none plays (paused, stopped, or gone from the bus) it turns
+/// off. Players of this process are ignored (the bus daemon's `GetConnectionUnixProcessID`).
+///
+/// How it watches, on its own thread (`earshot.mpris`), never the game's or the mixer's, over a
+/// private libdbus connection (through the `CDBus` module):
+/// 1. connects to `busAddress` (or `DBUS_SESSION_BUS_ADDRESS`) with libdbus's exit-on-disconnect
+///    turned off, so a vanishing bus never ends the game;
+/// 2. adds its match rules *first* — `NameOwnerChanged` for the `org.mpris.MediaPlayer2`
+///    namespace and `PropertiesChanged` on `/org/mpris/MediaPlayer2` — so that no change between
+///    the scan and the first signal is missed;
+/// 3. lists the names on the bus and, for each player, maps it to its unique name
+///    (`GetNameOwner`) and reads `PlaybackStatus` (`Properties.Get`); this first report is what
+///    ``AudioSession/activate()`` waits for;
+/// 4. follows signals: signals come from unique names (`:1.x`), mapped back to players through
+///    `NameOwnerChanged` (an empty new owner: the player vanished); a status listed as
+///    *invalidated* is read again.
+///
+/// Every call times out after ``callTimeout`` (default 0.25 s). A change is reported once it has
+/// held for ``settleTime`` (default 0.15 s): mpv-mpris, for one, reports `Playing` for ~60 ms
+/// when an idle player starts, which must not duck the music. With no bus, or when the bus goes
+/// away, the source reports itself unavailable (the hint input is off, the engine runs on) and
+/// tries to connect again with a growing delay (0.5 s … 10 s).
+///
+/// ```swift
+/// engine.session.enableSystemHints()          // the same as:
+/// engine.session.addHintSource(MPRISHintSource())
+/// ```
+public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendable {
+    public let name = "mpris"
+    /// The bus to watch; nil: `DBUS_SESSION_BUS_ADDRESS` of this process.
+    public let busAddress: String?
+    /// The timeout of every D-Bus call, in seconds.
+    public let callTimeout: Double
+    /// How long a change must hold before it is reported, in seconds.
+    public let settleTime: Double
+
+    private let status = Locked<Status>(Status())
+    private let run = Locked<Run?>(nil)
+    private let logger = Logger(label: "earshot.mpris")
+
+    struct Status: Sendable {
+        var connected = false
+        var players: [String: Bool] = [:]
+    }
+
+    private struct Run {
+        let stop: StopFlag
+        let done: DispatchSemaphore
+    }
+
+    final class StopFlag: Sendable {
+        let raised = Atomic<Bool>(false)
+    }
+
+    /// - Parameters:
+    ///   - busAddress: the bus to watch (a test's private bus); nil: the session bus of
+    ///     `DBUS_SESSION_BUS_ADDRESS`.
+    ///   - callTimeout: seconds each D-Bus call may take (0.01…5; clamped).
+    ///   - settleTime: seconds a change must hold before it is reported (0…2; clamped).
+    public init(busAddress: String? = nil, callTimeout: Double = 0.25, settleTime: Double = 0.15) {
+        self.busAddress = busAddress
+        self.callTimeout = callTimeout.isFinite ? min(max(callTimeout, 0.01), 5) : 0.25
+        self.settleTime = settleTime.isFinite ? min(max(settleTime, 0), 2) : 0.15
+    }
+
+    deinit { stop() }
+
+    /// Whether the watcher is connected to the bus now.
+    public var isConnected: Bool { status.withLock { $0.connected } }
+
+    /// The players seen now (well-known names such as `org.mpris.MediaPlayer2.mpv`, this
+    /// process's excluded) and whether each is playing.
+    public var players: [String: Bool] { status.withLock { $0.players } }
+
+    public func start(reportingTo sink: HintSink) {
+        let flag = StopFlag()
+        let done = DispatchSemaphore(value: 0)
+        let startNow = run.withLock { r -> Bool in
+            guard r == nil else { return false }
+            r = Run(stop: flag, done: done)
+            return true
+        }
+        guard startNow else { return }
+        let address = busAddress ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+        let timeout = Int32((callTimeout * 1000).rounded())
+        let settle = settleTime
+        let thread = Thread { [weak self] in
+            let watcher = MPRISWatcher(address: address, timeoutMilliseconds: timeout, settleTime: settle, sink: sink,
+                                       stop: flag, publish: { connected, players in
+                                           self?.status.withLock { $0 = Status(connected: connected, players: players) }
+                                       })
+            watcher.run()
+            done.signal()
+        }
+        thread.name = "earshot.mpris"
+        thread.start()
+    }
+
+    /// Stops the watcher thread and closes its connection; waits at most 2 s (a call in flight
+    /// lasts at most ``callTimeout``).
+    public func stop() {
+        guard let r = run.withLock({ r -> Run? in defer { r = nil }; return r }) else { return }
+        r.stop.raised.store(true, ordering: .relaxed)
+        if r.done.wait(timeout: .now() + 2) == .timedOut {
+            logger.warning("the MPRIS watcher did not stop within 2 s; leaving it to finish on its own")
+        }
+        status.withLock { $0 = Status() }
+    }
+}
+
+/// The MPRIS watcher's loop and state; lives on its own thread only.
+private final class MPRISWatcher {
+    static let prefix = "org.mpris.MediaPlayer2."
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    static let objectPath = "/org/mpris/MediaPlayer2"
+
+    struct Player {
+        var owner: String
+        var playing: Bool
+        /// A player of this very process: never counts.
+        var ignored: Bool
+    }
+
+    let address: String?
+    let timeout: Int32
+    let settleTime: Double
+    let sink: HintSink
+    let stopFlag: MPRISHintSource.StopFlag
+    let publish: (Bool, [String: Bool]) -> Void
+    let ownPID = UInt32(getpid())
+
+    var connection: BusConnection?
+    var players: [String: Player] = [:]
+    /// The value last reported (nil: report the next value at once).
+    var reported: Bool?
+    var changedSince: Double?
+
+    init(address: String?, timeoutMilliseconds: Int32, settleTime: Double, sink: HintSink,
+         stop: MPRISHintSource.StopFlag, publish: @escaping (Bool, [String: Bool]) -> Void) {
+        self.address = address
+        timeout = timeoutMilliseconds
+        self.settleTime = settleTime
+        self.sink = sink
+        stopFlag = stop
+        self.publish = publish
+    }
+
+    var stopped: Bool { stopFlag.raised.load(ordering: .relaxed) }
+
+    func run() {
+        var backoff = 0.5
+        while !stopped {
+            guard let c = connection else {
+                do throws(DBusFailure) {
+                    try connect()
+                    backoff = 0.5
+                } catch {
+                    sink.reportUnavailable(error.message)
+                    sleep(seconds: backoff)
+                    backoff = min(backoff * 2, 10)
+                }
+                continue
+            }
+            let wait: Int32 = changedSince == nil ? 100 : 20
+            let alive = c.readWrite(timeoutMilliseconds: wait)
+            var lost = !alive
+            while let message = c.pop() {
+                if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" { lost = true }
+                else if message.isSignal { handle(message) }
+            }
+            if lost || !c.isConnected {
+                disconnected()
+                continue
+            }
+            reportIfSettled()
+        }
+        connection = nil
+        publish(false, [:])
+    }
+
+    private func sleep(seconds: Double) {
+        var slept = 0.0
+        while slept < seconds, !stopped {
+            usleep(20_000)
+            slept += 0.02
+        }
+    }
+
+    private func connect() throws(DBusFailure) {
+        guard let address, !address.isEmpty else {
+            throw DBusFailure(name: "NoBus", message: "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+        }
+        let c = try BusConnection(address: address, timeoutMilliseconds: timeout)
+        // Match rules first: a player that changes while we scan is then seen by a signal.
+        for rule in ["type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'",
+                     "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='\(Self.objectPath)'"] {
+            _ = try c.call(destination: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
+                           member: "AddMatch", arguments: [rule], timeoutMilliseconds: timeout)
+        }
+        let names = try c.call(destination: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
+                               member: "ListNames", timeoutMilliseconds: timeout).first?.strings ?? []
+        connection = c
+        players = [:]
+        for name in names where name.hasPrefix(Self.prefix) { track(name, owner: nil) }
+        reported = nil
+        changedSince = nil
+        report()   // the first scan is reported at once: activation waits for it
+    }
+
+    private func disconnected() {
+        connection = nil
+        players = [:]
+        reported = nil
+        changedSince = nil
+        publish(false, [:])
+        sink.reportUnavailable("the session bus went away")
+    }
+
+    /// Maps a player to its owner and reads its status (owner nil: ask the bus).
+    private func track(_ name: String, owner: String?) {
+        guard let c = connection else { return }
+        let bus = BusConnection.busName
+        guard let owner = owner ?? (try? c.call(destination: bus, path: BusConnection.busPath, interface: bus, member: "GetNameOwner",
+                                                arguments: [name], timeoutMilliseconds: timeout))?.first?.string else {
+            players[name] = nil   // gone already
+            return
+        }
+        var pid: UInt32?
+        if case .uint32(let p)? = (try? c.call(destination: bus, path: BusConnection.busPath, interface: bus,
+                                               member: "GetConnectionUnixProcessID", arguments: [owner],
+                                               timeoutMilliseconds: timeout))?.first {
+            pid = p
+        }
+        if pid == ownPID {
+            players[name] = Player(owner: owner, playing: false, ignored: true)
+            return
+        }
+        players[name] = Player(owner: owner, playing: readStatus(name) == "Playing", ignored: false)
+    }
+
+    /// A player's `PlaybackStatus`, nil when it does not answer in time.
+    private func readStatus(_ destination: String) -> String? {
+        guard let c = connection else { return nil }
+        let reply = try? c.call(destination: destination, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
+                                member: "Get", arguments: [Self.playerInterface, "PlaybackStatus"], timeoutMilliseconds: timeout)
+        return reply?.first?.string
+    }
+
+    private func handle(_ m: DBusIncoming) {
+        switch (m.interface, m.member) {
+        case ("org.freedesktop.DBus", "NameOwnerChanged"):
+            guard m.arguments.count == 3, let name = m.arguments[0].string, name.hasPrefix(Self.prefix),
+                  let newOwner = m.arguments[2].string else { return }
+            if newOwner.isEmpty { players[name] = nil } else { track(name, owner: newOwner) }
+            changed()
+        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+            guard m.path == Self.objectPath, m.arguments.count >= 2, m.arguments[0].string == Self.playerInterface else { return }
+            let changedProperties = m.arguments[1].dictionary ?? [:]
+            let invalidated = m.arguments.count > 2 ? (m.arguments[2].strings ?? []) : []
+            for (name, p) in players where p.owner == m.sender && !p.ignored {
+                if let status = changedProperties["PlaybackStatus"]?.string {
+                    players[name]?.playing = status == "Playing"
+                } else if invalidated.contains("PlaybackStatus") {
+                    players[name]?.playing = readStatus(name) == "Playing"
+                }
+            }
+            changed()
+        default:
+            break
+        }
+    }
+
+    private var value: Bool { players.values.contains { $0.playing && !$0.ignored } }
+
+    private func changed() {
+        publishPlayers()
+        if value == reported { changedSince = nil } else if changedSince == nil { changedSince = MPRISWatcher.now() }
+    }
+
+    private func reportIfSettled() {
+        guard let since = changedSince, MPRISWatcher.now() - since >= settleTime else { return }
+        if value != reported { report() }
+        changedSince = nil
+    }
+
+    private func report() {
+        let v = value
+        reported = v
+        publishPlayers()
+        sink.report(otherAudioPlaying: v)
+    }
+
+    private func publishPlayers() {
+        var visible: [String: Bool] = [:]
+        for (name, p) in players where !p.ignored { visible[name] = p.playing }
+        publish(connection != nil, visible)
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
