@@ -45,10 +45,16 @@ struct SceneParser {
         }
         let scene = parser.scene(root)
         if let scene, parser.problems.isEmpty { return .success(scene) }
-        return .failure(SceneProblems(problems: parser.problems))
+        return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
     }
 
     // MARK: Problems
+
+    /// Where a problem is, for sorting them in file order.
+    static func position(_ e: EarshotError) -> [Int] {
+        if case .invalidScene(_, let line, let column, _, _) = e { return [line, column] }
+        return [0, 0]
+    }
 
     mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
         let mark = node?.mark
@@ -75,7 +81,7 @@ struct SceneParser {
     private func describe(_ node: Node) -> String {
         switch node {
         case .mapping: return "a mapping"
-        case .sequence: return "a list"
+        case .sequence(let s): return "a list of \(s.count)"
         case .scalar(let s):
             if s.style == .plain, ["", "~", "null", "Null", "NULL"].contains(s.string) { return "nothing" }
             if s.style == .singleQuoted || s.style == .doubleQuoted { return "the string \"\(s.string)\"" }

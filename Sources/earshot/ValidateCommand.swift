@@ -1,0 +1,35 @@
+import ArgumentParser
+import Earshot
+import EarshotScenes
+
+/// `earshot validate SCENE`: every problem of a scene file, with file, line and key.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check a scene (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids.",
+        discussion: """
+            Prints a one-line summary on stdout and exits 0 for a valid scene. Otherwise prints \
+            every problem as `earshot: FILE:LINE:COLUMN: KEY: reason` on stderr and exits 1. The \
+            scene format is described in Demos/Scenes/README.md.
+            """)
+
+    @Argument(help: "The scene file (.yaml).")
+    var scene: String
+
+    func run() throws {
+        switch Scene.check(path: scene) {
+        case .success(let s):
+            let moving = s.emitters.filter { $0.path.moves }.count
+            print("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
+                  + "\(s.clips.count) clips, \(s.music.count) music tracks, \(s.emitters.count) emitters (\(moving) moving), "
+                  + "\(s.events.count) events" + (s.hrtf ? ", HRTF" : ""))
+        case .failure(let problems):
+            for p in problems.problems.dropLast() { note("earshot: \(p.description)") }
+            fail(problems.problems.last?.description ?? "\(scene): invalid scene")
+        }
+    }
+}
+
+enum SceneDescription {
+    static func seconds(_ v: Double) -> String { v.rounded() == v ? String(Int(v)) : String(v) }
+}
