@@ -51,9 +51,9 @@ struct SceneParser {
     // MARK: Problems
 
     /// Where a problem is, for sorting them in file order.
-    static func position(_ e: EarshotError) -> [Int] {
-        if case .invalidScene(_, let line, let column, _, _) = e { return [line, column] }
-        return [0, 0]
+    static func position(_ e: EarshotError) -> Int {
+        if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
+        return 0
     }
 
     mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
