@@ -40,12 +40,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded: Scene
-        do {
-            loaded = try Scene.load(path: scene)
-        } catch {
-            fail(error.description)
-        }
+        let loaded = SceneDescription.load(scene)
         let progress = (!quiet && isatty(2) != 0) ? ThrottledProgress(label: loaded.name) : nil
         let result: SceneRenderer.Result
         do {

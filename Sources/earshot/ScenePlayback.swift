@@ -12,12 +12,7 @@ struct ScenePlayback {
     var seconds: Double?
 
     func run() {
-        let scene: Scene
-        do {
-            scene = try Scene.load(path: path)
-        } catch {
-            fail(error.description)
-        }
+        let scene = SceneDescription.load(path)
         if let out {
             do {
                 let r = try SceneRenderer(scene: scene).render(to: out, duration: seconds)

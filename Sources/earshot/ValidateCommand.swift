@@ -24,12 +24,28 @@ struct ValidateCommand: ParsableCommand {
                   + "\(s.clips.count) clips, \(s.music.count) music tracks, \(s.emitters.count) emitters (\(moving) moving), "
                   + "\(s.events.count) events" + (s.hrtf ? ", HRTF" : ""))
         case .failure(let problems):
-            for p in problems.problems.dropLast() { note("earshot: \(p.description)") }
-            fail(problems.problems.last?.description ?? "\(scene): invalid scene")
+            SceneDescription.fail(problems, path: scene)
         }
     }
 }
 
 enum SceneDescription {
     static func seconds(_ v: Double) -> String { v.rounded() == v ? String(Int(v)) : String(v) }
+
+    /// Loads a scene for render or play; an invalid one prints every problem and exits 1.
+    static func load(_ path: String) -> Scene {
+        switch Scene.check(path: path) {
+        case .success(let scene): return scene
+        case .failure(let problems): fail(problems, path: path)
+        }
+    }
+
+    /// Prints every problem as `earshot: …` on stderr and exits 1.
+    static func fail(_ problems: SceneProblems, path: String) -> Never {
+        for p in problems.problems.dropLast() { note("earshot: \(p.description)") }
+        earshotFail(problems.problems.last?.description ?? "\(path): invalid scene")
+    }
 }
+
+/// The CLI's `fail`, reachable where a local `fail` shadows it.
+func earshotFail(_ message: String) -> Never { fail(message) }
