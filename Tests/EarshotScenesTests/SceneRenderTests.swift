@@ -123,6 +123,29 @@ final class SceneRenderTests: XCTestCase {
         XCTAssertEqual(result.levels.rms[0].count, 400)
     }
 
+    func testEventsBetweenGameFramesStartOnTheirSample() throws {
+        // 60 Hz frames are 800 samples; these times fall inside frames.
+        let beep = CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path
+        let path = tmp.appendingPathComponent("t.yaml").path
+        try """
+            duration: 1.6
+            clips: { b: \(beep) }
+            emitters: { late: { clip: b, start: 0.71337, position: [0, 0, -1] } }
+            events:
+              - { at: 0.2037, play: b }
+              - { at: 1.3071, play: b, pan: 1 }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let out = tmp.appendingPathComponent("t.wav").path
+        try SceneRenderer(scene: Scene.load(path: path)).render(to: out, format: .f32)
+        let audio = try RenderedAudio(path: out)
+        for t in [0.2037, 0.71337, 1.3071] {
+            let expected = Int((t * 48_000).rounded())
+            XCTAssertNotEqual(expected % 800, 0, "not on a frame boundary")
+            let onset = try XCTUnwrap(audio.onset(after: t - 0.1, threshold: 1e-7))
+            XCTAssertEqual(onset, expected + 1, accuracy: 2, "event at \(t) s")
+        }
+    }
+
     func testDurationOverrideRendersAPrefix() throws {
         let (result, audio) = try SceneFixtures.render("showcase.yaml", duration: 0.5, into: tmp)
         XCTAssertEqual(result.frames, 24_000)
