@@ -22,10 +22,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## demo: render the demo to out/demo.wav, and play it live when an output device exists
+## demo: render the showcase scene to out/showcase.wav + out/showcase.svg and the Orbit demo to
+## out/demo.wav; play the showcase live when an output device opens (no device is not a failure)
 demo: build
 	@mkdir -p out
+	$(SWIFT) run earshot render Demos/Scenes/showcase.yaml -o out/showcase.wav --plot out/showcase.svg
 	$(SWIFT) run Orbit out/demo.wav
+	@bin=$$($(SWIFT) build --show-bin-path)/earshot; \
+	if "$$bin" play Demos/Scenes/showcase.yaml; then :; \
+	else echo "make demo: the showcase did not play live (see above); the renders are in out/"; fi
 
 ## test: the whole suite (debug build; the CLI and demos are built first, tests run them)
 test: deps

@@ -8,11 +8,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Earshot", targets: ["Earshot"]),
+        .library(name: "EarshotScenes", targets: ["EarshotScenes"]),
         .executable(name: "earshot", targets: ["earshot"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
     ],
     targets: [
         // One thin C module per system library (swift-nio style).
@@ -36,18 +38,25 @@ let package = Package(
                 "COpenAL", "CSndFile", "CVorbisFile", "CDBus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.
+        .target(
+            name: "EarshotScenes",
+            dependencies: ["Earshot", .product(name: "Yams", package: "Yams")]),
         // Counts the process's heap allocations for `earshot stress` (executable only).
         .target(name: "CAllocCounter"),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot", "CAllocCounter", "COpenAL",
+                "Earshot", "EarshotScenes", "CAllocCounter", "COpenAL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         // Demos: short executables that run headless (render to out/NAME.wav) or live.
         .executableTarget(name: "Orbit", dependencies: ["Earshot"], path: "Demos/Orbit"),
+        .executableTarget(name: "Crowd", dependencies: ["Earshot"], path: "Demos/Crowd"),
+        .executableTarget(name: "Ducking", dependencies: ["Earshot", "EarshotScenes"], path: "Demos/Ducking"),
+        .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "CVorbisFile"], path: "Benchmarks/EarshotBench"),
@@ -57,6 +66,10 @@ let package = Package(
             // The CLI and demos are run as processes; `make test` builds them first (`swift build`).
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
             dependencies: ["Earshot", "COpenAL", "CSndFile"]),
+        .testTarget(
+            name: "EarshotScenesTests",
+            // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
+            dependencies: ["EarshotScenes", "Earshot", "CSndFile"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,10 +24,12 @@ struct EarshotCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "earshot",
-        abstract: "Positional game audio on OpenAL Soft: play, render, inspect and stress-test.",
+        abstract: "Positional game audio on OpenAL Soft: play, render scenes, inspect and stress-test.",
         subcommands: [
             DevicesCommand.self,
             PlayCommand.self,
+            RenderCommand.self,
+            ValidateCommand.self,
             StressCommand.self,
             InfoCommand.self,
             DecodeCommand.self,

@@ -2,20 +2,24 @@ import ArgumentParser
 import Earshot
 import Foundation
 
-/// `earshot play FILE`: a clip at a position, live or rendered offline.
+/// `earshot play FILE`: a clip at a position, or a scene (`.yaml`), live or rendered offline.
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play an audio file live, or render it offline with --out.",
+        abstract: "Play an audio file or a scene (.yaml) live, or render it offline with --out.",
         discussion: """
             The listener stands at the origin facing -z with +y up: --at 3,0,0 places the sound \
             3 m to the right. Without an output device, use --out to render through OpenAL's \
             loopback device instead. Live, the audio session is active: while another media \
             player on the session D-Bus (MPRIS) plays, the music ducks and effects carry on \
             (--no-system-hints turns that off); session events are printed to stderr.
+
+            A .yaml or .yml FILE is a scene (see Demos/Scenes/README.md): it plays live showing \
+            the scene time, active and virtual voices and session events; Ctrl-C fades out and \
+            closes the device. --seconds shortens it and --out renders it offline.
             """)
 
-    @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg, CAF …).")
+    @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg, CAF …) or a scene (.yaml).")
     var file: String
 
     @Option(name: .long, help: "Position X,Y,Z in metres (default: centred, not positioned).")
@@ -72,7 +76,14 @@ struct PlayCommand: ParsableCommand {
         return v.isFinite ? v : nil
     }
 
+    /// Whether FILE is a scene script rather than audio.
+    var isScene: Bool { ["yaml", "yml"].contains((file as NSString).pathExtension.lowercased()) }
+
     func run() throws {
+        if isScene {
+            ScenePlayback(path: file, out: out, seconds: seconds).run()
+            return
+        }
         if music {
             MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate,
                           effect: effect, systemHints: !noSystemHints).run()

@@ -1,0 +1,182 @@
+import Earshot
+import Foundation
+
+/// A scene script: a listener, emitters moving along paths, music, one-shots, secondary-audio
+/// hints and interruptions on a timeline, loaded from YAML and validated before anything plays.
+///
+/// Load one with ``load(path:)``; render it with ``SceneRenderer`` or play it live with
+/// ``ScenePlayer``. Every key of the format is described in `Demos/Scenes/README.md`. A scene with
+/// an unknown key, a missing or unreadable clip file, a value of the wrong type or out of range,
+/// or an event naming an unknown id is refused with ``EarshotError/invalidScene(file:line:column:key:reason:)``,
+/// giving the file, line, column and key.
+///
+/// ```swift
+/// let scene = try Scene.load(path: "Demos/Scenes/orbit.yaml")
+/// let result = try SceneRenderer(scene: scene).render(to: "out/orbit.wav")
+/// print(result.frames)
+/// ```
+public struct Scene: Sendable {
+    /// The scene file as it was given (used in messages).
+    public var file: String
+    /// Free text (default: the file's name without extension).
+    public var name: String
+    /// Seconds rendered or played.
+    public var duration: Double
+    /// The mixing rate of an offline render, in Hz (default 48000).
+    public var sampleRate: Int
+    /// HRTF binaural rendering (default false).
+    public var hrtf: Bool
+    /// The distance model of every positioned voice (default inverseClamped).
+    public var distanceModel: DistanceModel
+    /// The voice budget: real sources and virtual voices (nil: the engine's defaults).
+    public var realVoices: Int?
+    /// Virtual voices allowed beyond the real ones (nil: the engine's default).
+    public var virtualVoices: Int?
+    /// The audio-session settings: category and ducking.
+    public var session: SceneSessionSettings
+    /// Clips by id, in file order, with paths resolved against the scene's folder.
+    public var clips: [SceneClip]
+    /// Music tracks by id, in file order.
+    public var music: [SceneMusic]
+    /// Where the listener is, and how it moves.
+    public var listener: SceneListener
+    /// Emitters, in file order.
+    public var emitters: [SceneEmitter]
+    /// The timeline, sorted by time (events at the same time keep their file order).
+    public var events: [SceneEvent]
+
+    /// Reads, parses and validates a scene file. Throws the first problem found as
+    /// ``EarshotError/invalidScene(file:line:column:key:reason:)`` (or ``EarshotError/fileNotFound(path:)``
+    /// when the scene file itself is missing).
+    public static func load(path: String) throws(EarshotError) -> Scene {
+        switch check(path: path) {
+        case .success(let scene): return scene
+        case .failure(let problems): throw problems.first ?? .invalidScene(file: path, line: 1, column: 1, key: "", reason: "invalid scene")
+        }
+    }
+
+    /// Parses and validates a scene file, collecting every problem (for `earshot validate`).
+    public static func check(path: String) -> Result<Scene, SceneProblems> {
+        SceneParser.parse(path: path)
+    }
+
+    /// Parses and validates YAML text as if it were the file at `path` (clip paths resolve
+    /// against `path`'s folder).
+    public static func check(yaml: String, path: String) -> Result<Scene, SceneProblems> {
+        SceneParser.parse(yaml: yaml, path: path)
+    }
+
+    /// The folder relative paths in the scene resolve against.
+    public var folder: String { (file as NSString).deletingLastPathComponent }
+}
+
+/// Every problem found in one scene file, in file order.
+public struct SceneProblems: Error, Sendable, CustomStringConvertible {
+    /// The problems, each an ``EarshotError/invalidScene(file:line:column:key:reason:)``
+    /// (or ``EarshotError/fileNotFound(path:)`` for a missing scene file).
+    public var problems: [EarshotError]
+    /// The first problem.
+    public var first: EarshotError? { problems.first }
+    public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+/// A clip of a scene: an id and the audio file it loads.
+public struct SceneClip: Sendable, Equatable {
+    public var id: String
+    /// The file, resolved against the scene's folder.
+    public var path: String
+}
+
+/// A music track of a scene. Nothing plays until an event says `action: play`.
+public struct SceneMusic: Sendable, Equatable {
+    public var id: String
+    /// The file, resolved against the scene's folder.
+    public var path: String
+    /// Track volume 0…1 (default 1).
+    public var volume: Float
+    /// 0 plays once, n plays n + 1 times, −1 loops until stopped (default 0).
+    public var loops: Int
+}
+
+/// The listener: a position or a path, and a fixed orientation.
+public struct SceneListener: Sendable, Equatable {
+    /// Where the listener is over time.
+    public var path: ScenePath
+    /// The direction the listener faces (default −z).
+    public var at: Vector3
+    /// The listener's up (default +y).
+    public var up: Vector3
+
+    public init(path: ScenePath = .fixed(.zero), at: Vector3 = Vector3(0, 0, -1), up: Vector3 = Vector3(0, 1, 0)) {
+        self.path = path
+        self.at = at
+        self.up = up
+    }
+
+    /// The engine listener at scene time `t`.
+    public func listener(at t: Double) -> Listener {
+        Listener(position: path.position(at: t), at: at, up: up)
+    }
+}
+
+/// An emitter of a scene: a clip that starts at `start`, heard from a fixed position or a path.
+public struct SceneEmitter: Sendable, Equatable {
+    public var id: String
+    /// The id of the clip it plays.
+    public var clip: String
+    /// Loop until stopped (default false: plays once).
+    public var loop: Bool
+    /// Linear gain (default 1).
+    public var gain: Float
+    /// Playback rate (default 1).
+    public var pitch: Float
+    /// 0 most important … 255 least (default 128).
+    public var priority: UInt8
+    /// Scene time at which it starts, in seconds (default 0).
+    public var start: Double
+    /// Where it is over scene time.
+    public var path: ScenePath
+}
+
+/// The audio-session settings of a scene.
+public struct SceneSessionSettings: Sendable, Equatable {
+    /// The session category (the app's intent).
+    public enum Category: String, Sendable, CaseIterable {
+        /// Mixes with other apps' audio.
+        case ambient
+        /// The default: other audio is silenced when the game plays.
+        case soloAmbient
+        /// Audio is the core feature.
+        case playback
+    }
+
+    /// How the music bus is ducked while the secondary-audio hint is raised.
+    public struct Ducking: Sendable, Equatable {
+        /// The ducked gain in dB (nil: silent).
+        public var levelDB: Double?
+        /// Seconds to ramp down when the hint begins.
+        public var attack: Double
+        /// Seconds to ramp back up when the hint ends.
+        public var release: Double
+
+        public init(levelDB: Double? = nil, attack: Double = 0.1, release: Double = 0.5) {
+            self.levelDB = levelDB
+            self.attack = attack
+            self.release = release
+        }
+
+        /// The ducked linear gain (0 for silent).
+        public var linearLevel: Float {
+            guard let levelDB else { return 0 }
+            return Float(pow(10, levelDB / 20))
+        }
+    }
+
+    public var category: Category
+    public var ducking: Ducking
+
+    public init(category: Category = .soloAmbient, ducking: Ducking = Ducking()) {
+        self.category = category
+        self.ducking = ducking
+    }
+}

@@ -1,0 +1,77 @@
+import Earshot
+
+/// One entry of a scene's timeline: what happens, and when.
+///
+/// ```yaml
+/// - { at: 0.0, music: theme, action: play }
+/// - { at: 1.0, play: step, position: [3, 0, 0], gain: 1.0 }
+/// - { at: 2.0, hint: begin }
+/// - { at: 5.0, interruption: began }
+/// - { at: 6.0, interruption: ended, shouldResume: true }
+/// - { at: 6.5, stop: car, fade: 0.2 }
+/// ```
+public struct SceneEvent: Sendable, Equatable {
+    /// What a music event does to its track.
+    public enum MusicAction: Sendable, Equatable {
+        /// Start, or resume after pause/stop; an optional volume is set first.
+        case play(volume: Float?)
+        /// Pause, keeping the position.
+        case pause
+        /// Fade out over `fade` seconds (at least 20 ms, so it never clicks), then stop.
+        case stop(fade: Double)
+        /// Ramp the volume to `volume` over `duration` seconds.
+        case fade(volume: Float, duration: Double)
+    }
+
+    /// What happens.
+    public enum Action: Sendable, Equatable {
+        /// A music track's transport or volume.
+        case music(id: String, MusicAction)
+        /// A one-shot of a clip, at a position (3D) or a pan (non-positional).
+        case play(clip: String, position: Vector3?, pan: Float, gain: Float, pitch: Float, priority: UInt8)
+        /// The secondary-audio hint begins (true) or ends (false).
+        case hint(begins: Bool)
+        /// An interruption begins, or ends (with whether to resume).
+        case interruption(began: Bool, shouldResume: Bool)
+        /// An emitter stops, fading out over `fade` seconds.
+        case stop(emitter: String, fade: Double)
+    }
+
+    /// Scene time in seconds.
+    public var time: Double
+    public var action: Action
+    /// The line of the event in the scene file.
+    public var line: Int
+
+    public init(time: Double, action: Action, line: Int = 0) {
+        self.time = time
+        self.action = action
+        self.line = line
+    }
+
+    /// A short label for logs and plots ("hint begin", "play step", …).
+    public var label: String {
+        switch action {
+        case .music(let id, let a):
+            switch a {
+            case .play: return "music \(id) play"
+            case .pause: return "music \(id) pause"
+            case .stop: return "music \(id) stop"
+            case .fade(let v, _): return "music \(id) fade to \(v)"
+            }
+        case .play(let clip, _, _, _, _, _): return "play \(clip)"
+        case .hint(let begins): return begins ? "hint begin" : "hint end"
+        case .interruption(let began, let resume):
+            return began ? "interruption began" : "interruption ended" + (resume ? " (resume)" : "")
+        case .stop(let emitter, _): return "stop \(emitter)"
+        }
+    }
+
+    /// Whether the event is a session event (hint or interruption).
+    public var isSessionEvent: Bool {
+        switch action {
+        case .hint, .interruption: return true
+        default: return false
+        }
+    }
+}

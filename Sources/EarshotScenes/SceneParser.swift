@@ -1,0 +1,528 @@
+import Earshot
+import Foundation
+import Yams
+
+/// Turns YAML text into a validated ``Scene``, collecting every problem with its file, line,
+/// column and key. Works on Yams' node tree (`Yams.compose`), which keeps each node's mark.
+struct SceneParser {
+    let file: String
+    let folder: String
+    private(set) var problems: [EarshotError] = []
+
+    static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "voices", "session",
+                          "clips", "music", "listener", "emitters", "events"]
+    static let eventKinds = ["music", "play", "hint", "interruption", "stop"]
+
+    static func parse(path: String) -> Result<Scene, SceneProblems> {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return .failure(SceneProblems(problems: [.fileNotFound(path: path)]))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "cannot read the file")]))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)")]))
+        }
+        return parse(yaml: text, path: path)
+    }
+
+    static func parse(yaml: String, path: String) -> Result<Scene, SceneProblems> {
+        var parser = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            parser.yamlProblem(error)
+            return .failure(SceneProblems(problems: parser.problems))
+        } catch {
+            parser.fail(nil, "", "YAML syntax: \(error)")
+            return .failure(SceneProblems(problems: parser.problems))
+        }
+        guard let root else {
+            parser.fail(nil, "", "the file is empty (a scene needs at least `duration:`)")
+            return .failure(SceneProblems(problems: parser.problems))
+        }
+        let scene = parser.scene(root)
+        if let scene, parser.problems.isEmpty { return .success(scene) }
+        return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
+    }
+
+    // MARK: Problems
+
+    /// Where a problem is, for sorting them in file order.
+    static func position(_ e: EarshotError) -> Int {
+        if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
+        return 0
+    }
+
+    mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
+        let mark = node?.mark
+        problems.append(.invalidScene(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
+    }
+
+    private mutating func yamlProblem(_ error: YamlError) {
+        func text(_ context: YamlError.Context?, _ problem: String) -> String {
+            "YAML syntax: \(problem)" + (context.map { " \($0.text)" } ?? "")
+        }
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            problems.append(.invalidScene(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
+        case .reader(let problem, _, _, _):
+            fail(nil, "", "YAML syntax: \(problem)")
+        default:
+            fail(nil, "", "YAML syntax: \(error)")
+        }
+    }
+
+    // MARK: Typed readers
+
+    private func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence(let s): return "a list of \(s.count)"
+        case .scalar(let s):
+            if s.style == .plain, ["", "~", "null", "Null", "NULL"].contains(s.string) { return "nothing" }
+            if s.style == .singleQuoted || s.style == .doubleQuoted { return "the string \"\(s.string)\"" }
+            return "\(s.string)"
+        }
+    }
+
+    private static func join(_ key: String, _ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
+
+    /// A mapping with known keys; unknown and duplicate keys and missing required ones are problems.
+    mutating func mapping(_ node: Node, _ key: String, allowed: [String], required: [String] = []) -> [String: Node]? {
+        guard case .mapping(let m) = node else {
+            fail(node, key, "expected a mapping ({ key: value, … }), got \(describe(node))")
+            return nil
+        }
+        var out: [String: Node] = [:]
+        for (k, v) in m {
+            guard case .scalar(let s) = k, !s.string.isEmpty else {
+                fail(k, key, "keys must be plain names")
+                continue
+            }
+            let name = s.string
+            let path = Self.join(key, name)
+            guard allowed.contains(name) else {
+                fail(k, path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
+                continue
+            }
+            guard out[name] == nil else {
+                fail(k, path, "duplicate key")
+                continue
+            }
+            out[name] = v
+        }
+        for r in required where out[r] == nil {
+            fail(node, Self.join(key, r), "required key is missing")
+        }
+        return out
+    }
+
+    /// A mapping of ids to values, in file order (ids are any non-empty names, each once).
+    mutating func idMapping(_ node: Node, _ key: String) -> [(id: String, keyNode: Node, value: Node)] {
+        guard case .mapping(let m) = node else {
+            if case .scalar(let s) = node, s.style == .plain, ["", "~", "null"].contains(s.string) { return [] }
+            fail(node, key, "expected a mapping of ids ({ id: …, … }), got \(describe(node))")
+            return []
+        }
+        var seen = Set<String>()
+        var out: [(String, Node, Node)] = []
+        for (k, v) in m {
+            guard case .scalar(let s) = k, !s.string.isEmpty else {
+                fail(k, key, "ids must be plain names")
+                continue
+            }
+            guard seen.insert(s.string).inserted else {
+                fail(k, "\(key).\(s.string)", "duplicate id")
+                continue
+            }
+            out.append((s.string, k, v))
+        }
+        return out
+    }
+
+    mutating func string(_ node: Node, _ key: String) -> String? {
+        guard case .scalar(let s) = node, describe(node) != "nothing", !s.string.isEmpty else {
+            fail(node, key, "expected text, got \(describe(node))")
+            return nil
+        }
+        return s.string
+    }
+
+    mutating func choice(_ node: Node, _ key: String, _ options: [String]) -> String? {
+        guard let s = string(node, key) else { return nil }
+        guard options.contains(s) else {
+            fail(node, key, "\"\(s)\" is not one of: \(options.joined(separator: ", "))")
+            return nil
+        }
+        return s
+    }
+
+    mutating func bool(_ node: Node, _ key: String) -> Bool? {
+        if case .scalar(let s) = node, s.style == .plain {
+            switch s.string {
+            case "true", "True", "TRUE": return true
+            case "false", "False", "FALSE": return false
+            default: break
+            }
+        }
+        fail(node, key, "expected true or false, got \(describe(node))")
+        return nil
+    }
+
+    /// A finite number (plain YAML scalar) within `range`.
+    mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Double>, _ expectation: String) -> Double? {
+        guard case .scalar(let s) = node, s.style == .plain || s.style == .any,
+              let value = Double(s.string.replacingOccurrences(of: "_", with: "")), value.isFinite else {
+            fail(node, key, "expected a number (\(expectation)), got \(describe(node))")
+            return nil
+        }
+        guard range.contains(value) else {
+            fail(node, key, "\(s.string) is out of range (expected \(expectation))")
+            return nil
+        }
+        return value
+    }
+
+    mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
+        let expectation = "a whole number \(range.lowerBound)…\(range.upperBound)"
+        guard let v = number(node, key, in: Double(range.lowerBound)...Double(range.upperBound), expectation) else { return nil }
+        guard v.rounded() == v else {
+            fail(node, key, "\(v) is not a whole number (expected \(expectation))")
+            return nil
+        }
+        return Int(v)
+    }
+
+    /// `[x, y, z]`, finite.
+    mutating func vector(_ node: Node, _ key: String) -> Vector3? {
+        guard case .sequence(let seq) = node, seq.count == 3 else {
+            fail(node, key, "expected [x, y, z] (three numbers, metres), got \(describe(node))")
+            return nil
+        }
+        let range = -1e6...1e6
+        var c: [Float] = []
+        for (i, n) in seq.enumerated() {
+            guard let v = number(n, "\(key)[\(i)]", in: range, "metres within ±1000000") else { return nil }
+            c.append(Float(v))
+        }
+        return Vector3(c[0], c[1], c[2])
+    }
+
+    /// A direction: a vector that is not zero.
+    mutating func direction(_ node: Node, _ key: String) -> Vector3? {
+        guard let v = vector(node, key) else { return nil }
+        guard v.length > 0 else {
+            fail(node, key, "a direction cannot be [0, 0, 0]")
+            return nil
+        }
+        return v
+    }
+
+    /// A path relative to the scene's folder (absolute paths stay), which must be a readable
+    /// audio file.
+    mutating func audioFile(_ node: Node, _ key: String) -> String? {
+        guard let given = string(node, key) else { return nil }
+        let resolved = given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
+        let path = (resolved as NSString).standardizingPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
+            return nil
+        }
+        do {
+            _ = try ClipDecoder.inspect(path: path)
+        } catch {
+            fail(node, key, "cannot read \(given) as audio: \(error.description)")
+            return nil
+        }
+        return path
+    }
+
+    // MARK: The scene
+
+    mutating func scene(_ root: Node) -> Scene? {
+        guard let top = mapping(root, "", allowed: Self.topKeys, required: ["duration"]) else { return nil }
+        let defaultName = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = top["name"].flatMap { string($0, "name") } ?? defaultName
+        let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, more than 0 and at most 86400") }
+        let sampleRate = top["sampleRate"].flatMap { integer($0, "sampleRate", in: 8_000...192_000) } ?? 48_000
+        let hrtf = top["hrtf"].flatMap { bool($0, "hrtf") } ?? false
+        var distanceModel = DistanceModel.inverseClamped
+        if let n = top["distanceModel"], let s = choice(n, "distanceModel", DistanceModel.allCases.map(\.rawValue)) {
+            distanceModel = DistanceModel(rawValue: s) ?? .inverseClamped
+        }
+        var realVoices: Int?, virtualVoices: Int?
+        if let n = top["voices"], let v = mapping(n, "voices", allowed: ["real", "virtual"]) {
+            realVoices = v["real"].flatMap { integer($0, "voices.real", in: 1...4096) }
+            virtualVoices = v["virtual"].flatMap { integer($0, "voices.virtual", in: 0...1_000_000) }
+        }
+        let session = top["session"].map { sessionSettings($0) } ?? SceneSessionSettings()
+
+        var clips: [SceneClip] = []
+        // Ids of clips that failed to load count as known, so one missing file is one problem.
+        var clipIDs = Set<String>()
+        if let n = top["clips"] {
+            for (id, _, value) in idMapping(n, "clips") {
+                clipIDs.insert(id)
+                if let path = audioFile(value, "clips.\(id)") { clips.append(SceneClip(id: id, path: path)) }
+            }
+        }
+        var music: [SceneMusic] = []
+        var musicIDs = Set<String>()
+        if let n = top["music"] {
+            for (id, _, value) in idMapping(n, "music") {
+                musicIDs.insert(id)
+                if let m = musicTrack(value, id: id) { music.append(m) }
+            }
+        }
+        let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
+
+        var emitters: [SceneEmitter] = []
+        var emitterIDs = Set<String>()
+        if let n = top["emitters"] {
+            for (id, _, value) in idMapping(n, "emitters") {
+                emitterIDs.insert(id)
+                if let e = emitter(value, id: id, clipIDs: clipIDs, duration: duration) { emitters.append(e) }
+            }
+        }
+        var events: [SceneEvent] = []
+        if let n = top["events"] {
+            if case .sequence(let seq) = n {
+                for (i, e) in seq.enumerated() {
+                    if let ev = event(e, index: i, clipIDs: clipIDs, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
+                        events.append(ev)
+                    }
+                }
+            } else if describe(n) != "nothing" {
+                fail(n, "events", "expected a list of events (- { at: …, … }), got \(describe(n))")
+            }
+        }
+        // Time order; events at the same time keep their file order.
+        events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+
+        guard let duration else { return nil }
+        return Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
+                     distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
+                     session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events)
+    }
+
+    mutating func sessionSettings(_ node: Node) -> SceneSessionSettings {
+        var settings = SceneSessionSettings()
+        guard let m = mapping(node, "session", allowed: ["category", "ducking"]) else { return settings }
+        if let n = m["category"], let c = choice(n, "session.category", SceneSessionSettings.Category.allCases.map(\.rawValue)) {
+            settings.category = SceneSessionSettings.Category(rawValue: c) ?? .soloAmbient
+        }
+        if let n = m["ducking"], let d = mapping(n, "session.ducking", allowed: ["level", "attack", "release"]) {
+            if let level = d["level"] {
+                if case .scalar(let s) = level, s.string == "silent" {
+                    settings.ducking.levelDB = nil
+                } else if let db = number(level, "session.ducking.level", in: -120...0, "silent, or dB from -120 to 0") {
+                    settings.ducking.levelDB = db
+                }
+            }
+            if let a = d["attack"], let v = number(a, "session.ducking.attack", in: 0...10, "seconds 0…10") { settings.ducking.attack = v }
+            if let r = d["release"], let v = number(r, "session.ducking.release", in: 0...10, "seconds 0…10") { settings.ducking.release = v }
+        }
+        return settings
+    }
+
+    mutating func musicTrack(_ node: Node, id: String) -> SceneMusic? {
+        let key = "music.\(id)"
+        guard let m = mapping(node, key, allowed: ["file", "volume", "loops"], required: ["file"]) else { return nil }
+        let path = m["file"].flatMap { audioFile($0, "\(key).file") }
+        let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
+        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
+        guard let path else { return nil }
+        return SceneMusic(id: id, path: path, volume: Float(volume), loops: loops)
+    }
+
+    mutating func sceneListener(_ node: Node) -> SceneListener {
+        var listener = SceneListener()
+        guard let m = mapping(node, "listener", allowed: ["position", "path", "at", "up"]) else { return listener }
+        if let p = placement(m, node, "listener", required: false) { listener.path = p }
+        if let n = m["at"], let v = direction(n, "listener.at") { listener.at = v }
+        if let n = m["up"], let v = direction(n, "listener.up") { listener.up = v }
+        if listener.at.cross(listener.up).length < 1e-6 * listener.at.length * listener.up.length {
+            fail(m["up"] ?? node, "listener.up", "up must not point along at")
+        }
+        return listener
+    }
+
+    /// `position:` or `path:` of a mapping (exclusive).
+    mutating func placement(_ m: [String: Node], _ node: Node, _ key: String, required: Bool) -> ScenePath? {
+        switch (m["position"], m["path"]) {
+        case (let p?, nil):
+            return vector(p, "\(key).position").map(ScenePath.fixed)
+        case (nil, let p?):
+            return path(p, "\(key).path")
+        case (_?, let p?):
+            fail(p, "\(key).path", "give either position or path, not both")
+            return nil
+        case (nil, nil):
+            if required { fail(node, "\(key).position", "required key is missing (give position: [x, y, z] or path:)") }
+            return nil
+        }
+    }
+
+    mutating func path(_ node: Node, _ key: String) -> ScenePath? {
+        guard let m = mapping(node, key, allowed: ["circle", "waypoints"]) else { return nil }
+        switch (m["circle"], m["waypoints"]) {
+        case (let c?, nil):
+            let ck = "\(key).circle"
+            guard let circle = mapping(c, ck, allowed: ["center", "radius", "period"], required: ["radius", "period"]) else { return nil }
+            let center = circle["center"].flatMap { vector($0, "\(ck).center") } ?? .zero
+            let radius = circle["radius"].flatMap { number($0, "\(ck).radius", in: 0.001...1e6, "metres, more than 0") }
+            let period = circle["period"].flatMap { number($0, "\(ck).period", in: 0.001...1e6, "seconds per turn, more than 0") }
+            guard let radius, let period else { return nil }
+            return .circle(center: center, radius: Float(radius), period: period)
+        case (nil, let w?):
+            let wk = "\(key).waypoints"
+            guard case .sequence(let seq) = w, !seq.isEmpty else {
+                fail(w, wk, "expected a list of [t, x, y, z] points, got \(describe(w))")
+                return nil
+            }
+            var points: [ScenePath.Waypoint] = []
+            for (i, p) in seq.enumerated() {
+                let pk = "\(wk)[\(i)]"
+                guard case .sequence(let v) = p, v.count == 4 else {
+                    fail(p, pk, "expected [t, x, y, z] (time in seconds, then metres), got \(describe(p))")
+                    return nil
+                }
+                guard let t = number(v[0], "\(pk)[0]", in: 0...1e6, "seconds ≥ 0"),
+                      let x = number(v[1], "\(pk)[1]", in: -1e6...1e6, "metres"),
+                      let y = number(v[2], "\(pk)[2]", in: -1e6...1e6, "metres"),
+                      let z = number(v[3], "\(pk)[3]", in: -1e6...1e6, "metres") else { return nil }
+                if let last = points.last, t <= last.time {
+                    fail(v[0], "\(pk)[0]", "waypoint times must increase (\(t) after \(last.time))")
+                    return nil
+                }
+                points.append(.init(time: t, position: Vector3(Float(x), Float(y), Float(z))))
+            }
+            return .waypoints(points)
+        case (_?, let w?):
+            fail(w, "\(key).waypoints", "a path is either circle or waypoints, not both")
+            return nil
+        case (nil, nil):
+            fail(node, key, "a path needs circle: or waypoints:")
+            return nil
+        }
+    }
+
+    mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, duration: Double?) -> SceneEmitter? {
+        let key = "emitters.\(id)"
+        guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path"],
+                              required: ["clip"]) else { return nil }
+        var clip: String?
+        if let n = m["clip"], let c = string(n, "\(key).clip") {
+            if clipIDs.contains(c) { clip = c } else { fail(n, "\(key).clip", unknown("clip", c, clipIDs)) }
+        }
+        let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? false
+        let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
+        let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
+        let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? 128
+        let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0
+        let path = placement(m, node, key, required: true)
+        guard let clip, let path else { return nil }
+        return SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
+                            priority: UInt8(priority), start: start, path: path)
+    }
+
+    private func unknown(_ what: String, _ id: String, _ known: Set<String>) -> String {
+        "no \(what) with id \"\(id)\"" + (known.isEmpty ? " (the scene defines none)" : " (known: \(known.sorted().joined(separator: ", ")))")
+    }
+
+    /// A scene time: 0 … duration.
+    mutating func time(_ node: Node, _ key: String, duration: Double?) -> Double? {
+        let limit = duration ?? 86_400
+        return number(node, key, in: 0...limit, "seconds from 0 to the scene's duration \(Self.format(limit))")
+    }
+
+    static func format(_ v: Double) -> String {
+        v.rounded() == v ? String(Int(v)) : String(v)
+    }
+
+    mutating func event(_ node: Node, index: Int, clipIDs: Set<String>, musicIDs: Set<String>, emitterIDs: Set<String>,
+                        duration: Double?) -> SceneEvent? {
+        let key = "events[\(index)]"
+        guard case .mapping(let raw) = node else {
+            fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop: … }), got \(describe(node))")
+            return nil
+        }
+        let present = raw.keys.compactMap { $0.scalar?.string }.filter { Self.eventKinds.contains($0) }
+        guard present.count == 1, let kind = present.first else {
+            if present.isEmpty {
+                fail(node, key, "an event needs one of: \(Self.eventKinds.joined(separator: ", "))")
+            } else {
+                fail(node, key, "an event does one thing; this one has \(present.joined(separator: " and "))")
+            }
+            return nil
+        }
+        let allowed: [String]
+        switch kind {
+        case "music": allowed = ["at", "music", "action", "volume", "duration", "fade"]
+        case "play": allowed = ["at", "play", "position", "pan", "gain", "pitch", "priority"]
+        case "hint": allowed = ["at", "hint"]
+        case "interruption": allowed = ["at", "interruption", "shouldResume"]
+        default: allowed = ["at", "stop", "fade"]
+        }
+        guard let m = mapping(node, key, allowed: allowed, required: kind == "music" ? ["at", "action"] : ["at"]) else { return nil }
+        let at = m["at"].flatMap { time($0, "\(key).at", duration: duration) }
+        let line = node.mark?.line ?? 0
+        var action: SceneEvent.Action?
+        switch kind {
+        case "music":
+            guard let idNode = m["music"], let id = string(idNode, "\(key).music") else { return nil }
+            if !musicIDs.contains(id) { fail(idNode, "\(key).music", unknown("music track", id, musicIDs)) }
+            guard let actionNode = m["action"],
+                  let a = choice(actionNode, "\(key).action", ["play", "pause", "stop", "fade"]) else { return nil }
+            for (k, valid) in [("volume", ["play", "fade"]), ("duration", ["fade"]), ("fade", ["stop"])] where m[k] != nil && !valid.contains(a) {
+                fail(m[k], "\(key).\(k)", "\(k) applies to action \(valid.joined(separator: " or ")) only")
+            }
+            let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") }
+            switch a {
+            case "play": action = .music(id: id, .play(volume: volume.map(Float.init)))
+            case "pause": action = .music(id: id, .pause)
+            case "stop":
+                let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...60, "seconds 0…60") } ?? 0
+                action = .music(id: id, .stop(fade: fade))
+            default:
+                if m["volume"] == nil { fail(node, "\(key).volume", "required key is missing (fade needs volume: and duration:)") }
+                if m["duration"] == nil { fail(node, "\(key).duration", "required key is missing (fade needs volume: and duration:)") }
+                let d = m["duration"].flatMap { number($0, "\(key).duration", in: 0...600, "seconds 0…600") }
+                if let volume, let d { action = .music(id: id, .fade(volume: Float(volume), duration: d)) }
+            }
+        case "play":
+            guard let idNode = m["play"], let clip = string(idNode, "\(key).play") else { return nil }
+            if !clipIDs.contains(clip) { fail(idNode, "\(key).play", unknown("clip", clip, clipIDs)) }
+            if m["position"] != nil, let p = m["pan"] { fail(p, "\(key).pan", "give either position or pan, not both") }
+            let position = m["position"].flatMap { vector($0, "\(key).position") }
+            let pan = m["pan"].flatMap { number($0, "\(key).pan", in: -1...1, "-1 (left) … 1 (right)") } ?? 0
+            let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
+            let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
+            let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? 128
+            if m["position"] == nil || position != nil {
+                action = .play(clip: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
+                               priority: UInt8(priority))
+            }
+        case "hint":
+            guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
+            action = .hint(begins: v == "begin")
+        case "interruption":
+            guard let n = m["interruption"], let v = choice(n, "\(key).interruption", ["began", "ended"]) else { return nil }
+            if v == "began", let r = m["shouldResume"] { fail(r, "\(key).shouldResume", "shouldResume applies to interruption: ended only") }
+            let resume = m["shouldResume"].flatMap { bool($0, "\(key).shouldResume") } ?? false
+            action = .interruption(began: v == "began", shouldResume: resume)
+        default:
+            guard let idNode = m["stop"], let id = string(idNode, "\(key).stop") else { return nil }
+            if !emitterIDs.contains(id) { fail(idNode, "\(key).stop", unknown("emitter", id, emitterIDs)) }
+            let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...60, "seconds 0…60") } ?? 0
+            action = .stop(emitter: id, fade: fade)
+        }
+        guard let at, let action else { return nil }
+        return SceneEvent(time: at, action: action, line: line)
+    }
+}

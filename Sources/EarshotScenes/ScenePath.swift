@@ -1,0 +1,67 @@
+import Earshot
+import Foundation
+
+/// Where something is over scene time: fixed, on a circle, or along waypoints.
+///
+/// Paths run on scene time (not time since an emitter started). A circle lies in the horizontal
+/// x–z plane, starts at `center + (radius, 0, 0)` at time 0 and reaches `center + (0, 0, −radius)`
+/// a quarter period later — counter-clockwise seen from above, so with the default listener an
+/// orbit goes right, front, left, behind. Waypoints are `[t, x, y, z]`, linear in between; before
+/// the first the position is the first, after the last it is the last.
+///
+/// ```swift
+/// let orbit = ScenePath.circle(center: .zero, radius: 5, period: 4)
+/// orbit.position(at: 1)      // (0, 0, -5): in front of the listener
+/// ```
+public enum ScenePath: Sendable, Equatable {
+    /// One point, at all times.
+    case fixed(Vector3)
+    /// A horizontal circle.
+    case circle(center: Vector3, radius: Float, period: Double)
+    /// Points at given times, linear in between (times strictly increasing).
+    case waypoints([Waypoint])
+
+    /// A point of a waypoint path.
+    public struct Waypoint: Sendable, Equatable {
+        public var time: Double
+        public var position: Vector3
+        public init(time: Double, position: Vector3) {
+            self.time = time
+            self.position = position
+        }
+    }
+
+    /// Whether the position changes over time.
+    public var moves: Bool {
+        switch self {
+        case .fixed: return false
+        case .circle: return true
+        case .waypoints(let w): return w.count > 1
+        }
+    }
+
+    /// The position at scene time `t` (seconds).
+    public func position(at t: Double) -> Vector3 {
+        switch self {
+        case .fixed(let p):
+            return p
+        case .circle(let center, let radius, let period):
+            let angle = 2 * Double.pi * (t / period)
+            let r = Double(radius)
+            return center + Vector3(Float(r * cos(angle)), 0, Float(-r * sin(angle)))
+        case .waypoints(let points):
+            guard let first = points.first, let last = points.last else { return .zero }
+            if t <= first.time { return first.position }
+            if t >= last.time { return last.position }
+            // Binary search for the segment holding t.
+            var lo = 0, hi = points.count - 1
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                if points[mid].time <= t { lo = mid } else { hi = mid }
+            }
+            let a = points[lo], b = points[hi]
+            let f = Float((t - a.time) / (b.time - a.time))
+            return a.position + (b.position - a.position) * f
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Earshot
+import Foundation
+
+/// Renders a ``Scene`` offline through OpenAL's loopback device into a WAV file, faster than
+/// real time, measuring the level per channel as it goes.
+///
+/// The scene runs in game frames (60 per second by default, like ``FrameLoop``): at each frame
+/// the listener and the emitters on paths move, session ramps advance and the engine updates.
+/// Events and emitter starts are sample-accurate: a frame's render is cut at the sample where
+/// each one falls (`round(time × sampleRate)`), so a one-shot at 1.013 s starts on that sample.
+///
+/// ```swift
+/// let scene = try Scene.load(path: "Demos/Scenes/showcase.yaml")
+/// let result = try SceneRenderer(scene: scene).render(to: "out/showcase.wav")
+/// let svg = LevelPlot.svg(levels: result.levels, events: result.events, title: scene.name)
+/// ```
+public struct SceneRenderer {
+    public let scene: Scene
+    /// Game frames per second.
+    public var framesPerSecond: Double
+
+    public init(scene: Scene, framesPerSecond: Double = 60) {
+        precondition(framesPerSecond > 0, "SceneRenderer: framesPerSecond must be positive")
+        self.scene = scene
+        self.framesPerSecond = framesPerSecond
+    }
+
+    /// What a render produced.
+    public struct Result: Sendable {
+        /// The WAV file written.
+        public var path: String
+        /// Frames (samples per channel) written.
+        public var frames: Int
+        public var sampleRate: Int
+        public var channels: Int
+        /// Seconds rendered.
+        public var duration: Double { Double(frames) / Double(sampleRate) }
+        /// 20 ms RMS per channel.
+        public var levels: LevelTrace
+        /// The scene events that ran, in order.
+        public var events: [SceneEvent]
+        /// The most voices on real sources at once (sampled once per frame).
+        public var peakRealVoices: Int
+        /// The most virtual voices at once (sampled once per frame).
+        public var peakVirtualVoices: Int
+        /// Sources stolen during the render.
+        public var steals: Int
+        /// Whether the engine granted HRTF.
+        public var hrtfEnabled: Bool
+        /// Wall-clock seconds the render took.
+        public var renderSeconds: Double
+    }
+
+    /// Renders the scene (or its first `duration` seconds) to a WAV file.
+    ///
+    /// Throws what loading the scene's audio, the engine or the writer throw; a partly written
+    /// file is removed. `progress` is called once per game frame with 0…1.
+    @discardableResult
+    public func render(to path: String, format: AudioFileWriter.Format = .s16, duration: Double? = nil,
+                       session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
+                       progress: ((Double) -> Void)? = nil) throws(EarshotError) -> Result {
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw .invalidArgument("render duration \(duration) (must be a positive number of seconds)")
+        }
+        let seconds = min(duration ?? scene.duration, scene.duration)
+        let started = Date()
+        let engine = try AudioEngine(configuration: scene.engineConfiguration(output: .loopback(sampleRate: scene.sampleRate)))
+        defer { engine.shutdown() }
+        let runtime = try SceneRuntime(scene: scene, engine: engine, session: session)
+        let rate = engine.sampleRate
+        let channels = engine.outputChannels
+        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format)
+        do {
+            var result = try run(runtime, engine: engine, writer: writer, seconds: seconds, progress: progress)
+            try writer.close()
+            result.renderSeconds = Date().timeIntervalSince(started)
+            result.path = path
+            return result
+        } catch {
+            try? writer.close()
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
+        }
+    }
+
+    private func run(_ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, seconds: Double,
+                     progress: ((Double) -> Void)?) throws(EarshotError) -> Result {
+        let rate = engine.sampleRate
+        let channels = engine.outputChannels
+        let total = Int((seconds * Double(rate)).rounded())
+        func sample(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
+        var levels = LevelTrace(sampleRate: rate, channels: channels)
+        var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 2) * channels)
+        var ran: [SceneEvent] = []
+        var peakReal = 0, peakVirtual = 0
+        let stealsBefore = engine.stats.steals
+        var done = 0
+        var frame = 0
+        while done < total {
+            let frameEnd = min(total, max(done + 1, Int((Double(frame + 1) * Double(rate) / framesPerSecond).rounded())))
+            while let t = runtime.nextTime, sample(t) <= done {
+                if let e = try runtime.runNext() { ran.append(e) }
+            }
+            runtime.frame(at: Double(done) / Double(rate))
+            engine.update(deltaTime: 1 / framesPerSecond)
+            let stats = engine.stats
+            peakReal = max(peakReal, stats.realVoices)
+            peakVirtual = max(peakVirtual, stats.virtualVoices)
+            var position = done
+            while position < frameEnd {
+                // Cut the frame's render where the next event falls.
+                var end = frameEnd
+                if let t = runtime.nextTime { end = min(end, max(position + 1, sample(t))) }
+                let n = end - position
+                try buffer.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in
+                    let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * channels)])
+                    try engine.render(into: slice)
+                    try writer.write(UnsafeBufferPointer(slice))
+                    levels.add(UnsafeBufferPointer(slice))
+                }
+                position = end
+                while position < frameEnd, let t = runtime.nextTime, sample(t) <= position {
+                    if let e = try runtime.runNext() { ran.append(e) }
+                }
+            }
+            done = frameEnd
+            frame += 1
+            progress?(Double(done) / Double(max(total, 1)))
+        }
+        levels.finish()
+        return Result(path: "", frames: done, sampleRate: rate, channels: channels, levels: levels, events: ran,
+                      peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
+                      steals: engine.stats.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
+                      renderSeconds: 0)
+    }
+}

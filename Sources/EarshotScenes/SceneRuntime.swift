@@ -1,0 +1,169 @@
+import Earshot
+
+extension Scene {
+    /// The engine configuration the scene asks for, on `output`.
+    public func engineConfiguration(output: Output) -> AudioEngine.Configuration {
+        var c = AudioEngine.Configuration(output: output, hrtf: hrtf, distanceModel: distanceModel)
+        if let realVoices { c.maxRealVoices = realVoices }
+        if let virtualVoices { c.maxVirtualVoices = virtualVoices }
+        return c
+    }
+}
+
+/// Drives one engine through a scene: loads its clips and music, starts emitters, runs events
+/// and moves the listener and emitters. Shared by ``SceneRenderer`` and ``ScenePlayer``; used
+/// from one thread.
+final class SceneRuntime {
+    enum Step {
+        case startEmitter(Int)
+        case event(Int)
+    }
+
+    let scene: Scene
+    let engine: AudioEngine
+    let session: SceneSessionControl
+    private let bank: ClipBank
+    private var clips: [String: Clip] = [:]
+    private(set) var tracks: [String: MusicTrack] = [:]
+    private var trackVolumes: [String: Float] = [:]
+    private var emitters: [Emitter?]
+    private var voices: [Voice?]
+    private var cancelled: [Bool]
+    private let emitterIndex: [String: Int]
+    private let timeline: [(time: Double, step: Step)]
+    private var next = 0
+    private let listenerMoves: Bool
+
+    /// Loads everything the scene uses (nothing plays yet) and places the listener.
+    init(scene: Scene, engine: AudioEngine,
+         session makeSession: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil) throws(EarshotError) {
+        self.scene = scene
+        self.engine = engine
+        bank = ClipBank(engine: engine)
+        for c in scene.clips {
+            clips[c.id] = try bank.preload(name: c.id, path: c.path)
+        }
+        var ordered: [MusicTrack] = []
+        for m in scene.music {
+            let track = try engine.loadMusic(path: m.path)
+            track.numberOfLoops = m.loops
+            track.volume = m.volume
+            tracks[m.id] = track
+            trackVolumes[m.id] = m.volume
+            ordered.append(track)
+        }
+        session = makeSession?(engine, scene, ordered)
+            ?? EngineSceneSession(engine: engine, settings: scene.session, tracks: ordered)
+        emitters = Array(repeating: nil, count: scene.emitters.count)
+        voices = Array(repeating: nil, count: scene.emitters.count)
+        cancelled = Array(repeating: false, count: scene.emitters.count)
+        var index: [String: Int] = [:]
+        for (i, e) in scene.emitters.enumerated() { index[e.id] = i }
+        emitterIndex = index
+        // Emitter starts come before events at the same time (so a stop at that time finds them).
+        var steps: [(time: Double, order: Int, step: Step)] = []
+        for (i, e) in scene.emitters.enumerated() { steps.append((e.start, i, .startEmitter(i))) }
+        for (i, e) in scene.events.enumerated() { steps.append((e.time, scene.emitters.count + i, .event(i))) }
+        timeline = steps.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map { ($0.time, $0.step) }
+        listenerMoves = scene.listener.path.moves
+        engine.listener = scene.listener.listener(at: 0)
+    }
+
+    /// The time of the next step, or nil when the timeline is done.
+    var nextTime: Double? { next < timeline.count ? timeline[next].time : nil }
+
+    /// Runs the next step of the timeline; returns the scene event it ran, if it was one.
+    @discardableResult
+    func runNext() throws(EarshotError) -> SceneEvent? {
+        guard next < timeline.count else { return nil }
+        let (time, step) = timeline[next]
+        next += 1
+        switch step {
+        case .startEmitter(let i):
+            try start(emitter: i, at: time)
+            return nil
+        case .event(let i):
+            let event = scene.events[i]
+            try run(event)
+            return event
+        }
+    }
+
+    /// Runs every step due at or before `time`; returns the scene events run.
+    func runDue(upTo time: Double) throws(EarshotError) -> [SceneEvent] {
+        var ran: [SceneEvent] = []
+        while let t = nextTime, t <= time {
+            if let e = try runNext() { ran.append(e) }
+        }
+        return ran
+    }
+
+    /// Once per game frame: moves the listener and the emitters on paths, advances session ramps.
+    func frame(at time: Double) {
+        if listenerMoves { engine.listener = scene.listener.listener(at: time) }
+        engine.batch { b in
+            for (i, e) in emitters.enumerated() {
+                guard let e, scene.emitters[i].path.moves else { continue }
+                b.setPosition(scene.emitters[i].path.position(at: time), of: e)
+            }
+        }
+        session.advance(to: time)
+    }
+
+    private func start(emitter i: Int, at time: Double) throws(EarshotError) {
+        guard !cancelled[i] else { return }
+        let spec = scene.emitters[i]
+        guard let clip = clips[spec.clip] else {
+            preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
+        }
+        let e = try engine.makeEmitter(SpatialProperties(position: spec.path.position(at: time)))
+        emitters[i] = e
+        voices[i] = try engine.play(clip, options: .init(gain: spec.gain, pitch: spec.pitch, loop: spec.loop,
+                                                          priority: spec.priority, emitter: e))
+    }
+
+    private func run(_ event: SceneEvent) throws(EarshotError) {
+        switch event.action {
+        case .music(let id, let action):
+            guard let track = tracks[id] else {
+                preconditionFailure("scene music \(id) was validated but not loaded")  // trap: parser invariant
+            }
+            switch action {
+            case .play(let volume):
+                if let volume { trackVolumes[id] = volume }
+                track.volume = trackVolumes[id] ?? 1
+                if session.isInterrupted { session.resumeLater(track) } else { try track.play() }
+            case .pause:
+                track.pause()
+            case .stop(let fade):
+                if track.isPlaying {
+                    track.fade(to: 0, duration: max(fade, 0.02), stopsAtEnd: true)
+                } else {
+                    track.stop()
+                }
+            case .fade(let volume, let duration):
+                trackVolumes[id] = volume
+                track.fade(to: volume, duration: duration)
+            }
+        case .play(let clipID, let position, let pan, let gain, let pitch, let priority):
+            guard let clip = clips[clipID] else {
+                preconditionFailure("scene clip \(clipID) was validated but not loaded")  // trap: parser invariant
+            }
+            let options = PlayOptions(gain: gain, pitch: pitch, priority: priority, position: position, pan: pan)
+            _ = try engine.play(clip, options: options)   // a refused one-shot is the pool's decision, not an error
+        case .hint(let begins):
+            session.secondaryAudioHint(begins: begins, at: event.time)
+        case .interruption(let began, let shouldResume):
+            try session.interruption(began: began, shouldResume: shouldResume, at: event.time)
+        case .stop(let id, let fade):
+            guard let i = emitterIndex[id] else { return }
+            if let voice = voices[i] { voice.stop(fade: fade) } else { cancelled[i] = true }
+        }
+    }
+
+    /// Stops every voice and track (each with a fade) — the end of a live run.
+    func stopEverything(fade: Double) {
+        engine.stopAllVoices()
+        for t in tracks.values where t.isPlaying { t.fade(to: 0, duration: max(fade, 0.02), stopsAtEnd: true) }
+    }
+}

@@ -1,0 +1,57 @@
+import CSndFile
+import Foundation
+import XCTest
+
+/// Every demo builds (this target depends on them) and runs headless: with no output device
+/// (`ALSOFT_DRIVERS=null-none`) it renders its WAV and exits 0.
+final class DemoTests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    private func runHeadless(_ demo: String, seconds: Double) throws -> RenderedAudio {
+        let out = tmp.appendingPathComponent("\(demo).wav").path
+        let r = try CLIRunner.run(demo, [out], environment: ["ALSOFT_DRIVERS": "null-none"])
+        XCTAssertEqual(r.status, 0, "\(demo): \(r.stderr)")
+        XCTAssertTrue(r.stdout.contains("\(demo): wrote \(out)"), r.stdout)
+        let audio = try RenderedAudio(path: out)
+        XCTAssertEqual(audio.frameCount, Int(seconds * 48_000), demo)
+        XCTAssertGreaterThan(audio.rms(0, seconds), 0.005, "\(demo) is not silent")
+        return audio
+    }
+
+    func testOrbit() throws { _ = try runHeadless("Orbit", seconds: 8) }
+
+    func testCrowdStealsAndRunsVirtualVoices() throws {
+        let out = tmp.appendingPathComponent("Crowd.wav").path
+        let r = try CLIRunner.run("Crowd", [out], environment: ["ALSOFT_DRIVERS": "null-none"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let last = r.stdout.split(separator: "\n").last { $0.hasPrefix("Crowd: 3 s") }.map(String.init) ?? ""
+        XCTAssertTrue(last.contains("24 real"), r.stdout)
+        let numbers = last.split(separator: " ").compactMap { Int($0) }
+        XCTAssertGreaterThan(numbers.count, 3, last)
+        XCTAssertGreaterThan(numbers[2], 200, "virtual voices: \(last)")
+        XCTAssertGreaterThan(numbers[3], 0, "steals: \(last)")
+        XCTAssertEqual(try RenderedAudio(path: out).frameCount, 4 * 48_000)
+    }
+
+    func testDuckingSilencesTheMusicDuringTheHint() throws {
+        let audio = try runHeadless("Ducking", seconds: 5)
+        let music = [220, 277, 330, 110, 196, 247, 294, 98, 175, 262, 87.5, 165, 208, 82.5]
+        XCTAssertLessThan(dB(audio.power(at: music, 2.2, 3.4) / audio.power(at: music, 0.2, 1.4)), -25)
+        XCTAssertGreaterThan(audio.rms(2.4, 2.55), 0.005, "footsteps carry on while the music is ducked")
+    }
+
+    func testFootsteps() throws { _ = try runHeadless("Footsteps", seconds: 5) }
+
+    func testDemoSourcesAreShort() throws {
+        var lengths: [String: Int] = [:]
+        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps"] {
+            let text = try String(contentsOf: CLIRunner.packageRoot.appendingPathComponent("Demos/\(demo)/main.swift"), encoding: .utf8)
+            lengths[demo] = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+        }
+        XCTAssertLessThanOrEqual(lengths.values.min() ?? 99, 20, "the simplest demo fits in 20 lines: \(lengths)")
+        XCTAssertLessThanOrEqual(lengths.values.max() ?? 99, 60, "no demo above ~60 lines: \(lengths)")
+    }
+}

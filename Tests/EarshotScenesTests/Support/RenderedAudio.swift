@@ -1,0 +1,91 @@
+import CSndFile
+import EarshotScenes
+import Foundation
+import XCTest
+
+/// A rendered WAV read back as float samples, with the measurements the scene tests need.
+struct RenderedAudio {
+    var samples: [Float]
+    var channels: Int
+    var sampleRate: Int
+
+    var frameCount: Int { samples.count / channels }
+
+    init(path: String) throws {
+        var info = SF_INFO()
+        guard let f = sf_open(path, Int32(SFM_READ), &info) else { throw XCTSkip("cannot open \(path)") }
+        defer { sf_close(f) }
+        channels = Int(info.channels)
+        sampleRate = Int(info.samplerate)
+        samples = [Float](repeating: 0, count: Int(info.frames) * channels)
+        let n = samples.withUnsafeMutableBufferPointer { sf_readf_float(f, $0.baseAddress, info.frames) }
+        XCTAssertEqual(n, info.frames)
+    }
+
+    func frame(_ t: Double) -> Int { min(frameCount, max(0, Int((t * Double(sampleRate)).rounded()))) }
+
+    /// RMS of one channel over `from..<to` seconds.
+    func rms(_ channel: Int, _ from: Double, _ to: Double) -> Double {
+        let a = frame(from), b = frame(to)
+        guard b > a else { return 0 }
+        var sum = 0.0
+        for i in a..<b { let s = Double(samples[i * channels + channel]); sum += s * s }
+        return (sum / Double(b - a)).squareRoot()
+    }
+
+    /// RMS of the mono sum over `from..<to`.
+    func rms(_ from: Double, _ to: Double) -> Double {
+        (0..<channels).map { pow(rms($0, from, to), 2) }.reduce(0, +).squareRoot()
+    }
+
+    /// Power at `frequencies` (Goertzel, summed, on the channel mix) over `from..<to` seconds.
+    func power(at frequencies: [Double], _ from: Double, _ to: Double) -> Double {
+        let a = frame(from), b = frame(to)
+        var total = 0.0
+        for f in frequencies {
+            let w = 2 * Double.pi * f / Double(sampleRate)
+            let coeff = 2 * cos(w)
+            var s1 = 0.0, s2 = 0.0
+            for i in a..<b {
+                var x = 0.0
+                for c in 0..<channels { x += Double(samples[i * channels + c]) }
+                let s0 = x + coeff * s1 - s2
+                s2 = s1
+                s1 = s0
+            }
+            total += (s1 * s1 + s2 * s2 - coeff * s1 * s2) / Double((b - a) * (b - a))
+        }
+        return total
+    }
+
+    /// The first frame at or after `from` seconds whose |sample| on any channel exceeds `threshold`.
+    func onset(after from: Double, threshold: Float = 1e-3) -> Int? {
+        for i in frame(from)..<frameCount {
+            for c in 0..<channels where abs(samples[i * channels + c]) > threshold { return i }
+        }
+        return nil
+    }
+}
+
+func dB(_ ratio: Double) -> Double { 10 * log10(max(ratio, 1e-30)) }
+func dBAmplitude(_ ratio: Double) -> Double { 20 * log10(max(ratio, 1e-30)) }
+
+/// The package's scenes and a scratch folder.
+enum SceneFixtures {
+    static var scenesFolder: String { CLIRunner.packageRoot.appendingPathComponent("Demos/Scenes").path }
+    static func path(_ name: String) -> String { scenesFolder + "/" + name }
+
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-scenes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Renders a scene of Demos/Scenes as 32-bit float and reads it back.
+    static func render(_ name: String, duration: Double? = nil, into folder: URL) throws -> (SceneRenderer.Result, RenderedAudio) {
+        let scene = try Scene.load(path: path(name))
+        let out = folder.appendingPathComponent((name as NSString).deletingPathExtension + ".wav").path
+        let result = try SceneRenderer(scene: scene).render(to: out, format: .f32, duration: duration)
+        return (result, try RenderedAudio(path: out))
+    }
+}
