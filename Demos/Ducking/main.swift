@@ -11,13 +11,11 @@ func ducking(_ engine: AudioEngine, _ run: (FrameLoop, (Double) throws -> Void) 
     theme.numberOfLoops = -1
     try theme.play()
     let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
-    // The hint's policy: duck the music bus, keep the effects.
-    let session = EngineSceneSession(engine: engine, settings: .init(ducking: .init(levelDB: nil, attack: 0.1, release: 0.5)),
-                                     tracks: [theme])
+    // The session ducks the music bus (silent, 0.1 s attack, 0.5 s release); effects carry on.
+    engine.session.activate()
     var nextStep = 0.0
     try run(FrameLoop(engine: engine)) { t in
-        session.secondaryAudioHint(begins: (1.5..<3.5).contains(t), at: t)
-        session.advance(to: t)
+        engine.session.setSecondaryAudioHint((1.5..<3.5).contains(t))
         if t >= nextStep {
             nextStep += 0.4
             _ = try engine.play(step, options: .init(position: Vector3(Float(t - 2.5), 0, -1.5)))

@@ -24,89 +24,81 @@ public protocol SceneSessionControl: AnyObject {
     func advance(to time: Double)
 }
 
-/// The default ``SceneSessionControl``: ducking and interruptions with the engine's bus and
-/// track controls.
+/// The default ``SceneSessionControl``: the engine's own ``AudioSession``.
 ///
-/// - Ducking: while the hint is raised the music bus's gain ramps linearly to the ducked level
-///   (`session.ducking.level`: silent or dB) over `attack` seconds, and back to the gain it had
-///   before over `release` seconds when the hint ends. Effects are untouched.
-/// - Interruptions: *began* pauses every bus (voices keep their playheads) and every playing
-///   music track. *Ended* with `shouldResume` unpauses the buses and plays the tracks again;
-///   without it the interrupted voices are stopped and the tracks stay paused (a later music
-///   `play` event resumes them), while new sounds play normally. A *began* during an
-///   interruption, or an *ended* without one, does nothing.
+/// The scene's `session` settings configure it (category, duck level, attack, release) and it is
+/// activated when the scene starts, with no system hint sources (a scene's hints are its
+/// events). Then:
+/// - Ducking: the hint ramps the music bus's duck (on the engine clock, in
+///   ``AudioEngine/update(deltaTime:)``) to the ducked level over `attack` seconds and back over
+///   `release`; effects are untouched; `.playback` never ducks.
+/// - Interruptions: *began* pauses every voice (virtual voices freeze) and every playing track.
+///   *Ended* with `shouldResume` resumes them. Without it, the scene's rule: the interrupted
+///   voices are stopped, the tracks stay paused (a later music `play` event resumes them), and
+///   the session is lifted so that new sounds play normally. A *began* during an interruption,
+///   or an *ended* without one, does nothing.
 ///
 /// ```swift
 /// let session = EngineSceneSession(engine: engine, settings: .init(ducking: .init(levelDB: -18)))
-/// session.secondaryAudioHint(begins: true, at: 2)
-/// session.advance(to: 2.05)        // halfway down the 0.1 s attack
+/// session.secondaryAudioHint(begins: true, at: 2)   // the music ducks over the next 0.1 s
 /// ```
 public final class EngineSceneSession: SceneSessionControl {
     public let engine: AudioEngine
     public let settings: SceneSessionSettings
     private let tracks: [MusicTrack]
-    /// The music bus gain before any ducking.
-    private let musicGain: Float
-    /// The duck factor (1 = none) and the ramp it follows.
-    public private(set) var duck: Float = 1
-    private var ramp: (from: Float, to: Float, start: Double, duration: Double)?
-    private var hintRaised = false
-    private var pausedBefore: [Bus: Bool]?
-    private var interruptedTracks: [MusicTrack] = []
+    /// Tracks the interruption holds: playing when it began, or asked to play during it.
+    private var heldTracks: [MusicTrack] = []
 
     public init(engine: AudioEngine, settings: SceneSessionSettings = SceneSessionSettings(), tracks: [MusicTrack] = []) {
         self.engine = engine
         self.settings = settings
         self.tracks = tracks
-        musicGain = engine.gain(for: .music)
+        let session = engine.session
+        session.category = AudioSession.Category(rawValue: settings.category.rawValue) ?? .soloAmbient
+        session.duckLevel = settings.ducking.levelDB ?? -.infinity
+        session.attack = settings.ducking.attack
+        session.release = settings.ducking.release
+        session.initialScanTimeout = 0
+        session.activate()
     }
 
-    public var isInterrupted: Bool { pausedBefore != nil }
+    public var isInterrupted: Bool { engine.session.isInterrupted }
 
     /// Whether the hint is raised.
-    public var isHintRaised: Bool { hintRaised }
+    public var isHintRaised: Bool { engine.session.secondaryAudioShouldBeSilencedHint }
 
     public func secondaryAudioHint(begins: Bool, at time: Double) {
-        guard begins != hintRaised else { return }
-        hintRaised = begins
-        let target: Float = begins ? settings.ducking.linearLevel : 1
-        ramp = (duck, target, time, begins ? settings.ducking.attack : settings.ducking.release)
-        advance(to: time)
+        guard begins != isHintRaised else { return }
+        engine.session.setSecondaryAudioHint(begins, source: "scene")
     }
 
     public func interruption(began: Bool, shouldResume: Bool, at time: Double) throws(EarshotError) {
+        let session = engine.session
         if began {
-            guard pausedBefore == nil else { return }
-            var before: [Bus: Bool] = [:]
-            for bus in engine.buses {
-                before[bus] = engine.isPaused(bus)
-                engine.setPaused(true, for: bus)
-            }
-            pausedBefore = before
-            interruptedTracks = tracks.filter(\.isPlaying)
-            for t in interruptedTracks { t.pause() }
+            guard !session.isInterrupted else { return }
+            heldTracks = tracks.filter(\.isPlaying)
+            session.beginInterruption()
         } else {
-            guard let before = pausedBefore else { return }
-            pausedBefore = nil
-            let resumed = interruptedTracks
-            interruptedTracks = []
-            if !shouldResume { engine.stopAllVoices() }
-            for (bus, paused) in before { engine.setPaused(paused, for: bus) }
+            guard session.isInterrupted else { return }
+            let held = heldTracks
+            heldTracks = []
             if shouldResume {
-                for t in resumed { try t.play() }
+                session.endInterruption(shouldResume: true)
+                session.resume()   // whatever the policy: the scene said resume
+                for t in held where !t.isPlaying { try t.play() }
+            } else {
+                session.endInterruption(shouldResume: false)
+                engine.stopAllVoices()
+                for t in held { t.pause() }
+                session.resume()   // lift the hold: new sounds play; the held tracks stay paused
             }
         }
     }
 
     public func resumeLater(_ track: MusicTrack) {
-        if !interruptedTracks.contains(where: { $0 === track }) { interruptedTracks.append(track) }
+        if !heldTracks.contains(where: { $0 === track }) { heldTracks.append(track) }
     }
 
-    public func advance(to time: Double) {
-        guard let r = ramp else { return }
-        let progress = r.duration > 0 ? min(1, max(0, (time - r.start) / r.duration)) : 1
-        duck = r.from + (r.to - r.from) * Float(progress)
-        if progress >= 1 { ramp = nil }
-        engine.setGain(musicGain * duck, for: .music)
-    }
+    /// The session ramps in the engine's update; nothing to do per frame here.
+    public func advance(to time: Double) {}
 }
