@@ -169,7 +169,10 @@ extension AudioEngine {
         }
         if lostNow {
             let name = device.name
-            musicSystem.deviceLost(engine: self)        // music lock before the AL lock
+            let positions = musicSystem.deviceLost(engine: self)        // music lock before the AL lock
+            for (path, seconds) in positions {
+                logger.notice("music \(path) will resume at \(String(format: "%.2f", seconds)) s")
+            }
             withAL { core.enterDeviceLost() }
             recovery.emit(.lost(device: name))
             sessionStorage.withLock { $0 }?.noteRouteChange(.oldDeviceUnavailable)

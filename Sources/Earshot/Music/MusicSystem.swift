@@ -143,9 +143,10 @@ final class MusicSystem: @unchecked Sendable {
     /// The output device is gone: every track's AL objects died with it. Pumping stops; each
     /// track remembers where it was (its last heard frame plus the time since, on the music
     /// clock) and how many loops it had left.
-    func deviceLost(engine: AudioEngine) {
+    @discardableResult
+    func deviceLost(engine: AudioEngine) -> [(path: String, seconds: Double)] {
         lock.lock(); defer { lock.unlock() }
-        guard !suspended else { return }
+        guard !suspended else { return [] }
         suspended = true
         let now = clock(engine)
         for s in active {
@@ -159,6 +160,7 @@ final class MusicSystem: @unchecked Sendable {
             s.idlePosition = max(0, min(frame, s.frameCount))
             s.loopsLeftAtLoss = s.loopsLeft
         }
+        return active.map { ($0.path, Double($0.idlePosition) / Double(max($0.fileRate, 1))) }
     }
 
     /// The engine rebuilt its context on a new device: every track that held a source gets a new
@@ -594,7 +596,9 @@ final class MusicSystem: @unchecked Sendable {
         var state: ALint = 0, offset: ALint = 0
         var fadedOut = false
         let alive = engine.withAL { () -> Bool in
-            guard !engine.core.isShutDown else { return false }
+            // A lost device stops every source: that is no underrun, and nothing is played
+            // until the engine rebuilds (then ``reattach(engine:)`` refills from the position).
+            guard !engine.core.isShutDown, !engine.core.isDeviceLost, engine.core.device.isConnected else { return false }
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)

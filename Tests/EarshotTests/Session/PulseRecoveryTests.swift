@@ -1,0 +1,119 @@
+@testable import Earshot
+import Foundation
+import XCTest
+
+/// The output device lost for real: a private PulseAudio daemon is killed while
+/// `earshot play --music --effect` plays on its null sink, then started again. Earshot must be
+/// heard on the new daemon within a second of its return, the music near where it was, the
+/// effect still looping. The CLI runs as its own process so that OpenAL Soft sees this daemon's
+/// `XDG_RUNTIME_DIR` when it first opens a device.
+final class PulseRecoveryTests: XCTestCase {
+    static let effectHz = 2_000.0
+    /// The music: 1 s steps whose tone says where the track is (second i plays 400 + 100·i Hz).
+    static let stepHz = (0..<8).map { 400.0 + 100.0 * Double($0) }
+
+    private func startPulse(_ env: [String: String]) throws {
+        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
+                             environment: env, timeout: 10)
+        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
+            throw XCTSkip("pulseaudio did not start")
+        }
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
+    }
+
+    private static func pulsePID(_ runtime: URL) -> pid_t? {
+        guard let text = try? String(contentsOfFile: runtime.appendingPathComponent("pulse/pid").path, encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// 0.1 s windows of a raw float32 stereo recording: the effect's level and the music step heard.
+    private func windows(_ url: URL) throws -> [(effect: Double, step: Int?)] {
+        let data = try Data(contentsOf: url)
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var out: [(Double, Int?)] = []
+        var at = 0
+        while (at + 4_800) * 2 <= samples.count {
+            let effect = SessionMeasure.level(samples, start: at, frames: 4_800, frequency: Self.effectHz)
+            let levels = Self.stepHz.map { SessionMeasure.level(samples, start: at, frames: 4_800, frequency: $0) }
+            let best = levels.indices.max { levels[$0] < levels[$1] }
+            out.append((effect, best.flatMap { levels[$0] > -45 ? $0 : nil }))
+            at += 4_800
+        }
+        return out
+    }
+
+    func testKilledAndRestartedDaemonIsHeardAgainWithNothingLost() throws {
+        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) is missing: run `make deps`")
+        }
+        let fixtures = try MusicFixtures()
+        let runtime = fixtures.directory.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        try startPulse(env)
+        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+
+        // The stepped music and a looping effect.
+        let musicPath = fixtures.directory.appendingPathComponent("steps.wav").path
+        let writer = try AudioFileWriter(path: musicPath, sampleRate: 48_000, channels: 1, format: .f32)
+        for hz in Self.stepHz {
+            try writer.write((0..<48_000).map { Float(0.3 * sin(2 * .pi * hz * Double($0) / 48_000)) })
+        }
+        try writer.close()
+        let effect = try fixtures.sineWAV("effect.wav", frequency: Int(Self.effectHz), amplitude: 0.3, seconds: 1)
+
+        let before = fixtures.directory.appendingPathComponent("before.f32")
+        let after = fixtures.directory.appendingPathComponent("after.f32")
+        let parecArgs = ["--device=game.monitor", "--raw", "--format=float32le", "--rate=48000", "--channels=2"]
+        let rec1 = try ChildProcess("/usr/bin/parec", parecArgs, environment: env, output: before)
+        defer { rec1.stop() }
+        let log = fixtures.directory.appendingPathComponent("earshot.log")
+        let earshot = try ChildProcess(CLIRunner.productsDirectory.appendingPathComponent("earshot").path,
+                                       ["play", musicPath, "--music", "--effect", effect, "--seconds", "9", "--no-system-hints"],
+                                       environment: env.merging(["ALSOFT_DRIVERS": "pulse", "EARSHOT_LOG": "notice"]) { $1 },
+                                       errorOutput: log)
+        defer { earshot.stop() }
+        usleep(2_500_000)
+
+        // Kill the daemon mid-playback (no goodbye), wait, start a new one.
+        let pid = try XCTUnwrap(Self.pulsePID(runtime))
+        kill(pid, SIGKILL)
+        XCTAssertNotNil(waitFor(3) { kill(pid, 0) != 0 }, "the daemon died")
+        rec1.stop(signal: SIGINT)
+        usleep(1_000_000)
+        XCTAssertTrue(earshot.isRunning, "earshot survives the loss of its sound server")
+        try startPulse(env)
+        let ready = Date()
+        let rec2 = try ChildProcess("/usr/bin/parec", parecArgs, environment: env, output: after)
+        defer { rec2.stop() }
+        // Earshot plays on the new daemon within a second of its return (its own account, read
+        // as it happens: the null sink's monitor does not keep wall-clock time on a busy machine).
+        let restoredAfter = waitFor(5) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("output device restored")
+        }
+        XCTAssertNotNil(waitFor(12) { !earshot.isRunning }, "earshot ends after --seconds")
+        rec2.stop(signal: SIGINT)
+        let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(earshot.process.terminationStatus, 0, stderr)
+        XCTAssertTrue(stderr.contains("output device lost"), stderr)
+        let restoredIn = try XCTUnwrap(restoredAfter, "no restore: \(stderr)")
+        XCTAssertLessThanOrEqual(restoredIn, 1.0, "rebuilt on the new daemon within 1 s of its return")
+        _ = ready
+
+        // The recordings are read by content (0.1 s windows, in the sink's own time).
+        let w1 = try windows(before), w2 = try windows(after)
+        let heard1 = w1.filter { $0.effect > -40 }
+        XCTAssertGreaterThanOrEqual(heard1.count, 3, "earshot was heard before the loss")
+        let lastStepBefore = try XCTUnwrap(heard1.compactMap(\.step).last, "music before the loss")
+        let firstHeard = try XCTUnwrap(w2.firstIndex { $0.effect > -40 }, "earshot is heard on the new daemon")
+        print("pulse recovery: rebuilt \(restoredIn) s after the daemon's return; last step before \(lastStepBefore); windows after: \(w2.count)")
+        // The music goes on near where it was: not from the start, at most ~2.5 s further on.
+        let firstStepAfter = try XCTUnwrap(w2[firstHeard...].compactMap(\.step).first, "music after the restore")
+        XCTAssertGreaterThanOrEqual(firstStepAfter, lastStepBefore, "the music did not restart from the top")
+        XCTAssertLessThanOrEqual(firstStepAfter, lastStepBefore + 3, "the music is near where it was")
+        // The effect keeps looping on the new daemon.
+        let heard2 = w2[firstHeard...].filter { $0.effect > -40 }.count
+        XCTAssertGreaterThanOrEqual(heard2, 5, "the effect loops on after the restore")
+    }
+}
