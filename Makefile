@@ -7,7 +7,7 @@ DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev pkg-co
                 libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test bench soak tsan assets clean
+.PHONY: deps build demo test bench soak tsan assets docs clean
 
 include Makefile.fuzz.mk
 
@@ -32,10 +32,14 @@ demo: build
 	if "$$bin" play Demos/Scenes/showcase.yaml; then :; \
 	else echo "make demo: the showcase did not play live (see above); the renders are in out/"; fi
 
-## test: the whole suite (debug build; the CLI and demos are built first, tests run them)
+## test: the whole suite (debug build; the CLI and demos are built first, tests run them).
+## The suite is XCTest; the last line sums it up as "N passed, N failed".
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test
+	@mkdir -p .build
+	set -o pipefail; $(SWIFT) test --disable-swift-testing 2>&1 | tee .build/test-output.log
+	@awk '/Executed [0-9]+ tests?, with [0-9]+ failures?/ { n = $$2; f = $$5 } \
+	  END { if (n != "") print n - f " passed, " f " failed" }' .build/test-output.log
 
 ## bench: release-build benchmarks, each against its baseline measured in the same run
 bench: deps
@@ -53,6 +57,14 @@ soak: deps
 ## tsan: the concurrency tests under ThreadSanitizer
 tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests'
+
+## docs: the DocC documentation of the library and the scenes module, as static HTML in out/docs
+docs: deps
+	@mkdir -p out/docs
+	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target Earshot \
+	  --output-path out/docs/Earshot --transform-for-static-hosting
+	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotScenes \
+	  --output-path out/docs/EarshotScenes --transform-for-static-hosting
 
 ## assets: regenerate every committed asset
 assets: deps

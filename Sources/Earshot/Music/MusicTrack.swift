@@ -4,7 +4,7 @@
 /// Open one with ``AudioEngine/loadMusic(path:)``. Ogg Vorbis files stream through libvorbisfile,
 /// everything else libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus) through libsndfile; the
 /// file must be mono or stereo. Nothing is preloaded: a ring of four 125 ms buffers stays queued
-/// ahead of the play position (see ``MusicSystem`` for the streaming design: on a loopback
+/// ahead of the play position (see `MusicSystem` for the streaming design: on a loopback
 /// engine every render refills first, so renders never starve; on a live device a streaming
 /// thread refills every 10 ms). Every track plays on the ``Bus/music`` bus: its gain is
 /// `volume × bus gain × duck × master`, re-applied at every refill.

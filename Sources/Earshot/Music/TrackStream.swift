@@ -52,7 +52,7 @@ struct FadeState {
 
 /// The streaming state of one music track: decoder, source, buffer queue, position bookkeeping.
 ///
-/// Owned by the ``MusicSystem`` while the track holds a source, and by its ``MusicTrack`` handle;
+/// Owned by the `MusicSystem` while the track holds a source, and by its ``MusicTrack`` handle;
 /// every field is touched only under the music system's lock (hence `@unchecked Sendable`).
 /// AL calls on `source` additionally happen inside `withAL`.
 ///
