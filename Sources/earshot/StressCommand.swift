@@ -11,9 +11,9 @@ struct StressCommand: ParsableCommand {
         discussion: """
             Each voice loops a 1 s 440 Hz tone on its own emitter circling the listener at 5 m; \
             positions change every frame at 60 Hz; the mix is 48 kHz stereo float through the \
-            loopback device. The same workload is then done with raw OpenAL calls only \
-            (as many sources as the engine had real voices), measured in the same run: \
-            overheadRatio = engine CPU / baseline CPU. Build with -c release for figures that mean anything.
+            loopback device. The same workload is done with raw OpenAL calls only \
+            (as many sources as the engine has real voices), frame by frame beside the engine, \
+            each frame's CPU time measured for each: overheadRatio = engine CPU / baseline CPU. Build with -c release for figures that mean anything.
             """)
 
     @Option(name: .long, help: "Voices (emitters) to play.")
@@ -44,18 +44,15 @@ struct StressCommand: ParsableCommand {
         let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf)
         let showProgress = !json && isatty(2) != 0
         let engine: StressWorkload.EngineResult
+        let baseline: StressWorkload.BaselineResult?
         do {
-            engine = try workload.runEngine { fraction in
-                if showProgress { ProgressBar.draw(fraction, label: "engine") }
+            (engine, baseline) = try workload.run(withBaseline: !noBaseline) { fraction in
+                if showProgress { ProgressBar.draw(fraction, label: "rendering") }
             }
         } catch let error as EarshotError {
             fail(error.description)
         }
         if showProgress { ProgressBar.clear() }
-        var baseline: StressWorkload.BaselineResult?
-        if !noBaseline {
-            baseline = try workload.runBaseline(sources: max(1, engine.realVoices))
-        }
         let report = StressReport(engine: engine, baseline: baseline, hrtf: hrtf,
                                   allocationCounterActive: earshot_alloc_counter_active() != 0)
         if json {

@@ -40,9 +40,9 @@ struct StressWorkload {
         return PCMAudio(sampleRate: rate, channels: 1, samples: .int16(samples))
     }
 
-    static func cpuTime() -> Double {
+    static func threadCPUTime() -> Double {
         var t = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
@@ -60,8 +60,11 @@ struct StressWorkload {
 
     var frames: Int { Int((seconds * Double(Self.framesPerSecond)).rounded()) }
 
-    /// Runs the engine side; `progress` gets the fraction done.
-    func runEngine(progress: (Double) -> Void) throws -> EngineResult {
+    /// Runs the engine and, frame by frame beside it, the raw-OpenAL baseline (unless
+    /// `withBaseline` is false): each frame's CPU time is measured for each on this thread, so
+    /// the ratio is immune to the machine getting faster or slower during the run.
+    /// `progress` gets the fraction done.
+    func run(withBaseline: Bool, progress: (Double) -> Void) throws -> (EngineResult, BaselineResult?) {
         var config = AudioEngine.Configuration(output: .loopback(sampleRate: Self.rate))
         config.maxRealVoices = min(maxReal ?? voices, 4096)
         config.maxVirtualVoices = max(voices, 4096)
@@ -107,10 +110,15 @@ struct StressWorkload {
         // Warm-up frame: first mixes allocate OpenAL's property caches.
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+        let baseline = withBaseline ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf) : nil
+        defer { baseline?.close() }
+        var baselineOut = [Float](repeating: 0, count: perFrame * 2)
+        if let baseline { baselineOut.withUnsafeMutableBufferPointer { baseline.frame(time: 0, into: $0) } }
+        var engineCPU = 0.0, baselineCPU = 0.0
         let allocStart = earshot_alloc_count()
         earshot_alloc_counting(1)
-        let cpuStart = Self.cpuTime()
         for f in 0..<frames {
+            let cpu0 = Self.threadCPUTime()
             let time = Double(f + 1) / Double(Self.framesPerSecond)
             let t0 = Self.wallTime()
             engine.batch { frame in
@@ -123,9 +131,17 @@ struct StressWorkload {
             updateMicros[f] = (Self.wallTime() - t1) * 1e6
             moveMicros[f] = (t1 - t0) * 1e6
             try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            let cpu1 = Self.threadCPUTime()
+            engineCPU += cpu1 - cpu0
+            if let baseline {
+                earshot_alloc_counting(0)
+                baselineOut.withUnsafeMutableBufferPointer { baseline.frame(time: time, into: $0) }
+                baselineCPU += Self.threadCPUTime() - cpu1
+                earshot_alloc_counting(1)
+            }
             if f % 30 == 0 { earshot_alloc_counting(0); progress(Double(f) / Double(frames)); earshot_alloc_counting(1) }
         }
-        result.cpuSeconds = Self.cpuTime() - cpuStart
+        result.cpuSeconds = engineCPU
         earshot_alloc_counting(0)
         result.allocationsPerFrame = Double(earshot_alloc_count() - allocStart) / Double(max(frames, 1))
         result.renderedSeconds = Double(frames * perFrame) / Double(Self.rate)
@@ -135,55 +151,64 @@ struct StressWorkload {
         result.realVoices = stats.realVoices
         result.virtualVoices = stats.virtualVoices
         result.steals = stats.steals
-        return result
+        let rendered = Double(frames * perFrame) / Double(Self.rate)
+        return (result, baseline.map { BaselineResult(sources: $0.context.grantedMonoSources >= 1 ? max(1, stats.realVoices) : 0,
+                                                        cpuSeconds: baselineCPU, renderedSeconds: rendered) })
     }
 
-    /// The same workload with raw OpenAL calls and `sources` sources.
-    func runBaseline(sources: Int) throws -> BaselineResult {
-        guard let device = alcLoopbackOpenDeviceSOFT(nil) else { throw StressError.openAL("alcLoopbackOpenDeviceSOFT") }
-        defer { alcCloseDevice(device) }
-        let attributes: [ALCint] = [
-            ALC_MONO_SOURCES, ALCint(sources), ALC_STEREO_SOURCES, 1,
-            ALC_HRTF_SOFT, hrtf ? ALC_TRUE : ALC_FALSE,
-            ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT,
-            ALC_FREQUENCY, ALCint(Self.rate), 0,
-        ]
-        guard let context = alcCreateContext(device, attributes) else { throw StressError.openAL("alcCreateContext") }
-        defer { alcMakeContextCurrent(nil); alcDestroyContext(context) }
-        alcMakeContextCurrent(context)
-        var buffer: ALuint = 0
-        alGenBuffers(1, &buffer)
-        guard case .int16(let samples) = Self.tone().samples else { throw StressError.openAL("tone") }
-        samples.withUnsafeBytes { alBufferData(buffer, AL_FORMAT_MONO16, $0.baseAddress, ALsizei($0.count), ALsizei(Self.rate)) }
-        var names = [ALuint](repeating: 0, count: sources)
-        alGenSources(ALsizei(sources), &names)
-        guard alGetError() == AL_NO_ERROR else { throw StressError.openAL("alGenSources(\(sources))") }
-        defer {
-            for s in names { alSourceStop(s) }
-            alDeleteSources(ALsizei(sources), names)
-            alDeleteBuffers(1, &buffer)
-        }
-        for (i, s) in names.enumerated() {
-            alSourcei(s, AL_BUFFER, ALint(bitPattern: buffer))
-            alSourcei(s, AL_LOOPING, AL_TRUE)
-            let p = Self.circle(i, of: voices, at: 0)
-            alSource3f(s, AL_POSITION, p.x, p.y, p.z)
-            alSourcePlay(s)
-        }
-        let perFrame = Self.rate / Self.framesPerSecond
-        var out = [Float](repeating: 0, count: perFrame * 2)
-        alcRenderSamplesSOFT(device, &out, ALCsizei(perFrame))
-        let cpuStart = Self.cpuTime()
-        for f in 0..<frames {
-            let time = Double(f + 1) / Double(Self.framesPerSecond)
+}
+
+/// The same workload done with raw OpenAL calls: as many sources as the engine had real voices,
+/// each moved every frame with `alSource3f`, rendered through its own loopback device. Its AL
+/// calls go through ``ALContext/withCurrent(_:)`` so that it can run frame by frame beside an
+/// engine in the same process.
+final class RawBaseline {
+    let device: OutputDevice
+    let context: ALContext
+    private var names: [ALuint]
+    private var buffer: ALuint = 0
+    let voices: Int
+
+    init(sources: Int, voices: Int, hrtf: Bool) throws {
+        self.voices = voices
+        device = try OutputDevice.open(.loopback(sampleRate: StressWorkload.rate))
+        context = try ALContext(device: device, request: .init(monoSources: sources, stereoSources: 1, hrtf: hrtf))
+        names = [ALuint](repeating: 0, count: sources)
+        guard case .int16(let samples) = StressWorkload.tone().samples else { throw StressError.openAL("tone") }
+        try context.withCurrent { () throws(StressError) in
+            alGenBuffers(1, &buffer)
+            samples.withUnsafeBytes { alBufferData(buffer, AL_FORMAT_MONO16, $0.baseAddress, ALsizei($0.count), ALsizei(StressWorkload.rate)) }
+            alGenSources(ALsizei(sources), &names)
+            guard alGetError() == AL_NO_ERROR else { throw StressError.openAL("alGenSources(\(sources))") }
             for (i, s) in names.enumerated() {
-                let p = Self.circle(i, of: voices, at: time)
+                alSourcei(s, AL_BUFFER, ALint(bitPattern: buffer))
+                alSourcei(s, AL_LOOPING, AL_TRUE)
+                let p = StressWorkload.circle(i, of: voices, at: 0)
+                alSource3f(s, AL_POSITION, p.x, p.y, p.z)
+                alSourcePlay(s)
+            }
+        }
+    }
+
+    /// One game frame: every source moved, then the frame's samples mixed.
+    func frame(time: Double, into out: UnsafeMutableBufferPointer<Float>) {
+        context.withCurrent {
+            for (i, s) in names.enumerated() {
+                let p = StressWorkload.circle(i, of: voices, at: time)
                 alSource3f(s, AL_POSITION, p.x, p.y, p.z)
             }
-            alcRenderSamplesSOFT(device, &out, ALCsizei(perFrame))
         }
-        return BaselineResult(sources: sources, cpuSeconds: Self.cpuTime() - cpuStart,
-                              renderedSeconds: Double(frames * perFrame) / Double(Self.rate))
+        device.renderLoopback(into: out)
+    }
+
+    func close() {
+        context.withCurrent {
+            for s in names { alSourceStop(s) }
+            alDeleteSources(ALsizei(names.count), names)
+            alDeleteBuffers(1, &buffer)
+        }
+        context.destroy()
+        device.close()
     }
 }
 

@@ -107,6 +107,16 @@ public final class OutputDevice: @unchecked Sendable {
         alcCloseDevice(handle)
     }
 
+    /// Mixes a loopback device's next frames into `buffer` (interleaved floats, whole frames),
+    /// for code that drives OpenAL itself (the raw-OpenAL baseline of `earshot stress`).
+    /// An ``AudioEngine`` renders with ``AudioEngine/render(into:)`` instead.
+    public func renderLoopback(into buffer: UnsafeMutableBufferPointer<Float>) {
+        guard let format = loopbackFormat else { preconditionFailure("renderLoopback on a device that is not a loopback device") }  // trap: misuse
+        precondition(!closed, "renderLoopback on a closed device")
+        let frames = buffer.count / format.channels.rawValue
+        if frames > 0 { alcRenderSamplesSOFT(handle, buffer.baseAddress, ALCsizei(frames)) }
+    }
+
     /// Whether the device is still connected (`ALC_CONNECTED` of `ALC_EXT_disconnect`).
     public var isConnected: Bool {
         guard canReportDisconnect, !closed else { return true }
