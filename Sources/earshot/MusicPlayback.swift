@@ -14,6 +14,8 @@ struct MusicPlayback {
     var effect: String? = nil
     /// Live: MPRIS players duck the music.
     var systemHints = true
+    /// Live: where to play.
+    var liveOutput: Output = .systemDefault
 
     private final class LastEnd: @unchecked Sendable {
         private let lock = NSLock()
@@ -37,7 +39,7 @@ struct MusicPlayback {
     /// Plays or renders the track; returns the message of a failed end (the engine is shut down
     /// by then, so `fail` exits cleanly).
     private func play() throws -> String? {
-        let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
+        let output: Output = out == nil ? liveOutput : .loopback(sampleRate: rate)
         let engine = try AudioEngine(configuration: .init(output: output))
         defer { engine.shutdown() }
         let track = try engine.loadMusic(path: file)

@@ -34,6 +34,9 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: "Stop after this many seconds (default: the clip's length; 10 when looping).")
     var seconds: Double?
 
+    @Option(name: .long, help: "Play live on this device (a name `earshot devices` lists) instead of the default one. If it goes away, playback falls back to the default device.")
+    var device: String?
+
     @Option(name: [.customShort("o"), .long], help: "Render offline to this WAV file instead of playing live.")
     var out: String?
 
@@ -76,21 +79,24 @@ struct PlayCommand: ParsableCommand {
         return v.isFinite ? v : nil
     }
 
+    /// The live output: the named device, or the system's default.
+    var liveOutput: Output { device.map { .device($0) } ?? .systemDefault }
+
     /// Whether FILE is a scene script rather than audio.
     var isScene: Bool { ["yaml", "yml"].contains((file as NSString).pathExtension.lowercased()) }
 
     func run() throws {
         if isScene {
-            ScenePlayback(path: file, out: out, seconds: seconds).run()
+            ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput).run()
             return
         }
         if music {
             MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate,
-                          effect: effect, systemHints: !noSystemHints).run()
+                          effect: effect, systemHints: !noSystemHints, liveOutput: liveOutput).run()
             return
         }
         let position = at.flatMap(Self.parseVector)
-        let output: Output = out == nil ? .systemDefault : .loopback(sampleRate: rate)
+        let output: Output = out == nil ? liveOutput : .loopback(sampleRate: rate)
         do {
             // Decode first: a bad file is reported before any device is opened.
             let audio = try ClipDecoder.decode(path: file)

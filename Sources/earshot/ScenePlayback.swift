@@ -10,6 +10,8 @@ struct ScenePlayback {
     var path: String
     var out: String?
     var seconds: Double?
+    /// Live: where to play.
+    var liveOutput: Output = .systemDefault
 
     func run() {
         let scene = SceneDescription.load(path)
@@ -24,7 +26,7 @@ struct ScenePlayback {
         }
         let player: ScenePlayer
         do {
-            player = try ScenePlayer(scene: scene)
+            player = try ScenePlayer(scene: scene, output: liveOutput)
         } catch {
             fail(error.description)
         }

@@ -116,4 +116,46 @@ final class PulseRecoveryTests: XCTestCase {
         let heard2 = w2[firstHeard...].filter { $0.effect > -40 }.count
         XCTAssertGreaterThanOrEqual(heard2, 5, "the effect loops on after the restore")
     }
+
+    func testANamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo() throws {
+        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) is missing: run `make deps`")
+        }
+        let fixtures = try MusicFixtures()
+        let runtime = fixtures.directory.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        try startPulse(env)
+        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+        // A second sink, the one earshot is asked to play on.
+        let loaded = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=second",
+                                                             "sink_properties=device.description=Second"], environment: env)
+        XCTAssertEqual(loaded.status, 0)
+        let module = loaded.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let effect = try fixtures.sineWAV("effect.wav", frequency: Int(Self.effectHz), amplitude: 0.3, seconds: 1)
+        let music = try fixtures.sineWAV("music.wav", frequency: 500, amplitude: 0.3, seconds: 2)
+        let recording = fixtures.directory.appendingPathComponent("default.f32")
+        let rec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--raw", "--format=float32le", "--rate=48000",
+                                                      "--channels=2"], environment: env, output: recording)
+        defer { rec.stop() }
+        let log = fixtures.directory.appendingPathComponent("earshot.log")
+        let earshot = try ChildProcess(CLIRunner.productsDirectory.appendingPathComponent("earshot").path,
+                                       ["play", music, "--music", "--loops", "-1", "--effect", effect, "--device", "Second",
+                                        "--seconds", "5", "--no-system-hints"],
+                                       environment: env.merging(["ALSOFT_DRIVERS": "pulse", "EARSHOT_LOG": "notice"]) { $1 },
+                                       errorOutput: log)
+        defer { earshot.stop() }
+        usleep(1_500_000)
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["unload-module", module], environment: env).status, 0)
+        XCTAssertNotNil(waitFor(10) { !earshot.isRunning }, "earshot ends after --seconds")
+        rec.stop(signal: SIGINT)
+        let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        XCTAssertEqual(earshot.process.terminationStatus, 0, stderr)
+        XCTAssertTrue(stderr.contains("output device lost: Second"), stderr)
+        XCTAssertTrue(stderr.contains("device \"Second\" is gone; fell back to the default device"), stderr)
+        XCTAssertTrue(stderr.contains("earshot: session: route change: device \"Second\" is gone; playing on the default device"), stderr)
+        // And it is heard on the default sink afterwards.
+        let heard = try windows(recording).filter { $0.effect > -40 }.count
+        XCTAssertGreaterThanOrEqual(heard, 5, "the effect plays on the default sink after the fallback")
+    }
 }
