@@ -63,15 +63,17 @@ let package = Package(
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "CVorbisFile"], path: "Benchmarks/EarshotBench"),
 
+        // Helpers the test targets share (running the built CLI and demos as processes).
+        .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
         .testTarget(
             name: "EarshotTests",
             // The CLI and demos are run as processes; `make test` builds them first (`swift build`).
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
-            dependencies: ["Earshot", "COpenAL", "CSndFile"]),
+            dependencies: ["Earshot", "COpenAL", "CSndFile", "EarshotTestSupport"]),
         .testTarget(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
-            dependencies: ["EarshotScenes", "Earshot", "CSndFile"]),
+            dependencies: ["EarshotScenes", "Earshot", "CSndFile", "EarshotTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -135,14 +135,5 @@ private func runTool(_ tool: String, _ arguments: [String]) throws {
     guard p.terminationStatus == 0 else { throw MusicBenchError.failed("\(tool) exited with \(p.terminationStatus)") }
 }
 
-private func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-private func threadCPUSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+private func monotonicSeconds() -> Double { Clocks.monotonic() }
+private func threadCPUSeconds() -> Double { Clocks.threadCPU() }

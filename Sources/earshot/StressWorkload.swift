@@ -40,17 +40,8 @@ struct StressWorkload {
         return PCMAudio(sampleRate: rate, channels: 1, samples: .int16(samples))
     }
 
-    static func threadCPUTime() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
-    static func wallTime() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
+    static func threadCPUTime() -> Double { Clocks.threadCPU() }
+    static func wallTime() -> Double { Clocks.monotonic() }
 
     @inline(__always)
     static func circle(_ i: Int, of n: Int, at time: Double) -> Vector3 {

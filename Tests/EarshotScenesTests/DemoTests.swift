@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import EarshotTestSupport
 import XCTest
 
 /// Every demo builds (this target depends on them) and runs headless: with no output device

@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import EarshotTestSupport
 import XCTest
 
 /// The `--plot` SVG: well-formed XML, one trace per channel, events marked.

@@ -1,4 +1,5 @@
 import Foundation
+import EarshotTestSupport
 import XCTest
 
 /// `earshot render`, `earshot play SCENE` (offline, no device, live with Ctrl-C) and `--help`.

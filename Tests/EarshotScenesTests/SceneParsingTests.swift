@@ -1,5 +1,6 @@
 import Earshot
 import EarshotScenes
+import EarshotTestSupport
 import XCTest
 
 /// The scene format: defaults, relative paths, time order, and malformed scenes refused with the

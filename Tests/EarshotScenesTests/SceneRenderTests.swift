@@ -1,5 +1,6 @@
 import Earshot
 import EarshotScenes
+import EarshotTestSupport
 import XCTest
 
 /// Every scene of Demos/Scenes rendered through loopback, and what it should sound like measured.

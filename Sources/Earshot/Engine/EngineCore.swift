@@ -89,11 +89,7 @@ final class EngineCore {
         setListener(listener)
     }
 
-    static func monotonic() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
+    static func monotonic() -> Double { Clocks.monotonic() }
 
     /// The engine clock in seconds: frames rendered on loopback, monotonic time on a live device.
     var now: Double {

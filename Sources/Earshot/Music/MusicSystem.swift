@@ -833,15 +833,6 @@ final class MusicSystem: @unchecked Sendable {
         thread.start()
     }
 
-    static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
-    static func threadCPUTime() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    static func monotonic() -> Double { Clocks.monotonic() }
+    static func threadCPUTime() -> Double { Clocks.threadCPU() }
 }

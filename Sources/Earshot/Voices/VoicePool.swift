@@ -624,6 +624,12 @@ final class VoicePool {
         let source = slots[index].source
         alSourceStop(source)
         freeSources.append(source)
+        removeFromReal(index)
+        slots[index].source = 0
+    }
+
+    /// Takes a slot out of `real` in O(1) (the last entry fills its place).
+    private func removeFromReal(_ index: Int) {
         let r = slots[index].realIndex
         let last = real.removeLast()
         if last != index {
@@ -631,7 +637,6 @@ final class VoicePool {
             slots[last].realIndex = r
         }
         slots[index].realIndex = -1
-        slots[index].source = 0
     }
 
     /// Ends a voice now (its source, if any, must already be silent or be allowed to cut).
@@ -639,10 +644,10 @@ final class VoicePool {
         if slots[index].phase == .real { releaseSource(index) }
         let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
         let li = slots[index].liveIndex
-        let last = live.removeLast()
-        if last != index {
-            live[li] = last
-            slots[last].liveIndex = li
+        let lastLive = live.removeLast()
+        if lastLive != index {
+            live[li] = lastLive
+            slots[lastLive].liveIndex = li
         }
         slots[index].liveIndex = -1
         slots[index].phase = .free
@@ -742,13 +747,7 @@ final class VoicePool {
         while i < real.count {
             let index = real[i]
             let v = slots[index]
-            let r = v.realIndex
-            let last = real.removeLast()
-            if last != index {
-                real[r] = last
-                slots[last].realIndex = r
-            }
-            slots[index].realIndex = -1
+            removeFromReal(index)
             slots[index].source = 0
             slots[index].phase = .virtual
             var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)

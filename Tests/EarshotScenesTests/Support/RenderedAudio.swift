@@ -1,6 +1,7 @@
 import CSndFile
 import EarshotScenes
 import Foundation
+import EarshotTestSupport
 import XCTest
 
 /// A rendered WAV read back as float samples, with the measurements the scene tests need.

@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import EarshotTestSupport
 import XCTest
 
 /// The `earshot` CLI run as a process: offline renders, bad files, no device.

@@ -1,4 +1,5 @@
 import Foundation
+import EarshotTestSupport
 import XCTest
 
 /// Ducking heard on a real sound server: a private PulseAudio daemon with a null sink, recorded

@@ -1,5 +1,6 @@
 @testable import Earshot
 import Foundation
+import EarshotTestSupport
 import XCTest
 
 /// The output device lost for real: a private PulseAudio daemon is killed while
@@ -20,6 +21,24 @@ final class PulseRecoveryTests: XCTestCase {
         }
         XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
         XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
+    }
+
+    /// Fixtures and a private daemon with a `game` null sink as default (stop it by `runtime`).
+    private func privateDaemon() throws -> (MusicFixtures, URL, [String: String]) {
+        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) is missing: run `make deps`")
+        }
+        let fixtures = try MusicFixtures()
+        let runtime = fixtures.directory.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        do {
+            try startPulse(env)
+        } catch {
+            PulseDuckingTests.stopPulse(runtime: runtime)
+            throw error
+        }
+        return (fixtures, runtime, env)
     }
 
     private static func pulsePID(_ runtime: URL) -> pid_t? {
@@ -44,14 +63,7 @@ final class PulseRecoveryTests: XCTestCase {
     }
 
     func testKilledAndRestartedDaemonIsHeardAgainWithNothingLost() throws {
-        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
-        let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path]
-        try startPulse(env)
+        let (fixtures, runtime, env) = try privateDaemon()
         defer { PulseDuckingTests.stopPulse(runtime: runtime) }
 
         // The stepped music and a looping effect.
@@ -118,14 +130,7 @@ final class PulseRecoveryTests: XCTestCase {
     }
 
     func testANamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo() throws {
-        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
-        let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path]
-        try startPulse(env)
+        let (fixtures, runtime, env) = try privateDaemon()
         defer { PulseDuckingTests.stopPulse(runtime: runtime) }
         // A second sink, the one earshot is asked to play on.
         let loaded = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=second",

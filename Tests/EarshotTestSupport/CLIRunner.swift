@@ -2,15 +2,16 @@ import Foundation
 import XCTest
 
 /// Runs a built executable of this package (the `earshot` CLI, a demo) and captures its output.
-enum CLIRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+/// Shared by the test targets; the executables are built by `make test` before `swift test`.
+public enum CLIRunner {
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// The build folder holding the test bundle and the package's executables.
-    static var productsDirectory: URL {
+    public static var productsDirectory: URL {
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             return bundle.bundleURL.deletingLastPathComponent()
         }
@@ -18,15 +19,19 @@ enum CLIRunner {
     }
 
     /// The package's root folder (where Assets/ and Demos/ live).
-    static var packageRoot: URL {
+    public static var packageRoot: URL {
+        // Tests/EarshotTestSupport/CLIRunner.swift → the folder holding Package.swift.
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                     timeout: TimeInterval = 120) throws -> Result {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(executable)
+        guard FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") else {
+            throw CLIRunnerError.notBuilt(executable)
+        }
         process.arguments = arguments
         process.currentDirectoryURL = packageRoot
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -49,5 +54,14 @@ enum CLIRunner {
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+public enum CLIRunnerError: Error, CustomStringConvertible {
+    case notBuilt(String)
+    public var description: String {
+        switch self {
+        case .notBuilt(let name): return "\(name) is not built: run `swift build` (make test does) before `swift test`"
+        }
     }
 }
