@@ -45,6 +45,15 @@ final class VoicePool {
     /// buffer so that the next voice of the same clip skips `AL_BUFFER` (which allocates inside
     /// OpenAL Soft); buffers are detached only when their clip is unloaded.
     @exclusivity(unchecked) private var attached: [ALuint]
+    /// What each source was last given (indexed by source name): properties are only sent to
+    /// OpenAL when they differ, so starting a voice costs a few AL calls, not fifteen.
+    @exclusivity(unchecked) private var pushed: [PushedState]
+
+    struct PushedState {
+        var spatial: SpatialProperties?
+        var loop: Bool?
+        var pitch: Float?
+    }
     @exclusivity(unchecked) private(set) var slots: [VoiceState]
     private var freeSlots: [Int]
     /// Indices of occupied slots, unordered.
@@ -98,6 +107,7 @@ final class VoicePool {
         self.settings = settings
         freeSources = sources.reversed()
         attached = [ALuint](repeating: 0, count: Int(sources.max() ?? 0) + 1)
+        pushed = [PushedState](repeating: PushedState(), count: Int(sources.max() ?? 0) + 1)
         let capacity = sources.count + settings.maxVirtualVoices
         slots = [VoiceState](repeating: VoiceState(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
@@ -477,7 +487,7 @@ final class VoicePool {
             }
             if slots[index].dirtyPitch {
                 slots[index].dirtyPitch = false
-                alSourcef(source, AL_PITCH, slots[index].pitch)
+                pushPitch(slots[index].pitch, to: source)
             }
             if slots[index].dirtySpatial {
                 slots[index].dirtySpatial = false
@@ -513,37 +523,44 @@ final class VoicePool {
         v.gain * busGains[v.busIndex] * v.fade
     }
 
+    /// Sends a voice's placement to its source: only what differs from what the source has.
     private func pushSpatial(_ v: VoiceState, to source: ALuint) {
+        let s: SpatialProperties
         switch v.placement {
         case .pan:
-            let p = PlayOptions.panPosition(v.pan)
-            alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
-            alSource3f(source, AL_POSITION, p.x, p.y, p.z)
-            alSource3f(source, AL_VELOCITY, 0, 0, 0)
-            alSource3f(source, AL_DIRECTION, 0, 0, 0)
-            alSourcef(source, AL_ROLLOFF_FACTOR, 0)
-            alSourcef(source, AL_REFERENCE_DISTANCE, 1)
-            alSourcef(source, AL_CONE_INNER_ANGLE, 360)
-            alSourcef(source, AL_CONE_OUTER_ANGLE, 360)
-        case .spatial, .emitter:
-            let s = v.placement == .emitter ? emitters[v.emitterIndex].properties : v.spatial
-            alSourcei(source, AL_SOURCE_RELATIVE, s.isRelative ? AL_TRUE : AL_FALSE)
-            alSource3f(source, AL_POSITION, s.position.x, s.position.y, s.position.z)
-            alSource3f(source, AL_VELOCITY, s.velocity.x, s.velocity.y, s.velocity.z)
-            alSource3f(source, AL_DIRECTION, s.direction.x, s.direction.y, s.direction.z)
-            alSourcef(source, AL_CONE_INNER_ANGLE, s.coneInnerAngle)
-            alSourcef(source, AL_CONE_OUTER_ANGLE, s.coneOuterAngle)
-            alSourcef(source, AL_CONE_OUTER_GAIN, s.coneOuterGain)
-            alSourcef(source, AL_REFERENCE_DISTANCE, s.referenceDistance)
-            alSourcef(source, AL_MAX_DISTANCE, s.maxDistance)
-            alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff)
+            // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
+            s = SpatialProperties(position: PlayOptions.panPosition(v.pan), referenceDistance: 1, rolloff: 0, isRelative: true)
+        case .spatial:
+            s = v.spatial
+        case .emitter:
+            s = emitters[v.emitterIndex].properties
         }
+        let i = Int(source)
+        let old = pushed[i].spatial
+        if old?.isRelative != s.isRelative { alSourcei(source, AL_SOURCE_RELATIVE, s.isRelative ? AL_TRUE : AL_FALSE) }
+        if old?.position != s.position { alSource3f(source, AL_POSITION, s.position.x, s.position.y, s.position.z) }
+        if old?.velocity != s.velocity { alSource3f(source, AL_VELOCITY, s.velocity.x, s.velocity.y, s.velocity.z) }
+        if old?.direction != s.direction { alSource3f(source, AL_DIRECTION, s.direction.x, s.direction.y, s.direction.z) }
+        if old?.coneInnerAngle != s.coneInnerAngle { alSourcef(source, AL_CONE_INNER_ANGLE, s.coneInnerAngle) }
+        if old?.coneOuterAngle != s.coneOuterAngle { alSourcef(source, AL_CONE_OUTER_ANGLE, s.coneOuterAngle) }
+        if old?.coneOuterGain != s.coneOuterGain { alSourcef(source, AL_CONE_OUTER_GAIN, s.coneOuterGain) }
+        if old?.referenceDistance != s.referenceDistance { alSourcef(source, AL_REFERENCE_DISTANCE, s.referenceDistance) }
+        if old?.maxDistance != s.maxDistance { alSourcef(source, AL_MAX_DISTANCE, s.maxDistance) }
+        if old?.rolloff != s.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff) }
+        pushed[i].spatial = s
     }
 
     /// Moves a voice's position only (the per-frame hot path for emitters and voices).
     private func pushPosition(_ v: VoiceState, to source: ALuint) {
         let p = v.placement == .emitter ? emitters[v.emitterIndex].properties.position : v.spatial.position
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
+        pushed[Int(source)].spatial?.position = p
+    }
+
+    private func pushPitch(_ pitch: Float, to source: ALuint) {
+        guard pushed[Int(source)].pitch != pitch else { return }
+        alSourcef(source, AL_PITCH, pitch)
+        pushed[Int(source)].pitch = pitch
     }
 
     private func startReal(_ index: Int, on source: ALuint, now: Double) {
@@ -556,8 +573,11 @@ final class VoicePool {
         }
         v.playheadClock = max(now, v.playheadClock)
         alSourcei(source, AL_BUFFER, ALint(bitPattern: v.buffer))
-        alSourcei(source, AL_LOOPING, v.loop ? AL_TRUE : AL_FALSE)
-        alSourcef(source, AL_PITCH, v.pitch)
+        if pushed[Int(source)].loop != v.loop {
+            alSourcei(source, AL_LOOPING, v.loop ? AL_TRUE : AL_FALSE)
+            pushed[Int(source)].loop = v.loop
+        }
+        pushPitch(v.pitch, to: source)
         pushSpatial(v, to: source)
         let late = now - v.startAt
         let fromStart = v.fresh && late <= settings.lateStartTolerance
@@ -775,6 +795,7 @@ final class VoicePool {
         sources = names
         freeSources = names.reversed()
         attached = [ALuint](repeating: 0, count: Int(names.max() ?? 0) + 1)
+        pushed = [PushedState](repeating: PushedState(), count: Int(names.max() ?? 0) + 1)
         for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
         waiting.removeAll(keepingCapacity: true)
     }
