@@ -247,14 +247,16 @@ final class EngineCore {
         var done = 0
         while done < frames {
             var chunk = min(frames - done, 4096)
-            if let boundary = pool.nextFadeBoundary() {
-                chunk = min(chunk, 2048, max(16, Int((boundary * Double(sampleRate)).rounded(.up))))
+            if pool.serviceNeeded {
+                if let boundary = pool.nextFadeBoundary() {
+                    chunk = min(chunk, 2048, max(16, Int((boundary * Double(sampleRate)).rounded(.up))))
+                }
+                let t = now
+                let span = Double(chunk) / Double(sampleRate)
+                alDeferUpdatesSOFT()
+                pool.service(now: t, lookahead: span)
+                alProcessUpdatesSOFT()
             }
-            let t = now
-            let span = Double(chunk) / Double(sampleRate)
-            alDeferUpdatesSOFT()
-            pool.service(now: t, lookahead: span)
-            alProcessUpdatesSOFT()
             alcRenderSamplesSOFT(device, buffer.baseAddress.map { $0 + done * channels }, ALCsizei(chunk))
             renderedFrames += chunk
             done += chunk

@@ -76,6 +76,9 @@ final class VoicePool {
     private var endedRing: [(VoiceID, VoiceEndReason)]
     private var endedHead = 0, endedCount = 0
     private(set) var stats = Stats()
+    /// Whether ``service(now:lookahead:)`` has anything to do: a fade, a voice waiting for its
+    /// first mix or for a freed source, or a property change. A render skips it otherwise.
+    private(set) var serviceNeeded = true
 
     struct Stats {
         var steals = 0
@@ -164,6 +167,7 @@ final class VoicePool {
     /// that the next update ranks. Returns ``VoiceID/refused`` when the pool is full and the request
     /// has the lowest standing.
     func play(_ r: Request, now: Double) -> VoiceID {
+        serviceNeeded = true
         var v = VoiceState()
         v.clipID = r.clipID
         v.buffer = r.buffer
@@ -321,17 +325,17 @@ final class VoicePool {
 
         // 3. Losers fade out; winners that are fading out fade back in; desired virtual voices wait.
         for index in real {
-            let v = slots[index]
-            if v.fadeAction == .stop { continue }
-            if !v.desired {
-                if v.fadeAction != .virtualize {
+            let action = slots[index].fadeAction
+            if action == .stop { continue }
+            if !slots[index].desired {
+                if action != .virtualize {
                     slots[index].fadeAction = .virtualize
                     slots[index].fadeTarget = 0
                     slots[index].fadeRate = Float(1 / settings.fadeTime)
                     slots[index].silentSince = -1
                     stats.steals += 1
                 }
-            } else if v.fadeAction == .virtualize {
+            } else if action == .virtualize {
                 slots[index].fadeAction = .none
                 slots[index].fadeTarget = 1
                 slots[index].silentSince = -1
@@ -343,6 +347,7 @@ final class VoicePool {
         }
         // Best first, so that sources freed one at a time go to the most important voices.
         if waiting.count > 1 { sortWaiting() }
+        serviceNeeded = true
     }
 
     /// Advances one live voice to `now`. Returns false when the voice ended (and left `live`).
@@ -465,12 +470,15 @@ final class VoicePool {
         if w > 0 { waiting.removeFirst(w) }
 
         // Envelopes and properties of real voices.
+        var more = !waiting.isEmpty && !freeSources.isEmpty
         for index in real {
             let source = slots[index].source
             if slots[index].awaitingFirstMix {
                 slots[index].awaitingFirstMix = false
+                more = true
                 continue
             }
+            if slots[index].isFading || slots[index].fadeAction != .none { more = true }
             if slots[index].isFading {
                 let step = slots[index].fadeRate * Float(lookahead)
                 let f = slots[index].fade, t = slots[index].fadeTarget
@@ -498,6 +506,7 @@ final class VoicePool {
                 pushPosition(slots[index], to: source)
             }
         }
+        serviceNeeded = more
     }
 
     /// The time until the next fade event a render should stop at, or nil when no fade runs.
@@ -701,6 +710,7 @@ final class VoicePool {
     }
 
     private func stopIndex(_ index: Int, fade: Double) {
+        serviceNeeded = true
         if slots[index].phase == .real {
             slots[index].fadeAction = .stop
             slots[index].fadeTarget = 0
@@ -741,11 +751,13 @@ final class VoicePool {
     /// Applies `change` to a live voice and marks what must be pushed.
     func modify(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
         guard let index = slot(id) else { return }
+        serviceNeeded = true
         change(&slots[index])
     }
 
     /// Marks the gain of every voice dirty (a bus or master gain changed).
     func markAllGainsDirty() {
+        serviceNeeded = true
         for index in real { slots[index].dirtyGain = true }
     }
 
@@ -791,6 +803,7 @@ final class VoicePool {
 
     /// Gives the pool a new set of sources (after a rebuild, or none while the device is lost).
     func replaceSources(_ names: [ALuint]) {
+        serviceNeeded = true
         precondition(real.isEmpty, "replaceSources with real voices")
         sources = names
         freeSources = names.reversed()

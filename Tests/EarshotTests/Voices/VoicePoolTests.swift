@@ -154,6 +154,13 @@ final class VoicePoolTests: XCTestCase {
         out += try run(e, seconds: 0.4)
         XCTAssertEqual(voice.status, .real)
         XCTAssertEqual(e.stats.resumes, 1)
+        // The steal and the resume are ramps, not steps: a resumed source must not start at full
+        // gain mid-signal (OpenAL does not ramp a source's first mix).
+        var largest: Float = 0
+        for f in 1..<(out.count / 2) where f % n != 0 {   // the ramp's own loop point is a step
+            largest = max(largest, abs(out[f * 2 + 1] - out[(f - 1) * 2 + 1]))
+        }
+        XCTAssertLessThan(largest, 0.02, "a click at the steal or the resume")
         // Before the steal and well after the resume's fade-in, the right channel is the ramp at
         // exactly the engine clock: sample f is ramp[f mod n].
         for f in Array(stride(from: 1_000, to: 23_000, by: 997)) + Array(stride(from: 40_000 + 24_000, to: 57_000, by: 991)) {
