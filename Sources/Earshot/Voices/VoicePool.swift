@@ -563,7 +563,6 @@ final class VoicePool {
     private func pushPosition(_ v: VoiceState, to source: ALuint) {
         let p = v.placement == .emitter ? emitters[v.emitterIndex].properties.position : v.spatial.position
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
-        pushed[Int(source)].spatial?.position = p
     }
 
     private func pushPitch(_ pitch: Float, to source: ALuint) {
@@ -651,6 +650,9 @@ final class VoicePool {
 
     private func releaseSource(_ index: Int) {
         let source = slots[index].source
+        // Per-frame moves (`pushPosition`) do not update the cache: forget the position, so the
+        // next voice on this source always sends its own (NaN never compares equal).
+        pushed[Int(source)].spatial?.position = Vector3(.nan, .nan, .nan)
         alSourceStop(source)
         freeSources.append(source)
         removeFromReal(index)
