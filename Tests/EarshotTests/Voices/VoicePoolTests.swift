@@ -240,4 +240,29 @@ final class VoicePoolTests: XCTestCase {
         XCTAssertGreaterThan(right[1], 0.3)
         XCTAssertEqual(TestSignals.dB(centre[0]), TestSignals.dB(centre[1]), accuracy: 0.1)
     }
+
+    func testAReusedSourceTakesEachVoicesOwnPlacement() throws {
+        // One source, voices of different placements one after the other: the per-source cache
+        // of sent properties must never leave a previous voice's position or mode behind.
+        let e = try engine(real: 1)
+        defer { e.shutdown() }
+        let tone = try e.loadClip(TestSignals.sine(), name: "tone")
+        func sides(_ options: PlayOptions, move: Vector3? = nil) throws -> (left: Double, right: Double) {
+            let v = try e.play(tone, options: options)
+            try run(e, seconds: 0.05)
+            if let move { v.position = move; try run(e, seconds: 0.05) }
+            let rms = TestSignals.rms(try run(e, seconds: 0.1), channels: 2)
+            v.stop()
+            try run(e, seconds: 0.05)
+            return (TestSignals.dB(rms[0]), TestSignals.dB(rms[1]))
+        }
+        let right = try sides(.init(loop: true, position: Vector3(3, 0, 0)))
+        XCTAssertGreaterThan(right.right - right.left, 20)
+        let panLeft = try sides(.init(loop: true, pan: -1))
+        XCTAssertGreaterThan(panLeft.left - panLeft.right, 20)
+        let movedLeft = try sides(.init(loop: true, position: Vector3(3, 0, 0)), move: Vector3(-3, 0, 0))
+        XCTAssertGreaterThan(movedLeft.left - movedLeft.right, 20, "moved from right to left")
+        let rightAgain = try sides(.init(loop: true, position: Vector3(3, 0, 0)))
+        XCTAssertGreaterThan(rightAgain.right - rightAgain.left, 20, "the source forgot the previous voice's move")
+    }
 }
