@@ -21,6 +21,9 @@ public struct EngineStats: Sendable, Equatable {
     public var clips: Int
     /// Music-track underruns (a starved source restarted), since the engine started.
     public var musicUnderruns: Int
+    /// Bytes of decoded clip samples the engine keeps to upload every clip again after the output
+    /// device is lost and reopened (OpenAL cannot hand a buffer's data back).
+    public var clipRestoreBytes: Int
 }
 
 extension AudioEngine {
@@ -92,7 +95,7 @@ extension AudioEngine {
             return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
                                voiceSources: p.sources.count, steals: s.steals, refusals: s.refusals,
                                evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount,
-                               musicUnderruns: underruns)
+                               musicUnderruns: underruns, clipRestoreBytes: core.restoreBytes)
         }
     }
 

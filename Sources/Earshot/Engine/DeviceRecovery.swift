@@ -163,11 +163,13 @@ extension AudioEngine {
 
     /// Per frame: notices a lost device, and rebuilds on a reopened one.
     func checkDevice() {
-        let lostNow = withAL { () -> Bool in
-            guard !core.isShutDown, !core.isDeviceLost else { return false }
-            return recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing) || !core.device.isConnected
+        // One look under the lock per frame: just lost, waiting for a reopened device, or fine.
+        let state = withAL { () -> Int in
+            guard !core.isShutDown else { return 0 }
+            if core.isDeviceLost { return 2 }
+            return recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing) || !core.device.isConnected ? 1 : 0
         }
-        if lostNow {
+        if state == 1 {
             let name = device.name
             let positions = musicSystem.deviceLost(engine: self)        // music lock before the AL lock
             for (path, seconds) in positions {
@@ -179,7 +181,7 @@ extension AudioEngine {
             recovery.startReopening(configuration.output)
             return
         }
-        guard withAL({ core.isDeviceLost && !core.isShutDown }), let opened = recovery.takeOpened() else { return }
+        guard state == 2, let opened = recovery.takeOpened() else { return }
         let request = ALContext.Request(monoSources: configuration.maxRealVoices ?? 255,
                                         stereoSources: max(1, configuration.musicSources), hrtf: configuration.hrtf)
         let newContext: ALContext

@@ -265,21 +265,10 @@ final class VoicePool {
         return worst
     }
 
-    /// Audibility of the voice in slot `index`, reading its fields in place.
+    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
+    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
     @inline(__always)
-    func audibility(at index: Int) -> Float {
-        let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
-        switch slots[index].placement {
-        case .pan: return bus
-        case .spatial:
-            return bus * slots[index].spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        case .emitter:
-            return bus * emitters[slots[index].emitterIndex].properties.attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        }
-    }
-
-    @inline(__always)
-    func audibility(of v: VoiceState) -> Float {
+    func audibility(of v: borrowing VoiceState) -> Float {
         let bus = busGains[v.busIndex] * masterGain * v.gain
         switch v.placement {
         case .pan: return bus
@@ -392,7 +381,7 @@ final class VoicePool {
         case .free:
             break
         }
-        slots[index].audibility = audibility(at: index)
+        slots[index].audibility = audibility(of: slots[index])
         return true
     }
 

@@ -58,6 +58,7 @@ final class DeviceRecoveryTests: XCTestCase {
         XCTAssertEqual(voice.status, .real)
         XCTAssertEqual(duringLoss.status, .real)
         XCTAssertEqual(e.stats.clips, 2, "every clip was uploaded again")
+        XCTAssertEqual(e.stats.clipRestoreBytes, (48_000 + 48_000 / 5) * 2, "the kept samples are counted")
         XCTAssertEqual(e.context.withCurrent { alGetError() }, AL_NO_ERROR)
 
         // After the resume's fade-in the right channel is the ramp at exactly the engine clock.
