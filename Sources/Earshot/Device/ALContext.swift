@@ -47,6 +47,8 @@ public final class ALContext: @unchecked Sendable {
     /// `AL_VERSION`, `AL_RENDERER` and `AL_VENDOR`.
     public let version: String, renderer: String, vendor: String
     private var destroyed = false
+    /// Whether OpenAL offers per-thread contexts (`ALC_EXT_thread_local_context`).
+    let hasThreadContexts: Bool
 
     /// Creates a context. Throws ``EarshotError/contextCreationFailed(detail:)`` when OpenAL refuses.
     public init(device: OutputDevice, request: Request) throws(EarshotError) {
@@ -76,6 +78,7 @@ public final class ALContext: @unchecked Sendable {
         handle = ctx
         key = ALGlobal.key(ctx)
         self.device = device
+        hasThreadContexts = device.extensions.contains("ALC_EXT_thread_local_context")
         grantedMonoSources = device.integer(ALC_MONO_SOURCES)
         grantedStereoSources = device.integer(ALC_STEREO_SOURCES)
         hrtfEnabled = device.extensions.contains("ALC_SOFT_HRTF") && device.integer(ALC_HRTF_STATUS_SOFT) == Int(ALC_HRTF_ENABLED_SOFT)
@@ -118,6 +121,21 @@ public final class ALContext: @unchecked Sendable {
         }
     }
 
+    /// Makes this context the calling thread's own (`alcSetThreadContext`) until
+    /// ``unpinThread()``; the caller holds ``ALGlobal/lock``. Returns false (and changes nothing)
+    /// when the context is destroyed or the extension is missing.
+    @inline(__always)
+    func pinToThread() -> Bool {
+        guard hasThreadContexts, !destroyed else { return false }
+        return alcSetThreadContext(handle) != 0
+    }
+
+    /// Clears the calling thread's own context: AL calls go to the global one again.
+    @inline(__always)
+    static func unpinThread() {
+        alcSetThreadContext(nil)
+    }
+
     /// Destroys the context. Safe to call more than once; the device stays open.
     public func destroy() {
         ALGlobal.lock.withLock { current in destroy(locked: &current) }
@@ -130,6 +148,9 @@ public final class ALContext: @unchecked Sendable {
         if current == key || alcGetCurrentContext() == handle {
             alcMakeContextCurrent(nil)
             current = 0
+        }
+        if hasThreadContexts, alcGetThreadContext() == handle {
+            alcSetThreadContext(nil)
         }
         alcDestroyContext(handle)
     }
