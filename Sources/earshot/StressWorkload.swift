@@ -53,7 +53,8 @@ struct StressWorkload {
 
     /// Runs the engine and, frame by frame beside it, the raw-OpenAL baseline (unless
     /// `withBaseline` is false): each frame's CPU time is measured for each on this thread, so
-    /// the ratio is immune to the machine getting faster or slower during the run.
+    /// the ratio is immune to the machine getting faster or slower during the run; which of the
+    /// two goes first alternates from frame to frame.
     /// `progress` gets the fraction done.
     func run(withBaseline: Bool, progress: (Double) -> Void) throws -> (EngineResult, BaselineResult?) {
         var config = AudioEngine.Configuration(output: .loopback(sampleRate: Self.rate))
@@ -106,11 +107,24 @@ struct StressWorkload {
         var baselineOut = [Float](repeating: 0, count: perFrame * 2)
         if let baseline { baselineOut.withUnsafeMutableBufferPointer { baseline.frame(time: 0, into: $0) } }
         var engineCPU = 0.0, baselineCPU = 0.0
+        /// One baseline frame, timed, its allocations not counted as the engine's.
+        func baselineFrame(_ time: Double) {
+            guard let baseline else { return }
+            earshot_alloc_counting(0)
+            let c = Self.threadCPUTime()
+            baselineOut.withUnsafeMutableBufferPointer { baseline.frame(time: time, into: $0) }
+            baselineCPU += Self.threadCPUTime() - c
+            earshot_alloc_counting(1)
+        }
         let allocStart = earshot_alloc_count()
         earshot_alloc_counting(1)
         for f in 0..<frames {
-            let cpu0 = Self.threadCPUTime()
             let time = Double(f + 1) / Double(Self.framesPerSecond)
+            // Alternate who goes first: each side then runs as often on the caches the other
+            // one's mix left behind, so the order biases neither.
+            let baselineFirst = f % 2 == 1
+            if baselineFirst { baselineFrame(time) }
+            let cpu0 = Self.threadCPUTime()
             let t0 = Self.wallTime()
             engine.batch { frame in
                 for i in 0..<emitters.count {
@@ -124,12 +138,7 @@ struct StressWorkload {
             try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
             let cpu1 = Self.threadCPUTime()
             engineCPU += cpu1 - cpu0
-            if let baseline {
-                earshot_alloc_counting(0)
-                baselineOut.withUnsafeMutableBufferPointer { baseline.frame(time: time, into: $0) }
-                baselineCPU += Self.threadCPUTime() - cpu1
-                earshot_alloc_counting(1)
-            }
+            if !baselineFirst { baselineFrame(time) }
             if f % 30 == 0 { earshot_alloc_counting(0); progress(Double(f) / Double(frames)); earshot_alloc_counting(1) }
         }
         result.cpuSeconds = engineCPU
