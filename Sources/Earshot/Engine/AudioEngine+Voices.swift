@@ -128,7 +128,7 @@ extension AudioEngine {
             switch v.placement {
             case .pan: return nil
             case .spatial: return v.spatial.position
-            case .emitter: return core.pool.emitters[v.emitterIndex].properties.position
+            case .emitter: return core.pool.emitterSpatial[v.emitterIndex].position
             }
         }
     }
@@ -219,7 +219,7 @@ extension AudioEngine {
         guard emitter.engine === self else { return nil }
         return withAL {
             guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
-            return core.pool.emitters[i].properties
+            return core.pool.emitterSpatial[i]
         }
     }
 

@@ -5,36 +5,38 @@ import Glibc
 #endif
 
 /// The engine's OpenAL objects and bookkeeping. Touched only under the AL lock with the engine's
-/// context current; every method here assumes that.
+/// context current; every method here assumes that. Its stored properties are therefore
+/// `@exclusivity(unchecked)`: the lock already serialises them, and the run-time checks showed up
+/// in the per-voice cost of a frame.
 final class EngineCore {
-    private(set) var isShutDown = false
+    @exclusivity(unchecked) private(set) var isShutDown = false
     /// The device and context in use (replaced when a lost device is reopened).
-    var device: OutputDevice
-    var context: ALContext
+    @exclusivity(unchecked) var device: OutputDevice
+    @exclusivity(unchecked) var context: ALContext
     let configuration: AudioEngine.Configuration
     /// Sources of the voice pool.
-    var voiceSources: [ALuint]
+    @exclusivity(unchecked) var voiceSources: [ALuint]
     /// Sources reserved for music, never given to voices.
-    var musicSourceNames: [ALuint]
-    private var freeMusicSources: [ALuint]
+    @exclusivity(unchecked) var musicSourceNames: [ALuint]
+    @exclusivity(unchecked) private var freeMusicSources: [ALuint]
     let pool: VoicePool
-    private var clips: [ClipSlot] = []
-    private var freeClipIDs: [UInt32] = []
+    @exclusivity(unchecked) private var clips: [ClipSlot] = []
+    @exclusivity(unchecked) private var freeClipIDs: [UInt32] = []
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
-    private var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
-    private(set) var listener = Listener()
+    @exclusivity(unchecked) private var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
+    @exclusivity(unchecked) private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
-    private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    @exclusivity(unchecked) private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
     /// The master gain over every bus (applied through the listener's AL gain).
-    private(set) var masterGain: Float = 1
-    private var warnedStereoPositioned = Set<UInt32>()
+    @exclusivity(unchecked) private(set) var masterGain: Float = 1
+    @exclusivity(unchecked) private var warnedStereoPositioned = Set<UInt32>()
     let isLoopback: Bool
     let sampleRate: Int
     /// Frames rendered so far (loopback clock).
-    private(set) var renderedFrames: Int = 0
+    @exclusivity(unchecked) private(set) var renderedFrames: Int = 0
     private let liveClockStart: Double
-    private var lastUpdateClock: Double = 0
-    private(set) var lastFrameTime: Double = 0
+    @exclusivity(unchecked) private var lastUpdateClock: Double = 0
+    @exclusivity(unchecked) private(set) var lastFrameTime: Double = 0
 
     struct ClipSlot {
         var generation: UInt32 = 0
@@ -233,7 +235,9 @@ final class EngineCore {
         alDeferUpdatesSOFT()
         pool.update(now: t)
         // On a live device the next service is the next frame: fade over about one frame.
-        pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
+        if pool.serviceNeeded {
+            pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
+        }
         alProcessUpdatesSOFT()
         collectBuffers()
         ALCheck.clear()
@@ -323,7 +327,7 @@ final class EngineCore {
     // MARK: Device loss
 
     /// The output device is lost: voices go virtual, music sources are gone until a rebuild.
-    private(set) var isDeviceLost = false
+    @exclusivity(unchecked) private(set) var isDeviceLost = false
 
     func enterDeviceLost() {
         guard !isDeviceLost else { return }

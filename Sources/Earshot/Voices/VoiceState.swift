@@ -22,8 +22,9 @@ struct VoiceState {
 
     enum Placement: UInt8 { case pan, spatial, emitter }
 
-    // Hot fields first: `update` reads these for every voice every frame, so they share the
-    // struct's first cache lines.
+    // The first 64 bytes hold everything a steady frame reads or writes for a voice (`update`
+    // and `service`): with the table aligned to 64 bytes, that is one cache line per voice. Keep
+    // it that way (`VoiceStateLayoutTests` checks it); colder fields follow.
     var phase: Phase = .free
     var paused = false
     var desired = false
@@ -31,18 +32,34 @@ struct VoiceState {
     var priority: UInt8 = 128
     var placement: Placement = .pan
     var fadeAction: FadeAction = .none
-    var generation: UInt32 = 0
+    /// The source has not been mixed once since it started at gain 0 (OpenAL does not ramp the
+    /// first mix of a source, so a fade-in can only begin after it).
+    var awaitingFirstMix = false
+    var dirtyGain = false
+    var dirtySpatial = false
+    var dirtyPosition = false
+    var dirtyPitch = false
     var source: ALuint = 0
     var emitterVersion: UInt32 = 0
     var emitterFullVersion: UInt32 = 0
     var audibility: Float = 1
     var gain: Float = 1
-    var pitch: Float = 1
-    var emitterIndex: Int = -1
-    var busIndex: Int = 0
+    // Fades: `fade` is the envelope (0…1) multiplied into the gain.
+    var fade: Float = 1
+    var fadeTarget: Float = 1
+    private var emitterIndex32: Int32 = -1
+    private var busIndex32: Int32 = 0
     var sequence: UInt64 = 0
     /// Engine time at which the voice's first frame plays (later than the play call with a delay).
     var startAt: Double = 0
+    // ---- end of the hot line ----
+    var generation: UInt32 = 0
+    var pitch: Float = 1
+    /// Envelope units per second (always > 0 while fading).
+    var fadeRate: Float = 0
+    var pan: Float = 0
+    /// Engine time at which the envelope reached zero with an action pending.
+    var silentSince: Double = -1
     /// Position in clip frames while virtual (and at the moment it went virtual).
     var playhead: Double = 0
     /// Engine time up to which `playhead` is accounted for.
@@ -53,7 +70,6 @@ struct VoiceState {
     var clipID: UInt32 = 0
     var buffer: ALuint = 0
     var clipChannels: Int = 1
-    var pan: Float = 0
     /// Own spatial properties of a `.spatial` voice (an `.emitter` voice reads its emitter's).
     var spatial = SpatialProperties()
     /// While real: the engine time the source started (or last re-based) and its playhead then,
@@ -62,22 +78,24 @@ struct VoiceState {
     var realOffset: Double = 0
     /// Never heard yet: may start from frame 0 if it gets a source soon enough.
     var fresh = true
-    /// The source has not been mixed once since it started at gain 0 (OpenAL does not ramp the
-    /// first mix of a source, so a fade-in can only begin after it).
-    var awaitingFirstMix = false
-    var dirtyGain = false
-    var dirtySpatial = false
-    var dirtyPosition = false
-    var dirtyPitch = false
-    // Fades: `fade` is the envelope (0…1) multiplied into the gain.
-    var fade: Float = 1
-    var fadeTarget: Float = 1
-    /// Envelope units per second (always > 0 while fading).
-    var fadeRate: Float = 0
-    /// Engine time at which the envelope reached zero with an action pending.
-    var silentSince: Double = -1
     var liveIndex: Int = -1
     var realIndex: Int = -1
+    /// Pads the stride to 256 bytes (a multiple of the cache line; see `hotLineEnd`).
+    private var padding: (UInt64, UInt64) = (0, 0)
+
+    /// The emitter a `.emitter` voice follows (index into the pool's emitters), or -1.
+    var emitterIndex: Int {
+        @inline(__always) get { Int(emitterIndex32) }
+        @inline(__always) set { emitterIndex32 = Int32(newValue) }
+    }
+    /// The voice's bus (index into the engine's buses).
+    var busIndex: Int {
+        @inline(__always) get { Int(busIndex32) }
+        @inline(__always) set { busIndex32 = Int32(newValue) }
+    }
+
+    /// Byte offset where the hot line ends (for the layout test).
+    static var hotLineEnd: Int { MemoryLayout<VoiceState>.offset(of: \VoiceState.startAt).map { $0 + 8 } ?? .max }
 
     var isFading: Bool { fade != fadeTarget }
 }
