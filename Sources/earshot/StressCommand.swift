@@ -69,11 +69,19 @@ struct StressCommand: ParsableCommand {
 struct StressReport: Encodable {
     struct Quantiles: Encodable {
         var p50: Double, p99: Double, max: Double
+
+        init(_ samples: [Double]) {
+            p50 = samples.quantile(0.5)
+            p99 = samples.quantile(0.99)
+            max = samples.max() ?? 0
+        }
     }
     struct Baseline: Encodable {
         var sources: Int
         var cpuSeconds: Double
         var realtimeFactor: Double
+        /// Raw `alSourcePlay`, timed like the engine's `play` (compare with `playMicros`).
+        var playMicros: Quantiles
     }
     var voices: Int
     var realVoices: Int
@@ -106,15 +114,16 @@ struct StressReport: Encodable {
         renderedSeconds = e.renderedSeconds
         cpuSeconds = e.cpuSeconds
         realtimeFactor = e.cpuSeconds > 0 ? e.renderedSeconds / e.cpuSeconds : 0
-        updateMicros = Quantiles(p50: e.updateMicros.quantile(0.5), p99: e.updateMicros.quantile(0.99), max: e.updateMicros.max() ?? 0)
-        moveMicros = Quantiles(p50: e.moveMicros.quantile(0.5), p99: e.moveMicros.quantile(0.99), max: e.moveMicros.max() ?? 0)
+        updateMicros = Quantiles(e.updateMicros)
+        moveMicros = Quantiles(e.moveMicros)
         allocationsPerFrame = e.allocationsPerFrame
-        playMicros = Quantiles(p50: e.playMicros.quantile(0.5), p99: e.playMicros.quantile(0.99), max: e.playMicros.max() ?? 0)
+        playMicros = Quantiles(e.playMicros)
         playAllocationsPerCall = Double(e.playAllocations) / Double(max(e.voices, 1))
         steals = e.steals
         if let b {
             baseline = Baseline(sources: b.sources, cpuSeconds: b.cpuSeconds,
-                                realtimeFactor: b.cpuSeconds > 0 ? b.renderedSeconds / b.cpuSeconds : 0)
+                                realtimeFactor: b.cpuSeconds > 0 ? b.renderedSeconds / b.cpuSeconds : 0,
+                                playMicros: Quantiles(b.playMicros))
             overheadRatio = b.cpuSeconds > 0 ? e.cpuSeconds / b.cpuSeconds : nil
         }
         self.allocationCounterActive = allocationCounterActive
@@ -133,6 +142,7 @@ struct StressReport: Encodable {
         ]
         if let baseline, let overheadRatio {
             rows.append(("raw OpenAL baseline", "\(baseline.sources) sources, \(f(baseline.cpuSeconds, 3)) s CPU — \(f(baseline.realtimeFactor))× real time"))
+            rows.append(("raw alSourcePlay µs p50 / p99", "\(f(baseline.playMicros.p50, 2)) / \(f(baseline.playMicros.p99, 2))"))
             rows.append(("overhead ratio", "\(f(overheadRatio, 3)) (engine CPU / baseline CPU)"))
         }
         let width = rows.map(\.0.count).max() ?? 0

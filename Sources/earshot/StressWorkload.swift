@@ -33,6 +33,8 @@ struct StressWorkload {
         var sources = 0
         var cpuSeconds = 0.0
         var renderedSeconds = 0.0
+        /// `alSourcePlay` alone, timed one by one in the situation the engine's plays were timed in.
+        var playMicros: [Double] = []
     }
 
     static func tone() -> PCMAudio {
@@ -75,15 +77,18 @@ struct StressWorkload {
         let perFrame = Self.rate / Self.framesPerSecond
         var buffer = [Float](repeating: 0, count: perFrame * 2)
         let playOptions = emitters.map { PlayOptions(loop: true, emitter: $0) }
-        // Warm-up: OpenAL Soft allocates a source's property containers on its first use; play
-        // everything once, stop, and let the fades finish, so the timed plays see steady state.
-        for i in 0..<voices { _ = try engine.play(clip, options: playOptions[i]) }
-        engine.update()
-        try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
-        engine.stopAllVoices()
-        for _ in 0..<3 {
+        // Warm-up: OpenAL Soft grows its pool of property containers to the most that were ever
+        // in flight at once; play everything, stop, let the fades finish — twice, so the timed
+        // plays see steady state.
+        for _ in 0..<2 {
+            for i in 0..<voices { _ = try engine.play(clip, options: playOptions[i]) }
             engine.update()
             try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            engine.stopAllVoices()
+            for _ in 0..<3 {
+                engine.update()
+                try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            }
         }
         // play(): timed one by one, allocations counted over all of them.
         result.playMicros.reserveCapacity(voices)
@@ -99,11 +104,22 @@ struct StressWorkload {
 
         var updateMicros = [Double](repeating: 0, count: frames)
         var moveMicros = [Double](repeating: 0, count: frames)
-        // Warm-up frame: first mixes allocate OpenAL's property caches.
+        /// The frame's moves: every emitter to its place on the circle at `time`.
+        func moveAll(_ time: Double) {
+            engine.batch { frame in
+                for i in 0..<emitters.count {
+                    frame.setPosition(Self.circle(i, of: voices, at: time), of: emitters[i])
+                }
+            }
+        }
+        // Warm-up frame: first mixes allocate OpenAL's property caches, first calls Swift's
+        // type metadata.
+        moveAll(0)
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
         let baseline = withBaseline ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf) : nil
         defer { baseline?.close() }
+        let baselinePlayMicros = baseline?.timePlays() ?? []
         var baselineOut = [Float](repeating: 0, count: perFrame * 2)
         if let baseline { baselineOut.withUnsafeMutableBufferPointer { baseline.frame(time: 0, into: $0) } }
         var engineCPU = 0.0, baselineCPU = 0.0
@@ -126,11 +142,7 @@ struct StressWorkload {
             if baselineFirst { baselineFrame(time) }
             let cpu0 = Self.threadCPUTime()
             let t0 = Self.wallTime()
-            engine.batch { frame in
-                for i in 0..<emitters.count {
-                    frame.setPosition(Self.circle(i, of: voices, at: time), of: emitters[i])
-                }
-            }
+            moveAll(time)
             let t1 = Self.wallTime()
             engine.update(deltaTime: 1 / Double(Self.framesPerSecond))
             updateMicros[f] = (Self.wallTime() - t1) * 1e6
@@ -153,7 +165,8 @@ struct StressWorkload {
         result.steals = stats.steals
         let rendered = Double(frames * perFrame) / Double(Self.rate)
         return (result, baseline.map { BaselineResult(sources: $0.context.grantedMonoSources >= 1 ? max(1, stats.realVoices) : 0,
-                                                        cpuSeconds: baselineCPU, renderedSeconds: rendered) })
+                                                        cpuSeconds: baselineCPU, renderedSeconds: rendered,
+                                                        playMicros: baselinePlayMicros) })
     }
 
 }
@@ -188,6 +201,27 @@ final class RawBaseline {
                 alSourcePlay(s)
             }
         }
+    }
+
+    /// Stops every source, lets a mix pass, and plays them again one by one — twice, timing the
+    /// second round (the engine's plays are timed after the same warm-up). Sources keep their
+    /// buffer, as the engine's do. Returns each `alSourcePlay` in microseconds.
+    func timePlays() -> [Double] {
+        var micros = [Double](repeating: 0, count: names.count)
+        var scratch = [Float](repeating: 0, count: StressWorkload.rate / StressWorkload.framesPerSecond * 2)
+        for _ in 0..<2 {
+            context.withCurrent { for s in names { alSourceStop(s) } }
+            scratch.withUnsafeMutableBufferPointer { device.renderLoopback(into: $0) }
+            context.withCurrent {
+                for (i, s) in names.enumerated() {
+                    let t0 = StressWorkload.wallTime()
+                    alSourcePlay(s)
+                    micros[i] = (StressWorkload.wallTime() - t0) * 1e6
+                }
+            }
+            scratch.withUnsafeMutableBufferPointer { device.renderLoopback(into: $0) }
+        }
+        return micros
     }
 
     /// One game frame: every source moved, then the frame's samples mixed.

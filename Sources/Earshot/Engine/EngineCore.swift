@@ -218,9 +218,8 @@ final class EngineCore {
         if case .pan = options.placement {} else if clip.info.channels > 1, warnedStereoPositioned.insert(clip.id).inserted {
             logger.warning("\(clip.info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")
         }
-        let slot = clips[Int(clip.id)]
         let request = VoicePool.Request(
-            clipID: clip.id, buffer: slot.buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
+            clipID: clip.id, buffer: clips[Int(clip.id)].buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
             channels: clip.info.channels, options: options, busIndex: bus, emitterIndex: emitterIndex)
         return pool.play(request, now: now)
     }

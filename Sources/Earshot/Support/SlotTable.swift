@@ -46,6 +46,14 @@ final class SlotTable<Element> {
 
     var isEmpty: Bool { count == 0 }
 
+    /// The address of element `i`, for a function that edits many fields of one element. Valid
+    /// until the next ``append(_:)``.
+    @inline(__always)
+    func pointer(_ i: Int) -> UnsafeMutablePointer<Element> {
+        precondition(i >= 0 && i < count, "SlotTable index out of range")
+        return base + i
+    }
+
     /// Adds an element at the end, moving the storage to a larger allocation when full.
     func append(_ value: Element) {
         if count == capacity {

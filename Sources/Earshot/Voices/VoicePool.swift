@@ -47,10 +47,10 @@ final class VoicePool {
     /// The buffer each source still holds, indexed by source name. A released source keeps its
     /// buffer so that the next voice of the same clip skips `AL_BUFFER` (which allocates inside
     /// OpenAL Soft); buffers are detached only when their clip is unloaded.
-    @exclusivity(unchecked) private var attached: [ALuint]
+    @exclusivity(unchecked) private var attached: SlotTable<ALuint>
     /// What each source was last given (indexed by source name): properties are only sent to
     /// OpenAL when they differ, so starting a voice costs a few AL calls, not fifteen.
-    @exclusivity(unchecked) private var pushed: [PushedState]
+    @exclusivity(unchecked) private var pushed: SlotTable<PushedState>
 
     struct PushedState {
         var spatial: SpatialProperties?
@@ -128,8 +128,8 @@ final class VoicePool {
         self.sources = sources
         self.settings = settings
         freeSources = sources.reversed()
-        attached = [ALuint](repeating: 0, count: Int(sources.max() ?? 0) + 1)
-        pushed = [PushedState](repeating: PushedState(), count: Int(sources.max() ?? 0) + 1)
+        attached = SlotTable(repeating: 0, count: Int(sources.max() ?? 0) + 1)
+        pushed = SlotTable(repeating: PushedState(), count: Int(sources.max() ?? 0) + 1)
         let capacity = sources.count + settings.maxVirtualVoices
         slots = SlotTable(repeating: VoiceState(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
@@ -423,7 +423,7 @@ final class VoicePool {
                 if full || slots[index].dirtySpatial {
                     slots[index].dirtySpatial = false
                     slots[index].dirtyPosition = false
-                    pushSpatial(slots[index], to: slots[index].source)
+                    pushSpatial(index, to: slots[index].source)
                 } else {
                     slots[index].dirtyPosition = false
                     pushPosition(index, to: slots[index].source)
@@ -567,7 +567,7 @@ final class VoicePool {
             }
             if slots[index].dirtyGain {
                 slots[index].dirtyGain = false
-                alSourcef(source, AL_GAIN, effectiveGain(slots[index]))
+                alSourcef(source, AL_GAIN, effectiveGain(index))
             }
             if slots[index].dirtyPitch {
                 slots[index].dirtyPitch = false
@@ -576,7 +576,7 @@ final class VoicePool {
             if slots[index].dirtySpatial {
                 slots[index].dirtySpatial = false
                 slots[index].dirtyPosition = false
-                pushSpatial(slots[index], to: source)
+                pushSpatial(index, to: source)
             } else if slots[index].dirtyPosition {
                 slots[index].dirtyPosition = false
                 pushPosition(index, to: source)
@@ -604,21 +604,21 @@ final class VoicePool {
     }
 
     @inline(__always)
-    private func effectiveGain(_ v: VoiceState) -> Float {
-        v.gain * busGains[v.busIndex] * v.fade
+    private func effectiveGain(_ index: Int) -> Float {
+        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade
     }
 
     /// Sends a voice's placement to its source: only what differs from what the source has.
-    private func pushSpatial(_ v: VoiceState, to source: ALuint) {
+    private func pushSpatial(_ index: Int, to source: ALuint) {
         let s: SpatialProperties
-        switch v.placement {
+        switch slots[index].placement {
         case .pan:
             // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
-            s = SpatialProperties(position: PlayOptions.panPosition(v.pan), referenceDistance: 1, rolloff: 0, isRelative: true)
+            s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0, isRelative: true)
         case .spatial:
-            s = v.spatial
+            s = slots[index].spatial
         case .emitter:
-            s = emitterSpatial[v.emitterIndex]
+            s = emitterSpatial[slots[index].emitterIndex]
         }
         let i = Int(source)
         let old = pushed[i].spatial
@@ -649,60 +649,60 @@ final class VoicePool {
     }
 
     private func startReal(_ index: Int, on source: ALuint, now: Double) {
-        var v = slots[index]
+        // Edited in place (a slot is 256 bytes: copying it out and back cost more than the edits).
+        let v = slots.pointer(index)
         // Bring the playhead up to `now` (it was last advanced at the previous update).
-        let from = max(v.playheadClock, v.startAt)
-        if now > from, !v.paused, !busPaused[v.busIndex] {
-            v.playhead += (now - from) * v.clipRate * Double(v.pitch)
-            if v.loop { v.playhead = v.playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
+        let from = max(v.pointee.playheadClock, v.pointee.startAt)
+        if now > from, !v.pointee.paused, !busPaused[v.pointee.busIndex] {
+            v.pointee.playhead += (now - from) * v.pointee.clipRate * Double(v.pointee.pitch)
+            if v.pointee.loop { v.pointee.playhead = v.pointee.playhead.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames)) }
         }
-        v.playheadClock = max(now, v.playheadClock)
+        v.pointee.playheadClock = max(now, v.pointee.playheadClock)
         // A stopped source that already holds this clip's buffer plays it again from the start;
         // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
-        if attached[Int(source)] != v.buffer {
-            alSourcei(source, AL_BUFFER, ALint(bitPattern: v.buffer))
-            attached[Int(source)] = v.buffer
+        if attached[Int(source)] != v.pointee.buffer {
+            alSourcei(source, AL_BUFFER, ALint(bitPattern: v.pointee.buffer))
+            attached[Int(source)] = v.pointee.buffer
         }
-        if pushed[Int(source)].loop != v.loop {
-            alSourcei(source, AL_LOOPING, v.loop ? AL_TRUE : AL_FALSE)
-            pushed[Int(source)].loop = v.loop
+        if pushed[Int(source)].loop != v.pointee.loop {
+            alSourcei(source, AL_LOOPING, v.pointee.loop ? AL_TRUE : AL_FALSE)
+            pushed[Int(source)].loop = v.pointee.loop
         }
-        pushPitch(v.pitch, to: source)
-        pushSpatial(v, to: source)
-        let late = now - v.startAt
-        let fromStart = v.fresh && late <= settings.lateStartTolerance
-        v.realClock = now
+        pushPitch(v.pointee.pitch, to: source)
+        pushSpatial(index, to: source)
+        let late = now - v.pointee.startAt
+        let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
+        v.pointee.realClock = now
         if fromStart {
-            v.playhead = 0
-            v.realOffset = 0
+            v.pointee.playhead = 0
+            v.pointee.realOffset = 0
         } else {
-            var offset = v.playhead
-            if v.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
-            offset = min(max(0, offset), Double(v.clipFrames - 1))
-            v.realOffset = offset
+            var offset = v.pointee.playhead
+            if v.pointee.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames)) }
+            offset = min(max(0, offset), Double(v.pointee.clipFrames - 1))
+            v.pointee.realOffset = offset
             alSourcef(source, AL_SAMPLE_OFFSET, Float(offset))
             // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
-            v.fade = 0
-            v.fadeTarget = 1
-            v.fadeRate = max(v.fadeRate, Float(1 / settings.fadeTime))
+            v.pointee.fade = 0
+            v.pointee.fadeTarget = 1
+            v.pointee.fadeRate = max(v.pointee.fadeRate, Float(1 / settings.fadeTime))
             stats.resumes += 1
         }
-        if v.fade < 1 || v.fadeTarget < 1 {
-            v.awaitingFirstMix = true
+        if v.pointee.fade < 1 || v.pointee.fadeTarget < 1 {
+            v.pointee.awaitingFirstMix = true
         }
-        v.fadeAction = .none
-        v.silentSince = -1
-        v.fresh = false
-        v.phase = .real
-        v.source = source
-        v.dirtyGain = false
-        v.dirtySpatial = false
-        v.dirtyPosition = false
-        v.dirtyPitch = false
-        v.realIndex = real.count
-        slots[index] = v
+        v.pointee.fadeAction = .none
+        v.pointee.silentSince = -1
+        v.pointee.fresh = false
+        v.pointee.phase = .real
+        v.pointee.source = source
+        v.pointee.dirtyGain = false
+        v.pointee.dirtySpatial = false
+        v.pointee.dirtyPosition = false
+        v.pointee.dirtyPitch = false
+        v.pointee.realIndex = real.count
         real.append(index)
-        alSourcef(source, AL_GAIN, effectiveGain(v))
+        alSourcef(source, AL_GAIN, effectiveGain(index))
         alSourcePlay(source)
     }
 
@@ -892,8 +892,8 @@ final class VoicePool {
         precondition(real.isEmpty, "replaceSources with real voices")
         sources = names
         freeSources = names.reversed()
-        attached = [ALuint](repeating: 0, count: Int(names.max() ?? 0) + 1)
-        pushed = [PushedState](repeating: PushedState(), count: Int(names.max() ?? 0) + 1)
+        attached = SlotTable(repeating: 0, count: Int(names.max() ?? 0) + 1)
+        pushed = SlotTable(repeating: PushedState(), count: Int(names.max() ?? 0) + 1)
         for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
         waiting.removeAll(keepingCapacity: true)
     }
