@@ -87,6 +87,8 @@ final class VoicePool {
     /// Whether some real voice has a fade action (steal or stop) under way: only then does
     /// ``service(now:lookahead:)`` look for completed fades.
     @exclusivity(unchecked) private var releasesPending = false
+    /// Whether the last update had more candidates than sources (see `update`).
+    @exclusivity(unchecked) private var expectOversubscribed = false
 
     struct Stats {
         var steals = 0
@@ -332,8 +334,11 @@ final class VoicePool {
     /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
     /// and resume. Then `service` pushes properties and fades.
     func update(now: Double) {
-        // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates. Every
-        // candidate is taken as a winner for now (the common case: enough sources for all).
+        // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates. Unless
+        // the last update had more candidates than sources, every candidate is taken as a winner
+        // for now (the common case: enough sources for all); otherwise none is, and the ranking
+        // marks the winners (fewer writes when thousands of voices compete for the sources).
+        let tentative = !expectOversubscribed
         if !emitters.isEmpty { refreshEmitterGains() }
         rankScratch.removeAll(keepingCapacity: true)
         waiting.removeAll(keepingCapacity: true)
@@ -363,24 +368,33 @@ final class VoicePool {
                 if isReal { realPassNeeded = true }
                 continue
             }
-            slots[index].desired = true
+            slots[index].desired = tentative
             rankScratch.append(RankEntry(
                 key: Self.standing(priority: slots[index].priority, audibility: slots[index].audibility,
                                    sequence: slots[index].sequence),
                 index: index))
-            if !isReal { waiting.append(index) }
+            if tentative, !isReal { waiting.append(index) }
         }
-        // 2. More candidates than sources: rank them; the best stay desired, the rest do not.
-        let available = sources.count - stopping
-        if rankScratch.count > available {
-            selectBest(available)
-            for k in max(available, 0)..<rankScratch.count { slots[rankScratch[k].index].desired = false }
+        // 2. More candidates than sources: rank them; the best are desired, the rest are not.
+        let available = max(sources.count - stopping, 0)
+        let oversubscribed = rankScratch.count > available
+        if oversubscribed { selectBest(available) }
+        let winners = min(available, rankScratch.count)
+        if tentative {
+            if oversubscribed {
+                for k in winners..<rankScratch.count { slots[rankScratch[k].index].desired = false }
+            }
+        } else {
+            for k in 0..<winners { slots[rankScratch[k].index].desired = true }
+        }
+        if oversubscribed || !tentative {
             waiting.removeAll(keepingCapacity: true)
-            for k in 0..<max(available, 0) where slots[rankScratch[k].index].phase == .virtual {
+            for k in 0..<winners where slots[rankScratch[k].index].phase == .virtual {
                 waiting.append(rankScratch[k].index)
             }
-            realPassNeeded = true
         }
+        if oversubscribed { realPassNeeded = true }
+        expectOversubscribed = oversubscribed
 
         // 3. Losers fade out; winners that are fading out fade back in; desired virtual voices wait.
         if realPassNeeded {

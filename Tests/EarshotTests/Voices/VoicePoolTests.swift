@@ -189,6 +189,35 @@ final class VoicePoolTests: XCTestCase {
         XCTAssertEqual(e.context.withCurrent { alGetError() }, AL_NO_ERROR)
     }
 
+    /// The pool ranks differently after a crowded update than after a calm one; either way the
+    /// outcome is the same: the best voices hold the sources, and every source is used when there
+    /// are voices for it.
+    func testCrowdedAndCalmUpdatesAlternate() throws {
+        let e = try engine(real: 4)
+        defer { e.shutdown() }
+        let tone = try e.loadClip(TestSignals.sine(seconds: 0.2), name: "tone")
+        // Crowded: 10 voices, priorities 10…100; the four most important (10…40) are real.
+        let voices = try (1...10).map { try e.play(tone, options: .init(loop: true, priority: UInt8($0 * 10))) }
+        try run(e, seconds: 0.05)
+        XCTAssertEqual(voices.map(\.status), Array(repeating: .real, count: 4) + Array(repeating: .virtual, count: 6))
+        // Calm: stop all but three unimportant ones (80, 90, 100): they all get sources.
+        for v in voices[0..<7] { v.stop() }
+        try run(e, seconds: 0.05)
+        XCTAssertEqual(voices[7...].map(\.status), [.real, .real, .real])
+        XCTAssertEqual(e.stats.realVoices, 3)
+        // Calm again with a fourth: it takes the free source at once.
+        let fourth = try e.play(tone, options: .init(loop: true, priority: 200))
+        try run(e, seconds: 0.02)
+        XCTAssertEqual(fourth.status, .real)
+        // Crowded again by two important voices: the two least important (200, then 100) fade out.
+        let vip = try (0..<2).map { _ in try e.play(tone, options: .init(loop: true, priority: 1)) }
+        try run(e, seconds: 0.05)
+        XCTAssertEqual(vip.map(\.status), [.real, .real])
+        XCTAssertEqual([voices[7].status, voices[8].status, voices[9].status, fourth.status], [.real, .real, .virtual, .virtual])
+        XCTAssertEqual(e.stats.realVoices, 4)
+        XCTAssertEqual(e.context.withCurrent { alGetError() }, AL_NO_ERROR)
+    }
+
     func testStaleHandlesAndMisuse() throws {
         let e = try engine(real: 4)
         defer { e.shutdown() }
