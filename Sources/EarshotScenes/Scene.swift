@@ -7,7 +7,7 @@ import Foundation
 /// Load one with ``load(path:)``; render it with ``SceneRenderer`` or play it live with
 /// ``ScenePlayer``. Every key of the format is described in `Demos/Scenes/README.md`. A scene with
 /// an unknown key, a missing or unreadable clip file, a value of the wrong type or out of range,
-/// or an event naming an unknown id is refused with ``EarshotError/invalidScene(file:line:column:key:reason:)``,
+/// or an event naming an unknown id is refused with `EarshotError/invalidScene(file:line:column:key:reason:)`,
 /// giving the file, line, column and key.
 ///
 /// ```swift
@@ -46,7 +46,7 @@ public struct Scene: Sendable {
     public var events: [SceneEvent]
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
-    /// ``EarshotError/invalidScene(file:line:column:key:reason:)`` (or ``EarshotError/fileNotFound(path:)``
+    /// `EarshotError/invalidScene(file:line:column:key:reason:)` (or `EarshotError/fileNotFound(path:)`
     /// when the scene file itself is missing).
     public static func load(path: String) throws(EarshotError) -> Scene {
         switch check(path: path) {
@@ -72,8 +72,8 @@ public struct Scene: Sendable {
 
 /// Every problem found in one scene file, in file order.
 public struct SceneProblems: Error, Sendable, CustomStringConvertible {
-    /// The problems, each an ``EarshotError/invalidScene(file:line:column:key:reason:)``
-    /// (or ``EarshotError/fileNotFound(path:)`` for a missing scene file).
+    /// The problems, each an `EarshotError/invalidScene(file:line:column:key:reason:)`
+    /// (or `EarshotError/fileNotFound(path:)` for a missing scene file).
     public var problems: [EarshotError]
     /// The first problem.
     public var first: EarshotError? { problems.first }

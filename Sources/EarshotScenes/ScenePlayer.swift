@@ -6,7 +6,7 @@ import Glibc
 
 /// Plays a ``Scene`` live on an output device, in game frames on the wall clock.
 ///
-/// Creating a player opens the device (``EarshotError/noOutputDevice(detail:)`` when there is
+/// Creating a player opens the device (`EarshotError/noOutputDevice(detail:)` when there is
 /// none). ``run(duration:fadeOut:session:status:)`` blocks until the scene ends or
 /// ``requestStop()`` is called — from any thread, e.g. a SIGINT handler — then fades everything
 /// out and closes the device. Events run at the first frame at or after their time (within one

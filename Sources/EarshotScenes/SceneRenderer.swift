@@ -4,7 +4,7 @@ import Foundation
 /// Renders a ``Scene`` offline through OpenAL's loopback device into a WAV file, faster than
 /// real time, measuring the level per channel as it goes.
 ///
-/// The scene runs in game frames (60 per second by default, like ``FrameLoop``): at each frame
+/// The scene runs in game frames (60 per second by default, like `FrameLoop`): at each frame
 /// the listener and the emitters on paths move, session ramps advance and the engine updates.
 /// Events and emitter starts are sample-accurate: a frame's render is cut at the sample where
 /// each one falls (`round(time × sampleRate)`), so a one-shot at 1.013 s starts on that sample.

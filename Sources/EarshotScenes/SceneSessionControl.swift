@@ -4,7 +4,7 @@ import Earshot
 ///
 /// Scenes drive the session through this protocol so that the policy lives in one place. The
 /// default, ``EngineSceneSession``, does what the engine's audio session does, with the engine's
-/// public controls: the hint ducks the ``Bus/music`` bus (ramped over the scene's ducking attack
+/// public controls: the hint ducks the `Bus/music` bus (ramped over the scene's ducking attack
 /// and release), an interruption pauses every bus and music track and, when it ends with
 /// `shouldResume`, resumes them.
 ///
@@ -24,13 +24,13 @@ public protocol SceneSessionControl: AnyObject {
     func advance(to time: Double)
 }
 
-/// The default ``SceneSessionControl``: the engine's own ``AudioSession``.
+/// The default ``SceneSessionControl``: the engine's own `AudioSession`.
 ///
 /// The scene's `session` settings configure it (category, duck level, attack, release) and it is
 /// activated when the scene starts, with no system hint sources (a scene's hints are its
 /// events). Then:
 /// - Ducking: the hint ramps the music bus's duck (on the engine clock, in
-///   ``AudioEngine/update(deltaTime:)``) to the ducked level over `attack` seconds and back over
+///   `AudioEngine/update(deltaTime:)`) to the ducked level over `attack` seconds and back over
 ///   `release`; effects are untouched; `.playback` never ducks.
 /// - Interruptions: *began* pauses every voice (virtual voices freeze) and every playing track.
 ///   *Ended* with `shouldResume` resumes them. Without it, the scene's rule: the interrupted

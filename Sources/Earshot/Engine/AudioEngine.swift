@@ -149,9 +149,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// Decodes a file (CAF PCM and IMA4 through Earshot's CAF reader; WAV, AIFF, FLAC, Ogg …
     /// through libsndfile and vorbisfile: see ``ClipDecoder``) into an OpenAL buffer.
     ///
-    /// - Parameter forPositioning: mix a multi-channel file down to mono (the mean of the
-    ///   channels) so that OpenAL can place it in 3D. A stereo clip loaded without it plays
-    ///   unspatialised.
+    /// - Parameters:
+    ///   - path: the file to decode; its path also names the clip in messages.
+    ///   - forPositioning: mix a multi-channel file down to mono (the mean of the channels) so
+    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised.
     public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         let audio = try ClipDecoder.decode(path: path)
         return try loadClip(audio, name: path, forPositioning: forPositioning)
