@@ -124,12 +124,7 @@ extension AudioEngine {
         guard voice.engine === self else { return nil }
         return withAL {
             guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
-            let v = core.pool.slots[i]
-            switch v.placement {
-            case .pan: return nil
-            case .spatial: return v.spatial.position
-            case .emitter: return core.pool.emitterSpatial[v.emitterIndex].position
-            }
+            return core.pool.position(ofSlot: i)
         }
     }
 
@@ -290,12 +285,13 @@ extension AudioEngine {
     public func update(deltaTime: Double = 0) {
         sessionTick()  // session tick
         checkDevice()
-        withAL {
-            guard !core.isShutDown else { return }
+        let ended = withAL { () -> Bool in
+            guard !core.isShutDown else { return false }
             core.update()
+            return core.pool.hasEnded
         }
         musicSystem.frame(engine: self)   // track gains and fades follow the music bus
-        deliverVoiceEvents()
+        if ended { deliverVoiceEvents() }
     }
 
     /// Ended voices, as they end (delivered after `update` and `render`). One consumer; events
@@ -310,15 +306,14 @@ extension AudioEngine {
         }
     }
 
-    /// Hands ended voices to the event stream, outside the AL lock.
+    /// Hands ended voices to the event stream, outside the AL lock. Called by `update` and
+    /// `render` when their pass left ended voices behind.
     func deliverVoiceEvents() {
         guard let continuation = eventState.withLock({ $0.continuation }) else {
             // Nobody listens: drop the records so they cannot pile up.
             withAL { core.pool.drainEnded { _, _ in } }
             return
         }
-        let hasAny = withAL { core.pool.hasEnded }
-        guard hasAny else { return }
         var ended: [(VoiceID, VoiceEndReason)] = []
         withAL { core.pool.drainEnded { ended.append(($0, $1)) } }
         for (id, reason) in ended {

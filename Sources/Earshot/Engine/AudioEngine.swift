@@ -240,11 +240,12 @@ public final class AudioEngine: @unchecked Sendable {
         let frames = buffer.count / channels
         guard frames > 0 else { return }
         musicSystem.pump(engine: self, renderFrames: frames)  // music pump
-        try withAL { () throws(EarshotError) in
+        let ended = try withAL { () throws(EarshotError) -> Bool in
             guard !core.isShutDown else { throw .engineShutDown }
             core.render(into: buffer, channels: channels)
+            return core.pool.hasEnded
         }
         musicSystem.didRender(buffer, channels: channels)  // music meter
-        deliverVoiceEvents()
+        if ended { deliverVoiceEvents() }
     }
 }

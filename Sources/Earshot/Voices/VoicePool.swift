@@ -257,20 +257,15 @@ final class VoicePool {
     /// non-negative float order like the float, to within 1/128 ≈ 0.07 dB), then the start
     /// sequence (newer is larger) in the low 40 bits.
     @inline(__always)
-    static func standing(_ v: VoiceState) -> UInt64 {
-        standing(priority: v.priority, audibility: v.audibility, sequence: v.sequence)
-    }
-
-    @inline(__always)
-    static func standing(priority: UInt8, audibility: Float, sequence: UInt64) -> UInt64 {
-        UInt64(255 - priority) << 56
-            | UInt64(max(0, audibility).bitPattern >> 16) << 40
-            | (sequence & 0xFF_FFFF_FFFF)
+    static func standing(_ v: borrowing VoiceState) -> UInt64 {
+        UInt64(255 - v.priority) << 56
+            | UInt64(max(0, v.audibility).bitPattern >> 16) << 40
+            | (v.sequence & 0xFF_FFFF_FFFF)
     }
 
     /// Whether `a` stands above `b`: priority, then audibility, then the newer one.
     @inline(__always)
-    func outranks(_ a: VoiceState, _ b: VoiceState) -> Bool {
+    func outranks(_ a: borrowing VoiceState, _ b: borrowing VoiceState) -> Bool {
         Self.standing(a) > Self.standing(b)
     }
 
@@ -369,10 +364,7 @@ final class VoicePool {
                 continue
             }
             slots[index].desired = tentative
-            rankScratch.append(RankEntry(
-                key: Self.standing(priority: slots[index].priority, audibility: slots[index].audibility,
-                                   sequence: slots[index].sequence),
-                index: index))
+            rankScratch.append(RankEntry(key: Self.standing(slots[index]), index: index))
             if tentative, !isReal { waiting.append(index) }
         }
         // 2. More candidates than sources: rank them; the best are desired, the rest are not.
@@ -450,20 +442,11 @@ final class VoicePool {
         }
         switch slots[index].phase {
         case .virtual:
-            let from = max(slots[index].playheadClock, slots[index].startAt)
-            if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
-                slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
-                if slots[index].playhead >= Double(slots[index].clipFrames) {
-                    if slots[index].loop {
-                        slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
-                    } else {
-                        stats.finished += 1
-                        end(index, reason: .finished)
-                        return false
-                    }
-                }
+            guard catchUpPlayhead(index, now: now) else {
+                stats.finished += 1
+                end(index, reason: .finished)
+                return false
             }
-            slots[index].playheadClock = max(now, slots[index].playheadClock)
         case .real:
             if !slots[index].loop {
                 var state: ALint = 0
@@ -478,6 +461,23 @@ final class VoicePool {
             break
         }
         slots[index].audibility = audibility(of: slots[index])
+        return true
+    }
+
+    /// Brings a voice's playhead up to `now` on the engine clock: time counts from its start and
+    /// stands still while the voice or its bus is paused; a loop wraps. Returns false when a
+    /// one-shot's playhead has passed its end.
+    @inline(__always)
+    private func catchUpPlayhead(_ index: Int, now: Double) -> Bool {
+        let from = max(slots[index].playheadClock, slots[index].startAt)
+        if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
+            slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
+            if slots[index].playhead >= Double(slots[index].clipFrames) {
+                guard slots[index].loop else { return false }
+                slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+            }
+        }
+        slots[index].playheadClock = max(now, slots[index].playheadClock)
         return true
     }
 
@@ -568,8 +568,8 @@ final class VoicePool {
                 more = true
                 pending = true
             }
-            if slots[index].isFading { more = true }
             if slots[index].isFading {
+                more = true
                 let step = slots[index].fadeRate * Float(lookahead)
                 let f = slots[index].fade, t = slots[index].fadeTarget
                 slots[index].fade = f < t ? min(t, f + step) : max(t, f - step)
@@ -649,10 +649,20 @@ final class VoicePool {
         pushed[i].spatial = s
     }
 
+    /// Where a positioned voice is (its own position, or its emitter's); nil for a panned voice.
+    @inline(__always)
+    func position(ofSlot index: Int) -> Vector3? {
+        switch slots[index].placement {
+        case .pan: return nil
+        case .spatial: return slots[index].spatial.position
+        case .emitter: return emitterSpatial[slots[index].emitterIndex].position
+        }
+    }
+
     /// Moves a voice's position only (the per-frame hot path for emitters and voices).
     @inline(__always)
     private func pushPosition(_ index: Int, to source: ALuint) {
-        let p = slots[index].placement == .emitter ? emitterSpatial[slots[index].emitterIndex].position : slots[index].spatial.position
+        guard let p = position(ofSlot: index) else { return }
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
@@ -664,14 +674,10 @@ final class VoicePool {
 
     private func startReal(_ index: Int, on source: ALuint, now: Double) {
         // Edited in place (a slot is 256 bytes: copying it out and back cost more than the edits).
+        // The playhead was last brought up to date at the previous update (a one-shot past its
+        // end is clamped to its last frame below).
+        _ = catchUpPlayhead(index, now: now)
         let v = slots.pointer(index)
-        // Bring the playhead up to `now` (it was last advanced at the previous update).
-        let from = max(v.pointee.playheadClock, v.pointee.startAt)
-        if now > from, !v.pointee.paused, !busPaused[v.pointee.busIndex] {
-            v.pointee.playhead += (now - from) * v.pointee.clipRate * Double(v.pointee.pitch)
-            if v.pointee.loop { v.pointee.playhead = v.pointee.playhead.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames)) }
-        }
-        v.pointee.playheadClock = max(now, v.pointee.playheadClock)
         // A stopped source that already holds this clip's buffer plays it again from the start;
         // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
         if attached[Int(source)] != v.pointee.buffer {
@@ -736,7 +742,6 @@ final class VoicePool {
         }
         slots[index].playhead = Double(offset)
         slots[index].playheadClock = now
-        slots[index].phase = .virtual
         // It will fade in when it comes back.
         slots[index].fade = 0
         slots[index].fadeTarget = 0
@@ -755,28 +760,30 @@ final class VoicePool {
         slots[index].source = 0
     }
 
-    /// Takes a slot out of `real` in O(1) (the last entry fills its place).
+    /// Takes a slot out of `real` in O(1).
     private func removeFromReal(_ index: Int) {
-        let r = slots[index].realIndex
-        let last = real.removeLast()
+        Self.swapRemove(index, from: &real, position: \.realIndex, in: slots)
+    }
+
+    /// Removes slot `index` from `list` in O(1): the last entry takes its place, and the slot field
+    /// at `position` (each slot's own index in that list) follows it.
+    @inline(__always)
+    private static func swapRemove(_ index: Int, from list: inout [Int], position: WritableKeyPath<VoiceState, Int>,
+                                   in slots: SlotTable<VoiceState>) {
+        let at = slots[index][keyPath: position]
+        let last = list.removeLast()
         if last != index {
-            real[r] = last
-            slots[last].realIndex = r
+            list[at] = last
+            slots[last][keyPath: position] = at
         }
-        slots[index].realIndex = -1
+        slots[index][keyPath: position] = -1
     }
 
     /// Ends a voice now (its source, if any, must already be silent or be allowed to cut).
     private func end(_ index: Int, reason: VoiceEndReason) {
         if slots[index].phase == .real { releaseSource(index) }
         let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
-        let li = slots[index].liveIndex
-        let lastLive = live.removeLast()
-        if lastLive != index {
-            live[li] = lastLive
-            slots[lastLive].liveIndex = li
-        }
-        slots[index].liveIndex = -1
+        Self.swapRemove(index, from: &live, position: \.liveIndex, in: slots)
         slots[index].phase = .free
         slots[index].desired = false
         slots[index].generation &+= 1
@@ -874,9 +881,7 @@ final class VoicePool {
     /// offset reads 0); voices fading out to stop end; no voice gets a source until
     /// ``replaceSources(_:)``.
     func suspendAll(now: Double) {
-        var i = 0
-        while i < real.count {
-            let index = real[i]
+        while let index = real.last {
             let v = slots[index]
             removeFromReal(index)
             slots[index].source = 0
