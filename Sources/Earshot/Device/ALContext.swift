@@ -104,16 +104,14 @@ public final class ALContext: @unchecked Sendable {
     @inline(__always)
     public func withCurrent<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         try ALGlobal.lock.withLock { (current: inout UInt) throws(E) -> R in
-            // A destroyed context is never made current (its address may be reused by the
-            // next context); callers check the engine's shut-down state in `body`.
-            if current != key, !destroyed, alcMakeContextCurrent(handle) != 0 {
-                current = key
-            }
+            makeCurrent(locked: &current)
             return try body()
         }
     }
 
     /// Makes this context current; the caller holds ``ALGlobal/lock`` and passes its value.
+    /// A destroyed context is never made current (its address may be reused by the next
+    /// context); callers check the engine's shut-down state themselves.
     @inline(__always)
     func makeCurrent(locked current: inout UInt) {
         if current != key, !destroyed, alcMakeContextCurrent(handle) != 0 {
