@@ -49,25 +49,23 @@ public final class AudioFileWriter {
 
     /// Appends interleaved samples (a whole number of frames) without copying.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(EarshotError) {
-        guard let file else { preconditionFailure("AudioFileWriter.write after close") }  // trap: misuse
-        precondition(samples.count % channels == 0, "AudioFileWriter.write: \(samples.count) samples is not whole frames")
-        let frames = samples.count / channels
-        guard frames > 0 else { return }
-        let n = sf_writef_float(file, samples.baseAddress, sf_count_t(frames))
-        guard n == frames else {
-            throw .writeFailed(path: path, reason: SndFileDecoder.sndfileReason(file))
-        }
-        framesWritten += frames
+        try writeFrames(samples) { sf_writef_float($0, $1, $2) }
     }
 
     /// Appends interleaved 16-bit samples (a whole number of frames), written unchanged to a
     /// 16-bit file.
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws(EarshotError) {
+        try writeFrames(samples) { sf_writef_short($0, $1, $2) }
+    }
+
+    /// Appends whole frames with `writef` (`sf_writef_float` or `sf_writef_short`).
+    private func writeFrames<T>(_ samples: UnsafeBufferPointer<T>,
+                                _ writef: (OpaquePointer, UnsafePointer<T>?, sf_count_t) -> sf_count_t) throws(EarshotError) {
         guard let file else { preconditionFailure("AudioFileWriter.write after close") }  // trap: misuse
         precondition(samples.count % channels == 0, "AudioFileWriter.write: \(samples.count) samples is not whole frames")
         let frames = samples.count / channels
         guard frames > 0 else { return }
-        let n = sf_writef_short(file, samples.baseAddress, sf_count_t(frames))
+        let n = writef(file, samples.baseAddress, sf_count_t(frames))
         guard n == frames else {
             throw .writeFailed(path: path, reason: SndFileDecoder.sndfileReason(file))
         }
@@ -79,8 +77,7 @@ public final class AudioFileWriter {
         precondition(audio.channels == channels, "AudioFileWriter.write: \(audio.channels) channels into a \(channels)-channel file")
         switch audio.samples {
         case .int16(let s):
-            let r: Result<Void, EarshotError> = s.withUnsafeBufferPointer { b in Result { () throws(EarshotError) in try write(b) } }
-            try r.get()
+            try s.withUnsafeBufferPointer { (b) throws(EarshotError) in try write(b) }
         case .float32(let s):
             try write(s)
         }

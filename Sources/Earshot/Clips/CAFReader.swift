@@ -133,8 +133,10 @@ public enum CAFReader {
                 }
             }
             if file.firstFrame != 0 || file.frameCount != file.packetCount * IMA4Decoder.framesPerPacket {
+                // Trimmed in place (no second copy of the decoded samples).
                 let start = file.firstFrame * f.channels
-                out = Array(out[start..<(start + file.frameCount * f.channels)])
+                out.removeSubrange((start + file.frameCount * f.channels)...)
+                if start > 0 { out.removeSubrange(..<start) }
             }
             return PCMAudio(sampleRate: file.roundedSampleRate, channels: f.channels, samples: .int16(out))
         }

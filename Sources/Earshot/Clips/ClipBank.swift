@@ -58,6 +58,14 @@ public final class ClipBank: Sendable {
             case .data(let d, _): return d.count
             }
         }
+
+        /// Decodes the source and uploads it into `engine` (the engine's own loaders).
+        func load(into engine: AudioEngine, forPositioning: Bool) throws(EarshotError) -> Clip {
+            switch self {
+            case .path(let p): return try engine.loadClip(path: p, forPositioning: forPositioning)
+            case .data(let d, let n): return try engine.loadClip(data: d, name: n, forPositioning: forPositioning)
+            }
+        }
     }
 
     /// One clip to preload.
@@ -100,7 +108,6 @@ public final class ClipBank: Sendable {
         var names: Set<String>
         var lastUse: UInt64
         var source: Source
-        var forPositioning: Bool
     }
 
     private struct State {
@@ -147,24 +154,13 @@ public final class ClipBank: Sendable {
         // Fast path: already loaded under this name or another.
         let existing = try state.withLock { (s) throws(EarshotError) -> Clip? in
             try Self.checkName(request.name, key: key, in: s)
-            guard var entry = s.entries[key] else { return nil }
-            s.tick += 1
-            entry.lastUse = s.tick
-            entry.names.insert(request.name)
-            s.entries[key] = entry
-            s.names[request.name] = key
-            return entry.clip
+            return Self.attach(request.name, to: key, in: &s)
         }
         if let existing { return existing }
 
         // Decode and upload outside the bank's lock: other lookups go on meanwhile.
         let engine = self.engine
-        let audio: PCMAudio
-        switch request.source {
-        case .path(let p): audio = try ClipDecoder.decode(path: p)
-        case .data(let d, let n): audio = try ClipDecoder.decode(data: d, name: n)
-        }
-        let clip = try engine.loadClip(audio, name: request.source.displayName, forPositioning: request.forPositioning)
+        let clip = try request.source.load(into: engine, forPositioning: request.forPositioning)
 
         var duplicate: Clip?
         let result = try state.withLock { (s) throws(EarshotError) -> Clip in
@@ -174,18 +170,13 @@ public final class ClipBank: Sendable {
                 duplicate = clip
                 throw error
             }
-            s.tick += 1
-            if var entry = s.entries[key] {
+            if let theirs = Self.attach(request.name, to: key, in: &s) {
                 // Another thread loaded the same file meanwhile: keep theirs.
                 duplicate = clip
-                entry.names.insert(request.name)
-                entry.lastUse = s.tick
-                s.entries[key] = entry
-                s.names[request.name] = key
-                return entry.clip
+                return theirs
             }
-            s.entries[key] = Entry(clip: clip, names: [request.name], lastUse: s.tick,
-                                   source: request.source, forPositioning: request.forPositioning)
+            s.tick += 1
+            s.entries[key] = Entry(clip: clip, names: [request.name], lastUse: s.tick, source: request.source)
             s.names[request.name] = key
             evictIfOverBudget(&s, keeping: key)
             return clip
@@ -312,12 +303,7 @@ public final class ClipBank: Sendable {
             for (key, var entry) in s.entries {
                 old.unload(entry.clip)
                 do throws(EarshotError) {
-                    let audio: PCMAudio
-                    switch entry.source {
-                    case .path(let p): audio = try ClipDecoder.decode(path: p)
-                    case .data(let d, let n): audio = try ClipDecoder.decode(data: d, name: n)
-                    }
-                    entry.clip = try engine.loadClip(audio, name: entry.source.displayName, forPositioning: entry.forPositioning)
+                    entry.clip = try entry.source.load(into: engine, forPositioning: key.forPositioning)
                     s.entries[key] = entry
                 } catch {
                     for name in entry.names {
@@ -335,6 +321,18 @@ public final class ClipBank: Sendable {
 
     private static func total(_ s: State) -> Int {
         s.entries.values.reduce(0) { $0 + $1.clip.info.byteCount }
+    }
+
+    /// Files `name` under the clip already loaded for `key` (marking it used) and returns it;
+    /// nil when nothing is loaded for `key`.
+    private static func attach(_ name: String, to key: Key, in s: inout State) -> Clip? {
+        guard var entry = s.entries[key] else { return nil }
+        s.tick += 1
+        entry.lastUse = s.tick
+        entry.names.insert(name)
+        s.entries[key] = entry
+        s.names[name] = key
+        return entry.clip
     }
 
     private static func checkName(_ name: String, key: Key, in s: State) throws(EarshotError) {

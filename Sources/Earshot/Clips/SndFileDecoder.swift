@@ -34,28 +34,31 @@ public enum SndFileDecoder {
         let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
         let isFloat = subtype == Int32(SF_FORMAT_FLOAT) || subtype == Int32(SF_FORMAT_DOUBLE)
             || subtype == Int32(SF_FORMAT_VORBIS) || subtype == Int32(SF_FORMAT_OPUS)
-        let chunkFrames = 16_384
+        let rate = Int(info.samplerate)
         if isFloat {
-            var out: [Float] = []
-            var chunk = [Float](repeating: 0, count: chunkFrames * channels)
-            while true {
-                let got = chunk.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(chunkFrames)) }
-                if got <= 0 { break }
-                out.append(contentsOf: chunk[0..<(Int(got) * channels)])
-            }
-            try checkReadError(file, name: name)
-            return PCMAudio(sampleRate: Int(info.samplerate), channels: channels, samples: .float32(out))
+            let out = try readAll(file, channels: channels, name: name) { sf_readf_float($0, $1, $2) }
+            return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
         } else {
-            var out: [Int16] = []
-            var chunk = [Int16](repeating: 0, count: chunkFrames * channels)
-            while true {
-                let got = chunk.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, sf_count_t(chunkFrames)) }
-                if got <= 0 { break }
-                out.append(contentsOf: chunk[0..<(Int(got) * channels)])
-            }
-            try checkReadError(file, name: name)
-            return PCMAudio(sampleRate: Int(info.samplerate), channels: channels, samples: .int16(out))
+            let out = try readAll(file, channels: channels, name: name) { sf_readf_short($0, $1, $2) }
+            return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
         }
+    }
+
+    /// Reads every remaining frame with `readf` (`sf_readf_float` or `sf_readf_short`), in chunks.
+    private static func readAll<T: Numeric>(
+        _ file: OpaquePointer, channels: Int, name: String,
+        _ readf: (OpaquePointer, UnsafeMutablePointer<T>?, sf_count_t) -> sf_count_t
+    ) throws(EarshotError) -> [T] {
+        let chunkFrames = 16_384
+        var out: [T] = []
+        var chunk = [T](repeating: 0, count: chunkFrames * channels)
+        while true {
+            let got = chunk.withUnsafeMutableBufferPointer { readf(file, $0.baseAddress, sf_count_t(chunkFrames)) }
+            if got <= 0 { break }
+            out.append(contentsOf: chunk[0..<(Int(got) * channels)])
+        }
+        try checkReadError(file, name: name)
+        return out
     }
 
     private static func checkReadError(_ file: OpaquePointer, name: String) throws(EarshotError) {

@@ -74,7 +74,7 @@ public enum VorbisFileDecoder {
             let got = ov_read_float(vf, &pcm, 4096, &link)
             if got == 0 { break }
             guard got > 0 else {
-                throw .malformedFile("\(name): \(got == Int(EARSHOT_OV_HOLE) ? "damaged Ogg page (a hole in the data)" : reason(Int32(clamping: got)))")
+                throw .malformedFile("\(name): \(got == Int(OV_HOLE) ? "damaged Ogg page (a hole in the data)" : reason(Int32(clamping: got)))")
             }
             if let info = ov_info(vf, link), Int(info.pointee.channels) != channels || info.pointee.rate != rate {
                 throw .unsupportedEncoding("\(name): chained Ogg stream changes format at link \(link)")
@@ -100,8 +100,8 @@ public enum VorbisFileDecoder {
         case OV_EVERSION: return "unsupported Vorbis version"
         case OV_EBADHEADER: return "bad Vorbis header"
         case OV_EFAULT: return "internal vorbisfile error"
-        case EARSHOT_OV_EBADLINK: return "damaged Ogg link"
-        case EARSHOT_OV_EINVAL: return "invalid Vorbis stream"
+        case OV_EBADLINK: return "damaged Ogg link"
+        case OV_EINVAL: return "invalid Vorbis stream"
         default: return "vorbisfile error \(code)"
         }
     }

@@ -58,10 +58,6 @@ enum MusicDecoders {
 
     /// Whether the file begins with an Ogg page ("OggS").
     private static func startsWithOggPage(_ path: String) -> Bool {
-        guard let f = fopen(path, "rb") else { return false }
-        defer { fclose(f) }
-        var magic = [UInt8](repeating: 0, count: 4)
-        let n = fread(&magic, 1, 4, f)
-        return n == 4 && magic == Array("OggS".utf8)
+        (try? FileBytes.readPrefix(path: path, count: 4)) == Array("OggS".utf8)
     }
 }
