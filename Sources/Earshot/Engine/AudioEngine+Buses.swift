@@ -40,7 +40,7 @@ extension AudioEngine {
 
     /// The effective gain of a bus: master × bus gain × duck, 0 when muted.
     public func effectiveGain(for bus: Bus) -> Float {
-        withAL { core.busGain(bus) }
+        withAL { core.masterGain * core.busGain(bus) }
     }
 }
 

@@ -318,9 +318,10 @@ final class EngineCore {
         pool.markAllGainsDirty()
     }
 
-    /// master × bus gain × duck (0 when muted) for `bus`; 1 × master for an unknown bus.
+    /// bus gain × duck (0 when muted) for `bus`, without master (the listener's `AL_GAIN`
+    /// carries master for every source); 1 for an unknown bus.
     func busGain(_ bus: Bus) -> Float {
-        masterGain * (busIndex(bus).map { buses[$0].effectiveGain } ?? 1)
+        busIndex(bus).map { buses[$0].effectiveGain } ?? 1
     }
 
     // MARK: Device loss

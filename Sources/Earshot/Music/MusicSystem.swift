@@ -13,7 +13,8 @@ import Glibc
 /// ``defaultBufferDuration`` (125 ms) each, kept ``defaultBufferCount`` (4) deep: half a second
 /// ahead of the play position. A *pump* unqueues the buffers OpenAL has finished, decodes new
 /// chunks (outside the AL lock), queues them (inside it), re-applies the track's gain
-/// (`volume × fade × busGain(.music)`, so a bus duck reaches music at the next pump) and notices
+/// (`volume × fade × music bus gain`; master rides on the listener, as for every source; a bus
+/// duck reaches music at the next pump) and notices
 /// ends and underruns.
 ///
 /// - **Loopback engines** (deterministic): ``AudioEngine/render(into:)`` pumps before every mix

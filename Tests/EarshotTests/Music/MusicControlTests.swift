@@ -100,6 +100,23 @@ final class MusicControlTests: XCTestCase {
         XCTAssertFalse(track.isPlaying)
     }
 
+    /// The master gain reaches music once, as it reaches effects (it was applied twice: in the
+    /// track's source gain and again in the listener's).
+    func testMasterGainReachesMusicOnce() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
+        track.numberOfLoops = -1
+        try track.play()
+        let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
+        engine.masterGain = 0.5
+        let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
+        XCTAssertEqual(TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)),
+                       TestSignals.dB(0.5), accuracy: 0.2)
+        XCTAssertEqual(engine.effectiveGain(for: .music), 0.5, "master × bus, as documented")
+    }
+
     func testRateIsPitchAndPanMovesAMonoTrack() throws {
         let files = try MusicFixtures()
         let engine = try TestSignals.loopbackEngine()
