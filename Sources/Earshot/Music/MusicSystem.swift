@@ -176,10 +176,7 @@ final class MusicSystem: @unchecked Sendable {
         let tracks = active
         active.removeAll()
         for s in tracks {
-            s.source = nil
-            s.queue.removeAll()
-            s.freeBuffers.removeAll()
-            s.history.removeAll()
+            forgetAL(s)
             let wasPlaying = s.state == .playing
             let loops = s.loopsLeftAtLoss
             s.loopsLeftAtLoss = nil
@@ -381,7 +378,7 @@ final class MusicSystem: @unchecked Sendable {
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             return state == AL_STOPPED
         }
-        if stopped { end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending) }
+        if stopped { endNaturally(s, engine: engine, pending: &pending) }
     }
 
     func isWaiting(_ s: TrackStream) -> Bool {
@@ -618,7 +615,7 @@ final class MusicSystem: @unchecked Sendable {
         var restart = false
         if s.state == .playing, state == AL_STOPPED {
             if s.exhausted {
-                end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending)
+                endNaturally(s, engine: engine, pending: &pending)
                 return
             }
             // Stopped while data remains: the queue ran dry before a refill.
@@ -671,6 +668,11 @@ final class MusicSystem: @unchecked Sendable {
     /// Ends a stream that has nothing queued and nothing more to decode (an empty or failed start).
     private func endIfDrained(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
         guard s.source != nil, s.queue.isEmpty, s.exhausted else { return }
+        endNaturally(s, engine: engine, pending: &pending)
+    }
+
+    /// Ends `s` as its data ran out: `.finished`, or `.failed` with the error that ended its decoding.
+    private func endNaturally(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
         end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, engine: engine, pending: &pending)
     }
 
@@ -718,6 +720,12 @@ final class MusicSystem: @unchecked Sendable {
             ALCheck.clear()
             engine.core.releaseMusicSource(source)
         }
+        forgetAL(s)
+    }
+
+    /// Drops the stream's source, queue, spare buffers and meter history without any AL call:
+    /// after ``releaseAL(_:engine:)`` has freed them, or after a device loss destroyed them.
+    private func forgetAL(_ s: TrackStream) {
         s.source = nil
         s.queue.removeAll()
         s.freeBuffers.removeAll()
