@@ -86,7 +86,10 @@ final class MusicSystem: @unchecked Sendable {
         if !isShutDown, !suspended, !active.isEmpty {
             let cpu0 = Self.threadCPUTime()
             let now = clock(engine)
-            for s in active { service(s, engine: engine, now: now, renderFrames: renderFrames, pending: &pending) }
+            var musicGain: Float?   // read by the first track's pump, under the AL lock; the others reuse it
+            for s in active {
+                service(s, engine: engine, now: now, renderFrames: renderFrames, musicGain: &musicGain, pending: &pending)
+            }
             cpuSeconds += Self.threadCPUTime() - cpu0
         }
         if engine.isLoopback { clockFrames += renderFrames }
@@ -104,7 +107,8 @@ final class MusicSystem: @unchecked Sendable {
             var fadedOut: [TrackStream] = []
             engine.withAL {
                 guard !engine.core.isShutDown else { return }
-                for s in active { if let source = s.source, applyGain(s, source: source, now: now, core: engine.core) { fadedOut.append(s) } }
+                let musicGain = engine.core.busGain(.music)   // a bus lookup by name: once per frame, not per track
+                for s in active { if let source = s.source, applyGain(s, source: source, now: now, busGain: musicGain) { fadedOut.append(s) } }
             }
             for s in fadedOut { stopAfterFade(s, engine: engine, pending: &pending) }
         }
@@ -196,7 +200,7 @@ final class MusicSystem: @unchecked Sendable {
             if wasPlaying, let source = s.source, !s.queue.isEmpty {
                 let now = clock(engine)
                 engine.withAL {
-                    _ = applyGain(s, source: source, now: now, core: engine.core)
+                    _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
                     alSourcePlay(source)
                     ALCheck.clear()
                 }
@@ -228,7 +232,7 @@ final class MusicSystem: @unchecked Sendable {
                     s.heldBySession = false
                     guard s.state == .paused, let source = s.source else { continue }
                     s.state = .playing
-                    _ = applyGain(s, source: source, now: now, core: engine.core)
+                    _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
                     if !s.queue.isEmpty { alSourcePlay(source) }
                 }
             }
@@ -301,7 +305,7 @@ final class MusicSystem: @unchecked Sendable {
             let now = clock(engine)
             engine.withAL {
                 guard !engine.core.isShutDown else { return }
-                _ = applyGain(s, source: source, now: now, core: engine.core)
+                _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
                 alSourcePlay(source)
                 ALCheck.clear()
             }
@@ -428,7 +432,7 @@ final class MusicSystem: @unchecked Sendable {
             guard !engine.core.isShutDown else { return }
             applyPan(s, source: source)
             alSourcef(source, AL_PITCH, s.rate)
-            _ = applyGain(s, source: source, now: now, core: engine.core)
+            _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
             ALCheck.clear()
         }
     }
@@ -456,7 +460,7 @@ final class MusicSystem: @unchecked Sendable {
         if let source = s.source {
             let done = engine.withAL { () -> Bool in
                 guard !engine.core.isShutDown else { return false }
-                return applyGain(s, source: source, now: now, core: engine.core)
+                return applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
             }
             if done { stopAfterFade(s, engine: engine, pending: &pending) }
         } else if duration <= 0 || !s.sessionActive {
@@ -552,7 +556,8 @@ final class MusicSystem: @unchecked Sendable {
         }
         applyPan(s, source: source)
         alSourcef(source, AL_PITCH, s.rate)
-        _ = applyGain(s, source: source, now: now, core: engine.core)
+        s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
+        _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
         ALCheck.clear()
     }
 
@@ -563,9 +568,9 @@ final class MusicSystem: @unchecked Sendable {
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
-    /// Sets AL_GAIN from volume, fade and the music bus; returns true when a fade that stops the
-    /// track has just completed.
-    private func applyGain(_ s: TrackStream, source: ALuint, now: Double, core: EngineCore) -> Bool {
+    /// Sets AL_GAIN from volume, fade and `busGain` (the music bus's) when it differs from the gain
+    /// last set on the source; returns true when a fade that stops the track has just completed.
+    private func applyGain(_ s: TrackStream, source: ALuint, now: Double, busGain: Float) -> Bool {
         var stop = false
         if let f = s.fade {
             let (v, done) = f.volume(at: now)
@@ -576,7 +581,12 @@ final class MusicSystem: @unchecked Sendable {
                 if stop, let restore = f.restoreVolume { s.pendingRestore = restore }
             }
         }
-        alSourcef(source, AL_GAIN, s.volume * core.busGain(.music))
+        let gain = s.volume * busGain
+        // Each alSourcef is a property update inside OpenAL; most frames and pumps change nothing.
+        if s.appliedGain != gain {
+            alSourcef(source, AL_GAIN, gain)
+            s.appliedGain = gain
+        }
         return stop
     }
 
@@ -588,8 +598,10 @@ final class MusicSystem: @unchecked Sendable {
         s.pendingRestore = nil
     }
 
-    /// One pump of one stream.
-    private func service(_ s: TrackStream, engine: AudioEngine, now: Double, renderFrames: Int, pending: inout [Pending]) {
+    /// One pump of one stream. `musicGain` is the music bus gain of this pump: nil until the first
+    /// track reads it (under the AL lock).
+    private func service(_ s: TrackStream, engine: AudioEngine, now: Double, renderFrames: Int, musicGain: inout Float?,
+                         pending: inout [Pending]) {
         guard let source = s.source else { return }
         var state: ALint = 0, offset: ALint = 0
         var fadedOut = false
@@ -600,7 +612,9 @@ final class MusicSystem: @unchecked Sendable {
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
-            fadedOut = applyGain(s, source: source, now: now, core: engine.core)
+            let gain = musicGain ?? engine.core.busGain(.music)
+            musicGain = gain
+            fadedOut = applyGain(s, source: source, now: now, busGain: gain)
             return true
         }
         guard alive else { return }
@@ -727,6 +741,7 @@ final class MusicSystem: @unchecked Sendable {
     /// after ``releaseAL(_:engine:)`` has freed them, or after a device loss destroyed them.
     private func forgetAL(_ s: TrackStream) {
         s.source = nil
+        s.appliedGain = nil
         s.queue.removeAll()
         s.freeBuffers.removeAll()
         s.history.removeAll()

@@ -86,6 +86,9 @@ final class TrackStream: @unchecked Sendable {
     /// Paused by an audio-session interruption; resumed when it ends (``MusicSystem/setSessionHold(_:engine:)``).
     var heldBySession = false
     var source: ALuint?
+    /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged
+    /// gain is not sent to OpenAL again.
+    var appliedGain: Float?
     var freeBuffers: [ALuint] = []
     var queue: [QueuedBuffer] = []
     /// Recently played buffers (metering only), newest last.
