@@ -32,12 +32,19 @@ final class OutputMeter: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard blockChannels == channels, !ring.isEmpty else { return }
         let frames = block.count / channels
-        let first = max(0, frames - windowFrames)
-        for f in first..<frames {
-            for ch in 0..<channels { ring[writeFrame * channels + ch] = block[f * channels + ch] }
-            writeFrame = (writeFrame + 1) % windowFrames
+        let first = max(0, frames - windowFrames)   // older frames would be overwritten in this block
+        let count = frames - first
+        guard count > 0, let from = block.baseAddress else { return }   // nothing to record
+        let channels = channels, start = writeFrame
+        // At most two runs: from the write position to the ring's end, then from its start.
+        let tailRun = min(count, windowFrames - start)
+        ring.withUnsafeMutableBufferPointer { dest in
+            guard let to = dest.baseAddress else { return }
+            (to + start * channels).update(from: from + first * channels, count: tailRun * channels)
+            to.update(from: from + (first + tailRun) * channels, count: (count - tailRun) * channels)
         }
-        filled = min(windowFrames, filled + frames - first)
+        writeFrame = (start + count) % windowFrames
+        filled = min(windowFrames, filled + count)
     }
 
     /// The levels of the frames recorded in the last window.
