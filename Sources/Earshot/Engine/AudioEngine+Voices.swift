@@ -88,7 +88,7 @@ extension AudioEngine {
 
     /// Counts of the voice pool.
     public var stats: EngineStats {
-        let underruns = musicStats.underruns
+        let underruns = musicSystem.underrunTotal   // outside withAL: the music lock is never taken inside the AL lock
         return withAL {
             let p = core.pool
             let s = p.stats

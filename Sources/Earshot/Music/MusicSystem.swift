@@ -252,8 +252,15 @@ final class MusicSystem: @unchecked Sendable {
 
     func snapshot() -> Snapshot {
         lock.lock(); defer { lock.unlock() }
-        return Snapshot(activeTracks: active.filter { $0.state == .playing }.count, underruns: underruns,
+        return Snapshot(activeTracks: active.count(where: { $0.state == .playing }), underruns: underruns,
                         cpuSeconds: cpuSeconds, framesQueued: framesQueued)
+    }
+
+    /// Every track's underruns so far: the one counter ``AudioEngine/stats`` needs, which games
+    /// read every frame, without building a ``Snapshot``.
+    var underrunTotal: Int {
+        lock.lock(); defer { lock.unlock() }
+        return underruns
     }
 
     // MARK: Track controls (called by MusicTrack)
