@@ -759,13 +759,17 @@ final class MusicSystem: @unchecked Sendable {
         var processed: ALint = 0
         alGetSourcei(source, AL_BUFFERS_PROCESSED, &processed)
         guard processed > 0 else { return }
-        var names = [ALuint](repeating: 0, count: Int(processed))
-        alSourceUnqueueBuffers(source, processed, &names)
-        for name in names {
-            precondition(!s.queue.isEmpty && s.queue[0].buffer == name, "music queue out of step with OpenAL's")  // trap: engine bug
-            let e = s.queue.removeFirst()
-            s.freeBuffers.append(e.buffer)
-            if s.meteringEnabled, e.samples != nil { s.history.append(e) }
+        // This runs on every pump: the names go on the stack rather than into a new array.
+        withUnsafeTemporaryAllocation(of: ALuint.self, capacity: Int(processed)) { names in
+            guard let base = names.baseAddress else { return }
+            names.initialize(repeating: 0)   // as before: a failed unqueue leaves 0s, which the check below traps
+            alSourceUnqueueBuffers(source, processed, base)
+            for name in names {
+                precondition(!s.queue.isEmpty && s.queue[0].buffer == name, "music queue out of step with OpenAL's")  // trap: engine bug
+                let e = s.queue.removeFirst()
+                s.freeBuffers.append(e.buffer)
+                if s.meteringEnabled, e.samples != nil { s.history.append(e) }
+            }
         }
         if s.meteringEnabled { s.trimHistory(window: meterWindowFrames(s)) } else { s.history.removeAll() }
     }
