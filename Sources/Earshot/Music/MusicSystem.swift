@@ -59,8 +59,6 @@ final class MusicSystem: @unchecked Sendable {
     private var sessionHold = false
     private let stopThread = Atomic<Bool>(false)
 
-    var bufferDuration = MusicSystem.defaultBufferDuration
-    var bufferCount = MusicSystem.defaultBufferCount
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
     /// provoke an underrun).
     var renderLookahead = true
@@ -84,13 +82,13 @@ final class MusicSystem: @unchecked Sendable {
         var pending: [Pending] = []
         lock.lock()
         if !isShutDown, !suspended, !active.isEmpty {
-            let cpu0 = Self.threadCPUTime()
+            let cpu0 = Clocks.threadCPU()
             let now = clock(engine)
             var musicGain: Float?   // read by the first track's pump, under the AL lock; the others reuse it
             for s in active {
                 service(s, engine: engine, now: now, renderFrames: renderFrames, musicGain: &musicGain, pending: &pending)
             }
-            cpuSeconds += Self.threadCPUTime() - cpu0
+            cpuSeconds += Clocks.threadCPU() - cpu0
         }
         if engine.isLoopback { clockFrames += renderFrames }
         lock.unlock()
@@ -238,12 +236,6 @@ final class MusicSystem: @unchecked Sendable {
             }
             ALCheck.clear()
         }
-    }
-
-    /// Whether an interruption holds the tracks.
-    var isSessionHeld: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return sessionHold
     }
 
     // MARK: Stats
@@ -450,12 +442,6 @@ final class MusicSystem: @unchecked Sendable {
         return body(s)
     }
 
-    /// The music clock now (seconds).
-    func now(engine: AudioEngine) -> Double {
-        lock.lock(); defer { lock.unlock() }
-        return clock(engine)
-    }
-
     func fade(_ s: TrackStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
               restoreVolume: Float?, engine: AudioEngine) {
         var pending: [Pending] = []
@@ -492,18 +478,18 @@ final class MusicSystem: @unchecked Sendable {
 
     private func clock(_ engine: AudioEngine) -> Double {
         if engine.isLoopback { return Double(clockFrames) / Double(engine.sampleRate) }
-        let t = Self.monotonic()
+        let t = Clocks.monotonic()
         if liveEpoch == nil { liveEpoch = t }
         return t - (liveEpoch ?? t)
     }
 
-    private func bufferFrames(_ s: TrackStream) -> Int { max(256, Int((bufferDuration * Double(s.fileRate)).rounded())) }
+    private func bufferFrames(_ s: TrackStream) -> Int { max(256, Int((Self.defaultBufferDuration * Double(s.fileRate)).rounded())) }
     private func meterWindowFrames(_ s: TrackStream) -> Int { max(1, Int((Self.meterWindow * Double(s.fileRate)).rounded())) }
 
     /// Decodes chunks until the queue holds the ring plus what a render of `renderFrames` consumes.
     private func decodeAhead(_ s: TrackStream, engine: AudioEngine, renderFrames: Int, aheadNow: Int) -> [StagedChunk] {
         let size = bufferFrames(s)
-        var target = size * bufferCount
+        var target = size * Self.defaultBufferCount
         if renderLookahead, renderFrames > 0, s.state == .playing {
             let consumed = Double(renderFrames) * Double(s.fileRate) / Double(engine.sampleRate) * Double(s.rate)
             target += Int(consumed.rounded(.up)) + 64   // + the resampler's look-ahead
@@ -867,7 +853,4 @@ final class MusicSystem: @unchecked Sendable {
         thread.qualityOfService = .userInteractive
         thread.start()
     }
-
-    static func monotonic() -> Double { Clocks.monotonic() }
-    static func threadCPUTime() -> Double { Clocks.threadCPU() }
 }
