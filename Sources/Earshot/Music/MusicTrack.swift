@@ -71,14 +71,16 @@ public final class MusicTrack: @unchecked Sendable {
     let stream: TrackStream
     private var system: MusicSystem { engine.musicSystem }
 
+    // The file's facts are constants of the stream (read from the decoder at open): no lock needed.
+
     /// The file the track streams.
-    public let path: String
+    public var path: String { stream.path }
     /// Frames per second of the file.
-    public let sampleRate: Int
+    public var sampleRate: Int { stream.fileRate }
     /// 1 (mono) or 2 (stereo).
-    public let channels: Int
+    public var channels: Int { stream.channels }
     /// Frames in the file.
-    public let frameCount: Int
+    public var frameCount: Int { stream.frameCount }
     /// The file's length in seconds.
     public var duration: Double { Double(frameCount) / Double(sampleRate) }
 
@@ -88,10 +90,6 @@ public final class MusicTrack: @unchecked Sendable {
         try engine.musicSystem.register(stream, engine: engine)
         self.engine = engine
         self.stream = stream
-        self.path = path
-        sampleRate = decoder.sampleRate
-        channels = decoder.channels
-        frameCount = decoder.frameCount
     }
 
     // MARK: Transport
