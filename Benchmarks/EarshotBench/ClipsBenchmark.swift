@@ -32,9 +32,9 @@ enum ClipsBenchmark {
         var best = Double.infinity
         var checksum = 0
         for _ in 0..<7 {
-            let t0 = now()
+            let t0 = Clocks.monotonic()
             let audio = try CAFReader.decode(bytes, name: ima4)
-            best = min(best, now() - t0)
+            best = min(best, Clocks.monotonic() - t0)
             if case .int16(let s) = audio.samples { checksum &+= Int(s[s.count / 2]) }
         }
         // The decoder alone, without the container and the output allocation.
@@ -44,9 +44,9 @@ enum ClipsBenchmark {
             let audio = UnsafeRawBufferPointer(rebasing: raw[file.audioOffset..<(file.audioOffset + file.packetCount * file.format.bytesPerPacket)])
             for _ in 0..<7 {
                 var decoder = IMA4Decoder(channels: file.format.channels)
-                let t0 = now()
+                let t0 = Clocks.monotonic()
                 try out.withUnsafeMutableBufferPointer { try decoder.decode(packets: audio, count: file.packetCount, into: $0) }
-                coreBest = min(coreBest, now() - t0)
+                coreBest = min(coreBest, Clocks.monotonic() - t0)
             }
         }
         checksum &+= Int(out[samples / 3])
@@ -59,9 +59,9 @@ enum ClipsBenchmark {
         var ffBest = Double.infinity
         var ffReported = Double.infinity
         for _ in 0..<3 {
-            let t0 = now()
+            let t0 = Clocks.monotonic()
             let log = try shell(ffmpeg, ["-hide_banner", "-nostdin", "-benchmark", "-y", "-i", ima4, "-f", "s16le", "/dev/null"], stderr: true)
-            ffBest = min(ffBest, now() - t0)
+            ffBest = min(ffBest, Clocks.monotonic() - t0)
             if let r = log.range(of: "rtime=") {
                 let text = log[r.upperBound...].prefix { $0 == "." || $0.isNumber }
                 ffReported = min(ffReported, Double(text) ?? .infinity)
@@ -88,9 +88,9 @@ enum ClipsBenchmark {
         for _ in 0..<5 {
             let bank = ClipBank(engine: engine)
             let requests = files.map { ClipBank.Request(name: $0, path: $0) }
-            let t0 = now()
+            let t0 = Clocks.monotonic()
             failures = bank.preload(requests) { _ in }.count
-            preloadBest = min(preloadBest, now() - t0)
+            preloadBest = min(preloadBest, Clocks.monotonic() - t0)
             total = bank.totalBytes
             bank.unloadAll()
         }
@@ -122,12 +122,6 @@ enum ClipsBenchmark {
                                "aevalsrc=0.5*sin(2*PI*\(200 + i * 37)*t)*exp(-3*t)+0.05*(random(\(i))*2-1)\(channels):s=44100:d=\(duration)",
                                "-c:a", codec, "\(folder)/sfx\(i).\(ext)"])
         }
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     static func which(_ tool: String) -> String? {

@@ -62,11 +62,11 @@ public final class ScenePlayer: Sendable {
         defer { engine.shutdown() }
         let runtime = try SceneRuntime(scene: scene, engine: engine, session: session)
         let length = min(duration ?? scene.duration, scene.duration)
-        let start = Self.now()
+        let start = Clocks.monotonic()
         var frame = 0
         var t = 0.0
         while !isStopRequested {
-            t = Self.now() - start
+            t = Clocks.monotonic() - start
             if t >= length { break }
             let ran = try runtime.runDue(upTo: t)
             runtime.frame(at: t)
@@ -75,7 +75,7 @@ public final class ScenePlayer: Sendable {
             status(Status(time: t, duration: length, realVoices: stats.realVoices, virtualVoices: stats.virtualVoices, events: ran))
             frame += 1
             let due = Double(frame) / framesPerSecond
-            let wait = min(due, length) - (Self.now() - start)
+            let wait = min(due, length) - (Clocks.monotonic() - start)
             if wait > 0 { usleep(useconds_t(wait * 1e6)) }
         }
         fadeOutAndStop(runtime, over: fadeOut)
@@ -85,10 +85,10 @@ public final class ScenePlayer: Sendable {
     /// Ramps the master gain down, stops every voice and track, and lets the fades finish.
     private func fadeOutAndStop(_ runtime: SceneRuntime, over seconds: Double) {
         let gain = engine.masterGain
-        let start = Self.now()
+        let start = Clocks.monotonic()
         let length = max(0, seconds)
         while true {
-            let p = length > 0 ? min(1, (Self.now() - start) / length) : 1
+            let p = length > 0 ? min(1, (Clocks.monotonic() - start) / length) : 1
             engine.masterGain = gain * Float(1 - p)
             engine.update(deltaTime: 1 / framesPerSecond)
             if p >= 1 { break }
@@ -99,11 +99,5 @@ public final class ScenePlayer: Sendable {
             engine.update(deltaTime: 1 / framesPerSecond)
             usleep(useconds_t(1e6 / framesPerSecond))
         }
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -58,13 +58,10 @@ public struct FrameLoop {
     /// Runs for `seconds` of wall-clock time on a live engine, calling `body` once per frame; stops
     /// early when `body` returns false.
     public func runLive(seconds: Double, _ body: (Double) throws -> Bool) rethrows {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = Clocks.monotonic()
         var frame = 0
         while true {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let t = Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+            let t = Clocks.monotonic() - start
             if t >= seconds { break }
             if try !body(t) { break }
             engine.update(deltaTime: 1 / framesPerSecond)

@@ -184,8 +184,8 @@ public final class AudioSession: @unchecked Sendable {
         guard let started else { return }
         for (source, sink) in started { source.start(reportingTo: sink) }
         let timeout = state.withLock { $0.initialScanTimeout }
-        let deadline = Self.monotonic() + timeout
-        while started.contains(where: { !$0.1.snapshot.ready }), Self.monotonic() < deadline {
+        let deadline = Clocks.monotonic() + timeout
+        while started.contains(where: { !$0.1.snapshot.ready }), Clocks.monotonic() < deadline {
             usleep(2_000)
         }
         for (source, sink) in started where !sink.snapshot.ready {
@@ -454,11 +454,5 @@ public final class AudioSession: @unchecked Sendable {
                 for b in engine.core.buses where !b.interrupted { _ = engine.core.updateBus(b.bus) { $0.interrupted = true } }
             }
         }
-    }
-
-    static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -282,11 +282,11 @@ private final class MPRISWatcher {
 
     private func changed() {
         publishPlayers()
-        if value == reported { changedSince = nil } else if changedSince == nil { changedSince = MPRISWatcher.now() }
+        if value == reported { changedSince = nil } else if changedSince == nil { changedSince = Clocks.monotonic() }
     }
 
     private func reportIfSettled() {
-        guard let since = changedSince, MPRISWatcher.now() - since >= settleTime else { return }
+        guard let since = changedSince, Clocks.monotonic() - since >= settleTime else { return }
         if value != reported { report() }
         changedSince = nil
     }
@@ -302,11 +302,5 @@ private final class MPRISWatcher {
         var visible: [String: Bool] = [:]
         for (name, p) in players where !p.ignored { visible[name] = p.playing }
         publish(connection != nil, visible)
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
