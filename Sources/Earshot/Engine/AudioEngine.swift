@@ -71,21 +71,16 @@ public final class AudioEngine: @unchecked Sendable {
         }
         self.configuration = configuration
         let device = try OutputDevice.open(configuration.output)
-        let request = ALContext.Request(
-            monoSources: configuration.maxRealVoices ?? 255,
-            stereoSources: max(1, configuration.musicSources),
-            hrtf: configuration.hrtf)
         let context: ALContext
         do {
-            context = try ALContext(device: device, request: request)
+            context = try ALContext(device: device, request: configuration.contextRequest)
         } catch {
             device.close()
             throw error
         }
         isLoopback = device.isLoopback
         endpoint = Locked(Endpoint(device: device, context: context))
-        let voiceSources = min(configuration.maxRealVoices ?? Int.max,
-                               context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
+        let voiceSources = configuration.voiceSourceCount(on: context)
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
                 try EngineCore(device: device, context: context, voiceSources: voiceSources,

@@ -52,3 +52,17 @@ extension AudioEngine {
         }
     }
 }
+
+extension AudioEngine.Configuration {
+    /// The context to ask OpenAL for: one place for the engine's first context and the one made
+    /// on a reopened device, so both ask for the same sources.
+    var contextRequest: ALContext.Request {
+        ALContext.Request(monoSources: maxRealVoices ?? 255, stereoSources: max(1, musicSources), hrtf: hrtf)
+    }
+
+    /// The sources the voice pool gets on `context`: what was granted less the music sources,
+    /// capped at ``maxRealVoices``. Not clamped at zero; callers decide what a shortfall means.
+    func voiceSourceCount(on context: ALContext) -> Int {
+        min(maxRealVoices ?? Int.max, context.grantedMonoSources + context.grantedStereoSources - musicSources)
+    }
+}

@@ -125,8 +125,7 @@ extension EngineCore {
     }
 
     private func rebuildObjects() throws(EarshotError) {
-        let voiceCount = min(configuration.maxRealVoices ?? Int.max,
-                             context.grantedMonoSources + context.grantedStereoSources - configuration.musicSources)
+        let voiceCount = configuration.voiceSourceCount(on: context)
         let names = try Self.generateSources(max(0, voiceCount) + configuration.musicSources)
         voiceSources = Array(names[0..<max(0, voiceCount)])
         musicSourceNames = Array(names[max(0, voiceCount)...])
@@ -182,11 +181,9 @@ extension AudioEngine {
             return
         }
         guard state == 2, let opened = recovery.takeOpened() else { return }
-        let request = ALContext.Request(monoSources: configuration.maxRealVoices ?? 255,
-                                        stereoSources: max(1, configuration.musicSources), hrtf: configuration.hrtf)
         let newContext: ALContext
         do {
-            newContext = try ALContext(device: opened.device, request: request)
+            newContext = try ALContext(device: opened.device, request: configuration.contextRequest)
         } catch {
             logger.warning("reopened device \(opened.device.name) refused a context: \(error); retrying")
             opened.device.close()
