@@ -33,6 +33,8 @@ final class SceneRuntime {
     private let timeline: [(time: Double, step: Step)]
     private var next = 0
     private let listenerMoves: Bool
+    /// The emitters whose path moves, in scene order: the only ones ``frame(at:)`` repositions.
+    private let movingEmitters: [Int]
 
     /// Loads everything the scene uses (nothing plays yet) and places the listener.
     init(scene: Scene, engine: AudioEngine,
@@ -66,6 +68,7 @@ final class SceneRuntime {
         for (i, e) in scene.events.enumerated() { steps.append((e.time, scene.emitters.count + i, .event(i))) }
         timeline = steps.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map { ($0.time, $0.step) }
         listenerMoves = scene.listener.path.moves
+        movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
         engine.listener = scene.listener.listener(at: 0)
     }
 
@@ -101,10 +104,13 @@ final class SceneRuntime {
     /// Once per game frame: moves the listener and the emitters on paths, advances session ramps.
     func frame(at time: Double) {
         if listenerMoves { engine.listener = scene.listener.listener(at: time) }
-        engine.batch { b in
-            for (i, e) in emitters.enumerated() {
-                guard let e, scene.emitters[i].path.moves else { continue }
-                b.setPosition(scene.emitters[i].path.position(at: time), of: e)
+        // A scene of fixed emitters has nothing to move: no reason to take the AL lock each frame.
+        if !movingEmitters.isEmpty {
+            engine.batch { b in
+                for i in movingEmitters {
+                    guard let e = emitters[i] else { continue }
+                    b.setPosition(scene.emitters[i].path.position(at: time), of: e)
+                }
             }
         }
         session.advance(to: time)
