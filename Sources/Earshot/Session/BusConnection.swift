@@ -65,8 +65,6 @@ struct DBusIncoming: Sendable {
 /// would wait its 25 s default), and makes every call with an explicit timeout.
 final class BusConnection {
     private let raw: OpaquePointer
-    /// This connection's unique name on the bus (`:1.42`).
-    private(set) var uniqueName = ""
 
     static let busName = "org.freedesktop.DBus"
     static let busPath = "/org/freedesktop/DBus"
@@ -81,17 +79,23 @@ final class BusConnection {
         }
         dbus_connection_set_exit_on_disconnect(connection, 0)
         raw = connection
-        let reply = try call(destination: Self.busName, path: Self.busPath, interface: Self.busName,
-                             member: "Hello", timeoutMilliseconds: timeoutMilliseconds)
+        let reply = try callBus("Hello", timeoutMilliseconds: timeoutMilliseconds)
+        // Registered by hand: libdbus is told the name, as its own registration would have done.
         guard let name = reply.first?.string, dbus_bus_set_unique_name(raw, name) != 0 else {
             throw DBusFailure(name: "Hello", message: "the bus gave no unique name")
         }
-        uniqueName = name
     }
 
     deinit {
         dbus_connection_close(raw)
         dbus_connection_unref(raw)
+    }
+
+    /// Calls a method of the bus daemon itself (``busName`` at ``busPath``, interface ``busName``:
+    /// `Hello`, `AddMatch`, `ListNames` …) with string arguments; waits at most `timeoutMilliseconds`.
+    func callBus(_ member: String, _ arguments: [String] = [], timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
+        try call(destination: Self.busName, path: Self.busPath, interface: Self.busName, member: member,
+                 arguments: arguments, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Calls a method with string arguments and waits at most `timeoutMilliseconds` for the reply.

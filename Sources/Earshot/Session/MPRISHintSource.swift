@@ -202,11 +202,9 @@ private final class MPRISWatcher {
         // Match rules first: a player that changes while we scan is then seen by a signal.
         for rule in ["type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'",
                      "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='\(Self.objectPath)'"] {
-            _ = try c.call(destination: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
-                           member: "AddMatch", arguments: [rule], timeoutMilliseconds: timeout)
+            _ = try c.callBus("AddMatch", [rule], timeoutMilliseconds: timeout)
         }
-        let names = try c.call(destination: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
-                               member: "ListNames", timeoutMilliseconds: timeout).first?.strings ?? []
+        let names = try c.callBus("ListNames", timeoutMilliseconds: timeout).first?.strings ?? []
         connection = c
         players = [:]
         for name in names where name.hasPrefix(Self.prefix) { track(name, owner: nil) }
@@ -227,16 +225,12 @@ private final class MPRISWatcher {
     /// Maps a player to its owner and reads its status (owner nil: ask the bus).
     private func track(_ name: String, owner: String?) {
         guard let c = connection else { return }
-        let bus = BusConnection.busName
-        guard let owner = owner ?? (try? c.call(destination: bus, path: BusConnection.busPath, interface: bus, member: "GetNameOwner",
-                                                arguments: [name], timeoutMilliseconds: timeout))?.first?.string else {
+        guard let owner = owner ?? (try? c.callBus("GetNameOwner", [name], timeoutMilliseconds: timeout))?.first?.string else {
             players[name] = nil   // gone already
             return
         }
         var pid: UInt32?
-        if case .uint32(let p)? = (try? c.call(destination: bus, path: BusConnection.busPath, interface: bus,
-                                               member: "GetConnectionUnixProcessID", arguments: [owner],
-                                               timeoutMilliseconds: timeout))?.first {
+        if case .uint32(let p)? = (try? c.callBus("GetConnectionUnixProcessID", [owner], timeoutMilliseconds: timeout))?.first {
             pid = p
         }
         if pid == ownPID {
