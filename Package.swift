@@ -57,7 +57,7 @@ let package = Package(
         // Demos: short executables that run headless (render to out/NAME.wav) or live.
         .executableTarget(name: "Orbit", dependencies: ["Earshot"], path: "Demos/Orbit"),
         .executableTarget(name: "Crowd", dependencies: ["Earshot"], path: "Demos/Crowd"),
-        .executableTarget(name: "Ducking", dependencies: ["Earshot", "EarshotScenes"], path: "Demos/Ducking"),
+        .executableTarget(name: "Ducking", dependencies: ["Earshot"], path: "Demos/Ducking"),
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.

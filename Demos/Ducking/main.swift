@@ -3,7 +3,6 @@
 // (0.5 s release) while the footsteps carry on. Renders to out/Ducking.wav (or the path given),
 // then plays live when an output device exists.
 import Earshot
-import EarshotScenes
 import Foundation
 
 func ducking(_ engine: AudioEngine, _ run: (FrameLoop, (Double) throws -> Void) throws -> Void) throws {
