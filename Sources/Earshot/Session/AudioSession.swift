@@ -79,8 +79,8 @@ public final class AudioSession: @unchecked Sendable {
         var attack = 0.1
         var release = 0.5
         var ramp = DuckRamp()
-        /// The duck factor last written to the music bus (nil: write at the next tick).
-        var appliedDuck: Float? = 1
+        /// The duck factor last written to the music bus.
+        var appliedDuck: Float = 1
         var interrupted = false
         var policy: InterruptionPolicy = .resumeIfAllowed
         var sources: [SourceEntry] = []
@@ -146,7 +146,7 @@ public final class AudioSession: @unchecked Sendable {
     /// The duck factor on the music bus now (1: not ducked, 0: silent), as last applied by
     /// ``AudioEngine/update(deltaTime:)``.
     public var musicDuckGain: Float {
-        state.withLock { $0.appliedDuck ?? $0.ramp.target }
+        state.withLock { $0.appliedDuck }
     }
 
     // MARK: Activation
@@ -198,10 +198,7 @@ public final class AudioSession: @unchecked Sendable {
             return s.ramp.target
         }
         if let engine {
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                _ = engine.core.updateBus(.music) { $0.duck = duck }
-            }
+            writeMusicDuck(duck, on: engine)
             engine.musicSystem.frame(engine: engine)   // playing tracks take the level now
         }
     }
@@ -390,29 +387,13 @@ public final class AudioSession: @unchecked Sendable {
         continuation.yield(.routeChange(reason))
     }
 
-    /// Re-applies the session's state to a rebuilt engine core — the music bus's duck factor and
-    /// an interruption's pause of every bus — then posts `.mediaServicesWereReset`. Called by the
-    /// engine once the rebuild is complete, without holding the AL lock or the music lock (it
-    /// takes them).
+    /// Posts `.mediaServicesWereReset`. Called by the engine once it has rebuilt everything on a
+    /// reopened device; safe from any thread, holding no engine lock or the AL lock (it takes none).
+    ///
+    /// Nothing of the session's needs applying again: the rebuild keeps the engine core and its
+    /// buses — the music bus's duck factor and an interruption's hold with them — and pushes
+    /// them to the new sources itself (`EngineCore.syncBuses()`).
     func noteMediaServicesWereReset() {
-        control.lock()
-        let interrupted = state.withLock { s -> Bool in
-            s.appliedDuck = nil   // rewrite the duck factor at once
-            return s.interrupted
-        }
-        if let engine {
-            let now = engine.withAL { engine.core.now }
-            let duck = state.withLock { $0.ramp.value(at: now) }
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                _ = engine.core.updateBus(.music) { $0.duck = duck }
-                if interrupted {
-                    for b in engine.core.buses { _ = engine.core.updateBus(b.bus) { $0.interrupted = true } }
-                }
-            }
-            state.withLock { $0.appliedDuck = duck }
-        }
-        control.unlock()
         logger.notice("media services were reset")
         continuation.yield(.mediaServicesWereReset)
     }
@@ -438,12 +419,7 @@ public final class AudioSession: @unchecked Sendable {
             s.appliedDuck = g
             return (g, s.interrupted)
         }
-        if let duck {
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                _ = engine.core.updateBus(.music) { $0.duck = duck }
-            }
-        }
+        if let duck { writeMusicDuck(duck, on: engine) }
         // A bus added during an interruption is held too (skipped this frame if an interruption
         // change is being applied right now).
         if interrupted, control.try() {
@@ -453,6 +429,15 @@ public final class AudioSession: @unchecked Sendable {
                 guard !engine.core.isShutDown else { return }
                 for b in engine.core.buses where !b.interrupted { _ = engine.core.updateBus(b.bus) { $0.interrupted = true } }
             }
+        }
+    }
+
+    /// Writes the duck factor to the music bus (nothing once the engine is shut down). Takes the
+    /// AL lock: call it without holding it.
+    private func writeMusicDuck(_ duck: Float, on engine: AudioEngine) {
+        engine.withAL {
+            guard !engine.core.isShutDown else { return }
+            _ = engine.core.updateBus(.music) { $0.duck = duck }
         }
     }
 }
