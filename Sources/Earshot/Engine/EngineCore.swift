@@ -27,6 +27,9 @@ final class EngineCore {
     @exclusivity(unchecked) private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
     @exclusivity(unchecked) private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
+    /// kept apart from each bus's own `paused` (the game's), which outlasts it.
+    @exclusivity(unchecked) private(set) var interruptionHold = false
     /// The master gain over every bus (applied through the listener's AL gain).
     @exclusivity(unchecked) private(set) var masterGain: Float = 1
     @exclusivity(unchecked) private var warnedStereoPositioned = Set<UInt32>()
@@ -299,6 +302,12 @@ final class EngineCore {
         return true
     }
 
+    /// Holds (or releases) every bus's voices for an audio-session interruption.
+    func setInterruptionHold(_ hold: Bool) {
+        interruptionHold = hold
+        syncBuses()
+    }
+
     func setMasterGain(_ gain: Float) {
         masterGain = gain
         pool.masterGain = gain
@@ -308,11 +317,11 @@ final class EngineCore {
     func syncBuses() {
         if pool.busGains.count != buses.count {
             pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map(\.isPaused)
+            pool.busPaused = buses.map { $0.paused || interruptionHold }
         } else {
             for i in buses.indices {
                 pool.busGains[i] = buses[i].effectiveGain
-                pool.busPaused[i] = buses[i].isPaused
+                pool.busPaused[i] = buses[i].paused || interruptionHold
             }
         }
         pool.markAllGainsDirty()

@@ -337,10 +337,7 @@ public final class AudioSession: @unchecked Sendable {
         }
         guard began else { return }
         if let engine {
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                for b in engine.core.buses { _ = engine.core.updateBus(b.bus) { $0.interrupted = true } }
-            }
+            applyInterruptionHold(true, on: engine)
             engine.musicSystem.setSessionHold(true, engine: engine)
         }
         continuation.yield(.interruption(.began))
@@ -371,10 +368,7 @@ public final class AudioSession: @unchecked Sendable {
             return s.interrupted
         }
         guard was, let engine else { return }
-        engine.withAL {
-            guard !engine.core.isShutDown else { return }
-            for b in engine.core.buses where b.interrupted { _ = engine.core.updateBus(b.bus) { $0.interrupted = false } }
-        }
+        applyInterruptionHold(false, on: engine)
         engine.musicSystem.setSessionHold(false, engine: engine)
     }
 
@@ -390,9 +384,9 @@ public final class AudioSession: @unchecked Sendable {
     /// Posts `.mediaServicesWereReset`. Called by the engine once it has rebuilt everything on a
     /// reopened device; safe from any thread, holding no engine lock or the AL lock (it takes none).
     ///
-    /// Nothing of the session's needs applying again: the rebuild keeps the engine core and its
-    /// buses — the music bus's duck factor and an interruption's hold with them — and pushes
-    /// them to the new sources itself (`EngineCore.syncBuses()`).
+    /// Nothing of the session's needs applying again: the rebuild keeps the engine core — its
+    /// buses with the music bus's duck factor, and an interruption's hold — and pushes them to
+    /// the new sources itself (`EngineCore.syncBuses()`).
     func noteMediaServicesWereReset() {
         logger.notice("media services were reset")
         continuation.yield(.mediaServicesWereReset)
@@ -401,34 +395,33 @@ public final class AudioSession: @unchecked Sendable {
     // MARK: Frame
 
     /// Once per game frame (from ``AudioEngine/update(deltaTime:)``): retargets and advances the
-    /// duck ramp on the engine clock and writes the music bus's duck factor when it moved; keeps
-    /// an interruption's pause on buses added meanwhile; stops the sources after engine shutdown.
+    /// duck ramp on the engine clock and writes the music bus's duck factor when it moved; stops
+    /// the sources after engine shutdown.
     func tick(engine: AudioEngine) {
         guard let now = engine.withAL({ engine.core.isShutDown ? nil : engine.core.now }) else {
             if state.withLock({ $0.hint.isActive }) { deactivate() }
             return
         }
-        let (duck, interrupted) = state.withLock { s -> (Float?, Bool) in
+        let duck = state.withLock { s -> Float? in
             let target = s.duckTarget
             if target != s.ramp.target {
                 let down = target < s.ramp.value(at: now)
                 s.ramp.retarget(target, duration: down ? s.attack : s.release, now: now)
             }
             let g = s.ramp.value(at: now)
-            guard g != s.appliedDuck else { return (nil, s.interrupted) }
+            guard g != s.appliedDuck else { return nil }
             s.appliedDuck = g
-            return (g, s.interrupted)
+            return g
         }
         if let duck { writeMusicDuck(duck, on: engine) }
-        // A bus added during an interruption is held too (skipped this frame if an interruption
-        // change is being applied right now).
-        if interrupted, control.try() {
-            defer { control.unlock() }
-            guard state.withLock({ $0.interrupted }) else { return }
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                for b in engine.core.buses where !b.interrupted { _ = engine.core.updateBus(b.bus) { $0.interrupted = true } }
-            }
+    }
+
+    /// Holds or releases every bus's voices, buses added later included (the engine core keeps
+    /// the hold; nothing once the engine is shut down). Takes the AL lock: call it without holding it.
+    private func applyInterruptionHold(_ hold: Bool, on engine: AudioEngine) {
+        engine.withAL {
+            guard !engine.core.isShutDown else { return }
+            engine.core.setInterruptionHold(hold)
         }
     }
 

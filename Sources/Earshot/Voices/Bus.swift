@@ -34,14 +34,10 @@ struct BusState {
     var bus: Bus
     var gain: Float = 1
     var muted = false
+    /// Paused by the game; an interruption holds the bus apart (`EngineCore.interruptionHold`).
     var paused = false
     /// Gain applied by ducking (1 = none); ramped by the session.
     var duck: Float = 1
-    /// Paused by an audio-session interruption (independent of the game's own ``paused``).
-    var interrupted = false
-
-    /// Whether the bus's voices are held: paused by the game or by an interruption.
-    var isPaused: Bool { paused || interrupted }
 
     /// The gain every voice on the bus is multiplied by (without master).
     var effectiveGain: Float { muted ? 0 : gain * duck }
