@@ -83,18 +83,24 @@ final class MusicControlTests: XCTestCase {
         }
     }
 
-    func testFadeThatStopsEndsWithStoppedAndMusicBusGainApplies() throws {
-        let files = try MusicFixtures()
+    /// Plays a looping 500 Hz sine, applies `change`, and returns by how many dB the music's level
+    /// moved (RMS over 50 ms before and after), with the engine and track for further steps.
+    private func musicLevelStep(_ files: MusicFixtures, _ change: (AudioEngine) -> Void) throws -> (dB: Double, engine: AudioEngine, track: MusicTrack) {
         let engine = try TestSignals.loopbackEngine()
-        defer { engine.shutdown() }
         let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
         track.numberOfLoops = -1
         try track.play()
         let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        engine.setGain(0.5, for: .music)
+        change(engine)
         let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        XCTAssertEqual(TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)),
-                       TestSignals.dB(0.5), accuracy: 0.2)
+        return (TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)), engine, track)
+    }
+
+    func testFadeThatStopsEndsWithStoppedAndMusicBusGainApplies() throws {
+        let files = try MusicFixtures()
+        let (step, engine, track) = try musicLevelStep(files) { $0.setGain(0.5, for: .music) }
+        defer { engine.shutdown() }
+        XCTAssertEqual(step, TestSignals.dB(0.5), accuracy: 0.2)
         track.fade(to: 0, duration: 0.2, stopsAtEnd: true)
         _ = try MusicRender.render(engine, seconds: 0.25)
         XCTAssertFalse(track.isPlaying)
@@ -104,16 +110,9 @@ final class MusicControlTests: XCTestCase {
     /// track's source gain and again in the listener's).
     func testMasterGainReachesMusicOnce() throws {
         let files = try MusicFixtures()
-        let engine = try TestSignals.loopbackEngine()
+        let (step, engine, _) = try musicLevelStep(files) { $0.masterGain = 0.5 }
         defer { engine.shutdown() }
-        let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
-        track.numberOfLoops = -1
-        try track.play()
-        let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        engine.masterGain = 0.5
-        let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        XCTAssertEqual(TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)),
-                       TestSignals.dB(0.5), accuracy: 0.2)
+        XCTAssertEqual(step, TestSignals.dB(0.5), accuracy: 0.2)
         XCTAssertEqual(engine.effectiveGain(for: .music), 0.5, "master × bus, as documented")
     }
 
