@@ -52,6 +52,13 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A scene script that cannot be played: the file, the line and column, the key (a dotted
     /// path such as `emitters.car.gain` or `events[2].at`) and what is wrong with it.
     case invalidScene(file: String, line: Int, column: Int, key: String, reason: String)
+    /// Something would take more than a documented limit allows, found **before** allocating:
+    /// `name` is the file (or other input), `what` the quantity (`"decoded audio"`, `"output"`),
+    /// `size` what it would take and `limit` the limit, both in bytes, and `setting` where the
+    /// limit is set (`"Configuration.maxClipBytes"`). See the README's limits table.
+    case tooLarge(name: String, what: String, size: Int, limit: Int, setting: String)
+    /// The file system holding an output has less free space than the output needs.
+    case insufficientDiskSpace(path: String, needed: Int, available: Int)
 
     public var description: String {
         switch self {
@@ -91,6 +98,20 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidScene(let file, let line, let column, let key, let reason):
             return "\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + reason
                 + " (the scene format: Demos/Scenes/README.md)"
+        case .tooLarge(let name, let what, let size, let limit, let setting):
+            return "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"
+        case .insufficientDiskSpace(let path, let needed, let available):
+            return "\(path): cannot write: needs \(Self.bytes(needed)) and only \(Self.bytes(available)) are free"
         }
+    }
+
+    /// A byte count for messages: exact below 1 KiB, otherwise in KiB/MiB/GiB with one decimal.
+    static func bytes(_ n: Int) -> String {
+        if n < 1024 { return "\(n) bytes" }
+        let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+        var v = Double(n) / 1024, i = 0
+        while v >= 1024, i < units.count - 1 { v /= 1024; i += 1 }
+        let tenths = Int((v * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[i])"
     }
 }
