@@ -104,23 +104,26 @@ public enum CAFReader {
     }
 
     /// Decodes CAF bytes held in memory.
-    public static func decode(_ bytes: [UInt8], name: String) throws(EarshotError) -> PCMAudio {
-        try withBytes(bytes) { (b) throws(EarshotError) in try decode(b, name: name) }
+    public static func decode(_ bytes: [UInt8], name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+        try withBytes(bytes) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
     }
 
     /// Decodes CAF bytes held in memory.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         let file = try parse(bytes, name: name)
-        return try decode(file, bytes: bytes, name: name)
+        return try decode(file, bytes: bytes, name: name, options: options)
     }
 
     /// Decodes the audio of an already parsed file; `bytes` must be the bytes it was parsed from.
-    public static func decode(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
+    /// The decoded size is checked against `options.maxBytes` before anything is allocated.
+    public static func decode(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
+                              options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         precondition(file.audioOffset + file.audioByteCount <= bytes.count, "CAFReader.decode: bytes are not the parsed file's")
         let f = file.format
         let audio = UnsafeRawBufferPointer(rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
         if f.formatID == "ima4" {
             let total = file.packetCount * IMA4Decoder.framesPerPacket * f.channels
+            try options.check(samples: total, bytesPerSample: 2, name: name)
             var out = [Int16](repeating: 0, count: total)
             var decoder = IMA4Decoder(channels: f.channels)
             let packetCount = file.packetCount
@@ -146,6 +149,7 @@ public enum CAFReader {
         let start = file.firstFrame * f.bytesPerPacket
         let src = UnsafeRawBufferPointer(rebasing: audio[start..<(start + file.frameCount * f.bytesPerPacket)])
         let n = file.frameCount * c
+        try options.check(samples: n, bytesPerSample: f.isFloat ? 4 : 2, name: name)
         if f.isFloat {
             var out = [Float](repeating: 0, count: n)
             out.withUnsafeMutableBufferPointer { dst in

@@ -26,33 +26,38 @@ public enum ClipDecoder {
     /// CAF encodings that libsndfile decodes and Earshot's own reader does not.
     static let sndfileCAFEncodings: Set<String> = ["alac", "ulaw", "alaw"]
 
-    /// Decodes the file at `path`.
-    public static func decode(path: String) throws(EarshotError) -> PCMAudio {
-        let head = try FileBytes.readPrefix(path: path, count: 64)
+    /// Decodes the file at `path`, within `options`' size limit (see ``Options``).
+    public static func decode(path: String, options: Options = Options()) throws(EarshotError) -> PCMAudio {
+        let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
         guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
         switch try head.withUnsafeBytes({ route(for: $0) }) {
-        case .caf: return try CAFReader.decode(path: path)
-        case .vorbis: return try VorbisFileDecoder.decode(path: path)
-        case .sndfile: return try SndFileDecoder.decode(path: path)
+        case .caf: return try CAFReader.decode(path: path, options: options)
+        case .vorbis: return try VorbisFileDecoder.decode(path: path, options: options)
+        case .sndfile: return try SndFileDecoder.decode(path: path, options: options)
         }
     }
 
     /// Decodes a file held in memory; `name` labels errors.
-    public static func decode(data: [UInt8], name: String) throws(EarshotError) -> PCMAudio {
-        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name) }
+    public static func decode(data: [UInt8], name: String, options: Options = Options()) throws(EarshotError) -> PCMAudio {
+        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
     }
 
     /// Decodes a file held in memory; `name` labels errors. The bytes are only borrowed.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: Options = Options()) throws(EarshotError) -> PCMAudio {
         guard !bytes.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
         switch route(for: bytes) {
-        case .caf: return try CAFReader.decode(bytes, name: name)
-        case .vorbis: return try VorbisFileDecoder.decode(bytes, name: name)
-        case .sndfile: return try SndFileDecoder.decode(bytes, name: name)
+        case .caf: return try CAFReader.decode(bytes, name: name, options: options)
+        case .vorbis: return try VorbisFileDecoder.decode(bytes, name: name, options: options)
+        case .sndfile: return try SndFileDecoder.decode(bytes, name: name, options: options)
         }
     }
 
-    /// The decoder for a file starting with `head` (at least its first 64 bytes when it has them).
+    /// How many leading bytes ``route(for:)`` needs to decide: an Ogg page header with the
+    /// longest segment table (27 + 255) and the 7 bytes that name the codec of its first packet.
+    public static let sniffBytes = 27 + 255 + 7
+
+    /// The decoder for a file starting with `head` (at least its first ``sniffBytes`` bytes when
+    /// it has them).
     public static func route(for head: UnsafeRawBufferPointer) -> Route {
         if CAFReader.looksLikeCAF(head) {
             // desc is the first chunk of every well-formed CAF: its format id is at offset 28.
@@ -68,33 +73,58 @@ public enum ClipDecoder {
 
     // MARK: Inspection
 
-    /// Describes the file at `path` without decoding all of it (CAF fully parsed; other formats
-    /// as libsndfile's header reports them).
+    /// Describes the file at `path` without decoding its audio: CAF fully parsed (the file is
+    /// read into memory, within ``FileBytes/defaultLimit``), Ogg Vorbis as libvorbisfile reports
+    /// it, other formats as libsndfile's header reports them. A length the file does not state
+    /// (or states beyond ``ClipFileInfo/maxPlausibleFrames``) is reported as unknown (`nil`).
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
-        let bytes = try FileBytes.read(path: path)
-        return try inspect(data: bytes, name: path)
+        let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
+        guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
+        switch try head.withUnsafeBytes({ route(for: $0) }) {
+        case .caf:
+            return try inspect(data: try FileBytes.read(path: path), name: path)
+        case .vorbis:
+            return try VorbisFileDecoder.inspect(path: path)
+        case .sndfile:
+            try FileCheck.requireRegularFile(path)
+            var info = SF_INFO()
+            guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+                throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))
+            }
+            defer { sf_close(file) }
+            return try describe(info, name: path, bytes: FileCheck.size(path))
+        }
     }
 
     /// Describes a file held in memory.
     public static func inspect(data: [UInt8], name: String) throws(EarshotError) -> ClipFileInfo {
         try CAFReader.withBytes(data) { (b) throws(EarshotError) -> ClipFileInfo in
             guard !b.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
-            if route(for: b) == .caf {
+            switch route(for: b) {
+            case .caf:
                 let caf = try CAFReader.parse(b, name: name)
                 let f = caf.format
                 return ClipFileInfo(container: "CAF", codec: f.codecName, sampleRate: f.sampleRate, channels: f.channels,
                                     frames: caf.frameCount, packets: caf.packetCount, bytes: b.count, audioBytes: caf.audioByteCount)
-            }
-            return try SndFileDecoder.withVirtualFile(b, name: name) { (file, info) throws(EarshotError) -> ClipFileInfo in
-                guard info.channels > 0, info.samplerate > 0 else {
-                    throw .malformedFile("\(name): \(info.channels) channels at \(info.samplerate) Hz")
+            case .vorbis:
+                return try VorbisFileDecoder.inspect(b, name: name)
+            case .sndfile:
+                return try SndFileDecoder.withVirtualFile(b, name: name) { (_, info) throws(EarshotError) -> ClipFileInfo in
+                    try describe(info, name: name, bytes: b.count)
                 }
-                return ClipFileInfo(container: formatName(info.format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR)),
-                                    codec: formatName(info.format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE)),
-                                    sampleRate: Double(info.samplerate), channels: Int(info.channels),
-                                    frames: Int(info.frames), packets: nil, bytes: b.count, audioBytes: nil)
             }
         }
+    }
+
+    /// A libsndfile header as a ``ClipFileInfo``.
+    private static func describe(_ info: SF_INFO, name: String, bytes: Int) throws(EarshotError) -> ClipFileInfo {
+        guard info.channels > 0, info.samplerate > 0 else {
+            throw .malformedFile("\(name): \(info.channels) channels at \(info.samplerate) Hz")
+        }
+        return ClipFileInfo(container: formatName(info.format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR)),
+                            codec: formatName(info.format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE)),
+                            sampleRate: Double(info.samplerate), channels: Int(info.channels),
+                            frames: SndFileDecoder.knownFrames(info), packets: nil, bytes: bytes, audioBytes: nil)
     }
 
     private static func formatName(_ format: Int32, command: Int32) -> String {
@@ -121,10 +151,12 @@ public struct ClipFileInfo: Sendable, Equatable, Codable {
     public var sampleRate: Double
     /// Channels per frame.
     public var channels: Int
-    /// Frames of audio (what decoding yields for CAF; the header's count otherwise).
-    public var frames: Int
-    /// Duration in seconds.
-    public var duration: Double
+    /// Frames of audio (what decoding yields for CAF; the header's count otherwise), or nil when
+    /// the file does not state its length or states an implausible one (more than
+    /// ``maxPlausibleFrames``).
+    public var frames: Int?
+    /// Duration in seconds, or nil when ``frames`` is unknown.
+    public var duration: Double?
     /// Packets in the data (CAF only).
     public var packets: Int?
     /// Size of the file in bytes.
@@ -132,14 +164,19 @@ public struct ClipFileInfo: Sendable, Equatable, Codable {
     /// Bytes of encoded audio (CAF only).
     public var audioBytes: Int?
 
-    public init(container: String, codec: String, sampleRate: Double, channels: Int, frames: Int,
+    /// The most frames a length may state and still be reported: 2⁴⁰ (about 289 days at
+    /// 44.1 kHz). Anything longer is a damaged or hostile header, reported as unknown.
+    public static let maxPlausibleFrames = 1 << 40
+
+    public init(container: String, codec: String, sampleRate: Double, channels: Int, frames: Int?,
                 packets: Int?, bytes: Int, audioBytes: Int?) {
         self.container = container
         self.codec = codec
         self.sampleRate = sampleRate
         self.channels = channels
-        self.frames = frames
-        self.duration = sampleRate > 0 ? Double(frames) / sampleRate : 0
+        let known = frames.flatMap { (0...Self.maxPlausibleFrames).contains($0) ? $0 : nil }
+        self.frames = known
+        self.duration = known.map { sampleRate > 0 ? Double($0) / sampleRate : 0 }
         self.packets = packets
         self.bytes = bytes
         self.audioBytes = audioBytes

@@ -11,9 +11,17 @@ import Glibc
 /// let bytes = try FileBytes.read(path: "Assets/Sounds/step.caf")
 /// ```
 public enum FileBytes {
+    /// The default most bytes ``read(path:limit:setting:)`` reads into memory: 2 GiB + 1 MiB,
+    /// what a clip within ``ClipDecoder/Options/maxBytesCeiling`` can need.
+    public static let defaultLimit = Int(Int32.max) + (1 << 20)
+
     /// The file's bytes. Throws ``EarshotError/fileNotFound(path:)`` for a missing path and
     /// ``EarshotError/unreadableFile(path:reason:)`` for a directory or an unreadable file.
-    public static func read(path: String) throws(EarshotError) -> [UInt8] {
+    ///
+    /// A file larger than `limit` bytes throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``
+    /// (`setting` names where the limit comes from) before anything is allocated.
+    public static func read(path: String, limit: Int = FileBytes.defaultLimit,
+                            setting: String = "FileBytes.defaultLimit") throws(EarshotError) -> [UInt8] {
         try FileCheck.requireRegularFile(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
@@ -22,6 +30,9 @@ public enum FileBytes {
         guard fstat(fd, &st) == 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unreadableFile(path: path, reason: "not a regular file") }
         let size = Int(st.st_size)
+        guard size <= limit else {
+            throw .tooLarge(name: path, what: "reading the file", size: size, limit: limit, setting: setting)
+        }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         let failure: Int32? = bytes.withUnsafeMutableBytes { buf -> Int32? in

@@ -8,18 +8,21 @@ extension SndFileDecoder {
     /// ```swift
     /// let audio = try SndFileDecoder.decode(data: archive.bytes(of: "step.wav"), name: "step.wav")
     /// ```
-    public static func decode(data: [UInt8], name: String) throws(EarshotError) -> PCMAudio {
-        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name) }
+    public static func decode(data: [UInt8], name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
     }
 
     /// Decodes audio held in memory; `name` labels errors. The bytes are only borrowed.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
-        try withVirtualFile(bytes, name: name) { (file, info) throws(EarshotError) in
-            try read(file, info: info, name: name)
+    /// Ogg Vorbis goes to ``VorbisFileDecoder`` (libsndfile 1.2.0 leaks on damaged Ogg Vorbis).
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+        if VorbisFileDecoder.looksLikeVorbis(bytes) { return try VorbisFileDecoder.decode(bytes, name: name, options: options) }
+        return try withVirtualFile(bytes, name: name) { (file, info) throws(EarshotError) in
+            try read(file, info: info, name: name, options: options)
         }
     }
 
     /// Opens the bytes as a libsndfile file and runs `body` with it, closing it afterwards.
+    /// Callers route Ogg Vorbis elsewhere first (libsndfile 1.2.0 leaks on damaged Ogg Vorbis).
     static func withVirtualFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
                                    _ body: (OpaquePointer, SF_INFO) throws(EarshotError) -> R) throws(EarshotError) -> R {
         try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in

@@ -5,25 +5,40 @@ import Glibc
 
 /// Decodes a whole file through libsndfile: WAV, AIFF, FLAC, Ogg Vorbis/Opus, CAF PCM and more.
 ///
-/// Integer encodings become 16-bit samples, floating-point encodings 32-bit floats. The decoder
-/// reads in chunks and never trusts a header's frame count for an allocation.
+/// Integer encodings become 16-bit samples, floating-point PCM 32-bit floats, Vorbis and Opus
+/// 16-bit unless ``ClipDecoder/Options/lossyAsFloat``. The decoded size is checked against
+/// ``ClipDecoder/Options/maxBytes`` from the header's frame count before anything is allocated,
+/// and again while reading (a header can understate its length); an unknown length is checked
+/// while reading only.
 ///
 /// ```swift
 /// let audio = try SndFileDecoder.decode(path: "Assets/Sounds/step.wav")
 /// ```
 public enum SndFileDecoder {
     /// Decodes the file at `path`.
-    public static func decode(path: String) throws(EarshotError) -> PCMAudio {
+    ///
+    /// Ogg Vorbis goes to ``VorbisFileDecoder``: libsndfile 1.2.0 leaks about 5.8 KB each time it
+    /// fails to open a damaged Ogg Vorbis stream, and it is never handed one.
+    public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         try FileCheck.requireRegularFile(path)
+        if try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes).withUnsafeBytes({ VorbisFileDecoder.looksLikeVorbis($0) }) {
+            return try VorbisFileDecoder.decode(path: path, options: options)
+        }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw .unreadableFile(path: path, reason: sndfileReason(nil))
         }
         defer { sf_close(file) }
-        return try read(file, info: info, name: path)
+        return try read(file, info: info, name: path, options: options)
     }
 
-    static func read(_ file: OpaquePointer, info: SF_INFO, name: String) throws(EarshotError) -> PCMAudio {
+    /// The frame count libsndfile's header reports, or nil when it is unknown (libsndfile says
+    /// `SF_COUNT_MAX` for a stream of unknown length) or negative.
+    static func knownFrames(_ info: SF_INFO) -> Int? {
+        info.frames >= 0 && info.frames < sf_count_t(Int64.max) ? Int(info.frames) : nil
+    }
+
+    static func read(_ file: OpaquePointer, info: SF_INFO, name: String, options: ClipDecoder.Options) throws(EarshotError) -> PCMAudio {
         guard info.channels > 0, info.channels <= 64 else {
             throw .malformedFile("\(name): \(info.channels) channels")
         }
@@ -32,29 +47,39 @@ public enum SndFileDecoder {
         }
         let channels = Int(info.channels)
         let subtype = info.format & Int32(SF_FORMAT_SUBMASK)
+        let isLossy = subtype == Int32(SF_FORMAT_VORBIS) || subtype == Int32(SF_FORMAT_OPUS)
         let isFloat = subtype == Int32(SF_FORMAT_FLOAT) || subtype == Int32(SF_FORMAT_DOUBLE)
-            || subtype == Int32(SF_FORMAT_VORBIS) || subtype == Int32(SF_FORMAT_OPUS)
+            || (isLossy && options.lossyAsFloat)
         let rate = Int(info.samplerate)
+        let frames = knownFrames(info)
+        if let frames {
+            try options.check(samples: frames.multipliedReportingOverflow(by: channels).overflow ? Int.max : frames * channels,
+                              bytesPerSample: isFloat ? 4 : 2, name: name)
+        }
         if isFloat {
-            let out = try readAll(file, channels: channels, name: name) { sf_readf_float($0, $1, $2) }
+            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options) { sf_readf_float($0, $1, $2) }
             return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
         } else {
-            let out = try readAll(file, channels: channels, name: name) { sf_readf_short($0, $1, $2) }
+            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options) { sf_readf_short($0, $1, $2) }
             return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
         }
     }
 
-    /// Reads every remaining frame with `readf` (`sf_readf_float` or `sf_readf_short`), in chunks.
+    /// Reads every remaining frame with `readf` (`sf_readf_float` or `sf_readf_short`), in chunks,
+    /// into storage reserved once for the header's length (already checked against the limit);
+    /// every chunk is checked against the limit before it is appended.
     private static func readAll<T: Numeric>(
-        _ file: OpaquePointer, channels: Int, name: String,
+        _ file: OpaquePointer, channels: Int, expectedFrames: Int?, name: String, options: ClipDecoder.Options,
         _ readf: (OpaquePointer, UnsafeMutablePointer<T>?, sf_count_t) -> sf_count_t
     ) throws(EarshotError) -> [T] {
         let chunkFrames = 16_384
         var out: [T] = []
+        if let expectedFrames { out.reserveCapacity(expectedFrames * channels) }
         var chunk = [T](repeating: 0, count: chunkFrames * channels)
         while true {
             let got = chunk.withUnsafeMutableBufferPointer { readf(file, $0.baseAddress, sf_count_t(chunkFrames)) }
             if got <= 0 { break }
+            try options.check(samples: out.count + Int(got) * channels, bytesPerSample: MemoryLayout<T>.size, name: name)
             out.append(contentsOf: chunk[0..<(Int(got) * channels)])
         }
         try checkReadError(file, name: name)
@@ -96,5 +121,11 @@ enum FileCheck {
         guard access(path, R_OK) == 0 else {
             throw .unreadableFile(path: path, reason: "permission denied")
         }
+    }
+
+    /// The size of the regular file at `path` in bytes (0 when it cannot be read).
+    static func size(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : 0
     }
 }

@@ -4,7 +4,12 @@ import Glibc
 #endif
 
 /// Decodes Ogg Vorbis with libvorbisfile, from a path (`ov_fopen`) or from memory
-/// (`ov_open_callbacks`), to 32-bit float samples.
+/// (`ov_open_callbacks`), to 16-bit samples (32-bit floats with
+/// ``ClipDecoder/Options/lossyAsFloat``).
+///
+/// The stream's length (`ov_pcm_total`, from its last page) is checked against
+/// ``ClipDecoder/Options/maxBytes`` before anything is allocated, and the decoded total again
+/// while decoding, since a damaged or hostile stream can understate it.
 ///
 /// Chained streams must keep one channel count and sample rate. A hole in the data (a damaged
 /// page) is an error, not a silent gap.
@@ -14,31 +19,66 @@ import Glibc
 /// ```
 public enum VorbisFileDecoder {
     /// Whether the bytes start an Ogg stream whose first packet is a Vorbis identification header.
+    /// The first packet starts after the page's segment table (27 + its length, byte 26).
     public static func looksLikeVorbis(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count >= 35 else { return false }
+        guard bytes.count >= 27 else { return false }
         let ogg: [UInt8] = Array("OggS".utf8), vorbis: [UInt8] = [0x01] + Array("vorbis".utf8)
-        return (0..<4).allSatisfy { bytes[$0] == ogg[$0] } && (0..<7).allSatisfy { bytes[28 + $0] == vorbis[$0] }
+        let packet = 27 + Int(bytes[26])
+        guard bytes.count >= packet + 7 else { return false }
+        return (0..<4).allSatisfy { bytes[$0] == ogg[$0] } && (0..<7).allSatisfy { bytes[packet + $0] == vorbis[$0] }
     }
 
     /// Decodes the Ogg Vorbis file at `path`.
-    public static func decode(path: String) throws(EarshotError) -> PCMAudio {
+    public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         try FileCheck.requireRegularFile(path)
         let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         defer { vf.deallocate() }
         let code = ov_fopen(path, vf)
         guard code == 0 else { throw .unreadableFile(path: path, reason: reason(code)) }
         defer { ov_clear(vf) }
-        return try read(vf, name: path)
+        return try read(vf, name: path, options: options)
     }
 
     /// Decodes Ogg Vorbis bytes held in memory.
-    public static func decode(data: [UInt8], name: String) throws(EarshotError) -> PCMAudio {
-        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name) }
+    public static func decode(data: [UInt8], name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
     }
 
     /// Decodes Ogg Vorbis bytes held in memory; the bytes are only borrowed.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> PCMAudio {
-        try MemorySource.with(bytes) { (user) throws(EarshotError) -> PCMAudio in
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+        try withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try read(vf, name: name, options: options) }
+    }
+
+    /// Describes the Ogg Vorbis file at `path` (rate, channels, length) without decoding it.
+    public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
+        try FileCheck.requireRegularFile(path)
+        let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
+        defer { vf.deallocate() }
+        let code = ov_fopen(path, vf)
+        guard code == 0 else { throw .unreadableFile(path: path, reason: reason(code)) }
+        defer { ov_clear(vf) }
+        return try describe(vf, name: path, bytes: FileCheck.size(path))
+    }
+
+    /// Describes Ogg Vorbis bytes held in memory without decoding them.
+    public static func inspect(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> ClipFileInfo {
+        try withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try describe(vf, name: name, bytes: bytes.count) }
+    }
+
+    private static func describe(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, bytes: Int) throws(EarshotError) -> ClipFileInfo {
+        guard let info = ov_info(vf, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
+            throw .malformedFile("\(name): no Vorbis stream information")
+        }
+        let total = ov_pcm_total(vf, -1)
+        return ClipFileInfo(container: "OGG (OGG Container format)", codec: "Vorbis", sampleRate: Double(info.pointee.rate),
+                            channels: Int(info.pointee.channels), frames: total >= 0 ? Int(total) : nil,
+                            packets: nil, bytes: bytes, audioBytes: nil)
+    }
+
+    /// Opens bytes in memory with `ov_open_callbacks` and runs `body` with the open file.
+    private static func withMemoryFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
+                                          _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
+        try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
             let callbacks = ov_callbacks(
                 read_func: { ptr, size, count, user in
                     guard let source = MemorySource.from(user), size > 0 else { return 0 }
@@ -57,17 +97,71 @@ public enum VorbisFileDecoder {
             let code = ov_open_callbacks(user, vf, nil, 0, callbacks)
             guard code == 0 else { throw .unreadableFile(path: name, reason: reason(code)) }
             defer { ov_clear(vf) }
-            return try read(vf, name: name)
+            return try body(vf)
         }
     }
 
-    private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String) throws(EarshotError) -> PCMAudio {
+    private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String,
+                             options: ClipDecoder.Options) throws(EarshotError) -> PCMAudio {
         guard let first = ov_info(vf, -1) else { throw .malformedFile("\(name): no Vorbis stream information") }
         let channels = Int(first.pointee.channels)
         let rate = first.pointee.rate
         guard (1...64).contains(channels) else { throw .malformedFile("\(name): \(channels) channels") }
         guard (1...768_000).contains(rate) else { throw .malformedFile("\(name): sample rate \(rate) Hz") }
-        var out: [Float] = []
+        let bytesPerSample = options.lossyAsFloat ? 4 : 2
+        // A seekable stream knows its length from its last page: refuse before allocating.
+        let total = ov_pcm_total(vf, -1)
+        var expected = 0
+        if total > 0 {
+            let (samples, overflow) = Int(total).multipliedReportingOverflow(by: channels)
+            try options.check(samples: overflow ? Int.max : samples, bytesPerSample: bytesPerSample, name: name)
+            expected = samples
+        }
+        if options.lossyAsFloat {
+            var out: [Float] = []
+            out.reserveCapacity(expected)
+            try decodeLoop(vf, channels: channels, rate: rate, name: name) { (pcm, frames) throws(EarshotError) in
+                try options.check(samples: out.count + frames * channels, bytesPerSample: 4, name: name)
+                let start = out.count
+                out.append(contentsOf: repeatElement(0, count: frames * channels))
+                out.withUnsafeMutableBufferPointer { dst in
+                    for ch in 0..<channels {
+                        guard let src = pcm[ch] else { continue }
+                        for f in 0..<frames { dst[start + f * channels + ch] = src[f] }
+                    }
+                }
+            }
+            return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
+        }
+        var out: [Int16] = []
+        out.reserveCapacity(expected)
+        try decodeLoop(vf, channels: channels, rate: rate, name: name) { (pcm, frames) throws(EarshotError) in
+            try options.check(samples: out.count + frames * channels, bytesPerSample: 2, name: name)
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: frames * channels))
+            out.withUnsafeMutableBufferPointer { dst in
+                for ch in 0..<channels {
+                    guard let src = pcm[ch] else { continue }
+                    for f in 0..<frames { dst[start + f * channels + ch] = int16(src[f]) }
+                }
+            }
+        }
+        return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
+    }
+
+    /// A float sample as 16-bit, the way `ov_read` converts (×32768, rounded to nearest even, clipped).
+    @inline(__always)
+    static func int16(_ x: Float) -> Int16 {
+        let v = (x * 32768).rounded(.toNearestOrEven)
+        return v >= 32767 ? .max : v <= -32768 ? .min : Int16(v)
+    }
+
+    /// Runs `take` for every block `ov_read_float` decodes (planar channels, frame count), until
+    /// the end of the stream; a hole, a format change between links or a decoding error throws.
+    private static func decodeLoop(
+        _ vf: UnsafeMutablePointer<OggVorbis_File>, channels: Int, rate: Int, name: String,
+        _ take: (UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, Int) throws(EarshotError) -> Void
+    ) throws(EarshotError) {
         var link: Int32 = 0
         while true {
             var pcm: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
@@ -80,17 +174,8 @@ public enum VorbisFileDecoder {
                 throw .unsupportedEncoding("\(name): chained Ogg stream changes format at link \(link)")
             }
             guard let pcm else { throw .malformedFile("\(name): vorbisfile returned no samples") }
-            let frames = got
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: frames * channels))
-            out.withUnsafeMutableBufferPointer { dst in
-                for ch in 0..<channels {
-                    guard let src = pcm[ch] else { continue }
-                    for f in 0..<frames { dst[start + f * channels + ch] = src[f] }
-                }
-            }
+            try take(pcm, got)
         }
-        return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
     }
 
     static func reason(_ code: Int32) -> String {

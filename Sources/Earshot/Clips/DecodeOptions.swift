@@ -1,0 +1,64 @@
+/// How much a clip decoder may allocate and which sample type it produces.
+///
+/// Every decoder checks ``maxBytes`` **before allocating**: from the header where the file states
+/// its length (WAV, AIFF, FLAC, CAF, a seekable Ogg stream), and while decoding where it does not
+/// or where the header may lie. A file over the limit throws
+/// ``EarshotError/tooLarge(name:what:size:limit:setting:)`` naming the file, the size its decoded
+/// audio would take and the limit — a small file that declares or decodes to gigabytes (a
+/// decompression bomb) never reaches memory.
+///
+/// Samples: integer sources become 16-bit integers, floating-point PCM (float CAF and WAV) stays
+/// 32-bit float, and lossy codecs (Vorbis, Opus) decode to 16-bit unless ``lossyAsFloat`` asks
+/// for float — 16-bit halves the memory of an Ogg clip and is what OpenAL mixes from anyway.
+///
+/// ```swift
+/// var options = ClipDecoder.Options()
+/// options.maxBytes = 64 << 20                     // refuse anything over 64 MiB decoded
+/// let audio = try ClipDecoder.decode(path: "Assets/Sounds/step.wav", options: options)
+/// print(audio.byteCount)
+/// ```
+extension ClipDecoder {
+    public struct Options: Sendable, Equatable {
+        /// The default ``maxBytes``: 512 MiB of decoded samples (about 1 h 35 min of 16-bit mono
+        /// 44.1 kHz audio, far beyond any clip; stream longer audio as music).
+        public static let defaultMaxBytes = 512 << 20
+        /// The largest ``maxBytes`` accepted: OpenAL takes a buffer's size as a 32-bit signed
+        /// count, so no clip can hold more than 2 GiB − 1 bytes.
+        public static let maxBytesCeiling = Int(Int32.max)
+
+        /// The most bytes of decoded samples one clip may take (the size of its OpenAL buffer
+        /// before any mono mix-down). Between 1 and ``maxBytesCeiling``.
+        public var maxBytes: Int
+        /// Decode Vorbis and Opus to 32-bit floats instead of 16-bit integers.
+        public var lossyAsFloat: Bool
+        /// Where the limit is set, for the error message (`"Configuration.maxClipBytes"`).
+        public var limitName: String
+
+        public init(maxBytes: Int = Options.defaultMaxBytes, lossyAsFloat: Bool = false,
+                    limitName: String = "ClipDecoder.Options.maxBytes") {
+            precondition((1...Self.maxBytesCeiling).contains(maxBytes),
+                         "ClipDecoder.Options: maxBytes \(maxBytes) is outside 1…\(Self.maxBytesCeiling)")
+            self.maxBytes = maxBytes
+            self.lossyAsFloat = lossyAsFloat
+            self.limitName = limitName
+        }
+
+        /// Throws ``EarshotError/tooLarge(name:what:size:limit:setting:)`` when `samples` samples
+        /// of `bytesPerSample` bytes exceed ``maxBytes`` (overflow counts as exceeding).
+        func check(samples: Int, bytesPerSample: Int, name: String) throws(EarshotError) {
+            let (bytes, overflow) = samples.multipliedReportingOverflow(by: bytesPerSample)
+            guard !overflow, samples >= 0, bytes <= maxBytes else {
+                throw .tooLarge(name: name, what: "decoded audio", size: overflow ? Int.max : bytes,
+                                limit: maxBytes, setting: limitName)
+            }
+        }
+
+        /// The encoded bytes a decoder may read into memory for a file whose decoded audio must
+        /// fit ``maxBytes``: no encoding Earshot reads in memory shrinks by more than 4 (64-bit
+        /// floats become 32-bit; 8-bit integers grow), plus room for headers.
+        var maxEncodedBytes: Int {
+            let (v, o) = maxBytes.multipliedReportingOverflow(by: 4)
+            return o ? Int.max : v + (1 << 20)
+        }
+    }
+}
