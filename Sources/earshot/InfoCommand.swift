@@ -33,6 +33,8 @@ struct InfoCommand: ParsableCommand {
             object["file"] = file
             if object["packets"] == nil { object["packets"] = NSNull() }
             if object["audioBytes"] == nil { object["audioBytes"] = NSNull() }
+            if object["frames"] == nil { object["frames"] = NSNull() }
+            if object["duration"] == nil { object["duration"] = NSNull() }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
@@ -41,8 +43,8 @@ struct InfoCommand: ParsableCommand {
             print("codec:       \(info.codec)")
             print("sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz")
             print("channels:    \(info.channels)")
-            print("frames:      \(info.frames)")
-            print("duration:    \(String(format: "%.6f", info.duration)) s")
+            print("frames:      \(info.frames.map(String.init) ?? "unknown (the file does not state a plausible length)")")
+            print("duration:    \(info.duration.map { String(format: "%.6f s", $0) } ?? "unknown")")
             print("packets:     \(info.packets.map(String.init) ?? "-")")
             print("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")
         }

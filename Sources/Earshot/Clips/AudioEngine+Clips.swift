@@ -9,7 +9,12 @@ extension AudioEngine {
     /// let hit = try engine.loadClip(data: pak.bytes(of: "hit.caf"), name: "pak/hit.caf")
     /// ```
     public func loadClip(data: [UInt8], name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
-        let audio = try ClipDecoder.decode(data: data, name: name)
+        try loadClip(data: data, name: name, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
+    }
+
+    /// ``loadClip(data:name:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
+    func loadClip(data: [UInt8], name: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
+        let audio = try ClipDecoder.decode(data: data, name: name, options: decodeOptions(maxBytes: maxBytes, setting: setting))
         return try loadClip(audio, name: name, forPositioning: forPositioning)
     }
 }

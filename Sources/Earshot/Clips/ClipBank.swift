@@ -17,7 +17,9 @@ import Glibc
 /// playing it (they fade out where the engine supports fading, and are cut otherwise).
 ///
 /// **Memory.** ``byteCount(named:)`` is the size of a clip's OpenAL buffer, ``totalBytes`` the
-/// sum over distinct clips. With a ``byteBudget``, each preload that takes the total over the
+/// sum over distinct clips. A clip whose decoded audio alone exceeds the ``byteBudget`` (or the
+/// engine's ``AudioEngine/Configuration/maxClipBytes``) is refused before it is decoded, with
+/// ``EarshotError/tooLarge(name:what:size:limit:setting:)``. With a budget, each preload that takes the total over the
 /// budget evicts the least recently used *idle* clips (no voice playing them) until it fits;
 /// clips being played are never evicted, so the budget can be exceeded while they play
 /// (``isOverBudget`` says so). A clip's recency is refreshed by preloading it and by
@@ -59,11 +61,17 @@ public final class ClipBank: Sendable {
             }
         }
 
-        /// Decodes the source and uploads it into `engine` (the engine's own loaders).
-        func load(into engine: AudioEngine, forPositioning: Bool) throws(EarshotError) -> Clip {
+        /// Decodes the source and uploads it into `engine` (the engine's own loaders), refusing
+        /// before decoding anything whose decoded audio would exceed `budget` as well as the
+        /// engine's ``AudioEngine/Configuration/maxClipBytes``.
+        func load(into engine: AudioEngine, forPositioning: Bool, budget: Int?) throws(EarshotError) -> Clip {
+            let limit = budget.map { max(1, $0) } ?? Int.max
+            let setting = "ClipBank.byteBudget"
             switch self {
-            case .path(let p): return try engine.loadClip(path: p, forPositioning: forPositioning)
-            case .data(let d, let n): return try engine.loadClip(data: d, name: n, forPositioning: forPositioning)
+            case .path(let p):
+                return try engine.loadClip(path: p, forPositioning: forPositioning, maxBytes: limit, setting: setting)
+            case .data(let d, let n):
+                return try engine.loadClip(data: d, name: n, forPositioning: forPositioning, maxBytes: limit, setting: setting)
             }
         }
     }
@@ -160,7 +168,7 @@ public final class ClipBank: Sendable {
 
         // Decode and upload outside the bank's lock: other lookups go on meanwhile.
         let engine = self.engine
-        let clip = try request.source.load(into: engine, forPositioning: request.forPositioning)
+        let clip = try request.source.load(into: engine, forPositioning: request.forPositioning, budget: byteBudget)
 
         var duplicate: Clip?
         let result = try state.withLock { (s) throws(EarshotError) -> Clip in
@@ -303,7 +311,7 @@ public final class ClipBank: Sendable {
             for (key, var entry) in s.entries {
                 old.unload(entry.clip)
                 do throws(EarshotError) {
-                    entry.clip = try entry.source.load(into: engine, forPositioning: key.forPositioning)
+                    entry.clip = try entry.source.load(into: engine, forPositioning: key.forPositioning, budget: byteBudget)
                     s.entries[key] = entry
                 } catch {
                     for name in entry.names {

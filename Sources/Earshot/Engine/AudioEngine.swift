@@ -56,6 +56,9 @@ public final class AudioEngine: @unchecked Sendable {
         if let cap = configuration.maxRealVoices, !(1...4096).contains(cap) {
             throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
         }
+        guard (1...ClipDecoder.Options.maxBytesCeiling).contains(configuration.maxClipBytes) else {
+            throw .invalidArgument("maxClipBytes \(configuration.maxClipBytes) is outside 1…\(ClipDecoder.Options.maxBytesCeiling)")
+        }
         guard (0...1_000_000).contains(configuration.maxVirtualVoices) else {
             throw .invalidArgument("maxVirtualVoices \(configuration.maxVirtualVoices) is outside 0…1000000")
         }
@@ -148,13 +151,34 @@ public final class AudioEngine: @unchecked Sendable {
     ///   - path: the file to decode; its path also names the clip in messages.
     ///   - forPositioning: mix a multi-channel file down to mono (the mean of the channels) so
     ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised.
+    ///
+    /// A file whose decoded audio would exceed ``Configuration/maxClipBytes`` throws
+    /// ``EarshotError/tooLarge(name:what:size:limit:setting:)`` before it is decoded.
     public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
-        let audio = try ClipDecoder.decode(path: path)
+        try loadClip(path: path, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
+    }
+
+    /// ``loadClip(path:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
+    func loadClip(path: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
+        let audio = try ClipDecoder.decode(path: path, options: decodeOptions(maxBytes: maxBytes, setting: setting))
         return try loadClip(audio, name: path, forPositioning: forPositioning)
     }
 
+    /// The engine's decoder options with the limit lowered to `maxBytes` (named `setting`).
+    func decodeOptions(maxBytes: Int, setting: String?) -> ClipDecoder.Options {
+        var options = configuration.clipDecodeOptions
+        if maxBytes < options.maxBytes {
+            options.maxBytes = max(1, maxBytes)
+            options.limitName = setting ?? options.limitName
+        }
+        return options
+    }
+
     /// Uploads decoded audio into an OpenAL buffer.
+    ///
+    /// Audio over ``Configuration/maxClipBytes`` throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``.
     public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
+        try configuration.clipDecodeOptions.check(samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)
         let pcm = forPositioning ? audio.downmixedToMono() : audio
         guard pcm.channels <= 2 else {
             throw .unsupportedEncoding("\(name): \(pcm.channels) channels (clips are mono or stereo; load it for positioning to mix it down)")

@@ -33,11 +33,27 @@ extension AudioEngine {
         /// A voice never heard yet that wins a source at most this late starts from its first
         /// frame instead of joining mid-clip (seconds).
         public var lateStartTolerance: Double
+        /// The most bytes of decoded samples one clip may take (default 512 MiB; at most
+        /// 2 GiB − 1, OpenAL's limit). Checked before allocating: from the file's header where it
+        /// states its length, while decoding otherwise. A clip over it throws
+        /// ``EarshotError/tooLarge(name:what:size:limit:setting:)``; stream long audio as music.
+        public var maxClipBytes: Int
+        /// Decode Vorbis and Opus clips to 32-bit floats instead of 16-bit integers (default false:
+        /// half the memory, and what OpenAL mixes from anyway).
+        public var lossyClipsAsFloat: Bool
+        /// Whether the engine keeps a copy of every clip's samples to upload them again when a
+        /// lost device is reopened (OpenAL cannot give a buffer's data back). `nil` (the default)
+        /// keeps it on devices that can be lost and not on a loopback device, which cannot;
+        /// `false` saves the memory at the price of clips that are gone after a device loss
+        /// (their voices end; reload them, or let a ``ClipBank`` rebuild them).
+        public var keepsClipsForRecovery: Bool?
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
                     dopplerFactor: Float = 1, speedOfSound: Float = 343.3, maxVirtualVoices: Int = 4096,
-                    fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05) {
+                    fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05,
+                    maxClipBytes: Int = ClipDecoder.Options.defaultMaxBytes, lossyClipsAsFloat: Bool = false,
+                    keepsClipsForRecovery: Bool? = nil) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -49,11 +65,19 @@ extension AudioEngine {
             self.fadeTime = fadeTime
             self.audibilityFloor = audibilityFloor
             self.lateStartTolerance = lateStartTolerance
+            self.maxClipBytes = maxClipBytes
+            self.lossyClipsAsFloat = lossyClipsAsFloat
+            self.keepsClipsForRecovery = keepsClipsForRecovery
         }
     }
 }
 
 extension AudioEngine.Configuration {
+    /// The decoder options for clips this engine loads: its size limit and sample type.
+    var clipDecodeOptions: ClipDecoder.Options {
+        ClipDecoder.Options(maxBytes: maxClipBytes, lossyAsFloat: lossyClipsAsFloat, limitName: "Configuration.maxClipBytes")
+    }
+
     /// The context to ask OpenAL for: one place for the engine's first context and the one made
     /// on a reopened device, so both ask for the same sources.
     var contextRequest: ALContext.Request {

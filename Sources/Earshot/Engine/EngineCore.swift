@@ -34,6 +34,9 @@ final class EngineCore {
     @exclusivity(unchecked) private(set) var masterGain: Float = 1
     @exclusivity(unchecked) private var warnedStereoPositioned = Set<UInt32>()
     let isLoopback: Bool
+    /// Whether clips keep their samples for a device loss (``AudioEngine/Configuration/keepsClipsForRecovery``;
+    /// by default only on devices that can be lost).
+    let keepsClipsForRecovery: Bool
     let sampleRate: Int
     /// Frames rendered so far (loopback clock).
     @exclusivity(unchecked) private(set) var renderedFrames: Int = 0
@@ -46,7 +49,8 @@ final class EngineCore {
         var buffer: ALuint = 0
         var info: ClipInfo?
         /// The uploaded samples, kept to upload them again after the device is lost and reopened
-        /// (OpenAL cannot give a buffer's data back). Shares storage with the decoder's output.
+        /// (OpenAL cannot give a buffer's data back), when ``keepsClipsForRecovery``. Shares
+        /// storage with the decoder's output.
         var pcm: PCMAudio?
     }
 
@@ -60,6 +64,7 @@ final class EngineCore {
         musicSourceNames = Array(names[count...])
         freeMusicSources = musicSourceNames.reversed()
         isLoopback = device.isLoopback
+        keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
         liveClockStart = Self.monotonic()
         let settle = isLoopback ? 0 : 2 / Double(max(device.integer(ALC_REFRESH), 1))
@@ -124,6 +129,11 @@ final class EngineCore {
     // MARK: Clips
 
     func upload(_ pcm: PCMAudio, name: String) throws(EarshotError) -> Clip {
+        // OpenAL takes the size as a 32-bit count: never let a conversion trap.
+        guard pcm.byteCount <= ClipDecoder.Options.maxBytesCeiling else {
+            throw .tooLarge(name: name, what: "an OpenAL buffer", size: pcm.byteCount,
+                            limit: ClipDecoder.Options.maxBytesCeiling, setting: "OpenAL's 32-bit buffer size")
+        }
         ALCheck.clear()
         var buffer: ALuint = 0
         alGenBuffers(1, &buffer)
@@ -158,7 +168,7 @@ final class EngineCore {
         }
         clips[Int(id)].buffer = buffer
         clips[Int(id)].info = info
-        clips[Int(id)].pcm = pcm
+        clips[Int(id)].pcm = keepsClipsForRecovery ? pcm : nil
         return Clip(id: id, generation: clips[Int(id)].generation, info: info)
     }
 
@@ -350,13 +360,21 @@ final class EngineCore {
 
     /// Uploads every loaded clip again into the current context, keeping clip ids and
     /// generations, and points live voices at the new buffers. Buffers of clips being unloaded
-    /// are not restored: their voices end.
+    /// are not restored: their voices end. Clips whose samples were not kept
+    /// (``keepsClipsForRecovery`` off) are unloaded: their voices end and their handles go stale.
     func reuploadClips() throws(EarshotError) {
         for pending in buffersToDelete {
             pool.stopAll { $0.clipID == pending.clipID }
             freeClipIDs.append(pending.clipID)
         }
         buffersToDelete.removeAll()
+        for i in clips.indices where clips[i].info != nil && clips[i].pcm == nil {
+            pool.stopAll { $0.clipID == UInt32(i) }
+            clips[i].generation &+= 1
+            clips[i].info = nil
+            clips[i].buffer = 0
+            freeClipIDs.append(UInt32(i))
+        }
         for i in clips.indices {
             guard let pcm = clips[i].pcm, let info = clips[i].info else { continue }
             let fresh = try upload(pcm, name: info.name)

@@ -31,7 +31,7 @@ final class DeviceRecoveryTests: XCTestCase {
     }
 
     func testVoicesResumeAtTheirClockOffsetAndClipsSurvive() throws {
-        let e = try TestSignals.loopbackEngine { $0.maxRealVoices = 8 }
+        let e = try TestSignals.loopbackEngine { $0.maxRealVoices = 8; $0.keepsClipsForRecovery = true }
         defer { e.shutdown() }
         let n = 48_000
         let ramp = (0..<n).map { Int16((-0.9 + 1.8 * Double($0) / Double(n)) * 32767) }
