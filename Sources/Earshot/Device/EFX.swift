@@ -1,0 +1,148 @@
+import COpenAL
+
+/// What a context offers for environmental audio (OpenAL's `ALC_EXT_EFX`).
+///
+/// OpenAL Soft 1.19.1 has EFX with 2 auxiliary sends per source by default (up to 16 on
+/// request with `ALC_MAX_AUXILIARY_SENDS`), 64 effect slots, EAX reverb and low-pass filters.
+/// Another implementation may lack it: then Earshot's environment plays dry (no reverb, no
+/// occlusion filter) and says so here instead of failing.
+///
+/// ```swift
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// print(engine.efxSupport.maxAuxiliarySends)   // 2
+/// ```
+public struct EFXSupport: Sendable, Equatable {
+    /// Whether the device has `ALC_EXT_EFX`.
+    public var isAvailable: Bool
+    /// Auxiliary sends per source granted on the context (0 without EFX).
+    public var maxAuxiliarySends: Int
+
+    /// Reads what `device` and the current context offer. Call under the AL lock.
+    static func read(device: OpaquePointer) -> EFXSupport {
+        guard alcIsExtensionPresent(device, "ALC_EXT_EFX") != 0 else { return EFXSupport(isAvailable: false, maxAuxiliarySends: 0) }
+        var sends: ALCint = 0
+        alcGetIntegerv(device, ALCenum(ALC_MAX_AUXILIARY_SENDS), 1, &sends)
+        _ = alcGetError(device)
+        return EFXSupport(isAvailable: true, maxAuxiliarySends: Int(max(0, sends)))
+    }
+}
+
+/// Typed wrappers over EFX objects: auxiliary effect slots, effects and filters. Every call
+/// assumes the AL lock is held with the right context current (as everything in EngineCore
+/// does) and checks the AL error of what it did through ``ALCheck``: creation fails with a typed
+/// error (`AL_OUT_OF_MEMORY`, no free slot), a wrong use of Earshot's own objects traps.
+///
+/// OpenAL copies a filter's parameters into a source when the filter is attached, and an
+/// effect's into a slot when the effect is attached: one scratch filter can set every source's
+/// filter, and an effect is re-attached after each change for the slot to hear it.
+enum EFX {
+    // MARK: Objects
+
+    /// A new auxiliary effect slot (an effect's place in the mix, fed by sources' sends).
+    static func makeSlot() throws(EarshotError) -> ALuint {
+        ALCheck.clear()
+        var slot: ALuint = 0
+        alGenAuxiliaryEffectSlots(1, &slot)
+        try ALCheck.throwing("alGenAuxiliaryEffectSlots")
+        return slot
+    }
+
+    /// A new effect of `type` (`AL_EFFECT_EAXREVERB`, `AL_EFFECT_ECHO` …).
+    static func makeEffect(type: ALint) throws(EarshotError) -> ALuint {
+        ALCheck.clear()
+        var effect: ALuint = 0
+        alGenEffects(1, &effect)
+        try ALCheck.throwing("alGenEffects")
+        alEffecti(effect, AL_EFFECT_TYPE, type)
+        do throws(EarshotError) {
+            try ALCheck.throwing("alEffecti(AL_EFFECT_TYPE, \(type))")
+        } catch {
+            alDeleteEffects(1, &effect)
+            ALCheck.clear()
+            throw error
+        }
+        return effect
+    }
+
+    /// A new low-pass filter (gain and high-frequency gain, both 0…1).
+    static func makeLowPass() throws(EarshotError) -> ALuint {
+        ALCheck.clear()
+        var filter: ALuint = 0
+        alGenFilters(1, &filter)
+        try ALCheck.throwing("alGenFilters")
+        alFilteri(filter, AL_FILTER_TYPE, AL_FILTER_LOWPASS)
+        try ALCheck.strict("alFilteri(AL_FILTER_LOWPASS)")
+        return filter
+    }
+
+    static func deleteSlot(_ slot: ALuint) {
+        var s = slot
+        alAuxiliaryEffectSloti(slot, AL_EFFECTSLOT_EFFECT, AL_EFFECT_NULL)
+        alDeleteAuxiliaryEffectSlots(1, &s)
+    }
+
+    static func deleteEffect(_ effect: ALuint) {
+        var e = effect
+        alDeleteEffects(1, &e)
+    }
+
+    static func deleteFilter(_ filter: ALuint) {
+        var f = filter
+        alDeleteFilters(1, &f)
+    }
+
+    // MARK: Parameters
+
+    /// Sets every EAX reverb parameter of `effect` (of type `AL_EFFECT_EAXREVERB`), with
+    /// `gainScale` applied to the reflections and late reverb gains and the pans replaced.
+    static func setReverb(_ effect: ALuint, _ reverb: ReverbProperties, gainScale: Float = 1,
+                          pan: Vector3? = nil) throws(EarshotError) {
+        var r = reverb
+        r.reflectionsGain *= gainScale
+        r.lateReverbGain *= gainScale
+        if let pan {
+            r.reflectionsPan = pan
+            r.lateReverbPan = pan
+        }
+        var raw = r.raw
+        earshot_set_eaxreverb(effect, &raw)
+        try ALCheck.strict("EAX reverb parameters")
+    }
+
+    /// Puts `effect` (or nothing, 0) in `slot`; OpenAL copies the effect's current parameters.
+    static func attach(_ effect: ALuint, to slot: ALuint) throws(EarshotError) {
+        alAuxiliaryEffectSloti(slot, AL_EFFECTSLOT_EFFECT, ALint(effect))
+        try ALCheck.strict("alAuxiliaryEffectSloti(AL_EFFECTSLOT_EFFECT)")
+    }
+
+    /// The slot's output gain, 0…1.
+    static func setSlotGain(_ slot: ALuint, _ gain: Float) throws(EarshotError) {
+        alAuxiliaryEffectSlotf(slot, AL_EFFECTSLOT_GAIN, min(max(gain, 0), 1))
+        try ALCheck.strict("alAuxiliaryEffectSlotf(AL_EFFECTSLOT_GAIN)")
+    }
+
+    /// Sets a low-pass filter's gains (clamped to 0…1).
+    static func setLowPass(_ filter: ALuint, gain: Float, gainHF: Float) throws(EarshotError) {
+        alFilterf(filter, AL_LOWPASS_GAIN, min(max(gain, 0), 1))
+        alFilterf(filter, AL_LOWPASS_GAINHF, min(max(gainHF, 0), 1))
+        try ALCheck.strict("low-pass filter gains")
+    }
+
+    /// Routes `source`'s auxiliary send `send` to `slot` (0: none) through `filter` (0: none).
+    static func route(_ source: ALuint, send: Int, to slot: ALuint, filter: ALuint) throws(EarshotError) {
+        alSource3i(source, AL_AUXILIARY_SEND_FILTER, ALint(slot), ALint(send), ALint(filter))
+        try ALCheck.strict("alSource3i(AL_AUXILIARY_SEND_FILTER, send \(send))")
+    }
+
+    /// Sets `source`'s direct-path filter (0: none).
+    static func setDirectFilter(_ source: ALuint, _ filter: ALuint) throws(EarshotError) {
+        alSourcei(source, AL_DIRECT_FILTER, ALint(filter))
+        try ALCheck.strict("alSourcei(AL_DIRECT_FILTER)")
+    }
+
+    /// Sets `source`'s air absorption factor (0…10; 0 is none).
+    static func setAirAbsorption(_ source: ALuint, _ factor: Float) throws(EarshotError) {
+        alSourcef(source, AL_AIR_ABSORPTION_FACTOR, min(max(factor, 0), 10))
+        try ALCheck.strict("alSourcef(AL_AIR_ABSORPTION_FACTOR)")
+    }
+}
