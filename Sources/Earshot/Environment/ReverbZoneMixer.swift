@@ -1,0 +1,150 @@
+import COpenAL
+
+/// Keeps an engine's auxiliary effect slots in step with its reverb zones and the listener.
+///
+/// One slot (with one EAX reverb effect) per send. Each ``step(listener:elapsed:)``, in playback
+/// time, asks ``ZoneBlend`` which zones the sends should carry and glides toward that: a zone
+/// keeps the slot it already has; a zone that is no longer chosen fades its slot out, and only
+/// a silent slot takes a new zone (its preset loaded while silent, then faded in), so a slot
+/// never switches reverb audibly. Gains move by at most `elapsed / glideTime` per step and pans
+/// by the same fraction of the way, so no step is large enough to click or zip.
+///
+/// Touched only under the AL lock with its context current (like everything in EngineCore).
+final class ReverbZoneMixer {
+    struct SlotState: Equatable {
+        /// The zone the slot holds (by name), or nil when it is free.
+        var zone: String?
+        var gain: Float = 0
+        var pan: Vector3 = .zero
+        /// The gain and pan last sent to OpenAL.
+        var sentGain: Float = -1
+        var sentPan: Vector3 = Vector3(.nan, 0, 0)
+    }
+
+    /// The zones, in the order given (their names are unique).
+    private(set) var zones: [ReverbZone] = []
+    /// The slots, one per send (empty without EFX).
+    private(set) var slots: [ALuint] = []
+    private var effects: [ALuint] = []
+    private(set) var states: [SlotState] = []
+    /// Seconds for a slot's gain to glide from 0 to 1 (and for a pan to arrive).
+    let glideTime: Double
+
+    /// Creates `sends` slots with their reverb effects (none when `sends` is 0).
+    init(sends: Int, glideTime: Double = 0.05) throws(EarshotError) {
+        self.glideTime = glideTime
+        try makeObjects(count: sends)
+    }
+
+    private func makeObjects(count: Int) throws(EarshotError) {
+        var made: [(ALuint, ALuint)] = []
+        do throws(EarshotError) {
+            for _ in 0..<count {
+                let slot = try EFX.makeSlot()
+                do throws(EarshotError) {
+                    made.append((slot, try EFX.makeEffect(type: AL_EFFECT_EAXREVERB)))
+                } catch {
+                    EFX.deleteSlot(slot)
+                    throw error
+                }
+                try EFX.setSlotGain(made[made.count - 1].0, 0)
+            }
+        } catch {
+            for (slot, effect) in made {
+                EFX.deleteSlot(slot)
+                EFX.deleteEffect(effect)
+            }
+            ALCheck.clear()
+            throw error
+        }
+        slots = made.map(\.0)
+        effects = made.map(\.1)
+        states = Array(repeating: SlotState(), count: count)
+    }
+
+    /// Replaces the zones. Zones still present keep their slots; the others fade out.
+    func setZones(_ zones: [ReverbZone]) {
+        self.zones = zones
+    }
+
+    /// Whether a step could change anything (some zone exists or some slot still sounds).
+    var isActive: Bool { !zones.isEmpty || states.contains { $0.zone != nil } }
+
+    /// Advances the glides by `elapsed` seconds of playback toward what `listener` should hear.
+    func step(listener: Listener, elapsed: Double) throws(EarshotError) {
+        guard !slots.isEmpty, isActive else { return }
+        let targets = ZoneBlend.mix(zones: zones, listener: listener, sends: slots.count)
+        var wanted: [String: ZoneBlend.Send] = [:]
+        for t in targets { wanted[zones[t.zone].name] = t }
+        let maxStep = Float(glideTime > 0 ? min(1, elapsed / glideTime) : 1)
+
+        // Slots keep their zones; zones no longer wanted fade out.
+        var placed = Set<String>()
+        for i in states.indices {
+            guard let name = states[i].zone else { continue }
+            if let t = wanted[name] {
+                placed.insert(name)
+                glide(i, toward: t.gain, pan: t.pan, by: maxStep)
+            } else {
+                glide(i, toward: 0, pan: states[i].pan, by: maxStep)
+                if states[i].gain == 0 { states[i].zone = nil }
+            }
+        }
+        // New zones take free (silent) slots, nearest first; they wait if none is free yet.
+        for t in targets where !placed.contains(zones[t.zone].name) {
+            guard let free = states.firstIndex(where: { $0.zone == nil }) else { break }
+            states[free] = SlotState(zone: zones[t.zone].name, gain: 0, pan: t.pan)
+            glide(free, toward: t.gain, pan: t.pan, by: maxStep)
+        }
+        try apply()
+    }
+
+    private func glide(_ i: Int, toward gain: Float, pan: Vector3, by maxStep: Float) {
+        let g = states[i].gain
+        states[i].gain = abs(gain - g) <= maxStep ? gain : g + (gain > g ? maxStep : -maxStep)
+        states[i].pan = states[i].pan + (pan - states[i].pan) * maxStep
+    }
+
+    /// Sends what changed to OpenAL: the effect (preset and pan) when the pan moved or the zone
+    /// changed, the slot gain when it moved.
+    private func apply() throws(EarshotError) {
+        for i in states.indices {
+            let s = states[i]
+            if let name = s.zone, let zone = zones.first(where: { $0.name == name }),
+               !(s.sentPan == s.pan) || s.sentGain < 0 {
+                try EFX.setReverb(effects[i], zone.reverb, pan: s.pan)
+                try EFX.attach(effects[i], to: slots[i])
+                states[i].sentPan = s.pan
+            }
+            if s.sentGain != s.gain {
+                try EFX.setSlotGain(slots[i], s.gain)
+                states[i].sentGain = s.gain
+            }
+        }
+    }
+
+    /// Deletes the slots and effects (the sources routed to them must be unrouted first).
+    func teardown() {
+        for (slot, effect) in zip(slots, effects) {
+            EFX.deleteSlot(slot)
+            EFX.deleteEffect(effect)
+        }
+        ALCheck.clear()
+        slots = []
+        effects = []
+        states = []
+    }
+
+    /// Makes new slots and effects on the current context (after a device was reopened) and
+    /// sends them the state the old ones had, so the environment sounds as before the loss.
+    func rebuild(sends: Int) throws(EarshotError) {
+        let kept = states
+        try makeObjects(count: sends)
+        for i in states.indices where i < kept.count {
+            states[i] = kept[i]
+            states[i].sentGain = -1
+            states[i].sentPan = Vector3(.nan, 0, 0)
+        }
+        try apply()
+    }
+}
