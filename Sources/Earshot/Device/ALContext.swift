@@ -22,11 +22,15 @@ public final class ALContext: @unchecked Sendable {
         public var stereoSources: Int
         /// HRTF rendering (`ALC_HRTF_SOFT`); honoured on stereo output only.
         public var hrtf: Bool
+        /// Auxiliary sends per source to ask for (`ALC_MAX_AUXILIARY_SENDS`, 0…16) on a device
+        /// with EFX: one per reverb zone a voice can be heard in at once.
+        public var auxiliarySends: Int
 
-        public init(monoSources: Int = 255, stereoSources: Int = 1, hrtf: Bool = false) {
+        public init(monoSources: Int = 255, stereoSources: Int = 1, hrtf: Bool = false, auxiliarySends: Int = 2) {
             self.monoSources = monoSources
             self.stereoSources = stereoSources
             self.hrtf = hrtf
+            self.auxiliarySends = auxiliarySends
         }
     }
 
@@ -61,6 +65,9 @@ public final class ALContext: @unchecked Sendable {
         ]
         if device.extensions.contains("ALC_SOFT_HRTF") {
             attributes += [ALC_HRTF_SOFT, request.hrtf ? ALC_TRUE : ALC_FALSE]
+        }
+        if alcIsExtensionPresent(device.handle, "ALC_EXT_EFX") != 0 {
+            attributes += [ALCint(ALC_MAX_AUXILIARY_SENDS), ALCint(min(max(request.auxiliarySends, 0), 16))]
         }
         if let format = device.loopbackFormat {
             attributes += [

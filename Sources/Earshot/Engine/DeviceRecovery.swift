@@ -135,6 +135,7 @@ extension EngineCore {
         resetMusicSources()
         try applyGlobalState()
         syncBuses()
+        try rebuildZones()
     }
 }
 

@@ -33,6 +33,14 @@ final class EngineCore {
     /// The master gain over every bus (applied through the listener's AL gain).
     @exclusivity(unchecked) private(set) var masterGain: Float = 1
     @exclusivity(unchecked) private var warnedStereoPositioned = Set<UInt32>()
+    /// What the context offers for environmental audio (read again after a rebuild).
+    @exclusivity(unchecked) private(set) var efx: EFXSupport
+    /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
+    @exclusivity(unchecked) private(set) var reverbZones: [ReverbZone] = []
+    /// The zones' slots, made when the first zones are set on a device with EFX.
+    @exclusivity(unchecked) private(set) var zoneMixer: ReverbZoneMixer?
+    /// Routes positioned voices' sends to the zone slots.
+    let sendRouter = SendRouter()
     let isLoopback: Bool
     /// Whether clips keep their samples for a device loss (``AudioEngine/Configuration/keepsClipsForRecovery``;
     /// by default only on devices that can be lost).
@@ -63,6 +71,7 @@ final class EngineCore {
         voiceSources = Array(names[0..<count])
         musicSourceNames = Array(names[count...])
         freeMusicSources = musicSourceNames.reversed()
+        efx = EFXSupport.read(device: device.handle)
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
@@ -113,6 +122,8 @@ final class EngineCore {
         let all = voiceSources + musicSourceNames
         for s in all { alSourceStop(s); alSourcei(s, AL_BUFFER, 0) }
         if !all.isEmpty { alDeleteSources(ALsizei(all.count), all) }
+        zoneMixer?.teardown()   // after the sources that sent to its slots are gone
+        zoneMixer = nil
         for c in clips where c.info != nil {
             var b = c.buffer
             alDeleteBuffers(1, &b)
@@ -250,6 +261,7 @@ final class EngineCore {
         if pool.serviceNeeded {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
         }
+        stepZones(elapsed: lastFrameTime)
         alProcessUpdatesSOFT()
         collectBuffers()
         ALCheck.clear()
@@ -279,6 +291,55 @@ final class EngineCore {
         }
         collectBuffers()
         ALCheck.clear()
+    }
+
+    // MARK: Environment
+
+    /// Sets the reverb zones; the first zones on a device with EFX make the slots and route
+    /// the positioned voices to them. Without EFX (or with no sends) the zones are kept and the
+    /// voices play dry.
+    func setReverbZones(_ zones: [ReverbZone]) throws(EarshotError) {
+        reverbZones = zones
+        if zoneMixer == nil, !zones.isEmpty, !isDeviceLost {
+            let sends = min(configuration.auxiliarySends, efx.maxAuxiliarySends)
+            guard efx.isAvailable, sends > 0 else { return }
+            let mixer = try ReverbZoneMixer(sends: sends)
+            zoneMixer = mixer
+            pool.router = sendRouter
+            sendRouter.setSlots(mixer.slots, playing: pool.realSources())
+        }
+        zoneMixer?.setZones(zones)
+    }
+
+    /// Glides the zone slots toward what the listener should hear (playback time).
+    private func stepZones(elapsed: Double) {
+        guard let zoneMixer, zoneMixer.isActive else { return }
+        do throws(EarshotError) {
+            try zoneMixer.step(listener: listener, elapsed: min(max(elapsed, 0), 0.25))
+        } catch {
+            // Only AL_OUT_OF_MEMORY gets here (a misuse of our own objects traps): the zones
+            // keep their last state and the next frame tries again.
+        }
+    }
+
+    /// After a device rebuild: new slots on the new context with the state the old ones had.
+    func rebuildZones() throws(EarshotError) {
+        efx = EFXSupport.read(device: device.handle)
+        sendRouter.forgetSources()
+        guard let zoneMixer else {
+            // Zones set while the device was lost get their slots now.
+            if !reverbZones.isEmpty { try setReverbZones(reverbZones) }
+            return
+        }
+        let sends = min(configuration.auxiliarySends, efx.maxAuxiliarySends)
+        guard efx.isAvailable, sends > 0 else {
+            self.zoneMixer = nil
+            pool.router = nil
+            sendRouter.setSlots([], playing: [])
+            return
+        }
+        try zoneMixer.rebuild(sends: sends)
+        sendRouter.setSlots(zoneMixer.slots, playing: pool.realSources())
     }
 
     // MARK: Listener

@@ -112,6 +112,9 @@ final class VoicePool {
     }
 
     /// Bus gains without master (index = bus index), and master; kept current by the engine.
+    /// Routes positioned voices' sends to the reverb zones' slots (Environment/); nil until the
+    /// engine has zones.
+    @exclusivity(unchecked) var router: SendRouter?
     @exclusivity(unchecked) var busGains: [Float] = []
     @exclusivity(unchecked) var busPaused: [Bool] = []
     @exclusivity(unchecked) var masterGain: Float = 1
@@ -690,6 +693,7 @@ final class VoicePool {
         }
         pushPitch(v.pointee.pitch, to: source)
         pushSpatial(index, to: source)
+        router?.prepare(source: source, positioned: v.pointee.placement != .pan)
         let late = now - v.pointee.startAt
         let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
         v.pointee.realClock = now
@@ -724,6 +728,11 @@ final class VoicePool {
         real.append(index)
         alSourcef(source, AL_GAIN, effectiveGain(index))
         alSourcePlay(source)
+    }
+
+    /// The sources of the voices playing on a source now, and whether each is positioned.
+    func realSources() -> [(source: ALuint, positioned: Bool)] {
+        real.map { (slots[$0].source, slots[$0].placement != .pan) }
     }
 
     /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.

@@ -1,0 +1,105 @@
+@testable import Earshot
+import Foundation
+import XCTest
+
+/// Reverb zones through the engine on a loopback device: positioned voices get the zone's tail,
+/// panned voices stay dry, the listener leaving the zone takes the tail away, and a device loss
+/// brings it back.
+final class ReverbZoneEngineTests: XCTestCase {
+    private let rate = 48_000
+
+    /// A 10 ms burst of a 700 Hz tone.
+    private func burst() -> PCMAudio { TestSignals.sine(frequency: 700, amplitude: 0.8, seconds: 0.01, sampleRate: rate) }
+
+    private func hangar(fade: Float = 2) throws -> ReverbZone {
+        try ReverbZone(name: "hangar", shape: .box(center: Vector3(0, 5, 0), size: Vector3(40, 10, 40)),
+                       reverb: ReverbProperties.preset(named: "hangar"), fade: fade)
+    }
+
+    /// Renders `seconds` in 60 Hz frames (update, then render), returning interleaved stereo.
+    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] {
+        var out: [Float] = []
+        let frame = rate / 60
+        for _ in 0..<Int(seconds * 60) {
+            e.update()
+            out += try e.render(frames: frame)
+        }
+        return out
+    }
+
+    /// RMS of interleaved stereo between `from` and `to` seconds.
+    private func level(_ x: [Float], from: Double, to: Double) -> Double {
+        let a = Int(from * Double(rate)) * 2, b = min(x.count, Int(to * Double(rate)) * 2)
+        return TestSignals.rms(Array(x[a..<b]), channels: 1)[0]
+    }
+
+    /// Plays the burst once with `options` after half a second of settling, and returns the
+    /// level of what follows it from 0.3 s to 1.0 s after (the tail; the burst itself is 10 ms).
+    private func tail(_ e: AudioEngine, _ options: PlayOptions) throws -> Double {
+        let clip = try e.loadClip(burst(), name: "burst")
+        _ = try render(e, seconds: 0.5)
+        _ = try e.play(clip, options: options)
+        let out = try render(e, seconds: 1.0)
+        return level(out, from: 0.3, to: 1.0)
+    }
+
+    func testPositionedVoiceInAHangarHasATailThatADryOneHasNot() throws {
+        let dry = try TestSignals.loopbackEngine()
+        defer { dry.shutdown() }
+        XCTAssertTrue(dry.efxSupport.isAvailable)
+        XCTAssertEqual(dry.efxSupport.maxAuxiliarySends, 2)
+        let dryTail = try tail(dry, .init(position: Vector3(0, 0, -2)))
+
+        let wet = try TestSignals.loopbackEngine()
+        defer { wet.shutdown() }
+        try wet.setReverbZones([hangar()])
+        let wetTail = try tail(wet, .init(position: Vector3(0, 0, -2)))
+        print("ReverbZoneEngineTests: tail 0.3–1 s after a burst: dry \(TestSignals.dB(dryTail)) dB, hangar \(TestSignals.dB(wetTail)) dB")
+        XCTAssertLessThan(TestSignals.dB(dryTail), -120, "no zone: nothing after the burst")
+        XCTAssertGreaterThan(TestSignals.dB(wetTail), -60, "in the hangar: a tail")
+
+        // A panned voice (UI) with the same zone stays dry.
+        let ui = try TestSignals.loopbackEngine()
+        defer { ui.shutdown() }
+        try ui.setReverbZones([hangar()])
+        let panned = try tail(ui, .init(pan: 0))
+        XCTAssertLessThan(TestSignals.dB(panned), -120, "panned voices send nothing")
+    }
+
+    func testLeavingTheZoneTakesTheTailAway() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.setReverbZones([hangar()])
+        var away = e.listener
+        away.position = Vector3(0, 1.7, 60)   // 40 m outside, beyond its 2 m fade
+        e.listener = away
+        let t = try tail(e, .init(position: Vector3(0, 1.7, 58)))
+        XCTAssertLessThan(TestSignals.dB(t), -120, "outside every zone: dry")
+        XCTAssertThrowsError(try e.setReverbZones([hangar(), hangar()])) { error in
+            XCTAssertEqual(error as? EarshotError, .invalidArgument("two reverb zones are named \"hangar\""))
+        }
+        XCTAssertEqual(e.reverbZones.count, 1, "a refused change changes nothing")
+    }
+
+    /// Device recovery with zones active: the tail is back after recovery.
+    func testTheTailIsBackAfterADeviceLoss() throws {
+        let e = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true }
+        defer { e.shutdown() }
+        try e.setReverbZones([hangar()])
+        let clip = try e.loadClip(burst(), name: "burst")
+        _ = try render(e, seconds: 0.3)
+        e.simulateDeviceLoss()
+        _ = try render(e, seconds: 1.0 / 60)
+        XCTAssertTrue(e.isDeviceLost)
+        for _ in 0..<500 {
+            guard e.isDeviceLost else { break }
+            _ = try render(e, seconds: 1.0 / 60)
+            usleep(2_000)
+        }
+        XCTAssertFalse(e.isDeviceLost)
+        _ = try render(e, seconds: 0.3)
+        _ = try e.play(clip, options: .init(position: Vector3(0, 0, -2)))
+        let out = try render(e, seconds: 1.0)
+        XCTAssertGreaterThan(TestSignals.dB(level(out, from: 0.3, to: 1.0)), -60, "the hangar's tail after recovery")
+    }
+}
