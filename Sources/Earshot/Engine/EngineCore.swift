@@ -39,8 +39,8 @@ final class EngineCore {
     @exclusivity(unchecked) private(set) var reverbZones: [ReverbZone] = []
     /// The zones' slots, made when the first zones are set on a device with EFX.
     @exclusivity(unchecked) private(set) var zoneMixer: ReverbZoneMixer?
-    /// Routes positioned voices' sends to the zone slots.
-    let sendRouter = SendRouter()
+    /// Each voice source's environment: sends to the zone slots, occlusion filters.
+    let sendRouter: SendRouter
     let isLoopback: Bool
     /// Whether clips keep their samples for a device loss (``AudioEngine/Configuration/keepsClipsForRecovery``;
     /// by default only on devices that can be lost).
@@ -72,6 +72,7 @@ final class EngineCore {
         musicSourceNames = Array(names[count...])
         freeMusicSources = musicSourceNames.reversed()
         efx = EFXSupport.read(device: device.handle)
+        sendRouter = SendRouter(efxAvailable: efx.isAvailable)
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
@@ -82,6 +83,7 @@ final class EngineCore {
             lateStartTolerance: configuration.lateStartTolerance,
             maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
         pool.distanceModel = configuration.distanceModel
+        pool.router = sendRouter
         syncBuses()
         try applyGlobalState()
     }
@@ -124,6 +126,7 @@ final class EngineCore {
         if !all.isEmpty { alDeleteSources(ALsizei(all.count), all) }
         zoneMixer?.teardown()   // after the sources that sent to its slots are gone
         zoneMixer = nil
+        sendRouter.teardown()
         for c in clips where c.info != nil {
             var b = c.buffer
             alDeleteBuffers(1, &b)
@@ -262,6 +265,7 @@ final class EngineCore {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
         }
         stepZones(elapsed: lastFrameTime)
+        sendRouter.step(elapsed: min(max(lastFrameTime, 0), 0.25))
         alProcessUpdatesSOFT()
         collectBuffers()
         ALCheck.clear()
@@ -305,7 +309,6 @@ final class EngineCore {
             guard efx.isAvailable, sends > 0 else { return }
             let mixer = try ReverbZoneMixer(sends: sends)
             zoneMixer = mixer
-            pool.router = sendRouter
             sendRouter.setSlots(mixer.slots, playing: pool.realSources())
         }
         zoneMixer?.setZones(zones)
@@ -326,6 +329,7 @@ final class EngineCore {
     func rebuildZones() throws(EarshotError) {
         efx = EFXSupport.read(device: device.handle)
         sendRouter.forgetSources()
+        sendRouter.efxAvailable = efx.isAvailable
         guard let zoneMixer else {
             // Zones set while the device was lost get their slots now.
             if !reverbZones.isEmpty { try setReverbZones(reverbZones) }
@@ -334,7 +338,6 @@ final class EngineCore {
         let sends = min(configuration.auxiliarySends, efx.maxAuxiliarySends)
         guard efx.isAvailable, sends > 0 else {
             self.zoneMixer = nil
-            pool.router = nil
             sendRouter.setSlots([], playing: [])
             return
         }

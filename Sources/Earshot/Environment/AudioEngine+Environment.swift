@@ -36,3 +36,58 @@ extension AudioEngine {
         }
     }
 }
+
+/// Occlusion, obstruction, air absorption and send levels (see ``EnvironmentProperties``).
+extension AudioEngine {
+    /// The curve that turns occlusion and obstruction into filter gains (``OcclusionCurve``'s
+    /// default unless the game sets its own). Applies to changes made after it is set.
+    public var occlusionCurve: OcclusionCurve {
+        get { withAL { core.sendRouter.curve } }
+        set { withAL { core.sendRouter.curve = newValue } }
+    }
+
+    /// An emitter's environment, or nil once it is removed.
+    public func environment(of emitter: Emitter) -> EnvironmentProperties? {
+        guard emitter.engine === self else { return nil }
+        return withAL {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
+            return core.pool.emitterEnvironment[i]
+        }
+    }
+
+    /// Sets an emitter's environment; its voices glide to it (over
+    /// ``EnvironmentProperties/glideTime``). Invalid values and stale handles are ignored.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let guard1 = try engine.makeEmitter(SpatialProperties(position: Vector3(4, 0, -6)))
+    /// engine.setEnvironment(EnvironmentProperties(obstruction: 0.6), of: guard1)   // behind a pillar
+    /// ```
+    public func setEnvironment(_ environment: EnvironmentProperties, of emitter: Emitter) {
+        guard emitter.engine === self, environment.isValid else { return }
+        withAL {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            core.pool.setEmitterEnvironment(i, environment)
+        }
+    }
+
+    /// Sets the environment of a voice placed at its own position (a voice following an
+    /// emitter uses the emitter's; a panned voice is never filtered). Invalid values and stale
+    /// handles are ignored.
+    public func setEnvironment(_ environment: EnvironmentProperties, of voice: Voice) {
+        guard voice.engine === self, environment.isValid else { return }
+        withAL {
+            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return }
+            core.pool.setVoiceEnvironment(i, environment)
+        }
+    }
+}
+
+extension Emitter {
+    /// The emitter's environment (occlusion, obstruction, air absorption, send level); nil once
+    /// removed. Setting it glides its voices there.
+    public var environment: EnvironmentProperties? {
+        get { engine.environment(of: self) }
+        nonmutating set { if let newValue { engine.setEnvironment(newValue, of: self) } }
+    }
+}

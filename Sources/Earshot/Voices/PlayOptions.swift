@@ -37,6 +37,9 @@ public struct PlayOptions: Sendable, Equatable {
     public var fadeIn: Double
     /// Where the voice is heard from.
     public var placement: Placement
+    /// Occlusion, obstruction, air absorption and reverb send level of a positioned voice at its
+    /// position (a voice on an emitter uses the emitter's; see ``EnvironmentProperties``).
+    public var environment: EnvironmentProperties = .open
 
     public init(gain: Float = 1, pitch: Float = 1, loop: Bool = false, priority: UInt8 = 128,
                 position: Vector3? = nil, velocity: Vector3 = .zero, pan: Float = 0,
@@ -70,6 +73,9 @@ public struct PlayOptions: Sendable, Equatable {
             guard s.isValid else { throw .invalidArgument("spatial properties \(s) (positions must be finite, angles 0…360, distances ≥ 0)") }
         case .emitter:
             break
+        }
+        guard environment.isValid else {
+            throw .invalidArgument("environment \(environment) (occlusion, obstruction and sendGain 0…1, airAbsorption 0…10)")
         }
     }
 

@@ -112,9 +112,11 @@ final class VoicePool {
     }
 
     /// Bus gains without master (index = bus index), and master; kept current by the engine.
-    /// Routes positioned voices' sends to the reverb zones' slots (Environment/); nil until the
-    /// engine has zones.
+    /// Each source's environment: reverb sends and occlusion filters (Environment/).
     @exclusivity(unchecked) var router: SendRouter?
+    /// Per emitter and per voice slot: occlusion, obstruction, air absorption, send level.
+    let emitterEnvironment = SlotTable<EnvironmentProperties>(repeating: .open, count: 0)
+    let voiceEnvironment: SlotTable<EnvironmentProperties>
     @exclusivity(unchecked) var busGains: [Float] = []
     @exclusivity(unchecked) var busPaused: [Bool] = []
     @exclusivity(unchecked) var masterGain: Float = 1
@@ -137,6 +139,7 @@ final class VoicePool {
         pushed = SlotTable(repeating: PushedState(), count: Int(sources.max() ?? 0) + 1)
         let capacity = sources.count + settings.maxVirtualVoices
         slots = SlotTable(repeating: VoiceState(), count: capacity)
+        voiceEnvironment = SlotTable(repeating: .open, count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []
         live.reserveCapacity(capacity)
@@ -244,6 +247,7 @@ final class VoicePool {
         v.generation = slots[index].generation
         v.liveIndex = live.count
         slots[index] = v
+        voiceEnvironment[index] = r.options.environment
         live.append(index)
 
         if r.options.delay == 0, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
@@ -650,6 +654,15 @@ final class VoicePool {
         if old?.maxDistance != s.maxDistance { alSourcef(source, AL_MAX_DISTANCE, s.maxDistance) }
         if old?.rolloff != s.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff) }
         pushed[i].spatial = s
+        router?.apply(source: source, positioned: slots[index].placement != .pan, environment: environment(ofSlot: index),
+                      starting: slots[index].phase != .real)
+    }
+
+    /// The occlusion, obstruction, air absorption and send level of a voice (its emitter's when
+    /// it follows one).
+    @inline(__always)
+    func environment(ofSlot index: Int) -> EnvironmentProperties {
+        slots[index].placement == .emitter ? emitterEnvironment[slots[index].emitterIndex] : voiceEnvironment[index]
     }
 
     /// Where a positioned voice is (its own position, or its emitter's); nil for a panned voice.
@@ -693,7 +706,6 @@ final class VoicePool {
         }
         pushPitch(v.pointee.pitch, to: source)
         pushSpatial(index, to: source)
-        router?.prepare(source: source, positioned: v.pointee.placement != .pan)
         let late = now - v.pointee.startAt
         let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
         v.pointee.realClock = now
@@ -730,9 +742,10 @@ final class VoicePool {
         alSourcePlay(source)
     }
 
-    /// The sources of the voices playing on a source now, and whether each is positioned.
-    func realSources() -> [(source: ALuint, positioned: Bool)] {
-        real.map { (slots[$0].source, slots[$0].placement != .pan) }
+    /// The sources of the voices playing on a source now, whether each is positioned, and its
+    /// environment.
+    func realSources() -> [(source: ALuint, positioned: Bool, environment: EnvironmentProperties)] {
+        real.map { (slots[$0].source, slots[$0].placement != .pan, environment(ofSlot: $0)) }
     }
 
     /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.
@@ -941,7 +954,9 @@ final class VoicePool {
             index = emitters.count
             emitters.append(EmitterState())
             emitterSpatial.append(SpatialProperties())
+            emitterEnvironment.append(.open)
         }
+        emitterEnvironment[index] = .open
         emitters[index].alive = true
         emitterSpatial[index] = p
         emitters[index].version &+= 1
@@ -959,6 +974,20 @@ final class VoicePool {
         emitterSpatial[index] = p
         emitters[index].version &+= 1
         emitters[index].fullVersion &+= 1
+    }
+
+    /// Sets an emitter's environment; its voices pick it up like a property change.
+    func setEmitterEnvironment(_ index: Int, _ e: EnvironmentProperties) {
+        emitterEnvironment[index] = e
+        emitters[index].version &+= 1
+        emitters[index].fullVersion &+= 1
+    }
+
+    /// Sets a voice's own environment (used when it does not follow an emitter).
+    func setVoiceEnvironment(_ index: Int, _ e: EnvironmentProperties) {
+        voiceEnvironment[index] = e
+        if slots[index].placement == .spatial { slots[index].dirtySpatial = true }
+        serviceNeeded = true
     }
 
     func setEmitterPosition(_ index: Int, _ position: Vector3) {
