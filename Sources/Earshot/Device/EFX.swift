@@ -109,6 +109,16 @@ enum EFX {
         try ALCheck.strict("EAX reverb parameters")
     }
 
+    /// Sets an echo effect's parameters (the effect must be of type `AL_EFFECT_ECHO`).
+    static func setEcho(_ effect: ALuint, _ e: EchoProperties) throws(EarshotError) {
+        alEffectf(effect, AL_ECHO_DELAY, e.delay)
+        alEffectf(effect, AL_ECHO_LRDELAY, e.lrDelay)
+        alEffectf(effect, AL_ECHO_DAMPING, e.damping)
+        alEffectf(effect, AL_ECHO_FEEDBACK, e.feedback)
+        alEffectf(effect, AL_ECHO_SPREAD, e.spread)
+        try ALCheck.strict("echo parameters")
+    }
+
     /// Puts `effect` (or nothing, 0) in `slot`; OpenAL copies the effect's current parameters.
     static func attach(_ effect: ALuint, to slot: ALuint) throws(EarshotError) {
         alAuxiliaryEffectSloti(slot, AL_EFFECTSLOT_EFFECT, ALint(effect))

@@ -69,8 +69,8 @@ public final class AudioEngine: @unchecked Sendable {
               configuration.lateStartTolerance.isFinite, configuration.lateStartTolerance >= 0 else {
             throw .invalidArgument("audibilityFloor and lateStartTolerance must be finite and ≥ 0")
         }
-        guard (0...16).contains(configuration.auxiliarySends) else {
-            throw .invalidArgument("auxiliarySends \(configuration.auxiliarySends) is outside 0…16")
+        guard (0...15).contains(configuration.zoneSends) else {
+            throw .invalidArgument("zoneSends \(configuration.zoneSends) is outside 0…15")
         }
         guard (0...64).contains(configuration.musicSources) else {
             throw .invalidArgument("musicSources \(configuration.musicSources) is outside 0…64")

@@ -47,16 +47,17 @@ extension AudioEngine {
         /// `false` saves the memory at the price of clips that are gone after a device loss
         /// (their voices end; reload them, or let a ``ClipBank`` rebuild them).
         public var keepsClipsForRecovery: Bool?
-        /// Auxiliary sends per source (0…16, default 2): how many reverb zones one voice can be
-        /// heard in at once. More sends cost more mixing only while zones exist.
-        public var auxiliarySends: Int
+        /// Auxiliary sends per source for reverb zones (0…15, default 2): how many zones one
+        /// voice can be heard in at once. One more send is asked for, for bus effects. Sends cost
+        /// mixing only while a zone or a bus effect uses them.
+        public var zoneSends: Int
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
                     dopplerFactor: Float = 1, speedOfSound: Float = 343.3, maxVirtualVoices: Int = 4096,
                     fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05,
                     maxClipBytes: Int = ClipDecoder.Options.defaultMaxBytes, lossyClipsAsFloat: Bool = false,
-                    keepsClipsForRecovery: Bool? = nil, auxiliarySends: Int = 2) {
+                    keepsClipsForRecovery: Bool? = nil, zoneSends: Int = 2) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -71,7 +72,7 @@ extension AudioEngine {
             self.maxClipBytes = maxClipBytes
             self.lossyClipsAsFloat = lossyClipsAsFloat
             self.keepsClipsForRecovery = keepsClipsForRecovery
-            self.auxiliarySends = auxiliarySends
+            self.zoneSends = zoneSends
         }
     }
 }
@@ -86,7 +87,7 @@ extension AudioEngine.Configuration {
     /// on a reopened device, so both ask for the same sources.
     var contextRequest: ALContext.Request {
         ALContext.Request(monoSources: maxRealVoices ?? 255, stereoSources: max(1, musicSources), hrtf: hrtf,
-                          auxiliarySends: auxiliarySends)
+                          auxiliarySends: zoneSends + 1)
     }
 
     /// The sources the voice pool gets on `context`: what was granted less the music sources,

@@ -73,6 +73,7 @@ final class EngineCore {
         freeMusicSources = musicSourceNames.reversed()
         efx = EFXSupport.read(device: device.handle)
         sendRouter = SendRouter(efxAvailable: efx.isAvailable)
+        Self.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
@@ -126,6 +127,11 @@ final class EngineCore {
         if !all.isEmpty { alDeleteSources(ALsizei(all.count), all) }
         zoneMixer?.teardown()   // after the sources that sent to its slots are gone
         zoneMixer = nil
+        for e in busEffects.values {
+            EFX.deleteSlot(e.slot)
+            EFX.deleteEffect(e.object)
+        }
+        busEffects = [:]
         sendRouter.teardown()
         for c in clips where c.info != nil {
             var b = c.buffer
@@ -305,13 +311,55 @@ final class EngineCore {
     func setReverbZones(_ zones: [ReverbZone]) throws(EarshotError) {
         reverbZones = zones
         if zoneMixer == nil, !zones.isEmpty, !isDeviceLost {
-            let sends = min(configuration.auxiliarySends, efx.maxAuxiliarySends)
+            let sends = sendRouter.zoneSendCount
             guard efx.isAvailable, sends > 0 else { return }
             let mixer = try ReverbZoneMixer(sends: sends)
             zoneMixer = mixer
             sendRouter.setSlots(mixer.slots, playing: pool.realSources())
         }
         zoneMixer?.setZones(zones)
+    }
+
+    /// Splits the granted sends: the zones' first, then one for bus effects when there is room.
+    private static func configureSends(_ router: SendRouter, efx: EFXSupport, zoneSends: Int) {
+        let granted = efx.isAvailable ? efx.maxAuxiliarySends : 0
+        router.zoneSendCount = min(zoneSends, granted)
+        router.hasBusSend = granted > router.zoneSendCount
+    }
+
+    /// The effects buses own, by bus index.
+    @exclusivity(unchecked) private(set) var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]
+
+    /// Gives bus `bus` an effect at `level` (0…1), replaces it, or (nil) removes it.
+    func setBusEffect(_ effect: BusEffect?, level: Float, bus: Int) throws(EarshotError) {
+        if let old = busEffects[bus] {
+            busEffects[bus] = nil
+            sendRouter.setBusSlot(0, bus: bus, playing: pool.realSources())
+            sendRouter.rerouteBus(bus)
+            EFX.deleteSlot(old.slot)
+            EFX.deleteEffect(old.object)
+            try ALCheck.strict("deleting a bus effect")
+        }
+        guard let effect else { return }
+        guard efx.isAvailable, sendRouter.hasBusSend else {
+            throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(efx.maxAuxiliarySends) sends, \(sendRouter.zoneSendCount) for zones)")
+        }
+        let slot = try EFX.makeSlot()
+        let object: ALuint
+        do throws(EarshotError) {
+            object = try EFX.makeEffect(type: effect.alType)
+        } catch {
+            EFX.deleteSlot(slot)
+            throw error
+        }
+        switch effect {
+        case .reverb(let r): try EFX.setReverb(object, r)
+        case .echo(let e): try EFX.setEcho(object, e)
+        }
+        try EFX.attach(object, to: slot)
+        try EFX.setSlotGain(slot, level)
+        busEffects[bus] = (effect, level, slot, object)
+        sendRouter.setBusSlot(slot, bus: bus, playing: pool.realSources())
     }
 
     /// Glides the zone slots toward what the listener should hear (playback time).
@@ -330,12 +378,16 @@ final class EngineCore {
         efx = EFXSupport.read(device: device.handle)
         sendRouter.forgetSources()
         sendRouter.efxAvailable = efx.isAvailable
+        Self.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
+        let effects = busEffects
+        busEffects = [:]
+        for (bus, e) in effects { try setBusEffect(e.effect, level: e.level, bus: bus) }
         guard let zoneMixer else {
             // Zones set while the device was lost get their slots now.
             if !reverbZones.isEmpty { try setReverbZones(reverbZones) }
             return
         }
-        let sends = min(configuration.auxiliarySends, efx.maxAuxiliarySends)
+        let sends = sendRouter.zoneSendCount
         guard efx.isAvailable, sends > 0 else {
             self.zoneMixer = nil
             sendRouter.setSlots([], playing: [])

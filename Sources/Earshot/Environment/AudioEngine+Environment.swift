@@ -91,3 +91,53 @@ extension Emitter {
         nonmutating set { if let newValue { engine.setEnvironment(newValue, of: self) } }
     }
 }
+
+/// Bus filters and bus effects: the whole `sfx` bus under water, an echo on the `voice` bus.
+extension AudioEngine {
+    /// Puts `filter` on every voice of `bus` (positioned or panned, and their reverb sends),
+    /// gliding there over ``EnvironmentProperties/glideTime``; ``LowPassFilter/open`` removes it.
+    /// It multiplies with each voice's own occlusion and obstruction. Throws
+    /// ``EarshotError/invalidArgument(_:)`` for an unknown bus or gains outside 0…1.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// try engine.setFilter(LowPassFilter(gain: 0.7, gainHF: 0.05), for: .sfx)   // the pause menu
+    /// ```
+    public func setFilter(_ filter: LowPassFilter, for bus: Bus) throws(EarshotError) {
+        guard filter.isValid else { throw .invalidArgument("filter gains \(filter.gain), \(filter.gainHF) must be within 0…1") }
+        try withAL { () throws(EarshotError) in
+            guard !core.isShutDown else { throw .engineShutDown }
+            guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
+            core.sendRouter.setBusFilter(filter, bus: b)
+        }
+    }
+
+    /// The filter on `bus` (``LowPassFilter/open`` for none or an unknown bus).
+    public func filter(for bus: Bus) -> LowPassFilter {
+        withAL { core.busIndex(bus).map { core.sendRouter.busFilter($0) } ?? .open }
+    }
+
+    /// Gives `bus` an effect that every voice on it sends to, at `level` (the effect's output
+    /// gain, 0…1), replaces it, or (nil) removes it. Throws ``EarshotError/extensionMissing(_:)``
+    /// when the device has no EFX or no send is left for bus effects, and
+    /// ``EarshotError/invalidArgument(_:)`` for an unknown bus or values out of range.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// try engine.setEffect(.echo(EchoProperties(delay: 0.12, feedback: 0.3)), level: 0.6, for: .voice)
+    /// ```
+    public func setEffect(_ effect: BusEffect?, level: Float = 1, for bus: Bus) throws(EarshotError) {
+        if let effect { _ = try effect.validated() }
+        guard level.isFinite, (0...1).contains(level) else { throw .invalidArgument("effect level \(level) is outside 0…1") }
+        try withAL { () throws(EarshotError) in
+            guard !core.isShutDown else { throw .engineShutDown }
+            guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
+            try core.setBusEffect(effect, level: level, bus: b)
+        }
+    }
+
+    /// The effect `bus` owns, or nil.
+    public func effect(for bus: Bus) -> BusEffect? {
+        withAL { core.busIndex(bus).flatMap { core.busEffects[$0]?.effect } }
+    }
+}

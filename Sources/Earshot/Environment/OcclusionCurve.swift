@@ -20,21 +20,8 @@
 /// print(wall.direct, wall.send)                   // both muffled
 /// ```
 public struct OcclusionCurve: Sendable {
-    /// A low-pass filter's two gains (OpenAL's `AL_LOWPASS_GAIN` and `AL_LOWPASS_GAINHF`), 0…1.
-    public struct Filter: Sendable, Equatable {
-        public var gain: Float
-        public var gainHF: Float
-        public init(gain: Float, gainHF: Float) {
-            self.gain = gain
-            self.gainHF = gainHF
-        }
-        /// No filtering.
-        public static let open = Filter(gain: 1, gainHF: 1)
-        /// Whether the filter changes nothing.
-        public var isOpen: Bool { gain >= 1 && gainHF >= 1 }
-        /// Two filters in series.
-        public static func * (a: Filter, b: Filter) -> Filter { Filter(gain: a.gain * b.gain, gainHF: a.gainHF * b.gainHF) }
-    }
+    /// The filter type the curve produces.
+    public typealias Filter = LowPassFilter
 
     /// Gain lost at full occlusion or obstruction (0…1) by the default curve.
     public var maxAttenuation: Float = 0.5
@@ -69,3 +56,30 @@ public struct OcclusionCurve: Sendable {
 
     private static func clamp(_ v: Float) -> Float { v.isFinite ? min(max(v, 0), 1) : 1 }
 }
+
+/// A low-pass filter's two gains (OpenAL's `AL_LOWPASS_GAIN` and `AL_LOWPASS_GAINHF`, 0…1): the
+/// whole signal scaled by `gain`, and what lies above 5 kHz by `gainHF` more.
+///
+/// ```swift
+/// let underWater = LowPassFilter(gain: 0.8, gainHF: 0.05)
+/// print(underWater.isOpen)   // false
+/// ```
+public struct LowPassFilter: Sendable, Equatable {
+    public var gain: Float
+    public var gainHF: Float
+    public init(gain: Float = 1, gainHF: Float = 1) {
+        self.gain = gain
+        self.gainHF = gainHF
+    }
+    /// No filtering.
+    public static let open = LowPassFilter(gain: 1, gainHF: 1)
+    /// Whether the filter changes nothing.
+    public var isOpen: Bool { gain >= 1 && gainHF >= 1 }
+    /// Whether both gains are finite and within 0…1.
+    public var isValid: Bool { (0...1).contains(gain) && (0...1).contains(gainHF) }
+    /// Two filters in series.
+    public static func * (a: LowPassFilter, b: LowPassFilter) -> LowPassFilter {
+        LowPassFilter(gain: a.gain * b.gain, gainHF: a.gainHF * b.gainHF)
+    }
+}
+

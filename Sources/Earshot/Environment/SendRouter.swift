@@ -13,8 +13,10 @@ import COpenAL
 /// object serves every source. Touched only under the AL lock (like the pool that calls it).
 final class SendRouter {
     private struct SourceState {
-        /// The epoch its sends were routed under (0: routed to nothing).
+        /// The epoch its sends were routed under (0: never).
         var routed: UInt32 = 0
+        var positioned = false
+        var bus: Int32 = -1
         /// What is applied now, and where it glides to.
         var current = EnvironmentProperties.open
         var target = EnvironmentProperties.open
@@ -23,6 +25,16 @@ final class SendRouter {
 
     /// The zone slots, send by send (empty: no zones).
     private(set) var slots: [ALuint] = []
+    /// Sends given to the zones; the send after them goes to the voice's bus effect.
+    var zoneSendCount = 0
+    /// Whether a send exists for bus effects.
+    var hasBusSend = false
+    /// Per bus index: the slot of its effect (0: none).
+    private var busSlots: [ALuint] = []
+    /// Per bus index: the filter on every voice of the bus, applied and gliding-to.
+    private var busCurrent: [LowPassFilter] = []
+    private var busTarget: [LowPassFilter] = []
+    private var glidingBuses: Set<Int> = []
     /// Bumped whenever `slots` changes; a source routed under another epoch is routed again.
     private var epoch: UInt32 = 1
     private var states: [SourceState] = []
@@ -41,22 +53,24 @@ final class SendRouter {
     /// Whether some source is still gliding toward its target.
     var isGliding: Bool { !gliding.isEmpty }
 
-    /// Applies `environment` to `source` for a voice that is `positioned` or not: at once when
-    /// the voice is `starting` on the source, as a glide otherwise.
+    /// Applies `environment` to `source` for a voice on bus `bus` that is `positioned` or not:
+    /// at once when the voice is `starting` on the source, as a glide otherwise.
     @inline(__always)
-    func apply(source: ALuint, positioned: Bool, environment: EnvironmentProperties, starting: Bool) {
+    func apply(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties, starting: Bool) {
         let i = Int(source)
         if i >= states.count { states += [SourceState](repeating: SourceState(), count: i + 1 - states.count) }
-        let want: UInt32 = positioned && !slots.isEmpty ? epoch : 0
         let env = positioned ? environment : .open
-        if states[i].routed == want, states[i].target == env, !starting || states[i].current == env { return }
-        applySlow(source, routed: want, environment: env, starting: starting)
+        if states[i].routed == epoch, states[i].positioned == positioned, states[i].bus == Int32(truncatingIfNeeded: bus),
+           states[i].target == env, !starting || states[i].current == env { return }
+        applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
     }
 
-    private func applySlow(_ source: ALuint, routed: UInt32, environment: EnvironmentProperties, starting: Bool) {
+    private func applySlow(_ source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties, starting: Bool) {
         let i = Int(source)
-        let reroute = states[i].routed != routed
-        states[i].routed = routed
+        let reroute = states[i].routed != epoch || states[i].positioned != positioned || states[i].bus != Int32(bus)
+        states[i].routed = epoch
+        states[i].positioned = positioned
+        states[i].bus = Int32(truncatingIfNeeded: bus)
         states[i].target = environment
         if starting || states[i].current.airAbsorption != environment.airAbsorption {
             if efxAvailable { try? EFX.setAirAbsorption(source, environment.airAbsorption) }
@@ -73,10 +87,11 @@ final class SendRouter {
         }
     }
 
-    /// Moves every gliding source toward its target by `elapsed` seconds of playback.
+    /// Moves every gliding source and bus filter toward its target by `elapsed` seconds of playback.
     func step(elapsed: Double) {
-        guard !gliding.isEmpty else { return }
         let f = Float(min(1, max(0, elapsed) / EnvironmentProperties.glideTime))
+        if !glidingBuses.isEmpty { stepBuses(f) }
+        guard !gliding.isEmpty else { return }
         var k = 0
         while k < gliding.count {
             let source = gliding[k], i = Int(source)
@@ -103,18 +118,69 @@ final class SendRouter {
         abs(target - value) <= step ? target : value + (target > value ? step : -step)
     }
 
+    private func stepBuses(_ f: Float) {
+        for b in glidingBuses {
+            var c = busCurrent[b]
+            let t = busTarget[b]
+            c.gain = Self.approach(c.gain, t.gain, f)
+            c.gainHF = Self.approach(c.gainHF, t.gainHF, f)
+            busCurrent[b] = c
+            if c == t { glidingBuses.remove(b) }
+            for i in states.indices where states[i].bus == Int32(b) && states[i].routed != 0 { push(ALuint(i)) }
+        }
+    }
+
+    /// The filter on every voice of bus `bus` (glides there); `.open` removes it.
+    func setBusFilter(_ filter: LowPassFilter, bus: Int) {
+        growBuses(bus)
+        busTarget[bus] = filter
+        if busCurrent[bus] != filter { glidingBuses.insert(bus) }
+    }
+
+    func busFilter(_ bus: Int) -> LowPassFilter { bus < busTarget.count ? busTarget[bus] : .open }
+
+    /// The effect slot of bus `bus` (0: none); voices on it are routed again at once.
+    func setBusSlot(_ slot: ALuint, bus: Int, playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
+        growBuses(bus)
+        busSlots[bus] = slot
+        bumpEpoch(playing: playing)
+    }
+
+    /// Routes every source ever used on bus `bus` again (after its slot changed): stopped sources
+    /// keep their sends in OpenAL, and a slot still referenced cannot be deleted.
+    func rerouteBus(_ bus: Int) {
+        for i in states.indices where states[i].bus == Int32(bus) && states[i].routed != 0 { push(ALuint(i)) }
+    }
+
+    private func growBuses(_ bus: Int) {
+        if bus >= busSlots.count {
+            let n = bus + 1 - busSlots.count
+            busSlots += [ALuint](repeating: 0, count: n)
+            busCurrent += [LowPassFilter](repeating: .open, count: n)
+            busTarget += [LowPassFilter](repeating: .open, count: n)
+        }
+    }
+
     /// Sends a source's current filters and routing to OpenAL.
     private func push(_ source: ALuint) {
         guard efxAvailable else { return }
         let s = states[Int(source)]
+        let bus = Int(s.bus)
+        let busFilter = bus >= 0 && bus < busCurrent.count ? busCurrent[bus] : .open
         let filters = curve.filters(occlusion: s.current.occlusion, obstruction: s.current.obstruction)
         do throws(EarshotError) {
-            try EFX.setDirectFilter(source, try filter(filters.direct))
-            var send = filters.send
-            send.gain *= s.current.sendGain
-            let sendFilter = try filter(send)
-            for k in slots.indices {
-                try EFX.route(source, send: k, to: s.routed == 0 ? 0 : slots[k], filter: s.routed == 0 ? 0 : sendFilter)
+            try EFX.setDirectFilter(source, try filter(filters.direct * busFilter))
+            if s.positioned, !slots.isEmpty {
+                var send = filters.send * busFilter
+                send.gain *= s.current.sendGain
+                let sendFilter = try filter(send)
+                for k in slots.indices { try EFX.route(source, send: k, to: slots[k], filter: sendFilter) }
+            } else {
+                for k in slots.indices { try EFX.route(source, send: k, to: 0, filter: 0) }
+            }
+            if hasBusSend {
+                let slot = bus >= 0 && bus < busSlots.count ? busSlots[bus] : 0
+                try EFX.route(source, send: zoneSendCount, to: slot, filter: slot == 0 ? 0 : try filter(busFilter))
             }
         } catch {
             // Only AL_OUT_OF_MEMORY from making the scratch filter gets here: the source plays
@@ -123,26 +189,32 @@ final class SendRouter {
     }
 
     /// The scratch filter set to `f`, or 0 (no filter) when `f` changes nothing.
-    private func filter(_ f: OcclusionCurve.Filter) throws(EarshotError) -> ALuint {
+    private func filter(_ f: LowPassFilter) throws(EarshotError) -> ALuint {
         if f.isOpen { return 0 }
         if scratch == 0 { scratch = try EFX.makeLowPass() }
         try EFX.setLowPass(scratch, gain: f.gain, gainHF: f.gainHF)
         return scratch
     }
 
-    /// New slots (first zones, or slots rebuilt after a device loss); `playing` lists the sources
-    /// of voices playing now with their placement and environment, routed at once.
-    func setSlots(_ slots: [ALuint], playing: [(source: ALuint, positioned: Bool, environment: EnvironmentProperties)]) {
+    /// New zone slots (first zones, or slots rebuilt after a device loss); `playing` lists the
+    /// sources of voices playing now with their placement, bus and environment, routed at once.
+    func setSlots(_ slots: [ALuint], playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
         self.slots = slots
-        epoch &+= 1
-        if epoch == 0 { epoch = 1 }
-        for p in playing { apply(source: p.source, positioned: p.positioned, environment: p.environment, starting: true) }
+        bumpEpoch(playing: playing)
     }
 
-    /// The context was replaced: its sources and the scratch filter are gone with it.
+    private func bumpEpoch(playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
+        epoch &+= 1
+        if epoch == 0 { epoch = 1 }
+        for p in playing { apply(source: p.source, positioned: p.positioned, bus: p.bus, environment: p.environment, starting: true) }
+    }
+
+    /// The context was replaced: its sources, bus slots and the scratch filter are gone with it
+    /// (bus filters stay; bus effects are made again by the engine).
     func forgetSources() {
         states.removeAll(keepingCapacity: true)
         gliding.removeAll(keepingCapacity: true)
+        for b in busSlots.indices { busSlots[b] = 0 }
         scratch = 0
     }
 

@@ -654,8 +654,8 @@ final class VoicePool {
         if old?.maxDistance != s.maxDistance { alSourcef(source, AL_MAX_DISTANCE, s.maxDistance) }
         if old?.rolloff != s.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff) }
         pushed[i].spatial = s
-        router?.apply(source: source, positioned: slots[index].placement != .pan, environment: environment(ofSlot: index),
-                      starting: slots[index].phase != .real)
+        router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
+                      environment: environment(ofSlot: index), starting: slots[index].phase != .real)
     }
 
     /// The occlusion, obstruction, air absorption and send level of a voice (its emitter's when
@@ -742,10 +742,10 @@ final class VoicePool {
         alSourcePlay(source)
     }
 
-    /// The sources of the voices playing on a source now, whether each is positioned, and its
-    /// environment.
-    func realSources() -> [(source: ALuint, positioned: Bool, environment: EnvironmentProperties)] {
-        real.map { (slots[$0].source, slots[$0].placement != .pan, environment(ofSlot: $0)) }
+    /// The sources of the voices playing on a source now: whether each is positioned, its bus
+    /// index and its environment.
+    func realSources() -> [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)] {
+        real.map { (slots[$0].source, slots[$0].placement != .pan, slots[$0].busIndex, environment(ofSlot: $0)) }
     }
 
     /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.

@@ -1,0 +1,85 @@
+@testable import Earshot
+import Foundation
+import XCTest
+
+/// Bus filters and bus effects on loopback renders.
+final class BusEnvironmentTests: XCTestCase {
+    private let rate = 48_000
+
+    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] {
+        var out: [Float] = []
+        for _ in 0..<Int(seconds * 60) {
+            e.update()
+            out += try e.render(frames: rate / 60)
+        }
+        return out
+    }
+
+    private func rms(_ x: [Float], from: Double, to: Double) -> Double {
+        let a = Int(from * Double(rate)) * 2, b = min(x.count, Int(to * Double(rate)) * 2)
+        return TestSignals.rms(Array(x[a..<b]), channels: 1)[0]
+    }
+
+    /// An 8 kHz tone on the sfx bus under a "water" filter loses its level; the same tone on
+    /// the ui bus (panned) is untouched; removing the filter brings the sfx tone back.
+    func testBusFilterMufflesEveryVoiceOnTheBus() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let high = try e.loadClip(TestSignals.sine(frequency: 8_000, amplitude: 0.3, seconds: 1), name: "8k")
+        let sfx = try e.play(high, options: .init(loop: true, position: Vector3(0, 0, -1)))
+        let before = rms(try render(e, seconds: 0.5), from: 0.1, to: 0.5)
+        try e.setFilter(LowPassFilter(gain: 1, gainHF: 0.05), for: .sfx)
+        XCTAssertEqual(e.filter(for: .sfx), LowPassFilter(gain: 1, gainHF: 0.05))
+        let under = rms(try render(e, seconds: 0.5), from: 0.2, to: 0.5)
+        print("BusEnvironmentTests: 8 kHz on sfx \(TestSignals.dB(before)) dB, under water \(TestSignals.dB(under)) dB")
+        XCTAssertLessThan(TestSignals.dB(under), TestSignals.dB(before) - 15)
+        sfx.stop()
+        _ = try render(e, seconds: 0.2)
+        _ = try e.play(high, options: .init(loop: true, pan: 0, bus: .ui))
+        let ui = rms(try render(e, seconds: 0.5), from: 0.2, to: 0.5)
+        XCTAssertGreaterThan(TestSignals.dB(ui), TestSignals.dB(before) - 4, "the ui bus is not under water")
+        try e.setFilter(.open, for: .sfx)
+        XCTAssertThrowsError(try e.setFilter(LowPassFilter(gain: 2, gainHF: 1), for: .sfx))
+        XCTAssertThrowsError(try e.setFilter(.open, for: Bus("nowhere")))
+    }
+
+    /// An echo on the voice bus repeats a click 120 ms later; the same click on sfx does not.
+    func testEchoOnTheVoiceBus() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.setEffect(.echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)), level: 1, for: .voice)
+        XCTAssertEqual(e.effect(for: .voice), .echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)))
+        let click = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: 0.8, seconds: 0.01), name: "click")
+        func afterClick(bus: Bus) throws -> (direct: Double, echo: Double) {
+            _ = try render(e, seconds: 0.3)
+            _ = try e.play(click, options: .init(pan: 0, bus: bus))
+            let out = try render(e, seconds: 0.5)
+            return (rms(out, from: 0, to: 0.03), rms(out, from: 0.11, to: 0.16))
+        }
+        let voice = try afterClick(bus: .voice)
+        let sfx = try afterClick(bus: .sfx)
+        print("BusEnvironmentTests: voice bus direct \(TestSignals.dB(voice.direct)) dB, 120 ms later \(TestSignals.dB(voice.echo)) dB; sfx later \(TestSignals.dB(sfx.echo)) dB")
+        XCTAssertGreaterThan(TestSignals.dB(voice.echo), TestSignals.dB(voice.direct) - 20, "the echo arrives")
+        XCTAssertLessThan(TestSignals.dB(sfx.echo), -100, "no echo on sfx")
+        // Removing the effect while sources still hold sends to it is safe; the echo is gone.
+        try e.setEffect(nil, for: .voice)
+        XCTAssertNil(e.effect(for: .voice))
+        let gone = try afterClick(bus: .voice)
+        XCTAssertLessThan(TestSignals.dB(gone.echo), -100)
+        XCTAssertThrowsError(try e.setEffect(.echo(EchoProperties(delay: 1)), for: .voice))
+    }
+
+    /// The context is asked for the zones' sends plus one for bus effects, and grants them.
+    func testSendsAreSplitBetweenZonesAndBusEffects() throws {
+        let e = try TestSignals.loopbackEngine { $0.zoneSends = 15 }
+        defer { e.shutdown() }
+        XCTAssertEqual(e.efxSupport.maxAuxiliarySends, 16)
+        let f = try TestSignals.loopbackEngine { $0.zoneSends = 2 }
+        defer { f.shutdown() }
+        XCTAssertEqual(f.efxSupport.maxAuxiliarySends, 3, "two for zones, one for bus effects")
+        let g = try TestSignals.loopbackEngine { $0.zoneSends = 0 }
+        defer { g.shutdown() }
+        XCTAssertNoThrow(try g.setEffect(.reverb(ReverbProperties.preset(named: "room")), for: .ui))
+        XCTAssertThrowsError(try TestSignals.loopbackEngine { $0.zoneSends = 16 })
+    }
+}
