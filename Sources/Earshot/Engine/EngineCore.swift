@@ -341,6 +341,9 @@ final class EngineCore {
             try ALCheck.strict("deleting a bus effect")
         }
         guard let effect else { return }
+        guard configuration.busEffects else {
+            throw .invalidArgument("bus effects need a send of their own: create the engine with Configuration.busEffects = true")
+        }
         guard efx.isAvailable, sendRouter.hasBusSend else {
             throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(efx.maxAuxiliarySends) sends, \(sendRouter.zoneSendCount) for zones)")
         }

@@ -118,12 +118,13 @@ extension AudioEngine {
     }
 
     /// Gives `bus` an effect that every voice on it sends to, at `level` (the effect's output
-    /// gain, 0…1), replaces it, or (nil) removes it. Throws ``EarshotError/extensionMissing(_:)``
-    /// when the device has no EFX or no send is left for bus effects, and
-    /// ``EarshotError/invalidArgument(_:)`` for an unknown bus or values out of range.
+    /// gain, 0…1), replaces it, or (nil) removes it. The engine must reserve a send for bus
+    /// effects (``Configuration/busEffects``). Throws ``EarshotError/extensionMissing(_:)`` when
+    /// the device has no EFX or did not grant that send, and ``EarshotError/invalidArgument(_:)``
+    /// for an unknown bus, values out of range, or an engine made without `busEffects`.
     ///
     /// ```swift
-    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000), busEffects: true))
     /// try engine.setEffect(.echo(EchoProperties(delay: 0.12, feedback: 0.3)), level: 0.6, for: .voice)
     /// ```
     public func setEffect(_ effect: BusEffect?, level: Float = 1, for bus: Bus) throws(EarshotError) {

@@ -1,11 +1,12 @@
 import COpenAL
 
 /// An effect a bus owns: every voice on the bus (positioned or panned) sends to it, through the
-/// send after the reverb zones' (``AudioEngine/Configuration/zoneSends``). An echo on the
+/// send after the reverb zones' (``AudioEngine/Configuration/zoneSends``), reserved by
+/// ``AudioEngine/Configuration/busEffects``. An echo on the
 /// `voice` bus for a radio, a reverb on `ui` for a dreamy menu.
 ///
 /// ```swift
-/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000), busEffects: true))
 /// try engine.setEffect(.echo(EchoProperties(delay: 0.15, feedback: 0.4)), level: 0.5, for: .voice)
 /// ```
 public enum BusEffect: Sendable, Equatable {

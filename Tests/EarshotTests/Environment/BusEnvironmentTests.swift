@@ -45,7 +45,7 @@ final class BusEnvironmentTests: XCTestCase {
 
     /// An echo on the voice bus repeats a click 120 ms later; the same click on sfx does not.
     func testEchoOnTheVoiceBus() throws {
-        let e = try TestSignals.loopbackEngine()
+        let e = try TestSignals.loopbackEngine { $0.busEffects = true }
         defer { e.shutdown() }
         try e.setEffect(.echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)), level: 1, for: .voice)
         XCTAssertEqual(e.effect(for: .voice), .echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)))
@@ -69,16 +69,22 @@ final class BusEnvironmentTests: XCTestCase {
         XCTAssertThrowsError(try e.setEffect(.echo(EchoProperties(delay: 1)), for: .voice))
     }
 
-    /// The context is asked for the zones' sends plus one for bus effects, and grants them.
+    /// The context is asked for the zones' sends, plus one for bus effects when asked for;
+    /// without it a bus effect is refused with a message that says how to get one.
     func testSendsAreSplitBetweenZonesAndBusEffects() throws {
-        let e = try TestSignals.loopbackEngine { $0.zoneSends = 15 }
+        let e = try TestSignals.loopbackEngine { $0.zoneSends = 15; $0.busEffects = true }
         defer { e.shutdown() }
         XCTAssertEqual(e.efxSupport.maxAuxiliarySends, 16)
-        let f = try TestSignals.loopbackEngine { $0.zoneSends = 2 }
+        let f = try TestSignals.loopbackEngine()
         defer { f.shutdown() }
-        XCTAssertEqual(f.efxSupport.maxAuxiliarySends, 3, "two for zones, one for bus effects")
-        let g = try TestSignals.loopbackEngine { $0.zoneSends = 0 }
+        XCTAssertEqual(f.efxSupport.maxAuxiliarySends, 2, "OpenAL Soft's default: two, for zones")
+        XCTAssertThrowsError(try f.setEffect(.echo(EchoProperties()), for: .voice)) { error in
+            XCTAssertEqual(error as? EarshotError,
+                           .invalidArgument("bus effects need a send of their own: create the engine with Configuration.busEffects = true"))
+        }
+        let g = try TestSignals.loopbackEngine { $0.zoneSends = 0; $0.busEffects = true }
         defer { g.shutdown() }
+        XCTAssertEqual(g.efxSupport.maxAuxiliarySends, 1)
         XCTAssertNoThrow(try g.setEffect(.reverb(ReverbProperties.preset(named: "room")), for: .ui))
         XCTAssertThrowsError(try TestSignals.loopbackEngine { $0.zoneSends = 16 })
     }
