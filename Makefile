@@ -22,11 +22,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## demo: render the showcase scene to out/showcase.wav + out/showcase.svg and the Orbit demo to
-## out/demo.wav; play the showcase live when an output device opens (no device is not a failure)
+## demo: render the showcase scene to out/showcase.wav + out/showcase.svg, the rooms scene (reverb
+## zones and a wall) to out/rooms.wav + out/rooms.svg and the Orbit demo to out/demo.wav; play the showcase live when an output device opens (no device is not a failure)
 demo: build
 	@mkdir -p out
 	$(SWIFT) run earshot render Demos/Scenes/showcase.yaml -o out/showcase.wav --plot out/showcase.svg
+	$(SWIFT) run earshot render Demos/Scenes/rooms.yaml -o out/rooms.wav --plot out/rooms.svg
 	$(SWIFT) run Orbit out/demo.wav
 	@bin=$$($(SWIFT) build --show-bin-path)/earshot; \
 	if "$$bin" play Demos/Scenes/showcase.yaml; then :; \

@@ -44,6 +44,8 @@ public struct Scene: Sendable {
     public var emitters: [SceneEmitter]
     /// The timeline, sorted by time (events at the same time keep their file order).
     public var events: [SceneEvent]
+    /// Reverb zones (`zones:`), in file order.
+    public var zones: [ReverbZone] = []
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// `EarshotError/invalidScene(file:line:column:key:reason:)` (or `EarshotError/fileNotFound(path:)`
@@ -136,6 +138,8 @@ public struct SceneEmitter: Sendable, Equatable {
     public var start: Double
     /// Where it is over scene time.
     public var path: ScenePath
+    /// `occlusion:`, `obstruction:`, `airAbsorption:` and `sends:` (the reverb send level).
+    public var environment: EnvironmentProperties = .open
 }
 
 /// The audio-session settings of a scene.

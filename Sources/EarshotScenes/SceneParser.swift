@@ -10,7 +10,7 @@ struct SceneParser {
     private(set) var problems: [EarshotError] = []
 
     static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "voices", "session",
-                          "clips", "music", "listener", "emitters", "events"]
+                          "clips", "music", "listener", "emitters", "events", "zones"]
     static let eventKinds = ["music", "play", "hint", "interruption", "stop"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
@@ -280,6 +280,7 @@ struct SceneParser {
             }
         }
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
+        let reverbZones = top["zones"].map { self.zones($0) } ?? []
 
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
@@ -307,7 +308,8 @@ struct SceneParser {
         guard let duration else { return nil }
         return Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
                      distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
-                     session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events)
+                     session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
+                     zones: reverbZones)
     }
 
     mutating func sessionSettings(_ node: Node) -> SceneSessionSettings {
@@ -414,8 +416,8 @@ struct SceneParser {
 
     mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, duration: Double?) -> SceneEmitter? {
         let key = "emitters.\(id)"
-        guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path"],
-                              required: ["clip"]) else { return nil }
+        guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path"]
+                                + Self.emitterEnvironmentKeys, required: ["clip"]) else { return nil }
         var clip: String?
         if let n = m["clip"], let c = string(n, "\(key).clip") {
             if clipIDs.contains(c) { clip = c } else { fail(n, "\(key).clip", unknown("clip", c, clipIDs)) }
@@ -426,9 +428,10 @@ struct SceneParser {
         let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? 128
         let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0
         let path = placement(m, node, key, required: true)
+        let environment = emitterEnvironment(m, key)
         guard let clip, let path else { return nil }
         return SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
-                            priority: UInt8(priority), start: start, path: path)
+                            priority: UInt8(priority), start: start, path: path, environment: environment)
     }
 
     private func unknown(_ what: String, _ id: String, _ known: Set<String>) -> String {

@@ -70,6 +70,7 @@ final class SceneRuntime {
         listenerMoves = scene.listener.path.moves
         movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
         engine.listener = scene.listener.listener(at: 0)
+        try engine.setReverbZones(scene.zones)
     }
 
     /// The time of the next step, or nil when the timeline is done.
@@ -123,6 +124,7 @@ final class SceneRuntime {
             preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
         }
         let e = try engine.makeEmitter(SpatialProperties(position: spec.path.position(at: time)))
+        if spec.environment != .open { engine.setEnvironment(spec.environment, of: e) }
         emitters[i] = e
         voices[i] = try engine.play(clip, options: .init(gain: spec.gain, pitch: spec.pitch, loop: spec.loop,
                                                           priority: spec.priority, emitter: e))

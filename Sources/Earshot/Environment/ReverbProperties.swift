@@ -180,3 +180,42 @@ enum EditDistance {
         return previous[b.count]
     }
 }
+
+extension ReverbProperties {
+    /// The names of the values ``set(_:to:)`` knows (the float values), with each one's EFX range.
+    public static var valueRanges: [(name: String, range: ClosedRange<Float>)] { ranges.map { ($0.name, $0.range) } }
+
+    /// Sets the value named `name` (one of ``valueRanges``, e.g. `"decayTime"`); false, and
+    /// nothing changed, for an unknown name. The value is not range-checked: see ``validated()``.
+    public mutating func set(_ name: String, to value: Float) -> Bool {
+        guard Self.ranges.contains(where: { $0.name == name }) else { return false }
+        self[keyPath: Self.writable(name)] = value
+        return true
+    }
+
+    /// The writable key path of a value named in ``ranges``.
+    static func writable(_ name: String) -> WritableKeyPath<ReverbProperties, Float> {
+        switch name {
+        case "density": return \.density
+        case "diffusion": return \.diffusion
+        case "gain": return \.gain
+        case "gainHF": return \.gainHF
+        case "gainLF": return \.gainLF
+        case "decayTime": return \.decayTime
+        case "decayHFRatio": return \.decayHFRatio
+        case "decayLFRatio": return \.decayLFRatio
+        case "reflectionsGain": return \.reflectionsGain
+        case "reflectionsDelay": return \.reflectionsDelay
+        case "lateReverbGain": return \.lateReverbGain
+        case "lateReverbDelay": return \.lateReverbDelay
+        case "echoTime": return \.echoTime
+        case "echoDepth": return \.echoDepth
+        case "modulationTime": return \.modulationTime
+        case "modulationDepth": return \.modulationDepth
+        case "airAbsorptionGainHF": return \.airAbsorptionGainHF
+        case "hfReference": return \.hfReference
+        case "lfReference": return \.lfReference
+        default: return \.roomRolloffFactor
+        }
+    }
+}
