@@ -34,6 +34,9 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip the raw-OpenAL baseline.")
     var noBaseline = false
 
+    @Flag(name: .long, help: "Run twice, with 1 and then 2 reverb sends active per voice (the listener inside 1 and 2 reverb zones; the baseline with as many EFX slots), and report both.")
+    var reverb = false
+
     func validate() throws {
         guard (1...1_000_000).contains(voices) else { throw ValidationError("--voices must be within 1…1000000") }
         guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--seconds must be within 0…3600") }
@@ -41,26 +44,38 @@ struct StressCommand: ParsableCommand {
     }
 
     func run() throws {
-        let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf)
-        let showProgress = !json && isatty(2) != 0
-        let engine: StressWorkload.EngineResult
-        let baseline: StressWorkload.BaselineResult?
-        do {
-            (engine, baseline) = try workload.run(withBaseline: !noBaseline) { fraction in
-                if showProgress { ProgressBar.draw(fraction, label: "rendering") }
+        let sendCounts = reverb ? [1, 2] : [0]
+        var reports: [StressReport] = []
+        for sends in sendCounts {
+            var workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf)
+            workload.reverbSends = sends
+            let showProgress = !json && isatty(2) != 0
+            let engine: StressWorkload.EngineResult
+            let baseline: StressWorkload.BaselineResult?
+            do {
+                (engine, baseline) = try workload.run(withBaseline: !noBaseline) { fraction in
+                    if showProgress { ProgressBar.draw(fraction, label: sends > 0 ? "rendering (\(sends) reverb send\(sends > 1 ? "s" : ""))" : "rendering") }
+                }
+            } catch let error as EarshotError {
+                fail(error.description)
             }
-        } catch let error as EarshotError {
-            fail(error.description)
+            if showProgress { ProgressBar.clear() }
+            var report = StressReport(engine: engine, baseline: baseline, hrtf: hrtf,
+                                      allocationCounterActive: earshot_alloc_counter_active() != 0)
+            report.reverbSends = sends
+            reports.append(report)
         }
-        if showProgress { ProgressBar.clear() }
-        let report = StressReport(engine: engine, baseline: baseline, hrtf: hrtf,
-                                  allocationCounterActive: earshot_alloc_counter_active() != 0)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            // One report as before; with --reverb, an object holding both.
+            let data = reverb ? try encoder.encode(["sends1": reports[0], "sends2": reports[1]]) : try encoder.encode(reports[0])
+            print(String(decoding: data, as: UTF8.self))
         } else {
-            report.printTable()
+            for (i, report) in reports.enumerated() {
+                if i > 0 { print("") }
+                report.printTable()
+            }
         }
     }
 }
@@ -103,6 +118,8 @@ struct StressReport: Encodable {
     var baseline: Baseline?
     var overheadRatio: Double?
     var allocationCounterActive: Bool
+    /// Reverb sends active per voice (0 without `--reverb`).
+    var reverbSends = 0
 
     init(engine e: StressWorkload.EngineResult, baseline b: StressWorkload.BaselineResult?, hrtf: Bool,
          allocationCounterActive: Bool) {
@@ -132,7 +149,7 @@ struct StressReport: Encodable {
     func printTable() {
         func f(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
         var rows: [(String, String)] = [
-            ("voices", "\(voices)"),
+            ("voices", "\(voices)" + (reverbSends > 0 ? " (\(reverbSends) reverb send\(reverbSends > 1 ? "s" : "") each)" : "")),
             ("real / virtual", "\(realVoices) / \(virtualVoices) (sources granted: \(grantedSources))"),
             ("rendered", "\(f(renderedSeconds)) s in \(f(cpuSeconds, 3)) s CPU — \(f(realtimeFactor))× real time"),
             ("update µs p50 / p99 / max", "\(f(updateMicros.p50, 1)) / \(f(updateMicros.p99, 1)) / \(f(updateMicros.max, 1))"),

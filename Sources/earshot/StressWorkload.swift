@@ -15,6 +15,9 @@ struct StressWorkload {
     var seconds: Double
     var maxReal: Int?
     var hrtf: Bool
+    /// Reverb sends active per voice (0, 1 or 2): the listener stands inside that many reverb
+    /// zones (the engine) or slots (the baseline), every voice sending to each.
+    var reverbSends = 0
     static let rate = 48_000
     static let framesPerSecond = 60
 
@@ -53,6 +56,18 @@ struct StressWorkload {
 
     var frames: Int { Int((seconds * Double(Self.framesPerSecond)).rounded()) }
 
+    /// The reverb presets of the zones (and of the baseline's slots), one per send.
+    static let reverbPresets = ["hangar", "stoneroom"]
+
+    /// `count` zones that all hold the listener at the origin (so each is fully heard and every
+    /// voice sends to each); their gains share the energy as the engine's blend does.
+    static func zones(_ count: Int) throws -> [ReverbZone] {
+        try (0..<count).map { i in
+            try ReverbZone(name: reverbPresets[i], shape: .sphere(center: Vector3(0, 0, Float(i)), radius: 20),
+                           reverb: ReverbProperties.preset(named: reverbPresets[i]), fade: 1)
+        }
+    }
+
     /// Runs the engine and, frame by frame beside it, the raw-OpenAL baseline (unless
     /// `withBaseline` is false): each frame's CPU time is measured for each on this thread, so
     /// the ratio is immune to the machine getting faster or slower during the run; which of the
@@ -65,6 +80,7 @@ struct StressWorkload {
         config.hrtf = hrtf
         let engine = try AudioEngine(configuration: config)
         defer { engine.shutdown() }
+        try engine.setReverbZones(try Self.zones(reverbSends))
         let clip = try engine.loadClip(Self.tone(), name: "tone 440 Hz")
         var emitters: [Emitter] = []
         emitters.reserveCapacity(voices)
@@ -117,7 +133,8 @@ struct StressWorkload {
         moveAll(0)
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
-        let baseline = withBaseline ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf) : nil
+        let baseline = withBaseline ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf,
+                                                      reverbSends: reverbSends) : nil
         defer { baseline?.close() }
         let baselinePlayMicros = baseline?.timePlays() ?? []
         var baselineOut = [Float](repeating: 0, count: perFrame * 2)
@@ -182,10 +199,35 @@ final class RawBaseline {
     private var buffer: ALuint = 0
     let voices: Int
 
-    init(sources: Int, voices: Int, hrtf: Bool) throws {
+    private var slots: [ALuint] = []
+    private var effects: [ALuint] = []
+
+    /// `reverbSends` slots holding the zones' reverbs at the gains the engine's blend gives them
+    /// (energy shared: √(1/n) each), every source sending to each.
+    init(sources: Int, voices: Int, hrtf: Bool, reverbSends: Int = 0) throws {
         self.voices = voices
         device = try OutputDevice.open(.loopback(sampleRate: StressWorkload.rate))
         context = try ALContext(device: device, request: .init(monoSources: sources, stereoSources: 1, hrtf: hrtf))
+        var slots: [ALuint] = [], effects: [ALuint] = []
+        if reverbSends > 0 {
+            try context.withCurrent { () throws in
+                for i in 0..<reverbSends {
+                    var slot: ALuint = 0, effect: ALuint = 0
+                    alGenAuxiliaryEffectSlots(1, &slot)
+                    alGenEffects(1, &effect)
+                    alEffecti(effect, AL_EFFECT_TYPE, AL_EFFECT_EAXREVERB)
+                    var raw = try ReverbProperties.preset(named: StressWorkload.reverbPresets[i]).efxProperties
+                    earshot_set_eaxreverb(effect, &raw)
+                    alAuxiliaryEffectSloti(slot, AL_EFFECTSLOT_EFFECT, ALint(effect))
+                    alAuxiliaryEffectSlotf(slot, AL_EFFECTSLOT_GAIN, (1 / Float(reverbSends)).squareRoot())
+                    guard alGetError() == AL_NO_ERROR else { throw StressError.openAL("EFX slot \(i)") }
+                    slots.append(slot)
+                    effects.append(effect)
+                }
+            }
+        }
+        self.slots = slots
+        self.effects = effects
         names = [ALuint](repeating: 0, count: sources)
         guard case .int16(let samples) = StressWorkload.tone().samples else { throw StressError.openAL("tone") }
         try context.withCurrent { () throws(StressError) in
@@ -198,6 +240,7 @@ final class RawBaseline {
                 alSourcei(s, AL_LOOPING, AL_TRUE)
                 let p = StressWorkload.circle(i, of: voices, at: 0)
                 alSource3f(s, AL_POSITION, p.x, p.y, p.z)
+                for (k, slot) in slots.enumerated() { alSource3i(s, AL_AUXILIARY_SEND_FILTER, ALint(slot), ALint(k), 0) }
                 alSourcePlay(s)
             }
         }
@@ -240,6 +283,8 @@ final class RawBaseline {
             for s in names { alSourceStop(s) }
             alDeleteSources(ALsizei(names.count), names)
             alDeleteBuffers(1, &buffer)
+            for slot in slots { var s = slot; alDeleteAuxiliaryEffectSlots(1, &s) }
+            for effect in effects { var e = effect; alDeleteEffects(1, &e) }
         }
         context.destroy()
         device.close()

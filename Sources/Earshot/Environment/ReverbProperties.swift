@@ -114,6 +114,10 @@ public struct ReverbProperties: Sendable, Equatable {
         decayHFLimit = r.iDecayHFLimit != 0
     }
 
+    /// The C struct of `efx-presets.h`, for code that drives OpenAL itself (benchmarks' raw
+    /// baselines).
+    public var efxProperties: EFXEAXREVERBPROPERTIES { raw }
+
     /// The C struct the shim hands to OpenAL.
     var raw: EFXEAXREVERBPROPERTIES {
         EFXEAXREVERBPROPERTIES(

@@ -70,31 +70,35 @@ final class ReverbZoneMixer {
     /// Whether a step could change anything (some zone exists or some slot still sounds).
     var isActive: Bool { !zones.isEmpty || states.contains { $0.zone != nil } }
 
+    /// Storage reused every step (a steady frame allocates nothing).
+    private var targets: [ZoneBlend.Send] = []
+    private var candidates: [ZoneBlend.Candidate] = []
+    private var placed: [Bool] = []
+
     /// Advances the glides by `elapsed` seconds of playback toward what `listener` should hear.
     func step(listener: Listener, elapsed: Double) throws(EarshotError) {
         guard !slots.isEmpty, isActive else { return }
-        let targets = ZoneBlend.mix(zones: zones, listener: listener, sends: slots.count)
-        var wanted: [String: ZoneBlend.Send] = [:]
-        for t in targets { wanted[zones[t.zone].name] = t }
+        ZoneBlend.mix(zones: zones, listener: listener, sends: slots.count, into: &targets, scratch: &candidates)
         let maxStep = Float(glideTime > 0 ? min(1, elapsed / glideTime) : 1)
+        placed.removeAll(keepingCapacity: true)
+        for _ in targets.indices { placed.append(false) }
 
         // Slots keep their zones; zones no longer wanted fade out.
-        var placed = Set<String>()
         for i in states.indices {
             guard let name = states[i].zone else { continue }
-            if let t = wanted[name] {
-                placed.insert(name)
-                glide(i, toward: t.gain, pan: t.pan, by: maxStep)
+            if let t = targets.firstIndex(where: { zones[$0.zone].name == name }) {
+                placed[t] = true
+                glide(i, toward: targets[t].gain, pan: targets[t].pan, by: maxStep)
             } else {
                 glide(i, toward: 0, pan: states[i].pan, by: maxStep)
                 if states[i].gain == 0 { states[i].zone = nil }
             }
         }
         // New zones take free (silent) slots, nearest first; they wait if none is free yet.
-        for t in targets where !placed.contains(zones[t.zone].name) {
+        for t in targets.indices where !placed[t] {
             guard let free = states.firstIndex(where: { $0.zone == nil }) else { break }
-            states[free] = SlotState(zone: zones[t.zone].name, gain: 0, pan: t.pan)
-            glide(free, toward: t.gain, pan: t.pan, by: maxStep)
+            states[free] = SlotState(zone: zones[targets[t].zone].name, gain: 0, pan: targets[t].pan)
+            glide(free, toward: targets[t].gain, pan: targets[t].pan, by: maxStep)
         }
         try apply()
     }

@@ -41,21 +41,49 @@ public enum ZoneBlend {
 
     /// The sends for `zones` heard by `listener`, at most `sends` of them, nearest first.
     public static func mix(zones: [ReverbZone], listener: Listener, sends: Int) -> [Send] {
-        guard sends > 0 else { return [] }
+        var out: [Send] = []
+        var scratch: [Candidate] = []
+        mix(zones: zones, listener: listener, sends: sends, into: &out, scratch: &scratch)
+        return out
+    }
+
+    /// An audible zone while choosing: its index, distance and weight.
+    struct Candidate {
+        var index: Int
+        var distance: Float
+        var weight: Float
+    }
+
+    /// ``mix(zones:listener:sends:)`` into storage the caller keeps, so that a frame allocates
+    /// nothing once the arrays have grown to the number of zones.
+    static func mix(zones: [ReverbZone], listener: Listener, sends: Int, into out: inout [Send], scratch: inout [Candidate]) {
+        out.removeAll(keepingCapacity: true)
+        scratch.removeAll(keepingCapacity: true)
+        guard sends > 0 else { return }
         let p = listener.position
-        var audible: [(index: Int, distance: Float, weight: Float)] = []
-        for (i, zone) in zones.enumerated() {
-            let w = zone.weight(at: p)
-            if w > 0 { audible.append((i, zone.distance(from: p), w)) }
+        for i in zones.indices {
+            let w = zones[i].weight(at: p)
+            if w > 0 { scratch.append(Candidate(index: i, distance: zones[i].distance(from: p), weight: w)) }
         }
-        audible.sort { a, b in
-            a.distance != b.distance ? a.distance < b.distance
-                : zones[a.index].name != zones[b.index].name ? zones[a.index].name < zones[b.index].name : a.index < b.index
+        // Insertion sort: a handful of zones, and no closure context to allocate.
+        if scratch.count > 1 {
+            for i in 1..<scratch.count {
+                let c = scratch[i]
+                var j = i - 1
+                while j >= 0, nearer(c, than: scratch[j], zones) {
+                    scratch[j + 1] = scratch[j]
+                    j -= 1
+                }
+                scratch[j + 1] = c
+            }
         }
-        let chosen = audible.prefix(sends)
-        let total = max(1, chosen.reduce(0) { $0 + $1.weight })
+        let n = min(sends, scratch.count)
+        var total: Float = 0
+        for k in 0..<n { total += scratch[k].weight }
+        total = max(1, total)
         let frame = ListenerFrame(listener)
-        return chosen.map { c in
+        for k in 0..<n {
+            let c = scratch[k]
             let zone = zones[c.index]
             var pan = Vector3.zero
             if c.distance > 0 {
@@ -63,8 +91,15 @@ public enum ZoneBlend {
                 let magnitude = 1 - 2 / Float.pi * atanf(zone.apparentRadius / c.distance)
                 pan = toward * max(0, min(1, magnitude))
             }
-            return Send(zone: c.index, gain: zone.gain * (c.weight / total).squareRoot(), pan: pan)
+            out.append(Send(zone: c.index, gain: zone.gain * (c.weight / total).squareRoot(), pan: pan))
         }
+    }
+
+    /// Nearest first; equally near zones by name, then by index.
+    private static func nearer(_ a: Candidate, than b: Candidate, _ zones: [ReverbZone]) -> Bool {
+        if a.distance != b.distance { return a.distance < b.distance }
+        if zones[a.index].name != zones[b.index].name { return zones[a.index].name < zones[b.index].name }
+        return a.index < b.index
     }
 
     /// The listener's axes, to express world directions in EAX's listener-relative frame.
