@@ -65,37 +65,6 @@ final class EFXRenderTests: XCTestCase {
         }
     }
 
-    /// `x` through a 1 kHz band-pass (RBJ biquad, Q 0.7, run twice): the band between EAX
-    /// reverb's LF (250 Hz) and HF (5 kHz) references, where the tail decays in `decayTime`.
-    private func midBand(_ x: [Float]) -> [Float] {
-        let w0 = 2 * Double.pi * 1_000 / Double(rate), alpha = sin(w0) / (2 * 0.7)
-        let a0 = 1 + alpha
-        let b0 = alpha / a0, b2 = -alpha / a0, a1 = -2 * cos(w0) / a0, a2 = (1 - alpha) / a0
-        var y = x.map(Double.init)
-        for _ in 0..<2 {
-            var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
-            for i in y.indices {
-                let v = b0 * y[i] + b2 * x2 - a1 * y1 - a2 * y2
-                x2 = x1; x1 = y[i]; y2 = y1; y1 = v
-                y[i] = v
-            }
-        }
-        return y.map { Float($0) }
-    }
-
-    /// T60 estimated by Schroeder backward integration: the slope of the energy decay curve
-    /// between −5 dB and −25 dB below its start, extrapolated to 60 dB (T20 × 3). The first
-    /// 20 ms (the direct burst) are left out.
-    private func decayTime(_ x: [Float]) -> Double {
-        let skip = rate / 50
-        var energy = x[skip...].map { Double($0) * Double($0) }
-        for i in stride(from: energy.count - 2, through: 0, by: -1) { energy[i] += energy[i + 1] }
-        let top = energy[0]
-        let edc = energy.map { 10 * log10(max($0 / top, 1e-30)) }
-        guard let a = edc.firstIndex(where: { $0 <= -5 }), let b = edc.firstIndex(where: { $0 <= -25 }), b > a else { return 0 }
-        return Double(b - a) / Double(rate) * 3
-    }
-
     func testPresetsAreTheHeadersAndUnknownNamesSuggestNearOnes() throws {
         XCTAssertEqual(ReverbProperties.presetNames.count, 113)
         XCTAssertEqual(ReverbProperties.presetNames.first, "generic")
@@ -135,7 +104,7 @@ final class EFXRenderTests: XCTestCase {
         var estimates: [String: Double] = [:]
         for (name, seconds) in [("hangar", 14.0), ("castle_smallroom", 3.0), ("bathroom", 3.0)] {
             let preset = try ReverbProperties.preset(named: name)
-            let t60 = decayTime(midBand(try renderBurst(preset: name, seconds: seconds)))
+            let t60 = ReverbMeasures.decayTime(ReverbMeasures.midBand(try renderBurst(preset: name, seconds: seconds), rate: rate), rate: rate)
             estimates[name] = t60
             print("EFXRenderTests: \(name) preset decayTime \(preset.decayTime) s, estimated T60 \(t60) s")
             XCTAssertEqual(t60, Double(preset.decayTime), accuracy: Double(preset.decayTime) * 0.2,

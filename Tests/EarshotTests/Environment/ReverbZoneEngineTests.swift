@@ -81,6 +81,60 @@ final class ReverbZoneEngineTests: XCTestCase {
         XCTAssertEqual(e.reverbZones.count, 1, "a refused change changes nothing")
     }
 
+    /// A burst inside a zone decays as the zone's preset says: T60 in the 1 kHz band (where EAX
+    /// reverb decays in exactly `decayTime`) within 20 % of it (the tolerance of
+    /// ``EFXRenderTests/testDecayFollowsThePreset``, which explains it), and a long preset's
+    /// tail outlasts a short one's by far.
+    func testDecayFollowsTheZonesPreset() throws {
+        var estimates: [String: Double] = [:]
+        for (name, seconds) in [("hangar", 13.0), ("castle_smallroom", 3.0)] {
+            let e = try TestSignals.loopbackEngine()
+            defer { e.shutdown() }
+            try e.setReverbZones([ReverbZone(name: name, shape: .sphere(center: .zero, radius: 30),
+                                             reverb: ReverbProperties.preset(named: name), fade: 1)])
+            let clip = try e.loadClip(burst(), name: "burst")
+            _ = try render(e, seconds: 0.2)
+            _ = try e.play(clip, options: .init(position: Vector3(0, 0, -2)))
+            let out = try render(e, seconds: seconds)
+            let mono = stride(from: 0, to: out.count, by: 2).map { out[$0] + out[$0 + 1] }
+            let t60 = ReverbMeasures.decayTime(ReverbMeasures.midBand(mono, rate: rate), rate: rate)
+            let preset = try ReverbProperties.preset(named: name)
+            print("ReverbZoneEngineTests: \(name) zone, preset decayTime \(preset.decayTime) s, estimated T60 \(t60) s")
+            XCTAssertEqual(t60, Double(preset.decayTime), accuracy: Double(preset.decayTime) * 0.2, name)
+            estimates[name] = t60
+        }
+        XCTAssertGreaterThan(estimates["hangar"] ?? 0, 4 * (estimates["castle_smallroom"] ?? .infinity))
+    }
+
+    /// Bus filters and bus effects are there again after a device loss.
+    func testBusEnvironmentSurvivesADeviceLoss() throws {
+        let e = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true; $0.busEffects = true }
+        defer { e.shutdown() }
+        try e.setEffect(.echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)), for: .voice)
+        try e.setFilter(LowPassFilter(gain: 0.25, gainHF: 1), for: .voice)
+        let clip = try e.loadClip(burst(), name: "burst")
+        func echoAndDirect() throws -> (Double, Double) {
+            _ = try render(e, seconds: 0.3)
+            _ = try e.play(clip, options: .init(pan: 0, bus: .voice))
+            let out = try render(e, seconds: 0.4)
+            return (level(out, from: 0, to: 0.03), level(out, from: 0.11, to: 0.16))
+        }
+        let before = try echoAndDirect()
+        e.simulateDeviceLoss()
+        _ = try render(e, seconds: 1.0 / 60)
+        for _ in 0..<500 {
+            guard e.isDeviceLost else { break }
+            _ = try render(e, seconds: 1.0 / 60)
+            usleep(2_000)
+        }
+        XCTAssertFalse(e.isDeviceLost)
+        let after = try echoAndDirect()
+        print("ReverbZoneEngineTests: voice bus direct/echo before \(TestSignals.dB(before.0))/\(TestSignals.dB(before.1)) dB, after \(TestSignals.dB(after.0))/\(TestSignals.dB(after.1)) dB")
+        XCTAssertEqual(TestSignals.dB(after.0), TestSignals.dB(before.0), accuracy: 0.5, "the bus filter is back")
+        XCTAssertEqual(TestSignals.dB(after.1), TestSignals.dB(before.1), accuracy: 0.5, "the echo is back")
+        XCTAssertGreaterThan(TestSignals.dB(after.1), -60)
+    }
+
     /// Device recovery with zones active: the tail is back after recovery.
     func testTheTailIsBackAfterADeviceLoss() throws {
         let e = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true }
