@@ -99,5 +99,19 @@ final class SceneEnvironmentTests: XCTestCase {
         XCTAssertGreaterThan(dB(hangarTail / hangarStep), dB(roomTail / roomStep) + 6, "the hangar rings far longer than the room")
     }
 
+    /// Without auxiliary sends (OpenAL Soft told `sends = 0` through `ALSOFT_CONF`, read only at
+    /// its start, hence a child process) the scene still renders, dry: no error, no tail.
+    func testWithoutSendsTheSceneRendersDry() throws {
+        let conf = tmp.appendingPathComponent("alsoft.conf").path
+        try "[general]\nsends = 0\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let out = tmp.appendingPathComponent("nosends.wav").path
+        let r = try CLIRunner.run("earshot", ["render", "Demos/Scenes/rooms.yaml", "-o", out, "--format", "f32", "--duration", "2", "--quiet"],
+                                  environment: ["ALSOFT_CONF": conf])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let audio = try RenderedAudio(path: out)
+        XCTAssertGreaterThan(dB(audio.rms(0.2, 0.35)), -40, "the step is heard")
+        XCTAssertLessThan(dB(audio.rms(0.6, 0.85)), -90, "and nothing rings: no sends, no reverb")
+    }
+
     private func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 }
