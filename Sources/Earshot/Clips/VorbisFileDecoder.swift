@@ -122,14 +122,7 @@ public enum VorbisFileDecoder {
             out.reserveCapacity(expected)
             try decodeLoop(vf, channels: channels, rate: rate, name: name) { (pcm, frames) throws(EarshotError) in
                 try options.check(samples: out.count + frames * channels, bytesPerSample: 4, name: name)
-                let start = out.count
-                out.append(contentsOf: repeatElement(0, count: frames * channels))
-                out.withUnsafeMutableBufferPointer { dst in
-                    for ch in 0..<channels {
-                        guard let src = pcm[ch] else { continue }
-                        for f in 0..<frames { dst[start + f * channels + ch] = src[f] }
-                    }
-                }
+                interleave(pcm, frames: frames, channels: channels, onto: &out) { $0 }
             }
             return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
         }
@@ -137,16 +130,23 @@ public enum VorbisFileDecoder {
         out.reserveCapacity(expected)
         try decodeLoop(vf, channels: channels, rate: rate, name: name) { (pcm, frames) throws(EarshotError) in
             try options.check(samples: out.count + frames * channels, bytesPerSample: 2, name: name)
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: frames * channels))
-            out.withUnsafeMutableBufferPointer { dst in
-                for ch in 0..<channels {
-                    guard let src = pcm[ch] else { continue }
-                    for f in 0..<frames { dst[start + f * channels + ch] = int16(src[f]) }
-                }
-            }
+            interleave(pcm, frames: frames, channels: channels, onto: &out, int16)
         }
         return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
+    }
+
+    /// Appends `frames` frames of planar channels to `out`, interleaved, each sample converted.
+    @inline(__always)
+    private static func interleave<T: Numeric>(_ pcm: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int, channels: Int,
+                                               onto out: inout [T], _ convert: (Float) -> T) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: frames * channels))
+        out.withUnsafeMutableBufferPointer { dst in
+            for ch in 0..<channels {
+                guard let src = pcm[ch] else { continue }
+                for f in 0..<frames { dst[start + f * channels + ch] = convert(src[f]) }
+            }
+        }
     }
 
     /// A float sample as 16-bit, the way `ov_read` converts (×32768, rounded to nearest even, clipped).

@@ -6,14 +6,7 @@ import XCTest
 final class BusEnvironmentTests: XCTestCase {
     private let rate = 48_000
 
-    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] {
-        var out: [Float] = []
-        for _ in 0..<Int(seconds * 60) {
-            e.update()
-            out += try e.render(frames: rate / 60)
-        }
-        return out
-    }
+    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] { try TestSignals.renderFrames(e, seconds: seconds) }
 
     private func rms(_ x: [Float], from: Double, to: Double) -> Double {
         let a = Int(from * Double(rate)) * 2, b = min(x.count, Int(to * Double(rate)) * 2)

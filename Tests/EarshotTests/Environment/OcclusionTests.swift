@@ -17,31 +17,14 @@ final class OcclusionTests: XCTestCase {
         return PCMAudio(sampleRate: rate, channels: 1, samples: .int16(samples))
     }
 
-    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] {
-        var out: [Float] = []
-        for _ in 0..<Int(seconds * 60) {
-            e.update()
-            out += try e.render(frames: rate / 60)
-        }
-        return out
-    }
+    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] { try TestSignals.renderFrames(e, seconds: seconds) }
 
     /// Energy (dB) of the left+right sum in the band `low…high` Hz, through a 4th-order
     /// band-pass (two RBJ biquads at the band's centre, Q from its width).
     private func band(_ x: [Float], _ low: Double, _ high: Double) -> Double {
         let mono = stride(from: 0, to: x.count, by: 2).map { Double(x[$0] + x[$0 + 1]) }
-        let centre = (low * high).squareRoot(), q = centre / (high - low)
-        let w0 = 2 * Double.pi * centre / Double(rate), alpha = sin(w0) / (2 * q), a0 = 1 + alpha
-        let b0 = alpha / a0, b2 = -alpha / a0, a1 = -2 * cos(w0) / a0, a2 = (1 - alpha) / a0
-        var y = mono
-        for _ in 0..<2 {
-            var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
-            for i in y.indices {
-                let v = b0 * y[i] + b2 * x2 - a1 * y1 - a2 * y2
-                x2 = x1; x1 = y[i]; y2 = y1; y1 = v
-                y[i] = v
-            }
-        }
+        let centre = (low * high).squareRoot()
+        let y = ReverbMeasures.bandPass(mono, centre: centre, q: centre / (high - low), rate: rate)
         let tail = y[(y.count / 4)...]
         return 10 * log10(max(tail.reduce(0) { $0 + $1 * $1 } / Double(tail.count), 1e-30))
     }

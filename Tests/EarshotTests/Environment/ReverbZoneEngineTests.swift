@@ -16,16 +16,7 @@ final class ReverbZoneEngineTests: XCTestCase {
                        reverb: ReverbProperties.preset(named: "hangar"), fade: fade)
     }
 
-    /// Renders `seconds` in 60 Hz frames (update, then render), returning interleaved stereo.
-    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] {
-        var out: [Float] = []
-        let frame = rate / 60
-        for _ in 0..<Int(seconds * 60) {
-            e.update()
-            out += try e.render(frames: frame)
-        }
-        return out
-    }
+    private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] { try TestSignals.renderFrames(e, seconds: seconds) }
 
     /// RMS of interleaved stereo between `from` and `to` seconds.
     private func level(_ x: [Float], from: Double, to: Double) -> Double {

@@ -5,10 +5,15 @@ enum ReverbMeasures {
     /// `x` through a 1 kHz band-pass (RBJ biquad, Q 0.7, run twice): the band between EAX
     /// reverb's LF (250 Hz) and HF (5 kHz) references, where the tail decays in `decayTime`.
     static func midBand(_ x: [Float], rate: Int) -> [Float] {
-        let w0 = 2 * Double.pi * 1_000 / Double(rate), alpha = sin(w0) / (2 * 0.7)
+        bandPass(x.map(Double.init), centre: 1_000, q: 0.7, rate: rate).map { Float($0) }
+    }
+
+    /// `x` through an RBJ band-pass biquad at `centre` Hz with quality `q`, run twice (4th order).
+    static func bandPass(_ x: [Double], centre: Double, q: Double, rate: Int) -> [Double] {
+        let w0 = 2 * Double.pi * centre / Double(rate), alpha = sin(w0) / (2 * q)
         let a0 = 1 + alpha
         let b0 = alpha / a0, b2 = -alpha / a0, a1 = -2 * cos(w0) / a0, a2 = (1 - alpha) / a0
-        var y = x.map(Double.init)
+        var y = x
         for _ in 0..<2 {
             var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
             for i in y.indices {
@@ -17,7 +22,7 @@ enum ReverbMeasures {
                 y[i] = v
             }
         }
-        return y.map { Float($0) }
+        return y
     }
 
     /// T60 estimated by Schroeder backward integration: the slope of the energy decay curve

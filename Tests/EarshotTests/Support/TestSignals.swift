@@ -27,6 +27,18 @@ enum TestSignals {
 
     static func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 
+    /// Renders `seconds` of a loopback engine the way a game does — `update`, then one 60 Hz
+    /// frame — and returns the interleaved samples.
+    static func renderFrames(_ e: AudioEngine, seconds: Double) throws -> [Float] {
+        var out: [Float] = []
+        let frame = e.sampleRate / 60
+        for _ in 0..<Int((seconds * 60).rounded()) {
+            e.update()
+            out += try e.render(frames: frame)
+        }
+        return out
+    }
+
     /// A loopback engine at 48 kHz stereo.
     static func loopbackEngine(_ configure: (inout AudioEngine.Configuration) -> Void = { _ in }) throws -> AudioEngine {
         var config = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000))
