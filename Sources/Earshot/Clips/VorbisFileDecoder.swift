@@ -30,13 +30,18 @@ public enum VorbisFileDecoder {
 
     /// Decodes the Ogg Vorbis file at `path`.
     public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+        try withFile(path) { (vf) throws(EarshotError) in try read(vf, name: path, options: options) }
+    }
+
+    /// Opens `path` with `ov_fopen` and runs `body` with the open file.
+    private static func withFile<R>(_ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
         try FileCheck.requireRegularFile(path)
         let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         defer { vf.deallocate() }
         let code = ov_fopen(path, vf)
         guard code == 0 else { throw .unreadableFile(path: path, reason: reason(code)) }
         defer { ov_clear(vf) }
-        return try read(vf, name: path, options: options)
+        return try body(vf)
     }
 
     /// Decodes Ogg Vorbis bytes held in memory.
@@ -51,13 +56,7 @@ public enum VorbisFileDecoder {
 
     /// Describes the Ogg Vorbis file at `path` (rate, channels, length) without decoding it.
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
-        try FileCheck.requireRegularFile(path)
-        let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
-        defer { vf.deallocate() }
-        let code = ov_fopen(path, vf)
-        guard code == 0 else { throw .unreadableFile(path: path, reason: reason(code)) }
-        defer { ov_clear(vf) }
-        return try describe(vf, name: path, bytes: FileCheck.size(path))
+        try withFile(path) { (vf) throws(EarshotError) in try describe(vf, name: path, bytes: FileCheck.size(path)) }
     }
 
     /// Describes Ogg Vorbis bytes held in memory without decoding them.
