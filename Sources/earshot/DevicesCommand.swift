@@ -6,7 +6,7 @@ import Foundation
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List playback devices, the OpenAL version, renderer and extensions.")
+        abstract: "List playback and input devices, the OpenAL version, renderer and extensions.")
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
@@ -24,6 +24,11 @@ struct DevicesCommand: ParsableCommand {
             for name in report.playbackDevices {
                 print("  \(name == report.defaultDevice ? "*" : " ") \(name)")
             }
+            print("Input devices:")
+            if report.inputDevices.isEmpty { print("  (none)") }
+            for name in report.inputDevices {
+                print("  \(name == report.defaultInputDevice ? "*" : " ") \(name)")
+            }
             print("OpenAL: \(report.version) — \(report.renderer) (\(report.vendor))")
             print("ALC extensions: \(report.alcExtensions.joined(separator: " "))")
             print("AL extensions: \(report.alExtensions.joined(separator: " "))")
@@ -36,6 +41,8 @@ struct DevicesCommand: ParsableCommand {
 struct DeviceReport: Codable {
     var playbackDevices: [String]
     var defaultDevice: String?
+    var inputDevices: [String]
+    var defaultInputDevice: String?
     var version: String
     var renderer: String
     var vendor: String
@@ -46,6 +53,8 @@ struct DeviceReport: Codable {
         var report = DeviceReport(
             playbackDevices: OutputDevice.playbackDeviceNames(),
             defaultDevice: OutputDevice.defaultPlaybackDeviceName(),
+            inputDevices: CaptureDevice.inputDeviceNames(),
+            defaultInputDevice: CaptureDevice.defaultInputDeviceName(),
             version: "?", renderer: "?", vendor: "?",
             alcExtensions: OutputDevice.globalExtensions().sorted(), alExtensions: [])
         if let device = try? OutputDevice.open(.loopback(sampleRate: 48_000)) {

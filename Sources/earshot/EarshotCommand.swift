@@ -33,5 +33,6 @@ struct EarshotCommand: ParsableCommand {
             StressCommand.self,
             InfoCommand.self,
             DecodeCommand.self,
+            RecordCommand.self,
         ])
 }

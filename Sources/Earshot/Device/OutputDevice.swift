@@ -157,7 +157,7 @@ public final class OutputDevice: @unchecked Sendable {
         return String(cString: p)
     }
 
-    private static func splitDoubleNulList(_ list: UnsafePointer<ALCchar>) -> [String] {
+    static func splitDoubleNulList(_ list: UnsafePointer<ALCchar>) -> [String] {
         var names: [String] = []
         var p = list
         while p.pointee != 0 {

@@ -16,6 +16,8 @@
 public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No playback device could be opened (no sound server, no sound card).
     case noOutputDevice(detail: String)
+    /// No capture (input) device could be opened.
+    case noInputDevice(detail: String)
     /// A device was asked for by name and OpenAL does not know it.
     case deviceNotFound(name: String)
     /// The device opened but OpenAL refused to create a context on it.
@@ -65,6 +67,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noOutputDevice(let detail):
             return "no audio output device (use --out FILE.wav to render offline)"
                 + (detail.isEmpty ? "" : "; \(detail)")
+        case .noInputDevice(let detail):
+            return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)")
         case .deviceNotFound(let name):
             return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
         case .contextCreationFailed(let detail):

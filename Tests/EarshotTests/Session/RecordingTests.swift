@@ -1,0 +1,124 @@
+@testable import Earshot
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Recording on a real PulseAudio server: a known tone is played into a null sink and
+/// `earshot record` captures the sink's monitor. The CLI runs as its own process so that OpenAL
+/// Soft sees this daemon's `XDG_RUNTIME_DIR` when it first opens a device.
+final class RecordingTests: XCTestCase {
+    private var runtime: URL!
+    private var env: [String: String] = [:]
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/paplay", "/usr/bin/sox"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) is missing: run `make deps`")
+        }
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-record-\(UUID().uuidString)")
+        runtime = folder.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        env = ["XDG_RUNTIME_DIR": runtime.path]
+        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
+                             environment: env, timeout: 10)
+        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
+            throw XCTSkip("pulseaudio did not start")
+        }
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
+    }
+
+    override func tearDownWithError() throws {
+        if let runtime { PulseDuckingTests.stopPulse(runtime: runtime) }
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// A 1 kHz sine of amplitude 0.5 for `seconds`, made by sox.
+    private func tone(seconds: Double) throws -> String {
+        let path = folder.appendingPathComponent("tone.wav").path
+        try FFmpegTool.run("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", path, "synth", "\(seconds)", "sine", "1000", "vol", "0.5"])
+        return path
+    }
+
+    /// Plays `file` into the null sink with a short latency (so the monitor delivers steadily),
+    /// and waits until the sink has run for 2.5 s: a fresh null sink's monitor delivers nothing
+    /// to a capture stream for its first 1.5–2 s (measured here with OpenAL Soft 1.19.1).
+    private func play(_ file: String) throws -> ChildProcess {
+        let player = try ChildProcess("/usr/bin/paplay", ["--latency-msec=20", "--device=game", file], environment: env)
+        usleep(2_500_000)
+        return player
+    }
+
+    /// The monitor source's name as OpenAL lists it.
+    private func monitorName() throws -> String {
+        let r = try CLIRunner.run("earshot", ["devices", "--json"], environment: env)
+        let report = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let inputs = report?["inputDevices"] as? [String] ?? []
+        return try XCTUnwrap(inputs.first { $0.hasPrefix("Monitor of") }, "inputs: \(inputs)")
+    }
+
+    /// Frequency (zero crossings) and RMS of a mono 16-bit WAV between `from` and `to` seconds.
+    private func measure(_ path: String, from: Double, to: Double) throws -> (frequency: Double, rms: Double, frames: Int) {
+        let audio = try SndFileDecoder.decode(path: path)
+        let x = audio.floatSamples()
+        let a = Int(from * 48_000), b = min(x.count, Int(to * 48_000))
+        guard b > a + 100 else { return (0, 0, x.count) }
+        var crossings = 0, sum = 0.0
+        for i in (a + 1)..<b {
+            if (x[i - 1] < 0) != (x[i] < 0) { crossings += 1 }
+            sum += Double(x[i]) * Double(x[i])
+        }
+        return (Double(crossings) / 2 / (Double(b - a) / 48_000), (sum / Double(b - a)).squareRoot(), x.count)
+    }
+
+    func testRecordsAToneWithTheRightFrequencyLevelAndMeters() throws {
+        let monitor = try monitorName()
+        let player = try play(try tone(seconds: 6))
+        defer { player.stop() }
+        let out = folder.appendingPathComponent("rec.wav").path
+        let r = try CLIRunner.run("earshot", ["record", "-o", out, "--seconds", "2", "--device", monitor, "--json"], environment: env)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(summary["frames"] as? Int, 96_000)
+        XCTAssertEqual(summary["deviceLost"] as? Bool, false)
+        // The tone: RMS 0.5/√2 = −9.03 dBFS, peak 0.5 = −6.02 dBFS.
+        let average = try XCTUnwrap((summary["averagePower"] as? [Double])?.first)
+        let peak = try XCTUnwrap((summary["peakPower"] as? [Double])?.first)
+        XCTAssertEqual(average, -9.03, accuracy: 1, "meter average")
+        XCTAssertEqual(peak, -6.02, accuracy: 1, "meter peak")
+        let m = try measure(out, from: 1, to: 2)
+        XCTAssertEqual(m.frames, 96_000)
+        XCTAssertEqual(m.frequency, 1_000, accuracy: 5)
+        XCTAssertEqual(20 * log10(m.rms), -9.03, accuracy: 1, "level within 1 dB")
+        // ffprobe reads it.
+        let probe = try FFmpegTool.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out])
+        XCTAssertEqual(Double(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 2, accuracy: 0.001)
+    }
+
+    /// The server dies mid-recording: the command says so and exits 1, and the file holds
+    /// what was recorded before — a valid file ffprobe reads.
+    func testServerKilledMidRecordingKeepsAValidFile() throws {
+        let monitor = try monitorName()
+        let player = try play(try tone(seconds: 6))
+        defer { player.stop() }
+        let out = folder.appendingPathComponent("cut.wav").path
+        let errors = folder.appendingPathComponent("record.err")
+        let recorder = try ChildProcess(CLIRunner.productsDirectory.appendingPathComponent("earshot").path,
+                                        ["record", "-o", out, "--seconds", "6", "--device", monitor], environment: env,
+                                        errorOutput: errors)
+        usleep(1_500_000)
+        let pidText = try String(contentsOfFile: runtime.appendingPathComponent("pulse/pid").path, encoding: .utf8)
+        let pid = try XCTUnwrap(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, SIGKILL)
+        XCTAssertNotNil(waitFor(5) { !recorder.isRunning }, "the recorder ends when its device goes away")
+        recorder.process.waitUntilExit()
+        XCTAssertEqual(recorder.process.terminationStatus, 1)
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        XCTAssertTrue(stderr.contains("the input device went away"), stderr)
+        let probe = try FFmpegTool.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out])
+        let duration = Double(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        XCTAssertGreaterThan(duration, 0.5, "what was recorded is kept")
+        XCTAssertLessThan(duration, 2.5)
+        XCTAssertEqual(try measure(out, from: 0.2, to: duration - 0.1).frequency, 1_000, accuracy: 5)
+    }
+}
