@@ -7,7 +7,7 @@ DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev pkg-co
                 libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test bench soak tsan assets docs clean
+.PHONY: deps build demo test bench bench-table soak tsan assets docs clean
 
 include Makefile.fuzz.mk
 
@@ -51,6 +51,18 @@ bench: deps
 	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done
 	@echo "== stress: 10000 emitters, 1024 real"; .build/release/earshot stress --voices 10000 --max-real 1024 --seconds 10
 	@for n in 256 1024; do echo "== stress: $$n voices with 1 and 2 reverb sends"; .build/release/earshot stress --voices $$n --seconds 10 --reverb || exit 1; done
+	@$(MAKE) --no-print-directory bench-table
+
+## bench-table: the voices-per-core table (earshot stress --find-limit, ~4 min), written into
+## Benchmarks/README.md between its voices-per-core markers and printed
+bench-table: deps
+	$(SWIFT) build -c release --product earshot
+	.build/release/earshot stress --find-limit --probe-seconds 2 > .build/voices-per-core.md
+	@cat .build/voices-per-core.md
+	@awk 'BEGIN { while ((getline line < ".build/voices-per-core.md") > 0) table = table line "\n" } \
+	  /<!-- voices-per-core:begin -->/ { print; printf "%s", table; skip = 1; next } \
+	  /<!-- voices-per-core:end -->/ { skip = 0 } !skip { print }' Benchmarks/README.md > .build/bench-readme.md \
+	  && mv .build/bench-readme.md Benchmarks/README.md
 
 ## soak: a million play/stop/steal cycles (the test suite runs 200,000)
 soak: deps

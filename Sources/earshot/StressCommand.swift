@@ -16,8 +16,8 @@ struct StressCommand: ParsableCommand {
             each frame's CPU time measured for each: overheadRatio = engine CPU / baseline CPU. Build with -c release for figures that mean anything.
             """)
 
-    @Option(name: .long, help: "Voices (emitters) to play.")
-    var voices: Int
+    @Option(name: .long, help: "Voices (emitters) to play (required unless --find-limit).")
+    var voices: Int?
 
     @Option(name: .long, help: "Seconds of audio to render (default 10).")
     var seconds: Double = 10
@@ -34,16 +34,37 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip the raw-OpenAL baseline.")
     var noBaseline = false
 
+    @Flag(name: .long, help: "Find the most real voices that mix within --budget of one core, for PCM, IMA4, HRTF and 1 and 2 reverb sends, engine and raw OpenAL, and print the table.")
+    var findLimit = false
+
+    @Option(name: .long, help: "With --find-limit: the CPU budget as a share of one core (default 0.5).")
+    var budget: Double = 0.5
+
+    @Option(name: .long, help: "With --find-limit: frames mixed per update (default 512).")
+    var updateFrames: Int = 512
+
+    @Option(name: .long, help: "With --find-limit: seconds rendered per probe (default 1.5).")
+    var probeSeconds: Double = 1.5
+
     @Flag(name: .long, help: "Run twice, with 1 and then 2 reverb sends active per voice (the listener inside 1 and 2 reverb zones; the baseline with as many EFX slots), and report both.")
     var reverb = false
 
     func validate() throws {
+        if findLimit {
+            guard budget.isFinite, budget > 0, budget <= 1 else { throw ValidationError("--budget must be within 0…1 (a share of one core)") }
+            guard (64...8_192).contains(updateFrames) else { throw ValidationError("--update-frames must be within 64…8192") }
+            guard probeSeconds.isFinite, probeSeconds >= 0.2, probeSeconds <= 60 else { throw ValidationError("--probe-seconds must be within 0.2…60") }
+            return
+        }
+        guard let voices else { throw ValidationError("--voices is required (or --find-limit)") }
         guard (1...1_000_000).contains(voices) else { throw ValidationError("--voices must be within 1…1000000") }
         guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--seconds must be within 0…3600") }
         if let maxReal, !(1...4096).contains(maxReal) { throw ValidationError("--max-real must be within 1…4096") }
     }
 
     func run() throws {
+        if findLimit { return try runFindLimit() }
+        let voices = self.voices ?? 1
         let sendCounts = reverb ? [1, 2] : [0]
         var reports: [StressReport] = []
         for sends in sendCounts {
@@ -77,6 +98,52 @@ struct StressCommand: ParsableCommand {
                 report.printTable()
             }
         }
+    }
+}
+
+extension StressCommand {
+    /// `--find-limit`: one search per row, the table (or JSON) on stdout, progress on stderr.
+    func runFindLimit() throws {
+        let search = VoiceLimitSearch(budget: budget, updateFrames: updateFrames, probeSeconds: probeSeconds)
+        var rows: [VoiceLimitSearch.Row] = []
+        do {
+            for kind in VoiceLimitSearch.Kind.allCases {
+                rows.append(try search.run(kind) { line in if !json { note("  " + line) } })
+            }
+        } catch let error as EarshotError {
+            fail(error.description)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let report = LimitReport(budget: budget, updateFrames: updateFrames, sampleRate: StressWorkload.rate, rows: rows)
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            return
+        }
+        print(LimitReport(budget: budget, updateFrames: updateFrames, sampleRate: StressWorkload.rate, rows: rows).markdown)
+    }
+}
+
+/// What `earshot stress --find-limit` prints.
+struct LimitReport: Codable {
+    var budget: Double
+    var updateFrames: Int
+    var sampleRate: Int
+    var rows: [VoiceLimitSearch.Row]
+
+    /// A Markdown table, as Benchmarks/README.md publishes it.
+    var markdown: String {
+        var lines = [
+            "Real voices mixed within \(Int((budget * 100).rounded())) % of one core at \(sampleRate / 1000) kHz stereo, \(updateFrames)-frame updates:",
+            "",
+            "| voices | Earshot | raw OpenAL | Earshot / raw |",
+            "|---|---|---|---|",
+        ]
+        for r in rows {
+            let ratio = r.rawOpenALVoices > 0 ? String(format: "%.2f", Double(r.engineVoices) / Double(r.rawOpenALVoices)) : "–"
+            lines.append("| \(r.label) | \(r.engineVoices) | \(r.rawOpenALVoices) | \(ratio) |")
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

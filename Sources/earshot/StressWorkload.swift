@@ -18,6 +18,10 @@ struct StressWorkload {
     /// Reverb sends active per voice (0, 1 or 2): the listener stands inside that many reverb
     /// zones (the engine) or slots (the baseline), every voice sending to each.
     var reverbSends = 0
+    /// Frames mixed per game update (800: 60 updates a second at 48 kHz).
+    var updateFrames = 800
+    /// What every voice loops (default: the 1 s 440 Hz tone).
+    var clip: PCMAudio = StressWorkload.tone()
     static let rate = 48_000
     static let framesPerSecond = 60
 
@@ -54,7 +58,7 @@ struct StressWorkload {
         return Vector3(Float(5 * cos(phase)), 0, Float(-5 * sin(phase)))
     }
 
-    var frames: Int { Int((seconds * Double(Self.framesPerSecond)).rounded()) }
+    var frames: Int { max(1, Int((seconds * Double(Self.rate) / Double(updateFrames)).rounded())) }
 
     /// The reverb presets of the zones (and of the baseline's slots), one per send.
     static let reverbPresets = ["hangar", "stoneroom"]
@@ -81,7 +85,7 @@ struct StressWorkload {
         let engine = try AudioEngine(configuration: config)
         defer { engine.shutdown() }
         try engine.setReverbZones(try Self.zones(reverbSends))
-        let clip = try engine.loadClip(Self.tone(), name: "tone 440 Hz")
+        let loaded = try engine.loadClip(self.clip, name: "stress clip")
         var emitters: [Emitter] = []
         emitters.reserveCapacity(voices)
         for i in 0..<voices {
@@ -90,14 +94,14 @@ struct StressWorkload {
         var result = EngineResult()
         result.voices = voices
         result.grantedSources = engine.stats.voiceSources
-        let perFrame = Self.rate / Self.framesPerSecond
+        let perFrame = updateFrames
         var buffer = [Float](repeating: 0, count: perFrame * 2)
         let playOptions = emitters.map { PlayOptions(loop: true, emitter: $0) }
         // Warm-up: OpenAL Soft grows its pool of property containers to the most that were ever
         // in flight at once; play everything, stop, let the fades finish — twice, so the timed
         // plays see steady state.
         for _ in 0..<2 {
-            for i in 0..<voices { _ = try engine.play(clip, options: playOptions[i]) }
+            for i in 0..<voices { _ = try engine.play(loaded, options: playOptions[i]) }
             engine.update()
             try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
             engine.stopAllVoices()
@@ -112,7 +116,7 @@ struct StressWorkload {
         earshot_alloc_counting(1)
         for i in 0..<voices {
             let t0 = Self.wallTime()
-            _ = try engine.play(clip, options: playOptions[i])
+            _ = try engine.play(loaded, options: playOptions[i])
             result.playMicros.append((Self.wallTime() - t0) * 1e6)
         }
         earshot_alloc_counting(0)
@@ -134,7 +138,7 @@ struct StressWorkload {
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
         let baseline = withBaseline ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf,
-                                                      reverbSends: reverbSends) : nil
+                                                      reverbSends: reverbSends, clip: clip) : nil
         defer { baseline?.close() }
         let baselinePlayMicros = baseline?.timePlays() ?? []
         var baselineOut = [Float](repeating: 0, count: perFrame * 2)
@@ -152,7 +156,7 @@ struct StressWorkload {
         let allocStart = earshot_alloc_count()
         earshot_alloc_counting(1)
         for f in 0..<frames {
-            let time = Double(f + 1) / Double(Self.framesPerSecond)
+            let time = Double((f + 1) * perFrame) / Double(Self.rate)
             // Alternate who goes first: each side then runs as often on the caches the other
             // one's mix left behind, so the order biases neither.
             let baselineFirst = f % 2 == 1
@@ -161,7 +165,7 @@ struct StressWorkload {
             let t0 = Self.wallTime()
             moveAll(time)
             let t1 = Self.wallTime()
-            engine.update(deltaTime: 1 / Double(Self.framesPerSecond))
+            engine.update(deltaTime: Double(perFrame) / Double(Self.rate))
             updateMicros[f] = (Self.wallTime() - t1) * 1e6
             moveMicros[f] = (t1 - t0) * 1e6
             try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
@@ -204,7 +208,7 @@ final class RawBaseline {
 
     /// `reverbSends` slots holding the zones' reverbs at the gains the engine's blend gives them
     /// (energy shared: √(1/n) each), every source sending to each.
-    init(sources: Int, voices: Int, hrtf: Bool, reverbSends: Int = 0) throws {
+    init(sources: Int, voices: Int, hrtf: Bool, reverbSends: Int = 0, clip: PCMAudio = StressWorkload.tone()) throws {
         self.voices = voices
         device = try OutputDevice.open(.loopback(sampleRate: StressWorkload.rate))
         context = try ALContext(device: device, request: .init(monoSources: sources, stereoSources: 1, hrtf: hrtf))
@@ -229,10 +233,11 @@ final class RawBaseline {
         self.slots = slots
         self.effects = effects
         names = [ALuint](repeating: 0, count: sources)
-        guard case .int16(let samples) = StressWorkload.tone().samples else { throw StressError.openAL("tone") }
+        guard case .int16(let samples) = clip.samples, clip.channels == 1 else { throw StressError.openAL("a mono 16-bit clip") }
+        let clipRate = clip.sampleRate
         try context.withCurrent { () throws(StressError) in
             alGenBuffers(1, &buffer)
-            samples.withUnsafeBytes { alBufferData(buffer, AL_FORMAT_MONO16, $0.baseAddress, ALsizei($0.count), ALsizei(StressWorkload.rate)) }
+            samples.withUnsafeBytes { alBufferData(buffer, AL_FORMAT_MONO16, $0.baseAddress, ALsizei($0.count), ALsizei(clipRate)) }
             alGenSources(ALsizei(sources), &names)
             guard alGetError() == AL_NO_ERROR else { throw StressError.openAL("alGenSources(\(sources))") }
             for (i, s) in names.enumerated() {
