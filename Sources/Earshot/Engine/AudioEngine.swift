@@ -47,6 +47,9 @@ public final class AudioEngine: @unchecked Sendable {
     let musicSystem = MusicSystem()
     /// The audio session, created on first use (Sources/Earshot/Session).
     let sessionStorage = Locked<AudioSession?>(nil)
+    /// Keeps loopback renders within full scale (Sources/Earshot/Device/OutputLimiter.swift);
+    /// real devices use OpenAL Soft's own limiter (`ALC_OUTPUT_LIMITER_SOFT`).
+    let limiter: Locked<OutputLimiter>
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -80,6 +83,7 @@ public final class AudioEngine: @unchecked Sendable {
         }
         isLoopback = device.isLoopback
         endpoint = Locked(Endpoint(device: device, context: context))
+        limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
         let voiceSources = configuration.voiceSourceCount(on: context)
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
@@ -225,6 +229,12 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Mixes into caller-owned memory (a whole number of frames), allocating nothing.
     ///
+    /// The output never exceeds full scale: OpenAL mixes in float without clipping (200 plays
+    /// of one full-scale clip at once reach about 119× full scale), so the mix goes through a
+    /// peak limiter with 1 ms of look-ahead within the render and a 0.05 s release, which leaves a
+    /// render untouched, bit for bit, while no sample exceeds 1.0. Live devices use OpenAL
+    /// Soft's limiter (``ALContext/outputLimiterEnabled``).
+    ///
     /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of
     /// output); between the pieces the engine pushes fades, starts voices on freed sources and
     /// publishes changed properties. Call ``update(deltaTime:)`` once per game frame to rank voices.
@@ -240,6 +250,7 @@ public final class AudioEngine: @unchecked Sendable {
             core.render(into: buffer, channels: channels)
             return core.pool.hasEnded
         }
+        limiter.withLock { $0.process(buffer) }   // never more than full scale
         musicSystem.didRender(buffer, channels: channels)  // music meter
         if ended { deliverVoiceEvents() }
     }
