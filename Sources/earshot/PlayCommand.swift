@@ -115,7 +115,7 @@ struct PlayCommand: ParsableCommand {
                 LiveSession.stop(engine, printer: printer)
             }
         } catch let error as EarshotError {
-            fail(error.description)
+            fail(error)
         }
     }
 }

@@ -20,7 +20,7 @@ struct ScenePlayback {
                 let r = try SceneRenderer(scene: scene).render(to: out, duration: seconds)
                 note("earshot: wrote \(out) (\(r.frames) frames, \(r.sampleRate) Hz, \(r.channels) channels)")
             } catch {
-                fail(error.description)
+                fail(error)
             }
             return
         }
@@ -28,7 +28,7 @@ struct ScenePlayback {
         do {
             player = try ScenePlayer(scene: scene, output: liveOutput)
         } catch {
-            fail(error.description)
+            fail(error)
         }
         // Ctrl-C: ask the frame loop to fade out and stop; the device is closed on the way out.
         signal(SIGINT, SIG_IGN)
@@ -55,7 +55,7 @@ struct ScenePlayback {
             })
         } catch {
             if tty { note("") }
-            fail(error.description)
+            fail(error)
         }
         if tty { note("") }
         if player.isStopRequested {

@@ -33,7 +33,7 @@ public final class AudioEngine: @unchecked Sendable {
     public var device: OutputDevice { endpoint.withLock { $0.device } }
     /// The OpenAL context now (granted sources, extensions, version strings).
     public var context: ALContext { endpoint.withLock { $0.context } }
-    let logger = Logger(label: "earshot.engine")
+    let logger = EarshotLogging.logger("earshot.engine")
     /// Loss detection and background reopening of a live device.
     let recovery = DeviceRecovery()
     /// The voice-event stream, created when first asked for.
@@ -98,7 +98,7 @@ public final class AudioEngine: @unchecked Sendable {
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
-        logger.info("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
+        logger.debug("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
     }
 
     deinit {

@@ -31,7 +31,7 @@ final class DeviceRecovery: @unchecked Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let attempting = Atomic<Bool>(false)
     let observers = Locked<[@Sendable (DeviceEvent) -> Void]>([])
-    private let logger = Logger(label: "earshot.device")
+    private let logger = EarshotLogging.logger("earshot.device")
 
     /// Subscribes this watcher to the context's disconnect event, when the extension exists.
     /// Called with the context current (AL lock held).

@@ -60,7 +60,7 @@ public final class AudioSession: @unchecked Sendable {
     /// Serialises activation and interruption changes applied to the engine (taken before the
     /// music lock and the AL lock, never while holding them).
     private let control = NSLock()
-    private let logger = Logger(label: "earshot.session")
+    private let logger = EarshotLogging.logger("earshot.session")
     private let continuation: AsyncStream<Event>.Continuation
 
     /// Session events as they happen (one consumer; see the type's discussion).

@@ -44,7 +44,7 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
 
     private let status = Locked<Status>(Status())
     private let run = Locked<Run?>(nil)
-    private let logger = Logger(label: "earshot.mpris")
+    private let logger = EarshotLogging.logger("earshot.mpris")
 
     struct Status: Sendable {
         var connected = false
