@@ -16,6 +16,10 @@ import Synchronization
 /// report, so the value is right as soon as ``activate()`` returns, even with a player already
 /// playing; if it is on, activation posts `.secondaryAudioHint(.begin)` too.
 ///
+/// ## Categories
+/// The ``category`` decides whether activation silences other players, and whether the hint
+/// ducks the music: the table is in ``Category`` and in the <doc:AudioSessionPolicy> article.
+///
 /// ## Ducking
 /// While the hint is on and the ``category`` lets the music yield (``Category/ambient``,
 /// ``Category/soloAmbient``), the ``Bus/music`` bus ramps to ``duckLevel`` (default −∞ dB:
@@ -165,8 +169,9 @@ public final class AudioSession: @unchecked Sendable {
         }
     }
 
-    /// Starts the session: starts the hint sources, waits briefly for their first reports,
-    /// applies the hint at once (music ducked if it is on, without a ramp) and posts
+    /// Starts the session: starts the hint sources, waits briefly for their first reports, in a
+    /// category that does not mix with others (``Category/mixesWithOthers``) asks the sources to
+    /// silence the other players and waits as briefly for them to stop, applies the hint at once (music ducked if it is on, without a ramp) and posts
     /// `.secondaryAudioHint(.begin)` if it is on. Does nothing when already active.
     public func activate() {
         control.lock()
@@ -190,6 +195,20 @@ public final class AudioSession: @unchecked Sendable {
         }
         for (source, sink) in started where !sink.snapshot.ready {
             logger.warning("hint source \(source.name) did not report within \(timeout) s; counted as nothing playing")
+        }
+        // A category that does not mix silences the others (iOS interrupts them), then waits as
+        // long again for the sources to see them stop, so the music does not start ducked.
+        if !state.withLock({ $0.category.mixesWithOthers }) {
+            let keys = Set(started.map { $0.1.key })
+            var asked = false
+            for (source, sink) in started where sink.snapshot.ready && (state.withLock { $0.hint.inputs[sink.key] } ?? false) {
+                source.silenceOthers()
+                asked = true
+            }
+            let quietBy = Clocks.monotonic() + timeout
+            while asked, state.withLock({ s in keys.contains { s.hint.inputs[$0] == true } }), Clocks.monotonic() < quietBy {
+                usleep(2_000)
+            }
         }
         let duck = state.withLock { s -> Float in
             if let edge = s.hint.activate() { continuation.yield(.secondaryAudioHint(edge)) }
