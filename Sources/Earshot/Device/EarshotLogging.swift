@@ -18,7 +18,7 @@ import Glibc
 /// a machine without a sound card prints eight `ALSA lib …` lines (libasound) and an
 /// `AL lib: (EE) …` line (OpenAL Soft) before Earshot can report
 /// ``EarshotError/noOutputDevice(detail:)``. Unless the user has set `ALSOFT_LOGLEVEL` (then
-/// both libraries speak as configured), the first device Earshot opens:
+/// both libraries speak as configured), the first device Earshot opens (see `OpenALEnvironment`):
 /// - sets `ALSOFT_LOGLEVEL=0` for OpenAL Soft, which reads it once, at its first device open,
 ///   and removes it from the environment again right after (child processes do not inherit it);
 /// - routes libasound's error messages (`snd_lib_error_set_handler`, process-wide) to the
@@ -45,23 +45,6 @@ public enum EarshotLogging {
         return logger
     }
 
-    /// Quiets OpenAL Soft and libasound before the process's first device open (once; see the
-    /// type's discussion); `open` is that first open. Later calls just run `open`.
-    static func quietSystemLibraries<R, E: Error>(around open: () throws(E) -> R) throws(E) -> R {
-        let first = prepared.withLock { done -> Bool in
-            defer { done = true }
-            return !done
-        }
-        guard first, getenv("ALSOFT_LOGLEVEL") == nil else { return try open() }
-        setenv("ALSOFT_LOGLEVEL", "0", 0)
-        _ = earshot_route_alsa_errors { message in
-            guard let message else { return }
-            EarshotLogging.alsaLogger.debug("\(String(cString: message))")
-        }
-        defer { unsetenv("ALSOFT_LOGLEVEL") }
-        return try open()
-    }
-
     /// Where libasound's messages go (created on first message, at the level then in force).
-    private static let alsaLogger = logger("earshot.alsa")
+    static let alsaLogger = logger("earshot.alsa")
 }

@@ -67,7 +67,17 @@ public final class OutputDevice: @unchecked Sendable {
     /// Opens the output. Throws ``EarshotError/noOutputDevice(detail:)`` when the machine has none,
     /// ``EarshotError/deviceNotFound(name:)`` for an unknown name.
     public static func open(_ output: Output) throws(EarshotError) -> OutputDevice {
-        try EarshotLogging.quietSystemLibraries { () throws(EarshotError) -> OutputDevice in try openQuietly(output) }
+        try open(output, followDefault: true)
+    }
+
+    /// Opens the output; `followDefault` false pins a real device to the output it opened on
+    /// (decided by the process's first open: see `OpenALEnvironment`).
+    static func open(_ output: Output, followDefault: Bool) throws(EarshotError) -> OutputDevice {
+        var allowMoves = followDefault
+        if case .device = output { allowMoves = false }
+        return try OpenALEnvironment.prepare(allowMoves: allowMoves) { () throws(EarshotError) -> OutputDevice in
+            try openQuietly(output)
+        }
     }
 
     private static func openQuietly(_ output: Output) throws(EarshotError) -> OutputDevice {
@@ -140,7 +150,7 @@ public final class OutputDevice: @unchecked Sendable {
 
     /// The names of every playback device OpenAL can open.
     public static func playbackDeviceNames() -> [String] {
-        EarshotLogging.quietSystemLibraries { () -> [String] in
+        OpenALEnvironment.prepare { () -> [String] in
             let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER
             guard let list = alcGetString(nil, param) else { return [] }
             return splitDoubleNulList(list)
@@ -149,7 +159,7 @@ public final class OutputDevice: @unchecked Sendable {
 
     /// The name of the default playback device, if there is one.
     public static func defaultPlaybackDeviceName() -> String? {
-        EarshotLogging.quietSystemLibraries { () -> String? in
+        OpenALEnvironment.prepare { () -> String? in
             let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_DEFAULT_ALL_DEVICES_SPECIFIER : ALC_DEFAULT_DEVICE_SPECIFIER
             return string(nil, param).flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -157,9 +167,8 @@ public final class OutputDevice: @unchecked Sendable {
 
     /// ALC extensions available without a device.
     public static func globalExtensions() -> [String] {
-        EarshotLogging.quietSystemLibraries { () -> [String] in
-            (string(nil, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init)
-        }
+        // alcGetString(NULL, ALC_EXTENSIONS) does not read OpenAL's configuration: no preparing.
+        (string(nil, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init)
     }
 
     static func string(_ device: OpaquePointer?, _ param: Int32) -> String? {

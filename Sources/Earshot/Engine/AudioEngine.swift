@@ -50,6 +50,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// Keeps loopback renders within full scale (Sources/Earshot/Device/OutputLimiter.swift);
     /// real devices use OpenAL Soft's own limiter (`ALC_OUTPUT_LIMITER_SOFT`).
     let limiter: Locked<OutputLimiter>
+    /// Watches the sound server's default output for a live `.systemDefault` engine that follows
+    /// it (Sources/Earshot/Device/DefaultOutputWatcher.swift); nil otherwise.
+    let routeWatcher: DefaultOutputWatcher?
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -73,7 +76,7 @@ public final class AudioEngine: @unchecked Sendable {
             throw .invalidArgument("musicSources \(configuration.musicSources) is outside 0…64")
         }
         self.configuration = configuration
-        let device = try OutputDevice.open(configuration.output)
+        let device = try OutputDevice.open(configuration.output, followDefault: configuration.followsDefaultOutput)
         let context: ALContext
         do {
             context = try ALContext(device: device, request: configuration.contextRequest)
@@ -83,6 +86,8 @@ public final class AudioEngine: @unchecked Sendable {
         }
         isLoopback = device.isLoopback
         endpoint = Locked(Endpoint(device: device, context: context))
+        routeWatcher = !device.isLoopback && configuration.output == .systemDefault && configuration.followsDefaultOutput
+            && OpenALEnvironment.followsDefaultOutput == true ? DefaultOutputWatcher() : nil
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
         let voiceSources = configuration.voiceSourceCount(on: context)
         do {
@@ -98,6 +103,7 @@ public final class AudioEngine: @unchecked Sendable {
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
+        routeWatcher?.start { [weak self] reason, sink in self?.defaultOutputChanged(reason, sink: sink) }
         logger.debug("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
     }
 
@@ -131,6 +137,7 @@ public final class AudioEngine: @unchecked Sendable {
         sessionStorage.withLock { $0 }?.deactivate()   // stops the MPRIS thread
         musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
         recovery.cancel()
+        routeWatcher?.stop()
         ALGlobal.lock.withLock { current in
             guard !core.isShutDown else { return }
             core.context.makeCurrent(locked: &current)

@@ -33,11 +33,22 @@ extension AudioEngine {
         /// A voice never heard yet that wins a source at most this late starts from its first
         /// frame instead of joining mid-clip (seconds).
         public var lateStartTolerance: Double
+        /// Follow the system's default output (default true): when the user picks another
+        /// output (headphones plugged in, a choice in the desktop's sound settings), a
+        /// `.systemDefault` engine moves to it, carrying on where it was, and the session posts
+        /// `routeChange` events (``AudioSession/RouteChangeReason/newDeviceAvailable`` for a new
+        /// default, ``AudioSession/RouteChangeReason/oldDeviceUnavailable`` when the output it
+        /// played on goes away; see ``AudioSession/pausesWhenOutputGoesAway``). False pins the
+        /// device the engine opened on. PulseAudio (and PipeWire's PulseAudio server) only; the
+        /// choice is made for the whole process by its first device open (see the
+        /// AudioSessionPolicy article).
+        public var followsDefaultOutput: Bool
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
                     dopplerFactor: Float = 1, speedOfSound: Float = 343.3, maxVirtualVoices: Int = 4096,
-                    fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05) {
+                    fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05,
+                    followsDefaultOutput: Bool = true) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -49,6 +60,7 @@ extension AudioEngine {
             self.fadeTime = fadeTime
             self.audibilityFloor = audibilityFloor
             self.lateStartTolerance = lateStartTolerance
+            self.followsDefaultOutput = followsDefaultOutput
         }
     }
 }

@@ -154,6 +154,13 @@ extension AudioEngine {
         recovery.observers.withLock { $0.append(observer) }
     }
 
+    /// The sound server's default output changed, or the output the engine played on went away
+    /// (from the ``DefaultOutputWatcher`` thread; PulseAudio has moved the stream already).
+    func defaultOutputChanged(_ reason: AudioSession.RouteChangeReason, sink: String) {
+        logger.notice("default output: \(reason); now on sink \(sink)")
+        sessionStorage.withLock { $0 }?.noteRouteChange(reason)
+    }
+
     /// Tests: behaves as if the device had just been disconnected (on a loopback engine the
     /// "reopened" device is a new loopback device).
     func simulateDeviceLoss() {

@@ -90,6 +90,7 @@ public final class AudioSession: @unchecked Sendable {
         var sources: [SourceEntry] = []
         var nextSourceKey = 0
         var initialScanTimeout = 0.5
+        var pausesWhenOutputGoesAway = false
 
         var duckTarget: Float {
             hint.isActive && category.musicYieldsToHint && hint.value ? DuckRamp.gain(decibels: duckLevel) : 1
@@ -394,10 +395,36 @@ public final class AudioSession: @unchecked Sendable {
     // MARK: Route changes and resets (called by the engine's device-loss code)
 
     /// Posts `.routeChange(reason)`. Called by the engine when its output goes away or comes
-    /// back; safe from any thread, holding no engine lock or the AL lock (it takes none).
+    /// back, or the default output changes; safe from any thread, holding no engine lock or the
+    /// AL lock (it takes them to pause when ``pausesWhenOutputGoesAway`` says so).
     func noteRouteChange(_ reason: RouteChangeReason) {
         logger.notice("route change: \(reason)")
         continuation.yield(.routeChange(reason))
+        if reason == .oldDeviceUnavailable, state.withLock({ $0.pausesWhenOutputGoesAway }) { holdForLostOutput() }
+    }
+
+    /// Whether the game's audio pauses when the output it played on goes away (headphones
+    /// unplugged, the chosen sink removed, the device lost): iOS's rule for media players,
+    /// which a game may choose. Default false: a game carries on on the new output. When true,
+    /// every voice and playing track is held as during an interruption (``isInterrupted``
+    /// reads true; no interruption event is posted) until ``resume()``.
+    public var pausesWhenOutputGoesAway: Bool {
+        get { state.withLock { $0.pausesWhenOutputGoesAway } }
+        set { state.withLock { $0.pausesWhenOutputGoesAway = newValue } }
+    }
+
+    /// Holds the audio after the output went away (see ``pausesWhenOutputGoesAway``).
+    private func holdForLostOutput() {
+        control.lock()
+        defer { control.unlock() }
+        let began = state.withLock { s -> Bool in
+            guard !s.interrupted else { return false }
+            s.interrupted = true
+            return true
+        }
+        guard began, let engine else { return }
+        applyInterruptionHold(true, on: engine)
+        engine.musicSystem.setSessionHold(true, engine: engine)
     }
 
     /// Posts `.mediaServicesWereReset`. Called by the engine once it has rebuilt everything on a
