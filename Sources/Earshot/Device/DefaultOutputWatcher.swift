@@ -27,6 +27,8 @@ final class DefaultOutputWatcher: @unchecked Sendable {
     private let child = Locked<Process?>(nil)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled by ``stop()`` to cut a retry wait short.
+    private let wake = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     private let logger = EarshotLogging.logger("earshot.device")
     /// The sink the engine plays on, as far as the watcher knows (for tests and logs).
@@ -46,20 +48,36 @@ final class DefaultOutputWatcher: @unchecked Sendable {
     /// Stops the child process (by its PID) and waits at most 2 s for the thread to end.
     func stop() {
         guard started.load(ordering: .acquiring), !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if let p = child.withLock({ $0 }), p.isRunning { kill(p.processIdentifier, SIGTERM) }
+        wake.signal()
+        child.withLock { p in
+            if let p, p.isRunning { kill(p.processIdentifier, SIGTERM) }
+        }
         if finished.wait(timeout: .now() + 2) == .timedOut {
             logger.warning("the default-output watcher did not stop within 2 s")
         }
     }
 
+    /// Watches until stopped: when the server goes away (`pactl subscribe` ends) it looks again
+    /// after 0.5 s, doubling up to 5 s, so a restarted sound server is watched again (the
+    /// device-loss code reports that route change itself).
     private func run(_ handler: Handler) {
         guard let pactl = Self.pactl() else {
             logger.debug("no pactl: the default output is not watched")
             return
         }
+        var backoff = 0.5
+        while !stopped.load(ordering: .acquiring) {
+            if watchOnce(pactl, handler) { backoff = 0.5 }
+            guard wake.wait(timeout: .now() + backoff) == .timedOut else { break }
+            backoff = min(backoff * 2, 5)
+        }
+    }
+
+    /// One subscription; returns whether it got as far as subscribing.
+    private func watchOnce(_ pactl: URL, _ handler: Handler) -> Bool {
         guard var current = Self.defaultSink(pactl) else {
-            logger.debug("no PulseAudio server answers: the default output is not watched")
-            return
+            logger.debug("no PulseAudio server answers: the default output is not watched for now")
+            return false
         }
         currentSink.withLock { $0 = current }
         let process = Process()
@@ -73,7 +91,7 @@ final class DefaultOutputWatcher: @unchecked Sendable {
             try process.run()
         } catch {
             logger.debug("pactl subscribe did not start: \(error)")
-            return
+            return false
         }
         child.withLock { $0 = process }
         if stopped.load(ordering: .acquiring) { kill(process.processIdentifier, SIGTERM) }
@@ -109,6 +127,8 @@ final class DefaultOutputWatcher: @unchecked Sendable {
             if relevant { check() }
         }
         process.waitUntilExit()
+        child.withLock { $0 = nil }
+        return true
     }
 
     // MARK: pactl
