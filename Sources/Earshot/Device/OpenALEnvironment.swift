@@ -53,7 +53,9 @@ enum OpenALEnvironment {
                 EarshotLogging.alsaLogger.debug("\(String(cString: message))")
             }
         }
+        var moves = false
         if allowMoves, let conf = writeMovableConfiguration() {
+            moves = true
             let userConf = getenv("ALSOFT_CONF").map { String(cString: $0) }
             setenv("ALSOFT_CONF", conf, 1)
             restore.append {
@@ -61,7 +63,7 @@ enum OpenALEnvironment {
                 unlink(conf)
             }
         }
-        movesAllowed.withLock { $0 = allowMoves }
+        movesAllowed.withLock { $0 = moves }
         defer { for r in restore.reversed() { r() } }
         return try body()
     }
@@ -71,7 +73,10 @@ enum OpenALEnvironment {
     private static func writeMovableConfiguration() -> String? {
         var text = ""
         if let user = getenv("ALSOFT_CONF").map({ String(cString: $0) }), !user.isEmpty,
-           let data = FileManager.default.contents(atPath: user), data.count <= 1 << 20 {
+           let data = FileManager.default.contents(atPath: user) {
+            // A user file larger than OpenAL configurations ever are (1 MiB) is left in place
+            // untouched: the process then does not follow the default output.
+            guard data.count <= 1 << 20 else { return nil }
             text += String(decoding: data, as: UTF8.self) + "\n"
         }
         text += "# Written by Earshot for OpenAL Soft's first device open, then removed:\n"

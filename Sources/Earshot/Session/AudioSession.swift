@@ -330,7 +330,8 @@ public final class AudioSession: @unchecked Sendable {
             if let edge = s.hint.set(key, false) { continuation.yield(.secondaryAudioHint(edge)) }
             return e.source.name
         }
-        if let name { logger.warning("hint source \(name) unavailable: \(reason)") }
+        // Reported through `hintSources` too; the engine plays on: a notice, not a warning.
+        if let name { logger.notice("hint source \(name) unavailable: \(reason)") }
     }
 
     // MARK: Interruptions
