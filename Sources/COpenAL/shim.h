@@ -194,4 +194,38 @@ static inline void earshot_set_eaxreverb(ALuint effect, const EFXEAXREVERBPROPER
     alEffecti(effect, AL_EAXREVERB_DECAY_HFLIMIT, r->iDecayHFLimit);
 }
 
+/* ALSA's error messages. libasound (loaded by OpenAL Soft's ALSA backend) prints "ALSA lib ..."
+ * lines to stderr through a variadic handler that Swift cannot define; this one formats the
+ * message and hands it to `earshot_alsa_forward` (a Swift function that logs it), or drops it. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+typedef void (*earshot_message_fn)(const char *message);
+static earshot_message_fn earshot_alsa_forward = 0;
+static inline void earshot_alsa_error_handler(const char *file, int line, const char *function, int err,
+                                              const char *fmt, ...) {
+    (void)err;
+    if (!earshot_alsa_forward) return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    char message[768];
+    snprintf(message, sizeof message, "ALSA lib %s:%d:(%s) %s", file ? file : "?", line, function ? function : "?", text);
+    earshot_alsa_forward(message);
+}
+/* Installs the handler above with snd_lib_error_set_handler (process-wide). Returns 1 when
+ * installed, 0 when libasound is not there. */
+static inline int earshot_route_alsa_errors(earshot_message_fn forward) {
+    void *lib = dlopen("libasound.so.2", RTLD_LAZY);
+    if (!lib) return 0;
+    void *fn = dlsym(lib, "snd_lib_error_set_handler");
+    if (!fn) return 0;
+    typedef void (*handler_fn)(const char *, int, const char *, int, const char *, ...);
+    typedef int (*set_fn)(handler_fn);
+    earshot_alsa_forward = forward;
+    return ((set_fn)fn)(earshot_alsa_error_handler) == 0;
+}
+
 #endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Earshot
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,6 +9,27 @@ func fail(_ message: String) -> Never {
     var line = "earshot: \(message)\n"
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(1)
+}
+
+/// Fails with the CLI's wording of a library error (``EarshotError/cliDescription``).
+func fail(_ error: EarshotError) -> Never {
+    fail(error.cliDescription)
+}
+
+extension EarshotError {
+    /// The error as the CLI says it: the library speaks of library calls (`Output.loopback`,
+    /// `OutputDevice.playbackDeviceNames()`); the command line names its own flags and commands
+    /// instead. One line.
+    var cliDescription: String {
+        switch self {
+        case .noOutputDevice(let detail):
+            return "no audio output device (use --out FILE.wav to render offline)" + (detail.isEmpty ? "" : "; \(detail)")
+        case .deviceNotFound(let name):
+            return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
+        default:
+            return description
+        }
+    }
 }
 
 /// Writes a line to stderr (status and progress, kept off stdout).

@@ -14,6 +14,7 @@ struct EarshotCommand: ParsableCommand {
             handler.logLevel = level
             return handler
         }
+        EarshotLogging.level = level   // the library is quiet (warning) unless asked
         do {
             var command = try parseAsRoot()
             try command.run()

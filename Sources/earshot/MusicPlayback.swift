@@ -29,7 +29,7 @@ struct MusicPlayback {
         do {
             failure = try play()
         } catch let error as EarshotError {
-            failure = error.description
+            failure = error.cliDescription
         } catch {
             failure = "\(error)"
         }

@@ -87,7 +87,7 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         if isScene {
-            ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput).run()
+            ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput, systemHints: !noSystemHints).run()
             return
         }
         if music {
@@ -115,7 +115,7 @@ struct PlayCommand: ParsableCommand {
                 LiveSession.stop(engine, printer: printer)
             }
         } catch let error as EarshotError {
-            fail(error.description)
+            fail(error)
         }
     }
 }

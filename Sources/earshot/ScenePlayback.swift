@@ -12,6 +12,9 @@ struct ScenePlayback {
     var seconds: Double?
     /// Live: where to play.
     var liveOutput: Output = .systemDefault
+    /// Live: MPRIS players on the session D-Bus raise the secondary-audio hint (as for
+    /// `play FILE --music`); `--no-system-hints` turns it off.
+    var systemHints = true
 
     func run() {
         let scene = SceneDescription.load(path)
@@ -20,7 +23,7 @@ struct ScenePlayback {
                 let r = try SceneRenderer(scene: scene).render(to: out, duration: seconds)
                 note("earshot: wrote \(out) (\(r.frames) frames, \(r.sampleRate) Hz, \(r.channels) channels)")
             } catch {
-                fail(error.description)
+                fail(error)
             }
             return
         }
@@ -28,8 +31,19 @@ struct ScenePlayback {
         do {
             player = try ScenePlayer(scene: scene, output: liveOutput)
         } catch {
-            fail(error.description)
+            fail(error)
         }
+        // The same live session as `play FILE`: the scene's category and ducking, MPRIS players
+        // feeding the hint (checked at activation, so a player already playing ducks the music
+        // from the start), session events printed. The scene's own `hint:` events add to it.
+        let engine = player.engine
+        let settings = scene.session
+        engine.session.category = AudioSession.Category(rawValue: settings.category.rawValue) ?? .soloAmbient
+        engine.session.duckLevel = settings.ducking.levelDB ?? -.infinity
+        engine.session.attack = settings.ducking.attack
+        engine.session.release = settings.ducking.release
+        let printer = LiveSession.start(engine, systemHints: systemHints)
+        defer { LiveSession.stop(engine, printer: printer) }
         // Ctrl-C: ask the frame loop to fade out and stop; the device is closed on the way out.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -55,7 +69,7 @@ struct ScenePlayback {
             })
         } catch {
             if tty { note("") }
-            fail(error.description)
+            fail(error)
         }
         if tty { note("") }
         if player.isStopRequested {

@@ -46,6 +46,10 @@ public final class ALContext: @unchecked Sendable {
     public let hrtfEnabled: Bool
     /// The device's mixing rate in Hz (`ALC_FREQUENCY`).
     public let sampleRate: Int
+    /// Whether OpenAL Soft's output limiter (`ALC_OUTPUT_LIMITER_SOFT`) is on: Earshot asks for
+    /// it on every real device. It is off on loopback devices, whose renders
+    /// ``AudioEngine/render(into:)`` limits itself without OpenAL's 1 ms delay.
+    public let outputLimiterEnabled: Bool
     /// The AL extensions of the context, read once.
     public let extensions: Set<String>
     /// `AL_VERSION`, `AL_RENDERER` and `AL_VENDOR`.
@@ -69,6 +73,12 @@ public final class ALContext: @unchecked Sendable {
         if alcIsExtensionPresent(device.handle, "ALC_EXT_EFX") != 0 {
             attributes += [ALCint(ALC_MAX_AUXILIARY_SENDS), ALCint(min(max(request.auxiliarySends, 0), 16))]
         }
+        // Real devices: OpenAL Soft's output limiter keeps the mix within full scale (it costs
+        // 1 ms of latency). Loopback renders are limited by the engine instead, without delay
+        // (see OutputLimiter).
+        if !device.isLoopback, device.extensions.contains("ALC_SOFT_output_limiter") {
+            attributes += [ALC_OUTPUT_LIMITER_SOFT, ALC_TRUE]
+        }
         if let format = device.loopbackFormat {
             attributes += [
                 ALC_FORMAT_CHANNELS_SOFT, format.channels.alcValue,
@@ -90,6 +100,7 @@ public final class ALContext: @unchecked Sendable {
         grantedStereoSources = device.integer(ALC_STEREO_SOURCES)
         hrtfEnabled = device.extensions.contains("ALC_SOFT_HRTF") && device.integer(ALC_HRTF_STATUS_SOFT) == Int(ALC_HRTF_ENABLED_SOFT)
         sampleRate = device.integer(ALC_FREQUENCY)
+        outputLimiterEnabled = device.extensions.contains("ALC_SOFT_output_limiter") && device.integer(ALC_OUTPUT_LIMITER_SOFT) != 0
         let strings: [String] = ALGlobal.lock.withLock { current in
             if current != ALGlobal.key(ctx) {
                 alcMakeContextCurrent(ctx)

@@ -67,6 +67,20 @@ public final class OutputDevice: @unchecked Sendable {
     /// Opens the output. Throws ``EarshotError/noOutputDevice(detail:)`` when the machine has none,
     /// ``EarshotError/deviceNotFound(name:)`` for an unknown name.
     public static func open(_ output: Output) throws(EarshotError) -> OutputDevice {
+        try open(output, followDefault: true)
+    }
+
+    /// Opens the output; `followDefault` false pins a real device to the output it opened on
+    /// (decided by the process's first open: see `OpenALEnvironment`).
+    static func open(_ output: Output, followDefault: Bool) throws(EarshotError) -> OutputDevice {
+        var allowMoves = followDefault
+        if case .device = output { allowMoves = false }
+        return try OpenALEnvironment.prepare(allowMoves: allowMoves) { () throws(EarshotError) -> OutputDevice in
+            try openQuietly(output)
+        }
+    }
+
+    private static func openQuietly(_ output: Output) throws(EarshotError) -> OutputDevice {
         switch output {
         case .systemDefault:
             guard let dev = alcOpenDevice(nil) else {
@@ -136,19 +150,24 @@ public final class OutputDevice: @unchecked Sendable {
 
     /// The names of every playback device OpenAL can open.
     public static func playbackDeviceNames() -> [String] {
-        let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER
-        guard let list = alcGetString(nil, param) else { return [] }
-        return splitDoubleNulList(list)
+        OpenALEnvironment.prepare { () -> [String] in
+            let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_ALL_DEVICES_SPECIFIER : ALC_DEVICE_SPECIFIER
+            guard let list = alcGetString(nil, param) else { return [] }
+            return splitDoubleNulList(list)
+        }
     }
 
     /// The name of the default playback device, if there is one.
     public static func defaultPlaybackDeviceName() -> String? {
-        let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_DEFAULT_ALL_DEVICES_SPECIFIER : ALC_DEFAULT_DEVICE_SPECIFIER
-        return string(nil, param).flatMap { $0.isEmpty ? nil : $0 }
+        OpenALEnvironment.prepare { () -> String? in
+            let param = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0 ? ALC_DEFAULT_ALL_DEVICES_SPECIFIER : ALC_DEFAULT_DEVICE_SPECIFIER
+            return string(nil, param).flatMap { $0.isEmpty ? nil : $0 }
+        }
     }
 
     /// ALC extensions available without a device.
     public static func globalExtensions() -> [String] {
+        // alcGetString(NULL, ALC_EXTENSIONS) does not read OpenAL's configuration: no preparing.
         (string(nil, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init)
     }
 

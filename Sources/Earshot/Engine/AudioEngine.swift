@@ -33,7 +33,7 @@ public final class AudioEngine: @unchecked Sendable {
     public var device: OutputDevice { endpoint.withLock { $0.device } }
     /// The OpenAL context now (granted sources, extensions, version strings).
     public var context: ALContext { endpoint.withLock { $0.context } }
-    let logger = Logger(label: "earshot.engine")
+    let logger = EarshotLogging.logger("earshot.engine")
     /// Loss detection and background reopening of a live device.
     let recovery = DeviceRecovery()
     /// The voice-event stream, created when first asked for.
@@ -47,6 +47,12 @@ public final class AudioEngine: @unchecked Sendable {
     let musicSystem = MusicSystem()
     /// The audio session, created on first use (Sources/Earshot/Session).
     let sessionStorage = Locked<AudioSession?>(nil)
+    /// Keeps loopback renders within full scale (Sources/Earshot/Device/OutputLimiter.swift);
+    /// real devices use OpenAL Soft's own limiter (`ALC_OUTPUT_LIMITER_SOFT`).
+    let limiter: Locked<OutputLimiter>
+    /// Watches the sound server's default output for a live `.systemDefault` engine that follows
+    /// it (Sources/Earshot/Device/DefaultOutputWatcher.swift); nil otherwise.
+    let routeWatcher: DefaultOutputWatcher?
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -76,7 +82,7 @@ public final class AudioEngine: @unchecked Sendable {
             throw .invalidArgument("musicSources \(configuration.musicSources) is outside 0…64")
         }
         self.configuration = configuration
-        let device = try OutputDevice.open(configuration.output)
+        let device = try OutputDevice.open(configuration.output, followDefault: configuration.followsDefaultOutput)
         let context: ALContext
         do {
             context = try ALContext(device: device, request: configuration.contextRequest)
@@ -86,6 +92,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
         isLoopback = device.isLoopback
         endpoint = Locked(Endpoint(device: device, context: context))
+        routeWatcher = !device.isLoopback && configuration.output == .systemDefault && configuration.followsDefaultOutput
+            && OpenALEnvironment.followsDefaultOutput == true ? DefaultOutputWatcher() : nil
+        limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
         let voiceSources = configuration.voiceSourceCount(on: context)
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
@@ -100,7 +109,8 @@ public final class AudioEngine: @unchecked Sendable {
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
-        logger.info("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
+        routeWatcher?.start { [weak self] reason, sink in self?.defaultOutputChanged(reason, sink: sink) }
+        logger.debug("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
     }
 
     deinit {
@@ -133,6 +143,7 @@ public final class AudioEngine: @unchecked Sendable {
         sessionStorage.withLock { $0 }?.deactivate()   // stops the MPRIS thread
         musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
         recovery.cancel()
+        routeWatcher?.stop()
         ALGlobal.lock.withLock { current in
             guard !core.isShutDown else { return }
             core.context.makeCurrent(locked: &current)
@@ -252,6 +263,12 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Mixes into caller-owned memory (a whole number of frames), allocating nothing.
     ///
+    /// The output never exceeds full scale: OpenAL mixes in float without clipping (200 plays
+    /// of one full-scale clip at once reach about 119× full scale), so the mix goes through a
+    /// peak limiter with 1 ms of look-ahead within the render and a 0.05 s release, which leaves a
+    /// render untouched, bit for bit, while no sample exceeds 1.0. Live devices use OpenAL
+    /// Soft's limiter (``ALContext/outputLimiterEnabled``).
+    ///
     /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of
     /// output); between the pieces the engine pushes fades, starts voices on freed sources and
     /// publishes changed properties. Call ``update(deltaTime:)`` once per game frame to rank voices.
@@ -267,6 +284,7 @@ public final class AudioEngine: @unchecked Sendable {
             core.render(into: buffer, channels: channels)
             return core.pool.hasEnded
         }
+        limiter.withLock { $0.process(buffer) }   // never more than full scale
         musicSystem.didRender(buffer, channels: channels)  // music meter
         if ended { deliverVoiceEvents() }
     }

@@ -54,13 +54,24 @@ extension AudioEngine {
         /// Off by default: OpenAL Soft 1.19.1 computes every send of every moving source each
         /// frame, used or not — a third send measured +5 % of the mixing cost at 1,024 voices.
         public var busEffects: Bool
+        /// Follow the system's default output (default true): when the user picks another
+        /// output (headphones plugged in, a choice in the desktop's sound settings), a
+        /// `.systemDefault` engine moves to it, carrying on where it was, and the session posts
+        /// `routeChange` events (``AudioSession/RouteChangeReason/newDeviceAvailable`` for a new
+        /// default, ``AudioSession/RouteChangeReason/oldDeviceUnavailable`` when the output it
+        /// played on goes away; see ``AudioSession/pausesWhenOutputGoesAway``). False pins the
+        /// device the engine opened on. PulseAudio (and PipeWire's PulseAudio server) only; the
+        /// choice is made for the whole process by its first device open (see the
+        /// AudioSessionPolicy article).
+        public var followsDefaultOutput: Bool
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
                     dopplerFactor: Float = 1, speedOfSound: Float = 343.3, maxVirtualVoices: Int = 4096,
                     fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05,
                     maxClipBytes: Int = ClipDecoder.Options.defaultMaxBytes, lossyClipsAsFloat: Bool = false,
-                    keepsClipsForRecovery: Bool? = nil, zoneSends: Int = 2, busEffects: Bool = false) {
+                    keepsClipsForRecovery: Bool? = nil, zoneSends: Int = 2, busEffects: Bool = false,
+                    followsDefaultOutput: Bool = true) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -77,6 +88,7 @@ extension AudioEngine {
             self.keepsClipsForRecovery = keepsClipsForRecovery
             self.zoneSends = zoneSends
             self.busEffects = busEffects
+            self.followsDefaultOutput = followsDefaultOutput
         }
     }
 }

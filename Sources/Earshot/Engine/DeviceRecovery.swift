@@ -31,7 +31,7 @@ final class DeviceRecovery: @unchecked Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let attempting = Atomic<Bool>(false)
     let observers = Locked<[@Sendable (DeviceEvent) -> Void]>([])
-    private let logger = Logger(label: "earshot.device")
+    private let logger = EarshotLogging.logger("earshot.device")
 
     /// Subscribes this watcher to the context's disconnect event, when the extension exists.
     /// Called with the context current (AL lock held).
@@ -153,6 +153,13 @@ extension AudioEngine {
     /// Calls `observer` (on the thread that calls ``update(deltaTime:)``) for every device event.
     public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
         recovery.observers.withLock { $0.append(observer) }
+    }
+
+    /// The sound server's default output changed, or the output the engine played on went away
+    /// (from the ``DefaultOutputWatcher`` thread; PulseAudio has moved the stream already).
+    func defaultOutputChanged(_ reason: AudioSession.RouteChangeReason, sink: String) {
+        logger.notice("default output: \(reason); now on sink \(sink)")
+        sessionStorage.withLock { $0 }?.noteRouteChange(reason)
     }
 
     /// Tests: behaves as if the device had just been disconnected (on a loopback engine the

@@ -16,6 +16,10 @@ import Synchronization
 /// report, so the value is right as soon as ``activate()`` returns, even with a player already
 /// playing; if it is on, activation posts `.secondaryAudioHint(.begin)` too.
 ///
+/// ## Categories
+/// The ``category`` decides whether activation silences other players, and whether the hint
+/// ducks the music: the table is in ``Category`` and in the <doc:AudioSessionPolicy> article.
+///
 /// ## Ducking
 /// While the hint is on and the ``category`` lets the music yield (``Category/ambient``,
 /// ``Category/soloAmbient``), the ``Bus/music`` bus ramps to ``duckLevel`` (default −∞ dB:
@@ -60,7 +64,7 @@ public final class AudioSession: @unchecked Sendable {
     /// Serialises activation and interruption changes applied to the engine (taken before the
     /// music lock and the AL lock, never while holding them).
     private let control = NSLock()
-    private let logger = Logger(label: "earshot.session")
+    private let logger = EarshotLogging.logger("earshot.session")
     private let continuation: AsyncStream<Event>.Continuation
 
     /// Session events as they happen (one consumer; see the type's discussion).
@@ -86,6 +90,7 @@ public final class AudioSession: @unchecked Sendable {
         var sources: [SourceEntry] = []
         var nextSourceKey = 0
         var initialScanTimeout = 0.5
+        var pausesWhenOutputGoesAway = false
 
         var duckTarget: Float {
             hint.isActive && category.musicYieldsToHint && hint.value ? DuckRamp.gain(decibels: duckLevel) : 1
@@ -165,8 +170,9 @@ public final class AudioSession: @unchecked Sendable {
         }
     }
 
-    /// Starts the session: starts the hint sources, waits briefly for their first reports,
-    /// applies the hint at once (music ducked if it is on, without a ramp) and posts
+    /// Starts the session: starts the hint sources, waits briefly for their first reports, in a
+    /// category that does not mix with others (``Category/mixesWithOthers``) asks the sources to
+    /// silence the other players and waits as briefly for them to stop, applies the hint at once (music ducked if it is on, without a ramp) and posts
     /// `.secondaryAudioHint(.begin)` if it is on. Does nothing when already active.
     public func activate() {
         control.lock()
@@ -190,6 +196,20 @@ public final class AudioSession: @unchecked Sendable {
         }
         for (source, sink) in started where !sink.snapshot.ready {
             logger.warning("hint source \(source.name) did not report within \(timeout) s; counted as nothing playing")
+        }
+        // A category that does not mix silences the others (iOS interrupts them), then waits as
+        // long again for the sources to see them stop, so the music does not start ducked.
+        if !state.withLock({ $0.category.mixesWithOthers }) {
+            let keys = Set(started.map { $0.1.key })
+            var asked = false
+            for (source, sink) in started where sink.snapshot.ready && (state.withLock { $0.hint.inputs[sink.key] } ?? false) {
+                source.silenceOthers()
+                asked = true
+            }
+            let quietBy = Clocks.monotonic() + timeout
+            while asked, state.withLock({ s in keys.contains { s.hint.inputs[$0] == true } }), Clocks.monotonic() < quietBy {
+                usleep(2_000)
+            }
         }
         let duck = state.withLock { s -> Float in
             if let edge = s.hint.activate() { continuation.yield(.secondaryAudioHint(edge)) }
@@ -310,7 +330,8 @@ public final class AudioSession: @unchecked Sendable {
             if let edge = s.hint.set(key, false) { continuation.yield(.secondaryAudioHint(edge)) }
             return e.source.name
         }
-        if let name { logger.warning("hint source \(name) unavailable: \(reason)") }
+        // Reported through `hintSources` too; the engine plays on: a notice, not a warning.
+        if let name { logger.notice("hint source \(name) unavailable: \(reason)") }
     }
 
     // MARK: Interruptions
@@ -375,10 +396,36 @@ public final class AudioSession: @unchecked Sendable {
     // MARK: Route changes and resets (called by the engine's device-loss code)
 
     /// Posts `.routeChange(reason)`. Called by the engine when its output goes away or comes
-    /// back; safe from any thread, holding no engine lock or the AL lock (it takes none).
+    /// back, or the default output changes; safe from any thread, holding no engine lock or the
+    /// AL lock (it takes them to pause when ``pausesWhenOutputGoesAway`` says so).
     func noteRouteChange(_ reason: RouteChangeReason) {
         logger.notice("route change: \(reason)")
         continuation.yield(.routeChange(reason))
+        if reason == .oldDeviceUnavailable, state.withLock({ $0.pausesWhenOutputGoesAway }) { holdForLostOutput() }
+    }
+
+    /// Whether the game's audio pauses when the output it played on goes away (headphones
+    /// unplugged, the chosen sink removed, the device lost): iOS's rule for media players,
+    /// which a game may choose. Default false: a game carries on on the new output. When true,
+    /// every voice and playing track is held as during an interruption (``isInterrupted``
+    /// reads true; no interruption event is posted) until ``resume()``.
+    public var pausesWhenOutputGoesAway: Bool {
+        get { state.withLock { $0.pausesWhenOutputGoesAway } }
+        set { state.withLock { $0.pausesWhenOutputGoesAway = newValue } }
+    }
+
+    /// Holds the audio after the output went away (see ``pausesWhenOutputGoesAway``).
+    private func holdForLostOutput() {
+        control.lock()
+        defer { control.unlock() }
+        let began = state.withLock { s -> Bool in
+            guard !s.interrupted else { return false }
+            s.interrupted = true
+            return true
+        }
+        guard began, let engine else { return }
+        applyInterruptionHold(true, on: engine)
+        engine.musicSystem.setSessionHold(true, engine: engine)
     }
 
     /// Posts `.mediaServicesWereReset`. Called by the engine once it has rebuilt everything on a

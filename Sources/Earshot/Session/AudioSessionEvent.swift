@@ -55,10 +55,12 @@ extension AudioSession {
 
     /// Why the route changed.
     public enum RouteChangeReason: Sendable, Equatable, CustomStringConvertible {
-        /// The device the engine played on went away (unplugged, sound server gone).
+        /// The device the engine played on went away (unplugged, its sink removed, sound server
+        /// gone). The engine carries on on the new default output, or on virtual voices until a
+        /// device is back; ``AudioSession/pausesWhenOutputGoesAway`` pauses it instead.
         case oldDeviceUnavailable
-        /// The engine is playing on a device again (the default device came back or another
-        /// appeared).
+        /// The engine plays on another device: the user picked a new default output (the
+        /// engine followed it, carrying on where it was), or a device came back after a loss.
         case newDeviceAvailable
         /// The named device asked for is gone; the engine fell back to the default device.
         case fellBackToDefault(requested: String)
@@ -66,7 +68,7 @@ extension AudioSession {
         public var description: String {
             switch self {
             case .oldDeviceUnavailable: return "the output device went away"
-            case .newDeviceAvailable: return "playing on an output device again"
+            case .newDeviceAvailable: return "playing on a new output device"
             case .fellBackToDefault(let name): return "device \"\(name)\" is gone; playing on the default device"
             }
         }

@@ -44,7 +44,7 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
 
     private let status = Locked<Status>(Status())
     private let run = Locked<Run?>(nil)
-    private let logger = Logger(label: "earshot.mpris")
+    private let logger = EarshotLogging.logger("earshot.mpris")
 
     struct Status: Sendable {
         var connected = false
@@ -58,6 +58,8 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
 
     final class StopFlag: Sendable {
         let raised = Atomic<Bool>(false)
+        /// Set by ``MPRISHintSource/silenceOthers()``; the watcher pauses the playing players.
+        let pauseRequested = Atomic<Bool>(false)
     }
 
     /// - Parameters:
@@ -102,6 +104,14 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
         }
         thread.name = "earshot.mpris"
         thread.start()
+    }
+
+    /// Asks every other player that is playing to pause (MPRIS `Pause`), on the watcher's
+    /// thread, as soon as it is connected: ``AudioSession/activate()`` calls it in a category
+    /// that does not mix with others. Players of this process are left alone. Nothing happens
+    /// while the source is stopped.
+    public func silenceOthers() {
+        run.withLock { $0 }?.stop.pauseRequested.store(true, ordering: .relaxed)
     }
 
     /// Stops the watcher thread and closes its connection; waits at most 2 s (a call in flight
@@ -180,10 +190,20 @@ private final class MPRISWatcher {
                 disconnected()
                 continue
             }
+            if stopFlag.pauseRequested.exchange(false, ordering: .relaxed) { pausePlayers() }
             reportIfSettled()
         }
         connection = nil
         publish(false, [:])
+    }
+
+    /// Sends `Pause` to every other player that is playing (the new status arrives as a signal).
+    private func pausePlayers() {
+        guard let c = connection else { return }
+        for (name, p) in players where p.playing && !p.ignored {
+            _ = try? c.call(destination: name, path: Self.objectPath, interface: Self.playerInterface,
+                            member: "Pause", arguments: [], timeoutMilliseconds: timeout)
+        }
     }
 
     private func sleep(seconds: Double) {

@@ -19,6 +19,18 @@ public protocol SecondaryAudioHintSource: AnyObject, Sendable {
     func start(reportingTo sink: HintSink)
     /// Stops watching and releases what `start` acquired (bounded: never hangs).
     func stop()
+    /// Asks the other applications this source reports to stop playing (see the default
+    /// implementation below; it does nothing).
+    func silenceOthers()
+}
+
+extension SecondaryAudioHintSource {
+    /// Asks the other applications this source watches to stop playing: called by
+    /// ``AudioSession/activate()`` in a category that does not mix with others
+    /// (``AudioSession/Category/mixesWithOthers``), as iOS interrupts other audio when such a
+    /// session activates. Runs on the caller's thread and must not block: do the work on the
+    /// source's own thread. This default does nothing.
+    public func silenceOthers() {}
 }
 
 /// Where a ``SecondaryAudioHintSource`` reports. Thread-safe; reports after the session stopped

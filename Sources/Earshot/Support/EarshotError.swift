@@ -10,7 +10,7 @@
 ///     let engine = try AudioEngine(configuration: .init(output: .systemDefault))
 ///     _ = engine
 /// } catch let error as EarshotError {
-///     print("earshot: \(error)")   // "no audio output device (use --out FILE.wav to render offline)"
+///     print("game: \(error)")   // "no audio output device: OpenAL could not open a playback device …"
 /// }
 /// ```
 public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -65,12 +65,12 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noOutputDevice(let detail):
-            return "no audio output device (use --out FILE.wav to render offline)"
+            return "no audio output device: OpenAL could not open a playback device (an engine on Output.loopback renders without one)"
                 + (detail.isEmpty ? "" : "; \(detail)")
         case .noInputDevice(let detail):
             return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)")
         case .deviceNotFound(let name):
-            return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
+            return "no playback device named \"\(name)\" (OutputDevice.playbackDeviceNames() lists them)"
         case .contextCreationFailed(let detail):
             return "OpenAL could not create a context: \(detail)"
         case .extensionMissing(let name):

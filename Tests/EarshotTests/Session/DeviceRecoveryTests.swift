@@ -104,6 +104,37 @@ final class DeviceRecoveryTests: XCTestCase {
         XCTAssertEqual(track.currentTime, before + 0.05 + 0.05, accuracy: 0.25, "was at \(before)")
         XCTAssertEqual(e.stats.musicUnderruns, 0)
     }
+
+    /// iOS's rule a game may choose: `pausesWhenOutputGoesAway` holds the audio when the output
+    /// it played on goes away (here the device is lost), until `resume()`; by default a game
+    /// carries on.
+    func testPausesWhenTheOutputGoesAwayIfAsked() throws {
+        for pauses in [false, true] {
+            let e = try TestSignals.loopbackEngine()
+            defer { e.shutdown() }
+            e.session.pausesWhenOutputGoesAway = pauses
+            let events = EventCollector(e.session)
+            let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
+            let voice = try e.play(tone, options: .init(loop: true))
+            _ = try render(e, seconds: 0.2)
+            e.simulateDeviceLoss()
+            _ = try render(e, seconds: 800.0 / 48_000)
+            _ = try waitForRestore(e)
+            let after = try render(e, seconds: 0.3)
+            let level = TestSignals.rms(Array(after.suffix(2 * 4_800)), channels: 2)[0]
+            XCTAssertEqual(events.wait(count: 3).first, .routeChange(.oldDeviceUnavailable))
+            XCTAssertEqual(e.session.isInterrupted, pauses)
+            if pauses {
+                XCTAssertLessThan(level, 1e-4, "held after the output went away")
+                e.session.resume()
+                let resumed = try render(e, seconds: 0.2)
+                XCTAssertGreaterThan(TestSignals.rms(Array(resumed.suffix(2 * 4_800)), channels: 2)[0], 0.1, "resume() brings it back")
+            } else {
+                XCTAssertGreaterThan(level, 0.1, "a game carries on on the new output")
+            }
+            XCTAssertTrue(voice.isPlaying || pauses)
+        }
+    }
 }
 
 import Synchronization

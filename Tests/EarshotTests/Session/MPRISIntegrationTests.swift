@@ -98,12 +98,79 @@ final class MPRISIntegrationTests: XCTestCase {
             (try? ChildProcess.run("/usr/bin/playerctl", ["-p", "mpv", "status"], environment: bus.environment).output)?.contains("Playing") == true
         })
         let session = engine.session
+        session.category = .ambient   // mixes: the player is left playing
         let events = EventCollector(session)
         session.addHintSource(MPRISHintSource(busAddress: bus.address))
         session.activate()
         XCTAssertTrue(session.secondaryAudioShouldBeSilencedHint, "right as activate() returns")
         XCTAssertEqual(session.musicDuckGain, 0, "and the music is already ducked")
         XCTAssertEqual(events.wait(count: 1), [.secondaryAudioHint(.begin)])
+    }
+
+    // MARK: The policy table (Earshot.docc/AudioSessionPolicy.md), one test per row
+
+    private func status() -> String {
+        ((try? ChildProcess.run("/usr/bin/playerctl", ["-p", "mpv", "status"], environment: bus.environment).output) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// mpv on the bus and playing; then the session activates in `category`. Returns the
+    /// session's events collector.
+    private func activateWithAPlayerPlaying(_ category: AudioSession.Category) throws -> EventCollector {
+        _ = try startPlayer()
+        XCTAssertNotNil(waitFor(5) { status() == "Paused" }, "mpv is on the bus")
+        try playerctl("play")
+        XCTAssertNotNil(waitFor(3) { status() == "Playing" })
+        let session = engine.session
+        session.category = category
+        let events = EventCollector(session)
+        session.addHintSource(MPRISHintSource(busAddress: bus.address))
+        session.activate()
+        return events
+    }
+
+    /// The duck factor once the ramps have run (0.7 s of frames on the engine clock).
+    private func settledDuck() throws -> Float {
+        try FrameRenderer(engine).render(seconds: 0.7)
+        return engine.session.musicDuckGain
+    }
+
+    /// `ambient`: mixes (the player keeps playing), the hint ducks the music.
+    func testAmbientMixesAndDucks() throws {
+        let events = try activateWithAPlayerPlaying(.ambient)
+        XCTAssertTrue(AudioSession.Category.ambient.mixesWithOthers)
+        usleep(500_000)
+        XCTAssertEqual(status(), "Playing", "an ambient session leaves the player alone")
+        XCTAssertTrue(engine.session.secondaryAudioShouldBeSilencedHint)
+        XCTAssertEqual(try settledDuck(), 0, "the music is ducked (silent)")
+        XCTAssertEqual(events.wait(count: 1), [.secondaryAudioHint(.begin)])
+    }
+
+    /// `soloAmbient`: does not mix (activation pauses the playing player, and the music starts
+    /// unducked); a player started afterwards raises the hint and ducks the music.
+    func testSoloAmbientSilencesOthersAndDucksForALaterPlayer() throws {
+        let events = try activateWithAPlayerPlaying(.soloAmbient)
+        XCTAssertEqual(status(), "Paused", "activation paused the player")
+        XCTAssertFalse(engine.session.secondaryAudioShouldBeSilencedHint, "nothing plays once activate() returns")
+        XCTAssertEqual(engine.session.musicDuckGain, 1, "the music starts unducked")
+        try playerctl("play")
+        XCTAssertNotNil(waitFor(3) { self.engine.session.secondaryAudioShouldBeSilencedHint }, "a later player raises the hint")
+        XCTAssertEqual(status(), "Playing", "and is not paused again")
+        XCTAssertEqual(try settledDuck(), 0, "the music ducks")
+        XCTAssertEqual(events.wait(count: 1), [.secondaryAudioHint(.begin)])
+    }
+
+    /// `playback`: does not mix (activation pauses the player); a later player raises the hint,
+    /// which is reported but never ducks the music.
+    func testPlaybackSilencesOthersAndNeverDucks() throws {
+        let events = try activateWithAPlayerPlaying(.playback)
+        XCTAssertEqual(status(), "Paused", "activation paused the player")
+        try playerctl("play")
+        XCTAssertNotNil(waitFor(3) { self.engine.session.secondaryAudioShouldBeSilencedHint }, "the hint is reported")
+        XCTAssertEqual(try settledDuck(), 1, "the music plays on")
+        XCTAssertEqual(events.wait(count: 1), [.secondaryAudioHint(.begin)])
+        XCTAssertFalse(AudioSession.Category.playback.silencedByRingerSwitch)
+        XCTAssertTrue(AudioSession.Category.soloAmbient.silencedByRingerSwitch)
     }
 
     func testOwnProcessPlayersAreIgnored() throws {

@@ -11,6 +11,33 @@ final class PulseDuckingTests: XCTestCase {
     static let effectHz = 1_500.0
 
     func testMPRISPlayerDucksTheMusicOnARealSinkAndSparesTheEffect() throws {
+        try runDuckingCase { fixtures, music, effect in
+            ["play", music, "--music", "--loops", "-1", "--effect", effect, "--seconds", "7.5"]
+        }
+    }
+
+    /// `earshot play SCENE.yaml` live starts the same session as `play FILE --music`: an MPRIS
+    /// player that starts while the scene plays ducks the scene's music and spares its effects.
+    func testMPRISPlayerDucksALiveScenesMusic() throws {
+        try runDuckingCase { fixtures, music, effect in
+            let scene = fixtures.directory.appendingPathComponent("live.yaml")
+            try """
+                name: live ducking
+                duration: 7.5
+                clips: { tone: \(effect) }
+                music: { bg: { file: \(music), loops: -1 } }
+                emitters: { fx: { clip: tone, position: [0, 0, -1], loop: true } }
+                events:
+                  - { at: 0, music: bg, action: play }
+                """.write(to: scene, atomically: true, encoding: .utf8)
+            return ["play", scene.path]
+        }
+    }
+
+    /// Plays live on a private PulseAudio null sink (recorded from its monitor) what `arguments`
+    /// says — a 500 Hz music track and a 1500 Hz effect — while mpv (on a private bus) plays from
+    /// 3 s to 5.5 s; checks the music is down at least 20 dB meanwhile and the effect untouched.
+    private func runDuckingCase(_ arguments: (MusicFixtures, String, String) throws -> [String]) throws {
         for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec", "/usr/bin/mpv", "/usr/bin/playerctl",
                      "/usr/bin/dbus-daemon"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw XCTSkip("\(tool) is missing: run `make deps`")
@@ -50,7 +77,7 @@ final class PulseDuckingTests: XCTestCase {
         let recStart = Date()
         let log = fixtures.directory.appendingPathComponent("earshot.log")
         let earshot = try ChildProcess(CLIRunner.productsDirectory.appendingPathComponent("earshot").path,
-                                       ["play", music, "--music", "--loops", "-1", "--effect", effect, "--seconds", "7.5"],
+                                       try arguments(fixtures, music, effect),
                                        environment: pulseEnv.merging(bus.environment) { $1 }.merging(["ALSOFT_DRIVERS": "pulse"]) { $1 },
                                        errorOutput: log)
         defer { earshot.stop() }
