@@ -30,8 +30,7 @@ demo: build
 	$(SWIFT) run earshot render Demos/Scenes/rooms.yaml -o out/rooms.wav --plot out/rooms.svg
 	$(SWIFT) run Orbit out/demo.wav
 	@bin=$$($(SWIFT) build --show-bin-path)/earshot; \
-	if "$$bin" play Demos/Scenes/showcase.yaml; then :; \
-	else echo "make demo: the showcase did not play live (see above); the renders are in out/"; fi
+	"$$bin" play Demos/Scenes/showcase.yaml || true   # no device: the CLI's one line says so; the renders are in out/
 
 ## test: the whole suite (debug build; the CLI and demos are built first, tests run them).
 ## The suite is XCTest; the last line sums it up as "N passed, N failed".

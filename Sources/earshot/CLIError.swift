@@ -26,6 +26,8 @@ extension EarshotError {
             return "no audio output device (use --out FILE.wav to render offline)" + (detail.isEmpty ? "" : "; \(detail)")
         case .deviceNotFound(let name):
             return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
+        case .noInputDevice(let detail):
+            return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)") + " (run `earshot devices` to list inputs)"
         default:
             return description
         }

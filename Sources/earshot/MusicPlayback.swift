@@ -47,6 +47,9 @@ struct MusicPlayback {
             let clip = try engine.loadClip(path: effect, forPositioning: false)
             _ = try engine.play(clip, options: .init(loop: true))
         }
+        // A file played from the command line mixes with the user's players (ambient: they are
+        // not paused, and still duck it); scenes choose their own category.
+        engine.session.category = .ambient
         let printer = out == nil ? LiveSession.start(engine, systemHints: systemHints) : nil
         track.numberOfLoops = loops
         track.volume = volume

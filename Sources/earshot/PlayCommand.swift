@@ -110,6 +110,9 @@ struct PlayCommand: ParsableCommand {
                 try loopRunner.render(seconds: length, to: out) { _ in }
                 note("earshot: wrote \(out) (\(Int((length * Double(rate)).rounded())) frames, \(rate) Hz, stereo)")
             } else {
+                // A file played from the command line mixes with the user's players (ambient: they are
+                // not paused, and still duck it); scenes choose their own category.
+                engine.session.category = .ambient
                 let printer = LiveSession.start(engine, systemHints: !noSystemHints)
                 loopRunner.runLive(seconds: length) { _ in voice.isPlaying || loop }
                 LiveSession.stop(engine, printer: printer)

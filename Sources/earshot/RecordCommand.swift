@@ -46,8 +46,7 @@ struct RecordCommand: ParsableCommand {
         switch Self.start(device: device, rate: rate, channels: channels, output: output, seconds: seconds) {
         case .success(let r): recorder = r
         case .failure(let error):
-            let advice = { if case .noInputDevice = error { return " (list inputs with `earshot devices`)" } else { return "" } }()
-            fail(error.description + advice)
+            fail(error)
         }
         // Ctrl-C: stop and finish the file (a file cut by a signal would keep no length).
         signal(SIGINT, SIG_IGN)
@@ -76,7 +75,7 @@ struct RecordCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
         }
         if case .failed(let error) = state {
-            fail("\(output): \(error.description); the file holds the \(String(format: "%.2f", recorder.currentTime)) s recorded before")
+            fail("\(output): \(error.cliDescription); the file holds the \(String(format: "%.2f", recorder.currentTime)) s recorded before")
         }
         if !json {
             note("earshot: wrote \(output) (\(frames) frames, \(rate) Hz, \(channels) channel\(channels > 1 ? "s" : ""), \(String(format: "%.2f", recorder.currentTime)) s) from \(recorder.deviceName)")

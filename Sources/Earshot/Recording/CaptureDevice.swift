@@ -35,7 +35,7 @@ public final class CaptureDevice {
     public init(name: String?, sampleRate: Int, channels: Int, bufferFrames: Int) throws(EarshotError) {
         precondition(channels == 1 || channels == 2, "CaptureDevice: 1 or 2 channels")
         precondition(sampleRate > 0 && bufferFrames > 0, "CaptureDevice: a rate and a buffer")
-        if let name, !Self.inputDeviceNames().contains(name) { throw .noInputDevice(detail: "no input device named \"\(name)\" (CaptureDevice.inputDeviceNames() lists them)") }
+        if let name, !Self.inputDeviceNames().contains(name) { throw .noInputDevice(detail: "none is named \"\(name)\"") }
         let format = channels == 1 ? AL_FORMAT_MONO16 : AL_FORMAT_STEREO16
         guard let device = alcCaptureOpenDevice(name, ALCuint(sampleRate), ALCenum(format), ALCsizei(bufferFrames)) else {
             throw .noInputDevice(detail: name.map { "\"\($0)\" did not open" } ?? "")

@@ -231,7 +231,7 @@ public final class Recorder: Sendable {
             }
             guard let device = c.device, device.isConnected else {
                 Self.drain(&c, meter: meter)   // what was captured before the loss is kept
-                try? Self.finish(&c, event: .deviceLost(frames: c.frames), state: .failed(.noInputDevice(detail: "the input device went away")))
+                try? Self.finish(&c, event: .deviceLost(frames: c.frames), state: .failed(.inputDeviceLost(name: c.device?.name ?? configuration.device ?? "default")))
                 return false
             }
             Self.drain(&c, meter: meter)

@@ -16,8 +16,11 @@
 public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No playback device could be opened (no sound server, no sound card).
     case noOutputDevice(detail: String)
-    /// No capture (input) device could be opened.
+    /// No capture (input) device could be opened (none, or none by the name asked for).
     case noInputDevice(detail: String)
+    /// The input device a recording was capturing from went away (its sound server stopped, a
+    /// USB microphone was pulled out).
+    case inputDeviceLost(name: String)
     /// A device was asked for by name and OpenAL does not know it.
     case deviceNotFound(name: String)
     /// The device opened but OpenAL refused to create a context on it.
@@ -69,6 +72,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
                 + (detail.isEmpty ? "" : "; \(detail)")
         case .noInputDevice(let detail):
             return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)")
+                + " (CaptureDevice.inputDeviceNames() lists the inputs)"
+        case .inputDeviceLost(let name):
+            return "the input device \"\(name)\" went away"
         case .deviceNotFound(let name):
             return "no playback device named \"\(name)\" (OutputDevice.playbackDeviceNames() lists them)"
         case .contextCreationFailed(let detail):

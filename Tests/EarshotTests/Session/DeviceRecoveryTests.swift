@@ -110,7 +110,7 @@ final class DeviceRecoveryTests: XCTestCase {
     /// carries on.
     func testPausesWhenTheOutputGoesAwayIfAsked() throws {
         for pauses in [false, true] {
-            let e = try TestSignals.loopbackEngine()
+            let e = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true }
             defer { e.shutdown() }
             e.session.pausesWhenOutputGoesAway = pauses
             let events = EventCollector(e.session)

@@ -114,7 +114,7 @@ final class RecordingTests: XCTestCase {
         recorder.process.waitUntilExit()
         XCTAssertEqual(recorder.process.terminationStatus, 1)
         let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        XCTAssertTrue(stderr.contains("the input device went away"), stderr)
+        XCTAssertTrue(stderr.contains("the input device \"\(monitor)\" went away"), stderr)
         let probe = try FFmpegTool.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out])
         let duration = Double(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         XCTAssertGreaterThan(duration, 0.5, "what was recorded is kept")
