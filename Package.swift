@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
-        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "CVorbisFile"], path: "Benchmarks/EarshotBench"),
+        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile"], path: "Benchmarks/EarshotBench"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),

@@ -18,6 +18,11 @@ struct SceneParser {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             return .failure(SceneProblems(problems: [.fileNotFound(path: path)]))
         }
+        // Refused by its size before it is read (SceneLimits.maxFileBytes).
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
+            return .failure(SceneProblems(problems: [.invalidScene(file: path, line: 1, column: 1, key: "",
+                reason: "the file has \(size) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")]))
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "cannot read the file")]))
         }
@@ -29,6 +34,14 @@ struct SceneParser {
 
     static func parse(yaml: String, path: String) -> Result<Scene, SceneProblems> {
         var parser = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
+        if yaml.utf8.count > SceneLimits.maxFileBytes {
+            parser.fail(nil, "", "the text has \(yaml.utf8.count) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")
+            return .failure(SceneProblems(problems: parser.problems))
+        }
+        // Nesting and alias expansion are bounded before the (recursive) composer sees the text.
+        if let p = SceneLimits.prescan(yaml) {
+            return .failure(SceneProblems(problems: [.invalidScene(file: path, line: p.line, column: p.column, key: "", reason: p.reason)]))
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -176,7 +189,8 @@ struct SceneParser {
     /// A finite number (plain YAML scalar) within `range`.
     mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Double>, _ expectation: String) -> Double? {
         guard case .scalar(let s) = node, s.style == .plain || s.style == .any,
-              let value = Double(s.string.replacingOccurrences(of: "_", with: "")), value.isFinite else {
+              let value = Double(s.string.utf8.contains(UInt8(ascii: "_")) ? s.string.replacingOccurrences(of: "_", with: "") : s.string),
+              value.isFinite else {
             fail(node, key, "expected a number (\(expectation)), got \(describe(node))")
             return nil
         }
@@ -242,6 +256,21 @@ struct SceneParser {
         return path
     }
 
+    /// Whether a list or mapping has at most `limit` entries; a problem naming the limit if not.
+    mutating func within(_ node: Node, _ key: String, _ limit: Int, _ what: String) -> Bool {
+        let count: Int
+        switch node {
+        case .sequence(let s): count = s.count
+        case .mapping(let m): count = m.count
+        case .scalar: return true
+        }
+        guard count <= limit else {
+            fail(node, key, "\(count) \(what); a scene may have at most \(limit)")
+            return false
+        }
+        return true
+    }
+
     // MARK: The scene
 
     mutating func scene(_ root: Node) -> Scene? {
@@ -265,7 +294,7 @@ struct SceneParser {
         var clips: [SceneClip] = []
         // Ids of clips that failed to load count as known, so one missing file is one problem.
         var clipIDs = Set<String>()
-        if let n = top["clips"] {
+        if let n = top["clips"], within(n, "clips", SceneLimits.maxClips, "clips") {
             for (id, _, value) in idMapping(n, "clips") {
                 clipIDs.insert(id)
                 if let path = audioFile(value, "clips.\(id)") { clips.append(SceneClip(id: id, path: path)) }
@@ -273,25 +302,25 @@ struct SceneParser {
         }
         var music: [SceneMusic] = []
         var musicIDs = Set<String>()
-        if let n = top["music"] {
+        if let n = top["music"], within(n, "music", SceneLimits.maxMusic, "music tracks") {
             for (id, _, value) in idMapping(n, "music") {
                 musicIDs.insert(id)
                 if let m = musicTrack(value, id: id) { music.append(m) }
             }
         }
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
-        let reverbZones = top["zones"].map { self.zones($0) } ?? []
+        let reverbZones = top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
-        if let n = top["emitters"] {
+        if let n = top["emitters"], within(n, "emitters", SceneLimits.maxEmitters, "emitters") {
             for (id, _, value) in idMapping(n, "emitters") {
                 emitterIDs.insert(id)
                 if let e = emitter(value, id: id, clipIDs: clipIDs, duration: duration) { emitters.append(e) }
             }
         }
         var events: [SceneEvent] = []
-        if let n = top["events"] {
+        if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
                     if let ev = event(e, index: i, clipIDs: clipIDs, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
@@ -387,6 +416,7 @@ struct SceneParser {
                 fail(w, wk, "expected a list of [t, x, y, z] points, got \(describe(w))")
                 return nil
             }
+            guard within(w, wk, SceneLimits.maxWaypoints, "waypoints") else { return nil }
             var points: [ScenePath.Waypoint] = []
             for (i, p) in seq.enumerated() {
                 let pk = "\(wk)[\(i)]"
@@ -455,7 +485,10 @@ struct SceneParser {
             fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop: … }), got \(describe(node))")
             return nil
         }
-        let present = raw.keys.compactMap { $0.scalar?.string }.filter { Self.eventKinds.contains($0) }
+        var present: [String] = []
+        for (k, _) in raw {
+            if case .scalar(let ks) = k, Self.eventKinds.contains(ks.string) { present.append(ks.string) }
+        }
         guard present.count == 1, let kind = present.first else {
             if present.isEmpty {
                 fail(node, key, "an event needs one of: \(Self.eventKinds.joined(separator: ", "))")

@@ -22,16 +22,16 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: "The audio file (WAV, AIFF, FLAC, Ogg, CAF …) or a scene (.yaml).")
     var file: String
 
-    @Option(name: .long, help: "Position X,Y,Z in metres (default: centred, not positioned).")
+    @Option(name: .long, parsing: .unconditional, help: "Position X,Y,Z in metres (default: centred, not positioned).")
     var at: String?
 
-    @Option(name: .long, help: "Linear gain (default 1).")
+    @Option(name: .long, parsing: .unconditional, help: "Linear gain (default 1).")
     var gain: Float = 1
 
     @Flag(name: .long, help: "Loop the clip until --seconds have passed.")
     var loop = false
 
-    @Option(name: .long, help: "Stop after this many seconds (default: the clip's length; 10 when looping).")
+    @Option(name: .long, parsing: .unconditional, help: "Stop after this many seconds (default: the clip's length; 10 when looping).")
     var seconds: Double?
 
     @Option(name: .long, help: "Play live on this device (a name `earshot devices` lists) instead of the default one. If it goes away, playback falls back to the default device.")
@@ -40,7 +40,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "Render offline to this WAV file instead of playing live.")
     var out: String?
 
-    @Option(name: .long, help: "Sample rate of the offline render (default 48000).")
+    @Option(name: .long, parsing: .unconditional, help: "Sample rate of the offline render (default 48000).")
     var rate: Int = 48_000
 
     @Flag(name: .long, help: "Stream FILE as a music track (gapless loops, ends when the track finishes).")
@@ -49,7 +49,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --music: extra plays after the first (-1 loops until --seconds).")
     var loops: Int = 0
 
-    @Option(name: .long, help: "With --music: track volume 0…1 (default 1).")
+    @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…1 (default 1).")
     var volume: Float = 1
 
     @Option(name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")

@@ -28,7 +28,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write a level plot (20 ms RMS per channel in dBFS, events marked) as SVG.")
     var plot: String?
 
-    @Option(name: .long, help: "Render only the first S seconds (at most the scene's duration).")
+    @Option(name: .long, parsing: .unconditional, help: "Render only the first S seconds (at most the scene's duration).")
     var duration: Double?
 
     @Flag(name: .long, help: "Print nothing but errors.")

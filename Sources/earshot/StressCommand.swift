@@ -16,13 +16,13 @@ struct StressCommand: ParsableCommand {
             each frame's CPU time measured for each: overheadRatio = engine CPU / baseline CPU. Build with -c release for figures that mean anything.
             """)
 
-    @Option(name: .long, help: "Voices (emitters) to play (required unless --find-limit).")
+    @Option(name: .long, parsing: .unconditional, help: "Voices (emitters) to play (required unless --find-limit).")
     var voices: Int?
 
-    @Option(name: .long, help: "Seconds of audio to render (default 10).")
+    @Option(name: .long, parsing: .unconditional, help: "Seconds of audio to render (default 10).")
     var seconds: Double = 10
 
-    @Option(name: .long, help: "Cap on real voices; the rest go virtual (default: enough for all, up to 4096).")
+    @Option(name: .long, parsing: .unconditional, help: "Cap on real voices; the rest go virtual (default: enough for all, up to 4096).")
     var maxReal: Int?
 
     @Flag(name: .long, help: "Render with HRTF.")
@@ -37,13 +37,13 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Find the most real voices that mix within --budget of one core, for PCM, IMA4, HRTF and 1 and 2 reverb sends, engine and raw OpenAL, and print the table.")
     var findLimit = false
 
-    @Option(name: .long, help: "With --find-limit: the CPU budget as a share of one core (default 0.5).")
+    @Option(name: .long, parsing: .unconditional, help: "With --find-limit: the CPU budget as a share of one core (default 0.5).")
     var budget: Double = 0.5
 
-    @Option(name: .long, help: "With --find-limit: frames mixed per update (default 512).")
+    @Option(name: .long, parsing: .unconditional, help: "With --find-limit: frames mixed per update (default 512).")
     var updateFrames: Int = 512
 
-    @Option(name: .long, help: "With --find-limit: seconds rendered per probe (default 1.5).")
+    @Option(name: .long, parsing: .unconditional, help: "With --find-limit: seconds rendered per probe (default 1.5).")
     var probeSeconds: Double = 1.5
 
     @Flag(name: .long, help: "Run twice, with 1 and then 2 reverb sends active per voice (the listener inside 1 and 2 reverb zones; the baseline with as many EFX slots), and report both.")

@@ -1,0 +1,127 @@
+import CYaml
+import Earshot
+import Foundation
+
+/// The sizes a scene may have, checked before anything is built from it: a scene beyond them is
+/// refused with a FILE:LINE:COLUMN error naming the limit, in time linear in the file's size.
+///
+/// | limit | value |
+/// |---|---|
+/// | file size | 64 MiB |
+/// | nesting of lists and mappings | 64 levels |
+/// | YAML nodes, aliases expanded | 8,000,000 |
+/// | events | 1,000,000 |
+/// | emitters, clips, music tracks (each) | 10,000 |
+/// | reverb zones | 256 |
+/// | waypoints in one path | 100,000 |
+///
+/// ```swift
+/// print(SceneLimits.maxEvents)   // 1000000
+/// ```
+public enum SceneLimits {
+    public static let maxFileBytes = 64 << 20
+    public static let maxDepth = 64
+    public static let maxNodes = 8_000_000
+    public static let maxEvents = 1_000_000
+    public static let maxEmitters = 10_000
+    public static let maxClips = 10_000
+    public static let maxMusic = 10_000
+    public static let maxZones = 256
+    public static let maxWaypoints = 100_000
+
+    /// Top-level keys whose entries are counted while scanning: the limit, the word, and how
+    /// many YAML nodes make one entry (a mapping's key and value; a list's item).
+    static let topLimits: [String: (limit: Int, what: String, perEntry: Int)] = [
+        "events": (maxEvents, "events", 1), "emitters": (maxEmitters, "emitters", 2), "clips": (maxClips, "clips", 2),
+        "music": (maxMusic, "music tracks", 2), "zones": (maxZones, "zones", 2),
+    ]
+
+    /// A problem the pre-scan found: where, and what.
+    struct Problem {
+        var line: Int
+        var column: Int
+        var reason: String
+    }
+
+    /// Walks the YAML text's events with libyaml's own (iterative) parser before any tree is
+    /// built, so that no input can overflow the stack of a recursive composer: refuses nesting
+    /// deeper than ``maxDepth`` and documents whose nodes — aliases counted as what they repeat
+    /// (a "billion laughs" document) — exceed ``maxNodes``. Syntax errors are left to the
+    /// composer, which reports them with their positions.
+    static func prescan(_ text: String) -> Problem? {
+        var utf8 = Array(text.utf8)
+        if utf8.isEmpty { return nil }
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        return utf8.withUnsafeMutableBufferPointer { buffer -> Problem? in
+            guard let base = buffer.baseAddress else { return nil }
+            yaml_parser_set_input_string(&parser, base, buffer.count)
+            // Nodes below each open collection, and the size of each anchored node.
+            var stack: [(count: Int, anchor: String?)] = []
+            // The top-level mapping's keys, and the direct children of the collection under the
+            // key being read: `events`, `emitters` … are counted before anything is built.
+            var topChildren = 0, topKey = "", counted: (limit: Int, what: String, perEntry: Int)? = nil, entries = 0
+            var anchors: [String: Int] = [:]
+            var total = 0
+            func add(_ n: Int) {
+                if stack.isEmpty { total = min(total + n, Int.max / 2) } else { stack[stack.count - 1].count = min(stack[stack.count - 1].count + n, Int.max / 2) }
+            }
+            var event = yaml_event_t()
+            while true {
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }   // a syntax error: the composer says where
+                defer { yaml_event_delete(&event) }
+                let line = Int(event.start_mark.line) + 1, column = Int(event.start_mark.column) + 1
+                switch event.type {
+                case YAML_STREAM_END_EVENT:
+                    return nil
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    if stack.count == 1 {
+                        counted = Self.topLimits[topKey]
+                        entries = 0
+                        topChildren += 1
+                    } else if stack.count == 2, let c = counted {
+                        entries += 1
+                        if entries / c.perEntry > c.limit {
+                            return Problem(line: line, column: column, reason: "more than \(c.limit) \(c.what) (the most a scene may have)")
+                        }
+                    }
+                    let anchorPointer = event.type == YAML_SEQUENCE_START_EVENT ? event.data.sequence_start.anchor : event.data.mapping_start.anchor
+                    stack.append((1, anchorPointer.map { String(cString: $0) }))
+                    if stack.count > maxDepth {
+                        return Problem(line: line, column: column,
+                                       reason: "lists and mappings nest deeper than \(maxDepth) levels (the most a scene may have)")
+                    }
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    guard let done = stack.popLast() else { continue }
+                    if let anchor = done.anchor { anchors[anchor] = done.count }
+                    add(done.count)
+                case YAML_SCALAR_EVENT:
+                    if let a = event.data.scalar.anchor { anchors[String(cString: a)] = 1 }
+                    if stack.count == 1 {
+                        if topChildren % 2 == 0, let v = event.data.scalar.value {
+                            topKey = String(cString: v)
+                        }
+                        topChildren += 1
+                    } else if stack.count == 2, let c = counted {
+                        entries += 1
+                        if entries / c.perEntry > c.limit {
+                            return Problem(line: line, column: column, reason: "more than \(c.limit) \(c.what) (the most a scene may have)")
+                        }
+                    }
+                    add(1)
+                case YAML_ALIAS_EVENT:
+                    let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
+                    if stack.count == 1 { topChildren += 1 } else if stack.count == 2, counted != nil { entries += 1 }
+                    add(anchors[name] ?? 1)
+                default:
+                    break
+                }
+                if total + stack.reduce(0, { $0 + $1.count }) > maxNodes {
+                    return Problem(line: line, column: column,
+                                   reason: "more than \(maxNodes) YAML nodes once aliases are expanded (the most a scene may have)")
+                }
+            }
+        }
+    }
+}
