@@ -69,7 +69,9 @@ public struct SceneRenderer {
         let runtime = try SceneRuntime(scene: scene, engine: engine, session: session)
         let rate = engine.sampleRate
         let channels = engine.outputChannels
-        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format)
+        // Refused before rendering when the folder cannot hold it; nothing partial is left behind.
+        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format,
+                                         expectedFrames: Int((seconds * Double(rate)).rounded()))
         do {
             var result = try run(runtime, engine: engine, writer: writer, seconds: seconds, progress: progress)
             try writer.close()
@@ -77,7 +79,7 @@ public struct SceneRenderer {
             result.path = path
             return result
         } catch {
-            try? writer.close()
+            writer.discard()
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }

@@ -16,22 +16,25 @@ struct DecodeCommand: ParsableCommand {
     @Argument(help: "The audio file to decode.")
     var file: String
 
-    @Option(name: [.customShort("o"), .long], help: "The WAV file to write.")
+    @Option(name: [.customShort("o"), .long], help: "The file to write: .wav, .rf64, .w64, .caf, .aiff, .flac or .ogg.")
     var out: String
 
     @Flag(name: .long, help: "Mix down to mono, as a clip loaded for 3D positioning is.")
     var mono = false
 
     func run() throws {
-        do {
+        OutputGuard.refuseOverwriting([out], inputs: [file])
+        do throws(EarshotError) {
+            _ = try AudioFileWriter.Container.forPath(out)
             var audio = try ClipDecoder.decode(path: file)
             if mono { audio = audio.downmixedToMono() }
-            let writer = try AudioFileWriter(path: out, sampleRate: audio.sampleRate, channels: audio.channels, format: .s16)
+            let writer = try AudioFileWriter(path: out, sampleRate: audio.sampleRate, channels: audio.channels, format: .s16,
+                                             expectedFrames: audio.frameCount)
             try writer.write(audio)
             try writer.close()
             note("earshot: wrote \(out) (\(audio.frameCount) frames, \(audio.sampleRate) Hz, \(audio.channels) ch)")
         } catch {
-            fail(error.description)
+            fail(error)
         }
     }
 }

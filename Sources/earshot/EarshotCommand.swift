@@ -19,7 +19,13 @@ struct EarshotCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            exit(withError: error)
+            // Help and version exit 0 as ArgumentParser prints them; every other failure — a
+            // missing or out-of-range value included — is one `earshot: reason` line and exit 1.
+            guard exitCode(for: error) != .success else { exit(withError: error) }
+            let message = message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+            note("earshot: " + (message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message)
+                 + " (see `earshot --help`)")
+            Foundation.exit(1)
         }
     }
 

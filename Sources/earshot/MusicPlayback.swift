@@ -81,8 +81,9 @@ struct MusicPlayback {
 
     /// Renders 10 ms blocks until the track ends or `--seconds` have been written.
     private func renderOffline(engine: AudioEngine, track: MusicTrack, to path: String) throws -> Int {
-        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: engine.outputChannels)
         let limit = seconds.map { Int(($0 * Double(rate)).rounded()) } ?? Int.max
+        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: engine.outputChannels,
+                                         expectedFrames: seconds.map { _ in limit })
         let block = max(1, rate / 100)
         var buffer = [Float](repeating: 0, count: block * engine.outputChannels)
         var done = 0

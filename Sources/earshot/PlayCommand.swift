@@ -60,7 +60,9 @@ struct PlayCommand: ParsableCommand {
     var noSystemHints = false
 
     func validate() throws {
-        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be a positive number") }
+        if let seconds, !(seconds > 0 && seconds.isFinite && seconds <= FrameLoop.maxSeconds) {
+            throw ValidationError("--seconds must be more than 0 and at most \(Int(FrameLoop.maxSeconds)) (24 hours)")
+        }
         if !(gain.isFinite && gain >= 0) { throw ValidationError("--gain must be a number ≥ 0") }
         if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
         if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
@@ -86,6 +88,12 @@ struct PlayCommand: ParsableCommand {
     var isScene: Bool { ["yaml", "yml"].contains((file as NSString).pathExtension.lowercased()) }
 
     func run() throws {
+        if let out {
+            // Before any work: a container libsndfile writes, in a folder that exists, over no input.
+            do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error) }
+            OutputGuard.refuseOverwriting([out], inputs: [file] + (effect.map { [$0] } ?? []))
+            OutputGuard.requireWritableFolder(out)
+        }
         if isScene {
             ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput, systemHints: !noSystemHints).run()
             return

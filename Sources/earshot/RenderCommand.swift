@@ -19,7 +19,7 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The scene file (.yaml).")
     var scene: String
 
-    @Option(name: [.customShort("o"), .long], help: "The WAV file to write.")
+    @Option(name: [.customShort("o"), .long], help: "The audio file to write: .wav (RF64 past 4 GiB), .rf64, .w64, .caf, .aiff, .flac or .ogg.")
     var out: String
 
     @Option(name: .long, help: "Sample format: s16 (16-bit PCM) or f32 (32-bit float).")
@@ -36,11 +36,19 @@ struct RenderCommand: ParsableCommand {
 
     func validate() throws {
         if AudioFileWriter.Format(rawValue: format) == nil { throw ValidationError("--format takes s16 or f32") }
-        if let duration, !(duration.isFinite && duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        if let duration, !(duration.isFinite && duration > 0 && duration <= FrameLoop.maxSeconds) {
+            throw ValidationError("--duration must be more than 0 and at most \(Int(FrameLoop.maxSeconds)) seconds")
+        }
     }
 
     func run() throws {
         let loaded = SceneDescription.load(scene)
+        // Before any work: the outputs can be written, in containers libsndfile writes, over no input.
+        do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error) }
+        OutputGuard.refuseOverwriting([out] + (plot.map { [$0] } ?? []),
+                                      inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
+        OutputGuard.requireWritableFolder(out)
+        if let plot { OutputGuard.requireWritableFolder(plot) }
         let progress = (!quiet && isatty(2) != 0) ? ThrottledProgress(label: loaded.name) : nil
         let result: SceneRenderer.Result
         do {
@@ -49,7 +57,7 @@ struct RenderCommand: ParsableCommand {
                 progress: progress.map { bar in { bar.update($0) } })
         } catch {
             progress?.finish()
-            fail(error.description)
+            fail(error)
         }
         progress?.finish()
         if let plot {

@@ -16,6 +16,9 @@ import Glibc
 /// }
 /// ```
 public struct FrameLoop {
+    /// The longest render: 24 hours.
+    public static let maxSeconds: Double = 86_400
+
     public let engine: AudioEngine
     /// Frames per second of the game loop (the rate of `body` calls).
     public var framesPerSecond: Double
@@ -26,15 +29,21 @@ public struct FrameLoop {
         self.framesPerSecond = framesPerSecond
     }
 
-    /// Renders `seconds` of a loopback engine into a WAV file, calling `body` once per frame.
+    /// Renders `seconds` (more than 0, at most ``maxSeconds``) of a loopback engine into an audio
+    /// file (the container from its extension, see ``AudioFileWriter``), calling `body` once per frame.
     /// Returns the number of frames (samples per channel) written.
     @discardableResult
     public func render(seconds: Double, to path: String, format: AudioFileWriter.Format = .s16,
                        _ body: (Double) throws -> Void) throws -> Int {
+        guard seconds.isFinite, seconds > 0, seconds <= Self.maxSeconds else {
+            throw EarshotError.invalidArgument("render of \(seconds) s: a render lasts more than 0 and at most \(Int(Self.maxSeconds)) s (24 h)")
+        }
         let rate = engine.sampleRate
         let channels = engine.outputChannels
-        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format)
         let total = Int((seconds * Double(rate)).rounded())
+        // Refused before anything is written when the folder cannot hold it; a failure part-way
+        // leaves nothing behind (the writer discards its partial file).
+        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format, expectedFrames: total)
         var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 1) * channels)
         var done = 0
         var frameIndex = 0

@@ -12,7 +12,9 @@ import Synchronization
 /// file — and reports ``Event/deviceLost``.
 ///
 /// Every size is bounded: ``Configuration/maxSeconds`` (default one hour, at most 24 h) ends a
-/// recording, and the file is refused up front when its folder cannot hold that much.
+/// recording, and ``record()`` refuses to start when the file's folder cannot hold that much.
+/// The file's container comes from its extension (see ``AudioFileWriter``: WAV, CAF, FLAC, Ogg …)
+/// and appears at its path when the recording finishes.
 ///
 /// ```swift
 /// let recorder = try Recorder(configuration: .init(path: "out/shout.wav", channels: 1))
@@ -89,10 +91,8 @@ public final class Recorder: Sendable {
     private let meter = OutputMeter()
     private let running = Atomic<Bool>(false)
 
-    /// Opens the input device and checks that the file can be written and the disk can hold
-    /// ``Configuration/maxSeconds`` of it. Throws ``EarshotError/invalidArgument(_:)`` for
-    /// values out of range, ``EarshotError/noInputDevice(detail:)``, ``EarshotError/writeFailed(path:reason:)``
-    /// or ``EarshotError/insufficientDiskSpace(path:needed:available:)``.
+    /// Opens the input device. Throws ``EarshotError/invalidArgument(_:)`` for values out of
+    /// range or a file extension libsndfile does not write, ``EarshotError/noInputDevice(detail:)``.
     public init(configuration: Configuration) throws(EarshotError) {
         let c = configuration
         guard (8_000...192_000).contains(c.sampleRate) else { throw .invalidArgument("sampleRate \(c.sampleRate) is outside 8000…192000") }
@@ -100,12 +100,7 @@ public final class Recorder: Sendable {
         guard c.maxSeconds.isFinite, c.maxSeconds > 0, c.maxSeconds <= Self.maxSecondsLimit else {
             throw .invalidArgument("maxSeconds \(c.maxSeconds) is outside 0…\(Int(Self.maxSecondsLimit))")
         }
-        let bytesPerSample = c.format == .s16 ? 2 : 4
-        let needed = Int(c.maxSeconds * Double(c.sampleRate)) * c.channels * bytesPerSample + 4_096
-        let folder = (c.path as NSString).deletingLastPathComponent
-        if let available = DiskSpace.available(atFolder: folder.isEmpty ? "." : folder), available < needed {
-            throw .insufficientDiskSpace(path: c.path, needed: needed, available: available)
-        }
+        _ = try AudioFileWriter.Container.forPath(c.path)   // an extension libsndfile writes, before the device opens
         self.configuration = c
         meter.configure(sampleRate: c.sampleRate, channels: c.channels)
         meter.enabled.store(true, ordering: .relaxed)
@@ -132,14 +127,16 @@ public final class Recorder: Sendable {
     public func meters() -> MeterReading { meter.reading() }
 
     /// Starts recording, or resumes after ``pause()``. Throws ``EarshotError/writeFailed(path:reason:)``
-    /// when the file cannot be created; does nothing once finished.
+    /// when the file cannot be created and ``EarshotError/insufficientDiskSpace(path:needed:available:)``
+    /// when its folder cannot hold the longest recording; does nothing once finished.
     public func record() throws(EarshotError) {
         try core.withLock { (c) throws(EarshotError) in
             switch c.state {
             case .recording, .finished, .failed: return
             case .ready:
                 c.writer = try AudioFileWriter(path: configuration.path, sampleRate: configuration.sampleRate,
-                                               channels: configuration.channels, format: configuration.format)
+                                               channels: configuration.channels, format: configuration.format,
+                                               expectedFrames: c.stopAtFrames)
             case .paused: break
             }
             c.device?.start()
@@ -295,16 +292,5 @@ public final class Recorder: Sendable {
 
     private static func post(_ event: Event, to c: Core) {
         for continuation in c.eventContinuations.values { continuation.yield(event) }
-    }
-}
-
-/// Free space on a file system, for refusing an output before writing it.
-enum DiskSpace {
-    /// Bytes available to this user in the file system holding `folder`, or nil when unknown.
-    static func available(atFolder folder: String) -> Int? {
-        var st = statvfs()
-        guard statvfs(folder, &st) == 0 else { return nil }
-        let (bytes, overflow) = Int(st.f_bavail).multipliedReportingOverflow(by: Int(st.f_frsize))
-        return overflow ? Int.max : bytes
     }
 }
