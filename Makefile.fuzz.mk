@@ -1,35 +1,62 @@
-# Fuzzing the CAF reader and IMA4 decoder with libFuzzer (`make fuzz`; not part of `make test`).
-# The main Makefile includes this file. FUZZ_RUNS bounds the run (default 1,000,000 executions);
-# FUZZ_ARGS passes more libFuzzer flags (e.g. FUZZ_ARGS=-jobs=2).
-FUZZ_RUNS ?= 1000000
+# Fuzzing every byte that comes from outside with libFuzzer (`make fuzz`; not part of `make test`).
+# The main Makefile includes this file. One binary per target, built with swiftc
+# -sanitize=fuzzer,address from the sources it needs (no OpenAL); Tests/Fuzz/README.md has the
+# figures of the long runs.
+#
+#   make fuzz                       every target, FUZZ_RUNS executions each (default 100,000)
+#   make fuzz FUZZ_RUNS=10000000    the long run
+#   make fuzz FUZZ_TARGETS=vorbis   some targets only
+#   FUZZ_ARGS=...                   more libFuzzer flags
+FUZZ_RUNS ?= 100000
 FUZZ_ARGS ?=
+FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis scene
 FUZZ_DIR := .build/fuzz
-FUZZ_BIN := $(FUZZ_DIR)/caf-fuzz
-FUZZ_CORPUS := $(FUZZ_DIR)/corpus
-FUZZ_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/IMA4Decoder.swift \
-	Sources/Earshot/Clips/PCMAudio.swift Sources/Earshot/Support/EarshotError.swift \
-	Tests/Fuzz/CAFFuzz.swift Tests/Fuzz/FuzzMain.swift Tests/Fuzz/FuzzShims.swift
+FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name EarshotFuzz
+FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
+	-I Sources/CSndFile -I Sources/CVorbisFile $(shell pkg-config --cflags-only-I sndfile vorbisfile | sed 's/-I/-Xcc -I/g')
+
+CLIP_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFReader+File.swift Sources/Earshot/Clips/IMA4Decoder.swift \
+	Sources/Earshot/Clips/PCMAudio.swift Sources/Earshot/Clips/DecodeOptions.swift Sources/Earshot/Clips/ClipDecoder.swift \
+	Sources/Earshot/Clips/SndFileDecoder.swift Sources/Earshot/Clips/SndFileDecoder+Memory.swift \
+	Sources/Earshot/Clips/VorbisFileDecoder.swift Sources/Earshot/Clips/MemorySource.swift Sources/Earshot/Clips/FileBytes.swift \
+	Sources/Earshot/Music/MusicDecoder.swift Sources/Earshot/Music/SndFileStreamDecoder.swift Sources/Earshot/Music/VorbisStreamDecoder.swift \
+	Sources/Earshot/Support/EarshotError.swift Tests/Fuzz/FuzzShims.swift
+CLIP_LIBS := -lsndfile -lvorbisfile
 
 .PHONY: fuzz fuzz-build
 
-fuzz-build: $(FUZZ_BIN)
-
-$(FUZZ_BIN): $(FUZZ_SOURCES) Makefile.fuzz.mk
+# The CAF reader and IMA4 decoder (their own harness).
+$(FUZZ_DIR)/caf-fuzz: $(CLIP_SOURCES) Tests/Fuzz/CAFFuzz.swift Tests/Fuzz/FuzzMain.swift Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
-	swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name EarshotFuzz $(FUZZ_SOURCES) -o $@
+	$(FUZZ_SWIFTC) $(FUZZ_C_MODULES) $(CLIP_SOURCES) Tests/Fuzz/CAFFuzz.swift Tests/Fuzz/FuzzMain.swift $(CLIP_LIBS) -o $@
 
-# Seeds: small real files from ffmpeg (IMA4 mono/stereo, lpcm variants) when ffmpeg is present.
-$(FUZZ_CORPUS)/.seeded:
-	@mkdir -p $(FUZZ_CORPUS)
-	@if command -v ffmpeg >/dev/null; then \
-	  for spec in "adpcm_ima_qt:1" "adpcm_ima_qt:2" "pcm_s16be:1" "pcm_s24le:2" "pcm_f32le:1" "pcm_f64be:1" "pcm_s8:2"; do \
-	    codec=$${spec%:*}; ch=$${spec#*:}; \
-	    ffmpeg -hide_banner -loglevel error -y -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=0.02" \
-	      -ac $$ch -c:a $$codec $(FUZZ_CORPUS)/seed-$$codec-$$ch.caf || exit 1; \
-	  done; \
-	fi
+# The decoders: one binary per entry point, chosen by -D.
+$(FUZZ_DIR)/%-fuzz: $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift Makefile.fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_SWIFTC) -D FUZZ_$(shell echo $* | tr 'a-z-' 'A-Z_') $(FUZZ_C_MODULES) $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift $(CLIP_LIBS) -o $@
+
+# The scene parser: the package's own modules built with the fuzzer's instrumentation
+# (EARSHOT_FUZZ=1 adds the SceneFuzz executable to Package.swift), in a scratch folder of its own.
+$(FUZZ_DIR)/scene-fuzz: Tests/Fuzz/SceneFuzz/SceneFuzz.swift $(wildcard Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	EARSHOT_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SceneFuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+	cp .build-fuzz/release/SceneFuzz $@
+
+fuzz-build: $(addprefix $(FUZZ_DIR)/,$(addsuffix -fuzz,$(FUZZ_TARGETS)))
+
+# Seeds: small real files from ffmpeg and sox, and the demo scenes.
+$(FUZZ_DIR)/corpus/.seeded:
+	@mkdir -p $(FUZZ_DIR)/corpus
+	@Tests/Fuzz/make-seeds.sh $(FUZZ_DIR)/corpus
 	@touch $@
 
-fuzz: $(FUZZ_BIN) $(FUZZ_CORPUS)/.seeded
-	$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -max_len=4096 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
-	  -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_ARGS) $(FUZZ_CORPUS)
+fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_DIR)/work-$$t; \
+	  echo "== fuzz $$t: $(FUZZ_RUNS) runs"; \
+	  $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( [ $$t = scene ] && echo 8192 || echo 65536 ) -rss_limit_mb=2048 \
+	    -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_ARGS) \
+	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( [ $$t = scene ] && echo scene || echo audio ) Tests/Fuzz/regressions \
+	    2>&1 | tail -12 || exit 1; \
+	done

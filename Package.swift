@@ -77,3 +77,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` only: the scene parser's libFuzzer harness, built with -sanitize=fuzzer (libFuzzer
+// provides main) in a scratch folder of its own. Not part of normal builds.
+if Context.environment["EARSHOT_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "SceneFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/SceneFuzz"))
+    package.products.append(.executable(name: "SceneFuzz", targets: ["SceneFuzz"]))
+}

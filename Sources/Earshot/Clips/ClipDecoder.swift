@@ -67,8 +67,12 @@ public enum ClipDecoder {
             }
             return .caf
         }
-        if VorbisFileDecoder.looksLikeVorbis(head) { return .vorbis }
-        return .sndfile
+        // Ogg that is neither Opus nor FLAC goes to vorbisfile, which refuses what it cannot read
+        // without leaking (libsndfile 1.2.0 leaks on every Ogg stream it fails to open).
+        switch VorbisFileDecoder.oggCodec(head) {
+        case .vorbis?, .other?: return .vorbis
+        case .opus?, .flac?, nil: return .sndfile
+        }
     }
 
     // MARK: Inspection

@@ -13,9 +13,9 @@ extension SndFileDecoder {
     }
 
     /// Decodes audio held in memory; `name` labels errors. The bytes are only borrowed.
-    /// Ogg Vorbis goes to ``VorbisFileDecoder`` (libsndfile 1.2.0 leaks on damaged Ogg Vorbis).
+    /// Ogg other than Opus and FLAC goes to ``VorbisFileDecoder`` (libsndfile 1.2.0 leaks on it).
     public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        if VorbisFileDecoder.looksLikeVorbis(bytes) { return try VorbisFileDecoder.decode(bytes, name: name, options: options) }
+        if ClipDecoder.route(for: bytes) == .vorbis { return try VorbisFileDecoder.decode(bytes, name: name, options: options) }
         return try withVirtualFile(bytes, name: name) { (file, info) throws(EarshotError) in
             try read(file, info: info, name: name, options: options)
         }
@@ -25,7 +25,10 @@ extension SndFileDecoder {
     /// Callers route Ogg Vorbis elsewhere first (libsndfile 1.2.0 leaks on damaged Ogg Vorbis).
     static func withVirtualFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
                                    _ body: (OpaquePointer, SF_INFO) throws(EarshotError) -> R) throws(EarshotError) -> R {
-        try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
+        if let codec = VorbisFileDecoder.oggCodec(bytes), codec != .opus, codec != .flac {
+            throw .unreadableFile(path: name, reason: "an Ogg stream that is neither Opus nor FLAC (vorbisfile reads Vorbis)")
+        }
+        return try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
             var io = SF_VIRTUAL_IO(
                 get_filelen: { user in sf_count_t(MemorySource.from(user)?.length ?? 0) },
                 seek: { offset, whence, user in

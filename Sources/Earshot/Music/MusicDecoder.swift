@@ -39,9 +39,16 @@ enum MusicDecoders {
     static func open(path: String) throws(EarshotError) -> any MusicDecoder {
         try FileCheck.requireRegularFile(path)
         let decoder: any MusicDecoder
-        if startsWithOggPage(path), let vorbis = try VorbisStreamDecoder.openIfVorbis(path: path) {
+        let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
+        switch head.withUnsafeBytes({ VorbisFileDecoder.oggCodec($0) }) {
+        case .vorbis?, .other?:
+            // Ogg that is neither Opus nor FLAC is vorbisfile's to read or refuse: libsndfile
+            // 1.2.0 leaks on every Ogg stream it fails to open.
+            guard let vorbis = try VorbisStreamDecoder.openIfVorbis(path: path) else {
+                throw .unreadableFile(path: path, reason: "an Ogg stream that is neither Vorbis, Opus nor FLAC")
+            }
             decoder = vorbis
-        } else {
+        case .opus?, .flac?, nil:
             decoder = try SndFileStreamDecoder(path: path)
         }
         guard (1...2).contains(decoder.channels) else {
@@ -54,10 +61,5 @@ enum MusicDecoders {
             throw .malformedFile("\(path): no audio frames")
         }
         return decoder
-    }
-
-    /// Whether the file begins with an Ogg page ("OggS").
-    private static func startsWithOggPage(_ path: String) -> Bool {
-        (try? FileBytes.readPrefix(path: path, count: 4)) == Array("OggS".utf8)
     }
 }

@@ -15,7 +15,12 @@ final class SndFileStreamDecoder: MusicDecoder {
 
     /// Opens `path`. Throws ``EarshotError/unreadableFile(path:reason:)`` when libsndfile does not
     /// recognise it as audio.
+    /// Ogg other than Opus and FLAC is refused unopened (libsndfile 1.2.0 leaks on it).
     init(path: String) throws(EarshotError) {
+        if let codec = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes).withUnsafeBytes({ VorbisFileDecoder.oggCodec($0) }),
+           codec != .opus, codec != .flac {
+            throw .unreadableFile(path: path, reason: "an Ogg stream that is neither Opus nor FLAC (vorbisfile reads Vorbis)")
+        }
         var info = SF_INFO()
         guard let f = sf_open(path, Int32(SFM_READ), &info) else {
             throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))
