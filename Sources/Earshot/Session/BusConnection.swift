@@ -49,6 +49,8 @@ struct DBusFailure: Error, CustomStringConvertible {
 /// A message taken off the connection's incoming queue, copied into Swift values.
 struct DBusIncoming: Sendable {
     var type: Int32
+    /// For a method return or an error: the serial of the call it answers (0 otherwise).
+    var replySerial: UInt32 = 0
     var sender: String
     var path: String
     var interface: String
@@ -56,6 +58,9 @@ struct DBusIncoming: Sendable {
     var arguments: [DBusValue]
 
     var isSignal: Bool { type == DBUS_MESSAGE_TYPE_SIGNAL }
+    /// A method return or an error (the answer to a call sent with ``BusConnection/send(destination:path:interface:member:arguments:)``).
+    var isReply: Bool { type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR }
+    var isError: Bool { type == DBUS_MESSAGE_TYPE_ERROR }
 }
 
 /// A private libdbus connection to one bus, used from a single thread (the MPRIS watcher's).
@@ -132,6 +137,20 @@ final class BusConnection {
         return Self.arguments(of: reply)
     }
 
+    /// Sends a method call with string arguments without waiting for its answer, which comes back
+    /// through ``pop()`` as a reply whose ``DBusIncoming/replySerial`` is the returned serial.
+    /// Nil when libdbus could not build or queue the message.
+    func send(destination: String, path: String, interface: String, member: String, arguments: [String]) -> UInt32? {
+        guard let message = dbus_message_new_method_call(destination, path, interface, member) else { return nil }
+        defer { dbus_message_unref(message) }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for argument in arguments where cdbus_append_string(&iter, argument) == 0 { return nil }
+        var serial: UInt32 = 0
+        guard dbus_connection_send(raw, message, &serial) != 0 else { return nil }
+        return serial
+    }
+
     /// Reads and writes for at most `timeoutMilliseconds`; false once the connection is closed.
     func readWrite(timeoutMilliseconds: Int32) -> Bool {
         dbus_connection_read_write(raw, timeoutMilliseconds) != 0
@@ -140,12 +159,14 @@ final class BusConnection {
     /// Whether the connection is still up.
     var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 
-    /// Takes the next incoming message (signals, and the local `Disconnected`), or nil.
+    /// Takes the next incoming message (signals, replies to ``send(destination:path:interface:member:arguments:)``,
+    /// and the local `Disconnected`), or nil.
     func pop() -> DBusIncoming? {
         guard let message = dbus_connection_pop_message(raw) else { return nil }
         defer { dbus_message_unref(message) }
         func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
-        return DBusIncoming(type: dbus_message_get_type(message), sender: text(dbus_message_get_sender(message)),
+        return DBusIncoming(type: dbus_message_get_type(message), replySerial: dbus_message_get_reply_serial(message),
+                            sender: text(dbus_message_get_sender(message)),
                             path: text(dbus_message_get_path(message)), interface: text(dbus_message_get_interface(message)),
                             member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message))
     }

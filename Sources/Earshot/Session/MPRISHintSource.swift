@@ -21,7 +21,11 @@ import Synchronization
 ///    ``AudioSession/activate()`` waits for;
 /// 4. follows signals: signals come from unique names (`:1.x`), mapped back to players through
 ///    `NameOwnerChanged` (an empty new owner: the player vanished); a status listed as
-///    *invalidated* is read again.
+///    *invalidated* is read again — without waiting: the `Get` is sent and its answer handled
+///    when it arrives, at most one query per player in flight, further signals folded into one
+///    more query. A peer that floods signals and never answers costs one query per timeout and
+///    never delays another player (a real player's `Playing` still raises the hint within
+///    0.5 s while such a peer sends 100 signals a second). At most 256 players are tracked.
 ///
 /// Every call times out after ``callTimeout`` (default 0.25 s). A change is reported once it has
 /// held for ``settleTime`` (default 0.15 s): mpv-mpris, for one, reports `Playing` for ~60 ms
@@ -149,6 +153,18 @@ private final class MPRISWatcher {
 
     var connection: BusConnection?
     var players: [String: Player] = [:]
+    /// The most players tracked at once; names beyond it are ignored (a peer registering
+    /// thousands of names cannot grow the watcher without bound).
+    static let maxPlayers = 256
+    /// `PlaybackStatus` queries in flight, by player name: at most one per player. A signal that
+    /// arrives while one is outstanding sets `again` (signals are coalesced: one more query
+    /// when it is answered or times out); a peer that never answers costs one query per timeout.
+    struct Query {
+        var serial: UInt32
+        var sentAt: Double
+        var again: Bool
+    }
+    var queries: [String: Query] = [:]
     /// The value last reported (nil: report the next value at once).
     var reported: Bool?
     var changedSince: Double?
@@ -185,7 +201,9 @@ private final class MPRISWatcher {
             while let message = c.pop() {
                 if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" { lost = true }
                 else if message.isSignal { handle(message) }
+                else if message.isReply { answered(message) }
             }
+            expireQueries()
             if lost || !c.isConnected {
                 disconnected()
                 continue
@@ -227,7 +245,10 @@ private final class MPRISWatcher {
         let names = try c.callBus("ListNames", timeoutMilliseconds: timeout).first?.strings ?? []
         connection = c
         players = [:]
-        for name in names where name.hasPrefix(Self.prefix) { track(name, owner: nil) }
+        queries = [:]
+        // The first scan reads each status in turn (activation waits for an accurate first
+        // report); every later read is a query the watcher does not wait for.
+        for name in names where name.hasPrefix(Self.prefix) { track(name, owner: nil, waitForStatus: true) }
         reported = nil
         changedSince = nil
         report()   // the first scan is reported at once: activation waits for it
@@ -236,15 +257,18 @@ private final class MPRISWatcher {
     private func disconnected() {
         connection = nil
         players = [:]
+        queries = [:]
         reported = nil
         changedSince = nil
         publish(false, [:])
         sink.reportUnavailable("the session bus went away")
     }
 
-    /// Maps a player to its owner and reads its status (owner nil: ask the bus).
-    private func track(_ name: String, owner: String?) {
+    /// Maps a player to its owner (owner nil: ask the bus, which always answers) and reads its
+    /// status: waiting for it during the first scan, as a query otherwise.
+    private func track(_ name: String, owner: String?, waitForStatus: Bool) {
         guard let c = connection else { return }
+        guard players[name] != nil || players.count < Self.maxPlayers else { return }
         guard let owner = owner ?? (try? c.callBus("GetNameOwner", [name], timeoutMilliseconds: timeout))?.first?.string else {
             players[name] = nil   // gone already
             return
@@ -257,7 +281,47 @@ private final class MPRISWatcher {
             players[name] = Player(owner: owner, playing: false, ignored: true)
             return
         }
-        players[name] = Player(owner: owner, playing: readStatus(name) == "Playing", ignored: false)
+        if waitForStatus {
+            players[name] = Player(owner: owner, playing: readStatus(name) == "Playing", ignored: false)
+        } else {
+            players[name] = Player(owner: owner, playing: players[name]?.playing ?? false, ignored: false)
+            requestStatus(name)
+        }
+    }
+
+    /// Asks a player for its `PlaybackStatus` without waiting: at most one query per player; a
+    /// request while one is in flight is folded into one more query after it.
+    private func requestStatus(_ name: String) {
+        if queries[name] != nil {
+            queries[name]?.again = true
+            return
+        }
+        guard let serial = connection?.send(destination: name, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
+                                            member: "Get", arguments: [Self.playerInterface, "PlaybackStatus"]) else { return }
+        queries[name] = Query(serial: serial, sentAt: Clocks.monotonic(), again: false)
+    }
+
+    /// A query answered: the status is taken (an error leaves it as it was), and a folded
+    /// request is sent now.
+    private func answered(_ m: DBusIncoming) {
+        guard let (name, query) = queries.first(where: { $0.value.serial == m.replySerial }) else { return }
+        queries[name] = nil
+        if !m.isError, players[name] != nil, let status = m.arguments.first?.string {
+            players[name]?.playing = status == "Playing"
+            changed()
+        }
+        if query.again, players[name] != nil { requestStatus(name) }
+    }
+
+    /// Queries older than the call timeout are given up (the player keeps its last status);
+    /// a folded request is sent again.
+    private func expireQueries() {
+        guard !queries.isEmpty else { return }
+        let now = Clocks.monotonic(), limit = Double(timeout) / 1000
+        for (name, query) in queries where now - query.sentAt > limit {
+            queries[name] = nil
+            if query.again, players[name] != nil { requestStatus(name) }
+        }
     }
 
     /// A player's `PlaybackStatus`, nil when it does not answer in time.
@@ -273,7 +337,12 @@ private final class MPRISWatcher {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             guard m.arguments.count == 3, let name = m.arguments[0].string, name.hasPrefix(Self.prefix),
                   let newOwner = m.arguments[2].string else { return }
-            if newOwner.isEmpty { players[name] = nil } else { track(name, owner: newOwner) }
+            if newOwner.isEmpty {
+                players[name] = nil
+                queries[name] = nil
+            } else {
+                track(name, owner: newOwner, waitForStatus: false)
+            }
             changed()
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard m.path == Self.objectPath, m.arguments.count >= 2, m.arguments[0].string == Self.playerInterface else { return }
@@ -283,7 +352,7 @@ private final class MPRISWatcher {
                 if let status = changedProperties["PlaybackStatus"]?.string {
                     players[name]?.playing = status == "Playing"
                 } else if invalidated.contains("PlaybackStatus") {
-                    players[name]?.playing = readStatus(name) == "Playing"
+                    requestStatus(name)   // never waits: a peer that does not answer cannot stall the watcher
                 }
             }
             changed()
