@@ -55,7 +55,7 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/work-$$t; \
 	  echo "== fuzz $$t: $(FUZZ_RUNS) runs"; \
-	  $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( [ $$t = scene ] && echo 8192 || echo 65536 ) -rss_limit_mb=2048 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( [ $$t = scene ] && echo 8192 || echo 65536 ) -rss_limit_mb=2048 \
 	    -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_ARGS) \
 	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( [ $$t = scene ] && echo scene || echo audio ) Tests/Fuzz/regressions \
 	    2>&1 | tail -12 || exit 1; \
