@@ -40,7 +40,7 @@ enum EFX {
 
     /// A new auxiliary effect slot (an effect's place in the mix, fed by sources' sends).
     static func makeSlot() throws(EarshotError) -> ALuint {
-        ALCheck.clear()
+        ALCheck.clear()   // a checked sequence starts clean: what is pending belongs to no call of ours
         var slot: ALuint = 0
         alGenAuxiliaryEffectSlots(1, &slot)
         try ALCheck.throwing("alGenAuxiliaryEffectSlots")
@@ -49,7 +49,7 @@ enum EFX {
 
     /// A new effect of `type` (`AL_EFFECT_EAXREVERB`, `AL_EFFECT_ECHO` …).
     static func makeEffect(type: ALint) throws(EarshotError) -> ALuint {
-        ALCheck.clear()
+        ALCheck.clear()   // a checked sequence starts clean
         var effect: ALuint = 0
         alGenEffects(1, &effect)
         try ALCheck.throwing("alGenEffects")
@@ -58,7 +58,7 @@ enum EFX {
             try ALCheck.throwing("alEffecti(AL_EFFECT_TYPE, \(type))")
         } catch {
             alDeleteEffects(1, &effect)
-            ALCheck.clear()
+            ALCheck.clear()   // the cleanup of a failure already being thrown: its own error adds nothing
             throw error
         }
         return effect
@@ -66,7 +66,7 @@ enum EFX {
 
     /// A new low-pass filter (gain and high-frequency gain, both 0…1).
     static func makeLowPass() throws(EarshotError) -> ALuint {
-        ALCheck.clear()
+        ALCheck.clear()   // a checked sequence starts clean
         var filter: ALuint = 0
         alGenFilters(1, &filter)
         try ALCheck.throwing("alGenFilters")
