@@ -15,7 +15,7 @@ struct RecordCommand: ParsableCommand {
             line (or --json) reports the frames and the last meter reading.
             """)
 
-    @Option(name: .shortAndLong, help: "The file to write (WAV).")
+    @Option(name: .shortAndLong, help: "The file to write: .wav, .caf, .flac, .ogg, .w64, .rf64 or .aiff (the container follows the extension).")
     var output: String
 
     @Option(name: .long, parsing: .unconditional, help: "Seconds to record (default 10; at most 86400).")
