@@ -294,3 +294,24 @@ public final class Recorder: Sendable {
         for continuation in c.eventContinuations.values { continuation.yield(event) }
     }
 }
+
+extension AudioEngine {
+    /// A recorder that captures beside this engine's output, allowed only when the engine's
+    /// session is in the ``AudioSession/Category/playAndRecord`` category (as iOS allows the
+    /// microphone only then): otherwise ``EarshotError/invalidArgument(_:)``, before any device
+    /// is opened.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// engine.session.category = .playAndRecord
+    /// let recorder = try engine.makeRecorder(.init(path: "out/chat.wav"))
+    /// _ = recorder
+    /// ```
+    public func makeRecorder(_ configuration: Recorder.Configuration) throws(EarshotError) -> Recorder {
+        let category = session.category
+        guard category.allowsRecording else {
+            throw .invalidArgument("recording needs the session's playAndRecord category (it is \(category)); set session.category = .playAndRecord")
+        }
+        return try Recorder(configuration: configuration)
+    }
+}

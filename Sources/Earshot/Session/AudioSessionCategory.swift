@@ -7,6 +7,10 @@ extension AudioSession {
     /// | ``ambient`` | yes | yes on iOS; Linux has no such switch: never | yes |
     /// | ``soloAmbient`` (default) | no: ``AudioSession/activate()`` pauses the media players that are playing | yes on iOS; never on Linux | yes |
     /// | ``playback`` | no: activation pauses the playing media players | no | no: the hint is reported, the music plays on |
+    /// | ``playAndRecord`` | no: activation pauses the playing media players | no | yes |
+    ///
+    /// Only ``playAndRecord`` allows recording (``allowsRecording``): ``AudioEngine/makeRecorder(_:)``
+    /// refuses in the other categories, as iOS refuses the microphone.
     ///
     /// - **Mixing.** On iOS, activating a session that does not mix interrupts the other
     ///   applications' audio. On Linux the sound server mixes every stream, so Earshot does
@@ -42,13 +46,17 @@ extension AudioSession {
         /// silences other players; the music keeps playing whatever other players do later
         /// (the hint is still reported but never ducks).
         case playback
+        /// Plays and records (voice chat, a microphone-driven game): does not mix, is not
+        /// silenced by a ringer switch, its music yields to the hint; the one category in which
+        /// the engine records.
+        case playAndRecord
 
         /// Whether the game's audio mixes with other applications' audio: when false,
         /// ``AudioSession/activate()`` asks its hint sources to silence the others.
         public var mixesWithOthers: Bool {
             switch self {
             case .ambient: return true
-            case .soloAmbient, .playback: return false
+            case .soloAmbient, .playback, .playAndRecord: return false
             }
         }
 
@@ -58,17 +66,20 @@ extension AudioSession {
         public var silencedByRingerSwitch: Bool {
             switch self {
             case .ambient, .soloAmbient: return true
-            case .playback: return false
+            case .playback, .playAndRecord: return false
             }
         }
 
         /// Whether the music bus ducks while the secondary-audio hint is on.
         public var musicYieldsToHint: Bool {
             switch self {
-            case .ambient, .soloAmbient: return true
+            case .ambient, .soloAmbient, .playAndRecord: return true
             case .playback: return false
             }
         }
+
+        /// Whether the engine may record in this category (only ``playAndRecord``).
+        public var allowsRecording: Bool { self == .playAndRecord }
 
         /// Whether effects (every bus except ``Bus/music``) yield to the hint: never.
         public var effectsYieldToHint: Bool { false }

@@ -122,3 +122,30 @@ final class RecordingTests: XCTestCase {
         XCTAssertEqual(try measure(out, from: 0.2, to: duration - 0.1).frequency, 1_000, accuracy: 5)
     }
 }
+
+/// The session decides whether the engine records (no sound server needed: the refusal comes
+/// before any device is opened, and with the category right the missing input is the error).
+final class RecordingPolicyTests: XCTestCase {
+    func testOnlyPlayAndRecordRecords() throws {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-policy-\(UUID().uuidString).wav").path
+        for category in [AudioSession.Category.ambient, .soloAmbient, .playback] {
+            engine.session.category = category
+            XCTAssertThrowsError(try engine.makeRecorder(.init(device: "no such input", path: path))) { error in
+                guard case .invalidArgument(let what)? = error as? EarshotError else { return XCTFail("\(category): \(error)") }
+                XCTAssertTrue(what.contains("playAndRecord"), what)
+            }
+        }
+        engine.session.category = .playAndRecord
+        XCTAssertThrowsError(try engine.makeRecorder(.init(device: "no such input", path: path))) { error in
+            guard case .noInputDevice(let detail)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertEqual(detail, "none is named \"no such input\"")
+        }
+        XCTAssertThrowsError(try engine.makeRecorder(.init(path: path + ".mp3"))) { error in
+            guard case .invalidArgument(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertTrue(what.contains("cannot write \".mp3\" files"), what)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+}

@@ -59,10 +59,13 @@ final class SessionStateTests: XCTestCase {
     }
 
     func testCategoryTable() {
-        let table: [(AudioSession.Category, music: Bool)] = [(.ambient, true), (.soloAmbient, true), (.playback, false)]
+        let table: [(AudioSession.Category, music: Bool, records: Bool)] = [
+            (.ambient, true, false), (.soloAmbient, true, false), (.playback, false, false), (.playAndRecord, true, true),
+        ]
         XCTAssertEqual(AudioSession.Category.allCases.count, table.count, "every category is in the table")
-        for (category, music) in table {
+        for (category, music, records) in table {
             XCTAssertEqual(category.musicYieldsToHint, music, "\(category)")
+            XCTAssertEqual(category.allowsRecording, records, "\(category)")
             XCTAssertFalse(category.effectsYieldToHint, "\(category): effects never yield")
             XCTAssertTrue(category.honoursInterruptions, "\(category)")
         }
