@@ -208,8 +208,12 @@ public final class Recorder: Sendable {
     private func startThread(_ c: inout Core) {
         running.store(true, ordering: .relaxed)
         let thread = Thread { [weak self] in
-            while let self, self.running.load(ordering: .relaxed) {
-                if !self.tick() { break }
+            // The recorder is held only for each pass, never across the sleep: a recorder the
+            // game lets go of is released, and its deinit stops and finishes the file.
+            while ({ () -> Bool in
+                guard let recorder = self, recorder.running.load(ordering: .relaxed) else { return false }
+                return recorder.tick()
+            })() {
                 usleep(5_000)
             }
         }
