@@ -247,18 +247,22 @@ private final class MPRISWatcher {
             }
             touched = expire() || touched
             touched = ask() || touched
-            if scanning, outstanding.isEmpty || Clocks.monotonic() >= scanDeadline {
-                scanning = false
-                reported = nil
-                changedSince = nil
-                report()   // the first scan is reported at once: activation waits for it
-            } else if touched {
-                changed()
-            }
+            if !finishScan(), touched { changed() }
             reportIfSettled()
         }
         connection = nil
         publish(false, [:], MPRISHintSource.Counters())
+    }
+
+    /// Reports the first scan at once when it is complete (nothing outstanding) or overdue:
+    /// activation waits for this report. True when it reported.
+    private func finishScan() -> Bool {
+        guard scanning, outstanding.isEmpty || Clocks.monotonic() >= scanDeadline else { return false }
+        scanning = false
+        reported = nil
+        changedSince = nil
+        report()
+        return true
     }
 
     /// How long the next read may wait: until the next query deadline, rest end or settle end
@@ -309,6 +313,7 @@ private final class MPRISWatcher {
                  member: "GetNameOwner", values: [.string(name)])
         }
         publishPlayers()
+        _ = finishScan()   // no players: reported without waiting for a read
     }
 
     private func disconnected() {

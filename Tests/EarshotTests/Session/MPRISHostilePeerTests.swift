@@ -150,4 +150,30 @@ final class MPRISHostilePeerTests: XCTestCase {
         hostile.stop(signal: SIGKILL)
         XCTAssertNotNil(waitFor(3) { source.players.isEmpty && source.counters.peers == 0 }, "all dropped when the peer goes")
     }
+    func testSilentPeersAtActivationAreAskedTogetherNotOneAfterAnother() throws {
+        // Three silent peers and a playing mpv are on the bus before activation. Asked one after
+        // another they would cost 3 × 250 ms, past activation's 500 ms wait; asked together, 250 ms.
+        _ = try startHostilePeer(connections: 3)
+        let probe = try BusConnection(address: bus.address, timeoutMilliseconds: 1_000)
+        XCTAssertNotNil(waitFor(10) {
+            ((try? probe.callBus("ListNames", timeoutMilliseconds: 1_000))?.first?.strings ?? []).filter { $0.hasPrefix(Self.hostilePrefix) }.count == 3
+        }, "the silent peers are on the bus")
+        _ = try startPlayer()
+        XCTAssertNotNil(waitFor(5) {
+            (try? ChildProcess.run("/usr/bin/playerctl", ["-p", "mpv", "status"], environment: bus.environment).output)?.contains("Paused") == true
+        }, "mpv is on the bus")
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/playerctl", ["-p", "mpv", "play"], environment: bus.environment).status, 0)
+        XCTAssertNotNil(waitFor(3) {
+            (try? ChildProcess.run("/usr/bin/playerctl", ["-p", "mpv", "status"], environment: bus.environment).output)?.contains("Playing") == true
+        })
+        let session = engine.session
+        let source = MPRISHintSource(busAddress: bus.address)
+        session.addHintSource(source)
+        let start = Date()
+        session.activate()
+        let took = Date().timeIntervalSince(start)
+        print("MPRIS hostile: activation with 3 silent peers took \(String(format: "%.0f", took * 1000)) ms")
+        XCTAssertTrue(session.secondaryAudioShouldBeSilencedHint, "right as activate() returns")
+        XCTAssertEqual(source.players.count, 4)
+    }
 }
