@@ -49,16 +49,18 @@ struct DBusFailure: Error, CustomStringConvertible {
 /// A message taken off the connection's incoming queue, copied into Swift values.
 struct DBusIncoming: Sendable {
     var type: Int32
-    /// For a method return or an error: the serial of the call it answers (0 otherwise).
-    var replySerial: UInt32 = 0
     var sender: String
     var path: String
     var interface: String
     var member: String
     var arguments: [DBusValue]
+    /// For a method return or error: the serial of the call it answers (0 otherwise).
+    var replySerial: UInt32 = 0
+    /// For an error: its name (`org.freedesktop.DBus.Error.UnknownMethod` …); empty otherwise.
+    var errorName: String = ""
 
     var isSignal: Bool { type == DBUS_MESSAGE_TYPE_SIGNAL }
-    /// A method return or an error (the answer to a call sent with ``BusConnection/send(destination:path:interface:member:arguments:)``).
+    /// A method return or an error: the answer to a call sent with ``BusConnection/send(destination:path:interface:member:values:)``.
     var isReply: Bool { type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR }
     var isError: Bool { type == DBUS_MESSAGE_TYPE_ERROR }
 }
@@ -113,21 +115,8 @@ final class BusConnection {
     /// Calls a method with string and `uint32` arguments and waits at most `timeoutMilliseconds`.
     func call(destination: String, path: String, interface: String, member: String, values: [DBusValue],
               timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
-        guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
-            throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a message")
-        }
+        let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member, values: values)
         defer { dbus_message_unref(message) }
-        var iter = DBusMessageIter()
-        dbus_message_iter_init_append(message, &iter)
-        for value in values {
-            let ok: Int32
-            switch value {
-            case .string(let s): ok = cdbus_append_string(&iter, s)
-            case .uint32(let u): ok = cdbus_append_uint32(&iter, u)
-            default: preconditionFailure("BusConnection.call: only string and uint32 arguments")  // trap: caller bug
-            }
-            guard ok != 0 else { throw DBusFailure(name: "NoMemory", message: "libdbus could not append an argument") }
-        }
         var error = DBusError()
         dbus_error_init(&error)
         guard let reply = dbus_connection_send_with_reply_and_block(raw, message, timeoutMilliseconds, &error) else {
@@ -137,19 +126,53 @@ final class BusConnection {
         return Self.arguments(of: reply)
     }
 
-    /// Sends a method call with string arguments without waiting for its answer, which comes back
-    /// through ``pop()`` as a reply whose ``DBusIncoming/replySerial`` is the returned serial.
-    /// Nil when libdbus could not build or queue the message.
-    func send(destination: String, path: String, interface: String, member: String, arguments: [String]) -> UInt32? {
-        guard let message = dbus_message_new_method_call(destination, path, interface, member) else { return nil }
+    /// Sends a method call without waiting for its answer; returns the call's serial. The answer
+    /// (a method return or an error whose ``DBusIncoming/replySerial`` is that serial) comes out of
+    /// ``pop()`` like any other message; the caller keeps its own timeout and drops late answers.
+    func send(destination: String, path: String, interface: String, member: String, values: [DBusValue]) throws(DBusFailure) -> UInt32 {
+        let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member, values: values)
+        defer { dbus_message_unref(message) }
+        var serial: dbus_uint32_t = 0
+        guard dbus_connection_send(raw, message, &serial) != 0 else {
+            throw DBusFailure(name: "NoMemory", message: "libdbus could not queue \(member)")
+        }
+        return serial
+    }
+
+    /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` (`sa{sv}as`) from `path`: the
+    /// string properties in `changed` and the names in `invalidated`. (What a player does; the
+    /// tests use it to act as one.) Queued; written by the next ``readWrite(timeoutMilliseconds:)`` or ``flush()``.
+    func emitPropertiesChanged(path: String, interface: String, changed: [String: String], invalidated: [String]) throws(DBusFailure) {
+        guard let message = dbus_message_new_signal(path, "org.freedesktop.DBus.Properties", "PropertiesChanged") else {
+            throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a signal")
+        }
         defer { dbus_message_unref(message) }
         var iter = DBusMessageIter()
         dbus_message_iter_init_append(message, &iter)
-        for argument in arguments where cdbus_append_string(&iter, argument) == 0 { return nil }
-        var serial: UInt32 = 0
-        guard dbus_connection_send(raw, message, &serial) != 0 else { return nil }
-        return serial
+        var ok = cdbus_append_string(&iter, interface) != 0
+        var dict = DBusMessageIter()
+        ok = ok && dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "{sv}", &dict) != 0
+        for (key, value) in changed where ok {
+            var entry = DBusMessageIter(), variant = DBusMessageIter()
+            ok = dbus_message_iter_open_container(&dict, CDBUS_TYPE_DICT_ENTRY, nil, &entry) != 0
+                && cdbus_append_string(&entry, key) != 0
+                && dbus_message_iter_open_container(&entry, CDBUS_TYPE_VARIANT, "s", &variant) != 0
+                && cdbus_append_string(&variant, value) != 0
+                && dbus_message_iter_close_container(&entry, &variant) != 0
+                && dbus_message_iter_close_container(&dict, &entry) != 0
+        }
+        ok = ok && dbus_message_iter_close_container(&iter, &dict) != 0
+        var list = DBusMessageIter()
+        ok = ok && dbus_message_iter_open_container(&iter, CDBUS_TYPE_ARRAY, "s", &list) != 0
+        for name in invalidated where ok { ok = cdbus_append_string(&list, name) != 0 }
+        ok = ok && dbus_message_iter_close_container(&iter, &list) != 0
+        guard ok, dbus_connection_send(raw, message, nil) != 0 else {
+            throw DBusFailure(name: "NoMemory", message: "libdbus could not build or queue PropertiesChanged")
+        }
     }
+
+    /// Writes everything queued (blocking until written).
+    func flush() { dbus_connection_flush(raw) }
 
     /// Reads and writes for at most `timeoutMilliseconds`; false once the connection is closed.
     func readWrite(timeoutMilliseconds: Int32) -> Bool {
@@ -159,16 +182,39 @@ final class BusConnection {
     /// Whether the connection is still up.
     var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 
-    /// Takes the next incoming message (signals, replies to ``send(destination:path:interface:member:arguments:)``,
-    /// and the local `Disconnected`), or nil.
+    /// Takes the next incoming message (signals, and the local `Disconnected`), or nil.
     func pop() -> DBusIncoming? {
         guard let message = dbus_connection_pop_message(raw) else { return nil }
         defer { dbus_message_unref(message) }
         func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
-        return DBusIncoming(type: dbus_message_get_type(message), replySerial: dbus_message_get_reply_serial(message),
-                            sender: text(dbus_message_get_sender(message)),
+        return DBusIncoming(type: dbus_message_get_type(message), sender: text(dbus_message_get_sender(message)),
                             path: text(dbus_message_get_path(message)), interface: text(dbus_message_get_interface(message)),
-                            member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message))
+                            member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message),
+                            replySerial: dbus_message_get_reply_serial(message),
+                            errorName: text(dbus_message_get_error_name(message)))
+    }
+
+    /// A method call with string and `uint32` arguments (the caller unrefs it).
+    private static func methodCall(destination: String, path: String, interface: String, member: String,
+                                   values: [DBusValue]) throws(DBusFailure) -> OpaquePointer {
+        guard let message = dbus_message_new_method_call(destination, path, interface, member) else {
+            throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a message")
+        }
+        var iter = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iter)
+        for value in values {
+            let ok: Int32
+            switch value {
+            case .string(let s): ok = cdbus_append_string(&iter, s)
+            case .uint32(let u): ok = cdbus_append_uint32(&iter, u)
+            default: preconditionFailure("BusConnection.call: only string and uint32 arguments")  // trap: caller bug
+            }
+            guard ok != 0 else {
+                dbus_message_unref(message)
+                throw DBusFailure(name: "NoMemory", message: "libdbus could not append an argument")
+            }
+        }
+        return message
     }
 
     // MARK: Reading messages

@@ -17,17 +17,23 @@ import Synchronization
 ///    namespace and `PropertiesChanged` on `/org/mpris/MediaPlayer2` — so that no change between
 ///    the scan and the first signal is missed;
 /// 3. lists the names on the bus and, for each player, maps it to its unique name
-///    (`GetNameOwner`) and reads `PlaybackStatus` (`Properties.Get`); this first report is what
-///    ``AudioSession/activate()`` waits for;
+///    (`GetNameOwner`), asks the bus for its process (`GetConnectionUnixProcessID`) and reads
+///    `PlaybackStatus` (`Properties.Get`); this first report is what ``AudioSession/activate()``
+///    waits for;
 /// 4. follows signals: signals come from unique names (`:1.x`), mapped back to players through
-///    `NameOwnerChanged` (an empty new owner: the player vanished); a status listed as
-///    *invalidated* is read again — without waiting: the `Get` is sent and its answer handled
-///    when it arrives, at most one query per player in flight, further signals folded into one
-///    more query. A peer that floods signals and never answers costs one query per timeout and
-///    never delays another player (a real player's `Playing` still raises the hint within
-///    0.5 s while such a peer sends 100 signals a second). At most 256 players are tracked.
+///    `NameOwnerChanged` (an empty new owner: the player vanished, its state is dropped); a
+///    status listed as *invalidated* is read again.
 ///
-/// Every call times out after ``callTimeout`` (default 0.25 s). A change is reported once it has
+/// No query ever blocks the watcher: every question to a player or to the bus (after the
+/// connection's own `Hello`, `AddMatch` and `ListNames`) is sent without waiting, and its answer
+/// is picked out of the incoming messages by its serial. Each peer (unique name) has at most one
+/// query outstanding; status invalidations that arrive meanwhile are coalesced into one flag and
+/// read once more when the answer comes. A query unanswered after ``callTimeout`` (default
+/// 0.25 s) counts the player as not playing, and that peer is asked again no sooner than
+/// ``unresponsiveRetry`` (1 s) later — so a peer that floods invalidations and never answers
+/// costs one small query a second and no memory, and never delays other players. At most
+/// ``maxPeers`` (32) connections, each with at most ``maxNamesPerPeer`` (4) player names, are
+/// tracked; players beyond that are ignored (logged) until tracked ones vanish. A change is reported once it has
 /// held for ``settleTime`` (default 0.15 s): mpv-mpris, for one, reports `Playing` for ~60 ms
 /// when an idle player starts, which must not duck the music. With no bus, or when the bus goes
 /// away, the source reports itself unavailable (the hint input is off, the engine runs on) and
@@ -46,6 +52,13 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
     /// How long a change must hold before it is reported, in seconds.
     public let settleTime: Double
 
+    /// How long a peer whose query timed out waits before it is asked again, in seconds.
+    public static let unresponsiveRetry = 1.0
+    /// The most peers (bus connections owning `org.mpris.MediaPlayer2.*` names) tracked at once.
+    public static let maxPeers = 32
+    /// The most player names tracked per peer.
+    public static let maxNamesPerPeer = 4
+
     private let status = Locked<Status>(Status())
     private let run = Locked<Run?>(nil)
     private let logger = EarshotLogging.logger("earshot.mpris")
@@ -53,6 +66,21 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
     struct Status: Sendable {
         var connected = false
         var players: [String: Bool] = [:]
+        var counters = Counters()
+    }
+
+    /// What the watcher holds and has done (for tests and diagnostics).
+    struct Counters: Sendable, Equatable {
+        /// Peers tracked now, and queries outstanding now (at most one per peer, plus the
+        /// first scan's owner lookups).
+        var peers = 0
+        var outstanding = 0
+        /// Totals since the watcher connected.
+        var signals = 0
+        var coalesced = 0
+        var queriesSent = 0
+        var timeouts = 0
+        var ignoredPeers = 0
     }
 
     private struct Run {
@@ -86,6 +114,9 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
     /// process's excluded) and whether each is playing.
     public var players: [String: Bool] { status.withLock { $0.players } }
 
+    /// The watcher's counters now.
+    var counters: Counters { status.withLock { $0.counters } }
+
     public func start(reportingTo sink: HintSink) {
         let flag = StopFlag()
         let done = DispatchSemaphore(value: 0)
@@ -100,8 +131,8 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
         let settle = settleTime
         let thread = Thread { [weak self] in
             let watcher = MPRISWatcher(address: address, timeoutMilliseconds: timeout, settleTime: settle, sink: sink,
-                                       stop: flag, publish: { connected, players in
-                                           self?.status.withLock { $0 = Status(connected: connected, players: players) }
+                                       stop: flag, publish: { connected, players, counters in
+                                           self?.status.withLock { $0 = Status(connected: connected, players: players, counters: counters) }
                                        })
             watcher.run()
             done.signal()
@@ -110,16 +141,16 @@ public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendabl
         thread.start()
     }
 
+    /// Stops the watcher thread and closes its connection; waits at most 2 s (a call in flight
+    /// lasts at most ``callTimeout``).
     /// Asks every other player that is playing to pause (MPRIS `Pause`), on the watcher's
     /// thread, as soon as it is connected: ``AudioSession/activate()`` calls it in a category
     /// that does not mix with others. Players of this process are left alone. Nothing happens
-    /// while the source is stopped.
+    /// while the source is stopped. The calls are sent without waiting for their answers.
     public func silenceOthers() {
         run.withLock { $0 }?.stop.pauseRequested.store(true, ordering: .relaxed)
     }
 
-    /// Stops the watcher thread and closes its connection; waits at most 2 s (a call in flight
-    /// lasts at most ``callTimeout``).
     public func stop() {
         guard let r = run.withLock({ r -> Run? in defer { r = nil }; return r }) else { return }
         r.stop.raised.store(true, ordering: .relaxed)
@@ -136,11 +167,29 @@ private final class MPRISWatcher {
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
     static let objectPath = "/org/mpris/MediaPlayer2"
 
-    struct Player {
-        var owner: String
-        var playing: Bool
-        /// A player of this very process: never counts.
-        var ignored: Bool
+    /// One bus connection (unique name) that owns player names.
+    struct Peer {
+        var names: Set<String> = []
+        /// nil: its process is not known yet; true: a player of this very process (never counts).
+        var ignored: Bool?
+        var playing = false
+        /// Its `PlaybackStatus` has to be read (new, or invalidated since the last read).
+        var wantsStatus = true
+        /// The serial of its one outstanding query.
+        var query: UInt32?
+        /// No query before this time (it left the last one unanswered).
+        var restUntil = 0.0
+    }
+
+    enum Question {
+        case owner(name: String)
+        case process(peer: String)
+        case status(peer: String)
+    }
+
+    struct Outstanding {
+        var question: Question
+        var deadline: Double
     }
 
     let address: String?
@@ -148,29 +197,27 @@ private final class MPRISWatcher {
     let settleTime: Double
     let sink: HintSink
     let stopFlag: MPRISHintSource.StopFlag
-    let publish: (Bool, [String: Bool]) -> Void
+    let publish: (Bool, [String: Bool], MPRISHintSource.Counters) -> Void
     let ownPID = UInt32(getpid())
+    let logger = EarshotLogging.logger("earshot.mpris")
 
     var connection: BusConnection?
-    var players: [String: Player] = [:]
-    /// The most players tracked at once; names beyond it are ignored (a peer registering
-    /// thousands of names cannot grow the watcher without bound).
-    static let maxPlayers = 256
-    /// `PlaybackStatus` queries in flight, by player name: at most one per player. A signal that
-    /// arrives while one is outstanding sets `again` (signals are coalesced: one more query
-    /// when it is answered or times out); a peer that never answers costs one query per timeout.
-    struct Query {
-        var serial: UInt32
-        var sentAt: Double
-        var again: Bool
-    }
-    var queries: [String: Query] = [:]
+    /// Peers by unique name, and the owner of each tracked player name.
+    var peers: [String: Peer] = [:]
+    var owners: [String: String] = [:]
+    /// Queries sent and not yet answered, by serial.
+    var outstanding: [UInt32: Outstanding] = [:]
+    var counters = MPRISHintSource.Counters()
+    /// Until the first scan is complete (or `scanDeadline` passes) nothing is reported.
+    var scanning = false
+    var scanDeadline = 0.0
+    var warnedFull = false
     /// The value last reported (nil: report the next value at once).
     var reported: Bool?
     var changedSince: Double?
 
     init(address: String?, timeoutMilliseconds: Int32, settleTime: Double, sink: HintSink,
-         stop: MPRISHintSource.StopFlag, publish: @escaping (Bool, [String: Bool]) -> Void) {
+         stop: MPRISHintSource.StopFlag, publish: @escaping (Bool, [String: Bool], MPRISHintSource.Counters) -> Void) {
         self.address = address
         timeout = timeoutMilliseconds
         self.settleTime = settleTime
@@ -180,6 +227,7 @@ private final class MPRISWatcher {
     }
 
     var stopped: Bool { stopFlag.raised.load(ordering: .relaxed) }
+    var timeoutSeconds: Double { Double(timeout) / 1000 }
 
     func run() {
         var backoff = 0.5
@@ -195,33 +243,49 @@ private final class MPRISWatcher {
                 }
                 continue
             }
-            let wait: Int32 = changedSince == nil ? 100 : 20
-            let alive = c.readWrite(timeoutMilliseconds: wait)
+            let alive = c.readWrite(timeoutMilliseconds: waitMilliseconds())
             var lost = !alive
+            var touched = false
             while let message = c.pop() {
                 if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" { lost = true }
-                else if message.isSignal { handle(message) }
-                else if message.isReply { answered(message) }
+                else if message.isReply { touched = answer(message) || touched }
+                else if message.isSignal { touched = handle(message) || touched }
             }
-            expireQueries()
             if lost || !c.isConnected {
                 disconnected()
                 continue
             }
+            touched = expire() || touched
+            touched = ask() || touched
+            if !finishScan(), touched { changed() }
             if stopFlag.pauseRequested.exchange(false, ordering: .relaxed) { pausePlayers() }
             reportIfSettled()
         }
         connection = nil
-        publish(false, [:])
+        publish(false, [:], MPRISHintSource.Counters())
     }
 
-    /// Sends `Pause` to every other player that is playing (the new status arrives as a signal).
-    private func pausePlayers() {
-        guard let c = connection else { return }
-        for (name, p) in players where p.playing && !p.ignored {
-            _ = try? c.call(destination: name, path: Self.objectPath, interface: Self.playerInterface,
-                            member: "Pause", arguments: [], timeoutMilliseconds: timeout)
-        }
+    /// Reports the first scan at once when it is complete (nothing outstanding) or overdue:
+    /// activation waits for this report. True when it reported.
+    private func finishScan() -> Bool {
+        guard scanning, outstanding.isEmpty || Clocks.monotonic() >= scanDeadline else { return false }
+        scanning = false
+        reported = nil
+        changedSince = nil
+        report()
+        return true
+    }
+
+    /// How long the next read may wait: until the next query deadline, rest end or settle end
+    /// (at most 100 ms, at least 1 ms).
+    private func waitMilliseconds() -> Int32 {
+        let now = Clocks.monotonic()
+        var next = now + 0.1
+        if let since = changedSince { next = min(next, since + settleTime) }
+        for q in outstanding.values { next = min(next, q.deadline) }
+        for p in peers.values where p.query == nil && needsQuery(p) { next = min(next, p.restUntil) }
+        if scanning { next = min(next, scanDeadline) }
+        return Int32(max(1, min(100, ((next - now) * 1000).rounded(.up))))
     }
 
     private func sleep(seconds: Double) {
@@ -244,132 +308,196 @@ private final class MPRISWatcher {
         }
         let names = try c.callBus("ListNames", timeoutMilliseconds: timeout).first?.strings ?? []
         connection = c
-        players = [:]
-        queries = [:]
-        // The first scan reads each status in turn (activation waits for an accurate first
-        // report); every later read is a query the watcher does not wait for.
-        for name in names where name.hasPrefix(Self.prefix) { track(name, owner: nil, waitForStatus: true) }
+        peers = [:]
+        owners = [:]
+        outstanding = [:]
+        counters = MPRISHintSource.Counters()
+        warnedFull = false
         reported = nil
         changedSince = nil
-        report()   // the first scan is reported at once: activation waits for it
+        scanning = true
+        // Each step (owner, process, status) may take up to a timeout.
+        scanDeadline = Clocks.monotonic() + 3 * timeoutSeconds
+        let lookups = MPRISHintSource.maxPeers * MPRISHintSource.maxNamesPerPeer
+        for name in names.lazy.filter({ $0.hasPrefix(Self.prefix) }).prefix(lookups) {
+            send(.owner(name: name), to: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
+                 member: "GetNameOwner", values: [.string(name)])
+        }
+        publishPlayers()
+        _ = finishScan()   // no players: reported without waiting for a read
     }
 
     private func disconnected() {
         connection = nil
-        players = [:]
-        queries = [:]
+        peers = [:]
+        owners = [:]
+        outstanding = [:]
+        scanning = false
         reported = nil
         changedSince = nil
-        publish(false, [:])
+        publish(false, [:], MPRISHintSource.Counters())
         sink.reportUnavailable("the session bus went away")
     }
 
-    /// Maps a player to its owner (owner nil: ask the bus, which always answers) and reads its
-    /// status: waiting for it during the first scan, as a query otherwise.
-    private func track(_ name: String, owner: String?, waitForStatus: Bool) {
-        guard let c = connection else { return }
-        guard players[name] != nil || players.count < Self.maxPlayers else { return }
-        guard let owner = owner ?? (try? c.callBus("GetNameOwner", [name], timeoutMilliseconds: timeout))?.first?.string else {
-            players[name] = nil   // gone already
-            return
+    // MARK: Queries (never waited for)
+
+    @discardableResult
+    private func send(_ question: Question, to destination: String, path: String, interface: String, member: String,
+                      values: [DBusValue]) -> UInt32? {
+        guard let c = connection, let serial = try? c.send(destination: destination, path: path, interface: interface,
+                                                           member: member, values: values) else { return nil }
+        outstanding[serial] = Outstanding(question: question, deadline: Clocks.monotonic() + timeoutSeconds)
+        counters.queriesSent += 1
+        return serial
+    }
+
+    private func needsQuery(_ p: Peer) -> Bool { p.ignored == nil || (p.ignored == false && p.wantsStatus) }
+
+    /// Sends each idle peer that needs one its next query (its process, then its status).
+    private func ask() -> Bool {
+        let now = Clocks.monotonic()
+        var touched = false
+        for (owner, p) in peers where p.query == nil && needsQuery(p) && now >= p.restUntil {
+            let serial: UInt32?
+            if p.ignored == nil {
+                serial = send(.process(peer: owner), to: BusConnection.busName, path: BusConnection.busPath,
+                              interface: BusConnection.busName, member: "GetConnectionUnixProcessID", values: [.string(owner)])
+            } else {
+                peers[owner]?.wantsStatus = false
+                serial = send(.status(peer: owner), to: owner, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
+                              member: "Get", values: [.string(Self.playerInterface), .string("PlaybackStatus")])
+            }
+            if let serial { peers[owner]?.query = serial } else { peers[owner]?.restUntil = now + MPRISHintSource.unresponsiveRetry }
+            touched = true
         }
-        var pid: UInt32?
-        if case .uint32(let p)? = (try? c.callBus("GetConnectionUnixProcessID", [owner], timeoutMilliseconds: timeout))?.first {
-            pid = p
+        return touched
+    }
+
+    /// Applies the answer to one of our queries; late answers (timed out, peer gone) are dropped.
+    private func answer(_ m: DBusIncoming) -> Bool {
+        guard let q = outstanding.removeValue(forKey: m.replySerial) else { return false }
+        let value: DBusValue? = m.isError ? nil : m.arguments.first
+        switch q.question {
+        case .owner(let name):
+            if let owner = value?.string, !owner.isEmpty, owners[name] == nil { add(name, owner: owner) }
+        case .process(let owner):
+            guard peers[owner]?.query == m.replySerial else { return true }
+            peers[owner]?.query = nil
+            if case .uint32(let pid)? = value { peers[owner]?.ignored = pid == ownPID } else { peers[owner]?.ignored = false }
+        case .status(let owner):
+            guard peers[owner]?.query == m.replySerial else { return true }
+            peers[owner]?.query = nil
+            peers[owner]?.playing = value?.string == "Playing"
         }
-        if pid == ownPID {
-            players[name] = Player(owner: owner, playing: false, ignored: true)
-            return
+        return true
+    }
+
+    /// Queries past their deadline: the peer counts as not playing and rests.
+    private func expire() -> Bool {
+        let now = Clocks.monotonic()
+        var touched = false
+        for (serial, q) in outstanding where q.deadline <= now {
+            outstanding[serial] = nil
+            counters.timeouts += 1
+            touched = true
+            switch q.question {
+            case .owner:
+                break
+            case .process(let owner):
+                guard peers[owner]?.query == serial else { continue }
+                peers[owner]?.query = nil
+                peers[owner]?.ignored = false
+            case .status(let owner):
+                guard peers[owner]?.query == serial else { continue }
+                peers[owner]?.query = nil
+                peers[owner]?.playing = false
+                peers[owner]?.restUntil = now + MPRISHintSource.unresponsiveRetry
+            }
         }
-        if waitForStatus {
-            players[name] = Player(owner: owner, playing: readStatus(name) == "Playing", ignored: false)
-        } else {
-            players[name] = Player(owner: owner, playing: players[name]?.playing ?? false, ignored: false)
-            requestStatus(name)
+        return touched
+    }
+
+    // MARK: Names and signals
+
+    /// Tracks `name` as owned by `owner`, within the limits.
+    private func add(_ name: String, owner: String) {
+        if peers[owner] == nil {
+            guard peers.count < MPRISHintSource.maxPeers else { return full("\(MPRISHintSource.maxPeers) peers", name) }
+            peers[owner] = Peer()
+        }
+        guard peers[owner]?.names.count ?? 0 < MPRISHintSource.maxNamesPerPeer else {
+            return full("\(MPRISHintSource.maxNamesPerPeer) names of \(owner)", name)
+        }
+        peers[owner]?.names.insert(name)
+        owners[name] = owner
+    }
+
+    private func full(_ what: String, _ name: String) {
+        counters.ignoredPeers += 1
+        if !warnedFull {
+            warnedFull = true
+            logger.warning("MPRIS: already tracking \(what); \(name) is ignored (logged once per connection)")
         }
     }
 
-    /// Asks a player for its `PlaybackStatus` without waiting: at most one query per player; a
-    /// request while one is in flight is folded into one more query after it.
-    private func requestStatus(_ name: String) {
-        if queries[name] != nil {
-            queries[name]?.again = true
-            return
-        }
-        guard let serial = connection?.send(destination: name, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
-                                            member: "Get", arguments: [Self.playerInterface, "PlaybackStatus"]) else { return }
-        queries[name] = Query(serial: serial, sentAt: Clocks.monotonic(), again: false)
+    /// Stops tracking `name`; a peer left with no name is dropped with its outstanding query.
+    private func remove(_ name: String) {
+        guard let owner = owners.removeValue(forKey: name) else { return }
+        peers[owner]?.names.remove(name)
+        guard let p = peers[owner], p.names.isEmpty else { return }
+        if let serial = p.query { outstanding[serial] = nil }
+        peers[owner] = nil
     }
 
-    /// A query answered: the status is taken (an error leaves it as it was), and a folded
-    /// request is sent now.
-    private func answered(_ m: DBusIncoming) {
-        guard let (name, query) = queries.first(where: { $0.value.serial == m.replySerial }) else { return }
-        queries[name] = nil
-        if !m.isError, players[name] != nil, let status = m.arguments.first?.string {
-            players[name]?.playing = status == "Playing"
-            changed()
-        }
-        if query.again, players[name] != nil { requestStatus(name) }
-    }
-
-    /// Queries older than the call timeout are given up (the player keeps its last status);
-    /// a folded request is sent again.
-    private func expireQueries() {
-        guard !queries.isEmpty else { return }
-        let now = Clocks.monotonic(), limit = Double(timeout) / 1000
-        for (name, query) in queries where now - query.sentAt > limit {
-            queries[name] = nil
-            if query.again, players[name] != nil { requestStatus(name) }
-        }
-    }
-
-    /// A player's `PlaybackStatus`, nil when it does not answer in time.
-    private func readStatus(_ destination: String) -> String? {
-        guard let c = connection else { return nil }
-        let reply = try? c.call(destination: destination, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
-                                member: "Get", arguments: [Self.playerInterface, "PlaybackStatus"], timeoutMilliseconds: timeout)
-        return reply?.first?.string
-    }
-
-    private func handle(_ m: DBusIncoming) {
+    private func handle(_ m: DBusIncoming) -> Bool {
         switch (m.interface, m.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
-            guard m.arguments.count == 3, let name = m.arguments[0].string, name.hasPrefix(Self.prefix),
-                  let newOwner = m.arguments[2].string else { return }
-            if newOwner.isEmpty {
-                players[name] = nil
-                queries[name] = nil
-            } else {
-                track(name, owner: newOwner, waitForStatus: false)
-            }
-            changed()
+            guard m.sender == BusConnection.busName,
+                  m.arguments.count == 3, let name = m.arguments[0].string, name.hasPrefix(Self.prefix),
+                  let newOwner = m.arguments[2].string else { return false }
+            remove(name)
+            if !newOwner.isEmpty { add(name, owner: newOwner) }
+            return true
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
-            guard m.path == Self.objectPath, m.arguments.count >= 2, m.arguments[0].string == Self.playerInterface else { return }
-            let changedProperties = m.arguments[1].dictionary ?? [:]
-            let invalidated = m.arguments.count > 2 ? (m.arguments[2].strings ?? []) : []
-            for (name, p) in players where p.owner == m.sender && !p.ignored {
-                if let status = changedProperties["PlaybackStatus"]?.string {
-                    players[name]?.playing = status == "Playing"
-                } else if invalidated.contains("PlaybackStatus") {
-                    requestStatus(name)   // never waits: a peer that does not answer cannot stall the watcher
-                }
+            guard m.path == Self.objectPath, m.arguments.count >= 2, m.arguments[0].string == Self.playerInterface,
+                  peers[m.sender] != nil else { return false }
+            counters.signals += 1
+            if let status = m.arguments[1].dictionary?["PlaybackStatus"]?.string {
+                peers[m.sender]?.playing = status == "Playing"
+            } else if m.arguments.count > 2, m.arguments[2].strings?.contains("PlaybackStatus") == true {
+                // Coalesced: one flag, read once the outstanding query (or the rest) is over.
+                if let p = peers[m.sender], p.query != nil || p.wantsStatus || p.restUntil > Clocks.monotonic() { counters.coalesced += 1 }
+                peers[m.sender]?.wantsStatus = true
             }
-            changed()
+            return true
         default:
-            break
+            return false
         }
     }
 
-    private var value: Bool { players.values.contains { $0.playing && !$0.ignored } }
+    // MARK: Reporting
+
+    /// Sends `Pause` to every player name of every other peer that is playing, without waiting
+    /// (the new status arrives as a signal).
+    private func pausePlayers() {
+        guard let c = connection else { return }
+        for p in peers.values where p.ignored == false && p.playing {
+            for name in p.names {
+                _ = try? c.send(destination: name, path: Self.objectPath, interface: Self.playerInterface, member: "Pause", values: [])
+            }
+        }
+    }
+
+    private var value: Bool { peers.values.contains { $0.ignored == false && $0.playing } }
 
     private func changed() {
         publishPlayers()
+        guard !scanning else { return }
         if value == reported { changedSince = nil } else if changedSince == nil { changedSince = Clocks.monotonic() }
     }
 
     private func reportIfSettled() {
-        guard let since = changedSince, Clocks.monotonic() - since >= settleTime else { return }
+        guard !scanning, let since = changedSince, Clocks.monotonic() - since >= settleTime else { return }
         if value != reported { report() }
         changedSince = nil
     }
@@ -383,7 +511,11 @@ private final class MPRISWatcher {
 
     private func publishPlayers() {
         var visible: [String: Bool] = [:]
-        for (name, p) in players where !p.ignored { visible[name] = p.playing }
-        publish(connection != nil, visible)
+        for p in peers.values where p.ignored == false {
+            for name in p.names { visible[name] = p.playing }
+        }
+        counters.peers = peers.count
+        counters.outstanding = outstanding.count
+        publish(connection != nil, visible, counters)
     }
 }

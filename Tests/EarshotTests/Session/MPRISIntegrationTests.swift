@@ -52,7 +52,8 @@ final class MPRISIntegrationTests: XCTestCase {
         let events = EventCollector(session)
         session.addHintSource(source)
         session.activate()
-        XCTAssertTrue(source.isConnected)
+        // activate() waits at most its initialScanTimeout: under load the first scan may finish later.
+        XCTAssertNotNil(waitFor(5) { source.isConnected })
         XCTAssertFalse(session.secondaryAudioShouldBeSilencedHint)
 
         let mpv = try startPlayer()
