@@ -203,3 +203,29 @@ final class MusicBusPauseTests: XCTestCase {
         XCTAssertLessThan(peak(try play(e, seconds: 0.2)), 1e-4)
     }
 }
+
+extension MusicBusPauseTests {
+    /// Item 10: a track stopped by another thread while the engine is rebuilt on a new device
+    /// (the core has new music sources, the music is not yet reattached) used to trap in
+    /// `releaseMusicSource`; now the stop holds and the track stays stopped on the new device.
+    func testStopWhileTheDeviceIsBeingRebuilt() throws {
+        let files = try MusicFixtures()
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let a = try e.loadMusic(path: try files.sineWAV("a.wav", seconds: 3))
+        try a.play()
+        _ = try play(e, seconds: 0.3)
+        let stopped = Locked(false)
+        e.recovery.beforeMusicReattach.withLock { $0 = { a.stop(); stopped.withLock { $0 = true } } }
+        e.simulateDeviceLoss()
+        let deadline = Date().addingTimeInterval(5)
+        _ = try play(e, seconds: 0.01)
+        while e.isDeviceLost, Date() < deadline { usleep(2_000); _ = try play(e, seconds: 0.01) }
+        XCTAssertTrue(stopped.withLock { $0 })
+        XCTAssertFalse(a.isPlaying)
+        XCTAssertLessThan(peak(try play(e, seconds: 0.2)), 1e-4)
+        XCTAssertEqual(a.currentTime, 0.3, accuracy: 0.05, "it keeps the position it had")
+        try a.play()
+        XCTAssertGreaterThan(MusicRender.rms(try play(e, seconds: 0.2), 2_400..<4_800), 0.1)
+    }
+}
