@@ -117,6 +117,10 @@ final class VoicePool {
     /// Engine time up to which paused spans have been added to the start times of voices still
     /// waiting for their delay (see ``accountPauses(now:)``).
     @exclusivity(unchecked) private(set) var pausesAccountedUntil: Double = 0
+    /// Some voice may have its own envelope moving (a fade-in or stop fade): only then does
+    /// ``service(now:lookahead:)`` read each real voice's own envelope, which lies outside the
+    /// hot line. Cleared by a service pass that found none moving.
+    @exclusivity(unchecked) private var ownFadesMayRun = false
     @exclusivity(unchecked) var masterGain: Float = 1
     @exclusivity(unchecked) var listenerPosition = Vector3.zero {
         didSet { if listenerPosition != oldValue { geometryEpoch &+= 1 } }
@@ -227,6 +231,7 @@ final class VoicePool {
             v.ownFade = 0
             v.ownTarget = 1
             v.ownRate = Float(1 / r.options.fadeIn)
+            ownFadesMayRun = true
         }
         sequence &+= 1
         v.sequence = sequence
@@ -601,8 +606,11 @@ final class VoicePool {
         // Envelopes and properties of real voices.
         var more = !waiting.isEmpty && !freeSources.isEmpty
         var pending = false
+        let checkOwn = ownFadesMayRun
+        var ownSeen = false
         for index in real {
             let source = slots[index].source
+            if checkOwn, slots[index].isOwnFading { ownSeen = true }
             if slots[index].awaitingFirstMix {
                 slots[index].awaitingFirstMix = false
                 more = true
@@ -612,7 +620,7 @@ final class VoicePool {
                 more = true
                 pending = true
             }
-            if slots[index].isOwnFading, !slots[index].paused, !busPaused[slots[index].busIndex] {
+            if checkOwn, slots[index].isOwnFading, !slots[index].paused, !busPaused[slots[index].busIndex] {
                 // The own envelope moves only while the voice plays (playback time); a paused
                 // voice is fading out to virtual meanwhile and keeps its level for the resume.
                 more = true
@@ -657,6 +665,8 @@ final class VoicePool {
         }
         serviceNeeded = more
         releasesPending = pending
+        // Virtual voices move theirs with the playhead; one that takes a source sets the flag again.
+        if checkOwn, !ownSeen { ownFadesMayRun = false }
     }
 
     /// The time until the next fade event a render should stop at, or nil when no fade runs.
@@ -668,7 +678,7 @@ final class VoicePool {
             } else if slots[index].isFading, slots[index].fadeRate > 0 {
                 let remaining = Double(abs(slots[index].fadeTarget - slots[index].fade) / slots[index].fadeRate)
                 next = min(next ?? .infinity, max(remaining, 0.0005))
-            } else if slots[index].isOwnFading, slots[index].ownRate > 0 {
+            } else if ownFadesMayRun, slots[index].isOwnFading, slots[index].ownRate > 0 {
                 let remaining = Double(abs(slots[index].ownTarget - slots[index].ownFade) / slots[index].ownRate)
                 next = min(next ?? .infinity, max(remaining, 0.0005))
             } else if slots[index].fadeAction != .none, slots[index].fade == 0 {
@@ -770,6 +780,7 @@ final class VoicePool {
             v.pointee.fadeRate = Float(1 / settings.fadeTime)
             stats.resumes += 1
         }
+        if v.pointee.isOwnFading { ownFadesMayRun = true }
         if v.pointee.fade < 1 || v.pointee.fadeTarget < 1 || v.pointee.ownFade < 1 {
             v.pointee.awaitingFirstMix = true
         }
@@ -885,6 +896,7 @@ final class VoicePool {
                 slots[index].ownStops = true
                 slots[index].ownTarget = 0
                 slots[index].ownRate = Float(1 / fade)
+                ownFadesMayRun = true
                 return
             }
             // The steal fade, or a voice already leaving its source for a pause: out at once.
