@@ -185,7 +185,12 @@ extension AudioEngine {
     /// Pauses or resumes one voice. A paused voice gives up its source (fading out) and its
     /// playhead stands still; resumed, it fades back in where it was.
     public func setPaused(_ paused: Bool, of voice: Voice) {
-        modify(voice) { $0.paused = paused }
+        guard voice.engine === self else { return }
+        withAL {
+            guard !core.isShutDown else { return }
+            core.pool.accountPauses(now: core.now)   // a start delay is playback time
+            core.pool.modify(voice.id) { $0.paused = paused }
+        }
     }
 
     // MARK: Emitters

@@ -31,6 +31,8 @@ final class DeviceRecovery: @unchecked Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let attempting = Atomic<Bool>(false)
     let observers = Locked<[@Sendable (DeviceEvent) -> Void]>([])
+    /// Tests: called once per rebuild between the core's rebuild and the music's reattach.
+    let beforeMusicReattach = Locked<(@Sendable () -> Void)?>(nil)
     private let logger = EarshotLogging.logger("earshot.device")
 
     /// Subscribes this watcher to the context's disconnect event, when the extension exists.
@@ -216,6 +218,9 @@ extension AudioEngine {
             return
         }
         endpoint.withLock { $0 = Endpoint(device: opened.device, context: newContext) }
+        // Tests: runs a game call in the window where the core is rebuilt and music is not yet
+        // reattached (another thread can call in there). No lock is held here.
+        recovery.beforeMusicReattach.withLock { $0 }?()
         musicSystem.reattach(engine: self)
         recovery.emit(.restored(device: opened.device.name, fellBackFrom: opened.fellBackFrom))
         if let session = sessionStorage.withLock({ $0 }) {

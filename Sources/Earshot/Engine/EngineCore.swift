@@ -30,6 +30,9 @@ final class EngineCore {
     /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
     /// kept apart from each bus's own `paused` (the game's), which outlasts it.
     @exclusivity(unchecked) private(set) var interruptionHold = false
+    /// `pauseAll(except:)` is on: every bus but these is held, buses added meanwhile included;
+    /// kept apart from each bus's own `paused`, which outlasts `resumeAll()`.
+    @exclusivity(unchecked) private(set) var pauseAllExcept: Set<Bus>?
     /// The master gain over every bus (applied through the listener's AL gain).
     @exclusivity(unchecked) private(set) var masterGain: Float = 1
     @exclusivity(unchecked) private var warnedStereoPositioned = Set<UInt32>()
@@ -437,6 +440,18 @@ final class EngineCore {
         syncBuses()
     }
 
+    /// Holds every bus but `except` (nil: releases the hold) for `pauseAll(except:)`.
+    func setPauseAll(except: Set<Bus>?) {
+        pauseAllExcept = except
+        syncBuses()
+    }
+
+    /// Whether `bus` is held by the game: its own pause or `pauseAll(except:)` (not an interruption).
+    func isHeldByGame(_ bus: Bus) -> Bool {
+        guard let i = busIndex(bus) else { return false }
+        return buses[i].paused || (pauseAllExcept.map { !$0.contains(bus) } ?? false)
+    }
+
     func setMasterGain(_ gain: Float) {
         masterGain = gain
         pool.masterGain = gain
@@ -444,13 +459,16 @@ final class EngineCore {
     }
 
     func syncBuses() {
+        // Delays run in playback time: account the pauses so far before they change.
+        pool.accountPauses(now: now)
+        let held = { (b: BusState) in b.paused || self.interruptionHold || (self.pauseAllExcept.map { !$0.contains(b.bus) } ?? false) }
         if pool.busGains.count != buses.count {
             pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map { $0.paused || interruptionHold }
+            pool.busPaused = buses.map(held)
         } else {
             for i in buses.indices {
                 pool.busGains[i] = buses[i].effectiveGain
-                pool.busPaused[i] = buses[i].paused || interruptionHold
+                pool.busPaused[i] = held(buses[i])
             }
         }
         pool.markAllGainsDirty()

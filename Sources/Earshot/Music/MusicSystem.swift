@@ -57,6 +57,11 @@ final class MusicSystem: @unchecked Sendable {
     private var suspended = false
     /// An audio-session interruption is under way: no track plays until it is lifted.
     private var sessionHold = false
+    /// The music bus is paused (by the game's `setPaused(_:for:)` or by `pauseAll(except:)`):
+    /// no track plays until it is resumed.
+    private var busHold = false
+    /// Some hold is on: tracks are paused by it, and `play` readies a track without starting it.
+    private var held: Bool { sessionHold || busHold }
     private let stopThread = Atomic<Bool>(false)
 
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
@@ -206,36 +211,64 @@ final class MusicSystem: @unchecked Sendable {
         }
     }
 
-    // MARK: Session (interruptions)
+    // MARK: Holds (interruptions, music bus pause)
 
-    /// Holds or releases every track for an audio-session interruption. Holding pauses each
-    /// playing track where it is (its queue and position stay); while held, ``play(_:engine:)``
-    /// readies a track without starting it. Releasing resumes every track the hold paused that is
-    /// still paused (a track the game paused, stopped or played meanwhile is left as it is).
-    func setSessionHold(_ hold: Bool, engine: AudioEngine) {
+    /// What holds every track: an audio-session interruption or the music bus's pause.
+    enum Hold { case session, bus }
+
+    /// Holds or releases every track for an audio-session interruption (see ``setHold(_:_:engine:)``).
+    func setSessionHold(_ hold: Bool, engine: AudioEngine) { setHold(.session, hold, engine: engine) }
+
+    /// Holds or releases every track. While any hold is on, each playing track is paused where it
+    /// is (its queue, position and fade timeline stay) and ``play(_:engine:)`` readies a track
+    /// without starting it. When the last hold is lifted, every track a hold paused that is still
+    /// paused resumes (a track the game paused, stopped or that ended meanwhile is left as it is).
+    func setHold(_ kind: Hold, _ value: Bool, engine: AudioEngine) {
         lock.lock(); defer { lock.unlock() }
-        guard !isShutDown, hold != sessionHold else { return }
-        sessionHold = hold
+        guard !isShutDown else { return }
+        let wasHeld = held
+        switch kind {
+        case .session: sessionHold = value
+        case .bus: busHold = value
+        }
+        let hold = held
+        guard hold != wasHeld else { return }
         let now = clock(engine)
         engine.withAL {
             guard !engine.core.isShutDown else { return }
             for s in active {
                 if hold {
-                    guard s.state == .playing, let source = s.source else { continue }
-                    alSourcePause(source)
+                    guard s.state == .playing else { continue }
+                    if let source = s.source, !suspended { alSourcePause(source) }
+                    s.fade?.freeze(at: now)
                     s.state = .paused
                     s.heldBySession = true
                 } else {
                     guard s.heldBySession else { continue }
                     s.heldBySession = false
-                    guard s.state == .paused, let source = s.source else { continue }
+                    guard s.state == .paused else { continue }
                     s.state = .playing
+                    guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
                     _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
                     if !s.queue.isEmpty { alSourcePlay(source) }
                 }
             }
             ALCheck.clear()
         }
+    }
+
+    /// Stops every track (``Bus/music``'s `stopAll(on:)`): each playing, paused or prepared track
+    /// ends with `.stopped` (keeping its position, as ``MusicTrack/stop()``), and tracks waiting
+    /// to play after another are cancelled.
+    func stopAll(engine: AudioEngine) {
+        var pending: [Pending] = []
+        lock.lock()
+        for a in active {
+            if let n = a.next { n.waiting = false; a.next = nil }
+        }
+        for s in active { stopLocked(s, engine: engine, pending: &pending) }
+        lock.unlock()
+        deliver(pending)
     }
 
     // MARK: Stats
@@ -294,13 +327,14 @@ final class MusicSystem: @unchecked Sendable {
             s.sessionActive = true
             s.state = .playing
         }
-        if sessionHold {
-            // Interrupted: the track is ready and starts when the interruption is lifted.
+        if held {
+            // Interrupted or the music bus paused: the track is ready and starts when the hold
+            // is lifted.
             s.state = .paused
             s.heldBySession = true
             return
         }
-        if let source = s.source, !s.queue.isEmpty {
+        if let source = s.source, !suspended, !s.queue.isEmpty {
             let now = clock(engine)
             engine.withAL {
                 guard !engine.core.isShutDown else { return }
@@ -335,27 +369,34 @@ final class MusicSystem: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         s.heldBySession = false   // the game's own pause outlasts an interruption
         if s.waiting { cancelWaiting(s); return }
-        guard s.state == .playing, let source = s.source else { return }
+        guard s.state == .playing else { return }
+        s.fade?.freeze(at: clock(engine))   // the fade's timeline is playback time
+        s.state = .paused
+        guard let source = s.source, !suspended else { return }   // a lost device plays nothing anyway
         engine.withAL {
             guard !engine.core.isShutDown else { return }
             alSourcePause(source)
             ALCheck.clear()
         }
-        s.state = .paused
     }
 
     func stop(_ s: TrackStream, engine: AudioEngine) {
         var pending: [Pending] = []
         lock.lock()
-        cancelWaiting(s)
-        settle(s, engine: engine, pending: &pending)
-        if s.source != nil {
-            let position = currentFrameLocked(s, engine: engine)
-            end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
-            s.idlePosition = position
-        }
+        stopLocked(s, engine: engine, pending: &pending)
         lock.unlock()
         deliver(pending)
+    }
+
+    /// Ends `s` with `.stopped`, keeping its position. While the device is lost a track may hold
+    /// no source yet (played during the loss): it is in `active` all the same.
+    private func stopLocked(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        cancelWaiting(s)
+        settle(s, engine: engine, pending: &pending)
+        guard s.source != nil || active.contains(where: { $0 === s }) else { return }
+        let position = currentFrameLocked(s, engine: engine)
+        end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
+        s.idlePosition = position
     }
 
     /// Whether `s` is playing. A track whose source has played the session's last queued frame
@@ -374,7 +415,7 @@ final class MusicSystem: @unchecked Sendable {
     /// its source has stopped: so that a stop or shutdown right after the last frame does not
     /// turn a finished track into a stopped one.
     private func settle(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
-        guard s.state == .playing, s.exhausted, let source = s.source else { return }
+        guard s.state == .playing, s.exhausted, !suspended, let source = s.source else { return }
         let stopped = engine.withAL { () -> Bool in
             guard !engine.core.isShutDown else { return false }
             var state: ALint = 0
@@ -399,7 +440,8 @@ final class MusicSystem: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock(); deliver(pending) }
         let frame = min(max(0, frame), s.frameCount)
-        guard let source = s.source else {
+        guard let source = s.source, !suspended else {
+            // Idle, or the device is lost: the track restarts from here (``reattach(engine:)``).
             s.idlePosition = frame
             return
         }
@@ -425,7 +467,7 @@ final class MusicSystem: @unchecked Sendable {
     func update(_ s: TrackStream, engine: AudioEngine, _ change: (TrackStream) -> Void) {
         lock.lock(); defer { lock.unlock() }
         change(s)
-        guard let source = s.source else { return }
+        guard let source = s.source, !suspended else { return }
         let now = clock(engine)
         engine.withAL {
             guard !engine.core.isShutDown else { return }
@@ -450,7 +492,9 @@ final class MusicSystem: @unchecked Sendable {
         if let f = s.fade { s.volume = f.volume(at: now).0 }
         s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
                            stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
-        if let source = s.source {
+        // A paused track's fade waits for it: the timeline is playback time.
+        if s.state == .paused { s.fade?.freeze(at: now) }
+        if let source = s.source, !suspended {
             let done = engine.withAL { () -> Bool in
                 guard !engine.core.isShutDown else { return false }
                 return applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
@@ -467,7 +511,7 @@ final class MusicSystem: @unchecked Sendable {
     /// Updates the meter reading of `s` from the ~50 ms of samples before its play position.
     func updateMeters(_ s: TrackStream, engine: AudioEngine) {
         lock.lock(); defer { lock.unlock() }
-        guard s.meteringEnabled, let offset = queueOffset(s, engine: engine) else {
+        guard s.meteringEnabled, !suspended, let offset = queueOffset(s, engine: engine) else {
             s.meters = .silent(channels: s.channels)
             return
         }
@@ -508,6 +552,13 @@ final class MusicSystem: @unchecked Sendable {
     /// left, so this one starts on the sample after it ends.
     private func startQueue(_ s: TrackStream, engine: AudioEngine, leadInAfter previous: TrackStream?) throws(EarshotError) {
         if s.source != nil { return }
+        if suspended {
+            // The device is lost: the track joins the others that ``reattach(engine:)`` refills
+            // on the new device, from its position.
+            guard engine.withAL({ !engine.core.isShutDown }) else { throw .engineShutDown }
+            if !active.contains(where: { $0 === s }) { active.append(s) }
+            return
+        }
         startThreadIfLive(engine)
         s.restartDecoder(at: s.idlePosition)
         s.loopsLeft = s.numberOfLoops
@@ -565,6 +616,8 @@ final class MusicSystem: @unchecked Sendable {
     /// last set on the source; returns true when a fade that stops the track has just completed.
     private func applyGain(_ s: TrackStream, source: ALuint, now: Double, busGain: Float) -> Bool {
         var stop = false
+        // Fades run in playback time: frozen while the track is not playing.
+        if s.state == .playing { s.fade?.thaw(at: now) } else { s.fade?.freeze(at: now) }
         if let f = s.fade {
             let (v, done) = f.volume(at: now)
             s.volume = v
@@ -718,6 +771,12 @@ final class MusicSystem: @unchecked Sendable {
 
     private func releaseAL(_ s: TrackStream, engine: AudioEngine) {
         guard let source = s.source else { return }
+        guard !suspended else {
+            // The device is lost: its sources and buffers go with the old context and device
+            // (the engine already handed out fresh music sources, or will at the rebuild).
+            forgetAL(s)
+            return
+        }
         engine.withAL {
             guard !engine.core.isShutDown else { return }
             alSourceStop(source)
@@ -823,6 +882,8 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     private func currentFrameLocked(_ s: TrackStream, engine: AudioEngine) -> Int {
+        // While the device is lost, the position saved at the loss (or set by a seek since).
+        if suspended { return s.idlePosition }
         guard let offset = queueOffset(s, engine: engine) else { return s.idlePosition }
         return s.fileFrame(atQueueOffset: offset)
     }

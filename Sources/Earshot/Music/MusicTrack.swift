@@ -7,7 +7,8 @@
 /// ahead of the play position (see `MusicSystem` for the streaming design: on a loopback
 /// engine every render refills first, so renders never starve; on a live device a streaming
 /// thread refills every 10 ms). Every track plays on the ``Bus/music`` bus: its gain is
-/// `volume × bus gain × duck × master`, re-applied at every refill.
+/// `volume × bus gain × duck × master`, re-applied at every refill, and the bus's pause, stop
+/// and mute reach it (see <doc:BusesAndPause>).
 ///
 /// **Loops are gapless**: at the loop end the decoder seeks back inside the same stream and keeps
 /// filling the same buffer, so no frame is dropped, repeated or padded, for PCM and Vorbis alike.
@@ -221,8 +222,9 @@ public final class MusicTrack: @unchecked Sendable {
 
     // MARK: Fades
 
-    /// Ramps ``volume`` to `target` (0…1) over `duration` seconds of the music clock (rendered
-    /// time on a loopback engine, wall-clock time live). The gain moves at every refill: per
+    /// Ramps ``volume`` to `target` (0…1) over `duration` seconds of playback time: the music
+    /// clock (rendered time on a loopback engine, wall-clock time live) while the track plays,
+    /// frozen while it or the music bus is paused (it resumes at the volume it had). The gain moves at every refill: per
     /// render on a loopback engine (render in game-frame-sized blocks for a smooth ramp), every
     /// 10 ms live. With `stopsAtEnd` the track stops (`.stopped`) when the fade completes.
     public func fade(to target: Float, duration: Double, curve: FadeCurve = .linear, stopsAtEnd: Bool = false) {
@@ -233,7 +235,8 @@ public final class MusicTrack: @unchecked Sendable {
 
     /// Fades this track out and `other` in over `duration` seconds, equal-power by default. This
     /// track stops at the end (its volume is restored for its next play); `other` starts if it is
-    /// not playing and rises to its own volume.
+    /// not playing and rises to its own volume. Like every fade it runs in playback time: pausing
+    /// the music bus holds both tracks where they are.
     public func crossfade(to other: MusicTrack, duration: Double, curve: FadeCurve = .equalPower) throws(EarshotError) {
         precondition(other.engine === engine, "crossfade(to:) with a track of another engine")
         guard other !== self else { return }

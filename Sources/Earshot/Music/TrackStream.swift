@@ -40,13 +40,29 @@ struct FadeState {
     var stopsAtEnd: Bool
     /// The volume to restore once a fade that stops the track has stopped it (crossfades).
     var restoreVolume: Float?
+    /// Music-clock time at which the track (or its bus) was paused: the fade's timeline is
+    /// playback time, frozen there until ``thaw(at:)``.
+    var pausedAt: Double?
 
     /// The volume at music-clock time `now`, and whether the fade is over.
     func volume(at now: Double) -> (Float, done: Bool) {
+        let now = pausedAt ?? now
         let t = duration > 0 ? (now - start) / duration : 1
         if t >= 1 { return (to, true) }
         if t <= 0 { return (from, false) }
         return (curve.value(from: from, to: to, progress: Float(t)), false)
+    }
+
+    /// Stops the fade's timeline at `now` (the track stopped playing).
+    mutating func freeze(at now: Double) {
+        if pausedAt == nil { pausedAt = now }
+    }
+
+    /// Continues the timeline from where ``freeze(at:)`` stopped it: the paused span is skipped.
+    mutating func thaw(at now: Double) {
+        guard let p = pausedAt else { return }
+        start += max(0, now - p)
+        pausedAt = nil
     }
 }
 
@@ -83,7 +99,9 @@ final class TrackStream: @unchecked Sendable {
     var state: State = .idle
     /// A play session (play … end) is under way and owes exactly one end event.
     var sessionActive = false
-    /// Paused by an audio-session interruption; resumed when it ends (``MusicSystem/setSessionHold(_:engine:)``).
+    /// Paused by a hold (an audio-session interruption, or the music bus paused by
+    /// `setPaused(_:for:)` or `pauseAll(except:)`); resumed when the last hold is lifted
+    /// (``MusicSystem/setHold(_:_:engine:)``).
     var heldBySession = false
     var source: ALuint?
     /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged

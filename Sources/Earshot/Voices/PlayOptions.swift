@@ -31,9 +31,11 @@ public struct PlayOptions: Sendable, Equatable {
     public var priority: UInt8
     /// The bus whose gain, mute and pause apply (default ``Bus/sfx``).
     public var bus: Bus
-    /// Seconds to wait before the voice starts (on the engine clock).
+    /// Seconds to wait before the voice starts, in playback time: the wait stands still while the
+    /// voice or its bus is paused (see <doc:BusesAndPause>).
     public var delay: Double
-    /// Seconds over which the voice fades in from silence (0 = starts at full gain).
+    /// Seconds over which the voice fades in from silence (0 = starts at full gain), in playback
+    /// time: a pause freezes the fade, which resumes at the level it had.
     public var fadeIn: Double
     /// Where the voice is heard from.
     public var placement: Placement

@@ -22,6 +22,9 @@ public struct Voice: Sendable, Hashable {
     public var status: VoiceStatus { engine.status(of: self) }
 
     /// Stops the voice, fading out over `fade` seconds (never less than the engine's fade time).
+    /// The fade runs in playback time: if the voice or its bus is paused during it, the voice
+    /// falls silent, waits, and finishes the fade once resumed. A voice without a source stops at
+    /// once; one already paused stops within the engine's fade time.
     public func stop(fade: Double = 0) { engine.stop(self, fade: fade) }
 
     /// The voice's world position (positioned voices); nil for a stale handle or a panned voice.

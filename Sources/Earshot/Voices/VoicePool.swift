@@ -119,6 +119,13 @@ final class VoicePool {
     let voiceEnvironment: SlotTable<EnvironmentProperties>
     @exclusivity(unchecked) var busGains: [Float] = []
     @exclusivity(unchecked) var busPaused: [Bool] = []
+    /// Engine time up to which paused spans have been added to the start times of voices still
+    /// waiting for their delay (see ``accountPauses(now:)``).
+    @exclusivity(unchecked) private(set) var pausesAccountedUntil: Double = 0
+    /// Some voice may have its own envelope moving (a fade-in or stop fade): only then does
+    /// ``service(now:lookahead:)`` read each real voice's own envelope, which lies outside the
+    /// hot line. Cleared by a service pass that found none moving.
+    @exclusivity(unchecked) private var ownFadesMayRun = false
     @exclusivity(unchecked) var masterGain: Float = 1
     @exclusivity(unchecked) var listenerPosition = Vector3.zero {
         didSet { if listenerPosition != oldValue { geometryEpoch &+= 1 } }
@@ -220,11 +227,17 @@ final class VoicePool {
             v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
         }
         v.startAt = now + r.options.delay
+        if r.options.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
+            // Born on a paused bus: the delay counts from the resume. The next accounting adds
+            // everything since `pausesAccountedUntil`, so count from there.
+            v.startAt = min(now, pausesAccountedUntil) + r.options.delay
+        }
         v.playheadClock = v.startAt
         if r.options.fadeIn > 0 {
-            v.fade = 0
-            v.fadeTarget = 1
-            v.fadeRate = Float(1 / r.options.fadeIn)
+            v.ownFade = 0
+            v.ownTarget = 1
+            v.ownRate = Float(1 / r.options.fadeIn)
+            ownFadesMayRun = true
         }
         sequence &+= 1
         v.sequence = sequence
@@ -348,9 +361,18 @@ final class VoicePool {
         // Whether some real voice may change course (it lost its candidacy, or its steal fade
         // may be called off): only then does step 3 visit every real voice.
         var realPassNeeded = false
+        // Delays run in playback time: a voice waiting for its start while it or its bus is
+        // paused has its start moved on by the paused span.
+        let pausedFrom = pausesAccountedUntil
+        let pausedSpan = max(0, now - pausedFrom)
+        pausesAccountedUntil = max(now, pausedFrom)
         var i = 0
         while i < live.count {
             let index = live[i]
+            if pausedSpan > 0, slots[index].startAt > pausedFrom,
+               slots[index].paused || busPaused[slots[index].busIndex] {
+                slots[index].startAt += pausedSpan
+            }
             guard advance(index, now: now) else { continue }   // it ended: `live[i]` is another voice now
             i += 1
             let isReal = slots[index].phase == .real
@@ -423,6 +445,20 @@ final class VoicePool {
         if realPassNeeded || !waiting.isEmpty { serviceNeeded = true }
     }
 
+    /// Moves the start of every voice still waiting for its delay on by the time it or its bus
+    /// was paused since the last accounting: a delay is playback time. The engine calls this
+    /// before a pause changes (bus or voice), so each span is counted with the pauses it had;
+    /// ``update(now:)`` does the same for the span up to its frame.
+    func accountPauses(now: Double) {
+        let from = pausesAccountedUntil
+        guard now > from else { return }
+        pausesAccountedUntil = now
+        for index in live where slots[index].startAt > from {
+            let b = slots[index].busIndex
+            if slots[index].paused || (b < busPaused.count && busPaused[b]) { slots[index].startAt += now - from }
+        }
+    }
+
     /// Advances one live voice to `now`. Returns false when the voice ended (and left `live`).
     private func advance(_ index: Int, now: Double) -> Bool {
         let e = slots[index].emitterIndex
@@ -454,6 +490,10 @@ final class VoicePool {
                 end(index, reason: .finished)
                 return false
             }
+            if slots[index].ownStops, slots[index].ownFade == 0 {
+                end(index, reason: .stopped)
+                return false
+            }
         case .real:
             if !slots[index].loop {
                 var state: ALint = 0
@@ -478,6 +518,7 @@ final class VoicePool {
     private func catchUpPlayhead(_ index: Int, now: Double) -> Bool {
         let from = max(slots[index].playheadClock, slots[index].startAt)
         if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
+            if slots[index].isOwnFading { stepOwnFade(index, by: now - from) }   // playback time
             slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
             if slots[index].playhead >= Double(slots[index].clipFrames) {
                 guard slots[index].loop else { return false }
@@ -486,6 +527,14 @@ final class VoicePool {
         }
         slots[index].playheadClock = max(now, slots[index].playheadClock)
         return true
+    }
+
+    /// Moves a voice's own envelope on by `seconds` of playback time.
+    @inline(__always)
+    private func stepOwnFade(_ index: Int, by seconds: Double) {
+        let step = slots[index].ownRate * Float(seconds)
+        let f = slots[index].ownFade, t = slots[index].ownTarget
+        slots[index].ownFade = f < t ? min(t, f + step) : max(t, f - step)
     }
 
     /// Partially orders `rankScratch` so its first `k` entries stand highest (quickselect on the
@@ -564,8 +613,11 @@ final class VoicePool {
         // Envelopes and properties of real voices.
         var more = !waiting.isEmpty && !freeSources.isEmpty
         var pending = false
+        let checkOwn = ownFadesMayRun
+        var ownSeen = false
         for index in real {
             let source = slots[index].source
+            if checkOwn, slots[index].isOwnFading { ownSeen = true }
             if slots[index].awaitingFirstMix {
                 slots[index].awaitingFirstMix = false
                 more = true
@@ -574,6 +626,21 @@ final class VoicePool {
             if slots[index].fadeAction != .none {
                 more = true
                 pending = true
+            }
+            if checkOwn, slots[index].isOwnFading, !slots[index].paused, !busPaused[slots[index].busIndex] {
+                // The own envelope moves only while the voice plays (playback time); a paused
+                // voice is fading out to virtual meanwhile and keeps its level for the resume.
+                more = true
+                stepOwnFade(index, by: lookahead)
+                slots[index].dirtyGain = true
+                if slots[index].ownStops, slots[index].ownFade == 0, slots[index].fadeAction != .stop {
+                    // The stop fade is over: silent now; end once the mix has ramped to zero.
+                    slots[index].fadeAction = .stop
+                    slots[index].fade = 0
+                    slots[index].fadeTarget = 0
+                    slots[index].silentSince = now + lookahead
+                    pending = true
+                }
             }
             if slots[index].isFading {
                 more = true
@@ -605,6 +672,8 @@ final class VoicePool {
         }
         serviceNeeded = more
         releasesPending = pending
+        // Virtual voices move theirs with the playhead; one that takes a source sets the flag again.
+        if checkOwn, !ownSeen { ownFadesMayRun = false }
     }
 
     /// The time until the next fade event a render should stop at, or nil when no fade runs.
@@ -616,6 +685,9 @@ final class VoicePool {
             } else if slots[index].isFading, slots[index].fadeRate > 0 {
                 let remaining = Double(abs(slots[index].fadeTarget - slots[index].fade) / slots[index].fadeRate)
                 next = min(next ?? .infinity, max(remaining, 0.0005))
+            } else if ownFadesMayRun, slots[index].isOwnFading, slots[index].ownRate > 0 {
+                let remaining = Double(abs(slots[index].ownTarget - slots[index].ownFade) / slots[index].ownRate)
+                next = min(next ?? .infinity, max(remaining, 0.0005))
             } else if slots[index].fadeAction != .none, slots[index].fade == 0 {
                 next = min(next ?? .infinity, 0.0005)
             }
@@ -626,7 +698,7 @@ final class VoicePool {
 
     @inline(__always)
     private func effectiveGain(_ index: Int) -> Float {
-        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade
+        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade * slots[index].ownFade
     }
 
     /// Sends a voice's placement to its source: only what differs from what the source has.
@@ -721,10 +793,11 @@ final class VoicePool {
             // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
             v.pointee.fade = 0
             v.pointee.fadeTarget = 1
-            v.pointee.fadeRate = max(v.pointee.fadeRate, Float(1 / settings.fadeTime))
+            v.pointee.fadeRate = Float(1 / settings.fadeTime)
             stats.resumes += 1
         }
-        if v.pointee.fade < 1 || v.pointee.fadeTarget < 1 {
+        if v.pointee.isOwnFading { ownFadesMayRun = true }
+        if v.pointee.fade < 1 || v.pointee.fadeTarget < 1 || v.pointee.ownFade < 1 {
             v.pointee.awaitingFirstMix = true
         }
         v.pointee.fadeAction = .none
@@ -839,6 +912,16 @@ final class VoicePool {
     private func stopIndex(_ index: Int, fade: Double) {
         serviceNeeded = true
         if slots[index].phase == .real {
+            if fade > settings.fadeTime, !slots[index].paused, !busPaused[slots[index].busIndex] {
+                // A stop fade is the voice's own envelope: playback time, frozen by a pause
+                // (the voice then waits, virtual, and finishes the fade once resumed).
+                slots[index].ownStops = true
+                slots[index].ownTarget = 0
+                slots[index].ownRate = Float(1 / fade)
+                ownFadesMayRun = true
+                return
+            }
+            // The steal fade, or a voice already leaving its source for a pause: out at once.
             slots[index].fadeAction = .stop
             releasesPending = true
             slots[index].fadeTarget = 0
@@ -909,9 +992,10 @@ final class VoicePool {
             slots[index].source = 0
             slots[index].phase = .virtual
             var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)
-            if v.fadeAction == .stop || (!v.loop && playhead >= Double(v.clipFrames)) {
-                stats.finished += v.fadeAction == .stop ? 0 : 1
-                end(index, reason: v.fadeAction == .stop ? .stopped : .finished)
+            let stopping = v.fadeAction == .stop || v.ownStops
+            if stopping || (!v.loop && playhead >= Double(v.clipFrames)) {
+                stats.finished += stopping ? 0 : 1
+                end(index, reason: stopping ? .stopped : .finished)
                 continue
             }
             if v.loop { playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }

@@ -80,8 +80,18 @@ struct VoiceState {
     var fresh = true
     var liveIndex: Int = -1
     var realIndex: Int = -1
-    /// Pads the stride to 256 bytes (a multiple of the cache line; see `hotLineEnd`).
-    private var padding: (UInt64, UInt64) = (0, 0)
+    /// The voice's own envelope (``PlayOptions/fadeIn``, ``Voice/stop(fade:)``), multiplied into
+    /// the gain with `fade` (the pool's steal/resume envelope). It runs in *playback* time: only
+    /// while the voice plays, frozen while it or its bus is paused, so a pause in the middle of a
+    /// fade resumes at the level it had and finishes over the time that was left.
+    var ownFade: Float = 1
+    var ownTarget: Float = 1
+    /// Own-envelope units per second (> 0 while it moves).
+    var ownRate: Float = 0
+    /// The voice ends (``VoiceEndReason/stopped``) when its own envelope reaches zero.
+    var ownStops = false
+    // These fields took the place of padding: the stride stays 256 bytes (a multiple of the
+    // cache line; `VoiceStateLayoutTests` checks it).
 
     /// The emitter a `.emitter` voice follows (index into the pool's emitters), or -1.
     var emitterIndex: Int {
@@ -98,6 +108,8 @@ struct VoiceState {
     static var hotLineEnd: Int { MemoryLayout<VoiceState>.offset(of: \VoiceState.startAt).map { $0 + 8 } ?? .max }
 
     var isFading: Bool { fade != fadeTarget }
+    /// The voice's own envelope is moving (fade-in or stop fade).
+    var isOwnFading: Bool { ownFade != ownTarget }
 }
 
 /// Why a voice ended.
