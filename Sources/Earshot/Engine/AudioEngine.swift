@@ -51,7 +51,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// Opens the output and creates the context and the source pool.
     ///
     /// Throws ``EarshotError/noOutputDevice(detail:)`` when there is no device to play on,
-    /// ``EarshotError/openAL(operation:code:)`` when OpenAL cannot create the sources.
+    /// ``EarshotError/openAL(operation:code:)`` when OpenAL cannot create the sources, and
+    /// ``EarshotError/tooFewSources(granted:musicSources:)`` when the device grants fewer sources than
+    /// ``Configuration/musicSources`` plus one voice.
     public init(configuration: Configuration = Configuration()) throws(EarshotError) {
         if let cap = configuration.maxRealVoices, !(1...4096).contains(cap) {
             throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
@@ -81,6 +83,14 @@ public final class AudioEngine: @unchecked Sendable {
         isLoopback = device.isLoopback
         endpoint = Locked(Endpoint(device: device, context: context))
         let voiceSources = configuration.voiceSourceCount(on: context)
+        guard voiceSources >= 1 else {
+            // The device capped its sources below what music needs (an `alsoft.conf` `sources`
+            // limit, a small hardware device): say so instead of slicing a too-short list.
+            let granted = context.grantedMonoSources + context.grantedStereoSources
+            context.destroy()
+            device.close()
+            throw .tooFewSources(granted: granted, musicSources: configuration.musicSources)
+        }
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
                 try EngineCore(device: device, context: context, voiceSources: voiceSources,
