@@ -43,6 +43,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
     /// inside `withAL`.
     var core: EngineCore
+    /// What ``Voice`` and ``Emitter`` handles hold: a weak way back to this engine.
+    let link = EngineLink()
     /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
     let musicSystem = MusicSystem()
     /// The audio session, created on first use (Sources/Earshot/Session).
@@ -101,6 +103,7 @@ public final class AudioEngine: @unchecked Sendable {
             device.close()
             throw error
         }
+        link.engine = self
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
@@ -253,4 +256,12 @@ public final class AudioEngine: @unchecked Sendable {
         musicSystem.didRender(buffer, channels: channels)  // music meter
         if ended { deliverVoiceEvents() }
     }
+}
+
+/// The one object every handle of an engine shares: it holds the engine weakly, so that handles
+/// kept after the engine was discarded do not keep it (and its device and clips) alive, and it
+/// outlives the engine, so that a stale handle's identity is never mistaken for a new engine's.
+final class EngineLink: @unchecked Sendable {
+    /// Written once, in the engine's init, before any handle exists; then only read.
+    weak var engine: AudioEngine?
 }

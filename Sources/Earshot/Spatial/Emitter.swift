@@ -15,17 +15,17 @@
 /// A handle does not keep its engine alive: after the engine is shut down or released the
 /// emitter reads as removed (``properties`` is nil, ``position`` is `.zero`) and setters do nothing.
 public struct Emitter: Sendable, Hashable {
-    /// The engine, held weakly (see ``Voice``).
-    weak var engine: AudioEngine?
-    /// The engine's identity, for `==` and hashing.
-    let engineID: ObjectIdentifier
+    /// The engine's link, which holds the engine weakly (see ``Voice``).
+    let link: EngineLink
     let id: EmitterID
 
     init(engine: AudioEngine, id: EmitterID) {
-        self.engine = engine
-        self.engineID = ObjectIdentifier(engine)
+        self.link = engine.link
         self.id = id
     }
+
+    /// The engine while it exists.
+    var engine: AudioEngine? { link.engine }
 
     /// The emitter's properties (nil for a removed emitter). Setting validates: invalid values are
     /// ignored, never passed to OpenAL.
@@ -50,9 +50,9 @@ public struct Emitter: Sendable, Hashable {
         }
     }
 
-    public static func == (a: Emitter, b: Emitter) -> Bool { a.engineID == b.engineID && a.id == b.id }
+    public static func == (a: Emitter, b: Emitter) -> Bool { a.link === b.link && a.id == b.id }
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(engineID)
+        hasher.combine(ObjectIdentifier(link))
         hasher.combine(id)
     }
 }

@@ -16,18 +16,19 @@
 /// handle is stale like one of an ended voice (``status`` is ``VoiceStatus/stopped``, getters
 /// return nil, setters and ``stop(fade:)`` do nothing).
 public struct Voice: Sendable, Hashable {
-    /// The engine, held weakly: handles kept by a game must not keep a discarded engine (its
-    /// device, context and clip memory) alive.
-    weak var engine: AudioEngine?
-    /// The engine's identity, for `==` and hashing (stable after the engine is gone).
-    let engineID: ObjectIdentifier
+    /// The engine's link (holds the engine weakly): handles kept by a game must not keep a
+    /// discarded engine (its device, context and clip memory) alive. A strong reference to the
+    /// small link, not a weak one in the handle, so that copying a handle costs a retain, as before.
+    let link: EngineLink
     let id: VoiceID
 
     init(engine: AudioEngine, id: VoiceID) {
-        self.engine = engine
-        self.engineID = ObjectIdentifier(engine)
+        self.link = engine.link
         self.id = id
     }
+
+    /// The engine while it exists.
+    var engine: AudioEngine? { link.engine }
 
     /// Whether the voice is still playing, on a real source or virtually.
     public var isPlaying: Bool { engine?.isPlaying(self) ?? false }
@@ -65,9 +66,9 @@ public struct Voice: Sendable, Hashable {
         nonmutating set { if let newValue { engine?.setPan(newValue, of: self) } }
     }
 
-    public static func == (a: Voice, b: Voice) -> Bool { a.engineID == b.engineID && a.id == b.id }
+    public static func == (a: Voice, b: Voice) -> Bool { a.link === b.link && a.id == b.id }
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(engineID)
+        hasher.combine(ObjectIdentifier(link))
         hasher.combine(id)
     }
 }
