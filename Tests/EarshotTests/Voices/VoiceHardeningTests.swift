@@ -289,4 +289,19 @@ final class VoiceHardeningTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("granted 2 OpenAL sources"), r.stderr)
         XCTAssertTrue(r.stderr.contains("4 music sources"), r.stderr)
     }
+
+    // MARK: 12. update() without rendering, measured
+
+    /// `earshot stress --update-only` (loopback, `update` every frame, no render: the render
+    /// clock stands still, as the game loop saw it) runs and reports the frame cost per
+    /// voice. The figures themselves belong to the benchmark, not to this test.
+    func testStressUpdateOnlyReportsFrameCostPerVoice() throws {
+        let r = try CLIRunner.run("earshot", ["stress", "--voices", "64", "--seconds", "0.25", "--update-only", "--json"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json["realVoices"] as? Int, 64)
+        XCTAssertNil(json["baseline"], "no baseline in update-only mode")
+        let perVoice = try XCTUnwrap(json["updateNanosPerVoice"] as? [String: Double])
+        XCTAssertGreaterThan(perVoice["p50"] ?? 0, 0)
+    }
 }
