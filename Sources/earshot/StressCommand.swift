@@ -49,6 +49,12 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Run twice, with 1 and then 2 reverb sends active per voice (the listener inside 1 and 2 reverb zones; the baseline with as many EFX slots), and report both.")
     var reverb = false
 
+    @Flag(name: .long, help: "Call update() every frame without rendering (a game on a live device); no baseline. Reports update µs per voice.")
+    var updateOnly = false
+
+    @Flag(name: .long, help: "Play on the default output device (live, mixing in real time) and call update() at 60 Hz without rendering; no baseline.")
+    var live = false
+
     func validate() throws {
         if findLimit {
             guard budget.isFinite, budget > 0, budget <= 1 else { throw ValidationError("--budget must be within 0…1 (a share of one core)") }
@@ -70,6 +76,8 @@ struct StressCommand: ParsableCommand {
         for sends in sendCounts {
             var workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf)
             workload.reverbSends = sends
+            workload.updateOnly = updateOnly || live
+            workload.live = live
             let showProgress = !json && isatty(2) != 0
             let engine: StressWorkload.EngineResult
             let baseline: StressWorkload.BaselineResult?
@@ -176,6 +184,8 @@ struct StressReport: Encodable {
     var realtimeFactor: Double
     /// `engine.update()` alone, per frame.
     var updateMicros: Quantiles
+    /// `engine.update()` per frame divided by the voices (p50 and p99 of the frame cost, in ns).
+    var updateNanosPerVoice: Quantiles
     /// Computing and setting every emitter's position (one `batch`), per frame.
     var moveMicros: Quantiles
     var allocationsPerFrame: Double
@@ -199,6 +209,7 @@ struct StressReport: Encodable {
         cpuSeconds = e.cpuSeconds
         realtimeFactor = e.cpuSeconds > 0 ? e.renderedSeconds / e.cpuSeconds : 0
         updateMicros = Quantiles(e.updateMicros)
+        updateNanosPerVoice = Quantiles(e.updateMicros.map { $0 * 1000 / Double(max(e.voices, 1)) })
         moveMicros = Quantiles(e.moveMicros)
         allocationsPerFrame = e.allocationsPerFrame
         playMicros = Quantiles(e.playMicros)
@@ -220,6 +231,7 @@ struct StressReport: Encodable {
             ("real / virtual", "\(realVoices) / \(virtualVoices) (sources granted: \(grantedSources))"),
             ("rendered", "\(f(renderedSeconds)) s in \(f(cpuSeconds, 3)) s CPU — \(f(realtimeFactor))× real time"),
             ("update µs p50 / p99 / max", "\(f(updateMicros.p50, 1)) / \(f(updateMicros.p99, 1)) / \(f(updateMicros.max, 1))"),
+            ("update ns per voice p50 / p99", "\(f(updateNanosPerVoice.p50, 1)) / \(f(updateNanosPerVoice.p99, 1))"),
             ("move emitters µs p50 / p99", "\(f(moveMicros.p50, 1)) / \(f(moveMicros.p99, 1)) (positions computed and set in one batch)"),
             ("allocations per frame", allocationCounterActive ? f(allocationsPerFrame, 3) : "not measured"),
             ("play µs p50 / p99", "\(f(playMicros.p50, 2)) / \(f(playMicros.p99, 2)) (\(f(playAllocationsPerCall, 3)) allocations per call)"),

@@ -22,6 +22,13 @@ struct StressWorkload {
     var updateFrames = 800
     /// What every voice loops (default: the 1 s 440 Hz tone).
     var clip: PCMAudio = StressWorkload.tone()
+    /// Call `update()` every frame without rendering (a game on a live device, where the device
+    /// mixes on its own thread): measures the frame cost of `update` when the render clock does
+    /// not advance between frames. No baseline.
+    var updateOnly = false
+    /// Play on the system's default output (a live device mixing on its own thread, in real
+    /// time) instead of the loopback device; implies `updateOnly`, and frames are paced at 60 Hz.
+    var live = false
     static let rate = 48_000
     static let framesPerSecond = 60
 
@@ -78,7 +85,7 @@ struct StressWorkload {
     /// two goes first alternates from frame to frame.
     /// `progress` gets the fraction done.
     func run(withBaseline: Bool, progress: (Double) -> Void) throws -> (EngineResult, BaselineResult?) {
-        var config = AudioEngine.Configuration(output: .loopback(sampleRate: Self.rate))
+        var config = AudioEngine.Configuration(output: live ? .systemDefault : .loopback(sampleRate: Self.rate))
         config.maxRealVoices = min(maxReal ?? voices, 4096)
         config.maxVirtualVoices = max(voices, 4096)
         config.hrtf = hrtf
@@ -97,17 +104,25 @@ struct StressWorkload {
         let perFrame = updateFrames
         var buffer = [Float](repeating: 0, count: perFrame * 2)
         let playOptions = emitters.map { PlayOptions(loop: true, emitter: $0) }
+        /// A frame's mix: rendered on loopback, waited for (one 60 Hz frame) on a live device.
+        func mix() throws {
+            if live {
+                usleep(UInt32(1_000_000 / Self.framesPerSecond))
+            } else {
+                try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            }
+        }
         // Warm-up: OpenAL Soft grows its pool of property containers to the most that were ever
         // in flight at once; play everything, stop, let the fades finish — twice, so the timed
         // plays see steady state.
         for _ in 0..<2 {
             for i in 0..<voices { _ = try engine.play(loaded, options: playOptions[i]) }
             engine.update()
-            try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            try mix()
             engine.stopAllVoices()
             for _ in 0..<3 {
                 engine.update()
-                try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+                try mix()
             }
         }
         // play(): timed one by one, allocations counted over all of them.
@@ -137,7 +152,7 @@ struct StressWorkload {
         moveAll(0)
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
-        let baseline = withBaseline ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf,
+        let baseline = withBaseline && !updateOnly && !live ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf,
                                                       reverbSends: reverbSends, clip: clip) : nil
         defer { baseline?.close() }
         let baselinePlayMicros = baseline?.timePlays() ?? []
@@ -168,9 +183,16 @@ struct StressWorkload {
             engine.update(deltaTime: Double(perFrame) / Double(Self.rate))
             updateMicros[f] = (Self.wallTime() - t1) * 1e6
             moveMicros[f] = (t1 - t0) * 1e6
-            try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            if !updateOnly && !live {
+                try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+            }
             let cpu1 = Self.threadCPUTime()
             engineCPU += cpu1 - cpu0
+            if live {
+                // Pace the frames at 60 Hz: the device's clock moves between updates.
+                let rest = 1 / Double(Self.framesPerSecond) - (Self.wallTime() - t0)
+                if rest > 0 { usleep(UInt32(rest * 1e6)) }
+            }
             if !baselineFirst { baselineFrame(time) }
             if f % 30 == 0 { earshot_alloc_counting(0); progress(Double(f) / Double(frames)); earshot_alloc_counting(1) }
         }

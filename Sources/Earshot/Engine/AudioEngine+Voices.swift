@@ -2,6 +2,18 @@ import COpenAL
 import Synchronization
 
 /// Counts that describe the voice pool at one moment.
+///
+/// `realVoices`, `virtualVoices`, `voiceSources`, `clips` and `clipRestoreBytes` are the state
+/// now; the others count events since the engine started. A real voice gives up its source for
+/// exactly one of three reasons, each counted once when it is decided (the fade-out follows):
+/// ``steals`` (outranked while every source was in use), ``pauses`` (paused) and
+/// ``virtualizations`` (too quiet to hear). A request that gets no voice at all is a
+/// ``refusals``; a virtual voice ended to make room is an ``evictions``.
+///
+/// ```swift
+/// let s = engine.stats
+/// print("\(s.realVoices) real, \(s.virtualVoices) virtual, \(s.steals) steals, \(s.pauses) pauses")
+/// ```
 public struct EngineStats: Sendable, Equatable {
     /// Voices playing on real OpenAL sources.
     public var realVoices: Int
@@ -9,9 +21,20 @@ public struct EngineStats: Sendable, Equatable {
     public var virtualVoices: Int
     /// Real sources of the voice pool.
     public var voiceSources: Int
-    /// Sources taken from a voice by a better-standing one, since the engine started.
+    /// Real voices whose source was taken for a better-standing voice because every source was
+    /// in use, since the engine started. Only this is a steal: pauses, interruptions and voices
+    /// too quiet to hear are counted in ``pauses`` and ``virtualizations``.
     public var steals: Int
-    /// `play` requests refused because the pool was full.
+    /// Real voices that gave up their source because they were paused — the voice itself
+    /// (``AudioEngine/setPaused(_:of:)``), its bus, or every bus during an audio-session
+    /// interruption — since the engine started. They keep their playhead and come back.
+    public var pauses: Int
+    /// Real voices that gave up their source because their audibility fell below
+    /// ``AudioEngine/Configuration/audibilityFloor`` (gain turned down, moved away), since the
+    /// engine started. They play on virtually and get a source back when audible again.
+    public var virtualizations: Int
+    /// `play` requests refused because the pool was full (the returned voice's status is
+    /// ``VoiceStatus/refused``), since the engine started.
     public var refusals: Int
     /// Virtual voices evicted by a better-standing request.
     public var evictions: Int
@@ -93,7 +116,8 @@ extension AudioEngine {
             let p = core.pool
             let s = p.stats
             return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
-                               voiceSources: p.sources.count, steals: s.steals, refusals: s.refusals,
+                               voiceSources: p.sources.count, steals: s.steals, pauses: s.pauses,
+                               virtualizations: s.virtualizations, refusals: s.refusals,
                                evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount,
                                musicUnderruns: underruns, clipRestoreBytes: core.restoreBytes)
         }
@@ -249,25 +273,45 @@ extension AudioEngine {
     ///     for (emitter, p) in zip(emitters, positions) { frame.setPosition(p, of: emitter) }
     /// }
     /// ```
+    ///
+    /// The ``Batch`` is valid only inside `body`, while the lock is held: one kept and used after
+    /// `batch` returned would touch the engine without its lock, so that use traps
+    /// (a precondition on the batch's validity, checked by every method).
     public func batch<R>(_ body: (inout Batch) throws -> R) rethrows -> R {
         try withAL {
-            var b = Batch(core: core)
+            // An odd epoch marks the batch open; closing it makes every copy of it invalid.
+            core.batchEpoch &+= 1
+            defer { core.batchEpoch &+= 1 }
+            var b = Batch(core: core, epoch: core.batchEpoch)
             return try body(&b)
         }
     }
 
     /// Changes made inside ``AudioEngine/batch(_:)``; only valid inside that call.
+    ///
+    /// Using a batch after its `batch { }` call returned is a programmer error and traps.
     public struct Batch {
         let core: EngineCore
+        let epoch: UInt64
+
+        /// Whether this batch's `batch { }` call is still running (its lock held).
+        var isValid: Bool { core.batchEpoch == epoch }
+
+        @inline(__always)
+        private func checkValid() {
+            precondition(isValid, "an AudioEngine.Batch was used after its batch { } call returned")
+        }
 
         /// Moves an emitter (non-finite positions and stale handles are ignored).
         public mutating func setPosition(_ position: Vector3, of emitter: Emitter) {
+            checkValid()
             guard position.isFinite, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
             core.pool.setEmitterPosition(i, position)
         }
 
         /// Moves a positioned voice (non-finite positions and stale handles are ignored).
         public mutating func setPosition(_ position: Vector3, of voice: Voice) {
+            checkValid()
             guard position.isFinite, !core.isShutDown else { return }
             core.pool.modify(voice.id) { v in
                 guard v.placement == .spatial else { return }

@@ -43,6 +43,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
     /// inside `withAL`.
     var core: EngineCore
+    /// What ``Voice`` and ``Emitter`` handles hold: a weak way back to this engine.
+    let link = EngineLink()
     /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
     let musicSystem = MusicSystem()
     /// The audio session, created on first use (Sources/Earshot/Session).
@@ -57,7 +59,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// Opens the output and creates the context and the source pool.
     ///
     /// Throws ``EarshotError/noOutputDevice(detail:)`` when there is no device to play on,
-    /// ``EarshotError/openAL(operation:code:)`` when OpenAL cannot create the sources.
+    /// ``EarshotError/openAL(operation:code:)`` when OpenAL cannot create the sources, and
+    /// ``EarshotError/tooFewSources(granted:musicSources:)`` when the device grants fewer sources than
+    /// ``Configuration/musicSources`` plus one voice.
     public init(configuration: Configuration = Configuration()) throws(EarshotError) {
         if let cap = configuration.maxRealVoices, !(1...4096).contains(cap) {
             throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
@@ -96,6 +100,14 @@ public final class AudioEngine: @unchecked Sendable {
             && OpenALEnvironment.followsDefaultOutput == true ? DefaultOutputWatcher() : nil
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
         let voiceSources = configuration.voiceSourceCount(on: context)
+        guard voiceSources >= 1 else {
+            // The device capped its sources below what music needs (an `alsoft.conf` `sources`
+            // limit, a small hardware device): say so instead of slicing a too-short list.
+            let granted = context.grantedMonoSources + context.grantedStereoSources
+            context.destroy()
+            device.close()
+            throw .tooFewSources(granted: granted, musicSources: configuration.musicSources)
+        }
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
                 try EngineCore(device: device, context: context, voiceSources: voiceSources,
@@ -106,6 +118,7 @@ public final class AudioEngine: @unchecked Sendable {
             device.close()
             throw error
         }
+        link.engine = self
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
@@ -288,4 +301,12 @@ public final class AudioEngine: @unchecked Sendable {
         musicSystem.didRender(buffer, channels: channels)  // music meter
         if ended { deliverVoiceEvents() }
     }
+}
+
+/// The one object every handle of an engine shares: it holds the engine weakly, so that handles
+/// kept after the engine was discarded do not keep it (and its device and clips) alive, and it
+/// outlives the engine, so that a stale handle's identity is never mistaken for a new engine's.
+final class EngineLink: @unchecked Sendable {
+    /// Written once, in the engine's init, before any handle exists; then only read.
+    weak var engine: AudioEngine?
 }

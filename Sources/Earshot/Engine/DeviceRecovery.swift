@@ -30,7 +30,20 @@ final class DeviceRecovery: @unchecked Sendable {
     private let opened = Locked<(device: OutputDevice, fellBackFrom: String?)?>(nil)
     private let cancelled = Atomic<Bool>(false)
     private let attempting = Atomic<Bool>(false)
-    let observers = Locked<[@Sendable (DeviceEvent) -> Void]>([])
+    /// Observers by token: ``AudioEngine/deviceEvents`` streams remove theirs when they end.
+    let observers = Locked<Observers>(Observers())
+    struct Observers {
+        var next: UInt64 = 0
+        var entries: [(token: UInt64, call: @Sendable (DeviceEvent) -> Void)] = []
+        mutating func add(_ call: @escaping @Sendable (DeviceEvent) -> Void) -> UInt64 {
+            next &+= 1
+            entries.append((next, call))
+            return next
+        }
+        mutating func remove(_ token: UInt64) { entries.removeAll { $0.token == token } }
+    }
+    /// Observers registered now (streams still being iterated, plus `observeDeviceEvents`).
+    var observerCount: Int { observers.withLock { $0.entries.count } }
     /// Tests: called once per rebuild between the core's rebuild and the music's reattach.
     let beforeMusicReattach = Locked<(@Sendable () -> Void)?>(nil)
     private let logger = EarshotLogging.logger("earshot.device")
@@ -101,7 +114,7 @@ final class DeviceRecovery: @unchecked Sendable {
             if let from { logger.warning("device \"\(from)\" is gone; fell back to the default device \"\(name)\"") }
             logger.notice("output device restored: \(name)")
         }
-        for observer in observers.withLock({ $0 }) { observer(event) }
+        for observer in observers.withLock({ $0.entries }) { observer.call(event) }
     }
 }
 
@@ -145,16 +158,33 @@ extension AudioEngine {
     /// Whether the output device is lost (voices play on virtually until it is back).
     public var isDeviceLost: Bool { withAL { core.isDeviceLost } }
 
-    /// Device losses and restorations, as they happen (one consumer per stream).
+    /// Device losses and restorations, as they happen: a new stream on every read, one consumer
+    /// per stream, the newest 16 events buffered.
+    ///
+    /// Each stream observes the engine only while it is iterated: when its consumer stops (the
+    /// loop breaks or its task is cancelled) the observation ends, so reading the property
+    /// many times leaks nothing.
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await event in engine.deviceEvents {
+    ///         if case .lost = event { showBanner("audio device lost") }
+    ///     }
+    /// }
+    /// ```
     public var deviceEvents: AsyncStream<DeviceEvent> {
         let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        recovery.observers.withLock { $0.append { continuation.yield($0) } }
+        let token = recovery.observers.withLock { $0.add { continuation.yield($0) } }
+        continuation.onTermination = { [weak recovery = self.recovery] _ in
+            recovery?.observers.withLock { $0.remove(token) }
+        }
         return stream
     }
 
-    /// Calls `observer` (on the thread that calls ``update(deltaTime:)``) for every device event.
+    /// Calls `observer` (on the thread that calls ``update(deltaTime:)``) for every device event,
+    /// for the engine's life.
     public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
-        recovery.observers.withLock { $0.append(observer) }
+        _ = recovery.observers.withLock { $0.add(observer) }
     }
 
     /// The sound server's default output changed, or the output the engine played on went away

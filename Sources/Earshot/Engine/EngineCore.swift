@@ -54,6 +54,9 @@ final class EngineCore {
     private let liveClockStart: Double
     @exclusivity(unchecked) private var lastUpdateClock: Double = 0
     @exclusivity(unchecked) private(set) var lastFrameTime: Double = 0
+    /// Odd while an ``AudioEngine/batch(_:)`` call runs; each call moves it on twice, so a
+    /// ``AudioEngine/Batch`` kept past its call never matches it again.
+    @exclusivity(unchecked) var batchEpoch: UInt64 = 0
 
     struct ClipSlot {
         var generation: UInt32 = 0

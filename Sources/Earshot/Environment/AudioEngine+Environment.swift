@@ -87,8 +87,8 @@ extension Emitter {
     /// The emitter's environment (occlusion, obstruction, air absorption, send level); nil once
     /// removed. Setting it glides its voices there.
     public var environment: EnvironmentProperties? {
-        get { engine.environment(of: self) }
-        nonmutating set { if let newValue { engine.setEnvironment(newValue, of: self) } }
+        get { engine?.environment(of: self) }
+        nonmutating set { if let newValue { engine?.setEnvironment(newValue, of: self) } }
     }
 }
 

@@ -68,9 +68,12 @@ public final class MusicTrack: @unchecked Sendable {
         }
     }
 
-    let engine: AudioEngine
+    /// The engine, held weakly: a track kept by a game must not keep a discarded engine alive.
+    /// Once it is gone the track is stale: `play` throws ``EarshotError/engineShutDown``, other
+    /// calls do nothing, `isPlaying` is false.
+    weak var engine: AudioEngine?
     let stream: TrackStream
-    private var system: MusicSystem { engine.musicSystem }
+    let system: MusicSystem
 
     // The file's facts are constants of the stream (read from the decoder at open): no lock needed.
 
@@ -90,6 +93,7 @@ public final class MusicTrack: @unchecked Sendable {
         let stream = TrackStream(decoder: decoder)
         try engine.musicSystem.register(stream, engine: engine)
         self.engine = engine
+        self.system = engine.musicSystem
         self.stream = stream
     }
 
@@ -97,13 +101,19 @@ public final class MusicTrack: @unchecked Sendable {
 
     /// Claims a music source and queues the first half second without playing, so that
     /// ``play()`` starts at once. Optional.
-    public func prepareToPlay() throws(EarshotError) { try system.prepare(stream, engine: engine) }
+    public func prepareToPlay() throws(EarshotError) {
+        guard let engine else { throw .engineShutDown }
+        try system.prepare(stream, engine: engine)
+    }
 
     /// Starts playing, or resumes after ``pause()`` or ``stop()`` at ``currentTime``.
     ///
     /// Throws ``EarshotError/musicSourcesBusy(_:)`` when every music source is in use and
     /// ``EarshotError/engineShutDown`` after the engine shut down.
-    public func play() throws(EarshotError) { try system.play(stream, engine: engine) }
+    public func play() throws(EarshotError) {
+        guard let engine else { throw .engineShutDown }
+        try system.play(stream, engine: engine)
+    }
 
     /// Starts this track when `previous` ends (finishes or fails; not when it is stopped),
     /// gaplessly: as soon as `previous` has queued its last frame, this track is queued behind a
@@ -111,21 +121,22 @@ public final class MusicTrack: @unchecked Sendable {
     /// engine, within one device update live). Plays now when `previous` is not playing.
     public func play(after previous: MusicTrack) throws(EarshotError) {
         precondition(previous.engine === engine, "play(after:) with a track of another engine")
+        guard let engine else { throw .engineShutDown }
         try system.play(stream, after: previous.stream, engine: engine)
     }
 
     /// Pauses, keeping the position and the queued audio. ``play()`` resumes. Cancels a pending
     /// ``play(after:)``.
-    public func pause() { system.pause(stream, engine: engine) }
+    public func pause() { if let engine { system.pause(stream, engine: engine) } }
 
     /// Stops and releases the source and its buffers at once; ``currentTime`` stays, so ``play()``
     /// resumes there. Emits a `.stopped` event if a play session was under way. Note: OpenAL Soft
     /// 1.19.1 cuts without a ramp; fade out first (``fade(to:duration:curve:stopsAtEnd:)`` with
     /// `stopsAtEnd`) for a click-free stop.
-    public func stop() { system.stop(stream, engine: engine) }
+    public func stop() { if let engine { system.stop(stream, engine: engine) } }
 
     /// Whether the track is playing (not paused, stopped, finished or waiting to play after another).
-    public var isPlaying: Bool { system.isPlaying(stream, engine: engine) }
+    public var isPlaying: Bool { engine.map { system.isPlaying(stream, engine: $0) } ?? false }
 
     /// Whether the track waits for another to end (``play(after:)``).
     public var isWaitingToPlay: Bool { system.isWaiting(stream) }
@@ -144,8 +155,8 @@ public final class MusicTrack: @unchecked Sendable {
 
     /// The play position in frames of the file (see ``currentTime``).
     public var currentFrame: Int {
-        get { system.currentFrame(stream, engine: engine) }
-        set { system.seek(stream, toFrame: newValue, engine: engine) }
+        get { engine.map { system.currentFrame(stream, engine: $0) } ?? 0 }
+        set { if let engine { system.seek(stream, toFrame: newValue, engine: engine) } }
     }
 
     // MARK: Settings
@@ -155,6 +166,7 @@ public final class MusicTrack: @unchecked Sendable {
         get { system.read(stream) { $0.volume } }
         set {
             guard newValue.isFinite else { return }
+            guard let engine else { return }
             system.update(stream, engine: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
         }
     }
@@ -169,6 +181,7 @@ public final class MusicTrack: @unchecked Sendable {
         get { system.read(stream) { $0.pan } }
         set {
             guard newValue.isFinite else { return }
+            guard let engine else { return }
             system.update(stream, engine: engine) { $0.pan = min(1, max(-1, newValue)) }
         }
     }
@@ -179,6 +192,7 @@ public final class MusicTrack: @unchecked Sendable {
         get { system.read(stream) { $0.rate } }
         set {
             guard newValue.isFinite else { return }
+            guard let engine else { return }
             system.update(stream, engine: engine) { $0.rate = min(2, max(0.5, newValue)) }
         }
     }
@@ -189,6 +203,7 @@ public final class MusicTrack: @unchecked Sendable {
         get { system.read(stream) { $0.numberOfLoops } }
         set {
             let n = max(-1, newValue)
+            guard let engine else { return }
             system.update(stream, engine: engine) { s in
                 s.numberOfLoops = n
                 if s.sessionActive || s.source != nil {
@@ -208,6 +223,7 @@ public final class MusicTrack: @unchecked Sendable {
         if let r = region, r.isEmpty || r.lowerBound < 0 || r.upperBound > frameCount {
             throw .invalidArgument("loop region \(r) is empty or outside 0..<\(frameCount)")
         }
+        guard let engine else { return }
         system.update(stream, engine: engine) { $0.loopRegion = region }
     }
 
@@ -229,6 +245,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// 10 ms live. With `stopsAtEnd` the track stops (`.stopped`) when the fade completes.
     public func fade(to target: Float, duration: Double, curve: FadeCurve = .linear, stopsAtEnd: Bool = false) {
         guard target.isFinite, duration.isFinite else { return }
+        guard let engine else { return }
         system.fade(stream, to: min(1, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
                     restoreVolume: nil, engine: engine)
     }
@@ -248,6 +265,7 @@ public final class MusicTrack: @unchecked Sendable {
             other.fade(to: target, duration: duration, curve: curve)
         }
         let restore = system.read(stream) { $0.fade?.to ?? $0.volume }
+        guard let engine else { return }
         system.fade(stream, to: 0, duration: duration, curve: curve, stopsAtEnd: true, restoreVolume: restore, engine: engine)
     }
 
@@ -274,7 +292,7 @@ public final class MusicTrack: @unchecked Sendable {
 
     /// Measures the ~50 ms of the file's samples that end at the frame playing now (before
     /// volume, pan and bus gain), for ``averagePower(forChannel:)`` and ``peakPower(forChannel:)``.
-    public func updateMeters() { system.updateMeters(stream, engine: engine) }
+    public func updateMeters() { if let engine { system.updateMeters(stream, engine: engine) } }
 
     /// The last ``updateMeters()`` reading.
     public var meters: MeterReading { system.read(stream) { $0.meters } }

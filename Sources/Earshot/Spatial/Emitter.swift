@@ -11,36 +11,48 @@
 /// car.position = Vector3(9, 0, 0)          // next frame
 /// engine.removeEmitter(car)                // its voices stop (with the steal fade)
 /// ```
+///
+/// A handle does not keep its engine alive: after the engine is shut down or released the
+/// emitter reads as removed (``properties`` is nil, ``position`` is `.zero`) and setters do nothing.
 public struct Emitter: Sendable, Hashable {
-    let engine: AudioEngine
+    /// The engine's link, which holds the engine weakly (see ``Voice``).
+    let link: EngineLink
     let id: EmitterID
+
+    init(engine: AudioEngine, id: EmitterID) {
+        self.link = engine.link
+        self.id = id
+    }
+
+    /// The engine while it exists.
+    var engine: AudioEngine? { link.engine }
 
     /// The emitter's properties (nil for a removed emitter). Setting validates: invalid values are
     /// ignored, never passed to OpenAL.
     public var properties: SpatialProperties? {
-        get { engine.properties(of: self) }
-        nonmutating set { if let newValue { engine.setProperties(newValue, of: self) } }
+        get { engine?.properties(of: self) }
+        nonmutating set { if let newValue { engine?.setProperties(newValue, of: self) } }
     }
 
     /// The emitter's position (the hot path: one lock, no validation beyond finiteness).
     public var position: Vector3 {
-        get { engine.properties(of: self)?.position ?? .zero }
-        nonmutating set { engine.setPosition(newValue, of: self) }
+        get { engine?.properties(of: self)?.position ?? .zero }
+        nonmutating set { engine?.setPosition(newValue, of: self) }
     }
 
     /// The emitter's velocity, for doppler.
     public var velocity: Vector3 {
-        get { engine.properties(of: self)?.velocity ?? .zero }
+        get { engine?.properties(of: self)?.velocity ?? .zero }
         nonmutating set {
-            guard var p = engine.properties(of: self), newValue.isFinite else { return }
+            guard let engine, var p = engine.properties(of: self), newValue.isFinite else { return }
             p.velocity = newValue
             engine.setProperties(p, of: self)
         }
     }
 
-    public static func == (a: Emitter, b: Emitter) -> Bool { a.engine === b.engine && a.id == b.id }
+    public static func == (a: Emitter, b: Emitter) -> Bool { a.link === b.link && a.id == b.id }
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(engine))
+        hasher.combine(ObjectIdentifier(link))
         hasher.combine(id)
     }
 }

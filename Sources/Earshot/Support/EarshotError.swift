@@ -64,6 +64,10 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLarge(name: String, what: String, size: Int, limit: Int, setting: String)
     /// The file system holding an output has less free space than the output needs.
     case insufficientDiskSpace(path: String, needed: Int, available: Int)
+    /// The device granted `granted` OpenAL sources (mono and stereo together, capped for example
+    /// by `sources` in `alsoft.conf`), fewer than ``AudioEngine/Configuration/musicSources``
+    /// (`musicSources`) plus the one source the voice pool needs at least.
+    case tooFewSources(granted: Int, musicSources: Int)
 
     public var description: String {
         switch self {
@@ -112,6 +116,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"
         case .insufficientDiskSpace(let path, let needed, let available):
             return "\(path): cannot write: needs \(Self.bytes(needed)) and only \(Self.bytes(available)) are free"
+        case .tooFewSources(let granted, let musicSources):
+            return "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
         }
     }
 

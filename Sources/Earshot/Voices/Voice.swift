@@ -11,50 +11,67 @@
 /// voice.position = Vector3(3, 0, 0)
 /// voice.stop(fade: 0.2)
 /// ```
+///
+/// A handle does not keep its engine alive: once the engine is shut down or released, the
+/// handle is stale like one of an ended voice (``status`` is ``VoiceStatus/stopped``, getters
+/// return nil, setters and ``stop(fade:)`` do nothing).
 public struct Voice: Sendable, Hashable {
-    let engine: AudioEngine
+    /// The engine's link (holds the engine weakly): handles kept by a game must not keep a
+    /// discarded engine (its device, context and clip memory) alive. A strong reference to the
+    /// small link, not a weak one in the handle, so that copying a handle costs a retain, as before.
+    let link: EngineLink
     let id: VoiceID
 
+    init(engine: AudioEngine, id: VoiceID) {
+        self.link = engine.link
+        self.id = id
+    }
+
+    /// The engine while it exists.
+    var engine: AudioEngine? { link.engine }
+
     /// Whether the voice is still playing, on a real source or virtually.
-    public var isPlaying: Bool { engine.isPlaying(self) }
+    public var isPlaying: Bool { engine?.isPlaying(self) ?? false }
 
     /// Real, virtual, pending, stopped or refused.
-    public var status: VoiceStatus { engine.status(of: self) }
+    public var status: VoiceStatus {
+        engine?.status(of: self) ?? (id == .refused ? .refused : .stopped)
+    }
 
     /// Stops the voice, fading out over `fade` seconds (never less than the engine's fade time).
     /// The fade runs in playback time: if the voice or its bus is paused during it, the voice
     /// falls silent, waits, and finishes the fade once resumed. A voice without a source stops at
     /// once; one already paused stops within the engine's fade time.
-    public func stop(fade: Double = 0) { engine.stop(self, fade: fade) }
+    public func stop(fade: Double = 0) { engine?.stop(self, fade: fade) }
 
     /// The voice's world position (positioned voices); nil for a stale handle or a panned voice.
     /// Setting a non-finite position, or on a stale handle, does nothing.
     public var position: Vector3? {
-        get { engine.position(of: self) }
-        nonmutating set { if let newValue { engine.setPosition(newValue, of: self) } }
+        get { engine?.position(of: self) }
+        nonmutating set { if let newValue { engine?.setPosition(newValue, of: self) } }
     }
 
     /// The voice's own gain (nil for a stale handle).
     public var gain: Float? {
-        get { engine.read(self) { $0.gain } }
-        nonmutating set { if let newValue { engine.setGain(newValue, of: self) } }
+        get { engine?.read(self) { $0.gain } ?? nil }
+        nonmutating set { if let newValue { engine?.setGain(newValue, of: self) } }
     }
 
     /// The voice's pitch (nil for a stale handle).
     public var pitch: Float? {
-        get { engine.read(self) { $0.pitch } }
-        nonmutating set { if let newValue { engine.setPitch(newValue, of: self) } }
+        get { engine?.read(self) { $0.pitch } ?? nil }
+        nonmutating set { if let newValue { engine?.setPitch(newValue, of: self) } }
     }
 
     /// The pan of a non-positional voice, −1…+1 (nil for a stale handle).
     public var pan: Float? {
-        get { engine.read(self) { $0.pan } }
-        nonmutating set { if let newValue { engine.setPan(newValue, of: self) } }
+        get { engine?.read(self) { $0.pan } ?? nil }
+        nonmutating set { if let newValue { engine?.setPan(newValue, of: self) } }
     }
 
-    public static func == (a: Voice, b: Voice) -> Bool { a.engine === b.engine && a.id == b.id }
+    public static func == (a: Voice, b: Voice) -> Bool { a.link === b.link && a.id == b.id }
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(engine))
+        hasher.combine(ObjectIdentifier(link))
         hasher.combine(id)
     }
 }

@@ -90,8 +90,15 @@ final class VoicePool {
     /// Whether the last update had more candidates than sources (see `update`).
     @exclusivity(unchecked) private var expectOversubscribed = false
 
+    /// Counters since the pool was made (see ``EngineStats`` for what each counts).
     struct Stats {
+        /// Real voices that lost their source to a better-standing voice (the pool was full).
         var steals = 0
+        /// Real voices that gave up their source because they, their bus or the whole engine
+        /// (an audio-session interruption) were paused.
+        var pauses = 0
+        /// Real voices that gave up their source because they fell below the audibility floor.
+        var virtualizations = 0
         var refusals = 0
         var evictions = 0
         var resumes = 0
@@ -428,7 +435,15 @@ final class VoicePool {
                         slots[index].fadeTarget = 0
                         slots[index].fadeRate = Float(1 / settings.fadeTime)
                         slots[index].silentSince = -1
-                        stats.steals += 1
+                        // Why it loses its source: paused (voice, bus or interruption), too
+                        // quiet to hear, or outranked — only the last is a steal.
+                        if slots[index].paused || busPaused[slots[index].busIndex] {
+                            stats.pauses += 1
+                        } else if slots[index].audibility < settings.audibilityFloor {
+                            stats.virtualizations += 1
+                        } else {
+                            stats.steals += 1
+                        }
                         releasesPending = true
                     }
                 } else if action == .virtualize {
@@ -752,6 +767,9 @@ final class VoicePool {
     private func pushPosition(_ index: Int, to source: ALuint) {
         guard let p = position(ofSlot: index) else { return }
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
+        // Keep the per-source cache true to what OpenAL has: a later `pushSpatial` compares with
+        // it, and a stale cached position made a move back to it (A → B → A) look redundant.
+        pushed[Int(source)].spatial?.position = p
     }
 
     private func pushPitch(_ pitch: Float, to source: ALuint) {
@@ -846,9 +864,6 @@ final class VoicePool {
 
     private func releaseSource(_ index: Int) {
         let source = slots[index].source
-        // Per-frame moves (`pushPosition`) do not update the cache: forget the position, so the
-        // next voice on this source always sends its own (NaN never compares equal).
-        pushed[Int(source)].spatial?.position = Vector3(.nan, .nan, .nan)
         alSourceStop(source)
         freeSources.append(source)
         removeFromReal(index)

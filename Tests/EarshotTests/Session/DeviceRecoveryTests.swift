@@ -137,4 +137,35 @@ final class DeviceRecoveryTests: XCTestCase {
     }
 }
 
-import Synchronization
+    /// Issue 13 item 6: each `deviceEvents` stream observes the engine only while its consumer
+    /// iterates. 50 streams read, iterated until the first event (a simulated loss, rendered
+    /// through), then left: no observer is left behind; a stream still iterated keeps its own.
+    func testDeviceEventStreamsEndTheirObservationWhenTheConsumerStops() async throws {
+        let e = try TestSignals.loopbackEngine { $0.maxRealVoices = 4 }
+        defer { e.shutdown() }
+        let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
+        _ = try e.play(tone, options: .init(loop: true))
+        var consumers: [Task<DeviceEvent?, Never>] = []
+        for _ in 0..<50 {
+            let stream = e.deviceEvents
+            consumers.append(Task { for await event in stream { return event }; return nil })
+        }
+        let listener = e.deviceEvents
+        let toCancel = e.deviceEvents
+        let cancelled = Task { for await _ in toCancel {} }
+        XCTAssertEqual(e.recovery.observerCount, 52)
+        cancelled.cancel()
+        _ = await cancelled.value
+        e.simulateDeviceLoss()
+        _ = try render(e, seconds: 800.0 / 48_000)
+        for c in consumers {
+            let event = await c.value
+            XCTAssertEqual(event.map { if case .lost = $0 { true } else { false } }, true)
+        }
+        _ = try waitForRestore(e)
+        XCTAssertEqual(e.recovery.observerCount, 1, "only the stream nobody stopped still observes")
+        var it = listener.makeAsyncIterator()
+        let first = await it.next()
+        XCTAssertNotNil(first, "the stream still observed receives the events")
+    }
+}
