@@ -135,7 +135,6 @@ final class DeviceRecoveryTests: XCTestCase {
             XCTAssertTrue(voice.isPlaying || pauses)
         }
     }
-}
 
     /// Issue 13 item 6: each `deviceEvents` stream observes the engine only while its consumer
     /// iterates. 50 streams read, iterated until the first event (a simulated loss, rendered
