@@ -24,6 +24,7 @@ struct DecodeCommand: ParsableCommand {
 
     func run() throws {
         OutputGuard.refuseOverwriting([out], inputs: [file])
+        OutputGuard.removePartialOutputOnInterrupt()
         do throws(EarshotError) {
             _ = try AudioFileWriter.Container.forPath(out)
             var audio = try ClipDecoder.decode(path: file)

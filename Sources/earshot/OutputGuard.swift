@@ -1,3 +1,4 @@
+import Dispatch
 import Earshot
 import Foundation
 
@@ -36,4 +37,24 @@ enum OutputGuard {
             fail("\(path): cannot write: the folder \(folder) is not writable")
         }
     }
+
+    /// Ctrl-C (or SIGTERM) during an offline render, decode or `play --out`: removes the half-
+    /// written partial file and exits 130, so nothing is left behind (the default action killed the
+    /// process and left `.NAME.partial-PID` beside the output). Live playback installs its own
+    /// handler (fade out) instead.
+    static func removePartialOutputOnInterrupt() {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                AudioFileWriter.removePartialFiles()
+                let message = "\nearshot: interrupted; nothing written\n"
+                message.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) }
+                _exit(130)
+            }
+            source.resume()
+            interruptSources.append(source)
+        }
+    }
+    nonisolated(unsafe) private static var interruptSources: [DispatchSourceSignal] = []
 }

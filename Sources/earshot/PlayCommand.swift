@@ -1,5 +1,6 @@
 import ArgumentParser
 import Earshot
+import EarshotScenes
 import Foundation
 
 /// `earshot play FILE`: a clip at a position, or a scene (`.yaml`), live or rendered offline.
@@ -91,8 +92,14 @@ struct PlayCommand: ParsableCommand {
         if let out {
             // Before any work: a container libsndfile writes, in a folder that exists, over no input.
             do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error) }
-            OutputGuard.refuseOverwriting([out], inputs: [file] + (effect.map { [$0] } ?? []))
+            // A scene's clips and music are inputs too.
+            var sceneInputs: [String] = []
+            if isScene, case .success(let scene) = Scene.check(path: file) {
+                sceneInputs = scene.clips.map(\.path) + scene.music.map(\.path)
+            }
+            OutputGuard.refuseOverwriting([out], inputs: [file] + (effect.map { [$0] } ?? []) + sceneInputs)
             OutputGuard.requireWritableFolder(out)
+            OutputGuard.removePartialOutputOnInterrupt()
         }
         if isScene {
             ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput, systemHints: !noSystemHints).run()

@@ -49,6 +49,7 @@ struct RenderCommand: ParsableCommand {
                                       inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
         OutputGuard.requireWritableFolder(out)
         if let plot { OutputGuard.requireWritableFolder(plot) }
+        OutputGuard.removePartialOutputOnInterrupt()
         let progress = (!quiet && isatty(2) != 0) ? ThrottledProgress(label: loaded.name) : nil
         let result: SceneRenderer.Result
         do {

@@ -1,4 +1,5 @@
 import CSndFile
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -100,7 +101,10 @@ public final class AudioFileWriter {
         case .flac: info.format = Int32(SF_FORMAT_FLAC) | (format == .s16 ? Int32(SF_FORMAT_PCM_16) : Int32(SF_FORMAT_PCM_24))
         case .ogg: info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
         }
+        let partial = partialPath
+        Self.partialFiles.withLock { _ = $0.insert(partial) }
         guard let f = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
+            Self.partialFiles.withLock { _ = $0.remove(partial) }
             throw .writeFailed(path: path, reason: SndFileDecoder.sndfileReason(nil))
         }
         if container == .wav {
@@ -151,6 +155,7 @@ public final class AudioFileWriter {
     public func close() throws(EarshotError) {
         guard let f = file else { return }
         file = nil
+        defer { Self.partialFiles.withLock { _ = $0.remove(partialPath) } }
         if sf_close(f) != 0 {
             unlink(partialPath)
             throw .writeFailed(path: path, reason: "closing failed")
@@ -168,6 +173,25 @@ public final class AudioFileWriter {
         file = nil
         sf_close(f)
         unlink(partialPath)
+        Self.partialFiles.withLock { _ = $0.remove(partialPath) }
+    }
+
+    /// The partial files of every writer of this process not yet closed or discarded.
+    private static let partialFiles = Mutex<Set<String>>([])
+
+    /// Removes the partial file of every open writer of this process, for a process that is
+    /// about to exit on a signal (Ctrl-C) without running its writers' `deinit`: nothing is left
+    /// behind. The writers must not be used afterwards.
+    ///
+    /// ```swift
+    /// let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    /// source.setEventHandler { AudioFileWriter.removePartialFiles(); _exit(130) }
+    /// ```
+    public static func removePartialFiles() {
+        partialFiles.withLock { paths in
+            for p in paths { unlink(p) }
+            paths.removeAll()
+        }
     }
 
     deinit {

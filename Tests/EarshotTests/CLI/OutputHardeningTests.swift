@@ -131,4 +131,43 @@ final class OutputHardeningTests: XCTestCase {
         XCTAssertNoThrow(try FrameLoop(engine: engine).render(seconds: 0.1, to: path("whole.wav")) { _ in })
         XCTAssertEqual(files(), ["whole.wav"])
     }
+
+    // MARK: Ctrl-C
+
+    /// Ctrl-C in the middle of an offline render: the process used to die of the signal and leave
+    /// `.NAME.partial-PID` behind; now it removes it and exits 130.
+    func testCtrlCDuringARenderLeavesNothingBehind() throws {
+        let scene = path("long.yaml")
+        try "duration: 36000\n".write(toFile: scene, atomically: true, encoding: .utf8)
+        for args in [["render", scene, "-o", path("long.wav"), "--quiet"],
+                     ["play", beep, "--loop", "--seconds", "36000", "--out", path("loop.flac")]] {
+            let process = Process()
+            process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("earshot")
+            process.arguments = args
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while !files().contains(where: { $0.contains(".partial-") }), process.isRunning, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            XCTAssertTrue(files().contains { $0.contains(".partial-") }, "\(args): writing has started: \(files())")
+            process.interrupt()   // SIGINT, as Ctrl-C sends
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .exit, "\(args): exits by itself, not by the signal")
+            XCTAssertEqual(process.terminationStatus, 130, "\(args)")
+            XCTAssertEqual(files(), ["long.yaml"], "\(args): no partial file, no output")
+        }
+    }
+
+    /// `play SCENE --out` may not overwrite one of the scene's clips either.
+    func testPlaySceneOutIsNotOneOfItsClips() throws {
+        let clip = path("beep.wav"), scene = path("s.yaml")
+        try FileManager.default.copyItem(atPath: beep, toPath: clip)
+        try "duration: 1\nclips: { beep: beep.wav }\nevents: [ { at: 0, play: beep } ]\n".write(toFile: scene, atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: URL(fileURLWithPath: clip))
+        let r = try CLIRunner.run("earshot", ["play", scene, "--out", tmp.path + "/./beep.wav"])
+        assertRefused(r, "refusing to write over an input")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: clip)), before)
+        XCTAssertEqual(files(), ["beep.wav", "s.yaml"])
+    }
 }
