@@ -30,7 +30,7 @@ public enum ClipDecoder {
     public static func decode(path: String, options: Options = Options()) throws(EarshotError) -> PCMAudio {
         let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
         guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
-        switch try head.withUnsafeBytes({ route(for: $0) }) {
+        switch head.withUnsafeBytes({ route(for: $0) }) {
         case .caf: return try CAFReader.decode(path: path, options: options)
         case .vorbis: return try VorbisFileDecoder.decode(path: path, options: options)
         case .sndfile: return try SndFileDecoder.decode(path: path, options: options)
@@ -84,7 +84,7 @@ public enum ClipDecoder {
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
         let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
         guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
-        switch try head.withUnsafeBytes({ route(for: $0) }) {
+        switch head.withUnsafeBytes({ route(for: $0) }) {
         case .caf:
             return try inspect(data: try FileBytes.read(path: path), name: path)
         case .vorbis:
