@@ -32,6 +32,7 @@ enum DecoderFuzz {
     /// The in-memory front door (`ClipDecoder.decode(data:)`, a `MemorySource` under every library).
     static func memory(_ bytes: UnsafeRawBufferPointer) {
         let data = [UInt8](bytes)
+        data.withUnsafeBytes { cursorAgainstModel($0) }
         do throws(EarshotError) {
             let audio = try ClipDecoder.decode(data: data, name: "fuzz", options: fuzzOptions)
             precondition(audio.byteCount <= fuzzOptions.maxBytes, "decoded past the limit")  // trap: a finding
@@ -40,7 +41,11 @@ enum DecoderFuzz {
 
     /// Format sniffing and header inspection (`route(for:)`, `inspect(data:)`).
     static func sniff(_ bytes: UnsafeRawBufferPointer) {
-        _ = ClipDecoder.route(for: bytes)
+        // decode(path:) routes on the first sniffBytes bytes, decode(data:) on all of them: a file
+        // must take the same decoder from disk and from memory.
+        let whole = ClipDecoder.route(for: bytes)
+        let head = ClipDecoder.route(for: UnsafeRawBufferPointer(rebasing: bytes[0..<min(bytes.count, ClipDecoder.sniffBytes)]))
+        precondition(whole == head, "route \(whole) from the whole file, \(head) from its first \(ClipDecoder.sniffBytes) bytes")  // trap: a finding
         do throws(EarshotError) {
             let info = try ClipDecoder.inspect(data: [UInt8](bytes), name: "fuzz")
             if let frames = info.frames { precondition(frames <= ClipFileInfo.maxPlausibleFrames, "implausible length reported") }  // trap: a finding
@@ -80,6 +85,47 @@ enum DecoderFuzz {
                 try decoder.seek(toFrame: min(decoder.frameCount, decoder.frameCount * pick / 255))
             }
         } catch { _ = error.description }
+    }
+}
+
+extension DecoderFuzz {
+    /// MemorySource (the cursor under every library's virtual I/O) against a model of lseek/read:
+    /// the input's last byte picks up to 31 operations, each made of 9 bytes read backwards from
+    /// the end (1 byte kind, 8 bytes little-endian argument), run over the whole input. Every
+    /// read must copy exactly the model's bytes; every seek must land where lseek would, or fail
+    /// leaving the cursor where it was; ASan catches any access outside the buffer.
+    static func cursorAgainstModel(_ buf: UnsafeRawBufferPointer) {
+        guard let last = buf.last else { return }
+        let n = min(Int(last & 31), (buf.count - 1) / 9)
+        let source = MemorySource(buf)
+        var model = 0
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for i in 0..<n {
+            let at = buf.count - 1 - (i + 1) * 9
+            let kind = buf[at] % 5
+            var arg: Int64 = 0
+            for b in 0..<8 { arg |= Int64(buf[at + 1 + b]) << (8 * b) }
+            if kind == 0 {
+                let count = Int(truncatingIfNeeded: arg) % 8192   // negative counts too
+                let got = scratch.withUnsafeMutableBytes { dst in source.read(into: dst.baseAddress, count: min(count, dst.count)) }
+                let expected = max(0, min(min(count, scratch.count), buf.count - model))
+                precondition(got == expected, "read(\(count)) at \(model) of \(buf.count) returned \(got), expected \(expected)")  // trap: a finding
+                for j in 0..<got { precondition(scratch[j] == buf[model + j], "read copied the wrong byte") }  // trap: a finding
+                model += got
+            } else {
+                let whence: Int32 = kind == 1 ? SEEK_SET : kind == 2 ? SEEK_CUR : kind == 3 ? SEEK_END : 77
+                let origin: Int64? = kind == 1 ? 0 : kind == 2 ? Int64(model) : kind == 3 ? Int64(buf.count) : nil
+                var expected: Int?
+                if let origin {
+                    let (t, o) = origin.addingReportingOverflow(arg)
+                    if !o, t >= 0, t <= Int64(buf.count) { expected = Int(t) }
+                }
+                let got = source.seek(offset: arg, whence: whence)
+                precondition(got == expected, "seek(\(arg), \(whence)) from \(model) returned \(String(describing: got)), expected \(String(describing: expected))")  // trap: a finding
+                if let got { model = got }
+            }
+            precondition(source.position == model, "position \(source.position), model \(model)")  // trap: a finding
+        }
     }
 }
 
