@@ -52,9 +52,10 @@ public enum ClipDecoder {
         }
     }
 
-    /// How many leading bytes ``route(for:)`` needs to decide: an Ogg page header with the
-    /// longest segment table (27 + 255) and the 7 bytes that name the codec of its first packet.
-    public static let sniffBytes = 27 + 255 + 7
+    /// How many leading bytes ``route(for:)`` needs to decide: the longest Ogg page (a 27-byte
+    /// header, 255 lacing values, 255 × 255 bytes of data), whose checksum must hold before an
+    /// Opus or FLAC stream goes to libsndfile (see ``VorbisFileDecoder/oggCodec(_:)``).
+    public static let sniffBytes = 27 + 255 + 255 * 255
 
     /// The decoder for a file starting with `head` (at least its first ``sniffBytes`` bytes when
     /// it has them).

@@ -37,9 +37,36 @@ public enum VorbisFileDecoder {
             bytes.count >= packet + prefix.count && prefix.indices.allSatisfy { bytes[packet + $0] == prefix[$0] }
         }
         if starts([0x01] + Array("vorbis".utf8)) { return .vorbis }
-        if starts(Array("OpusHead".utf8)) { return .opus }
-        if starts([0x7F] + Array("FLAC".utf8)) { return .flac }
+        // libogg skips a page whose checksum fails and classifies the next one: a damaged first
+        // page that says Opus or FLAC, followed by a Vorbis page, would take libsndfile into its
+        // Vorbis reader and its leak. Only a whole first page with a good CRC goes to libsndfile.
+        if starts(Array("OpusHead".utf8)) { return firstPageIntact(bytes) ? .opus : .other }
+        if starts([0x7F] + Array("FLAC".utf8)) { return firstPageIntact(bytes) ? .flac : .other }
         return .other
+    }
+
+    /// Whether the Ogg page at the start of `bytes` lies wholly inside them and its CRC-32
+    /// (polynomial 0x04C11DB7, computed with the checksum field as zeros) matches.
+    static func firstPageIntact(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 27 else { return false }
+        let segments = Int(bytes[26])
+        guard bytes.count >= 27 + segments else { return false }
+        var length = 27 + segments
+        for i in 0..<segments { length += Int(bytes[27 + i]) }
+        guard bytes.count >= length else { return false }
+        var crc: UInt32 = 0
+        for i in 0..<length {
+            let byte: UInt8 = (22..<26).contains(i) ? 0 : bytes[i]
+            crc = (crc << 8) ^ oggCRCTable[Int(UInt8(crc >> 24) ^ byte)]
+        }
+        let stored = UInt32(bytes[22]) | UInt32(bytes[23]) << 8 | UInt32(bytes[24]) << 16 | UInt32(bytes[25]) << 24
+        return crc == stored
+    }
+
+    private static let oggCRCTable: [UInt32] = (0..<256).map { (n: UInt32) -> UInt32 in
+        var r = n << 24
+        for _ in 0..<8 { r = r & 0x8000_0000 != 0 ? (r << 1) ^ 0x04C1_1DB7 : r << 1 }
+        return r
     }
 
     /// Decodes the Ogg Vorbis file at `path`.
