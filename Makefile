@@ -38,8 +38,9 @@ test: deps
 	$(SWIFT) build
 	@mkdir -p .build
 	set -o pipefail; $(SWIFT) test --disable-swift-testing 2>&1 | tee .build/test-output.log
-	@awk '/Executed [0-9]+ tests?, with [0-9]+ failures?/ { n = $$2; f = $$5 } \
-	  END { if (n != "") print n - f " passed, " f " failed" }' .build/test-output.log
+	@awk '/Executed [0-9]+ tests?, with / { n = $$2; f = 0; s = 0; \
+	    for (i = 1; i <= NF; i++) { if ($$i ~ /^failures?$$/) f = $$(i-1); if ($$i == "skipped") s = $$(i-2) } } \
+	  END { if (n != "") print n - f - s " passed, " f " failed" (s > 0 ? ", " s " skipped" : "") }' .build/test-output.log
 
 ## bench: release-build benchmarks, each against its baseline measured in the same run
 bench: deps

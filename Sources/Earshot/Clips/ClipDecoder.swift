@@ -92,6 +92,7 @@ public enum ClipDecoder {
             return try VorbisFileDecoder.inspect(path: path)
         case .sndfile:
             try FileCheck.requireRegularFile(path)
+            try RIFFCheck.validate(path: path)
             var info = SF_INFO()
             guard let file = sf_open(path, Int32(SFM_READ), &info) else {
                 throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))

@@ -28,6 +28,7 @@ extension SndFileDecoder {
         if let codec = VorbisFileDecoder.oggCodec(bytes), codec != .opus, codec != .flac {
             throw .unreadableFile(path: name, reason: "an Ogg stream that is neither Opus nor FLAC (vorbisfile reads Vorbis)")
         }
+        try RIFFCheck.validate(bytes, name: name)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         return try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
             var io = SF_VIRTUAL_IO(
                 get_filelen: { user in sf_count_t(MemorySource.from(user)?.length ?? 0) },

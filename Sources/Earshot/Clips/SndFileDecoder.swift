@@ -24,6 +24,7 @@ public enum SndFileDecoder {
         if try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes).withUnsafeBytes({ ClipDecoder.route(for: $0) == .vorbis }) {
             return try VorbisFileDecoder.decode(path: path, options: options)
         }
+        try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
             throw .unreadableFile(path: path, reason: sndfileReason(nil))

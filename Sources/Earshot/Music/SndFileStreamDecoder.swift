@@ -21,6 +21,7 @@ final class SndFileStreamDecoder: MusicDecoder {
            codec != .opus, codec != .flac {
             throw .unreadableFile(path: path, reason: "an Ogg stream that is neither Opus nor FLAC (vorbisfile reads Vorbis)")
         }
+        try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
         guard let f = sf_open(path, Int32(SFM_READ), &info) else {
             throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))

@@ -269,8 +269,12 @@ final class ClipLimitTests: XCTestCase {
         // went to libsndfile, which leaked the same way. (Tests/Fuzz/regressions holds it.)
         let regression = CLIRunner.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/ogg-not-vorbis-leak.ogg").path
         let notQuiteVorbis = [UInt8](try Data(contentsOf: URL(fileURLWithPath: regression)))
+        // And one whose first page claims Opus with a bad checksum before a good Vorbis page
+        // (found by the fuzz helper): it now goes to vorbisfile too.
+        let badOpusPage = [UInt8](try Data(contentsOf: CLIRunner.packageRoot.appendingPathComponent(
+            "Tests/Fuzz/regressions/ogg-damaged-opus-page-then-vorbis-leak.ogg")))
         func attempt() {
-            for (name, input) in [("broken.ogg", broken), ("not-quite-vorbis.ogg", notQuiteVorbis)] {
+            for (name, input) in [("broken.ogg", broken), ("not-quite-vorbis.ogg", notQuiteVorbis), ("bad-opus-page.ogg", badOpusPage)] {
                 XCTAssertThrowsError(try ClipDecoder.decode(data: input, name: name))
                 XCTAssertThrowsError(try ClipDecoder.inspect(data: input, name: name))
                 XCTAssertThrowsError(try SndFileDecoder.decode(data: input, name: name))
@@ -278,9 +282,38 @@ final class ClipLimitTests: XCTestCase {
         }
         for _ in 0..<2_000 { attempt() }   // warm up the allocator
         let before = PeakRSS.read("VmRSS")
-        for _ in 0..<16_667 { attempt() }  // 100,002 failed opens
+        for _ in 0..<11_112 { attempt() }  // 100,008 failed opens
         let growth = PeakRSS.read("VmRSS") - before
-        XCTAssertLessThan(growth, 1 << 20, "RSS grew \(growth) bytes over 100,002 failed opens")
+        XCTAssertLessThan(growth, 1 << 20, "RSS grew \(growth) bytes over 100,008 failed opens")
+    }
+
+    /// Found by `make fuzz`: libsndfile never returns from `sf_open` on a WAV whose LIST chunk
+    /// holds a sub-chunk larger than itself (a 115-byte file spun for minutes). Refused now by a
+    /// walk of the chunk headers, from a path and from memory, by every door that leads there.
+    func testMalformedLISTChunksAreRefusedInsteadOfHanging() throws {
+        let folder = CLIRunner.packageRoot.appendingPathComponent("Tests/Fuzz/regressions")
+        for name in ["sndfile-wav-list-info-hang.wav", "sndfile-wav-extensible-fact-hang.wav"] {
+            let path = folder.appendingPathComponent(name).path
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let start = Date()
+            for attempt in [{ _ = try ClipDecoder.decode(path: path) }, { _ = try ClipDecoder.decode(data: bytes, name: name) },
+                            { _ = try ClipDecoder.inspect(path: path) }, { _ = try ClipDecoder.inspect(data: bytes, name: name) },
+                            { _ = try SndFileDecoder.decode(path: path) }] as [() throws -> Void] {
+                XCTAssertThrowsError(try attempt()) { error in
+                    guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(name): \(error)") }
+                    XCTAssertTrue(what.contains("LIST"), what)
+                }
+            }
+            let engine = try TestSignals.loopbackEngine()
+            defer { engine.shutdown() }
+            XCTAssertThrowsError(try engine.loadMusic(path: path))
+            XCTAssertLessThan(Date().timeIntervalSince(start), 2, "\(name): refused at once")
+        }
+        // Real WAVs with LIST/INFO chunks (ffmpeg writes one) still decode.
+        let tool = try FFmpegTool()
+        let tagged = tool.path("tagged.wav")
+        try tool.run(["-f", "lavfi", "-i", "sine=frequency=440:duration=0.1", "-metadata", "title=step", tagged])
+        XCTAssertEqual(try ClipDecoder.decode(path: tagged).frameCount, 4_410)
     }
 
     /// Lengths a header cannot honestly state are reported as unknown, not as 2⁶³ − 1 frames.

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A structural check of RIFF/RIFX/RF64 files before libsndfile sees them.
+///
+/// libsndfile 1.2.0 never returns from `sf_open` on a WAV whose `LIST` chunk holds a sub-chunk
+/// claiming more bytes than the `LIST` itself (upstream issue #1118, still open in 1.2.2; found by
+/// `make fuzz`): a 115-byte file spun for minutes. This walk reads only chunk headers (a few bytes
+/// each, never the audio) and refuses such a file with ``EarshotError/malformedFile(_:)``. Chunks
+/// that run past the end of the file at the top level are left to libsndfile (streamed WAVs
+/// state no length); inside a `LIST` every sub-chunk must fit.
+///
+/// ```swift
+/// try RIFFCheck.validate(name: "x.wav", length: bytes.count) { offset, count in
+///     Array(bytes[offset..<min(bytes.count, offset + count)])
+/// }
+/// ```
+enum RIFFCheck {
+    /// The most chunk headers walked (a file of millions of empty chunks is refused too).
+    static let maxChunks = 100_000
+
+    /// Walks the chunks of the file whose bytes `read(offset, count)` returns (fewer at its end).
+    static func validate(name: String, length: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) {
+        let head = read(0, 12)
+        guard head.count == 12 else { return }
+        let magic = String(decoding: head[0..<4], as: UTF8.self)
+        guard magic == "RIFF" || magic == "RIFX" || magic == "RF64" else { return }
+        let bigEndian = magic == "RIFX"
+        func size(_ b: [UInt8], _ at: Int) -> Int {
+            let v = bigEndian
+                ? UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+                : UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
+            return Int(v)
+        }
+        var offset = 12, walked = 0
+        while offset + 8 <= length {
+            walked += 1
+            guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks") }
+            let header = read(offset, 8)
+            guard header.count == 8 else { return }
+            let id = String(decoding: header[0..<4], as: UTF8.self)
+            let chunkSize = size(header, 4)
+            let body = offset + 8
+            if id == "LIST" {
+                let end = body + chunkSize
+                guard end <= length else {
+                    throw .malformedFile("\(name): a LIST chunk of \(chunkSize) bytes runs past the end of the file")
+                }
+                // The list's type (4 bytes), then sub-chunks that must each fit inside it.
+                var sub = body + 4
+                while sub + 8 <= end {
+                    walked += 1
+                    guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks") }
+                    let subHeader = read(sub, 8)
+                    guard subHeader.count == 8 else { break }
+                    let subSize = size(subHeader, 4)
+                    guard sub + 8 + subSize <= end else {
+                        throw .malformedFile("\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
+                    }
+                    sub += 8 + subSize + (subSize & 1)
+                }
+            }
+            guard chunkSize < length else { return }   // a top-level chunk to the end: libsndfile's to read
+            offset = body + chunkSize + (chunkSize & 1)
+        }
+    }
+
+    /// ``validate(name:length:read:)`` on bytes in memory.
+    static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) {
+        try validate(name: name, length: bytes.count) { offset, count in
+            guard offset < bytes.count else { return [] }
+            return Array(bytes[offset..<min(bytes.count, offset + count)])
+        }
+    }
+
+    /// ``validate(name:length:read:)`` on a file, reading only chunk headers (`pread`).
+    static func validate(path: String) throws(EarshotError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return }   // the decoder reports why it cannot be opened
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return }
+        try validate(name: path, length: Int(st.st_size)) { offset, count in
+            var buffer = [UInt8](repeating: 0, count: count)
+            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return got > 0 ? Array(buffer[0..<got]) : []
+        }
+    }
+}
