@@ -292,7 +292,7 @@ final class ClipLimitTests: XCTestCase {
     /// walk of the chunk headers, from a path and from memory, by every door that leads there.
     func testMalformedLISTChunksAreRefusedInsteadOfHanging() throws {
         let folder = CLIRunner.packageRoot.appendingPathComponent("Tests/Fuzz/regressions")
-        for name in ["sndfile-wav-list-info-hang.wav", "sndfile-wav-extensible-fact-hang.wav"] {
+        for name in ["sndfile-wav-list-info-hang.wav", "sndfile-wav-extensible-fact-hang.wav", "sndfile-wav-list-past-end-hang.wav"] {
             let path = folder.appendingPathComponent(name).path
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             let start = Date()
