@@ -306,6 +306,9 @@ public final class AudioEngine: @unchecked Sendable {
 /// The one object every handle of an engine shares: it holds the engine weakly, so that handles
 /// kept after the engine was discarded do not keep it (and its device and clips) alive, and it
 /// outlives the engine, so that a stale handle's identity is never mistaken for a new engine's.
+// @unchecked Sendable: no lock is needed — `engine` is written once, in the engine's init, before
+// any handle (and so any other thread) can see this object, and afterwards only read; Swift's
+// weak references are loaded and zeroed atomically by the runtime.
 final class EngineLink: @unchecked Sendable {
     /// Written once, in the engine's init, before any handle exists; then only read.
     weak var engine: AudioEngine?
