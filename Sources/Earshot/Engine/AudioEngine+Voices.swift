@@ -134,22 +134,34 @@ extension AudioEngine {
         }
     }
 
-    /// Reads a live voice; nil for a stale handle.
-    func read<T>(_ voice: Voice, _ body: (VoiceState) -> T) -> T? {
+    /// Runs `body` under the AL lock with a live voice's slot index; nil (and `body` not run)
+    /// for another engine's voice, a finished one, or after shutdown.
+    func withSlot<T>(of voice: Voice, _ body: (Int) -> T) -> T? {
         guard voice.engine === self else { return nil }
         return withAL {
             guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
-            return body(core.pool.slots[i])
+            return body(i)
         }
+    }
+
+    /// Runs `body` under the AL lock with a live emitter's index; nil (and `body` not run) for
+    /// another engine's emitter, a removed one, or after shutdown.
+    func withIndex<T>(of emitter: Emitter, _ body: (Int) -> T) -> T? {
+        guard emitter.engine === self else { return nil }
+        return withAL {
+            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
+            return body(i)
+        }
+    }
+
+    /// Reads a live voice; nil for a stale handle.
+    func read<T>(_ voice: Voice, _ body: (VoiceState) -> T) -> T? {
+        withSlot(of: voice) { core.pool.slots[$0] }.map(body)
     }
 
     /// A voice's position, or nil for a stale handle or a non-positional voice.
     public func position(of voice: Voice) -> Vector3? {
-        guard voice.engine === self else { return nil }
-        return withAL {
-            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
-            return core.pool.position(ofSlot: i)
-        }
+        withSlot(of: voice) { core.pool.position(ofSlot: $0) } ?? nil
     }
 
     /// Moves a positioned voice (ignored for a voice following an emitter: move the emitter).
@@ -231,38 +243,24 @@ extension AudioEngine {
 
     /// Removes an emitter; voices following it stop with the steal fade. A stale handle does nothing.
     public func removeEmitter(_ emitter: Emitter) {
-        guard emitter.engine === self else { return }
-        withAL {
-            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
-            core.pool.removeEmitter(i)
-        }
+        withIndex(of: emitter) { core.pool.removeEmitter($0) }
     }
 
     /// An emitter's properties, or nil once removed.
     public func properties(of emitter: Emitter) -> SpatialProperties? {
-        guard emitter.engine === self else { return nil }
-        return withAL {
-            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
-            return core.pool.emitterSpatial[i]
-        }
+        withIndex(of: emitter) { core.pool.emitterSpatial[$0] }
     }
 
     /// Replaces an emitter's properties (invalid values are ignored).
     public func setProperties(_ properties: SpatialProperties, of emitter: Emitter) {
-        guard emitter.engine === self, properties.isValid else { return }
-        withAL {
-            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
-            core.pool.setEmitter(i, properties)
-        }
+        guard properties.isValid else { return }
+        withIndex(of: emitter) { core.pool.setEmitter($0, properties) }
     }
 
     /// Moves an emitter (non-finite positions are ignored).
     public func setPosition(_ position: Vector3, of emitter: Emitter) {
-        guard emitter.engine === self, position.isFinite else { return }
-        withAL {
-            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
-            core.pool.setEmitterPosition(i, position)
-        }
+        guard position.isFinite else { return }
+        withIndex(of: emitter) { core.pool.setEmitterPosition($0, position) }
     }
 
     /// Runs `body` with one lock held for many emitter and voice moves: the way to move thousands

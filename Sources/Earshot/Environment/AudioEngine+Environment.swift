@@ -48,11 +48,7 @@ extension AudioEngine {
 
     /// An emitter's environment, or nil once it is removed.
     public func environment(of emitter: Emitter) -> EnvironmentProperties? {
-        guard emitter.engine === self else { return nil }
-        return withAL {
-            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
-            return core.pool.emitterEnvironment[i]
-        }
+        withIndex(of: emitter) { core.pool.emitterEnvironment[$0] }
     }
 
     /// Sets an emitter's environment; its voices glide to it (over
@@ -64,22 +60,16 @@ extension AudioEngine {
     /// engine.setEnvironment(EnvironmentProperties(obstruction: 0.6), of: guard1)   // behind a pillar
     /// ```
     public func setEnvironment(_ environment: EnvironmentProperties, of emitter: Emitter) {
-        guard emitter.engine === self, environment.isValid else { return }
-        withAL {
-            guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
-            core.pool.setEmitterEnvironment(i, environment)
-        }
+        guard environment.isValid else { return }
+        withIndex(of: emitter) { core.pool.setEmitterEnvironment($0, environment) }
     }
 
     /// Sets the environment of a voice placed at its own position (a voice following an
     /// emitter uses the emitter's; a panned voice is never filtered). Invalid values and stale
     /// handles are ignored.
     public func setEnvironment(_ environment: EnvironmentProperties, of voice: Voice) {
-        guard voice.engine === self, environment.isValid else { return }
-        withAL {
-            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return }
-            core.pool.setVoiceEnvironment(i, environment)
-        }
+        guard environment.isValid else { return }
+        withSlot(of: voice) { core.pool.setVoiceEnvironment($0, environment) }
     }
 }
 
