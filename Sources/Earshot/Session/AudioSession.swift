@@ -351,17 +351,24 @@ public final class AudioSession: @unchecked Sendable {
     public func beginInterruption() {
         control.lock()
         defer { control.unlock() }
+        guard holdAudio() else { return }
+        continuation.yield(.interruption(.began))
+    }
+
+    /// Marks the session interrupted and pauses the engine's voices and playing tracks; false
+    /// (nothing done) when an interruption already holds them. The caller holds `control`.
+    private func holdAudio() -> Bool {
         let began = state.withLock { s -> Bool in
             guard !s.interrupted else { return false }
             s.interrupted = true
             return true
         }
-        guard began else { return }
+        guard began else { return false }
         if let engine {
             applyInterruptionHold(true, on: engine)
             engine.musicSystem.setSessionHold(true, engine: engine)
         }
-        continuation.yield(.interruption(.began))
+        return true
     }
 
     /// The interruption is over: posts `.interruption(.ended(shouldResume:))`, then resumes if
@@ -418,14 +425,7 @@ public final class AudioSession: @unchecked Sendable {
     private func holdForLostOutput() {
         control.lock()
         defer { control.unlock() }
-        let began = state.withLock { s -> Bool in
-            guard !s.interrupted else { return false }
-            s.interrupted = true
-            return true
-        }
-        guard began, let engine else { return }
-        applyInterruptionHold(true, on: engine)
-        engine.musicSystem.setSessionHold(true, engine: engine)
+        _ = holdAudio()   // no interruption event: the route change was just posted
     }
 
     /// Posts `.mediaServicesWereReset`. Called by the engine once it has rebuilt everything on a
