@@ -39,6 +39,29 @@ enum TestSignals {
         return out
     }
 
+    /// Renders `seconds` of a 48 kHz loopback engine in game frames of 1/60 s (800 frames, the
+    /// last one shorter), with an `update` before each; interleaved stereo.
+    @discardableResult
+    static func renderGameFrames(_ e: AudioEngine, seconds: Double) throws -> [Float] {
+        var out: [Float] = []
+        var left = Int((seconds * 48_000).rounded())
+        while left > 0 {
+            e.update()
+            let n = min(800, left)
+            out += try e.render(frames: n)
+            left -= n
+        }
+        return out
+    }
+
+    /// A loopback engine at 48 kHz stereo with `realVoices` sources and `virtualVoices` voices.
+    static func loopbackEngine(realVoices: Int, virtualVoices: Int = 4096) throws -> AudioEngine {
+        try loopbackEngine {
+            $0.maxRealVoices = realVoices
+            $0.maxVirtualVoices = virtualVoices
+        }
+    }
+
     /// A loopback engine at 48 kHz stereo.
     static func loopbackEngine(_ configure: (inout AudioEngine.Configuration) -> Void = { _ in }) throws -> AudioEngine {
         var config = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000))

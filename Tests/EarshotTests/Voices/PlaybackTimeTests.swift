@@ -5,19 +5,6 @@ import XCTest
 /// Delays and fades of voices run in playback time (frozen while the voice or its bus is
 /// paused), and `pauseAll(except:)` / `resumeAll()`: measured on the loopback output.
 final class PlaybackTimeTests: XCTestCase {
-    /// Renders `seconds` in game frames of 1/60 s, with an update before each; interleaved stereo.
-    private func run(_ e: AudioEngine, seconds: Double) throws -> [Float] {
-        var out: [Float] = []
-        var left = Int((seconds * 48_000).rounded())
-        while left > 0 {
-            e.update()
-            let n = min(800, left)
-            out += try e.render(frames: n)
-            left -= n
-        }
-        return out
-    }
-
     private func channel(_ x: [Float], _ c: Int) -> [Float] { stride(from: c, to: x.count, by: 2).map { x[$0] } }
     private func rms(_ x: [Float], _ r: Range<Int>) -> Double { MusicRender.rms(x, r) }
     private func peak(_ x: [Float]) -> Float { x.reduce(0) { max($0, abs($1)) } }
@@ -30,12 +17,12 @@ final class PlaybackTimeTests: XCTestCase {
             defer { e.shutdown() }
             let tone = try e.loadClip(TestSignals.sine(seconds: 2), name: "tone")
             let v = try e.play(tone, options: .init(delay: 0.5))
-            var out = try run(e, seconds: 0.2)
+            var out = try TestSignals.renderGameFrames(e, seconds: 0.2)
             if pauseVoice { e.setPaused(true, of: v) } else { e.setPaused(true, for: .sfx) }
-            out += try run(e, seconds: 1.0)
+            out += try TestSignals.renderGameFrames(e, seconds: 1.0)
             XCTAssertEqual(v.status, .pending, "still waiting for its delay (voice pause: \(pauseVoice))")
             if pauseVoice { e.setPaused(false, of: v) } else { e.setPaused(false, for: .sfx) }
-            out += try run(e, seconds: 0.6)
+            out += try TestSignals.renderGameFrames(e, seconds: 0.6)
             let first = MusicRender.firstSound(channel(out, 0), threshold: 0.01)
             XCTAssertEqual(Double(first), 72_000, accuracy: 800, "started at frame \(first) (voice pause: \(pauseVoice))")
             // From its first frame: its attack at full level at once, no resume fade-in.
@@ -46,14 +33,14 @@ final class PlaybackTimeTests: XCTestCase {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 2), name: "tone")
-        _ = try run(e, seconds: 0.1)
+        _ = try TestSignals.renderGameFrames(e, seconds: 0.1)
         e.setPaused(true, for: .sfx)
-        _ = try run(e, seconds: 0.05)
+        _ = try TestSignals.renderGameFrames(e, seconds: 0.05)
         _ = try e.play(tone, options: .init(delay: 0.3))
-        var out = try run(e, seconds: 1.0)
+        var out = try TestSignals.renderGameFrames(e, seconds: 1.0)
         XCTAssertLessThan(peak(out), 1e-4)
         e.setPaused(false, for: .sfx)
-        out = try run(e, seconds: 0.6)
+        out = try TestSignals.renderGameFrames(e, seconds: 0.6)
         XCTAssertEqual(Double(MusicRender.firstSound(channel(out, 0), threshold: 0.01)), 14_400, accuracy: 800)
     }
 
@@ -64,12 +51,12 @@ final class PlaybackTimeTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let v = try e.play(tone, options: .init(loop: true, fadeIn: 1.0))
-        let before = channel(try run(e, seconds: 0.5), 0)
+        let before = channel(try TestSignals.renderGameFrames(e, seconds: 0.5), 0)
         e.setPaused(true, for: .sfx)
-        let during = channel(try run(e, seconds: 1.0), 0)
+        let during = channel(try TestSignals.renderGameFrames(e, seconds: 1.0), 0)
         XCTAssertLessThan(peak(Array(during[960...])), 1e-4, "silent while paused")
         e.setPaused(false, for: .sfx)
-        let after = channel(try run(e, seconds: 1.0), 0)
+        let after = channel(try TestSignals.renderGameFrames(e, seconds: 1.0), 0)
         let full = rms(after, 38_400..<48_000)
         XCTAssertEqual(v.status, .real)
         XCTAssertEqual(rms(before, 22_800..<24_000) / full, 0.49, accuracy: 0.04, "half-way into the fade at the pause")
@@ -85,16 +72,16 @@ final class PlaybackTimeTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let v = try e.play(tone, options: .init(loop: true))
-        let full = rms(channel(try run(e, seconds: 0.2), 0), 4_800..<9_600)
+        let full = rms(channel(try TestSignals.renderGameFrames(e, seconds: 0.2), 0), 4_800..<9_600)
         v.stop(fade: 1.0)
-        let before = channel(try run(e, seconds: 0.5), 0)
+        let before = channel(try TestSignals.renderGameFrames(e, seconds: 0.5), 0)
         XCTAssertEqual(rms(before, 22_800..<24_000) / full, 0.51, accuracy: 0.04)
         e.setPaused(true, for: .sfx)
-        let during = channel(try run(e, seconds: 1.5), 0)
+        let during = channel(try TestSignals.renderGameFrames(e, seconds: 1.5), 0)
         XCTAssertLessThan(peak(Array(during[960...])), 1e-4, "a stopping voice is silent while its bus is paused")
         XCTAssertNotEqual(v.status, .stopped, "its stop fade waits for the resume")
         e.setPaused(false, for: .sfx)
-        let after = channel(try run(e, seconds: 1.0), 0)
+        let after = channel(try TestSignals.renderGameFrames(e, seconds: 1.0), 0)
         XCTAssertEqual(rms(after, 960..<1_920) / full, 0.47, accuracy: 0.05)
         XCTAssertEqual(rms(after, 12_000..<12_960) / full, 0.24, accuracy: 0.05)
         XCTAssertLessThan(peak(Array(after[26_400...])), 1e-4)
@@ -121,7 +108,7 @@ final class PlaybackTimeTests: XCTestCase {
         music.pan = 1
         music.volume = 0.3
         try music.play()
-        var out = try run(e, seconds: 0.2)
+        var out = try TestSignals.renderGameFrames(e, seconds: 0.2)
         let uiLevel = rms(channel(out, 0), 4_800..<9_600)
         XCTAssertEqual(oneShot.status, .stopped, "the one-shot ended before the pause")
         e.setPaused(true, for: .voice)                 // the game's own pause, before the menu
@@ -131,21 +118,21 @@ final class PlaybackTimeTests: XCTestCase {
         XCTAssertTrue(e.isHeld(.music))
         XCTAssertFalse(e.isHeld(.ui))
         XCTAssertFalse(music.isPlaying)
-        out = try run(e, seconds: 0.5)
+        out = try TestSignals.renderGameFrames(e, seconds: 0.5)
         XCTAssertLessThan(peak(Array(channel(out, 1)[960...])), 1e-4, "effects, dialogue and music are silent")
         XCTAssertEqual(rms(channel(out, 0), 4_800..<9_600), uiLevel, accuracy: uiLevel * 0.02, "the UI plays on")
         let musicAt = music.currentTime
         // During the menu: a UI sound plays and ends; the game stops the effect loop.
         let click = try e.play(blip, options: .init(pan: -1, bus: .ui))
         sfx.stop()
-        out = try run(e, seconds: 0.2)
+        out = try TestSignals.renderGameFrames(e, seconds: 0.2)
         XCTAssertEqual(click.status, .stopped)
 
         e.resumeAll()
         XCTAssertFalse(e.isPausedAll)
         XCTAssertTrue(e.isPaused(.voice), "the game's own pause outlives resumeAll")
         XCTAssertTrue(music.isPlaying)
-        out = try run(e, seconds: 0.3)
+        out = try TestSignals.renderGameFrames(e, seconds: 0.3)
         XCTAssertEqual(music.currentTime, musicAt + 0.3, accuracy: 0.002, "music went on from where it was")
         XCTAssertGreaterThan(rms(channel(out, 1), 4_800..<9_600), 0.05, "music is back")
         XCTAssertEqual(sfx.status, .stopped)
@@ -154,7 +141,7 @@ final class PlaybackTimeTests: XCTestCase {
         XCTAssertEqual(dialogue.status, .virtual)
         // Without the music, nothing plays on the right: nothing that had ended came back.
         music.stop()
-        out = try run(e, seconds: 0.2)
+        out = try TestSignals.renderGameFrames(e, seconds: 0.2)
         XCTAssertLessThan(peak(channel(out, 1)), 1e-4)
         XCTAssertEqual(rms(channel(out, 0), 0..<9_600), uiLevel, accuracy: uiLevel * 0.02)
         XCTAssertEqual(ui.status, .real)

@@ -9,47 +9,26 @@ import XCTest
 /// grant is a typed error, that handles do not keep engines alive, and that `update` without
 /// rendering stays cheap.
 final class VoiceHardeningTests: XCTestCase {
-    private func engine(real: Int, virtual: Int = 4096) throws -> AudioEngine {
-        try TestSignals.loopbackEngine {
-            $0.maxRealVoices = real
-            $0.maxVirtualVoices = virtual
-        }
-    }
-
-    @discardableResult
-    private func run(_ engine: AudioEngine, seconds: Double) throws -> [Float] {
-        var out: [Float] = []
-        let frames = Int(seconds * 48_000)
-        var done = 0
-        while done < frames {
-            engine.update()
-            let n = min(800, frames - done)
-            out += try engine.render(frames: n)
-            done += n
-        }
-        return out
-    }
-
     // MARK: 5. Counters
 
     /// A paused voice, a paused bus and a voice turned below the audibility floor give up their
     /// sources without being steals; only a voice outranked in a full pool is one.
     func testStealsCountOnlyVoicesTakenForOthers() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let paused = try e.play(tone, options: .init(loop: true, pan: -1, bus: .ui))
         let onSFX = try e.play(tone, options: .init(loop: true, pan: 1, bus: .sfx))
         let quiet = try e.play(tone, options: .init(loop: true, pan: 1, bus: .ui))
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(e.stats.realVoices, 3)
 
         e.setPaused(true, of: paused)
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         e.setPaused(true, for: .sfx)
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         quiet.gain = 0   // below the audibility floor
-        let out = try run(e, seconds: 0.1)
+        let out = try TestSignals.renderGameFrames(e, seconds: 0.1)
         XCTAssertEqual([paused.status, onSFX.status, quiet.status], [.virtual, .virtual, .virtual])
         XCTAssertLessThan(TestSignals.rms(Array(out.suffix(2_400)), channels: 2).max() ?? 1, 1e-4,
                           "all three are silent: \(TestSignals.rms(Array(out.suffix(2_400)), channels: 2))")
@@ -62,24 +41,24 @@ final class VoiceHardeningTests: XCTestCase {
         e.setPaused(false, of: paused)
         e.setPaused(false, for: .sfx)
         quiet.gain = 1
-        try run(e, seconds: 0.1)
+        try TestSignals.renderGameFrames(e, seconds: 0.1)
         XCTAssertEqual(e.stats.realVoices, 3)
         var loud: [Voice] = []
         for _ in 0..<2 { loud.append(try e.play(tone, options: .init(gain: 1, loop: true, priority: 10, pan: 0, bus: .ui))) }
-        try run(e, seconds: 0.1)
+        try TestSignals.renderGameFrames(e, seconds: 0.1)
         s = e.stats
         XCTAssertEqual(s.realVoices, 4)
         XCTAssertEqual(s.steals, 1, "one of the three was taken for the fifth voice")
         XCTAssertEqual(s.pauses, 2)
         XCTAssertEqual(s.virtualizations, 1)
         // Refusals stay apart: a full virtual pool refuses a low-standing request.
-        let tiny = try engine(real: 1, virtual: 1)
+        let tiny = try TestSignals.loopbackEngine(realVoices: 1, virtualVoices: 1)
         defer { tiny.shutdown() }
         let t = try tiny.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         _ = try tiny.play(t, options: .init(loop: true, priority: 0))
         _ = try tiny.play(t, options: .init(loop: true, priority: 0))
         let refused = try tiny.play(t, options: .init(loop: true, priority: 255))
-        try run(tiny, seconds: 0.05)
+        try TestSignals.renderGameFrames(tiny, seconds: 0.05)
         XCTAssertEqual(refused.status, .refused)
         XCTAssertEqual(tiny.stats.refusals, 1)
         XCTAssertEqual(tiny.stats.pauses, 0)
@@ -129,7 +108,7 @@ final class VoiceHardeningTests: XCTestCase {
     /// and `batch`, drawn from a few values so that moves back (A → B → A) are frequent: after
     /// every update, each real voice's AL source holds exactly its properties.
     func testEveryPropertySequenceReachesOpenAL() throws {
-        let e = try engine(real: 16)
+        let e = try TestSignals.loopbackEngine(realVoices: 16)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let positions = [Vector3(2, 0, 0), Vector3(-2, 0, 0), Vector3(0, 0, -3)]
@@ -151,7 +130,7 @@ final class VoiceHardeningTests: XCTestCase {
         for _ in 0..<3 {
             voices.append((try e.play(tone, options: .init(loop: true, position: rng.pick(positions))), nil))
         }
-        try run(e, seconds: 0.02)
+        try TestSignals.renderGameFrames(e, seconds: 0.02)
         var mismatches: [String] = []
         for step in 0..<600 {
             let (voice, emitter) = rng.pick(voices)
@@ -183,17 +162,17 @@ final class VoiceHardeningTests: XCTestCase {
     /// The case from the issue, heard: an emitter moved right → left → right through
     /// `setProperties` sounds on the right again.
     func testEmitterMovedBackThroughSetPropertiesIsHeardThere() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let right = SpatialProperties(position: Vector3(3, 0, 0))
         let car = try e.makeEmitter(right)
         _ = try e.play(tone, options: .init(loop: true, emitter: car))
-        try run(e, seconds: 0.1)
+        try TestSignals.renderGameFrames(e, seconds: 0.1)
         car.position = Vector3(-3, 0, 0)            // the per-frame move (position only)
-        try run(e, seconds: 0.1)
+        try TestSignals.renderGameFrames(e, seconds: 0.1)
         e.setProperties(right, of: car)              // and back, with the full setter
-        let out = try run(e, seconds: 0.2)
+        let out = try TestSignals.renderGameFrames(e, seconds: 0.2)
         let rms = TestSignals.rms(Array(out.suffix(4_800 * 2)), channels: 2)
         XCTAssertGreaterThan(TestSignals.dB(rms[1]) - TestSignals.dB(rms[0]), 6, "heard on the right again: \(rms)")
     }
@@ -201,7 +180,7 @@ final class VoiceHardeningTests: XCTestCase {
     // MARK: 8. A batch cannot outlive its call
 
     func testBatchIsInvalidAfterItsCallReturns() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let em = try e.makeEmitter(SpatialProperties(position: Vector3(3, 0, 0)))
@@ -219,7 +198,7 @@ final class VoiceHardeningTests: XCTestCase {
             XCTAssertTrue(frame.isValid)
             XCTAssertEqual(kept?.isValid, false)
         }
-        let out = try run(e, seconds: 0.1)
+        let out = try TestSignals.renderGameFrames(e, seconds: 0.1)
         let rms = TestSignals.rms(Array(out.suffix(2_400 * 2)), channels: 2)
         XCTAssertGreaterThan(rms[0], rms[1] * 2, "the move made inside the batch was heard")
     }
@@ -233,7 +212,7 @@ final class VoiceHardeningTests: XCTestCase {
         let rssBefore = ReliabilityTests.residentBytes()
         for i in 0..<100 {
             try { () throws in
-                let e = try engine(real: 8)
+                let e = try TestSignals.loopbackEngine(realVoices: 8)
                 if i == 0 { firstEngine = e }
                 // A clip of 2 MB each: 100 engines kept alive would hold 200 MB of samples.
                 let clip = try e.loadClip(samples, name: "tone")
@@ -260,7 +239,7 @@ final class VoiceHardeningTests: XCTestCase {
 
     /// Shut down (but still referenced) engines: handles are stale, every call a no-op.
     func testHandlesAfterShutdownAreStale() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let em = try e.makeEmitter()
         let v = try e.play(tone, options: .init(loop: true, emitter: em))

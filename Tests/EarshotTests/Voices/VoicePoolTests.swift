@@ -5,30 +5,8 @@ import XCTest
 /// The voice pool on a loopback engine: who keeps a source, what a steal sounds like, where a
 /// virtual voice comes back.
 final class VoicePoolTests: XCTestCase {
-    private func engine(real: Int, virtual: Int = 4096) throws -> AudioEngine {
-        try TestSignals.loopbackEngine {
-            $0.maxRealVoices = real
-            $0.maxVirtualVoices = virtual
-        }
-    }
-
-    /// Renders `seconds` in game frames of 1/60 s, calling update before each.
-    @discardableResult
-    private func run(_ engine: AudioEngine, seconds: Double) throws -> [Float] {
-        var out: [Float] = []
-        let frames = Int(seconds * 48_000)
-        var done = 0
-        while done < frames {
-            engine.update()
-            let n = min(800, frames - done)
-            out += try engine.render(frames: n)
-            done += n
-        }
-        return out
-    }
-
     func testStealOrderPriorityThenAudibilityThenAge() throws {
-        let e = try engine(real: 2)
+        let e = try TestSignals.loopbackEngine(realVoices: 2)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
 
@@ -37,45 +15,45 @@ final class VoicePoolTests: XCTestCase {
         let unimportant = try e.play(tone, options: .init(loop: true, priority: 200))
         let middle = try e.play(tone, options: .init(loop: true, priority: 100))
         XCTAssertEqual(middle.status, .virtual, "no free source: it waits for the next update")
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(important.status, .real)
         XCTAssertEqual(middle.status, .real)
         XCTAssertEqual(unimportant.status, .virtual)
         e.stopAllVoices()
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(e.activeVoiceCount, 0)
 
         // Audibility, at equal priority: the quietest loses.
         let loud = try e.play(tone, options: .init(gain: 1, loop: true))
         let quiet = try e.play(tone, options: .init(gain: 0.2, loop: true))
         let medium = try e.play(tone, options: .init(gain: 0.5, loop: true))
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(loud.status, .real)
         XCTAssertEqual(medium.status, .real)
         XCTAssertEqual(quiet.status, .virtual)
         e.stopAllVoices()
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
 
         // Distance counts in audibility: a far voice loses to a near one.
         let near = try e.play(tone, options: .init(loop: true, position: Vector3(0, 0, -1)))
         let far = try e.play(tone, options: .init(loop: true, position: Vector3(0, 0, -40)))
         let mid = try e.play(tone, options: .init(loop: true, position: Vector3(0, 0, -4)))
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual([near.status, mid.status, far.status], [.real, .real, .virtual])
         e.stopAllVoices()
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
 
         // Age, at equal priority and audibility: the oldest loses, the newer win.
         let oldest = try e.play(tone, options: .init(loop: true))
         let older = try e.play(tone, options: .init(loop: true))
         let newest = try e.play(tone, options: .init(loop: true))
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual([oldest.status, older.status, newest.status], [.virtual, .real, .real])
         XCTAssertEqual(e.stats.steals, 4)
     }
 
     func testMusicSourcesAreNeverTaken() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         // A source reserved for music, playing the tone as a music track would.
@@ -91,7 +69,7 @@ final class VoicePoolTests: XCTestCase {
         for i in 0..<200 {
             _ = try e.play(tone, options: .init(loop: true, priority: 0, position: Vector3(Float(i % 9) - 4, 0, -2)))
         }
-        try run(e, seconds: 0.1)
+        try TestSignals.renderGameFrames(e, seconds: 0.1)
         let state = e.context.withCurrent { () -> ALint in
             var s: ALint = 0
             alGetSourcei(music, AL_SOURCE_STATE, &s)
@@ -109,17 +87,17 @@ final class VoicePoolTests: XCTestCase {
     }
 
     func testStealDoesNotClick() throws {
-        let e = try engine(real: 1)
+        let e = try TestSignals.loopbackEngine(realVoices: 1)
         defer { e.shutdown() }
         // 443 whole cycles per second (a seamless loop); the steal lands mid-cycle (0.2 s = 88.6 cycles).
         let tone = try e.loadClip(TestSignals.sine(frequency: 443, amplitude: 0.8, seconds: 1), name: "tone")
         let silence = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16([Int16](repeating: 0, count: 4_800))), name: "silence")
         _ = try e.play(tone, options: .init(loop: true))
-        let before = try run(e, seconds: 0.2)
+        let before = try TestSignals.renderGameFrames(e, seconds: 0.2)
         let toneStep = maxStep(before, channel: 0, from: 4_800)
         XCTAssertGreaterThan(toneStep, 0.01)
         _ = try e.play(silence, options: .init(loop: true, priority: 0))
-        let around = try run(e, seconds: 0.1)
+        let around = try TestSignals.renderGameFrames(e, seconds: 0.1)
         XCTAssertGreaterThan(abs(before[before.count - 2]), 0.1, "the cut must not fall on a zero crossing")
         XCTAssertLessThanOrEqual(maxStep(before + around, channel: 0, from: 4_800), toneStep * 1.5, "a step at the cut would be a click")
         // And the tone really is gone: the silent voice owns the only source.
@@ -138,7 +116,7 @@ final class VoicePoolTests: XCTestCase {
     }
 
     func testVirtualVoiceResumesAtTheEngineClockOffset() throws {
-        let e = try engine(real: 1)
+        let e = try TestSignals.loopbackEngine(realVoices: 1)
         defer { e.shutdown() }
         // A 1 s ramp from -0.9 to +0.9: each sample tells its own offset.
         let n = 48_000
@@ -146,12 +124,12 @@ final class VoicePoolTests: XCTestCase {
         let rampClip = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(ramp)), name: "ramp")
         let silence = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16([Int16](repeating: 0, count: 480))), name: "silence")
         let voice = try e.play(rampClip, options: .init(loop: true, pan: 1))   // hard right: gain 1 on R
-        var out = try run(e, seconds: 0.5)
+        var out = try TestSignals.renderGameFrames(e, seconds: 0.5)
         let thief = try e.play(silence, options: .init(loop: true, priority: 0))
-        out += try run(e, seconds: 0.3)
+        out += try TestSignals.renderGameFrames(e, seconds: 0.3)
         XCTAssertEqual(voice.status, .virtual)
         thief.stop()
-        out += try run(e, seconds: 0.4)
+        out += try TestSignals.renderGameFrames(e, seconds: 0.4)
         XCTAssertEqual(voice.status, .real)
         XCTAssertEqual(e.stats.resumes, 1)
         // The steal and the resume are ramps, not steps: a resumed source must not start at full
@@ -170,7 +148,7 @@ final class VoicePoolTests: XCTestCase {
     }
 
     func testTenThousandPlaysOnTwoHundredFiftySixSources() throws {
-        let e = try engine(real: 256)
+        let e = try TestSignals.loopbackEngine(realVoices: 256)
         defer { e.shutdown() }
         XCTAssertEqual(e.stats.voiceSources, 256)
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.2), name: "tone")
@@ -180,7 +158,7 @@ final class VoicePoolTests: XCTestCase {
             let v = try e.play(tone, options: .init(loop: true, position: Vector3(5 * cosf(angle), 0, 5 * sinf(angle))))
             statuses[v.status, default: 0] += 1
         }
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         let stats = e.stats
         XCTAssertEqual(stats.realVoices, 256)
         XCTAssertEqual(stats.virtualVoices, 4096)
@@ -193,25 +171,25 @@ final class VoicePoolTests: XCTestCase {
     /// outcome is the same: the best voices hold the sources, and every source is used when there
     /// are voices for it.
     func testCrowdedAndCalmUpdatesAlternate() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.2), name: "tone")
         // Crowded: 10 voices, priorities 10…100; the four most important (10…40) are real.
         let voices = try (1...10).map { try e.play(tone, options: .init(loop: true, priority: UInt8($0 * 10))) }
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(voices.map(\.status), Array(repeating: .real, count: 4) + Array(repeating: .virtual, count: 6))
         // Calm: stop all but three unimportant ones (80, 90, 100): they all get sources.
         for v in voices[0..<7] { v.stop() }
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(voices[7...].map(\.status), [.real, .real, .real])
         XCTAssertEqual(e.stats.realVoices, 3)
         // Calm again with a fourth: it takes the free source at once.
         let fourth = try e.play(tone, options: .init(loop: true, priority: 200))
-        try run(e, seconds: 0.02)
+        try TestSignals.renderGameFrames(e, seconds: 0.02)
         XCTAssertEqual(fourth.status, .real)
         // Crowded again by two important voices: the two least important (200, then 100) fade out.
         let vip = try (0..<2).map { _ in try e.play(tone, options: .init(loop: true, priority: 1)) }
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertEqual(vip.map(\.status), [.real, .real])
         XCTAssertEqual([voices[7].status, voices[8].status, voices[9].status, fourth.status], [.real, .real, .virtual, .virtual])
         XCTAssertEqual(e.stats.realVoices, 4)
@@ -219,11 +197,11 @@ final class VoicePoolTests: XCTestCase {
     }
 
     func testStaleHandlesAndMisuse() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.05), name: "tone")
         let v = try e.play(tone)
-        try run(e, seconds: 0.1)                 // the one-shot ends
+        try TestSignals.renderGameFrames(e, seconds: 0.1)                 // the one-shot ends
         XCTAssertFalse(v.isPlaying)
         XCTAssertEqual(v.status, .stopped)
         v.gain = 0.5; v.position = Vector3(1, 0, 0); v.pitch = 2; v.stop()   // all no-ops
@@ -244,22 +222,22 @@ final class VoicePoolTests: XCTestCase {
         XCTAssertEqual(reuse.gain, 1)
         e.unload(tone)
         XCTAssertThrowsError(try e.play(tone)) { XCTAssertEqual($0 as? EarshotError, .clipUnloaded) }
-        try run(e, seconds: 0.05)
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertFalse(reuse.isPlaying, "unloading stops the clip's voices")
         XCTAssertEqual(e.stats.clips, 0)
         XCTAssertEqual(e.context.withCurrent { alGetError() }, AL_NO_ERROR)
     }
 
     func testPanIsHardLeftHardRightAndCentred() throws {
-        let e = try engine(real: 4)
+        let e = try TestSignals.loopbackEngine(realVoices: 4)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(), name: "tone")
         func level(_ pan: Float) throws -> [Double] {
             let v = try e.play(tone, options: .init(loop: true, pan: pan))
-            try run(e, seconds: 0.05)
-            let rms = TestSignals.rms(try run(e, seconds: 0.1), channels: 2)
+            try TestSignals.renderGameFrames(e, seconds: 0.05)
+            let rms = TestSignals.rms(try TestSignals.renderGameFrames(e, seconds: 0.1), channels: 2)
             v.stop()
-            try run(e, seconds: 0.05)
+            try TestSignals.renderGameFrames(e, seconds: 0.05)
             return rms
         }
         let left = try level(-1), right = try level(1), centre = try level(0)
@@ -273,16 +251,16 @@ final class VoicePoolTests: XCTestCase {
     func testAReusedSourceTakesEachVoicesOwnPlacement() throws {
         // One source, voices of different placements one after the other: the per-source cache
         // of sent properties must never leave a previous voice's position or mode behind.
-        let e = try engine(real: 1)
+        let e = try TestSignals.loopbackEngine(realVoices: 1)
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(), name: "tone")
         func sides(_ options: PlayOptions, move: Vector3? = nil) throws -> (left: Double, right: Double) {
             let v = try e.play(tone, options: options)
-            try run(e, seconds: 0.05)
-            if let move { v.position = move; try run(e, seconds: 0.05) }
-            let rms = TestSignals.rms(try run(e, seconds: 0.1), channels: 2)
+            try TestSignals.renderGameFrames(e, seconds: 0.05)
+            if let move { v.position = move; try TestSignals.renderGameFrames(e, seconds: 0.05) }
+            let rms = TestSignals.rms(try TestSignals.renderGameFrames(e, seconds: 0.1), channels: 2)
             v.stop()
-            try run(e, seconds: 0.05)
+            try TestSignals.renderGameFrames(e, seconds: 0.05)
             return (TestSignals.dB(rms[0]), TestSignals.dB(rms[1]))
         }
         let right = try sides(.init(loop: true, position: Vector3(3, 0, 0)))
