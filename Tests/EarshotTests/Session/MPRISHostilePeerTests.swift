@@ -19,9 +19,7 @@ final class MPRISHostilePeerTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard ProcessInfo.processInfo.environment["EARSHOT_HOSTILE_PEER_BUS"] == nil else { return }
-        for tool in ["/usr/bin/dbus-daemon", "/usr/bin/mpv", "/usr/bin/playerctl"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
+        try requireTools(["/usr/bin/dbus-daemon", "/usr/bin/mpv", "/usr/bin/playerctl"])
         guard FileManager.default.fileExists(atPath: "/etc/mpv/scripts/mpris.so") else { throw XCTSkip("mpv-mpris is missing: run `make deps`") }
         fixtures = try MusicFixtures()
         bus = try PrivateBus()

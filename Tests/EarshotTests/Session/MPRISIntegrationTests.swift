@@ -13,9 +13,7 @@ final class MPRISIntegrationTests: XCTestCase {
     private var engine: AudioEngine!
 
     override func setUpWithError() throws {
-        for tool in ["/usr/bin/dbus-daemon", "/usr/bin/mpv", "/usr/bin/playerctl"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
+        try requireTools(["/usr/bin/dbus-daemon", "/usr/bin/mpv", "/usr/bin/playerctl"])
         guard FileManager.default.fileExists(atPath: "/etc/mpv/scripts/mpris.so") else { throw XCTSkip("mpv-mpris is missing: run `make deps`") }
         fixtures = try MusicFixtures()
         bus = try PrivateBus()

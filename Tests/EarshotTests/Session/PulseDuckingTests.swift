@@ -38,10 +38,8 @@ final class PulseDuckingTests: XCTestCase {
     /// says — a 500 Hz music track and a 1500 Hz effect — while mpv (on a private bus) plays from
     /// 3 s to 5.5 s; checks the music is down at least 20 dB meanwhile and the effect untouched.
     private func runDuckingCase(_ arguments: (MusicFixtures, String, String) throws -> [String]) throws {
-        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec", "/usr/bin/mpv", "/usr/bin/playerctl",
-                     "/usr/bin/dbus-daemon"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec", "/usr/bin/mpv", "/usr/bin/playerctl",
+                          "/usr/bin/dbus-daemon"])
         let fixtures = try MusicFixtures()
         let runtime = fixtures.directory.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)

@@ -25,9 +25,7 @@ final class PulseRecoveryTests: XCTestCase {
 
     /// Fixtures and a private daemon with a `game` null sink as default (stop it by `runtime`).
     private func privateDaemon() throws -> (MusicFixtures, URL, [String: String]) {
-        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
         let fixtures = try MusicFixtures()
         let runtime = fixtures.directory.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)

@@ -45,9 +45,7 @@ final class PulseRouteTests: XCTestCase {
     }
 
     func testSoundFollowsTheDefaultSinkAndComesBackWhenItGoesAway() throws {
-        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
         let fixtures = try MusicFixtures()
         let runtime = fixtures.directory.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)

@@ -12,9 +12,7 @@ final class RecordingTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        for tool in ["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/paplay", "/usr/bin/sox"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing: run `make deps`")
-        }
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/paplay", "/usr/bin/sox"])
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-record-\(UUID().uuidString)")
         runtime = folder.appendingPathComponent("runtime")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)

@@ -4,6 +4,14 @@ import Synchronization
 import XCTest
 
 /// Measuring and process helpers for the audio-session tests.
+/// Skips the test (naming the first missing one) unless every executable in `tools` exists;
+/// `make test` installs them all through `make deps`, so a skip here means a hand-run test.
+func requireTools(_ tools: [String]) throws {
+    for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
+        throw XCTSkip("\(tool) is missing: run `make deps`")
+    }
+}
+
 enum SessionMeasure {
     /// The power of `frequency` in one channel of interleaved samples (Goertzel), normalised so
     /// that a sine of amplitude A with a whole number of cycles in the window reads A²/4.
