@@ -7,15 +7,13 @@ import XCTest
 /// FILE:LINE:COLUMN, and heard in the rendered Demos/Scenes/rooms.yaml.
 final class SceneEnvironmentTests: XCTestCase {
     private var tmp: URL!
-    private var beep: String { CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path }
+    private var beep: String { SceneFixtures.beep }
 
     override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     private func write(_ yaml: String, name: String = "scene.yaml") throws -> String {
-        let path = tmp.appendingPathComponent(name).path
-        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try SceneFixtures.write(yaml, name: name, in: tmp)
     }
 
     func testZonesAndEmitterEnvironmentsAreParsed() throws {

@@ -126,7 +126,7 @@ final class SceneRenderTests: XCTestCase {
 
     func testEventsBetweenGameFramesStartOnTheirSample() throws {
         // 60 Hz frames are 800 samples; these times fall inside frames.
-        let beep = CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path
+        let beep = SceneFixtures.beep
         let path = tmp.appendingPathComponent("t.yaml").path
         try """
             duration: 1.6

@@ -76,6 +76,16 @@ enum SceneFixtures {
     static var scenesFolder: String { CLIRunner.packageRoot.appendingPathComponent("Demos/Scenes").path }
     static func path(_ name: String) -> String { scenesFolder + "/" + name }
 
+    /// The short beep of Assets/Sounds, the sound most test scenes play.
+    static var beep: String { CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path }
+
+    /// Writes `yaml` as `name` in `folder` and returns its path.
+    static func write(_ yaml: String, name: String = "scene.yaml", in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-scenes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
