@@ -42,6 +42,18 @@ enum ALCheck {
     /// Clears any stale error before a checked sequence.
     static func clear() { _ = alGetError() }
 
+    /// Before a checked sequence: every AL call of the engine is checked, so nothing should be
+    /// pending. Something that is means an unchecked call somewhere — a trap in debug builds,
+    /// and in release a logged error (then cleared, so that it is not blamed on `operation`).
+    static func expectNoPending(before operation: @autoclosure () -> String) {
+        let code = alGetError()
+        guard code != AL_NO_ERROR else { return }
+        assertionFailure("stale OpenAL \(ALErrorName.name(code)) before \(operation()): an AL call went unchecked")
+        staleLogger.error("stale OpenAL \(ALErrorName.name(code)) before \(operation()): an AL call went unchecked")
+    }
+
+    private static let staleLogger = EarshotLogging.logger("earshot.openal")
+
     /// Reads and clears the pending ALC error of a device.
     static func alcError(_ device: OpaquePointer?) -> Int32 { alcGetError(device) }
 }

@@ -40,7 +40,7 @@ enum EFX {
 
     /// A new auxiliary effect slot (an effect's place in the mix, fed by sources' sends).
     static func makeSlot() throws(EarshotError) -> ALuint {
-        ALCheck.clear()   // a checked sequence starts clean: what is pending belongs to no call of ours
+        ALCheck.expectNoPending(before: "alGenAuxiliaryEffectSlots")
         var slot: ALuint = 0
         alGenAuxiliaryEffectSlots(1, &slot)
         try ALCheck.throwing("alGenAuxiliaryEffectSlots")
@@ -49,7 +49,7 @@ enum EFX {
 
     /// A new effect of `type` (`AL_EFFECT_EAXREVERB`, `AL_EFFECT_ECHO` …).
     static func makeEffect(type: ALint) throws(EarshotError) -> ALuint {
-        ALCheck.clear()   // a checked sequence starts clean
+        ALCheck.expectNoPending(before: "alGenEffects")
         var effect: ALuint = 0
         alGenEffects(1, &effect)
         try ALCheck.throwing("alGenEffects")
@@ -66,7 +66,7 @@ enum EFX {
 
     /// A new low-pass filter (gain and high-frequency gain, both 0…1).
     static func makeLowPass() throws(EarshotError) -> ALuint {
-        ALCheck.clear()   // a checked sequence starts clean
+        ALCheck.expectNoPending(before: "alGenFilters")
         var filter: ALuint = 0
         alGenFilters(1, &filter)
         try ALCheck.throwing("alGenFilters")
