@@ -472,7 +472,7 @@ final class MusicSystem: @unchecked Sendable {
         engine.withAL {
             guard !engine.core.isShutDown else { return }
             applyPan(s, source: source)
-            alSourcef(source, AL_PITCH, s.rate)
+            alSourcef(source, AL_PITCH, s.sourcePitch)
             _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
             ALCheck.clear()
         }
@@ -535,7 +535,7 @@ final class MusicSystem: @unchecked Sendable {
         let size = bufferFrames(s)
         var target = size * Self.defaultBufferCount
         if renderLookahead, renderFrames > 0, s.state == .playing {
-            let consumed = Double(renderFrames) * Double(s.fileRate) / Double(engine.sampleRate) * Double(s.rate)
+            let consumed = Double(renderFrames) * Double(s.fileRate) / Double(engine.sampleRate) * Double(s.sourcePitch)
             target += Int(consumed.rounded(.up)) + 64   // + the resampler's look-ahead
         }
         var ahead = aheadNow
@@ -577,8 +577,8 @@ final class MusicSystem: @unchecked Sendable {
                 alGetSourcei(prevSource, AL_SOURCE_STATE, &state)
                 alGetSourcei(prevSource, AL_SAMPLE_OFFSET, &offset)
                 let remaining = state == AL_STOPPED ? 0 : max(0, previous.queuedFrames - Int(offset))
-                let seconds = Double(remaining) / (Double(previous.fileRate) * Double(previous.rate))
-                let leadIn = Int((seconds * Double(s.fileRate) * Double(s.rate)).rounded())
+                let seconds = Double(remaining) / (Double(previous.fileRate) * Double(previous.sourcePitch))
+                let leadIn = Int((seconds * Double(s.fileRate) * Double(s.sourcePitch)).rounded())
                 if leadIn > 0 { uploadAll([.silence(frames: leadIn, channels: s.channels)], to: s, source: source) }
             }
             uploadAll(staged, to: s, source: source)
@@ -599,7 +599,7 @@ final class MusicSystem: @unchecked Sendable {
             alSourcei(source, AL_DIRECT_CHANNELS_SOFT, s.channels == 2 ? AL_TRUE : AL_FALSE)
         }
         applyPan(s, source: source)
-        alSourcef(source, AL_PITCH, s.rate)
+        alSourcef(source, AL_PITCH, s.sourcePitch)
         s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
         _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
         ALCheck.clear()

@@ -186,14 +186,44 @@ public final class MusicTrack: @unchecked Sendable {
         }
     }
 
-    /// Playback rate 0.5…2 (clamped; NaN ignored). It is OpenAL's pitch: the pitch follows the
-    /// rate, as on a tape (no time-stretching).
+    /// What ``rate`` does to the pitch.
+    public enum RateMode: String, Sendable, Equatable, CaseIterable {
+        /// The default: the rate changes the speed and the pitch stays (AVAudioPlayer's
+        /// `enableRate`). The track's audio is time-stretched (WSOLA, see <doc:MusicTracks>)
+        /// before it is queued; at rate 1 nothing is stretched.
+        case keepsPitch
+        /// The rate is OpenAL's pitch: speed and pitch move together, as on a tape.
+        case tape
+    }
+
+    /// Playback rate 0.5…2 (clamped; NaN ignored): 2 plays twice as fast, 0.5 half as fast.
+    ///
+    /// In ``RateMode/keepsPitch`` mode (the default) the pitch stays where it is; a change
+    /// applies to the audio decoded after it and glides there over about 0.1–0.3 s, so it is
+    /// heard after the half second already queued, with no click. In ``RateMode/tape`` mode the
+    /// pitch follows the rate and a change is heard at once. ``currentTime`` counts the file's
+    /// seconds either way; a device loss resumes at the same rate and position.
     public var rate: Float {
         get { system.read(stream) { $0.rate } }
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
             system.update(stream, engine: engine) { $0.rate = min(2, max(0.5, newValue)) }
+        }
+    }
+
+    /// Whether ``rate`` keeps the pitch (``RateMode/keepsPitch``, the default) or moves it like
+    /// a tape (``RateMode/tape``). Set it before playing: a change while the track holds a
+    /// source re-queues from the current position (a seek), so the switch is heard at once.
+    public var rateMode: RateMode {
+        get { system.read(stream) { $0.rateMode } }
+        set {
+            guard let engine else { return }
+            guard system.read(stream, { $0.rateMode }) != newValue else { return }
+            let position = currentFrame
+            let holdsSource = system.read(stream) { $0.source != nil }
+            system.update(stream, engine: engine) { $0.rateMode = newValue }
+            if holdsSource { system.seek(stream, toFrame: position, engine: engine) }
         }
     }
 

@@ -7,6 +7,9 @@ struct StreamSegment: Equatable {
     var offset: Int
     var fileFrame: Int?
     var count: Int
+    /// File frames per frame of the buffer: 1, or the rate of time-stretched audio (a stretched
+    /// segment maps to the file within one stretcher sequence, see ``TimeStretcher``).
+    var step: Double = 1
 }
 
 /// Decoded frames waiting to be uploaded into an OpenAL buffer.
@@ -88,6 +91,7 @@ final class TrackStream: @unchecked Sendable {
     var volume: Float = 1
     var pan: Float = 0
     var rate: Float = 1
+    var rateMode: MusicTrack.RateMode = .keepsPitch
     var numberOfLoops = 0
     var loopRegion: Range<Int>?
     var meteringEnabled = false
@@ -116,7 +120,31 @@ final class TrackStream: @unchecked Sendable {
     /// Further passes of the loop region still to decode (−1 = forever).
     var loopsLeft = 0
     /// The decoder has produced its last frame for this session (end of file or failure).
-    var exhausted = false
+    var decoderDone = false
+    /// The stream has nothing more to queue: the decoder is done and the time-stretcher (if any)
+    /// has handed out everything. Setting it true ends the stream now (an OpenAL failure);
+    /// false lets decoding go on (loops added after the end was reached).
+    var exhausted: Bool {
+        get { decoderDone && stretchedFrames == 0 && (stretcher?.bufferedFrames ?? 0) == 0 }
+        set {
+            decoderDone = newValue
+            if newValue { dropStretcher() } else { stretcher?.reopen() }
+        }
+    }
+    /// The time-stretcher while the track plays at a rate other than 1 in `keepsPitch` mode (and
+    /// until it has handed out what it holds after the rate returned to 1); nil otherwise, and
+    /// chunks come straight from the decoder.
+    private var stretcher: TimeStretcher?
+    /// Stretched frames not yet staged, and where they come from.
+    private var stretchedOutput: [Float] = []
+    private var stretchedMarks: [TimeStretcher.Mark] = []
+    /// The stretcher's output frame of `stretchedOutput[0]`.
+    private var stretchedStart = 0
+    private var stretchedFrames: Int { stretchedOutput.count / channels }
+    /// The file frames behind the stretcher's input (stream frame → file frame, in order).
+    private var inputMap: [(stream: Int, file: Int, count: Int)] = []
+    /// The pitch OpenAL plays the queue at: the rate on a tape, 1 when the rate is stretched.
+    var sourcePitch: Float { rateMode == .tape ? rate : 1 }
     var failure: EarshotError?
     /// The file frame to report (and resume from) while no queue exists.
     var idlePosition = 0
@@ -151,12 +179,117 @@ final class TrackStream: @unchecked Sendable {
 
     // MARK: Decoding (no OpenAL)
 
+    /// The next `frames` frames to queue (fewer at the end), or nil when the stream has nothing
+    /// more: straight from the decoder (``decodeFile(frames:)``), or through the time-stretcher
+    /// when the rate is not 1 and the track keeps its pitch.
+    func decodeChunk(frames: Int) -> StagedChunk? {
+        guard frames > 0 else { return nil }
+        let stretching = rateMode == .keepsPitch && rate != 1
+        if stretcher == nil {
+            guard stretching else { return decodeFile(frames: frames) }
+            stretcher = TimeStretcher(channels: channels, sampleRate: fileRate)
+            stretchedStart = 0
+            inputMap.removeAll()
+        }
+        guard var st = stretcher else { return nil }
+        st.targetRate = rateMode == .keepsPitch ? Double(rate) : 1
+        // A stream that starts (or restarts after a seek) at a rate starts at that rate; a
+        // change while it plays glides.
+        if queue.isEmpty, st.outputFrames == 0 { st.jumpToTargetRate() }
+        // Feed the stretcher until it has `frames` frames of output (or the file ends).
+        let feed = max(frames, 2 * st.sequence + st.seek)
+        while stretchedFrames < frames {
+            if !st.isFinished {
+                if let chunk = decodeFile(frames: feed) {
+                    for seg in chunk.segments {
+                        if let f = seg.fileFrame { inputMap.append((st.inputEnd + seg.offset, f, seg.count)) }
+                    }
+                    chunk.samples.withUnsafeBufferPointer { st.append($0) }
+                } else {
+                    st.finish()
+                }
+            }
+            let before = stretchedFrames
+            st.process(into: &stretchedOutput, marks: &stretchedMarks)
+            if stretchedFrames == before, st.isFinished { break }
+        }
+        let take = min(frames, stretchedFrames)
+        let chunk = take > 0 ? stageStretched(frames: take) : nil
+        stretcher = st
+        if decoderDone || st.isIdle, st.bufferedFrames == 0, stretchedFrames == 0 {
+            // Back at rate 1 with nothing held (or the end): chunks come from the decoder again.
+            dropStretcher()
+        }
+        return chunk
+    }
+
+    /// Takes the first `n` stretched frames as a chunk whose segments map them to file frames.
+    private func stageStretched(frames n: Int) -> StagedChunk {
+        let samples = Array(stretchedOutput[0..<(n * channels)])
+        stretchedOutput.removeFirst(n * channels)
+        var segments: [StreamSegment] = []
+        let end = stretchedStart + n
+        for (i, mark) in stretchedMarks.enumerated() {
+            let next = i + 1 < stretchedMarks.count ? stretchedMarks[i + 1].outputFrame : Int.max
+            let from = max(mark.outputFrame, stretchedStart), to = min(next, end)
+            guard from < to else { continue }
+            let stream = mark.streamFrame + Double(from - mark.outputFrame) * mark.step
+            segments += fileSegments(stream: stream, step: mark.step, offset: from - stretchedStart, count: to - from)
+        }
+        // Marks wholly before the new start are done with; the last one that reaches past it stays.
+        if let keep = stretchedMarks.lastIndex(where: { $0.outputFrame <= end }) { stretchedMarks.removeFirst(keep) }
+        stretchedStart = end
+        // Input runs that no pending mark and no future output can refer to are done with.
+        if let st = stretcher {
+            let marked = stretchedMarks.map { Int($0.streamFrame.rounded(.down)) }.min() ?? Int.max
+            let oldest = min(marked, st.inputStart - st.overlap)
+            if let first = inputMap.first, first.stream + first.count <= oldest {
+                inputMap.removeAll { $0.stream + $0.count <= oldest }
+            }
+        }
+        return StagedChunk(samples: samples, frames: n, segments: segments)
+    }
+
+    /// Segments for `count` output frames from stream frame `stream` on: at step 1 one per input
+    /// run (exact across loop seams), otherwise one whose file frame is that of its first frame.
+    private func fileSegments(stream: Double, step: Double, offset: Int, count: Int) -> [StreamSegment] {
+        func file(_ s: Int) -> (frame: Int, left: Int)? {
+            guard let e = inputMap.last(where: { $0.stream <= s }) else { return nil }
+            return (min(frameCount, e.file + (s - e.stream)), max(0, e.stream + e.count - s))
+        }
+        let first = Int(stream.rounded(.down))
+        guard step == 1 else {
+            return [StreamSegment(offset: offset, fileFrame: file(first)?.frame ?? decodeFrame, count: count, step: step)]
+        }
+        var out: [StreamSegment] = []
+        var done = 0
+        while done < count {
+            guard let (f, left) = file(first + done), left > 0 else {
+                out.append(StreamSegment(offset: offset + done, fileFrame: file(first + done)?.frame ?? decodeFrame, count: count - done))
+                break
+            }
+            let n = min(left, count - done)
+            out.append(StreamSegment(offset: offset + done, fileFrame: f, count: n))
+            done += n
+        }
+        return out
+    }
+
+    /// Forgets the time-stretcher and what it held (a seek, a restart, a failure, or its work done).
+    func dropStretcher() {
+        stretcher = nil
+        stretchedOutput.removeAll()
+        stretchedMarks.removeAll()
+        stretchedStart = 0
+        inputMap.removeAll()
+    }
+
     /// Decodes up to `frames` frames, wrapping at the loop end inside the stream (gapless: the
     /// frames after the seam come from the same decoder, seeked sample-accurately). Returns nil
     /// when the stream has nothing more. A decode error ends the stream: what was decoded before
-    /// it is returned, ``failure`` is set and ``exhausted`` becomes true.
-    func decodeChunk(frames: Int) -> StagedChunk? {
-        guard !exhausted, frames > 0 else { return nil }
+    /// it is returned, ``failure`` is set and ``decoderDone`` becomes true.
+    private func decodeFile(frames: Int) -> StagedChunk? {
+        guard !decoderDone, frames > 0 else { return nil }
         var samples = [Float](repeating: 0, count: frames * channels)
         var filled = 0
         var segments: [StreamSegment] = []
@@ -185,7 +318,7 @@ final class TrackStream: @unchecked Sendable {
                 }
                 // At the loop end or the end of the file.
                 guard loopsLeft != 0 else {
-                    exhausted = true
+                    decoderDone = true
                     break
                 }
                 guard progressSinceWrap else {
@@ -199,7 +332,7 @@ final class TrackStream: @unchecked Sendable {
             }
         } catch {
             failure = error
-            exhausted = true
+            decoderDone = true
         }
         guard filled > 0 else { return nil }
         if filled < frames { samples.removeSubrange((filled * channels)...) }
@@ -215,14 +348,15 @@ final class TrackStream: @unchecked Sendable {
 
     /// Moves the decoder to `frame` for a new stretch of playback.
     func restartDecoder(at frame: Int) {
-        exhausted = false
+        decoderDone = false
+        dropStretcher()
         failure = nil
         do throws(EarshotError) {
             if decodeFrame != frame { try decoder.seek(toFrame: frame) }
             decodeFrame = frame
         } catch {
             failure = error
-            exhausted = true
+            decoderDone = true
         }
     }
 
@@ -245,14 +379,19 @@ final class TrackStream: @unchecked Sendable {
                 }
                 let segStart = base + seg.offset
                 if offset < segStart + seg.count {
-                    if let f = seg.fileFrame { return f + max(0, offset - segStart) }
+                    if let f = seg.fileFrame {
+                        let into = max(0, offset - segStart)
+                        return seg.step == 1 ? f + into : min(frameCount, f + Int((Double(into) * seg.step).rounded(.down)))
+                    }
                     inSilence = true
                 }
             }
             base += entry.frames
         }
         for entry in queue.reversed() {
-            if let seg = entry.segments.last(where: { $0.fileFrame != nil }), let f = seg.fileFrame { return f + seg.count }
+            if let seg = entry.segments.last(where: { $0.fileFrame != nil }), let f = seg.fileFrame {
+                return min(frameCount, f + Int((Double(seg.count) * seg.step).rounded()))
+            }
         }
         return source == nil ? idlePosition : decodeFrame
     }

@@ -116,11 +116,12 @@ final class MusicControlTests: XCTestCase {
         XCTAssertEqual(engine.effectiveGain(for: .music), 0.5, "master × bus, as documented")
     }
 
-    func testRateIsPitchAndPanMovesAMonoTrack() throws {
+    func testTapeRateIsPitchAndPanMovesAMonoTrack() throws {
         let files = try MusicFixtures()
         let engine = try TestSignals.loopbackEngine()
         defer { engine.shutdown() }
         let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
+        track.rateMode = .tape
         track.rate = 2
         track.pan = 1
         try track.play()
