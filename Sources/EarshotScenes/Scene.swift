@@ -98,6 +98,10 @@ public struct SceneMusic: Sendable, Equatable {
     public var volume: Float
     /// 0 plays once, n plays n + 1 times, −1 loops until stopped (default 0).
     public var loops: Int
+    /// Playback rate 0.5…2 (default 1): the speed, with the pitch kept unless `tape` is set.
+    public var rate: Float = 1
+    /// The rate moves the pitch too, like a tape (default false: time-stretched, same pitch).
+    public var tape = false
 }
 
 /// The listener: a position or a path, and a fixed orientation.

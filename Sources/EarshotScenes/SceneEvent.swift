@@ -13,8 +13,9 @@ import Earshot
 public struct SceneEvent: Sendable, Equatable {
     /// What a music event does to its track.
     public enum MusicAction: Sendable, Equatable {
-        /// Start, or resume after pause/stop; an optional volume is set first.
-        case play(volume: Float?)
+        /// Start, or resume after pause/stop; an optional volume, rate (0.5…2) and tape mode
+        /// are set first (on a playing track they change it as it plays).
+        case play(volume: Float?, rate: Float? = nil, tape: Bool? = nil)
         /// Pause, keeping the position.
         case pause
         /// Fade out over `fade` seconds (at least 20 ms, so it never clicks), then stop.

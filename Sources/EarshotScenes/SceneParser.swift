@@ -363,12 +363,14 @@ struct SceneParser {
 
     mutating func musicTrack(_ node: Node, id: String) -> SceneMusic? {
         let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops"], required: ["file"]) else { return nil }
+        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape"], required: ["file"]) else { return nil }
         let path = m["file"].flatMap { audioFile($0, "\(key).file") }
         let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
         let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
+        let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
+        let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
         guard let path else { return nil }
-        return SceneMusic(id: id, path: path, volume: Float(volume), loops: loops)
+        return SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
     }
 
     mutating func sceneListener(_ node: Node) -> SceneListener {
@@ -499,7 +501,7 @@ struct SceneParser {
         }
         let allowed: [String]
         switch kind {
-        case "music": allowed = ["at", "music", "action", "volume", "duration", "fade"]
+        case "music": allowed = ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
         case "play": allowed = ["at", "play", "position", "pan", "gain", "pitch", "priority"]
         case "hint": allowed = ["at", "hint"]
         case "interruption": allowed = ["at", "interruption", "shouldResume"]
@@ -515,12 +517,16 @@ struct SceneParser {
             if !musicIDs.contains(id) { fail(idNode, "\(key).music", unknown("music track", id, musicIDs)) }
             guard let actionNode = m["action"],
                   let a = choice(actionNode, "\(key).action", ["play", "pause", "stop", "fade"]) else { return nil }
-            for (k, valid) in [("volume", ["play", "fade"]), ("duration", ["fade"]), ("fade", ["stop"])] where m[k] != nil && !valid.contains(a) {
+            for (k, valid) in [("volume", ["play", "fade"]), ("duration", ["fade"]), ("fade", ["stop"]), ("rate", ["play"]), ("tape", ["play"])]
+            where m[k] != nil && !valid.contains(a) {
                 fail(m[k], "\(key).\(k)", "\(k) applies to action \(valid.joined(separator: " or ")) only")
             }
             let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") }
             switch a {
-            case "play": action = .music(id: id, .play(volume: volume.map(Float.init)))
+            case "play":
+                let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") }
+                let tape = m["tape"].flatMap { bool($0, "\(key).tape") }
+                action = .music(id: id, .play(volume: volume.map(Float.init), rate: rate.map(Float.init), tape: tape))
             case "pause": action = .music(id: id, .pause)
             case "stop":
                 let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...60, "seconds 0…60") } ?? 0

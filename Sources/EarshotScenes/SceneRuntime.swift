@@ -50,6 +50,8 @@ final class SceneRuntime {
             let track = try engine.loadMusic(path: m.path)
             track.numberOfLoops = m.loops
             track.volume = m.volume
+            track.rateMode = m.tape ? .tape : .keepsPitch
+            track.rate = m.rate
             tracks[m.id] = track
             trackVolumes[m.id] = m.volume
             ordered.append(track)
@@ -137,8 +139,10 @@ final class SceneRuntime {
                 preconditionFailure("scene music \(id) was validated but not loaded")  // trap: parser invariant
             }
             switch action {
-            case .play(let volume):
+            case .play(let volume, let rate, let tape):
                 if let volume { trackVolumes[id] = volume }
+                if let tape { track.rateMode = tape ? .tape : .keepsPitch }
+                if let rate { track.rate = rate }
                 track.volume = trackVolumes[id] ?? 1
                 if session.isInterrupted { session.resumeLater(track) } else { try track.play() }
             case .pause:

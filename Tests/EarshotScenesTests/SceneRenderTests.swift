@@ -172,3 +172,68 @@ final class SceneRenderTests: XCTestCase {
         XCTAssertEqual(recorder.calls, ["hint true 2.0", "hint false 4.0", "interruption true false 5.0", "interruption false true 5.6"])
     }
 }
+
+/// `rate:` and `tape:` on music tracks and on `music … play` events, rendered and measured.
+final class SceneMusicRateTests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    /// A 1 s 440 Hz tone written by sox.
+    private func tone() throws -> String {
+        let path = tmp.appendingPathComponent("a440.wav").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        p.arguments = ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", path, "synth", "1", "sine", "440", "vol", "0.5"]
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        return path
+    }
+
+    func testTrackRateStretchesAndTapeAndEventRateChangeIt() throws {
+        let a440 = try tone()
+        let yaml = """
+        duration: 6
+        music:
+          slow: { file: \(a440), rate: 0.5 }
+          tape: { file: \(a440), rate: 0.5, tape: true }
+        events:
+          - { at: 0, music: slow, action: play }
+          - { at: 3, music: tape, action: play }
+          - { at: 5, music: slow, action: play, rate: 2, tape: false }
+        """
+        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
+        XCTAssertEqual(scene.music.map(\.rate), [0.5, 0.5])
+        XCTAssertEqual(scene.music.map(\.tape), [false, true])
+        XCTAssertEqual(scene.events.last?.action, .music(id: "slow", .play(volume: nil, rate: 2, tape: false)))
+        let out = tmp.appendingPathComponent("rate.wav").path
+        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
+        let audio = try RenderedAudio(path: out)
+        // slow: 1 s of file at half speed lasts 2 s and stays at 440 Hz.
+        XCTAssertGreaterThan(dB(audio.power(at: [440], 0.2, 1.8) / audio.power(at: [220], 0.2, 1.8)), 30)
+        XCTAssertGreaterThan(audio.rms(1.9, 1.95), 0.05, "still playing just before 2 s")
+        XCTAssertLessThan(audio.rms(2.1, 2.9), 1e-4, "ended at 2 s")
+        // tape: the same file at half speed an octave down.
+        XCTAssertGreaterThan(dB(audio.power(at: [220], 3.2, 4.8) / audio.power(at: [440], 3.2, 4.8)), 30)
+        XCTAssertLessThan(dB(audio.power(at: [220], 5.1, 5.4) / audio.power(at: [220], 4.5, 4.9)), -30, "tape ended at 5 s")
+        // The event replays the finished slow track at rate 2: 0.5 s of 440 Hz.
+        XCTAssertGreaterThan(audio.rms(5.1, 5.4), 0.05)
+        XCTAssertLessThan(audio.rms(5.6, 6), 1e-4)
+    }
+
+    func testRateOutsideItsRangeIsRefusedWithItsPlace() throws {
+        let a440 = try tone()
+        for (yaml, key) in [
+            ("duration: 1\nmusic:\n  m: { file: \(a440), rate: 3 }\n", "music.m.rate"),
+            ("duration: 1\nmusic:\n  m: { file: \(a440), tape: maybe }\n", "music.m.tape"),
+            ("duration: 1\nmusic:\n  m: { file: \(a440) }\nevents:\n  - { at: 0, music: m, action: pause, rate: 1 }\n", "events[0].rate"),
+        ] {
+            let path = try SceneFixtures.write(yaml, in: tmp)
+            XCTAssertThrowsError(try Scene.load(path: path), key) { error in
+                XCTAssertTrue("\(error)".contains(key), "\(error)")
+            }
+        }
+    }
+}
