@@ -168,6 +168,7 @@ struct TimeStretcher {
             input.withUnsafeBufferPointer { inp in
                 let base = (start - inputStart) * channels
                 var done = 0
+                out.reserveCapacity(out.count + count * channels)
                 if !tail.isEmpty {
                     let n = min(overlap, count) * channels
                     tail.withUnsafeBufferPointer { t in
@@ -247,18 +248,30 @@ struct TimeStretcher {
     private func bestOffset(from p: Int, window: Int) -> Int {
         input.withUnsafeBufferPointer { inp in
             tail.withUnsafeBufferPointer { t in
+                guard let inBase = inp.baseAddress, let tBase = t.baseAddress else { return 0 }
                 let n = overlap * channels
-                func score(_ k: Int) -> Double {
-                    let base = (p + k - inputStart) * channels
-                    var dot: Float = 0, energy: Float = 0
-                    for i in 0..<n {
-                        let x = inp[base + i]
-                        dot += t[i] * x
-                        energy += x * x
+                // Normalised cross-correlation, eight lanes at a time (the search is the
+                // stretcher's whole cost: a plain float loop does not vectorise its sums).
+                func score(_ k: Int) -> Float {
+                    let x = inBase + (p + k - inputStart) * channels
+                    var dot = SIMD8<Float>(), energy = SIMD8<Float>()
+                    var i = 0
+                    while i + 8 <= n {
+                        let a = UnsafeRawPointer(tBase + i).loadUnaligned(as: SIMD8<Float>.self)
+                        let b = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
+                        dot += a * b
+                        energy += b * b
+                        i += 8
                     }
-                    return Double(dot) / (Double(energy) + 1e-9).squareRoot()
+                    var d = dot.sum(), e = energy.sum()
+                    while i < n {
+                        d += tBase[i] * x[i]
+                        e += x[i] * x[i]
+                        i += 1
+                    }
+                    return d / (e + 1e-9).squareRoot()
                 }
-                var best = 0, bestScore = -Double.infinity
+                var best = 0, bestScore = -Float.infinity
                 for k in stride(from: 0, to: window, by: 4) {
                     let s = score(k)
                     if s > bestScore { bestScore = s; best = k }
