@@ -61,7 +61,11 @@ let package = Package(
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
-        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile"], path: "Benchmarks/EarshotBench"),
+        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
+                          path: "Benchmarks/EarshotBench"),
+
+        // Signal measurements the tests and the benchmarks share (tone frequency, distortion).
+        .target(name: "EarshotMeasure", path: "Tests/EarshotMeasure"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
@@ -69,7 +73,7 @@ let package = Package(
             name: "EarshotTests",
             // The CLI and demos are run as processes; `make test` builds them first (`swift build`).
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
-            dependencies: ["Earshot", "COpenAL", "CSndFile", "EarshotTestSupport"]),
+            dependencies: ["Earshot", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure"]),
         .testTarget(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).

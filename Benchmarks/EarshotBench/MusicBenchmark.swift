@@ -76,6 +76,9 @@ func runMusicBenchmark(arguments: [String]) throws {
     print(String(format: "  plain ov_read:     %.3f ms per second of music (%.0f s decoded, %.3f s CPU)", plainPerSecond * 1_000, decodedSeconds, decodeCPU))
     print(String(format: "  streamer / plain:  %.2f×", streamerPerSecond / max(plainPerSecond, 1e-12)))
     if stats.underruns != 0 { throw MusicBenchError.failed("\(stats.underruns) underruns") }
+
+    // 3. A time-stretched track against a plain one, and against SoundTouch.
+    try StretchBenchmark.run(seconds: min(seconds, 60), scratch: scratch)
 }
 
 enum MusicBenchError: Error, CustomStringConvertible {

@@ -9,6 +9,8 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
               ClipsBenchmark.run),
     "music": ("music streaming with 256 looping voices: underruns and streamer CPU vs a plain libvorbisfile decode",
               runMusicBenchmark),
+    "stretch": ("time-stretched music: streamer CPU at rates 0.8 and 1.25 against rate 1, and SoundTouch's soundstretch in cost and quality",
+                StretchBenchmark.run),
     "scenes": ("scene validation time and peak RSS for 10k, 100k and 1M events, and one over the limit",
                ScenesBenchmark.run),
 ]
