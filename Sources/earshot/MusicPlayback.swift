@@ -10,6 +10,9 @@ struct MusicPlayback {
     var seconds: Double?
     var out: String?
     var rate: Int
+    /// The track's rate (0.5…2) and whether it moves the pitch (tape) or not.
+    var speed: Float = 1
+    var tape = false
     /// A clip looped on the sfx bus alongside the track.
     var effect: String? = nil
     /// Live: MPRIS players duck the music.
@@ -53,6 +56,8 @@ struct MusicPlayback {
         let printer = out == nil ? LiveSession.start(engine, systemHints: systemHints) : nil
         track.numberOfLoops = loops
         track.volume = volume
+        track.rateMode = tape ? .tape : .keepsPitch
+        track.rate = speed
         let lastEnd = LastEnd()
         track.onEnd = { lastEnd.set($0) }
         try track.play()

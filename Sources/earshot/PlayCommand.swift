@@ -53,6 +53,12 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…1 (default 1).")
     var volume: Float = 1
 
+    @Option(name: .long, parsing: .unconditional, help: "With --music: playback speed 0.5…2 (default 1); the pitch stays unless --tape.")
+    var speed: Float = 1
+
+    @Flag(name: .long, help: "With --music: --speed moves the pitch too, like a tape.")
+    var tape = false
+
     @Option(name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")
     var effect: String?
 
@@ -68,6 +74,8 @@ struct PlayCommand: ParsableCommand {
         if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
         if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
         if effect != nil, !music { throw ValidationError("--effect goes with --music") }
+        if speed != 1 || tape, !music { throw ValidationError("--speed and --tape go with --music") }
+        if !(speed.isFinite && (0.5...2).contains(speed)) { throw ValidationError("--speed must be within 0.5…2") }
         if music {
             if !(volume.isFinite && (0...1).contains(volume)) { throw ValidationError("--volume must be within 0…1") }
             if loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
@@ -107,7 +115,7 @@ struct PlayCommand: ParsableCommand {
         }
         if music {
             MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate,
-                          effect: effect, systemHints: !noSystemHints, liveOutput: liveOutput).run()
+                          speed: speed, tape: tape, effect: effect, systemHints: !noSystemHints, liveOutput: liveOutput).run()
             return
         }
         let position = at.flatMap(Self.parseVector)

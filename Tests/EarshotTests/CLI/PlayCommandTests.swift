@@ -23,6 +23,29 @@ final class PlayCommandTests: XCTestCase {
         return (Int(info.frames), Int(info.channels), Int(info.samplerate))
     }
 
+    func testMusicSpeedStretchesOrActsAsATapeAndIsValidated() throws {
+        let tone = tmp.appendingPathComponent("a440.wav").path
+        let sox = Process()
+        sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        sox.arguments = ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"]
+        try sox.run()
+        sox.waitUntilExit()
+        for (args, seconds) in [(["--speed", "0.5"], 2.0), (["--speed", "2", "--tape"], 0.5)] {
+            let out = tmp.appendingPathComponent("speed-\(seconds).wav").path
+            let r = try CLIRunner.run("earshot", ["play", tone, "--music"] + args + ["--out", out])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            // The render stops when the track ends (rounded up to the 10 ms render block).
+            let frames = Double(try XCTUnwrap(frames(ofWAV: out)).frames)
+            XCTAssertEqual(frames / 48_000, seconds, accuracy: seconds * 0.02 + 0.01, "\(args)")
+        }
+        for (args, message) in [(["--music", "--speed", "3"], "--speed must be within 0.5…2"),
+                                (["--speed", "0.8"], "--speed and --tape go with --music")] {
+            let r = try CLIRunner.run("earshot", ["play", tone] + args + ["--out", tmp.appendingPathComponent("x.wav").path])
+            XCTAssertEqual(r.status, 1, "\(args)")
+            XCTAssertTrue(r.stderr.contains(message), r.stderr)
+        }
+    }
+
     func testRenderOfflineWritesStereoWAVOfTheRequestedLength() throws {
         let out = tmp.appendingPathComponent("beep.wav").path
         let r = try CLIRunner.run("earshot", ["play", "Assets/Sounds/beep.wav", "--at", "3,0,0", "--out", out])
