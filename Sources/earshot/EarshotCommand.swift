@@ -32,6 +32,7 @@ struct EarshotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "earshot",
         abstract: "Positional game audio on OpenAL Soft: play, render scenes, inspect and stress-test.",
+        version: EarshotVersion.string,
         subcommands: [
             DevicesCommand.self,
             PlayCommand.self,
