@@ -59,6 +59,8 @@ let package = Package(
         .executableTarget(name: "Crowd", dependencies: ["Earshot"], path: "Demos/Crowd"),
         .executableTarget(name: "Ducking", dependencies: ["Earshot"], path: "Demos/Ducking"),
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
+        // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
+        .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],

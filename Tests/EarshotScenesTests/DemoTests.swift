@@ -46,9 +46,32 @@ final class DemoTests: XCTestCase {
 
     func testFootsteps() throws { _ = try runHeadless("Footsteps", seconds: 5) }
 
+    /// The README's "Use Earshot in your game" program is Demos/Minimal, word for word, and runs.
+    func testMinimalIsTheREADMEProgramAndPlaysTheBeep() throws {
+        let root = CLIRunner.packageRoot
+        let source = try String(contentsOf: root.appendingPathComponent("Demos/Minimal/main.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let begin = try XCTUnwrap(readme.range(of: "<!-- minimal:begin -->\n```swift\n"), "README lost its minimal:begin marker")
+        let end = try XCTUnwrap(readme.range(of: "```\n<!-- minimal:end -->", range: begin.upperBound..<readme.endIndex))
+        XCTAssertEqual(String(readme[begin.upperBound..<end.lowerBound]), source, "README and Demos/Minimal/main.swift differ")
+        XCTAssertTrue(readme.contains(".product(name: \"Earshot\", package: \"Earshot\")"))
+        XCTAssertTrue(readme.contains("libdbus-1-dev"), "the README names every system package a game links")
+
+        let r = try CLIRunner.run("Minimal", [], environment: ["ALSOFT_DRIVERS": "null-none"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // The beep is 0.25 s (12,000 frames), rendered in blocks of 800: the loop ends at the
+        // update after the block where it finished.
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.hasPrefix("Minimal: rendered") }, r.stdout)
+        let words = line.split(separator: " ")
+        let frames = words.count > 2 ? Int(words[2]) ?? 0 : 0
+        XCTAssertTrue((12_000...12_800).contains(frames), String(line))
+        let peak = Float(words.last ?? "") ?? 0
+        XCTAssertGreaterThan(peak, 0.05, "the beep is heard: \(line)")
+    }
+
     func testDemoSourcesAreShort() throws {
         var lengths: [String: Int] = [:]
-        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps"] {
+        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps", "Minimal"] {
             let text = try String(contentsOf: CLIRunner.packageRoot.appendingPathComponent("Demos/\(demo)/main.swift"), encoding: .utf8)
             lengths[demo] = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
         }
