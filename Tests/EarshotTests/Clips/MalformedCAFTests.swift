@@ -85,7 +85,7 @@ final class MalformedCAFTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         for (i, c) in Self.cases.enumerated() {
             let path = dir.appendingPathComponent("case\(i).caf").path
-            FileManager.default.createFile(atPath: path, contents: Data(c.bytes))
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(c.bytes)), path)
             var pathError: EarshotError?
             var memoryError: EarshotError?
             do { _ = try ClipDecoder.decode(path: path); XCTFail("\(c.name): decoded from a path") } catch { pathError = error
