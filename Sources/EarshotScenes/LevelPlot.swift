@@ -8,6 +8,8 @@ import Foundation
 /// viewer shows; nothing but Foundation is needed to make it.
 ///
 /// ```swift
+/// let scene = try Scene.load(path: "Demos/Scenes/showcase.yaml")
+/// let result = try SceneRenderer(scene: scene).render(to: "out/showcase.wav")
 /// let svg = LevelPlot.svg(levels: result.levels, events: scene.events, title: scene.name)
 /// try svg.write(toFile: "out/showcase.svg", atomically: true, encoding: .utf8)
 /// ```

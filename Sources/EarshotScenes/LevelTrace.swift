@@ -5,7 +5,8 @@ import Foundation
 ///
 /// ```swift
 /// var trace = LevelTrace(sampleRate: 48_000, channels: 2)
-/// trace.add(block)                  // interleaved samples, any block size
+/// let block = try engine.render(frames: 800)
+/// block.withUnsafeBufferPointer { trace.add($0) }   // interleaved samples, any block size
 /// trace.finish()
 /// let left = trace.dBFS(channel: 0) // one value per 20 ms
 /// ```

@@ -14,7 +14,7 @@ import Glibc
 ///
 /// ```swift
 /// let player = try ScenePlayer(scene: try Scene.load(path: "Demos/Scenes/showcase.yaml"))
-/// try player.run { status in print(status.time, status.realVoices) }
+/// _ = try player.run(status: { status in print(status.time, status.realVoices) })
 /// ```
 public final class ScenePlayer: Sendable {
     public let scene: Scene

@@ -6,7 +6,8 @@ extension AudioEngine {
     /// ``loadClip(path:forPositioning:)`` on the same bytes.
     ///
     /// ```swift
-    /// let hit = try engine.loadClip(data: pak.bytes(of: "hit.caf"), name: "pak/hit.caf")
+    /// let bytes = try FileBytes.read(path: "Assets/Sounds/coin.wav")   // or out of your asset archive
+    /// let coin = try engine.loadClip(data: bytes, name: "pak/coin.wav")
     /// ```
     public func loadClip(data: [UInt8], name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         try loadClip(data: data, name: name, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)

@@ -84,8 +84,9 @@ public struct CAFFile: Sendable, Equatable {
 /// other format id. Nothing is allocated beyond what the file's own size justifies.
 ///
 /// ```swift
-/// let audio = try CAFReader.decode(path: "Assets/Sounds/step.caf")
-/// let file = try CAFReader.parse(bytes, name: "pack/step.caf")   // structure only
+/// let audio = try CAFReader.decode(path: "Assets/Sounds/step-ima4.caf")
+/// let bytes = try FileBytes.read(path: "Assets/Sounds/step-ima4.caf")
+/// let file = try CAFReader.parse(bytes, name: "pack/step-ima4.caf")   // structure only
 /// ```
 public enum CAFReader {
     /// Highest channel count accepted.

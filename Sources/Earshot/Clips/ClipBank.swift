@@ -33,8 +33,8 @@ import Glibc
 ///
 /// ```swift
 /// let bank = ClipBank(engine: engine, byteBudget: 64 << 20)
-/// try bank.preload(name: "step", path: "Assets/Sounds/step.caf")
-/// for await p in bank.preload([.init(name: "shot", path: "Assets/Sounds/shot.caf")]) {
+/// try bank.preload(name: "step", path: "Assets/Sounds/step-ima4.caf")
+/// for await p in bank.preload([.init(name: "coin", path: "Assets/Sounds/coin-ima4.caf")]) {
 ///     print("\(p.done)/\(p.total)")
 /// }
 /// if let step = bank.clip(named: "step") { _ = try engine.play(step) }

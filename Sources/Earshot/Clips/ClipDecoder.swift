@@ -14,8 +14,9 @@ import Glibc
 ///   → ``SndFileDecoder`` (libsndfile).
 ///
 /// ```swift
-/// let step = try ClipDecoder.decode(path: "Assets/Sounds/step.caf")
-/// let hit = try ClipDecoder.decode(data: pak.bytes(of: "hit.wav"), name: "pak/hit.wav")
+/// let step = try ClipDecoder.decode(path: "Assets/Sounds/step-ima4.caf")
+/// let bytes = try FileBytes.read(path: "Assets/Sounds/coin.wav")   // or out of your asset archive
+/// let coin = try ClipDecoder.decode(data: bytes, name: "pak/coin.wav")
 /// ```
 public enum ClipDecoder {
     /// Which decoder handles a file.

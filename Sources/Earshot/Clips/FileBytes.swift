@@ -8,7 +8,7 @@ import Glibc
 /// contents; a file that shrinks while being read is returned as far as it was read.
 ///
 /// ```swift
-/// let bytes = try FileBytes.read(path: "Assets/Sounds/step.caf")
+/// let bytes = try FileBytes.read(path: "Assets/Sounds/step-ima4.caf")
 /// ```
 public enum FileBytes {
     /// The default most bytes ``read(path:limit:setting:)`` reads into memory: 2 GiB + 1 MiB,

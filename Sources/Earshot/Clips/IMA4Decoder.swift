@@ -20,9 +20,13 @@
 /// buffer it is given.
 ///
 /// ```swift
+/// let packets = 10
+/// let bytes = [UInt8](repeating: 0, count: packets * 2 * IMA4Decoder.bytesPerChannelBlock)
 /// var decoder = IMA4Decoder(channels: 2)
-/// var pcm = [Int16](repeating: 0, count: packets * 64 * 2)
-/// try decoder.decode(packets: bytes, count: packets, into: &pcm)
+/// var pcm = [Int16](repeating: 0, count: packets * IMA4Decoder.framesPerPacket * 2)
+/// try bytes.withUnsafeBytes { input in
+///     try pcm.withUnsafeMutableBufferPointer { try decoder.decode(packets: input, count: packets, into: $0) }
+/// }
 /// ```
 public struct IMA4Decoder: Sendable {
     /// Frames in one packet.

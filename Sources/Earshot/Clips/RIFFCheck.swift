@@ -12,7 +12,8 @@ import Glibc
 /// state no length); inside a `LIST` every sub-chunk must fit.
 ///
 /// ```swift
-/// try RIFFCheck.validate(name: "x.wav", length: bytes.count) { offset, count in
+/// let bytes = try FileBytes.read(path: "Assets/Sounds/beep.wav")
+/// try RIFFCheck.validate(name: "beep.wav", length: bytes.count) { offset, count in
 ///     Array(bytes[offset..<min(bytes.count, offset + count)])
 /// }
 /// ```

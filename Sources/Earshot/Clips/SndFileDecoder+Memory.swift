@@ -6,7 +6,8 @@ extension SndFileDecoder {
     /// Decodes audio held in memory; `name` labels errors.
     ///
     /// ```swift
-    /// let audio = try SndFileDecoder.decode(data: archive.bytes(of: "step.wav"), name: "step.wav")
+    /// let bytes = try FileBytes.read(path: "Assets/Sounds/step.wav")   // or out of your asset archive
+    /// let audio = try SndFileDecoder.decode(data: bytes, name: "step.wav")
     /// ```
     public static func decode(data: [UInt8], name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }

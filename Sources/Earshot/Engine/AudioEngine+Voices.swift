@@ -267,8 +267,10 @@ extension AudioEngine {
     /// of emitters per frame.
     ///
     /// ```swift
+    /// let crowd = try (0..<1_000).map { _ in try engine.makeEmitter(SpatialProperties()) }
+    /// let positions = (0..<1_000).map { Vector3(Float($0 % 40), 0, -Float($0 / 40)) }
     /// engine.batch { frame in
-    ///     for (emitter, p) in zip(emitters, positions) { frame.setPosition(p, of: emitter) }
+    ///     for (emitter, p) in zip(crowd, positions) { frame.setPosition(p, of: emitter) }
     /// }
     /// ```
     ///

@@ -168,7 +168,7 @@ extension AudioEngine {
     /// ```swift
     /// Task {
     ///     for await event in engine.deviceEvents {
-    ///         if case .lost = event { showBanner("audio device lost") }
+    ///         if case .lost = event { print("audio device lost: the game's banner goes here") }
     ///     }
     /// }
     /// ```

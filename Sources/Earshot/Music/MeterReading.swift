@@ -6,6 +6,7 @@
 /// ``AudioEngine/outputMeters()`` (the master output of a loopback engine).
 ///
 /// ```swift
+/// let track = try engine.loadMusic(path: "Assets/Music/theme.ogg")
 /// track.isMeteringEnabled = true
 /// // … render or play a little …
 /// track.updateMeters()

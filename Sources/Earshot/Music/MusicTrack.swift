@@ -29,7 +29,7 @@
 /// theme.numberOfLoops = -1
 /// try theme.play()
 /// // later: go to the battle music over two seconds
-/// let battle = try engine.loadMusic(path: "Assets/Music/battle.ogg")
+/// let battle = try engine.loadMusic(path: "Assets/Music/ambience.wav")
 /// try theme.crossfade(to: battle, duration: 2)
 /// Task { for await end in battle.events { print(end.reason) } }
 /// ```

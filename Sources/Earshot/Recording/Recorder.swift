@@ -17,7 +17,7 @@ import Synchronization
 /// and appears at its path when the recording finishes.
 ///
 /// ```swift
-/// let recorder = try Recorder(configuration: .init(path: "out/shout.wav", channels: 1))
+/// let recorder = try Recorder(configuration: .init(channels: 1, path: "out/shout.wav"))
 /// try recorder.record(forDuration: 2)
 /// while recorder.isRecording { usleep(10_000) }
 /// print(recorder.currentTime, recorder.meters().peakPower)

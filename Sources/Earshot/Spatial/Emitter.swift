@@ -6,7 +6,8 @@
 /// cost OpenAL anything.
 ///
 /// ```swift
-/// let car = engine.makeEmitter(SpatialProperties(position: Vector3(10, 0, 0)))
+/// let hum = try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")
+/// let car = try engine.makeEmitter(SpatialProperties(position: Vector3(10, 0, 0)))
 /// _ = try engine.play(hum, options: .init(loop: true, emitter: car))
 /// car.position = Vector3(9, 0, 0)          // next frame
 /// engine.removeEmitter(car)                // its voices stop (with the steal fade)

@@ -6,6 +6,10 @@
 /// buffers only; a stereo clip plays unspatialised and is logged once).
 ///
 /// ```swift
+/// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
+/// let click = try engine.loadClip(path: "Assets/Sounds/beep.wav", forPositioning: false)
+/// let hum = try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")
+/// let car = try engine.makeEmitter(SpatialProperties(position: Vector3(5, 0, 0)))
 /// _ = try engine.play(step, options: .init(gain: 0.8, position: Vector3(2, 0, -1)))
 /// _ = try engine.play(click, options: .init(pan: -1, bus: .ui))        // left ear only
 /// _ = try engine.play(hum, options: .init(loop: true, priority: 10, emitter: car))

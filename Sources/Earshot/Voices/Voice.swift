@@ -6,6 +6,7 @@
 /// important one is *not* ended: it is virtual, its time runs on, and it comes back when it can.
 ///
 /// ```swift
+/// let engineLoop = try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")
 /// let voice = try engine.play(engineLoop, options: .init(loop: true, position: Vector3(4, 0, 0)))
 /// voice.gain = 0.5
 /// voice.position = Vector3(3, 0, 0)
