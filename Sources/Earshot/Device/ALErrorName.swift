@@ -22,9 +22,17 @@ enum ALErrorName {
 /// An `AL_OUT_OF_MEMORY` is the environment's fault and throws; any other AL error after a call on
 /// the engine's own objects means Earshot passed something wrong, and traps with the operation's
 /// name (the engine validates user input before it reaches OpenAL).
+///
+/// AL errors are per context and every AL call happens under the AL lock (<doc:Threading>), so
+/// each check asserts the lock in debug builds: a check without it would read another thread's
+/// error.
 enum ALCheck {
+    @inline(__always)
+    private static func requireALLock() { ALGlobal.lock.assertHeld("an AL error check outside the AL lock") }
+
     /// Throws on any pending AL error.
     static func throwing(_ operation: @autoclosure () -> String) throws(EarshotError) {
+        requireALLock()
         let code = alGetError()
         if code != AL_NO_ERROR {
             throw .openAL(operation: operation(), code: code)
@@ -33,6 +41,7 @@ enum ALCheck {
 
     /// Traps on a programmer error; throws only on `AL_OUT_OF_MEMORY`.
     static func strict(_ operation: @autoclosure () -> String) throws(EarshotError) {
+        requireALLock()
         let code = alGetError()
         if code == AL_NO_ERROR { return }
         if code == AL_OUT_OF_MEMORY { throw .openAL(operation: operation(), code: code) }
@@ -40,12 +49,16 @@ enum ALCheck {
     }
 
     /// Clears any stale error before a checked sequence.
-    static func clear() { _ = alGetError() }
+    static func clear() {
+        requireALLock()
+        _ = alGetError()
+    }
 
     /// Before a checked sequence: every AL call of the engine is checked, so nothing should be
     /// pending. Something that is means an unchecked call somewhere — a trap in debug builds,
     /// and in release a logged error (then cleared, so that it is not blamed on `operation`).
     static func expectNoPending(before operation: @autoclosure () -> String) {
+        requireALLock()
         let code = alGetError()
         guard code != AL_NO_ERROR else { return }
         assertionFailure("stale OpenAL \(ALErrorName.name(code)) before \(operation()): an AL call went unchecked")

@@ -35,6 +35,8 @@ import Glibc
 /// released: yielded to the track's `AsyncStream`, and callbacks run on a Dispatch queue, never on
 /// the streaming thread.
 final class MusicSystem: @unchecked Sendable {
+    // @unchecked Sendable: every stored var is touched only under the music lock (`withMusicLock`,
+    // checked in debug builds); `stopThread` is atomic and the rest are constants.
     /// Length of one queued buffer.
     static let defaultBufferDuration = 0.125
     /// Buffers kept queued ahead of the play position.
@@ -44,7 +46,9 @@ final class MusicSystem: @unchecked Sendable {
     /// The metering window.
     static let meterWindow = 0.05
 
-    private let lock = NSLock()
+    /// The music lock: guards every field of this object and every ``TrackStream`` it serves.
+    /// Taken once per call (``withMusicLock(_:)``), before the AL lock, never inside it.
+    private let lock = Locked<Void>(())
     /// Streams holding a source (playing, paused or prepared).
     private var active: [TrackStream] = []
     /// Every stream opened on this engine, to finish their event streams at shutdown.
@@ -77,6 +81,20 @@ final class MusicSystem: @unchecked Sendable {
     init() {}
 
     private struct WeakStream { weak var stream: TrackStream? }
+
+    /// Runs `body` under the music lock (one scope per call), then delivers the end events it
+    /// queued, after the lock is released. Debug builds check the lock order: never with the AL
+    /// lock held (the engine calls music with no lock; music takes the AL lock inside).
+    private func withMusicLock<R, E: Error>(_ body: (inout [Pending]) throws(E) -> R) throws(E) -> R {
+        ALGlobal.lock.assertNotHeld("lock order: the music lock is taken before the AL lock, never inside it")
+        var pending: [Pending] = []
+        defer { deliver(pending) }
+        return try lock.withLock { (_: inout Void) throws(E) -> R in try body(&pending) }
+    }
+
+    /// Debug builds: traps unless the music lock is held (what the internals below need).
+    @inline(__always)
+    private func assertLocked() { lock.assertHeld("the music lock") }
     private typealias Pending = (stream: TrackStream, event: MusicTrack.Event, callback: (@Sendable (MusicTrack.Event) -> Void)?)
 
     // MARK: Hooks called by the engine
@@ -84,39 +102,35 @@ final class MusicSystem: @unchecked Sendable {
     /// Refills every track before a loopback render of `renderFrames` frames (the render path's
     /// `// music pump`), or once per period on the streaming thread (`renderFrames == 0`).
     func pump(engine: AudioEngine, renderFrames: Int) {
-        var pending: [Pending] = []
-        lock.lock()
-        if !isShutDown, !suspended, !active.isEmpty {
-            let cpu0 = Clocks.threadCPU()
-            let now = clock(engine)
-            var musicGain: Float?   // read by the first track's pump, under the AL lock; the others reuse it
-            for s in active {
-                service(s, engine: engine, now: now, renderFrames: renderFrames, musicGain: &musicGain, pending: &pending)
+        withMusicLock { pending in
+            if !isShutDown, !suspended, !active.isEmpty {
+                let cpu0 = Clocks.threadCPU()
+                let now = clock(engine)
+                var musicGain: Float?   // read by the first track's pump, under the AL lock; the others reuse it
+                for s in active {
+                    service(s, engine: engine, now: now, renderFrames: renderFrames, musicGain: &musicGain, pending: &pending)
+                }
+                cpuSeconds += Clocks.threadCPU() - cpu0
             }
-            cpuSeconds += Clocks.threadCPU() - cpu0
+            if engine.isLoopback { clockFrames += renderFrames }
         }
-        if engine.isLoopback { clockFrames += renderFrames }
-        lock.unlock()
-        deliver(pending)
     }
 
     /// Per game frame (from `AudioEngine.update(deltaTime:)`): re-applies every track's gain and
     /// fade, so bus ducks and fades follow the game's frame. Decodes nothing.
     func frame(engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        if !isShutDown, !suspended, !active.isEmpty {
-            let now = clock(engine)
-            var fadedOut: [TrackStream] = []
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                let musicGain = engine.core.busGain(.music)   // a bus lookup by name: once per frame, not per track
-                for s in active { if let source = s.source, applyGain(s, source: source, now: now, busGain: musicGain) { fadedOut.append(s) } }
+        withMusicLock { pending in
+            if !isShutDown, !suspended, !active.isEmpty {
+                let now = clock(engine)
+                var fadedOut: [TrackStream] = []
+                engine.withAL {
+                    guard !engine.core.isShutDown else { return }
+                    let musicGain = engine.core.busGain(.music)   // a bus lookup by name: once per frame, not per track
+                    for s in active { if let source = s.source, applyGain(s, source: source, now: now, busGain: musicGain) { fadedOut.append(s) } }
+                }
+                for s in fadedOut { stopAfterFade(s, engine: engine, pending: &pending) }
             }
-            for s in fadedOut { stopAfterFade(s, engine: engine, pending: &pending) }
         }
-        lock.unlock()
-        deliver(pending)
     }
 
     /// Records a loopback render for master-output metering (the render path's `// music meter`).
@@ -128,21 +142,20 @@ final class MusicSystem: @unchecked Sendable {
     /// buffers, ends the streaming thread and finishes every track's event stream. Call before the
     /// engine's core is torn down.
     func shutdown(engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        if !isShutDown {
-            isShutDown = true
-            stopThread.store(true, ordering: .relaxed)
-            for s in active { settle(s, engine: engine, pending: &pending) }
-            for s in active {
-                s.idlePosition = currentFrameLocked(s, engine: engine)
-                end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
+        let streams = withMusicLock { pending in
+            if !isShutDown {
+                isShutDown = true
+                stopThread.store(true, ordering: .relaxed)
+                for s in active { settle(s, engine: engine, pending: &pending) }
+                for s in active {
+                    s.idlePosition = currentFrameLocked(s, engine: engine)
+                    end(s, reason: .stopped, error: nil, engine: engine, pending: &pending)
+                }
             }
+            let streams = registry.compactMap(\.stream)
+            registry.removeAll()
+            return streams
         }
-        let streams = registry.compactMap(\.stream)
-        registry.removeAll()
-        lock.unlock()
-        deliver(pending)
         for s in streams { s.continuation.finish() }
     }
 
@@ -153,59 +166,59 @@ final class MusicSystem: @unchecked Sendable {
     /// clock) and how many loops it had left.
     @discardableResult
     func deviceLost(engine: AudioEngine) -> [(path: String, seconds: Double)] {
-        lock.lock(); defer { lock.unlock() }
-        guard !suspended else { return [] }
-        suspended = true
-        let now = clock(engine)
-        for s in active {
-            var frame = s.lastHeardFrame ?? s.idlePosition
-            if s.state == .playing, s.lastHeardFrame != nil {
-                frame += Int(((now - s.lastHeardClock) * Double(s.fileRate) * Double(s.rate)).rounded())
+        return withMusicLock { _ in
+            guard !suspended else { return [] }
+            suspended = true
+            let now = clock(engine)
+            for s in active {
+                var frame = s.lastHeardFrame ?? s.idlePosition
+                if s.state == .playing, s.lastHeardFrame != nil {
+                    frame += Int(((now - s.lastHeardClock) * Double(s.fileRate) * Double(s.rate)).rounded())
+                }
+                if frame >= s.frameCount {
+                    frame = (s.loopsLeft != 0 && s.frameCount > 0) ? frame % s.frameCount : s.frameCount
+                }
+                s.idlePosition = max(0, min(frame, s.frameCount))
+                s.loopsLeftAtLoss = s.loopsLeft
             }
-            if frame >= s.frameCount {
-                frame = (s.loopsLeft != 0 && s.frameCount > 0) ? frame % s.frameCount : s.frameCount
-            }
-            s.idlePosition = max(0, min(frame, s.frameCount))
-            s.loopsLeftAtLoss = s.loopsLeft
+            return active.map { ($0.path, Double($0.idlePosition) / Double(max($0.fileRate, 1))) }
         }
-        return active.map { ($0.path, Double($0.idlePosition) / Double(max($0.fileRate, 1))) }
     }
 
     /// The engine rebuilt its context on a new device: every track that held a source gets a new
     /// one, refilled from where it was, playing again if it was playing (paused ones stay paused).
     /// The old buffer and source names belonged to the destroyed context and are forgotten.
     func reattach(engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        defer { lock.unlock(); deliver(pending) }
-        guard suspended else { return }
-        suspended = false
-        let tracks = active
-        active.removeAll()
-        for s in tracks {
-            forgetAL(s)
-            let wasPlaying = s.state == .playing
-            let loops = s.loopsLeftAtLoss
-            s.loopsLeftAtLoss = nil
-            s.lastHeardFrame = nil
-            do throws(EarshotError) {
-                try startQueue(s, engine: engine, leadInAfter: nil)
-            } catch {
-                s.failure = error
-                s.state = .idle
-                if s.sessionActive {
-                    s.sessionActive = false
-                    pending.append((s, MusicTrack.Event(reason: .failed, error: error, path: s.path), s.onEnd))
+        withMusicLock { pending in
+            guard suspended else { return }
+            suspended = false
+            let tracks = active
+            active.removeAll()
+            for s in tracks {
+                forgetAL(s)
+                let wasPlaying = s.state == .playing
+                let loops = s.loopsLeftAtLoss
+                s.loopsLeftAtLoss = nil
+                s.lastHeardFrame = nil
+                do throws(EarshotError) {
+                    try startQueue(s, engine: engine, leadInAfter: nil)
+                } catch {
+                    s.failure = error
+                    s.state = .idle
+                    if s.sessionActive {
+                        s.sessionActive = false
+                        pending.append((s, MusicTrack.Event(reason: .failed, error: error, path: s.path), s.onEnd))
+                    }
+                    continue
                 }
-                continue
-            }
-            if let loops { s.loopsLeft = loops }
-            if wasPlaying, let source = s.source, !s.queue.isEmpty {
-                let now = clock(engine)
-                engine.withAL {
-                    _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
-                    alSourcePlay(source)
-                    ALCheck.clear()
+                if let loops { s.loopsLeft = loops }
+                if wasPlaying, let source = s.source, !s.queue.isEmpty {
+                    let now = clock(engine)
+                    engine.withAL {
+                        _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
+                        alSourcePlay(source)
+                        ALCheck.clear()
+                    }
                 }
             }
         }
@@ -224,36 +237,37 @@ final class MusicSystem: @unchecked Sendable {
     /// without starting it. When the last hold is lifted, every track a hold paused that is still
     /// paused resumes (a track the game paused, stopped or that ended meanwhile is left as it is).
     func setHold(_ kind: Hold, _ value: Bool, engine: AudioEngine) {
-        lock.lock(); defer { lock.unlock() }
-        guard !isShutDown else { return }
-        let wasHeld = held
-        switch kind {
-        case .session: sessionHold = value
-        case .bus: busHold = value
-        }
-        let hold = held
-        guard hold != wasHeld else { return }
-        let now = clock(engine)
-        engine.withAL {
-            guard !engine.core.isShutDown else { return }
-            for s in active {
-                if hold {
-                    guard s.state == .playing else { continue }
-                    if let source = s.source, !suspended { alSourcePause(source) }
-                    s.fade?.freeze(at: now)
-                    s.state = .paused
-                    s.heldBySession = true
-                } else {
-                    guard s.heldBySession else { continue }
-                    s.heldBySession = false
-                    guard s.state == .paused else { continue }
-                    s.state = .playing
-                    guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
-                    _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
-                    if !s.queue.isEmpty { alSourcePlay(source) }
-                }
+        withMusicLock { _ in
+            guard !isShutDown else { return }
+            let wasHeld = held
+            switch kind {
+            case .session: sessionHold = value
+            case .bus: busHold = value
             }
-            ALCheck.clear()
+            let hold = held
+            guard hold != wasHeld else { return }
+            let now = clock(engine)
+            engine.withAL {
+                guard !engine.core.isShutDown else { return }
+                for s in active {
+                    if hold {
+                        guard s.state == .playing else { continue }
+                        if let source = s.source, !suspended { alSourcePause(source) }
+                        s.fade?.freeze(at: now)
+                        s.state = .paused
+                        s.heldBySession = true
+                    } else {
+                        guard s.heldBySession else { continue }
+                        s.heldBySession = false
+                        guard s.state == .paused else { continue }
+                        s.state = .playing
+                        guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
+                        _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
+                        if !s.queue.isEmpty { alSourcePlay(source) }
+                    }
+                }
+                ALCheck.clear()
+            }
         }
     }
 
@@ -261,14 +275,12 @@ final class MusicSystem: @unchecked Sendable {
     /// ends with `.stopped` (keeping its position, as ``MusicTrack/stop()``), and tracks waiting
     /// to play after another are cancelled.
     func stopAll(engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        for a in active {
-            if let n = a.next { n.waiting = false; a.next = nil }
+        withMusicLock { pending in
+            for a in active {
+                if let n = a.next { n.waiting = false; a.next = nil }
+            }
+            for s in active { stopLocked(s, engine: engine, pending: &pending) }
         }
-        for s in active { stopLocked(s, engine: engine, pending: &pending) }
-        lock.unlock()
-        deliver(pending)
     }
 
     // MARK: Stats
@@ -276,121 +288,117 @@ final class MusicSystem: @unchecked Sendable {
     struct Snapshot { var activeTracks: Int; var underruns: Int; var cpuSeconds: Double; var framesQueued: Int }
 
     func snapshot() -> Snapshot {
-        lock.lock(); defer { lock.unlock() }
-        return Snapshot(activeTracks: active.count(where: { $0.state == .playing }), underruns: underruns,
-                        cpuSeconds: cpuSeconds, framesQueued: framesQueued)
+        return withMusicLock { _ in
+            return Snapshot(activeTracks: active.count(where: { $0.state == .playing }), underruns: underruns,
+                            cpuSeconds: cpuSeconds, framesQueued: framesQueued)
+        }
     }
 
     /// Every track's underruns so far: the one counter ``AudioEngine/stats`` needs, which games
     /// read every frame, without building a ``Snapshot``.
-    var underrunTotal: Int {
-        lock.lock(); defer { lock.unlock() }
-        return underruns
-    }
+    var underrunTotal: Int { withMusicLock { _ in underruns } }
 
     // MARK: Track controls (called by MusicTrack)
 
     func register(_ s: TrackStream, engine: AudioEngine) throws(EarshotError) {
-        lock.lock(); defer { lock.unlock() }
-        guard !isShutDown, !engine.isShutDown else { throw .engineShutDown }
-        registry.removeAll { $0.stream == nil }
-        registry.append(WeakStream(stream: s))
+        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown, !engine.isShutDown else { throw .engineShutDown }
+            registry.removeAll { $0.stream == nil }
+            registry.append(WeakStream(stream: s))
+        }
     }
 
     /// Claims a source and fills the queue without playing (AVAudioPlayer's `prepareToPlay`).
     func prepare(_ s: TrackStream, engine: AudioEngine) throws(EarshotError) {
-        var pending: [Pending] = []
-        lock.lock()
-        defer { lock.unlock(); deliver(pending) }
-        guard !isShutDown else { throw .engineShutDown }
-        guard s.state == .idle else { return }
-        cancelWaiting(s)
-        try startQueue(s, engine: engine, leadInAfter: nil)
-        s.state = .paused
-        endIfDrained(s, engine: engine, pending: &pending)
+        try withMusicLock { (pending: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            guard s.state == .idle else { return }
+            cancelWaiting(s)
+            try startQueue(s, engine: engine, leadInAfter: nil)
+            s.state = .paused
+            endIfDrained(s, engine: engine, pending: &pending)
+        }
     }
 
     func play(_ s: TrackStream, engine: AudioEngine) throws(EarshotError) {
-        var pending: [Pending] = []
-        lock.lock()
-        defer { lock.unlock(); deliver(pending) }
-        guard !isShutDown else { throw .engineShutDown }
-        cancelWaiting(s)
-        switch s.state {
-        case .playing:
-            return
-        case .paused:
-            s.sessionActive = true
-            s.state = .playing
-        case .idle:
-            try startQueue(s, engine: engine, leadInAfter: nil)
-            s.sessionActive = true
-            s.state = .playing
-        }
-        if held {
-            // Interrupted or the music bus paused: the track is ready and starts when the hold
-            // is lifted.
-            s.state = .paused
-            s.heldBySession = true
-            return
-        }
-        if let source = s.source, !suspended, !s.queue.isEmpty {
-            let now = clock(engine)
-            engine.withAL {
-                guard !engine.core.isShutDown else { return }
-                _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
-                alSourcePlay(source)
-                ALCheck.clear()
+        try withMusicLock { (pending: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            cancelWaiting(s)
+            switch s.state {
+            case .playing:
+                return
+            case .paused:
+                s.sessionActive = true
+                s.state = .playing
+            case .idle:
+                try startQueue(s, engine: engine, leadInAfter: nil)
+                s.sessionActive = true
+                s.state = .playing
             }
+            if held {
+                // Interrupted or the music bus paused: the track is ready and starts when the hold
+                // is lifted.
+                s.state = .paused
+                s.heldBySession = true
+                return
+            }
+            if let source = s.source, !suspended, !s.queue.isEmpty {
+                let now = clock(engine)
+                engine.withAL {
+                    guard !engine.core.isShutDown else { return }
+                    _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
+                    alSourcePlay(source)
+                    ALCheck.clear()
+                }
+            }
+            endIfDrained(s, engine: engine, pending: &pending)
         }
-        endIfDrained(s, engine: engine, pending: &pending)
     }
 
     /// Queues `s` to start when `previous` ends (not when it is stopped). Starts `s` now when
     /// `previous` is not playing.
     func play(_ s: TrackStream, after previous: TrackStream, engine: AudioEngine) throws(EarshotError) {
-        lock.lock()
-        guard !isShutDown else { lock.unlock(); throw .engineShutDown }
-        guard s !== previous else { lock.unlock(); throw .invalidArgument("a track cannot play after itself") }
-        guard s.state == .idle else { lock.unlock(); throw .invalidArgument("\(s.path) is already playing; stop it before queueing it") }
-        guard previous.sessionActive, previous.source != nil else {
-            lock.unlock()
-            try play(s, engine: engine)
-            return
+        let playsNow = try withMusicLock { (_: inout [Pending]) throws(EarshotError) -> Bool in
+            guard !isShutDown else { throw .engineShutDown }
+            guard s !== previous else { throw .invalidArgument("a track cannot play after itself") }
+            guard s.state == .idle else { throw .invalidArgument("\(s.path) is already playing; stop it before queueing it") }
+            guard previous.sessionActive, previous.source != nil else { return true }
+            cancelWaiting(s)
+            if let old = previous.next { old.waiting = false }
+            previous.next = s
+            s.waiting = true
+            return false
         }
-        cancelWaiting(s)
-        if let old = previous.next { old.waiting = false }
-        previous.next = s
-        s.waiting = true
-        lock.unlock()
+        // `previous` is not playing: this one starts now (its own call, its own lock scope).
+        if playsNow { try play(s, engine: engine) }
     }
 
     func pause(_ s: TrackStream, engine: AudioEngine) {
-        lock.lock(); defer { lock.unlock() }
-        s.heldBySession = false   // the game's own pause outlasts an interruption
-        if s.waiting { cancelWaiting(s); return }
-        guard s.state == .playing else { return }
-        s.fade?.freeze(at: clock(engine))   // the fade's timeline is playback time
-        s.state = .paused
-        guard let source = s.source, !suspended else { return }   // a lost device plays nothing anyway
-        engine.withAL {
-            guard !engine.core.isShutDown else { return }
-            alSourcePause(source)
-            ALCheck.clear()
+        withMusicLock { _ in
+            s.heldBySession = false   // the game's own pause outlasts an interruption
+            if s.waiting { cancelWaiting(s); return }
+            guard s.state == .playing else { return }
+            s.fade?.freeze(at: clock(engine))   // the fade's timeline is playback time
+            s.state = .paused
+            guard let source = s.source, !suspended else { return }   // a lost device plays nothing anyway
+            engine.withAL {
+                guard !engine.core.isShutDown else { return }
+                alSourcePause(source)
+                ALCheck.clear()
+            }
         }
     }
 
     func stop(_ s: TrackStream, engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        stopLocked(s, engine: engine, pending: &pending)
-        lock.unlock()
-        deliver(pending)
+        withMusicLock { pending in
+            stopLocked(s, engine: engine, pending: &pending)
+        }
     }
 
     /// Ends `s` with `.stopped`, keeping its position. While the device is lost a track may hold
     /// no source yet (played during the loss): it is in `active` all the same.
     private func stopLocked(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        assertLocked()
         cancelWaiting(s)
         settle(s, engine: engine, pending: &pending)
         guard s.source != nil || active.contains(where: { $0 === s }) else { return }
@@ -402,19 +410,17 @@ final class MusicSystem: @unchecked Sendable {
     /// Whether `s` is playing. A track whose source has played the session's last queued frame
     /// ends here at once (its end event is delivered now rather than at the next pump).
     func isPlaying(_ s: TrackStream, engine: AudioEngine) -> Bool {
-        var pending: [Pending] = []
-        lock.lock()
-        settle(s, engine: engine, pending: &pending)
-        let playing = s.state == .playing
-        lock.unlock()
-        deliver(pending)
-        return playing
+        withMusicLock { pending in
+            settle(s, engine: engine, pending: &pending)
+            return s.state == .playing
+        }
     }
 
     /// Ends `s` naturally (finished or failed) if it is playing, has nothing more to decode and
     /// its source has stopped: so that a stop or shutdown right after the last frame does not
     /// turn a finished track into a stopped one.
     private func settle(_ s: TrackStream, engine: AudioEngine, pending: inout [Pending]) {
+        assertLocked()
         guard s.state == .playing, s.exhausted, !suspended, let source = s.source else { return }
         let stopped = engine.withAL { () -> Bool in
             guard !engine.core.isShutDown else { return false }
@@ -426,96 +432,98 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     func isWaiting(_ s: TrackStream) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        return s.waiting
+        return withMusicLock { _ in
+            return s.waiting
+        }
     }
 
     func currentFrame(_ s: TrackStream, engine: AudioEngine) -> Int {
-        lock.lock(); defer { lock.unlock() }
-        return currentFrameLocked(s, engine: engine)
+        return withMusicLock { _ in
+            return currentFrameLocked(s, engine: engine)
+        }
     }
 
     func seek(_ s: TrackStream, toFrame frame: Int, engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        defer { lock.unlock(); deliver(pending) }
-        let frame = min(max(0, frame), s.frameCount)
-        guard let source = s.source, !suspended else {
-            // Idle, or the device is lost: the track restarts from here (``reattach(engine:)``).
-            s.idlePosition = frame
-            return
+        withMusicLock { pending in
+            let frame = min(max(0, frame), s.frameCount)
+            guard let source = s.source, !suspended else {
+                // Idle, or the device is lost: the track restarts from here (``reattach(engine:)``).
+                s.idlePosition = frame
+                return
+            }
+            engine.withAL {
+                guard !engine.core.isShutDown else { return }
+                alSourceStop(source)
+                unqueueProcessed(s, source: source)
+                ALCheck.clear()
+            }
+            s.history.removeAll()
+            s.restartDecoder(at: frame)
+            let staged = decodeAhead(s, engine: engine, renderFrames: 0, aheadNow: 0)
+            engine.withAL {
+                guard !engine.core.isShutDown else { return }
+                uploadAll(staged, to: s, source: source)
+                if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
+                ALCheck.clear()
+            }
+            endIfDrained(s, engine: engine, pending: &pending)
         }
-        engine.withAL {
-            guard !engine.core.isShutDown else { return }
-            alSourceStop(source)
-            unqueueProcessed(s, source: source)
-            ALCheck.clear()
-        }
-        s.history.removeAll()
-        s.restartDecoder(at: frame)
-        let staged = decodeAhead(s, engine: engine, renderFrames: 0, aheadNow: 0)
-        engine.withAL {
-            guard !engine.core.isShutDown else { return }
-            uploadAll(staged, to: s, source: source)
-            if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
-            ALCheck.clear()
-        }
-        endIfDrained(s, engine: engine, pending: &pending)
     }
 
     /// Runs `change` on the stream under the lock, then re-applies source properties.
     func update(_ s: TrackStream, engine: AudioEngine, _ change: (TrackStream) -> Void) {
-        lock.lock(); defer { lock.unlock() }
-        change(s)
-        guard let source = s.source, !suspended else { return }
-        let now = clock(engine)
-        engine.withAL {
-            guard !engine.core.isShutDown else { return }
-            applyPan(s, source: source)
-            alSourcef(source, AL_PITCH, s.sourcePitch)
-            _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
-            ALCheck.clear()
+        return withMusicLock { _ in
+            change(s)
+            guard let source = s.source, !suspended else { return }
+            let now = clock(engine)
+            engine.withAL {
+                guard !engine.core.isShutDown else { return }
+                applyPan(s, source: source)
+                alSourcef(source, AL_PITCH, s.sourcePitch)
+                _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
+                ALCheck.clear()
+            }
         }
     }
 
     /// Reads a stream's state under the lock.
     func read<T>(_ s: TrackStream, _ body: (TrackStream) -> T) -> T {
-        lock.lock(); defer { lock.unlock() }
-        return body(s)
+        return withMusicLock { _ in
+            return body(s)
+        }
     }
 
     func fade(_ s: TrackStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
               restoreVolume: Float?, engine: AudioEngine) {
-        var pending: [Pending] = []
-        lock.lock()
-        let now = clock(engine)
-        if let f = s.fade { s.volume = f.volume(at: now).0 }
-        s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
-                           stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
-        // A paused track's fade waits for it: the timeline is playback time.
-        if s.state == .paused { s.fade?.freeze(at: now) }
-        if let source = s.source, !suspended {
-            let done = engine.withAL { () -> Bool in
-                guard !engine.core.isShutDown else { return false }
-                return applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
+        withMusicLock { pending in
+            let now = clock(engine)
+            if let f = s.fade { s.volume = f.volume(at: now).0 }
+            s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
+                               stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
+            // A paused track's fade waits for it: the timeline is playback time.
+            if s.state == .paused { s.fade?.freeze(at: now) }
+            if let source = s.source, !suspended {
+                let done = engine.withAL { () -> Bool in
+                    guard !engine.core.isShutDown else { return false }
+                    return applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
+                }
+                if done { stopAfterFade(s, engine: engine, pending: &pending) }
+            } else if duration <= 0 || !s.sessionActive {
+                // Nothing is playing: the fade is only a volume change.
+                if duration <= 0 { s.volume = target; s.fade = nil }
             }
-            if done { stopAfterFade(s, engine: engine, pending: &pending) }
-        } else if duration <= 0 || !s.sessionActive {
-            // Nothing is playing: the fade is only a volume change.
-            if duration <= 0 { s.volume = target; s.fade = nil }
         }
-        lock.unlock()
-        deliver(pending)
     }
 
     /// Updates the meter reading of `s` from the ~50 ms of samples before its play position.
     func updateMeters(_ s: TrackStream, engine: AudioEngine) {
-        lock.lock(); defer { lock.unlock() }
-        guard s.meteringEnabled, !suspended, let offset = queueOffset(s, engine: engine) else {
-            s.meters = .silent(channels: s.channels)
-            return
+        withMusicLock { _ in
+            guard s.meteringEnabled, !suspended, let offset = queueOffset(s, engine: engine) else {
+                s.meters = .silent(channels: s.channels)
+                return
+            }
+            s.meters = s.measure(atQueueOffset: offset, window: meterWindowFrames(s))
         }
-        s.meters = s.measure(atQueueOffset: offset, window: meterWindowFrames(s))
     }
 
     // MARK: Internals (music lock held)
@@ -532,6 +540,7 @@ final class MusicSystem: @unchecked Sendable {
 
     /// Decodes chunks until the queue holds the ring plus what a render of `renderFrames` consumes.
     private func decodeAhead(_ s: TrackStream, engine: AudioEngine, renderFrames: Int, aheadNow: Int) -> [StagedChunk] {
+        assertLocked()
         let size = bufferFrames(s)
         var target = size * Self.defaultBufferCount
         if renderLookahead, renderFrames > 0, s.state == .playing {
@@ -551,6 +560,7 @@ final class MusicSystem: @unchecked Sendable {
     /// queue; with `leadInAfter`, first queues silence lasting exactly as long as that track has
     /// left, so this one starts on the sample after it ends.
     private func startQueue(_ s: TrackStream, engine: AudioEngine, leadInAfter previous: TrackStream?) throws(EarshotError) {
+        assertLocked()
         if s.source != nil { return }
         if suspended {
             // The device is lost: the track joins the others that ``reattach(engine:)`` refills
@@ -588,6 +598,8 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     private func configure(_ source: ALuint, for s: TrackStream, engine: AudioEngine, now: Double) {
+        assertLocked()
+        ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         alSourceStop(source)
         alSourcei(source, AL_BUFFER, 0)
         alSourcei(source, AL_LOOPING, AL_FALSE)
@@ -615,6 +627,8 @@ final class MusicSystem: @unchecked Sendable {
     /// Sets AL_GAIN from volume, fade and `busGain` (the music bus's) when it differs from the gain
     /// last set on the source; returns true when a fade that stops the track has just completed.
     private func applyGain(_ s: TrackStream, source: ALuint, now: Double, busGain: Float) -> Bool {
+        assertLocked()
+        ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         var stop = false
         // Fades run in playback time: frozen while the track is not playing.
         if s.state == .playing { s.fade?.thaw(at: now) } else { s.fade?.freeze(at: now) }
@@ -648,6 +662,7 @@ final class MusicSystem: @unchecked Sendable {
     /// track reads it (under the AL lock).
     private func service(_ s: TrackStream, engine: AudioEngine, now: Double, renderFrames: Int, musicGain: inout Float?,
                          pending: inout [Pending]) {
+        assertLocked()
         guard let source = s.source else { return }
         var state: ALint = 0, offset: ALint = 0
         var fadedOut = false
@@ -738,6 +753,7 @@ final class MusicSystem: @unchecked Sendable {
 
     /// Releases the stream's source and buffers and queues its end event (once per session).
     private func end(_ s: TrackStream, reason: MusicTrack.Event.Reason, error: EarshotError?, engine: AudioEngine, pending: inout [Pending]) {
+        assertLocked()
         releaseAL(s, engine: engine)
         s.state = .idle
         s.heldBySession = false
@@ -801,6 +817,8 @@ final class MusicSystem: @unchecked Sendable {
 
     /// Unqueues the buffers OpenAL has played (AL lock held).
     private func unqueueProcessed(_ s: TrackStream, source: ALuint) {
+        assertLocked()
+        ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         var processed: ALint = 0
         alGetSourcei(source, AL_BUFFERS_PROCESSED, &processed)
         guard processed > 0 else { return }
@@ -822,6 +840,8 @@ final class MusicSystem: @unchecked Sendable {
     /// Uploads chunks into buffers and queues them (AL lock held). An OpenAL failure (out of
     /// memory) ends the stream's decoding with that error.
     private func uploadAll(_ chunks: [StagedChunk], to s: TrackStream, source: ALuint) {
+        assertLocked()
+        ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         for chunk in chunks {
             ALCheck.clear()
             var buffer: ALuint = 0
@@ -882,6 +902,7 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     private func currentFrameLocked(_ s: TrackStream, engine: AudioEngine) -> Int {
+        assertLocked()
         // While the device is lost, the position saved at the loss (or set by a seek since).
         if suspended { return s.idlePosition }
         guard let offset = queueOffset(s, engine: engine) else { return s.idlePosition }
