@@ -1,5 +1,6 @@
 import Earshot
 import Foundation
+import Synchronization
 
 /// `earshot play FILE --music`: streams FILE as a music track, live or rendered offline; stops at
 /// `--seconds` or when the track finishes, whichever comes first.
@@ -20,11 +21,10 @@ struct MusicPlayback {
     /// Live: where to play.
     var liveOutput: Output = .systemDefault
 
-    private final class LastEnd: @unchecked Sendable {
-        private let lock = NSLock()
-        private var event: MusicTrack.Event?
-        func set(_ e: MusicTrack.Event) { lock.lock(); event = e; lock.unlock() }
-        var value: MusicTrack.Event? { lock.lock(); defer { lock.unlock() }; return event }
+    private final class LastEnd: Sendable {
+        private let event = Mutex<MusicTrack.Event?>(nil)
+        func set(_ e: MusicTrack.Event) { event.withLock { $0 = e } }
+        var value: MusicTrack.Event? { event.withLock { $0 } }
     }
 
     func run() {

@@ -177,7 +177,7 @@ public final class AudioFileWriter {
     }
 
     /// The partial files of every writer of this process not yet closed or discarded.
-    private static let partialFiles = Mutex<Set<String>>([])
+    private static let partialFiles = Locked<Set<String>>([])
 
     /// Removes the partial file of every open writer of this process, for a process that is
     /// about to exit on a signal (Ctrl-C) without running its writers' `deinit`: nothing is left

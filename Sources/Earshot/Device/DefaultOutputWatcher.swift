@@ -20,9 +20,9 @@ import Glibc
 /// PulseAudio moves the stream itself (OpenAL's stream is movable when the process follows the
 /// default: see `OpenALEnvironment`); the watcher only reports. The child is stopped by its PID
 /// in ``stop()``.
-// @unchecked Sendable: every stored property is itself thread-safe — the child behind `Locked`,
-// flags in `Atomic`, semaphores, a `Logger` (Sendable) — and none is reassigned after init.
 final class DefaultOutputWatcher: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is itself thread-safe — the child behind `Locked`,
+    // flags in `Atomic`, semaphores, a `Logger` (Sendable) — and none is reassigned after init.
     /// What the watcher reports: the reason and the sink now in use.
     typealias Handler = @Sendable (AudioSession.RouteChangeReason, String) -> Void
 

@@ -24,7 +24,7 @@ public enum DeviceEvent: Sendable, Equatable {
 /// ``AudioEngine/update(deltaTime:)``. Reopening runs on its own thread, retrying with backoff
 /// (0.1 s doubling to at most 0.5 s, so a returning sound server is heard within about half a
 /// second); a configured named device that cannot be opened falls back to the default device.
-final class DeviceRecovery: @unchecked Sendable {
+final class DeviceRecovery: Sendable {
     /// Set by the event callback (any thread).
     let disconnected = Atomic<Bool>(false)
     private let opened = Locked<(device: OutputDevice, fellBackFrom: String?)?>(nil)
@@ -135,7 +135,7 @@ extension EngineCore {
             throw error
         }
         old.1.destroy(locked: &current)
-        old.0.close()
+        old.0.closeAsOwner()
         context.makeCurrent(locked: &current)
     }
 
@@ -247,6 +247,8 @@ extension AudioEngine {
             recovery.startReopening(configuration.output)
             return
         }
+        opened.device.adoptByEngine()
+        newContext.adoptByEngine()
         endpoint.withLock { $0 = Endpoint(device: opened.device, context: newContext) }
         // Tests: runs a game call in the window where the core is rebuilt and music is not yet
         // reattached (another thread can call in there). No lock is held here.

@@ -34,6 +34,8 @@
 /// Task { for await end in battle.events { print(end.reason) } }
 /// ```
 public final class MusicTrack: @unchecked Sendable {
+    // @unchecked Sendable: `engine` is a weak var written once, in init, before the track is shared
+    // (weak loads are atomic); the stream it holds is touched only under the music lock.
     /// How a track's play session ended.
     public struct Event: Sendable, Equatable {
         /// Why it ended.

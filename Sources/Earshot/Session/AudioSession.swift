@@ -59,11 +59,13 @@ import Synchronization
 /// Task { for await event in session.events { print("session:", event) } }
 /// ```
 public final class AudioSession: @unchecked Sendable {
+    // @unchecked Sendable: `engine` is a weak var written once, in init, before the session is
+    // shared (weak loads are atomic); every other stored property is a lock, a constant or Sendable.
     private weak var engine: AudioEngine?
     private let state = Locked<State>(State())
     /// Serialises activation and interruption changes applied to the engine (taken before the
     /// music lock and the AL lock, never while holding them).
-    private let control = NSLock()
+    private let control = Locked<Void>(())
     private let logger = EarshotLogging.logger("earshot.session")
     private let continuation: AsyncStream<Event>.Continuation
 
@@ -175,51 +177,51 @@ public final class AudioSession: @unchecked Sendable {
     /// silence the other players and waits as briefly for them to stop, applies the hint at once (music ducked if it is on, without a ramp) and posts
     /// `.secondaryAudioHint(.begin)` if it is on. Does nothing when already active.
     public func activate() {
-        control.lock()
-        defer { control.unlock() }
-        let started = state.withLock { s -> [(any SecondaryAudioHintSource, HintSink)]? in
-            guard !s.hint.isActive else { return nil }
-            var started: [(any SecondaryAudioHintSource, HintSink)] = []
-            for i in s.sources.indices {
-                let sink = HintSink(key: s.sources[i].key, session: self)
-                s.sources[i].sink = sink
-                started.append((s.sources[i].source, sink))
+        control.withLock { _ in
+            let started = state.withLock { s -> [(any SecondaryAudioHintSource, HintSink)]? in
+                guard !s.hint.isActive else { return nil }
+                var started: [(any SecondaryAudioHintSource, HintSink)] = []
+                for i in s.sources.indices {
+                    let sink = HintSink(key: s.sources[i].key, session: self)
+                    s.sources[i].sink = sink
+                    started.append((s.sources[i].source, sink))
+                }
+                return started
             }
-            return started
-        }
-        guard let started else { return }
-        for (source, sink) in started { source.start(reportingTo: sink) }
-        let timeout = state.withLock { $0.initialScanTimeout }
-        let deadline = Clocks.monotonic() + timeout
-        while started.contains(where: { !$0.1.snapshot.ready }), Clocks.monotonic() < deadline {
-            usleep(2_000)
-        }
-        for (source, sink) in started where !sink.snapshot.ready {
-            logger.warning("hint source \(source.name) did not report within \(timeout) s; counted as nothing playing")
-        }
-        // A category that does not mix silences the others (iOS interrupts them), then waits as
-        // long again for the sources to see them stop, so the music does not start ducked.
-        if !state.withLock({ $0.category.mixesWithOthers }) {
-            let keys = Set(started.map { $0.1.key })
-            var asked = false
-            for (source, sink) in started where sink.snapshot.ready && (state.withLock { $0.hint.inputs[sink.key] } ?? false) {
-                source.silenceOthers()
-                asked = true
-            }
-            let quietBy = Clocks.monotonic() + timeout
-            while asked, state.withLock({ s in keys.contains { s.hint.inputs[$0] == true } }), Clocks.monotonic() < quietBy {
+            guard let started else { return }
+            for (source, sink) in started { source.start(reportingTo: sink) }
+            let timeout = state.withLock { $0.initialScanTimeout }
+            let deadline = Clocks.monotonic() + timeout
+            while started.contains(where: { !$0.1.snapshot.ready }), Clocks.monotonic() < deadline {
                 usleep(2_000)
             }
-        }
-        let duck = state.withLock { s -> Float in
-            if let edge = s.hint.activate() { continuation.yield(.secondaryAudioHint(edge)) }
-            s.ramp.jump(to: s.duckTarget)
-            s.appliedDuck = s.ramp.target
-            return s.ramp.target
-        }
-        if let engine {
-            writeMusicDuck(duck, on: engine)
-            engine.musicSystem.frame(engine: engine)   // playing tracks take the level now
+            for (source, sink) in started where !sink.snapshot.ready {
+                logger.warning("hint source \(source.name) did not report within \(timeout) s; counted as nothing playing")
+            }
+            // A category that does not mix silences the others (iOS interrupts them), then waits as
+            // long again for the sources to see them stop, so the music does not start ducked.
+            if !state.withLock({ $0.category.mixesWithOthers }) {
+                let keys = Set(started.map { $0.1.key })
+                var asked = false
+                for (source, sink) in started where sink.snapshot.ready && (state.withLock { $0.hint.inputs[sink.key] } ?? false) {
+                    source.silenceOthers()
+                    asked = true
+                }
+                let quietBy = Clocks.monotonic() + timeout
+                while asked, state.withLock({ s in keys.contains { s.hint.inputs[$0] == true } }), Clocks.monotonic() < quietBy {
+                    usleep(2_000)
+                }
+            }
+            let duck = state.withLock { s -> Float in
+                if let edge = s.hint.activate() { continuation.yield(.secondaryAudioHint(edge)) }
+                s.ramp.jump(to: s.duckTarget)
+                s.appliedDuck = s.ramp.target
+                return s.ramp.target
+            }
+            if let engine {
+                writeMusicDuck(duck, on: engine)
+                engine.musicSystem.frame(engine: engine)   // playing tracks take the level now
+            }
         }
     }
 
@@ -227,22 +229,22 @@ public final class AudioSession: @unchecked Sendable {
     /// and the music returns over ``release``. No hint events are posted while inactive; an
     /// interruption in force stays until it ends or ``resume()``.
     public func deactivate() {
-        control.lock()
-        defer { control.unlock() }
-        let stopping = state.withLock { s -> [(any SecondaryAudioHintSource, HintSink)] in
-            guard s.hint.isActive else { return [] }
-            s.hint.deactivate()
-            var stopping: [(any SecondaryAudioHintSource, HintSink)] = []
-            for i in s.sources.indices {
-                if let sink = s.sources[i].sink { stopping.append((s.sources[i].source, sink)) }
-                s.sources[i].sink = nil
-                _ = s.hint.remove(s.sources[i].key)
+        control.withLock { _ in
+            let stopping = state.withLock { s -> [(any SecondaryAudioHintSource, HintSink)] in
+                guard s.hint.isActive else { return [] }
+                s.hint.deactivate()
+                var stopping: [(any SecondaryAudioHintSource, HintSink)] = []
+                for i in s.sources.indices {
+                    if let sink = s.sources[i].sink { stopping.append((s.sources[i].source, sink)) }
+                    s.sources[i].sink = nil
+                    _ = s.hint.remove(s.sources[i].key)
+                }
+                return stopping
             }
-            return stopping
-        }
-        for (source, sink) in stopping {
-            sink.invalidate()
-            source.stop()
+            for (source, sink) in stopping {
+                sink.invalidate()
+                source.stop()
+            }
         }
     }
 
@@ -264,32 +266,32 @@ public final class AudioSession: @unchecked Sendable {
 
     /// Adds a hint source; it runs while the session is active (started now if it already is).
     public func addHintSource(_ source: any SecondaryAudioHintSource) {
-        control.lock()
-        defer { control.unlock() }
-        let sink = state.withLock { s -> HintSink? in
-            guard !s.sources.contains(where: { $0.source === source }) else { return nil }
-            let key = "source:\(s.nextSourceKey)"
-            s.nextSourceKey += 1
-            let sink = s.hint.isActive ? HintSink(key: key, session: self) : nil
-            s.sources.append(SourceEntry(source: source, key: key, sink: sink))
-            return sink
+        control.withLock { _ in
+            let sink = state.withLock { s -> HintSink? in
+                guard !s.sources.contains(where: { $0.source === source }) else { return nil }
+                let key = "source:\(s.nextSourceKey)"
+                s.nextSourceKey += 1
+                let sink = s.hint.isActive ? HintSink(key: key, session: self) : nil
+                s.sources.append(SourceEntry(source: source, key: key, sink: sink))
+                return sink
+            }
+            if let sink { source.start(reportingTo: sink) }
         }
-        if let sink { source.start(reportingTo: sink) }
     }
 
     /// Removes a hint source, stopping it; its input leaves the hint (which may end).
     public func removeHintSource(_ source: any SecondaryAudioHintSource) {
-        control.lock()
-        defer { control.unlock() }
-        let sink = state.withLock { s -> HintSink?? in
-            guard let i = s.sources.firstIndex(where: { $0.source === source }) else { return nil }
-            let entry = s.sources.remove(at: i)
-            if let edge = s.hint.remove(entry.key) { continuation.yield(.secondaryAudioHint(edge)) }
-            return .some(entry.sink)
-        }
-        if let sink = sink ?? nil {
-            sink.invalidate()
-            source.stop()
+        control.withLock { _ in
+            let sink = state.withLock { s -> HintSink?? in
+                guard let i = s.sources.firstIndex(where: { $0.source === source }) else { return nil }
+                let entry = s.sources.remove(at: i)
+                if let edge = s.hint.remove(entry.key) { continuation.yield(.secondaryAudioHint(edge)) }
+                return .some(entry.sink)
+            }
+            if let sink = sink ?? nil {
+                sink.invalidate()
+                source.stop()
+            }
         }
     }
 
@@ -349,10 +351,10 @@ public final class AudioSession: @unchecked Sendable {
     /// playing track, keeping positions, then posts `.interruption(.began)`. A second call while
     /// interrupted does nothing.
     public func beginInterruption() {
-        control.lock()
-        defer { control.unlock() }
-        guard holdAudio() else { return }
-        continuation.yield(.interruption(.began))
+        control.withLock { _ in
+            guard holdAudio() else { return }
+            continuation.yield(.interruption(.began))
+        }
     }
 
     /// Marks the session interrupted and pauses the engine's voices and playing tracks; false
@@ -375,19 +377,19 @@ public final class AudioSession: @unchecked Sendable {
     /// the ``interruptionPolicy`` says so (otherwise the audio stays paused until ``resume()``).
     /// Without an interruption in force it does nothing.
     public func endInterruption(shouldResume: Bool) {
-        control.lock()
-        defer { control.unlock() }
-        guard let policy = state.withLock({ $0.interrupted ? $0.policy : nil }) else { return }
-        continuation.yield(.interruption(.ended(shouldResume: shouldResume)))
-        if policy.resumes(shouldResume: shouldResume) { resumeLocked() }
+        control.withLock { _ in
+            guard let policy = state.withLock({ $0.interrupted ? $0.policy : nil }) else { return }
+            continuation.yield(.interruption(.ended(shouldResume: shouldResume)))
+            if policy.resumes(shouldResume: shouldResume) { resumeLocked() }
+        }
     }
 
     /// Lifts an interruption whether or not it ended: voices fade back in where they were and
     /// the tracks it paused play on. Does nothing when not interrupted.
     public func resume() {
-        control.lock()
-        defer { control.unlock() }
-        resumeLocked()
+        control.withLock { _ in
+            resumeLocked()
+        }
     }
 
     private func resumeLocked() {
@@ -423,9 +425,9 @@ public final class AudioSession: @unchecked Sendable {
 
     /// Holds the audio after the output went away (see ``pausesWhenOutputGoesAway``).
     private func holdForLostOutput() {
-        control.lock()
-        defer { control.unlock() }
-        _ = holdAudio()   // no interruption event: the route change was just posted
+        control.withLock { _ in
+            _ = holdAudio()   // no interruption event: the route change was just posted
+        }
     }
 
     /// Posts `.mediaServicesWereReset`. Called by the engine once it has rebuilt everything on a

@@ -43,7 +43,7 @@ import Synchronization
 /// engine.session.enableSystemHints()          // the same as:
 /// engine.session.addHintSource(MPRISHintSource())
 /// ```
-public final class MPRISHintSource: SecondaryAudioHintSource, @unchecked Sendable {
+public final class MPRISHintSource: SecondaryAudioHintSource, Sendable {
     public let name = "mpris"
     /// The bus to watch; nil: `DBUS_SESSION_BUS_ADDRESS` of this process.
     public let busAddress: String?
