@@ -14,6 +14,8 @@ import Synchronization
 /// print(context.grantedMonoSources)   // 1024
 /// ```
 public final class ALContext: @unchecked Sendable {
+    // @unchecked Sendable: `destroyed` is read and written only under the AL lock; the rest are
+    // constants read at creation.
     /// What to ask OpenAL for when creating the context.
     public struct Request: Sendable, Equatable {
         /// Sources for mono buffers (the voice pool). OpenAL Soft 1.19.1 grants at least 255.
@@ -153,9 +155,22 @@ public final class ALContext: @unchecked Sendable {
     }
 
     /// Destroys the context. Safe to call more than once; the device stays open.
+    ///
+    /// A context that belongs to an ``AudioEngine`` (``AudioEngine/context``) is destroyed by the
+    /// engine's ``AudioEngine/shutdown()`` only: `destroy()` on it does nothing but log a warning.
     public func destroy() {
+        guard !engineOwned.load(ordering: .acquiring) else {
+            EarshotLogging.logger("earshot.device").warning("destroy() on the context of an engine ignored: call engine.shutdown()")
+            return
+        }
         ALGlobal.lock.withLock { current in destroy(locked: &current) }
     }
+
+    /// Set once an engine plays on this context (before the engine is shared).
+    private let engineOwned = Atomic<Bool>(false)
+
+    /// The engine takes the context: from now on only the engine destroys it (``destroy(locked:)``).
+    func adoptByEngine() { engineOwned.store(true, ordering: .releasing) }
 
     /// Destroys the context; the caller holds ``ALGlobal/lock`` and passes its value.
     func destroy(locked current: inout UInt) {

@@ -1,4 +1,5 @@
 import COpenAL
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,6 +44,9 @@ public enum ChannelLayout: Int, Sendable, Equatable, CaseIterable {
 /// device.close()
 /// ```
 public final class OutputDevice: @unchecked Sendable {
+    // @unchecked Sendable: `closed` changes only in `closeAsOwner()`, which an engine calls under the
+    // AL lock (a game's `close()` on an engine's device does nothing); a device used alone belongs
+    // to the one thread that drives it.
     let handle: OpaquePointer
     /// The name OpenAL reports for the device.
     public let name: String
@@ -115,7 +119,28 @@ public final class OutputDevice: @unchecked Sendable {
     }
 
     /// Closes the device. Safe to call more than once.
+    ///
+    /// A device that belongs to an ``AudioEngine`` (``AudioEngine/device``) is closed by the
+    /// engine's ``AudioEngine/shutdown()`` only: `close()` on it does nothing but log a warning,
+    /// so a game cannot pull the device from under the engine.
     public func close() {
+        guard !engineOwned.load(ordering: .acquiring) else {
+            EarshotLogging.logger("earshot.device").warning("close() on the device of an engine ignored: call engine.shutdown()")
+            return
+        }
+        closeAsOwner()
+    }
+
+    /// Set once an engine plays on this device (before the engine is shared).
+    private let engineOwned = Atomic<Bool>(false)
+
+    /// The engine takes the device: from now on only the engine closes it.
+    func adoptByEngine() { engineOwned.store(true, ordering: .releasing) }
+
+    /// Closes the device whoever owns it: the engine's shutdown and device rebuild, under the AL
+    /// lock (which is what guards `closed` for an engine's device; a device used alone belongs to
+    /// the one thread that uses it).
+    func closeAsOwner() {
         guard !closed else { return }
         closed = true
         alcCloseDevice(handle)

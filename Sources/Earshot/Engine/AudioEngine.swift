@@ -19,6 +19,8 @@ import Synchronization
 /// engine.shutdown()
 /// ```
 public final class AudioEngine: @unchecked Sendable {
+    // @unchecked Sendable: `core` is the one stored var, touched only inside `withAL` (the AL lock);
+    // every other stored property is a constant, a lock or a thread-safe object (see <doc:Threading>).
     /// The configuration the engine was created with.
     public let configuration: Configuration
     /// Whether the engine renders through a loopback device (fixed for its life).
@@ -118,6 +120,8 @@ public final class AudioEngine: @unchecked Sendable {
             device.close()
             throw error
         }
+        device.adoptByEngine()
+        context.adoptByEngine()
         link.engine = self
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
@@ -162,7 +166,7 @@ public final class AudioEngine: @unchecked Sendable {
             core.context.makeCurrent(locked: &current)
             core.teardown()
             core.context.destroy(locked: &current)
-            core.device.close()
+            core.device.closeAsOwner()
         }
     }
 
