@@ -86,7 +86,6 @@ final class PulseDuckingTests: XCTestCase {
         let tPause = Date().timeIntervalSince(recStart)
         _ = try playerctl("pause")
         XCTAssertNotNil(waitFor(10) { !earshot.isRunning }, "earshot ends after --seconds")
-        let tEnd = Date().timeIntervalSince(recStart)
         parec.stop(signal: SIGINT)
         let stderr = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         XCTAssertEqual(earshot.process.terminationStatus, 0, stderr)

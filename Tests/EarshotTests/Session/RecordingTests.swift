@@ -34,7 +34,7 @@ final class RecordingTests: XCTestCase {
     /// A 1 kHz sine of amplitude 0.5 for `seconds`, made by sox.
     private func tone(seconds: Double) throws -> String {
         let path = folder.appendingPathComponent("tone.wav").path
-        try FFmpegTool.run("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", path, "synth", "\(seconds)", "sine", "1000", "vol", "0.5"])
+        _ = try FFmpegTool.run("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", path, "synth", "\(seconds)", "sine", "1000", "vol", "0.5"])
         return path
     }
 

@@ -110,13 +110,13 @@ final class ChildProcess {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let output {
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: output)
         } else {
             process.standardOutput = FileHandle.nullDevice
         }
         if let errorOutput {
-            FileManager.default.createFile(atPath: errorOutput.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorOutput.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errorOutput)
         } else {
             process.standardError = FileHandle.nullDevice
