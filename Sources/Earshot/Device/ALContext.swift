@@ -108,7 +108,7 @@ public final class ALContext: @unchecked Sendable {
                 alcMakeContextCurrent(ctx)
                 current = ALGlobal.key(ctx)
             }
-            defer { ALCheck.clear() }
+            defer { ALCheck.after("reading a new context's strings") }
             return [AL_EXTENSIONS, AL_VERSION, AL_RENDERER, AL_VENDOR].map { alGetString($0).map { String(cString: $0) } ?? "" }
         }
         extensions = Set(strings[0].split(separator: " ").map(String.init))

@@ -48,8 +48,21 @@ enum ALCheck {
         preconditionFailure("OpenAL \(ALErrorName.name(code)) after \(operation()) on Earshot's own objects")  // trap: engine bug
     }
 
-    /// Clears any stale error before a checked sequence.
-    static func clear() {
+    /// After a sequence of AL calls on the engine's own objects that cannot fail when Earshot is
+    /// right: an error is a bug — a trap in debug builds, a logged error naming `operation` in
+    /// release builds — and is consumed either way, so it is never blamed on the next call.
+    static func after(_ operation: @autoclosure () -> String) {
+        requireALLock()
+        let code = alGetError()
+        guard code != AL_NO_ERROR else { return }
+        assertionFailure("OpenAL \(ALErrorName.name(code)) after \(operation())")
+        staleLogger.error("OpenAL \(ALErrorName.name(code)) after \(operation())")
+    }
+
+    /// Discards a pending error that is expected, for the `reason` given (the cleanup of a
+    /// failure already being reported, calls on a device that is gone). The one place an AL
+    /// error is dropped on purpose; every use says why.
+    static func discard(because reason: StaticString) {
         requireALLock()
         _ = alGetError()
     }

@@ -58,7 +58,7 @@ enum EFX {
             try ALCheck.throwing("alEffecti(AL_EFFECT_TYPE, \(type))")
         } catch {
             alDeleteEffects(1, &effect)
-            ALCheck.clear()   // the cleanup of a failure already being thrown: its own error adds nothing
+            ALCheck.discard(because: "the cleanup of a failure already being thrown: its own error adds nothing")
             throw error
         }
         return effect

@@ -71,7 +71,7 @@ extension AudioEngine {
         let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
             let id = try core.play(clip, options: options, logger: logger)
-            ALCheck.clear()
+            ALCheck.after("play")
             return id
         }
         return Voice(engine: self, id: id)

@@ -61,7 +61,7 @@ final class DeviceRecovery: Sendable {
         }, user) != 0 else { return }
         var types: [ALenum] = [AL_EVENT_TYPE_DISCONNECTED_SOFTX]
         _ = earshot_al_event_control(control, 1, &types, ALboolean(AL_TRUE))
-        ALCheck.clear()
+        ALCheck.after("alEventControlSOFT(disconnected)")
     }
 
     /// Starts the background reopen loop (once per loss).

@@ -96,7 +96,7 @@ final class EngineCore {
     }
 
     static func generateSources(_ total: Int) throws(EarshotError) -> [ALuint] {
-        ALCheck.clear()
+        ALCheck.expectNoPending(before: "alGenSources")
         var names = [ALuint](repeating: 0, count: total)
         if total > 0 {
             alGenSources(ALsizei(total), &names)
@@ -149,7 +149,7 @@ final class EngineCore {
         }
         buffersToDelete.removeAll()
         clips.removeAll()
-        ALCheck.clear()
+        ALCheck.after("tearing down the engine's sources and buffers")
     }
 
     // MARK: Clips
@@ -160,7 +160,7 @@ final class EngineCore {
             throw .tooLarge(name: name, what: "an OpenAL buffer", size: pcm.byteCount,
                             limit: ClipDecoder.Options.maxBytesCeiling, setting: "OpenAL's 32-bit buffer size")
         }
-        ALCheck.clear()
+        ALCheck.expectNoPending(before: "uploading a clip")
         var buffer: ALuint = 0
         alGenBuffers(1, &buffer)
         try ALCheck.throwing("alGenBuffers")
@@ -180,7 +180,7 @@ final class EngineCore {
         let code = alGetError()
         guard code == AL_NO_ERROR else {
             alDeleteBuffers(1, &buffer)
-            ALCheck.clear()
+            ALCheck.discard(because: "the cleanup of a failed upload already being thrown")
             throw .openAL(operation: "alBufferData(\(name))", code: code)
         }
         let info = ClipInfo(name: name, sampleRate: pcm.sampleRate, channels: pcm.channels, frameCount: pcm.frameCount,
@@ -225,7 +225,7 @@ final class EngineCore {
                 pool.detach(buffer: pending.buffer)
                 var b = pending.buffer
                 alDeleteBuffers(1, &b)
-                ALCheck.clear()
+                ALCheck.after("deleting an unloaded clip's buffer")
                 freeClipIDs.append(pending.clipID)
                 buffersToDelete.remove(at: i)
             } else {
@@ -280,7 +280,7 @@ final class EngineCore {
         sendRouter.step(elapsed: min(max(lastFrameTime, 0), 0.25))
         alProcessUpdatesSOFT()
         collectBuffers()
-        ALCheck.clear()
+        ALCheck.after("update")
     }
 
     /// Renders `frames` frames on a loopback device into `buffer`, cutting the render at fade
@@ -306,7 +306,7 @@ final class EngineCore {
             done += chunk
         }
         collectBuffers()
-        ALCheck.clear()
+        ALCheck.after("render")
     }
 
     // MARK: Environment
@@ -416,7 +416,7 @@ final class EngineCore {
         var orientation: [ALfloat] = [l.at.x, l.at.y, l.at.z, l.up.x, l.up.y, l.up.z]
         alListenerfv(AL_ORIENTATION, &orientation)
         alListenerf(AL_GAIN, l.gain * masterGain)
-        ALCheck.clear()
+        ALCheck.after("setting the listener")
     }
 
     // MARK: Buses
@@ -495,7 +495,7 @@ final class EngineCore {
         for source in voiceSources + musicSourceNames { alSourceStop(source) }
         pool.suspendAll(now: now)
         freeMusicSources = []
-        ALCheck.clear()
+        ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
     }
 
     /// Uploads every loaded clip again into the current context, keeping clip ids and
@@ -544,7 +544,7 @@ final class EngineCore {
         precondition(musicSourceNames.contains(source) && !freeMusicSources.contains(source), "releaseMusicSource: not a claimed music source")
         alSourceStop(source)
         alSourcei(source, AL_BUFFER, 0)
-        ALCheck.clear()
+        ALCheck.after("releasing a music source")
         freeMusicSources.append(source)
     }
 }

@@ -54,7 +54,7 @@ final class ReverbZoneMixer {
                 EFX.deleteSlot(slot)
                 EFX.deleteEffect(effect)
             }
-            ALCheck.clear()   // the cleanup of a failure already being thrown
+            ALCheck.discard(because: "the cleanup of a failure already being thrown")
             throw error
         }
         slots = made.map(\.0)
@@ -133,7 +133,7 @@ final class ReverbZoneMixer {
             EFX.deleteSlot(slot)
             EFX.deleteEffect(effect)
         }
-        ALCheck.clear()   // teardown: the context may already be gone with the device; nothing to report to
+        ALCheck.discard(because: "teardown: the context may already be gone with the device; nothing to report to")
         slots = []
         effects = []
         states = []

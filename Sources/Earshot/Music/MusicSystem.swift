@@ -217,7 +217,7 @@ final class MusicSystem: @unchecked Sendable {
                     engine.withAL {
                         _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
                         alSourcePlay(source)
-                        ALCheck.clear()
+                        ALCheck.after("starting a music source")
                     }
                 }
             }
@@ -266,7 +266,7 @@ final class MusicSystem: @unchecked Sendable {
                         if !s.queue.isEmpty { alSourcePlay(source) }
                     }
                 }
-                ALCheck.clear()
+                ALCheck.after("holding or releasing music sources")
             }
         }
     }
@@ -348,7 +348,7 @@ final class MusicSystem: @unchecked Sendable {
                     guard !engine.core.isShutDown else { return }
                     _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
                     alSourcePlay(source)
-                    ALCheck.clear()
+                    ALCheck.after("starting a music source")
                 }
             }
             endIfDrained(s, engine: engine, pending: &pending)
@@ -384,7 +384,7 @@ final class MusicSystem: @unchecked Sendable {
             engine.withAL {
                 guard !engine.core.isShutDown else { return }
                 alSourcePause(source)
-                ALCheck.clear()
+                ALCheck.after("pausing a music source")
             }
         }
     }
@@ -455,7 +455,7 @@ final class MusicSystem: @unchecked Sendable {
                 guard !engine.core.isShutDown else { return }
                 alSourceStop(source)
                 unqueueProcessed(s, source: source)
-                ALCheck.clear()
+                ALCheck.after("stopping a music source to seek")
             }
             s.history.removeAll()
             s.restartDecoder(at: frame)
@@ -464,7 +464,7 @@ final class MusicSystem: @unchecked Sendable {
                 guard !engine.core.isShutDown else { return }
                 uploadAll(staged, to: s, source: source)
                 if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.clear()
+                ALCheck.after("queueing music buffers")
             }
             endIfDrained(s, engine: engine, pending: &pending)
         }
@@ -481,7 +481,7 @@ final class MusicSystem: @unchecked Sendable {
                 applyPan(s, source: source)
                 alSourcef(source, AL_PITCH, s.sourcePitch)
                 _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
-                ALCheck.clear()
+                ALCheck.after("updating a music source")
             }
         }
     }
@@ -592,7 +592,7 @@ final class MusicSystem: @unchecked Sendable {
                 if leadIn > 0 { uploadAll([.silence(frames: leadIn, channels: s.channels)], to: s, source: source) }
             }
             uploadAll(staged, to: s, source: source)
-            ALCheck.clear()
+            ALCheck.after("queueing music buffers")
         }
         active.append(s)
     }
@@ -614,7 +614,7 @@ final class MusicSystem: @unchecked Sendable {
         alSourcef(source, AL_PITCH, s.sourcePitch)
         s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
         _ = applyGain(s, source: source, now: now, busGain: engine.core.busGain(.music))
-        ALCheck.clear()
+        ALCheck.after("configuring a music source")
     }
 
     /// Mono tracks pan by direction (as voices do, instantly); stereo tracks pan by balance when
@@ -705,7 +705,7 @@ final class MusicSystem: @unchecked Sendable {
                 guard !engine.core.isShutDown else { return }
                 uploadAll(staged, to: s, source: source)
                 if restart, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.clear()
+                ALCheck.after("queueing music buffers")
             }
         }
         if restart { endIfDrained(s, engine: engine, pending: &pending) }
@@ -734,7 +734,7 @@ final class MusicSystem: @unchecked Sendable {
             engine.withAL {
                 guard !engine.core.isShutDown else { return }
                 if !f.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.clear()
+                ALCheck.after("starting a music source")
             }
         }
         endIfDrained(f, engine: engine, pending: &pending)
@@ -799,7 +799,7 @@ final class MusicSystem: @unchecked Sendable {
             alSourcei(source, AL_BUFFER, 0)
             let names = s.freeBuffers + s.queue.map(\.buffer)
             if !names.isEmpty { alDeleteBuffers(ALsizei(names.count), names) }
-            ALCheck.clear()
+            ALCheck.after("releasing a music source and its buffers")
             engine.core.releaseMusicSource(source)
         }
         forgetAL(s)
@@ -843,7 +843,7 @@ final class MusicSystem: @unchecked Sendable {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         for chunk in chunks {
-            ALCheck.clear()
+            ALCheck.expectNoPending(before: "queueing a music buffer")
             var buffer: ALuint = 0
             if let b = s.freeBuffers.popLast() {
                 buffer = b
