@@ -39,8 +39,6 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The container's structure contradicts itself (sizes beyond the file, impossible counts).
     /// The text starts with the file's name: `"NAME: what is wrong"`.
     case malformedFile(String)
-    /// Every real voice is busy and none may be taken (the voice budget is exhausted).
-    case voiceLimitReached(Int)
     /// Writing an output file failed.
     case writeFailed(path: String, reason: String)
     /// The engine has been shut down; create a new one.
@@ -95,8 +93,6 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(what) (unsupported encoding: convert it to PCM or IMA4 CAF, WAV, AIFF, FLAC or Ogg)"
         case .malformedFile(let what):
             return "\(what) (malformed or truncated file: export it again)"
-        case .voiceLimitReached(let n):
-            return "all \(n) voices are busy; raise maxRealVoices or lower the request's priority number"
         case .writeFailed(let path, let reason):
             return "\(path): cannot write: \(reason)"
         case .engineShutDown:
