@@ -161,7 +161,9 @@ final class SceneRuntime {
             guard let clip = clips[clipID] else {
                 preconditionFailure("scene clip \(clipID) was validated but not loaded")  // trap: parser invariant
             }
-            let options = PlayOptions(gain: gain, pitch: pitch, priority: priority, position: position, pan: pan)
+            // The parser refuses position and pan together: one placement.
+            let placement: PlayOptions.Placement = position.map { .spatial(SpatialProperties(position: $0)) } ?? .pan(pan)
+            let options = PlayOptions(gain: gain, pitch: pitch, priority: priority, placement: placement)
             _ = try engine.play(clip, options: options)   // a refused one-shot is the pool's decision, not an error
         case .hint(let begins):
             session.secondaryAudioHint(begins: begins, at: event.time)

@@ -126,7 +126,8 @@ struct PlayCommand: ParsableCommand {
             let engine = try AudioEngine(configuration: .init(output: output))
             defer { engine.shutdown() }
             let clip = try engine.loadClip(audio, name: file, forPositioning: position != nil)
-            let voice = try engine.play(clip, options: .init(gain: gain, loop: loop, position: position))
+            let placement: PlayOptions.Placement = position.map { .spatial(SpatialProperties(position: $0)) } ?? .pan(0)
+            let voice = try engine.play(clip, options: .init(gain: gain, loop: loop, placement: placement))
             let length = seconds ?? (loop ? 10 : clip.info.duration)
             let loopRunner = FrameLoop(engine: engine)
             if let out {

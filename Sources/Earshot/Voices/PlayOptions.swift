@@ -1,8 +1,10 @@
 /// How a voice plays: gain, pitch, looping, priority, bus, timing, and where it is heard from.
 ///
-/// Placement is one of three: a ``Placement/pan(_:)`` for a non-positional voice (−1 hard left,
-/// 0 centre, +1 hard right, constant power), a position with full ``SpatialProperties``, or an
-/// ``Emitter`` the voice follows. Positioned voices need mono clips (OpenAL spatialises mono
+/// Placement is one of three, stated once: a ``Placement/pan(_:)`` for a non-positional voice
+/// (−1 hard left, 0 centre, +1 hard right, constant power), a position with full
+/// ``SpatialProperties``, or an ``Emitter`` the voice follows. Each has its initializer
+/// (`position:`, `pan:`, `emitter:`), and `placement:` takes any; no initializer takes two, so
+/// a position cannot be silently overridden by an emitter. Positioned voices need mono clips (OpenAL spatialises mono
 /// buffers only; a stereo clip plays unspatialised and is logged once).
 ///
 /// ```swift
@@ -47,9 +49,12 @@ public struct PlayOptions: Sendable, Equatable {
     /// position (a voice on an emitter uses the emitter's; see ``EnvironmentProperties``).
     public var environment: EnvironmentProperties = .open
 
+    /// Options with a ``placement`` (non-positional and centred by default).
+    ///
+    /// Placement is stated once, so it cannot contradict itself: pass `placement:` here, or use
+    /// the initializer that takes exactly one of `position:`, `pan:` or `emitter:`.
     public init(gain: Float = 1, pitch: Float = 1, loop: Bool = false, priority: UInt8 = 128,
-                position: Vector3? = nil, velocity: Vector3 = .zero, pan: Float = 0,
-                emitter: Emitter? = nil, bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0) {
+                bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0, placement: Placement = .pan(0)) {
         self.gain = gain
         self.pitch = pitch
         self.loop = loop
@@ -57,13 +62,28 @@ public struct PlayOptions: Sendable, Equatable {
         self.bus = bus
         self.delay = delay
         self.fadeIn = fadeIn
-        if let emitter {
-            placement = .emitter(emitter)
-        } else if let position {
-            placement = .spatial(SpatialProperties(position: position, velocity: velocity))
-        } else {
-            placement = .pan(pan)
-        }
+        self.placement = placement
+    }
+
+    /// Options for a voice positioned in 3D at `position` (moving at `velocity`, for Doppler).
+    public init(gain: Float = 1, pitch: Float = 1, loop: Bool = false, priority: UInt8 = 128,
+                position: Vector3, velocity: Vector3 = .zero, bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0) {
+        self.init(gain: gain, pitch: pitch, loop: loop, priority: priority, bus: bus, delay: delay, fadeIn: fadeIn,
+                  placement: .spatial(SpatialProperties(position: position, velocity: velocity)))
+    }
+
+    /// Options for a non-positional voice at a stereo `pan` (−1 hard left … +1 hard right).
+    public init(gain: Float = 1, pitch: Float = 1, loop: Bool = false, priority: UInt8 = 128,
+                pan: Float, bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0) {
+        self.init(gain: gain, pitch: pitch, loop: loop, priority: priority, bus: bus, delay: delay, fadeIn: fadeIn,
+                  placement: .pan(pan))
+    }
+
+    /// Options for a voice that follows `emitter`.
+    public init(gain: Float = 1, pitch: Float = 1, loop: Bool = false, priority: UInt8 = 128,
+                emitter: Emitter, bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0) {
+        self.init(gain: gain, pitch: pitch, loop: loop, priority: priority, bus: bus, delay: delay, fadeIn: fadeIn,
+                  placement: .emitter(emitter))
     }
 
     /// Throws ``EarshotError/invalidArgument(_:)`` for values OpenAL must never see.

@@ -8,7 +8,7 @@ final class ClipLoopbackTests: XCTestCase {
         let engine = try TestSignals.loopbackEngine()
         defer { engine.shutdown() }
         let clip = try load(engine)
-        _ = try engine.play(clip, options: .init(position: position))
+        _ = try engine.play(clip, options: .init(placement: position.map { .spatial(SpatialProperties(position: $0)) } ?? .pan(0)))
         return try engine.render(frames: 6_000)
     }
 
