@@ -78,8 +78,7 @@ final class VoicePool {
     let emitterSpatial = SlotTable<SpatialProperties>(repeating: SpatialProperties(), count: 0)
     @exclusivity(unchecked) private var freeEmitters: [Int] = []
     /// Ended voices not yet delivered as events (bounded ring; the oldest are dropped when full).
-    @exclusivity(unchecked) private var endedRing: [(VoiceID, VoiceEndReason)]
-    @exclusivity(unchecked) private var endedHead = 0, endedCount = 0
+    @exclusivity(unchecked) private var ended = EndedRing(capacity: 4096)
     @exclusivity(unchecked) private(set) var stats = Stats()
     /// Whether ``service(now:lookahead:)`` has anything to do: a fade, a voice waiting for its
     /// first mix or for a freed source, or a property change. A render skips it otherwise.
@@ -163,7 +162,6 @@ final class VoicePool {
         waiting.reserveCapacity(capacity)
         rankScratch = []
         rankScratch.reserveCapacity(capacity)
-        endedRing = [(VoiceID, VoiceEndReason)](repeating: (VoiceID(index: 0, generation: 0), .finished), count: 4096)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -899,22 +897,17 @@ final class VoicePool {
         slots[index].generation &+= 1
         freeSlots.append(index)
         // Record the event (the ring keeps the newest 4096 between drains).
-        let pos = (endedHead + endedCount) % endedRing.count
-        endedRing[pos] = (id, reason)
-        if endedCount < endedRing.count { endedCount += 1 } else { endedHead = (endedHead + 1) % endedRing.count }
+        ended.record(id, reason)
     }
 
     /// Hands the recorded ends to `body` and forgets them.
     func drainEnded(_ body: (VoiceID, VoiceEndReason) -> Void) {
-        while endedCount > 0 {
-            let (id, reason) = endedRing[endedHead]
-            endedHead = (endedHead + 1) % endedRing.count
-            endedCount -= 1
+        while let (id, reason) = ended.popOldest() {
             body(id, reason)
         }
     }
 
-    var hasEnded: Bool { endedCount > 0 }
+    var hasEnded: Bool { !ended.isEmpty }
 
     // MARK: Control
 
