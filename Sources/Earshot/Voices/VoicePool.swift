@@ -73,10 +73,15 @@ final class VoicePool {
         var index: Int
     }
     @exclusivity(unchecked) private var sequence: UInt64 = 0
-    /// Emitters' bookkeeping and, in a table of its own (one cache line each), their properties.
-    let emitters = SlotTable<EmitterState>(repeating: EmitterState(), count: 0)
-    let emitterSpatial = SlotTable<SpatialProperties>(repeating: SpatialProperties(), count: 0)
-    @exclusivity(unchecked) private var freeEmitters: [Int] = []
+    /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
+    let emitterTable = EmitterTable()
+    /// The emitter table's columns under the names the pool and the engine read them by.
+    var emitters: SlotTable<EmitterTable.State> {
+        @inline(__always) get { emitterTable.states }
+    }
+    var emitterSpatial: SlotTable<SpatialProperties> {
+        @inline(__always) get { emitterTable.spatial }
+    }
     /// Ended voices not yet delivered as events (bounded ring; the oldest are dropped when full).
     @exclusivity(unchecked) private var ended = EndedRing(capacity: 4096)
     @exclusivity(unchecked) private(set) var stats = Stats()
@@ -104,24 +109,13 @@ final class VoicePool {
         var finished = 0
     }
 
-    struct EmitterState {
-        var generation: UInt32 = 0
-        var alive = false
-        /// Bumped by any change.
-        var version: UInt32 = 0
-        /// Bumped by changes other than the position.
-        var fullVersion: UInt32 = 0
-        /// Distance × cone attenuation for the listener, valid while `gainVersion == version`
-        /// and the listener and distance model have not changed (see `emitterAttenuation`).
-        var gain: Float = 1
-        var gainVersion: UInt32 = 0
-    }
-
     /// Bus gains without master (index = bus index), and master; kept current by the engine.
     /// Each source's environment: reverb sends and occlusion filters (Environment/).
     @exclusivity(unchecked) var router: SendRouter?
     /// Per emitter and per voice slot: occlusion, obstruction, air absorption, send level.
-    let emitterEnvironment = SlotTable<EnvironmentProperties>(repeating: .open, count: 0)
+    var emitterEnvironment: SlotTable<EnvironmentProperties> {
+        @inline(__always) get { emitterTable.environment }
+    }
     let voiceEnvironment: SlotTable<EnvironmentProperties>
     @exclusivity(unchecked) var busGains: [Float] = []
     @exclusivity(unchecked) var busPaused: [Bool] = []
@@ -142,7 +136,6 @@ final class VoicePool {
     /// Bumped when the listener moves or the distance model changes: every cached emitter
     /// attenuation is stale then.
     @exclusivity(unchecked) private var geometryEpoch: UInt32 = 1
-    @exclusivity(unchecked) private var emitterGainsEpoch: UInt32 = 0
 
     init(sources: [ALuint], settings: Settings) {
         self.sources = sources
@@ -324,29 +317,13 @@ final class VoicePool {
     /// or of the listener, however many voices follow it.
     @inline(__always)
     func emitterAttenuation(_ e: Int) -> Float {
-        if emitterGainsEpoch != geometryEpoch {
-            // The listener moved since the last pass: the next `update` refreshes every emitter.
-            return emitterSpatial[e].attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        }
-        if emitters[e].gainVersion != emitters[e].version { computeEmitterGain(e) }
-        return emitters[e].gain
+        emitterTable.attenuation(e, listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
     }
 
-    @inline(__always)
-    private func computeEmitterGain(_ e: Int) {
-        emitters[e].gain = emitterSpatial[e].attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        emitters[e].gainVersion = emitters[e].version
-    }
-
-    /// Brings every live emitter's cached attenuation up to date in one tight pass (independent
-    /// iterations over contiguous tables: much cheaper per emitter than one at a time from the
-    /// voice loop).
+    /// Brings every live emitter's cached attenuation up to date in one tight pass (see
+    /// ``EmitterTable/refreshGains(listenerPosition:model:epoch:)``).
     private func refreshEmitterGains() {
-        let all = emitterGainsEpoch != geometryEpoch
-        for e in 0..<emitters.count where emitters[e].alive {
-            if all || emitters[e].gainVersion != emitters[e].version { computeEmitterGain(e) }
-        }
-        emitterGainsEpoch = geometryEpoch
+        emitterTable.refreshGains(listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
     }
 
     // MARK: Update
@@ -1039,40 +1016,20 @@ final class VoicePool {
     // MARK: Emitters
 
     func makeEmitter(_ p: SpatialProperties) -> EmitterID {
-        let index: Int
-        if let free = freeEmitters.popLast() {
-            index = free
-        } else {
-            index = emitters.count
-            emitters.append(EmitterState())
-            emitterSpatial.append(SpatialProperties())
-            emitterEnvironment.append(.open)
-        }
-        emitterEnvironment[index] = .open
-        emitters[index].alive = true
-        emitterSpatial[index] = p
-        emitters[index].version &+= 1
-        emitters[index].fullVersion &+= 1
-        return EmitterID(index: UInt32(index), generation: emitters[index].generation)
+        emitterTable.make(p)
     }
 
     func emitterIndex(_ id: EmitterID) -> Int? {
-        let i = Int(id.index)
-        guard i < emitters.count, emitters[i].alive, emitters[i].generation == id.generation else { return nil }
-        return i
+        emitterTable.index(of: id)
     }
 
     func setEmitter(_ index: Int, _ p: SpatialProperties) {
-        emitterSpatial[index] = p
-        emitters[index].version &+= 1
-        emitters[index].fullVersion &+= 1
+        emitterTable.set(index, p)
     }
 
     /// Sets an emitter's environment; its voices pick it up like a property change.
     func setEmitterEnvironment(_ index: Int, _ e: EnvironmentProperties) {
-        emitterEnvironment[index] = e
-        emitters[index].version &+= 1
-        emitters[index].fullVersion &+= 1
+        emitterTable.setEnvironment(index, e)
     }
 
     /// Sets a voice's own environment (used when it does not follow an emitter).
@@ -1083,8 +1040,7 @@ final class VoicePool {
     }
 
     func setEmitterPosition(_ index: Int, _ position: Vector3) {
-        emitterSpatial[index].position = position
-        emitters[index].version &+= 1
+        emitterTable.setPosition(index, position)
     }
 
     func removeEmitter(_ index: Int) {
@@ -1095,9 +1051,7 @@ final class VoicePool {
             slots[i].placement = .spatial
             slots[i].emitterIndex = -1
         }
-        emitters[index].alive = false
-        emitters[index].generation &+= 1
-        freeEmitters.append(index)
+        emitterTable.remove(index)
     }
 }
 
