@@ -68,10 +68,7 @@ final class VoicePool {
     /// Candidates of the current update: packed standing keys and slot indices.
     @exclusivity(unchecked) private var rankScratch: [RankEntry]
 
-    struct RankEntry {
-        var key: UInt64
-        var index: Int
-    }
+    typealias RankEntry = VoiceRanking.Entry
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
@@ -270,21 +267,11 @@ final class VoicePool {
 
     // MARK: Standing
 
-    /// A voice's standing packed into one integer (larger stands higher): inverted priority in
-    /// the top 8 bits, then the audibility's top 16 bits (sign, exponent and 7 mantissa bits of a
-    /// non-negative float order like the float, to within 1/128 ≈ 0.07 dB), then the start
-    /// sequence (newer is larger) in the low 40 bits.
-    @inline(__always)
-    static func standing(_ v: borrowing VoiceState) -> UInt64 {
-        UInt64(255 - v.priority) << 56
-            | UInt64(max(0, v.audibility).bitPattern >> 16) << 40
-            | (v.sequence & 0xFF_FFFF_FFFF)
-    }
-
-    /// Whether `a` stands above `b`: priority, then audibility, then the newer one.
+    /// Whether `a` stands above `b`: priority, then audibility, then the newer one (the rule and
+    /// its packed key are in VoiceRanking.swift).
     @inline(__always)
     func outranks(_ a: borrowing VoiceState, _ b: borrowing VoiceState) -> Bool {
-        Self.standing(a) > Self.standing(b)
+        VoiceRanking.outranks(a, b)
     }
 
     private func worstVirtual() -> Int? {
@@ -375,13 +362,13 @@ final class VoicePool {
                 continue
             }
             slots[index].desired = tentative
-            rankScratch.append(RankEntry(key: Self.standing(slots[index]), index: index))
+            rankScratch.append(RankEntry(key: VoiceRanking.standing(slots[index]), index: index))
             if tentative, !isReal { waiting.append(index) }
         }
         // 2. More candidates than sources: rank them; the best are desired, the rest are not.
         let available = max(sources.count - stopping, 0)
         let oversubscribed = rankScratch.count > available
-        if oversubscribed { selectBest(available) }
+        if oversubscribed { VoiceRanking.selectBest(available, in: &rankScratch) }
         let winners = min(available, rankScratch.count)
         if tentative {
             if oversubscribed {
@@ -525,29 +512,6 @@ final class VoicePool {
         let step = slots[index].ownRate * Float(seconds)
         let f = slots[index].ownFade, t = slots[index].ownTarget
         slots[index].ownFade = f < t ? min(t, f + step) : max(t, f - step)
-    }
-
-    /// Partially orders `rankScratch` so its first `k` entries stand highest (quickselect on the
-    /// packed keys: O(n) on average, in place, cache-friendly).
-    private func selectBest(_ k: Int) {
-        guard k > 0 else { return }
-        rankScratch.withUnsafeMutableBufferPointer { a in
-            var lo = 0, hi = a.count - 1
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2
-                a.swapAt(mid, hi)
-                let pivot = a[hi].key
-                var store = lo
-                for j in lo..<hi where a[j].key > pivot {
-                    a.swapAt(store, j)
-                    store += 1
-                }
-                a.swapAt(store, hi)
-                // [lo, store) stand above the pivot at `store`; nothing after it does.
-                if store == k || store == k - 1 { return }
-                if store < k { lo = store + 1 } else { hi = store - 1 }
-            }
-        }
     }
 
     private func sortWaiting() {
