@@ -31,6 +31,11 @@ final class VoicePool {
     // Every stored property is `@exclusivity(unchecked)`: the pool is only touched under the AL
     // lock, and a dynamic exclusivity check on each access cost more than the per-voice work of
     // a frame (measured: ~15 ns of ~50 ns per voice in `update`).
+    //
+    // The pool's code is spread over the VoicePool+*.swift extensions, which cannot reach
+    // `private` members: state they write is internal (or `private(set)` where they only read
+    // it). That is for the pool's own files: the engine goes through the pool's methods and the
+    // state it already set (settings, router, bus gains, listener), as before the split.
     struct Settings {
         var fadeTime: Double
         var audibilityFloor: Float
@@ -42,15 +47,15 @@ final class VoicePool {
     }
 
     @exclusivity(unchecked) var settings: Settings
-    @exclusivity(unchecked) private(set) var sources: [ALuint]
-    @exclusivity(unchecked) private(set) var freeSources: [ALuint]
+    @exclusivity(unchecked) var sources: [ALuint]
+    @exclusivity(unchecked) var freeSources: [ALuint]
     /// The buffer each source still holds, indexed by source name. A released source keeps its
     /// buffer so that the next voice of the same clip skips `AL_BUFFER` (which allocates inside
     /// OpenAL Soft); buffers are detached only when their clip is unloaded.
-    @exclusivity(unchecked) private var attached: SlotTable<ALuint>
+    @exclusivity(unchecked) var attached: SlotTable<ALuint>
     /// What each source was last given (indexed by source name): properties are only sent to
     /// OpenAL when they differ, so starting a voice costs a few AL calls, not fifteen.
-    @exclusivity(unchecked) private var pushed: SlotTable<PushedState>
+    @exclusivity(unchecked) var pushed: SlotTable<PushedState>
 
     struct PushedState {
         var spatial: SpatialProperties?
@@ -62,11 +67,11 @@ final class VoicePool {
     /// Indices of occupied slots, unordered.
     @exclusivity(unchecked) private(set) var live: [Int]
     /// Indices of real voices, unordered.
-    @exclusivity(unchecked) private(set) var real: [Int]
+    @exclusivity(unchecked) var real: [Int]
     /// Desired voices still waiting for a source.
-    @exclusivity(unchecked) private var waiting: [Int]
+    @exclusivity(unchecked) var waiting: [Int]
     /// Candidates of the current update: packed standing keys and slot indices.
-    @exclusivity(unchecked) private var rankScratch: [RankEntry]
+    @exclusivity(unchecked) var rankScratch: [RankEntry]
 
     typealias RankEntry = VoiceRanking.Entry
     @exclusivity(unchecked) private var sequence: UInt64 = 0
@@ -81,15 +86,15 @@ final class VoicePool {
     }
     /// Ended voices not yet delivered as events (bounded ring; the oldest are dropped when full).
     @exclusivity(unchecked) private var ended = EndedRing(capacity: 4096)
-    @exclusivity(unchecked) private(set) var stats = Stats()
+    @exclusivity(unchecked) var stats = Stats()
     /// Whether ``service(now:lookahead:)`` has anything to do: a fade, a voice waiting for its
     /// first mix or for a freed source, or a property change. A render skips it otherwise.
-    @exclusivity(unchecked) private(set) var serviceNeeded = true
+    @exclusivity(unchecked) var serviceNeeded = true
     /// Whether some real voice has a fade action (steal or stop) under way: only then does
     /// ``service(now:lookahead:)`` look for completed fades.
-    @exclusivity(unchecked) private var releasesPending = false
+    @exclusivity(unchecked) var releasesPending = false
     /// Whether the last update had more candidates than sources (see `update`).
-    @exclusivity(unchecked) private var expectOversubscribed = false
+    @exclusivity(unchecked) var expectOversubscribed = false
 
     /// Counters since the pool was made (see ``EngineStats`` for what each counts).
     struct Stats {
@@ -118,11 +123,11 @@ final class VoicePool {
     @exclusivity(unchecked) var busPaused: [Bool] = []
     /// Engine time up to which paused spans have been added to the start times of voices still
     /// waiting for their delay (see ``accountPauses(now:)``).
-    @exclusivity(unchecked) private(set) var pausesAccountedUntil: Double = 0
+    @exclusivity(unchecked) var pausesAccountedUntil: Double = 0
     /// Some voice may have its own envelope moving (a fade-in or stop fade): only then does
     /// ``service(now:lookahead:)`` read each real voice's own envelope, which lies outside the
     /// hot line. Cleared by a service pass that found none moving.
-    @exclusivity(unchecked) private var ownFadesMayRun = false
+    @exclusivity(unchecked) var ownFadesMayRun = false
     @exclusivity(unchecked) var masterGain: Float = 1
     @exclusivity(unchecked) var listenerPosition = Vector3.zero {
         didSet { if listenerPosition != oldValue { geometryEpoch &+= 1 } }
@@ -132,7 +137,7 @@ final class VoicePool {
     }
     /// Bumped when the listener moves or the distance model changes: every cached emitter
     /// attenuation is stale then.
-    @exclusivity(unchecked) private var geometryEpoch: UInt32 = 1
+    @exclusivity(unchecked) private(set) var geometryEpoch: UInt32 = 1
 
     init(sources: [ALuint], settings: Settings) {
         self.sources = sources
@@ -263,54 +268,6 @@ final class VoicePool {
             startReal(index, on: source, now: now)
         }
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
-    }
-
-    // MARK: Standing
-
-    /// Whether `a` stands above `b`: priority, then audibility, then the newer one (the rule and
-    /// its packed key are in VoiceRanking.swift).
-    @inline(__always)
-    func outranks(_ a: borrowing VoiceState, _ b: borrowing VoiceState) -> Bool {
-        VoiceRanking.outranks(a, b)
-    }
-
-    private func worstVirtual() -> Int? {
-        var worst: Int?
-        for i in live where slots[i].phase == .virtual {
-            if let w = worst {
-                if outranks(slots[w], slots[i]) { worst = i }
-            } else {
-                worst = i
-            }
-        }
-        return worst
-    }
-
-    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
-    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
-    @inline(__always)
-    func audibility(of v: borrowing VoiceState) -> Float {
-        let bus = busGains[v.busIndex] * masterGain * v.gain
-        switch v.placement {
-        case .pan: return bus
-        case .spatial:
-            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        case .emitter:
-            return bus * emitterAttenuation(v.emitterIndex)
-        }
-    }
-
-    /// An emitter's attenuation for the current listener, computed once per change of the emitter
-    /// or of the listener, however many voices follow it.
-    @inline(__always)
-    func emitterAttenuation(_ e: Int) -> Float {
-        emitterTable.attenuation(e, listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
-    }
-
-    /// Brings every live emitter's cached attenuation up to date in one tight pass (see
-    /// ``EmitterTable/refreshGains(listenerPosition:model:epoch:)``).
-    private func refreshEmitterGains() {
-        emitterTable.refreshGains(listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
     }
 
     // MARK: Update
@@ -512,23 +469,6 @@ final class VoicePool {
         let step = slots[index].ownRate * Float(seconds)
         let f = slots[index].ownFade, t = slots[index].ownTarget
         slots[index].ownFade = f < t ? min(t, f + step) : max(t, f - step)
-    }
-
-    private func sortWaiting() {
-        waiting.withUnsafeMutableBufferPointer { a in
-            slots.withUnsafeBufferPointer { s in
-                // Insertion sort: the list is short (it only holds voices that just won a source).
-                for i in 1..<a.count {
-                    let x = a[i]
-                    var j = i - 1
-                    while j >= 0, outranks(s[x], s[a[j]]) {
-                        a[j + 1] = a[j]
-                        j -= 1
-                    }
-                    a[j + 1] = x
-                }
-            }
-        }
     }
 
     // MARK: Service: fades, starts, property pushes
@@ -810,7 +750,7 @@ final class VoicePool {
     }
 
     /// Takes a slot out of `real` in O(1).
-    private func removeFromReal(_ index: Int) {
+    func removeFromReal(_ index: Int) {
         Self.swapRemove(index, from: &real, position: \.realIndex, in: slots)
     }
 
@@ -829,7 +769,7 @@ final class VoicePool {
     }
 
     /// Ends a voice now (its source, if any, must already be silent or be allowed to cut).
-    private func end(_ index: Int, reason: VoiceEndReason) {
+    func end(_ index: Int, reason: VoiceEndReason) {
         if slots[index].phase == .real { releaseSource(index) }
         let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
         Self.swapRemove(index, from: &live, position: \.liveIndex, in: slots)
@@ -977,46 +917,6 @@ final class VoicePool {
         for index in live { slots[index].buffer = buffer(slots[index].clipID) }
     }
 
-    // MARK: Emitters
-
-    func makeEmitter(_ p: SpatialProperties) -> EmitterID {
-        emitterTable.make(p)
-    }
-
-    func emitterIndex(_ id: EmitterID) -> Int? {
-        emitterTable.index(of: id)
-    }
-
-    func setEmitter(_ index: Int, _ p: SpatialProperties) {
-        emitterTable.set(index, p)
-    }
-
-    /// Sets an emitter's environment; its voices pick it up like a property change.
-    func setEmitterEnvironment(_ index: Int, _ e: EnvironmentProperties) {
-        emitterTable.setEnvironment(index, e)
-    }
-
-    /// Sets a voice's own environment (used when it does not follow an emitter).
-    func setVoiceEnvironment(_ index: Int, _ e: EnvironmentProperties) {
-        voiceEnvironment[index] = e
-        if slots[index].placement == .spatial { slots[index].dirtySpatial = true }
-        serviceNeeded = true
-    }
-
-    func setEmitterPosition(_ index: Int, _ position: Vector3) {
-        emitterTable.setPosition(index, position)
-    }
-
-    func removeEmitter(_ index: Int) {
-        stopAll { $0.emitterIndex == index && $0.placement == .emitter }
-        // Voices still fading out keep the emitter's last properties as their own.
-        for i in live where slots[i].emitterIndex == index {
-            slots[i].spatial = emitterSpatial[index]
-            slots[i].placement = .spatial
-            slots[i].emitterIndex = -1
-        }
-        emitterTable.remove(index)
-    }
 }
 
 extension VoiceID {
