@@ -27,6 +27,24 @@ import COpenAL
 ///
 /// Everything here runs under the engine's AL lock. Steady-state work allocates nothing: every
 /// array is sized at creation.
+///
+/// ## Where the parts live
+/// - `VoicePool.swift` (this file): the state, slots and handles (generation-counted
+///   `VoiceID`s), `play`, and `end`, which frees a slot and records why.
+/// - `VoicePool+Ranking.swift`: audibility, `outranks`, the virtual voice a full pool evicts,
+///   the order of the voices waiting for a source. The standing rule itself (the packed key and
+///   the quickselect) is `VoiceRanking.swift`.
+/// - `VoicePool+Update.swift`: `update` (once per frame: time, ends, standings, steals and
+///   resumes), playheads, own envelopes, and delays held back by pauses.
+/// - `VoicePool+Service.swift`: `service` (fades, completed fades releasing sources, starts),
+///   `nextFadeBoundary`, `startReal`, `virtualize`, `releaseSource`.
+/// - `VoicePool+SourceProperties.swift`: what a source is sent (gain, placement, pitch,
+///   environment), each only when it differs from what the source has.
+/// - `VoicePool+Controls.swift`: stop, stopAll, modify, detach, the engine's other controls.
+/// - `VoicePool+DeviceLoss.swift`: suspendAll, replaceSources, rebindBuffers.
+/// - `VoicePool+Emitters.swift`: the pool's side of the emitter table (`EmitterTable.swift`:
+///   handles, properties, cached attenuations) and the removal of an emitter's voices.
+/// - `EndedRing.swift`: the ended voices not yet delivered as events.
 final class VoicePool {
     // Every stored property is `@exclusivity(unchecked)`: the pool is only touched under the AL
     // lock, and a dynamic exclusivity check on each access cost more than the per-voice work of
@@ -270,6 +288,8 @@ final class VoicePool {
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
     }
 
+    // MARK: End: a slot freed, its end recorded
+
     /// Takes a slot out of `real` in O(1).
     func removeFromReal(_ index: Int) {
         Self.swapRemove(index, from: &real, position: \.realIndex, in: slots)
@@ -310,134 +330,6 @@ final class VoicePool {
     }
 
     var hasEnded: Bool { !ended.isEmpty }
-
-    // MARK: Control
-
-    /// Stops a voice: a virtual one at once, a real one after a fade of `fade` seconds.
-    func stop(_ id: VoiceID, fade: Double) {
-        guard let index = slot(id) else { return }
-        stopIndex(index, fade: fade)
-    }
-
-    private func stopIndex(_ index: Int, fade: Double) {
-        serviceNeeded = true
-        if slots[index].phase == .real {
-            if fade > settings.fadeTime, !slots[index].paused, !busPaused[slots[index].busIndex] {
-                // A stop fade is the voice's own envelope: playback time, frozen by a pause
-                // (the voice then waits, virtual, and finishes the fade once resumed).
-                slots[index].ownStops = true
-                slots[index].ownTarget = 0
-                slots[index].ownRate = Float(1 / fade)
-                ownFadesMayRun = true
-                return
-            }
-            // The steal fade, or a voice already leaving its source for a pause: out at once.
-            slots[index].fadeAction = .stop
-            releasesPending = true
-            slots[index].fadeTarget = 0
-            slots[index].fadeRate = Float(1 / max(fade, settings.fadeTime))
-            slots[index].silentSince = -1
-        } else {
-            end(index, reason: .stopped)
-        }
-    }
-
-    /// Stops every voice matching `predicate` (with the steal fade).
-    func stopAll(where predicate: (VoiceState) -> Bool) {
-        var i = 0
-        while i < live.count {
-            let index = live[i]
-            if predicate(slots[index]) {
-                let wasVirtual = slots[index].phase == .virtual
-                stopIndex(index, fade: settings.fadeTime)
-                if wasVirtual { continue }   // it left `live`; `live[i]` is another voice now
-            }
-            i += 1
-        }
-    }
-
-    /// Detaches `buffer` from every idle source still holding it, so that it can be deleted.
-    func detach(buffer: ALuint) {
-        for source in freeSources where attached[Int(source)] == buffer {
-            alSourcei(source, AL_BUFFER, 0)
-            attached[Int(source)] = 0
-        }
-    }
-
-    /// Voices (any phase) playing clip `clipID`.
-    func count(usingClip clipID: UInt32) -> Int {
-        live.reduce(0) { $0 + (slots[$1].clipID == clipID ? 1 : 0) }
-    }
-
-    /// Applies `change` to a live voice and marks what must be pushed.
-    func modify(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
-        guard let index = slot(id) else { return }
-        serviceNeeded = true
-        change(&slots[index])
-    }
-
-    /// Marks the gain of every voice dirty (a bus or master gain changed).
-    func markAllGainsDirty() {
-        serviceNeeded = true
-        for index in real { slots[index].dirtyGain = true }
-    }
-
-    /// Ends every voice (shutdown).
-    func endAll() {
-        while let index = live.last {
-            end(index, reason: .stopped)
-        }
-    }
-
-    // MARK: Device loss
-
-    /// The output device is gone and every source with it: each real voice goes on as a virtual
-    /// one from where it should be now (estimated on the engine clock, since a lost source's
-    /// offset reads 0); voices fading out to stop end; no voice gets a source until
-    /// ``replaceSources(_:)``.
-    func suspendAll(now: Double) {
-        while let index = real.last {
-            let v = slots[index]
-            removeFromReal(index)
-            slots[index].source = 0
-            slots[index].phase = .virtual
-            var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)
-            let stopping = v.fadeAction == .stop || v.ownStops
-            if stopping || (!v.loop && playhead >= Double(v.clipFrames)) {
-                stats.finished += stopping ? 0 : 1
-                end(index, reason: stopping ? .stopped : .finished)
-                continue
-            }
-            if v.loop { playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
-            slots[index].playhead = playhead
-            slots[index].playheadClock = now
-            slots[index].fresh = false
-            slots[index].fade = 0
-            slots[index].fadeTarget = 0
-            slots[index].fadeAction = .none
-            slots[index].silentSince = -1
-            slots[index].awaitingFirstMix = false
-        }
-        replaceSources([])
-    }
-
-    /// Gives the pool a new set of sources (after a rebuild, or none while the device is lost).
-    func replaceSources(_ names: [ALuint]) {
-        serviceNeeded = true
-        precondition(real.isEmpty, "replaceSources with real voices")
-        sources = names
-        freeSources = names.reversed()
-        attached = SlotTable(repeating: 0, count: Int(names.max() ?? 0) + 1)
-        pushed = SlotTable(repeating: PushedState(), count: Int(names.max() ?? 0) + 1)
-        for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
-        waiting.removeAll(keepingCapacity: true)
-    }
-
-    /// Points every live voice at its clip's new buffer (after clips were uploaded again).
-    func rebindBuffers(_ buffer: (UInt32) -> ALuint) {
-        for index in live { slots[index].buffer = buffer(slots[index].clipID) }
-    }
-
 }
 
 extension VoiceID {
