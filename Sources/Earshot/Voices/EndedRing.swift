@@ -1,0 +1,32 @@
+/// Ended voices not yet delivered as events: a bounded ring that keeps the newest `capacity`
+/// between drains (the oldest are dropped when full). Sized at creation; recording and draining
+/// allocate nothing.
+struct EndedRing {
+    private var entries: [(VoiceID, VoiceEndReason)]
+    private var head = 0
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "EndedRing needs room for one entry")
+        entries = [(VoiceID, VoiceEndReason)](repeating: (VoiceID(index: 0, generation: 0), .finished), count: capacity)
+    }
+
+    var capacity: Int { entries.count }
+    var isEmpty: Bool { count == 0 }
+
+    /// Records an end, dropping the oldest one when the ring is full.
+    mutating func record(_ id: VoiceID, _ reason: VoiceEndReason) {
+        let pos = (head + count) % entries.count
+        entries[pos] = (id, reason)
+        if count < entries.count { count += 1 } else { head = (head + 1) % entries.count }
+    }
+
+    /// Takes the oldest recorded end out of the ring; nil when it is empty.
+    mutating func popOldest() -> (VoiceID, VoiceEndReason)? {
+        guard count > 0 else { return nil }
+        let entry = entries[head]
+        head = (head + 1) % entries.count
+        count -= 1
+        return entry
+    }
+}

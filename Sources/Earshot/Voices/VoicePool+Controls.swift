@@ -1,0 +1,81 @@
+import COpenAL
+
+// The voice pool, controls from the engine: stop, stop all, the clip bookkeeping an unload
+// needs (detach, count), modify, mark gains dirty, end all.
+extension VoicePool {
+    /// Stops a voice: a virtual one at once, a real one after a fade of `fade` seconds.
+    func stop(_ id: VoiceID, fade: Double) {
+        guard let index = slot(id) else { return }
+        stopIndex(index, fade: fade)
+    }
+
+    private func stopIndex(_ index: Int, fade: Double) {
+        serviceNeeded = true
+        if slots[index].phase == .real {
+            if fade > settings.fadeTime, !slots[index].paused, !busPaused[slots[index].busIndex] {
+                // A stop fade is the voice's own envelope: playback time, frozen by a pause
+                // (the voice then waits, virtual, and finishes the fade once resumed).
+                slots[index].ownStops = true
+                slots[index].ownTarget = 0
+                slots[index].ownRate = Float(1 / fade)
+                ownFadesMayRun = true
+                return
+            }
+            // The steal fade, or a voice already leaving its source for a pause: out at once.
+            slots[index].fadeAction = .stop
+            releasesPending = true
+            slots[index].fadeTarget = 0
+            slots[index].fadeRate = Float(1 / max(fade, settings.fadeTime))
+            slots[index].silentSince = -1
+        } else {
+            end(index, reason: .stopped)
+        }
+    }
+
+    /// Stops every voice matching `predicate` (with the steal fade).
+    func stopAll(where predicate: (VoiceState) -> Bool) {
+        var i = 0
+        while i < live.count {
+            let index = live[i]
+            if predicate(slots[index]) {
+                let wasVirtual = slots[index].phase == .virtual
+                stopIndex(index, fade: settings.fadeTime)
+                if wasVirtual { continue }   // it left `live`; `live[i]` is another voice now
+            }
+            i += 1
+        }
+    }
+
+    /// Detaches `buffer` from every idle source still holding it, so that it can be deleted.
+    func detach(buffer: ALuint) {
+        for source in freeSources where attached[Int(source)] == buffer {
+            alSourcei(source, AL_BUFFER, 0)
+            attached[Int(source)] = 0
+        }
+    }
+
+    /// Voices (any phase) playing clip `clipID`.
+    func count(usingClip clipID: UInt32) -> Int {
+        live.reduce(0) { $0 + (slots[$1].clipID == clipID ? 1 : 0) }
+    }
+
+    /// Applies `change` to a live voice and marks what must be pushed.
+    func modify(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
+        guard let index = slot(id) else { return }
+        serviceNeeded = true
+        change(&slots[index])
+    }
+
+    /// Marks the gain of every voice dirty (a bus or master gain changed).
+    func markAllGainsDirty() {
+        serviceNeeded = true
+        for index in real { slots[index].dirtyGain = true }
+    }
+
+    /// Ends every voice (shutdown).
+    func endAll() {
+        while let index = live.last {
+            end(index, reason: .stopped)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import COpenAL
+
+// The voice pool across a lost output device: every voice goes virtual, then takes new
+// sources and rebound buffers after the rebuild (Engine/DeviceRecovery.swift).
+extension VoicePool {
+    /// The output device is gone and every source with it: each real voice goes on as a virtual
+    /// one from where it should be now (estimated on the engine clock, since a lost source's
+    /// offset reads 0); voices fading out to stop end; no voice gets a source until
+    /// ``replaceSources(_:)``.
+    func suspendAll(now: Double) {
+        while let index = real.last {
+            let v = slots[index]
+            removeFromReal(index)
+            slots[index].source = 0
+            slots[index].phase = .virtual
+            var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)
+            let stopping = v.fadeAction == .stop || v.ownStops
+            if stopping || (!v.loop && playhead >= Double(v.clipFrames)) {
+                stats.finished += stopping ? 0 : 1
+                end(index, reason: stopping ? .stopped : .finished)
+                continue
+            }
+            if v.loop { playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
+            slots[index].playhead = playhead
+            slots[index].playheadClock = now
+            slots[index].fresh = false
+            slots[index].fade = 0
+            slots[index].fadeTarget = 0
+            slots[index].fadeAction = .none
+            slots[index].silentSince = -1
+            slots[index].awaitingFirstMix = false
+        }
+        replaceSources([])
+    }
+
+    /// Gives the pool a new set of sources (after a rebuild, or none while the device is lost).
+    func replaceSources(_ names: [ALuint]) {
+        serviceNeeded = true
+        precondition(real.isEmpty, "replaceSources with real voices")
+        sources = names
+        freeSources = names.reversed()
+        attached = SlotTable(repeating: 0, count: Int(names.max() ?? 0) + 1)
+        pushed = SlotTable(repeating: PushedState(), count: Int(names.max() ?? 0) + 1)
+        for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
+        waiting.removeAll(keepingCapacity: true)
+    }
+
+    /// Points every live voice at its clip's new buffer (after clips were uploaded again).
+    func rebindBuffers(_ buffer: (UInt32) -> ALuint) {
+        for index in live { slots[index].buffer = buffer(slots[index].clipID) }
+    }
+}

@@ -1,0 +1,55 @@
+// The voice pool's emitters: the pool's side of EmitterTable (EmitterTable.swift), its cached
+// attenuations for the current listener, and removal, which stops or detaches their voices.
+extension VoicePool {
+    /// An emitter's attenuation for the current listener, computed once per change of the emitter
+    /// or of the listener, however many voices follow it.
+    @inline(__always)
+    func emitterAttenuation(_ e: Int) -> Float {
+        emitterTable.attenuation(e, listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
+    }
+
+    /// Brings every live emitter's cached attenuation up to date in one tight pass (see
+    /// ``EmitterTable/refreshGains(listenerPosition:model:epoch:)``).
+    func refreshEmitterGains() {
+        emitterTable.refreshGains(listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
+    }
+
+    func makeEmitter(_ p: SpatialProperties) -> EmitterID {
+        emitterTable.make(p)
+    }
+
+    func emitterIndex(_ id: EmitterID) -> Int? {
+        emitterTable.index(of: id)
+    }
+
+    func setEmitter(_ index: Int, _ p: SpatialProperties) {
+        emitterTable.set(index, p)
+    }
+
+    /// Sets an emitter's environment; its voices pick it up like a property change.
+    func setEmitterEnvironment(_ index: Int, _ e: EnvironmentProperties) {
+        emitterTable.setEnvironment(index, e)
+    }
+
+    /// Sets a voice's own environment (used when it does not follow an emitter).
+    func setVoiceEnvironment(_ index: Int, _ e: EnvironmentProperties) {
+        voiceEnvironment[index] = e
+        if slots[index].placement == .spatial { slots[index].dirtySpatial = true }
+        serviceNeeded = true
+    }
+
+    func setEmitterPosition(_ index: Int, _ position: Vector3) {
+        emitterTable.setPosition(index, position)
+    }
+
+    func removeEmitter(_ index: Int) {
+        stopAll { $0.emitterIndex == index && $0.placement == .emitter }
+        // Voices still fading out keep the emitter's last properties as their own.
+        for i in live where slots[i].emitterIndex == index {
+            slots[i].spatial = emitterSpatial[index]
+            slots[i].placement = .spatial
+            slots[i].emitterIndex = -1
+        }
+        emitterTable.remove(index)
+    }
+}

@@ -1,0 +1,54 @@
+// The voice pool, ranking: how loud a voice is (audibility), who stands higher, which virtual
+// voice a full pool evicts first, and the order waiting winners take free sources in. The
+// standing rule itself is VoiceRanking (VoiceRanking.swift).
+extension VoicePool {
+    /// Whether `a` stands above `b`: priority, then audibility, then the newer one (the rule and
+    /// its packed key are in VoiceRanking.swift).
+    @inline(__always)
+    func outranks(_ a: borrowing VoiceState, _ b: borrowing VoiceState) -> Bool {
+        VoiceRanking.outranks(a, b)
+    }
+
+    func worstVirtual() -> Int? {
+        var worst: Int?
+        for i in live where slots[i].phase == .virtual {
+            if let w = worst {
+                if outranks(slots[w], slots[i]) { worst = i }
+            } else {
+                worst = i
+            }
+        }
+        return worst
+    }
+
+    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
+    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
+    @inline(__always)
+    func audibility(of v: borrowing VoiceState) -> Float {
+        let bus = busGains[v.busIndex] * masterGain * v.gain
+        switch v.placement {
+        case .pan: return bus
+        case .spatial:
+            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            return bus * emitterAttenuation(v.emitterIndex)
+        }
+    }
+
+    func sortWaiting() {
+        waiting.withUnsafeMutableBufferPointer { a in
+            slots.withUnsafeBufferPointer { s in
+                // Insertion sort: the list is short (it only holds voices that just won a source).
+                for i in 1..<a.count {
+                    let x = a[i]
+                    var j = i - 1
+                    while j >= 0, outranks(s[x], s[a[j]]) {
+                        a[j + 1] = a[j]
+                        j -= 1
+                    }
+                    a[j + 1] = x
+                }
+            }
+        }
+    }
+}

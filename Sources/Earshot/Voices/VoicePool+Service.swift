@@ -1,0 +1,208 @@
+import COpenAL
+
+// The voice pool, service step: fades run, completed fades free their sources, waiting winners
+// start on free sources, dirty properties go out; a stolen or paused voice goes virtual.
+extension VoicePool {
+    /// Pushes what changed to OpenAL for the time span `now … now + lookahead`: fade envelopes are
+    /// set to their value at the span's end (OpenAL ramps the gain linearly across its next mix),
+    /// finished fades release sources, waiting voices take free sources, dirty properties go out.
+    /// Wrap calls in `alDeferUpdatesSOFT`/`alProcessUpdatesSOFT` for one batch.
+    func service(now: Double, lookahead: Double) {
+        // Completed fades first: they free sources.
+        var i = 0
+        while releasesPending, i < real.count {
+            let index = real[i]
+            if slots[index].fadeAction != .none, slots[index].fade == 0, slots[index].silentSince >= 0,
+               now - slots[index].silentSince >= settings.settleTime {
+                if slots[index].fadeAction == .stop {
+                    end(index, reason: .stopped)
+                } else {
+                    virtualize(index, now: now)
+                }
+                continue   // `real[i]` now holds another voice
+            }
+            i += 1
+        }
+        // Waiting winners take the free sources.
+        var w = 0
+        while w < waiting.count, !freeSources.isEmpty {
+            let index = waiting[w]
+            w += 1
+            guard slots[index].phase == .virtual, slots[index].desired else { continue }
+            let source = freeSources.removeLast()
+            startReal(index, on: source, now: now)
+        }
+        if w > 0 { waiting.removeFirst(w) }
+
+        // Envelopes and properties of real voices.
+        var more = !waiting.isEmpty && !freeSources.isEmpty
+        var pending = false
+        let checkOwn = ownFadesMayRun
+        var ownSeen = false
+        for index in real {
+            let source = slots[index].source
+            if checkOwn, slots[index].isOwnFading { ownSeen = true }
+            if slots[index].awaitingFirstMix {
+                slots[index].awaitingFirstMix = false
+                more = true
+                continue
+            }
+            if slots[index].fadeAction != .none {
+                more = true
+                pending = true
+            }
+            if checkOwn, slots[index].isOwnFading, !slots[index].paused, !busPaused[slots[index].busIndex] {
+                // The own envelope moves only while the voice plays (playback time); a paused
+                // voice is fading out to virtual meanwhile and keeps its level for the resume.
+                more = true
+                stepOwnFade(index, by: lookahead)
+                slots[index].dirtyGain = true
+                if slots[index].ownStops, slots[index].ownFade == 0, slots[index].fadeAction != .stop {
+                    // The stop fade is over: silent now; end once the mix has ramped to zero.
+                    slots[index].fadeAction = .stop
+                    slots[index].fade = 0
+                    slots[index].fadeTarget = 0
+                    slots[index].silentSince = now + lookahead
+                    pending = true
+                }
+            }
+            if slots[index].isFading {
+                more = true
+                let step = slots[index].fadeRate * Float(lookahead)
+                let f = slots[index].fade, t = slots[index].fadeTarget
+                slots[index].fade = f < t ? min(t, f + step) : max(t, f - step)
+                slots[index].dirtyGain = true
+            }
+            if slots[index].fade == 0, slots[index].fadeAction != .none, slots[index].silentSince < 0 {
+                // Silent once the mix that follows has ramped to zero.
+                slots[index].silentSince = now + lookahead
+            }
+            if slots[index].dirtyGain {
+                slots[index].dirtyGain = false
+                alSourcef(source, AL_GAIN, effectiveGain(index))
+            }
+            if slots[index].dirtyPitch {
+                slots[index].dirtyPitch = false
+                pushPitch(slots[index].pitch, to: source)
+            }
+            if slots[index].dirtySpatial {
+                slots[index].dirtySpatial = false
+                slots[index].dirtyPosition = false
+                pushSpatial(index, to: source)
+            } else if slots[index].dirtyPosition {
+                slots[index].dirtyPosition = false
+                pushPosition(index, to: source)
+            }
+        }
+        serviceNeeded = more
+        releasesPending = pending
+        // Virtual voices move theirs with the playhead; one that takes a source sets the flag again.
+        if checkOwn, !ownSeen { ownFadesMayRun = false }
+    }
+
+    /// The time until the next fade event a render should stop at, or nil when no fade runs.
+    func nextFadeBoundary() -> Double? {
+        var next: Double?
+        for index in real {
+            if slots[index].awaitingFirstMix {
+                next = min(next ?? .infinity, 0.001)
+            } else if slots[index].isFading, slots[index].fadeRate > 0 {
+                let remaining = Double(abs(slots[index].fadeTarget - slots[index].fade) / slots[index].fadeRate)
+                next = min(next ?? .infinity, max(remaining, 0.0005))
+            } else if ownFadesMayRun, slots[index].isOwnFading, slots[index].ownRate > 0 {
+                let remaining = Double(abs(slots[index].ownTarget - slots[index].ownFade) / slots[index].ownRate)
+                next = min(next ?? .infinity, max(remaining, 0.0005))
+            } else if slots[index].fadeAction != .none, slots[index].fade == 0 {
+                next = min(next ?? .infinity, 0.0005)
+            }
+        }
+        if !waiting.isEmpty, !freeSources.isEmpty { next = min(next ?? .infinity, 0.0005) }
+        return next
+    }
+
+    func startReal(_ index: Int, on source: ALuint, now: Double) {
+        // Edited in place (a slot is 256 bytes: copying it out and back cost more than the edits).
+        // The playhead was last brought up to date at the previous update (a one-shot past its
+        // end is clamped to its last frame below).
+        _ = catchUpPlayhead(index, now: now)
+        let v = slots.pointer(index)
+        // A stopped source that already holds this clip's buffer plays it again from the start;
+        // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
+        if attached[Int(source)] != v.pointee.buffer {
+            alSourcei(source, AL_BUFFER, ALint(bitPattern: v.pointee.buffer))
+            attached[Int(source)] = v.pointee.buffer
+        }
+        if pushed[Int(source)].loop != v.pointee.loop {
+            alSourcei(source, AL_LOOPING, v.pointee.loop ? AL_TRUE : AL_FALSE)
+            pushed[Int(source)].loop = v.pointee.loop
+        }
+        pushPitch(v.pointee.pitch, to: source)
+        pushSpatial(index, to: source)
+        let late = now - v.pointee.startAt
+        let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
+        v.pointee.realClock = now
+        if fromStart {
+            v.pointee.playhead = 0
+            v.pointee.realOffset = 0
+        } else {
+            var offset = v.pointee.playhead
+            if v.pointee.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames)) }
+            offset = min(max(0, offset), Double(v.pointee.clipFrames - 1))
+            v.pointee.realOffset = offset
+            alSourcef(source, AL_SAMPLE_OFFSET, Float(offset))
+            // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
+            v.pointee.fade = 0
+            v.pointee.fadeTarget = 1
+            v.pointee.fadeRate = Float(1 / settings.fadeTime)
+            stats.resumes += 1
+        }
+        if v.pointee.isOwnFading { ownFadesMayRun = true }
+        if v.pointee.fade < 1 || v.pointee.fadeTarget < 1 || v.pointee.ownFade < 1 {
+            v.pointee.awaitingFirstMix = true
+        }
+        v.pointee.fadeAction = .none
+        v.pointee.silentSince = -1
+        v.pointee.fresh = false
+        v.pointee.phase = .real
+        v.pointee.source = source
+        v.pointee.dirtyGain = false
+        v.pointee.dirtySpatial = false
+        v.pointee.dirtyPosition = false
+        v.pointee.dirtyPitch = false
+        v.pointee.realIndex = real.count
+        real.append(index)
+        alSourcef(source, AL_GAIN, effectiveGain(index))
+        alSourcePlay(source)
+    }
+
+    /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.
+    private func virtualize(_ index: Int, now: Double) {
+        let source = slots[index].source
+        var offset: ALfloat = 0
+        alGetSourcef(source, AL_SAMPLE_OFFSET, &offset)
+        var state: ALint = 0
+        alGetSourcei(source, AL_SOURCE_STATE, &state)
+        releaseSource(index)
+        slots[index].phase = .virtual
+        if state == AL_STOPPED, !slots[index].loop {
+            stats.finished += 1
+            end(index, reason: .finished)
+            return
+        }
+        slots[index].playhead = Double(offset)
+        slots[index].playheadClock = now
+        // It will fade in when it comes back.
+        slots[index].fade = 0
+        slots[index].fadeTarget = 0
+        slots[index].fadeAction = .none
+        slots[index].silentSince = -1
+    }
+
+    func releaseSource(_ index: Int) {
+        let source = slots[index].source
+        alSourceStop(source)
+        freeSources.append(source)
+        removeFromReal(index)
+        slots[index].source = 0
+    }
+}

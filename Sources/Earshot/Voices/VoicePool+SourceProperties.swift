@@ -1,0 +1,78 @@
+import COpenAL
+
+// The voice pool, what a source is sent: gain, placement (pan, own position or emitter), pitch
+// and environment, each only when it differs from what the source already has.
+extension VoicePool {
+    @inline(__always)
+    func effectiveGain(_ index: Int) -> Float {
+        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade * slots[index].ownFade
+    }
+
+    /// Sends a voice's placement to its source: only what differs from what the source has.
+    func pushSpatial(_ index: Int, to source: ALuint) {
+        let s: SpatialProperties
+        switch slots[index].placement {
+        case .pan:
+            // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
+            s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0, isRelative: true)
+        case .spatial:
+            s = slots[index].spatial
+        case .emitter:
+            s = emitterSpatial[slots[index].emitterIndex]
+        }
+        let i = Int(source)
+        let old = pushed[i].spatial
+        if old?.isRelative != s.isRelative { alSourcei(source, AL_SOURCE_RELATIVE, s.isRelative ? AL_TRUE : AL_FALSE) }
+        if old?.position != s.position { alSource3f(source, AL_POSITION, s.position.x, s.position.y, s.position.z) }
+        if old?.velocity != s.velocity { alSource3f(source, AL_VELOCITY, s.velocity.x, s.velocity.y, s.velocity.z) }
+        if old?.direction != s.direction { alSource3f(source, AL_DIRECTION, s.direction.x, s.direction.y, s.direction.z) }
+        if old?.coneInnerAngle != s.coneInnerAngle { alSourcef(source, AL_CONE_INNER_ANGLE, s.coneInnerAngle) }
+        if old?.coneOuterAngle != s.coneOuterAngle { alSourcef(source, AL_CONE_OUTER_ANGLE, s.coneOuterAngle) }
+        if old?.coneOuterGain != s.coneOuterGain { alSourcef(source, AL_CONE_OUTER_GAIN, s.coneOuterGain) }
+        if old?.referenceDistance != s.referenceDistance { alSourcef(source, AL_REFERENCE_DISTANCE, s.referenceDistance) }
+        if old?.maxDistance != s.maxDistance { alSourcef(source, AL_MAX_DISTANCE, s.maxDistance) }
+        if old?.rolloff != s.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff) }
+        pushed[i].spatial = s
+        router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
+                      environment: environment(ofSlot: index), starting: slots[index].phase != .real)
+    }
+
+    /// The occlusion, obstruction, air absorption and send level of a voice (its emitter's when
+    /// it follows one).
+    @inline(__always)
+    func environment(ofSlot index: Int) -> EnvironmentProperties {
+        slots[index].placement == .emitter ? emitterEnvironment[slots[index].emitterIndex] : voiceEnvironment[index]
+    }
+
+    /// Where a positioned voice is (its own position, or its emitter's); nil for a panned voice.
+    @inline(__always)
+    func position(ofSlot index: Int) -> Vector3? {
+        switch slots[index].placement {
+        case .pan: return nil
+        case .spatial: return slots[index].spatial.position
+        case .emitter: return emitterSpatial[slots[index].emitterIndex].position
+        }
+    }
+
+    /// Moves a voice's position only (the per-frame hot path for emitters and voices).
+    @inline(__always)
+    func pushPosition(_ index: Int, to source: ALuint) {
+        guard let p = position(ofSlot: index) else { return }
+        alSource3f(source, AL_POSITION, p.x, p.y, p.z)
+        // Keep the per-source cache true to what OpenAL has: a later `pushSpatial` compares with
+        // it, and a stale cached position made a move back to it (A → B → A) look redundant.
+        pushed[Int(source)].spatial?.position = p
+    }
+
+    func pushPitch(_ pitch: Float, to source: ALuint) {
+        guard pushed[Int(source)].pitch != pitch else { return }
+        alSourcef(source, AL_PITCH, pitch)
+        pushed[Int(source)].pitch = pitch
+    }
+
+    /// The sources of the voices playing on a source now: whether each is positioned, its bus
+    /// index and its environment.
+    func realSources() -> [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)] {
+        real.map { (slots[$0].source, slots[$0].placement != .pan, slots[$0].busIndex, environment(ofSlot: $0)) }
+    }
+}

@@ -1,0 +1,204 @@
+import COpenAL
+
+// The voice pool, once per game frame: time, ends, audibility and who gets a source (`update`),
+// the playheads of virtual voices and the delays that pauses hold back.
+extension VoicePool {
+    /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
+    /// and resume. Then `service` pushes properties and fades.
+    func update(now: Double) {
+        // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates. Unless
+        // the last update had more candidates than sources, every candidate is taken as a winner
+        // for now (the common case: enough sources for all); otherwise none is, and the ranking
+        // marks the winners (fewer writes when thousands of voices compete for the sources).
+        let tentative = !expectOversubscribed
+        if !emitters.isEmpty { refreshEmitterGains() }
+        rankScratch.removeAll(keepingCapacity: true)
+        waiting.removeAll(keepingCapacity: true)
+        var stopping = 0
+        // Whether some real voice may change course (it lost its candidacy, or its steal fade
+        // may be called off): only then does step 3 visit every real voice.
+        var realPassNeeded = false
+        // Delays run in playback time: a voice waiting for its start while it or its bus is
+        // paused has its start moved on by the paused span.
+        let pausedFrom = pausesAccountedUntil
+        let pausedSpan = max(0, now - pausedFrom)
+        pausesAccountedUntil = max(now, pausedFrom)
+        var i = 0
+        while i < live.count {
+            let index = live[i]
+            if pausedSpan > 0, slots[index].startAt > pausedFrom,
+               slots[index].paused || busPaused[slots[index].busIndex] {
+                slots[index].startAt += pausedSpan
+            }
+            guard advance(index, now: now) else { continue }   // it ended: `live[i]` is another voice now
+            i += 1
+            let isReal = slots[index].phase == .real
+            if isReal {
+                switch slots[index].fadeAction {
+                case .stop:
+                    slots[index].desired = false
+                    stopping += 1
+                    continue
+                case .virtualize: realPassNeeded = true
+                case .none: break
+                }
+            }
+            if slots[index].paused || busPaused[slots[index].busIndex] || slots[index].startAt > now
+                || slots[index].audibility < settings.audibilityFloor {
+                slots[index].desired = false
+                if isReal { realPassNeeded = true }
+                continue
+            }
+            slots[index].desired = tentative
+            rankScratch.append(RankEntry(key: VoiceRanking.standing(slots[index]), index: index))
+            if tentative, !isReal { waiting.append(index) }
+        }
+        // 2. More candidates than sources: rank them; the best are desired, the rest are not.
+        let available = max(sources.count - stopping, 0)
+        let oversubscribed = rankScratch.count > available
+        if oversubscribed { VoiceRanking.selectBest(available, in: &rankScratch) }
+        let winners = min(available, rankScratch.count)
+        if tentative {
+            if oversubscribed {
+                for k in winners..<rankScratch.count { slots[rankScratch[k].index].desired = false }
+            }
+        } else {
+            for k in 0..<winners { slots[rankScratch[k].index].desired = true }
+        }
+        if oversubscribed || !tentative {
+            waiting.removeAll(keepingCapacity: true)
+            for k in 0..<winners where slots[rankScratch[k].index].phase == .virtual {
+                waiting.append(rankScratch[k].index)
+            }
+        }
+        if oversubscribed { realPassNeeded = true }
+        expectOversubscribed = oversubscribed
+
+        // 3. Losers fade out; winners that are fading out fade back in; desired virtual voices wait.
+        if realPassNeeded {
+            for index in real {
+                let action = slots[index].fadeAction
+                if action == .stop { continue }
+                if !slots[index].desired {
+                    if action != .virtualize {
+                        slots[index].fadeAction = .virtualize
+                        slots[index].fadeTarget = 0
+                        slots[index].fadeRate = Float(1 / settings.fadeTime)
+                        slots[index].silentSince = -1
+                        // Why it loses its source: paused (voice, bus or interruption), too
+                        // quiet to hear, or outranked — only the last is a steal.
+                        if slots[index].paused || busPaused[slots[index].busIndex] {
+                            stats.pauses += 1
+                        } else if slots[index].audibility < settings.audibilityFloor {
+                            stats.virtualizations += 1
+                        } else {
+                            stats.steals += 1
+                        }
+                        releasesPending = true
+                    }
+                } else if action == .virtualize {
+                    slots[index].fadeAction = .none
+                    slots[index].fadeTarget = 1
+                    slots[index].silentSince = -1
+                }
+            }
+        }
+        // Best first, so that sources freed one at a time go to the most important voices.
+        if waiting.count > 1 { sortWaiting() }
+        // Steals, resumes and starts need a service; moved emitters were sent above, and fades
+        // or property changes already asked for one.
+        if realPassNeeded || !waiting.isEmpty { serviceNeeded = true }
+    }
+
+    /// Moves the start of every voice still waiting for its delay on by the time it or its bus
+    /// was paused since the last accounting: a delay is playback time. The engine calls this
+    /// before a pause changes (bus or voice), so each span is counted with the pauses it had;
+    /// ``update(now:)`` does the same for the span up to its frame.
+    func accountPauses(now: Double) {
+        let from = pausesAccountedUntil
+        guard now > from else { return }
+        pausesAccountedUntil = now
+        for index in live where slots[index].startAt > from {
+            let b = slots[index].busIndex
+            if slots[index].paused || (b < busPaused.count && busPaused[b]) { slots[index].startAt += now - from }
+        }
+    }
+
+    /// Advances one live voice to `now`. Returns false when the voice ended (and left `live`).
+    private func advance(_ index: Int, now: Double) -> Bool {
+        let e = slots[index].emitterIndex
+        if e >= 0, slots[index].emitterVersion != emitters[e].version {
+            // The voice reads its emitter's properties. A real voice sends them now (this runs
+            // inside the frame's deferred batch); a virtual one sends everything when it starts.
+            let full = slots[index].emitterFullVersion != emitters[e].fullVersion
+            slots[index].emitterFullVersion = emitters[e].fullVersion
+            slots[index].emitterVersion = emitters[e].version
+            if slots[index].phase == .real {
+                if full || slots[index].dirtySpatial {
+                    slots[index].dirtySpatial = false
+                    slots[index].dirtyPosition = false
+                    pushSpatial(index, to: slots[index].source)
+                } else {
+                    slots[index].dirtyPosition = false
+                    pushPosition(index, to: slots[index].source)
+                }
+            } else if full {
+                slots[index].dirtySpatial = true
+            } else {
+                slots[index].dirtyPosition = true
+            }
+        }
+        switch slots[index].phase {
+        case .virtual:
+            guard catchUpPlayhead(index, now: now) else {
+                stats.finished += 1
+                end(index, reason: .finished)
+                return false
+            }
+            if slots[index].ownStops, slots[index].ownFade == 0 {
+                end(index, reason: .stopped)
+                return false
+            }
+        case .real:
+            if !slots[index].loop {
+                var state: ALint = 0
+                alGetSourcei(slots[index].source, AL_SOURCE_STATE, &state)
+                if state == AL_STOPPED {
+                    stats.finished += 1
+                    end(index, reason: .finished)
+                    return false
+                }
+            }
+        case .free:
+            break
+        }
+        slots[index].audibility = audibility(of: slots[index])
+        return true
+    }
+
+    /// Brings a voice's playhead up to `now` on the engine clock: time counts from its start and
+    /// stands still while the voice or its bus is paused; a loop wraps. Returns false when a
+    /// one-shot's playhead has passed its end.
+    @inline(__always)
+    func catchUpPlayhead(_ index: Int, now: Double) -> Bool {
+        let from = max(slots[index].playheadClock, slots[index].startAt)
+        if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
+            if slots[index].isOwnFading { stepOwnFade(index, by: now - from) }   // playback time
+            slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
+            if slots[index].playhead >= Double(slots[index].clipFrames) {
+                guard slots[index].loop else { return false }
+                slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+            }
+        }
+        slots[index].playheadClock = max(now, slots[index].playheadClock)
+        return true
+    }
+
+    /// Moves a voice's own envelope on by `seconds` of playback time.
+    @inline(__always)
+    func stepOwnFade(_ index: Int, by seconds: Double) {
+        let step = slots[index].ownRate * Float(seconds)
+        let f = slots[index].ownFade, t = slots[index].ownTarget
+        slots[index].ownFade = f < t ? min(t, f + step) : max(t, f - step)
+    }
+}
