@@ -17,14 +17,14 @@ extension AudioEngine {
     public func setGain(_ gain: Float, for bus: Bus) {
         guard gain.isFinite, gain >= 0 else { return }
         withAL { _ = core.updateBus(bus) { $0.gain = gain } }
-        if bus == .music { musicSystem.frame(engine: self) }   // tracks take the level now
+        if bus == .music { musicSystem.frame(host: self) }   // tracks take the level now
     }
 
     /// Mutes or unmutes a bus: its voices and, for ``Bus/music``, every music track keep playing
     /// silently (positions and fades go on), at once.
     public func setMuted(_ muted: Bool, for bus: Bus) {
         withAL { _ = core.updateBus(bus) { $0.muted = muted } }
-        if bus == .music { musicSystem.frame(engine: self) }   // tracks take the level now
+        if bus == .music { musicSystem.frame(host: self) }   // tracks take the level now
     }
 
     /// Whether a bus is muted.
@@ -111,7 +111,7 @@ extension AudioEngine {
     /// Called outside the AL lock: the music lock is taken first.
     private func syncMusicHold() {
         let held = withAL { core.isHeldByGame(.music) }
-        musicSystem.setHold(.bus, held, engine: self)
+        musicSystem.setHold(.bus, held, host: self)
     }
 
     /// Stops everything on a bus: each voice with the steal fade and, for ``Bus/music``, every
@@ -122,7 +122,7 @@ extension AudioEngine {
             guard !core.isShutDown, let index = core.busIndex(bus) else { return }
             core.pool.stopAll { $0.busIndex == index }
         }
-        if bus == .music { musicSystem.stopAll(engine: self) }
+        if bus == .music { musicSystem.stopAll(host: self) }
     }
 
     /// Stops every voice of the engine, each with the steal fade (music tracks are left alone;

@@ -339,7 +339,7 @@ extension AudioEngine {
             core.update()
             return core.pool.hasEnded
         }
-        musicSystem.frame(engine: self)   // track gains and fades follow the music bus
+        musicSystem.frame(host: self)   // track gains and fades follow the music bus
         if ended { deliverVoiceEvents() }
     }
 

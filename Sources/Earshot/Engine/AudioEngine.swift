@@ -158,7 +158,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// or does nothing (setters, queries on handles).
     public func shutdown() {
         sessionStorage.withLock { $0 }?.deactivate()   // stops the MPRIS thread
-        musicSystem.shutdown(engine: self)  // music: stop tracks before the core is torn down
+        musicSystem.shutdown(host: self)  // music: stop tracks before the core is torn down
         recovery.cancel()
         routeWatcher?.stop()
         ALGlobal.lock.withLock { current in
@@ -295,7 +295,7 @@ public final class AudioEngine: @unchecked Sendable {
         let channels = outputChannels
         let frames = buffer.count / channels
         guard frames > 0 else { return }
-        musicSystem.pump(engine: self, renderFrames: frames)  // music pump
+        musicSystem.pump(host: self, renderFrames: frames)  // music pump
         let ended = try withAL { () throws(EarshotError) -> Bool in
             guard !core.isShutDown else { throw .engineShutDown }
             core.render(into: buffer, channels: channels)

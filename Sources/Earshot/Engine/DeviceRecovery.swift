@@ -210,7 +210,7 @@ extension AudioEngine {
         }
         if state == 1 {
             let name = device.name
-            let positions = musicSystem.deviceLost(engine: self)        // music lock before the AL lock
+            let positions = musicSystem.deviceLost(host: self)        // music lock before the AL lock
             for (path, seconds) in positions {
                 logger.notice("music \(path) will resume at \(String(format: "%.2f", seconds)) s")
             }
@@ -253,7 +253,7 @@ extension AudioEngine {
         // Tests: runs a game call in the window where the core is rebuilt and music is not yet
         // reattached (another thread can call in there). No lock is held here.
         recovery.beforeMusicReattach.withLock { $0 }?()
-        musicSystem.reattach(engine: self)
+        musicSystem.reattach(host: self)
         recovery.emit(.restored(device: opened.device.name, fellBackFrom: opened.fellBackFrom))
         if let session = sessionStorage.withLock({ $0 }) {
             // No AL or music lock is held here, as the session requires.

@@ -93,7 +93,7 @@ public final class MusicTrack: @unchecked Sendable {
     init(engine: AudioEngine, path: String) throws(EarshotError) {
         let decoder = try MusicDecoders.open(path: path)
         let stream = TrackStream(decoder: decoder)
-        try engine.musicSystem.register(stream, engine: engine)
+        try engine.musicSystem.register(stream, host: engine)
         self.engine = engine
         self.system = engine.musicSystem
         self.stream = stream
@@ -105,7 +105,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// ``play()`` starts at once. Optional.
     public func prepareToPlay() throws(EarshotError) {
         guard let engine else { throw .engineShutDown }
-        try system.prepare(stream, engine: engine)
+        try system.prepare(stream, host: engine)
     }
 
     /// Starts playing, or resumes after ``pause()`` or ``stop()`` at ``currentTime``.
@@ -114,7 +114,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// ``EarshotError/engineShutDown`` after the engine shut down.
     public func play() throws(EarshotError) {
         guard let engine else { throw .engineShutDown }
-        try system.play(stream, engine: engine)
+        try system.play(stream, host: engine)
     }
 
     /// Starts this track when `previous` ends (finishes or fails; not when it is stopped),
@@ -124,21 +124,21 @@ public final class MusicTrack: @unchecked Sendable {
     public func play(after previous: MusicTrack) throws(EarshotError) {
         precondition(previous.engine === engine, "play(after:) with a track of another engine")
         guard let engine else { throw .engineShutDown }
-        try system.play(stream, after: previous.stream, engine: engine)
+        try system.play(stream, after: previous.stream, host: engine)
     }
 
     /// Pauses, keeping the position and the queued audio. ``play()`` resumes. Cancels a pending
     /// ``play(after:)``.
-    public func pause() { if let engine { system.pause(stream, engine: engine) } }
+    public func pause() { if let engine { system.pause(stream, host: engine) } }
 
     /// Stops and releases the source and its buffers at once; ``currentTime`` stays, so ``play()``
     /// resumes there. Emits a `.stopped` event if a play session was under way. Note: OpenAL Soft
     /// 1.19.1 cuts without a ramp; fade out first (``fade(to:duration:curve:stopsAtEnd:)`` with
     /// `stopsAtEnd`) for a click-free stop.
-    public func stop() { if let engine { system.stop(stream, engine: engine) } }
+    public func stop() { if let engine { system.stop(stream, host: engine) } }
 
     /// Whether the track is playing (not paused, stopped, finished or waiting to play after another).
-    public var isPlaying: Bool { engine.map { system.isPlaying(stream, engine: $0) } ?? false }
+    public var isPlaying: Bool { engine.map { system.isPlaying(stream, host: $0) } ?? false }
 
     /// Whether the track waits for another to end (``play(after:)``).
     public var isWaitingToPlay: Bool { system.isWaiting(stream) }
@@ -157,8 +157,8 @@ public final class MusicTrack: @unchecked Sendable {
 
     /// The play position in frames of the file (see ``currentTime``).
     public var currentFrame: Int {
-        get { engine.map { system.currentFrame(stream, engine: $0) } ?? 0 }
-        set { if let engine { system.seek(stream, toFrame: newValue, engine: engine) } }
+        get { engine.map { system.currentFrame(stream, host: $0) } ?? 0 }
+        set { if let engine { system.seek(stream, toFrame: newValue, host: engine) } }
     }
 
     // MARK: Settings
@@ -169,7 +169,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.update(stream, engine: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
+            system.update(stream, host: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
         }
     }
 
@@ -184,7 +184,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.update(stream, engine: engine) { $0.pan = min(1, max(-1, newValue)) }
+            system.update(stream, host: engine) { $0.pan = min(1, max(-1, newValue)) }
         }
     }
 
@@ -210,7 +210,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.update(stream, engine: engine) { $0.rate = min(2, max(0.5, newValue)) }
+            system.update(stream, host: engine) { $0.rate = min(2, max(0.5, newValue)) }
         }
     }
 
@@ -224,8 +224,8 @@ public final class MusicTrack: @unchecked Sendable {
             guard system.read(stream, { $0.rateMode }) != newValue else { return }
             let position = currentFrame
             let holdsSource = system.read(stream) { $0.source != nil }
-            system.update(stream, engine: engine) { $0.rateMode = newValue }
-            if holdsSource { system.seek(stream, toFrame: position, engine: engine) }
+            system.update(stream, host: engine) { $0.rateMode = newValue }
+            if holdsSource { system.seek(stream, toFrame: position, host: engine) }
         }
     }
 
@@ -236,7 +236,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             let n = max(-1, newValue)
             guard let engine else { return }
-            system.update(stream, engine: engine) { s in
+            system.update(stream, host: engine) { s in
                 s.numberOfLoops = n
                 if s.sessionActive || s.source != nil {
                     s.loopsLeft = n
@@ -256,7 +256,7 @@ public final class MusicTrack: @unchecked Sendable {
             throw .invalidArgument("loop region \(r) is empty or outside 0..<\(frameCount)")
         }
         guard let engine else { return }
-        system.update(stream, engine: engine) { $0.loopRegion = region }
+        system.update(stream, host: engine) { $0.loopRegion = region }
     }
 
     /// Sets the loop region in seconds (rounded to frames).
@@ -279,7 +279,7 @@ public final class MusicTrack: @unchecked Sendable {
         guard target.isFinite, duration.isFinite else { return }
         guard let engine else { return }
         system.fade(stream, to: min(1, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
-                    restoreVolume: nil, engine: engine)
+                    restoreVolume: nil, host: engine)
     }
 
     /// Fades this track out and `other` in over `duration` seconds, equal-power by default. This
@@ -298,7 +298,7 @@ public final class MusicTrack: @unchecked Sendable {
         }
         let restore = system.read(stream) { $0.fade?.to ?? $0.volume }
         guard let engine else { return }
-        system.fade(stream, to: 0, duration: duration, curve: curve, stopsAtEnd: true, restoreVolume: restore, engine: engine)
+        system.fade(stream, to: 0, duration: duration, curve: curve, stopsAtEnd: true, restoreVolume: restore, host: engine)
     }
 
     // MARK: Events
@@ -324,7 +324,7 @@ public final class MusicTrack: @unchecked Sendable {
 
     /// Measures the ~50 ms of the file's samples that end at the frame playing now (before
     /// volume, pan and bus gain), for ``averagePower(forChannel:)`` and ``peakPower(forChannel:)``.
-    public func updateMeters() { if let engine { system.updateMeters(stream, engine: engine) } }
+    public func updateMeters() { if let engine { system.updateMeters(stream, host: engine) } }
 
     /// The last ``updateMeters()`` reading.
     public var meters: MeterReading { system.read(stream) { $0.meters } }

@@ -105,7 +105,7 @@ final class TrackStream: @unchecked Sendable {
     var sessionActive = false
     /// Paused by a hold (an audio-session interruption, or the music bus paused by
     /// `setPaused(_:for:)` or `pauseAll(except:)`); resumed when the last hold is lifted
-    /// (``MusicSystem/setHold(_:_:engine:)``).
+    /// (``MusicSystem/setHold(_:_:host:)``).
     var heldBySession = false
     var source: ALuint?
     /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged

@@ -220,7 +220,7 @@ public final class AudioSession: @unchecked Sendable {
             }
             if let engine {
                 writeMusicDuck(duck, on: engine)
-                engine.musicSystem.frame(engine: engine)   // playing tracks take the level now
+                engine.musicSystem.frame(host: engine)   // playing tracks take the level now
             }
         }
     }
@@ -368,7 +368,7 @@ public final class AudioSession: @unchecked Sendable {
         guard began else { return false }
         if let engine {
             applyInterruptionHold(true, on: engine)
-            engine.musicSystem.setSessionHold(true, engine: engine)
+            engine.musicSystem.setSessionHold(true, host: engine)
         }
         return true
     }
@@ -399,7 +399,7 @@ public final class AudioSession: @unchecked Sendable {
         }
         guard was, let engine else { return }
         applyInterruptionHold(false, on: engine)
-        engine.musicSystem.setSessionHold(false, engine: engine)
+        engine.musicSystem.setSessionHold(false, host: engine)
     }
 
     // MARK: Route changes and resets (called by the engine's device-loss code)

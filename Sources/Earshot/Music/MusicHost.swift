@@ -1,0 +1,79 @@
+import COpenAL
+
+/// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
+/// scope, sources reserved for music, the music bus's gain and whether the output is still there.
+///
+/// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
+/// so the engine's core (voice pool, emitters, clips) is out of its reach. Members marked
+/// *inside ``withMusicAL(_:)``* touch the engine's core and must be called only in that scope,
+/// with the AL lock held (debug builds check it).
+///
+/// ```swift
+/// let host: any MusicHost = engine
+/// let gain = host.withMusicAL { host.musicOutputIsGone ? 0 : host.musicBusGain }
+/// ```
+protocol MusicHost: AnyObject, Sendable {
+    /// Whether the engine mixes offline (a loopback engine: the render pumps music, and the
+    /// music clock counts rendered frames).
+    var isLoopback: Bool { get }
+    /// The engine's output rate, frames per second.
+    var sampleRate: Int { get }
+    /// Whether the engine has been shut down (no lock needed).
+    var isShutDown: Bool { get }
+
+    /// Runs `body` with the AL lock held and the engine's context current.
+    func withMusicAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R
+
+    /// Inside ``withMusicAL(_:)``: the engine is shut down, its device is lost or disconnected —
+    /// nothing music does now would be heard, and its sources are gone or going.
+    var musicOutputIsGone: Bool { get }
+    /// Inside ``withMusicAL(_:)``: the engine's core has been torn down.
+    var musicCoreIsShutDown: Bool { get }
+    /// Inside ``withMusicAL(_:)``: the ``Bus/music`` gain (bus × duck × pause/mute), master excluded.
+    var musicBusGain: Float { get }
+    /// Inside ``withMusicAL(_:)``: whether stereo tracks can play straight to the outputs
+    /// (`AL_SOFT_direct_channels`).
+    var supportsDirectChannels: Bool { get }
+    /// Inside ``withMusicAL(_:)``: how many sources are reserved for music.
+    var musicSourceCount: Int { get }
+    /// Inside ``withMusicAL(_:)``: takes a music source, nil when all are in use (or the device is lost).
+    func claimMusicSource() -> ALuint?
+    /// Inside ``withMusicAL(_:)``: gives a claimed music source back, stopped and emptied.
+    func releaseMusicSource(_ source: ALuint)
+}
+
+extension AudioEngine: MusicHost {
+    func withMusicAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R { try withAL(body) }
+
+    var musicOutputIsGone: Bool {
+        ALGlobal.lock.assertHeld("MusicHost.musicOutputIsGone outside withMusicAL")
+        return core.isShutDown || core.isDeviceLost || !core.device.isConnected
+    }
+
+    var musicCoreIsShutDown: Bool {
+        ALGlobal.lock.assertHeld("MusicHost.musicCoreIsShutDown outside withMusicAL")
+        return core.isShutDown
+    }
+
+    var musicBusGain: Float {
+        ALGlobal.lock.assertHeld("MusicHost.musicBusGain outside withMusicAL")
+        return core.busGain(.music)
+    }
+
+    var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }
+
+    var musicSourceCount: Int {
+        ALGlobal.lock.assertHeld("MusicHost.musicSourceCount outside withMusicAL")
+        return core.musicSourceNames.count
+    }
+
+    func claimMusicSource() -> ALuint? {
+        ALGlobal.lock.assertHeld("MusicHost.claimMusicSource outside withMusicAL")
+        return core.claimMusicSource()
+    }
+
+    func releaseMusicSource(_ source: ALuint) {
+        ALGlobal.lock.assertHeld("MusicHost.releaseMusicSource outside withMusicAL")
+        core.releaseMusicSource(source)
+    }
+}

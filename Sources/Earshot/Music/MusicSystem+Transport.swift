@@ -1,0 +1,236 @@
+import COpenAL
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The music system's track controls: what ``MusicTrack`` calls, one music-lock scope each.
+extension MusicSystem {
+    // MARK: Track controls (called by MusicTrack)
+
+    func register(_ s: TrackStream, host: any MusicHost) throws(EarshotError) {
+        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown, !host.isShutDown else { throw .engineShutDown }
+            registry.removeAll { $0.stream == nil }
+            registry.append(WeakStream(stream: s))
+        }
+    }
+
+    /// Claims a source and fills the queue without playing (AVAudioPlayer's `prepareToPlay`).
+    func prepare(_ s: TrackStream, host: any MusicHost) throws(EarshotError) {
+        try withMusicLock { (pending: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            guard s.state == .idle else { return }
+            cancelWaiting(s)
+            try startQueue(s, host: host, leadInAfter: nil)
+            s.state = .paused
+            endIfDrained(s, host: host, pending: &pending)
+        }
+    }
+
+    func play(_ s: TrackStream, host: any MusicHost) throws(EarshotError) {
+        try withMusicLock { (pending: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            cancelWaiting(s)
+            switch s.state {
+            case .playing:
+                return
+            case .paused:
+                s.sessionActive = true
+                s.state = .playing
+            case .idle:
+                try startQueue(s, host: host, leadInAfter: nil)
+                s.sessionActive = true
+                s.state = .playing
+            }
+            if held {
+                // Interrupted or the music bus paused: the track is ready and starts when the hold
+                // is lifted.
+                s.state = .paused
+                s.heldBySession = true
+                return
+            }
+            if let source = s.source, !suspended, !s.queue.isEmpty {
+                let now = clock(host)
+                host.withMusicAL {
+                    guard !host.musicCoreIsShutDown else { return }
+                    _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                    alSourcePlay(source)
+                    ALCheck.after("starting a music source")
+                }
+            }
+            endIfDrained(s, host: host, pending: &pending)
+        }
+    }
+
+    /// Queues `s` to start when `previous` ends (not when it is stopped). Starts `s` now when
+    /// `previous` is not playing.
+    func play(_ s: TrackStream, after previous: TrackStream, host: any MusicHost) throws(EarshotError) {
+        let playsNow = try withMusicLock { (_: inout [Pending]) throws(EarshotError) -> Bool in
+            guard !isShutDown else { throw .engineShutDown }
+            guard s !== previous else { throw .invalidArgument("a track cannot play after itself") }
+            guard s.state == .idle else { throw .invalidArgument("\(s.path) is already playing; stop it before queueing it") }
+            guard previous.sessionActive, previous.source != nil else { return true }
+            cancelWaiting(s)
+            if let old = previous.next { old.waiting = false }
+            previous.next = s
+            s.waiting = true
+            return false
+        }
+        // `previous` is not playing: this one starts now (its own call, its own lock scope).
+        if playsNow { try play(s, host: host) }
+    }
+
+    func pause(_ s: TrackStream, host: any MusicHost) {
+        withMusicLock { _ in
+            s.heldBySession = false   // the game's own pause outlasts an interruption
+            if s.waiting { cancelWaiting(s); return }
+            guard s.state == .playing else { return }
+            s.fade?.freeze(at: clock(host))   // the fade's timeline is playback time
+            s.state = .paused
+            guard let source = s.source, !suspended else { return }   // a lost device plays nothing anyway
+            host.withMusicAL {
+                guard !host.musicCoreIsShutDown else { return }
+                alSourcePause(source)
+                ALCheck.after("pausing a music source")
+            }
+        }
+    }
+
+    func stop(_ s: TrackStream, host: any MusicHost) {
+        withMusicLock { pending in
+            stopLocked(s, host: host, pending: &pending)
+        }
+    }
+
+    /// Ends `s` with `.stopped`, keeping its position. While the device is lost a track may hold
+    /// no source yet (played during the loss): it is in `active` all the same.
+    func stopLocked(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+        assertLocked()
+        cancelWaiting(s)
+        settle(s, host: host, pending: &pending)
+        guard s.source != nil || active.contains(where: { $0 === s }) else { return }
+        let position = currentFrameLocked(s, host: host)
+        end(s, reason: .stopped, error: nil, host: host, pending: &pending)
+        s.idlePosition = position
+    }
+
+    /// Whether `s` is playing. A track whose source has played the session's last queued frame
+    /// ends here at once (its end event is delivered now rather than at the next pump).
+    func isPlaying(_ s: TrackStream, host: any MusicHost) -> Bool {
+        withMusicLock { pending in
+            settle(s, host: host, pending: &pending)
+            return s.state == .playing
+        }
+    }
+
+    /// Ends `s` naturally (finished or failed) if it is playing, has nothing more to decode and
+    /// its source has stopped: so that a stop or shutdown right after the last frame does not
+    /// turn a finished track into a stopped one.
+    func settle(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+        assertLocked()
+        guard s.state == .playing, s.exhausted, !suspended, let source = s.source else { return }
+        let stopped = host.withMusicAL { () -> Bool in
+            guard !host.musicCoreIsShutDown else { return false }
+            var state: ALint = 0
+            alGetSourcei(source, AL_SOURCE_STATE, &state)
+            return state == AL_STOPPED
+        }
+        if stopped { endNaturally(s, host: host, pending: &pending) }
+    }
+
+    func isWaiting(_ s: TrackStream) -> Bool {
+        return withMusicLock { _ in
+            return s.waiting
+        }
+    }
+
+    func currentFrame(_ s: TrackStream, host: any MusicHost) -> Int {
+        return withMusicLock { _ in
+            return currentFrameLocked(s, host: host)
+        }
+    }
+
+    func seek(_ s: TrackStream, toFrame frame: Int, host: any MusicHost) {
+        withMusicLock { pending in
+            let frame = min(max(0, frame), s.frameCount)
+            guard let source = s.source, !suspended else {
+                // Idle, or the device is lost: the track restarts from here (``reattach(host:)``).
+                s.idlePosition = frame
+                return
+            }
+            host.withMusicAL {
+                guard !host.musicCoreIsShutDown else { return }
+                alSourceStop(source)
+                unqueueProcessed(s, source: source)
+                ALCheck.after("stopping a music source to seek")
+            }
+            s.history.removeAll()
+            s.restartDecoder(at: frame)
+            let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
+            host.withMusicAL {
+                guard !host.musicCoreIsShutDown else { return }
+                uploadAll(staged, to: s, source: source)
+                if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
+                ALCheck.after("queueing music buffers")
+            }
+            endIfDrained(s, host: host, pending: &pending)
+        }
+    }
+
+    /// Runs `change` on the stream under the lock, then re-applies source properties.
+    func update(_ s: TrackStream, host: any MusicHost, _ change: (TrackStream) -> Void) {
+        return withMusicLock { _ in
+            change(s)
+            guard let source = s.source, !suspended else { return }
+            let now = clock(host)
+            host.withMusicAL {
+                guard !host.musicCoreIsShutDown else { return }
+                applyPan(s, source: source)
+                alSourcef(source, AL_PITCH, s.sourcePitch)
+                _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                ALCheck.after("updating a music source")
+            }
+        }
+    }
+
+    /// Reads a stream's state under the lock.
+    func read<T>(_ s: TrackStream, _ body: (TrackStream) -> T) -> T {
+        return withMusicLock { _ in
+            return body(s)
+        }
+    }
+
+    func fade(_ s: TrackStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
+              restoreVolume: Float?, host: any MusicHost) {
+        withMusicLock { pending in
+            let now = clock(host)
+            if let f = s.fade { s.volume = f.volume(at: now).0 }
+            s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
+                               stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
+            // A paused track's fade waits for it: the timeline is playback time.
+            if s.state == .paused { s.fade?.freeze(at: now) }
+            if let source = s.source, !suspended {
+                let done = host.withMusicAL { () -> Bool in
+                    guard !host.musicCoreIsShutDown else { return false }
+                    return applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                }
+                if done { stopAfterFade(s, host: host, pending: &pending) }
+            } else if duration <= 0 || !s.sessionActive {
+                // Nothing is playing: the fade is only a volume change.
+                if duration <= 0 { s.volume = target; s.fade = nil }
+            }
+        }
+    }
+
+    /// Updates the meter reading of `s` from the ~50 ms of samples before its play position.
+    func updateMeters(_ s: TrackStream, host: any MusicHost) {
+        withMusicLock { _ in
+            guard s.meteringEnabled, !suspended, let offset = queueOffset(s, host: host) else {
+                s.meters = .silent(channels: s.channels)
+                return
+            }
+            s.meters = s.measure(atQueueOffset: offset, window: meterWindowFrames(s))
+        }
+    }
+}
