@@ -336,7 +336,7 @@ extension AudioEngine {
         checkDevice()
         let ended = withAL { () -> Bool in
             guard !core.isShutDown else { return false }
-            core.update()
+            core.stepFrame()
             return core.pool.hasEnded
         }
         musicSystem.frame(host: self)   // track gains and fades follow the music bus

@@ -7,7 +7,10 @@ import Glibc
 /// The engine's OpenAL objects and bookkeeping. Touched only under the AL lock with the engine's
 /// context current; every method here assumes that. Its stored properties are therefore
 /// `@exclusivity(unchecked)`: the lock already serialises them, and the run-time checks showed up
-/// in the per-voice cost of a frame.
+/// in the per-voice cost of a frame. The core is split by operation: clips, voices, the frame,
+/// the listener and buses here; `EngineCore+Environment.swift` (zones, sends, bus effects) and
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device, the music sources). State
+/// those files set is internal rather than private.
 final class EngineCore {
     @exclusivity(unchecked) private(set) var isShutDown = false
     /// The device and context in use (replaced when a lost device is reopened).
@@ -18,12 +21,12 @@ final class EngineCore {
     @exclusivity(unchecked) var voiceSources: [ALuint]
     /// Sources reserved for music, never given to voices.
     @exclusivity(unchecked) var musicSourceNames: [ALuint]
-    @exclusivity(unchecked) private var freeMusicSources: [ALuint]
+    @exclusivity(unchecked) var freeMusicSources: [ALuint]
     let pool: VoicePool
-    @exclusivity(unchecked) private var clips: [ClipSlot] = []
-    @exclusivity(unchecked) private var freeClipIDs: [UInt32] = []
+    @exclusivity(unchecked) var clips: [ClipSlot] = []
+    @exclusivity(unchecked) var freeClipIDs: [UInt32] = []
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
-    @exclusivity(unchecked) private var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
+    @exclusivity(unchecked) var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     @exclusivity(unchecked) private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
     @exclusivity(unchecked) private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
@@ -37,11 +40,11 @@ final class EngineCore {
     @exclusivity(unchecked) private(set) var masterGain: Float = 1
     @exclusivity(unchecked) private var warnedStereoPositioned = Set<UInt32>()
     /// What the context offers for environmental audio (read again after a rebuild).
-    @exclusivity(unchecked) private(set) var efx: EFXSupport
+    @exclusivity(unchecked) var efx: EFXSupport
     /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
-    @exclusivity(unchecked) private(set) var reverbZones: [ReverbZone] = []
+    @exclusivity(unchecked) var reverbZones: [ReverbZone] = []
     /// The zones' slots, made when the first zones are set on a device with EFX.
-    @exclusivity(unchecked) private(set) var zoneMixer: ReverbZoneMixer?
+    @exclusivity(unchecked) var zoneMixer: ReverbZoneMixer?
     /// Each voice source's environment: sends to the zone slots, occlusion filters.
     let sendRouter: SendRouter
     let isLoopback: Bool
@@ -266,12 +269,12 @@ final class EngineCore {
     // MARK: Frame
 
     /// The game-frame step: rank voices, steal, resume, push every change in one AL batch.
-    func update() {
+    func stepFrame() {
         let t = now
         lastFrameTime = t - lastUpdateClock
         lastUpdateClock = t
         alDeferUpdatesSOFT()
-        pool.update(now: t)
+        pool.schedule(now: t)
         // On a live device the next service is the next frame: fade over about one frame.
         if pool.serviceNeeded {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
@@ -309,102 +312,13 @@ final class EngineCore {
         ALCheck.after("render")
     }
 
-    // MARK: Environment
+    // MARK: State the other EngineCore files set (+DeviceLoss, +Environment)
 
-    /// Sets the reverb zones; the first zones on a device with EFX make the slots and route
-    /// the positioned voices to them. Without EFX (or with no sends) the zones are kept and the
-    /// voices play dry.
-    func setReverbZones(_ zones: [ReverbZone]) throws(EarshotError) {
-        reverbZones = zones
-        if zoneMixer == nil, !zones.isEmpty, !isDeviceLost {
-            let sends = sendRouter.zoneSendCount
-            guard efx.isAvailable, sends > 0 else { return }
-            let mixer = try ReverbZoneMixer(sends: sends)
-            zoneMixer = mixer
-            sendRouter.setSlots(mixer.slots, playing: pool.realSources())
-        }
-        zoneMixer?.setZones(zones)
-    }
-
-    /// Splits the granted sends: the zones' first, then one for bus effects when there is room.
-    private static func configureSends(_ router: SendRouter, efx: EFXSupport, zoneSends: Int) {
-        let granted = efx.isAvailable ? efx.maxAuxiliarySends : 0
-        router.zoneSendCount = min(zoneSends, granted)
-        router.hasBusSend = granted > router.zoneSendCount
-    }
+    /// The output device is lost: voices go virtual, music sources are gone until a rebuild.
+    @exclusivity(unchecked) var isDeviceLost = false
 
     /// The effects buses own, by bus index.
-    @exclusivity(unchecked) private(set) var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]
-
-    /// Gives bus `bus` an effect at `level` (0…1), replaces it, or (nil) removes it.
-    func setBusEffect(_ effect: BusEffect?, level: Float, bus: Int) throws(EarshotError) {
-        if let old = busEffects[bus] {
-            busEffects[bus] = nil
-            sendRouter.setBusSlot(0, bus: bus, playing: pool.realSources())
-            sendRouter.rerouteBus(bus)
-            EFX.deleteSlot(old.slot)
-            EFX.deleteEffect(old.object)
-            try ALCheck.strict("deleting a bus effect")
-        }
-        guard let effect else { return }
-        guard configuration.busEffects else {
-            throw .invalidArgument("bus effects need a send of their own: create the engine with Configuration.busEffects = true")
-        }
-        guard efx.isAvailable, sendRouter.hasBusSend else {
-            throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(efx.maxAuxiliarySends) sends, \(sendRouter.zoneSendCount) for zones)")
-        }
-        let slot = try EFX.makeSlot()
-        let object: ALuint
-        do throws(EarshotError) {
-            object = try EFX.makeEffect(type: effect.alType)
-        } catch {
-            EFX.deleteSlot(slot)
-            throw error
-        }
-        switch effect {
-        case .reverb(let r): try EFX.setReverb(object, r)
-        case .echo(let e): try EFX.setEcho(object, e)
-        }
-        try EFX.attach(object, to: slot)
-        try EFX.setSlotGain(slot, level)
-        busEffects[bus] = (effect, level, slot, object)
-        sendRouter.setBusSlot(slot, bus: bus, playing: pool.realSources())
-    }
-
-    /// Glides the zone slots toward what the listener should hear (playback time).
-    private func stepZones(elapsed: Double) {
-        guard let zoneMixer, zoneMixer.isActive else { return }
-        do throws(EarshotError) {
-            try zoneMixer.step(listener: listener, elapsed: min(max(elapsed, 0), 0.25))
-        } catch {
-            // Only AL_OUT_OF_MEMORY gets here (a misuse of our own objects traps): the zones
-            // keep their last state and the next frame tries again.
-        }
-    }
-
-    /// After a device rebuild: new slots on the new context with the state the old ones had.
-    func rebuildZones() throws(EarshotError) {
-        efx = EFXSupport.read(device: device.handle)
-        sendRouter.forgetSources()
-        sendRouter.efxAvailable = efx.isAvailable
-        Self.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
-        let effects = busEffects
-        busEffects = [:]
-        for (bus, e) in effects { try setBusEffect(e.effect, level: e.level, bus: bus) }
-        guard let zoneMixer else {
-            // Zones set while the device was lost get their slots now.
-            if !reverbZones.isEmpty { try setReverbZones(reverbZones) }
-            return
-        }
-        let sends = sendRouter.zoneSendCount
-        guard efx.isAvailable, sends > 0 else {
-            self.zoneMixer = nil
-            sendRouter.setSlots([], playing: [])
-            return
-        }
-        try zoneMixer.rebuild(sends: sends)
-        sendRouter.setSlots(zoneMixer.slots, playing: pool.realSources())
-    }
+    @exclusivity(unchecked) var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]
 
     // MARK: Listener
 
@@ -483,82 +397,4 @@ final class EngineCore {
         busIndex(bus).map { buses[$0].effectiveGain } ?? 1
     }
 
-    // MARK: Device loss
-
-    /// The output device is lost: voices go virtual, music sources are gone until a rebuild.
-    @exclusivity(unchecked) private(set) var isDeviceLost = false
-
-    func enterDeviceLost() {
-        guard !isDeviceLost else { return }
-        isDeviceLost = true
-        // A truly lost device plays nothing; stopping also makes a simulated loss faithful.
-        for source in voiceSources + musicSourceNames { alSourceStop(source) }
-        pool.suspendAll(now: now)
-        freeMusicSources = []
-        ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
-    }
-
-    /// Uploads every loaded clip again into the current context, keeping clip ids and
-    /// generations, and points live voices at the new buffers. Buffers of clips being unloaded
-    /// are not restored: their voices end. Clips whose samples were not kept
-    /// (``keepsClipsForRecovery`` off) are unloaded: their voices end and their handles go stale.
-    func reuploadClips() throws(EarshotError) {
-        for pending in buffersToDelete {
-            pool.stopAll { $0.clipID == pending.clipID }
-            freeClipIDs.append(pending.clipID)
-        }
-        buffersToDelete.removeAll()
-        for i in clips.indices where clips[i].info != nil && clips[i].pcm == nil {
-            pool.stopAll { $0.clipID == UInt32(i) }
-            clips[i].generation &+= 1
-            clips[i].info = nil
-            clips[i].buffer = 0
-            freeClipIDs.append(UInt32(i))
-        }
-        for i in clips.indices {
-            guard let pcm = clips[i].pcm, let info = clips[i].info else { continue }
-            let fresh = try upload(pcm, name: info.name)
-            // `upload` filed the buffer under a new id: move it back to this slot.
-            clips[i].buffer = clips[Int(fresh.id)].buffer
-            clips[Int(fresh.id)].info = nil
-            clips[Int(fresh.id)].pcm = nil
-            clips[Int(fresh.id)].buffer = 0
-            clips[Int(fresh.id)].generation &+= 1
-            freeClipIDs.append(fresh.id)
-        }
-        pool.rebindBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].buffer : 0 }
-        isDeviceLost = false
-    }
-
-    func resetMusicSources() {
-        freeMusicSources = musicSourceNames.reversed()
-    }
-
-    // MARK: Music sources
-
-    /// Takes a source reserved for music (never one of the voice pool's); nil when all are in use.
-    func claimMusicSource() -> ALuint? { isDeviceLost ? nil : freeMusicSources.popLast() }
-
-    /// Returns a music source, stopped and with its queue emptied.
-    func releaseMusicSource(_ source: ALuint) {
-        precondition(musicSourceNames.contains(source) && !freeMusicSources.contains(source), "releaseMusicSource: not a claimed music source")
-        alSourceStop(source)
-        alSourcei(source, AL_BUFFER, 0)
-        ALCheck.after("releasing a music source")
-        freeMusicSources.append(source)
-    }
-}
-
-extension DistanceModel {
-    var alValue: ALenum {
-        switch self {
-        case .none: return AL_NONE
-        case .inverse: return AL_INVERSE_DISTANCE
-        case .inverseClamped: return AL_INVERSE_DISTANCE_CLAMPED
-        case .linear: return AL_LINEAR_DISTANCE
-        case .linearClamped: return AL_LINEAR_DISTANCE_CLAMPED
-        case .exponent: return AL_EXPONENT_DISTANCE
-        case .exponentClamped: return AL_EXPONENT_DISTANCE_CLAMPED
-        }
-    }
 }

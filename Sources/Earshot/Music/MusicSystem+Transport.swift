@@ -179,7 +179,7 @@ extension MusicSystem {
     }
 
     /// Runs `change` on the stream under the lock, then re-applies source properties.
-    func update(_ s: TrackStream, host: any MusicHost, _ change: (TrackStream) -> Void) {
+    func applySettings(_ s: TrackStream, host: any MusicHost, _ change: (TrackStream) -> Void) {
         return withMusicLock { _ in
             change(s)
             guard let source = s.source, !suspended else { return }
@@ -192,6 +192,11 @@ extension MusicSystem {
                 ALCheck.after("updating a music source")
             }
         }
+    }
+
+    /// Changes a stream's state under the lock that needs no OpenAL (callbacks, metering).
+    func mutate(_ s: TrackStream, _ change: (TrackStream) -> Void) {
+        withMusicLock { _ in change(s) }
     }
 
     /// Reads a stream's state under the lock.

@@ -169,7 +169,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.update(stream, host: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
+            system.applySettings(stream, host: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
         }
     }
 
@@ -184,7 +184,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.update(stream, host: engine) { $0.pan = min(1, max(-1, newValue)) }
+            system.applySettings(stream, host: engine) { $0.pan = min(1, max(-1, newValue)) }
         }
     }
 
@@ -210,7 +210,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.update(stream, host: engine) { $0.rate = min(2, max(0.5, newValue)) }
+            system.applySettings(stream, host: engine) { $0.rate = min(2, max(0.5, newValue)) }
         }
     }
 
@@ -224,7 +224,7 @@ public final class MusicTrack: @unchecked Sendable {
             guard system.read(stream, { $0.rateMode }) != newValue else { return }
             let position = currentFrame
             let holdsSource = system.read(stream) { $0.source != nil }
-            system.update(stream, host: engine) { $0.rateMode = newValue }
+            system.applySettings(stream, host: engine) { $0.rateMode = newValue }
             if holdsSource { system.seek(stream, toFrame: position, host: engine) }
         }
     }
@@ -236,7 +236,7 @@ public final class MusicTrack: @unchecked Sendable {
         set {
             let n = max(-1, newValue)
             guard let engine else { return }
-            system.update(stream, host: engine) { s in
+            system.applySettings(stream, host: engine) { s in
                 s.numberOfLoops = n
                 if s.sessionActive || s.source != nil {
                     s.loopsLeft = n
@@ -256,7 +256,7 @@ public final class MusicTrack: @unchecked Sendable {
             throw .invalidArgument("loop region \(r) is empty or outside 0..<\(frameCount)")
         }
         guard let engine else { return }
-        system.update(stream, host: engine) { $0.loopRegion = region }
+        system.applySettings(stream, host: engine) { $0.loopRegion = region }
     }
 
     /// Sets the loop region in seconds (rounded to frames).
@@ -310,7 +310,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// Called once per play session's end, on a Dispatch queue (never on the streaming thread).
     public var onEnd: (@Sendable (Event) -> Void)? {
         get { system.read(stream) { $0.onEnd } }
-        set { system.read(stream) { $0.onEnd = newValue } }
+        set { system.mutate(stream) { $0.onEnd = newValue } }
     }
 
     // MARK: Metering
@@ -319,7 +319,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// samples of its queued buffers so that ``updateMeters()`` can measure what is playing.
     public var isMeteringEnabled: Bool {
         get { system.read(stream) { $0.meteringEnabled } }
-        set { system.read(stream) { $0.meteringEnabled = newValue } }
+        set { system.mutate(stream) { $0.meteringEnabled = newValue } }
     }
 
     /// Measures the ~50 ms of the file's samples that end at the frame playing now (before

@@ -89,7 +89,7 @@ final class EmitterTable {
     @inline(__always)
     func attenuation(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Float {
         if gainsEpoch != epoch {
-            // The listener moved since the last pass: the next `update` refreshes every emitter.
+            // The listener moved since the last pass: the next `schedule` refreshes every emitter.
             return spatial[e].attenuation(listenerPosition: listenerPosition, model: model)
         }
         if states[e].gainVersion != states[e].version { computeGain(e, listenerPosition: listenerPosition, model: model) }

@@ -10,7 +10,7 @@ import COpenAL
 ///   wins; compared to within 1/128, about 0.07 dB, so float noise between equally loud voices
 ///   cannot reorder them), then by age: **the newer voice wins** — the older one has been heard
 ///   the longest.
-/// - Each ``update`` gives the real sources to the best-standing voices. Voices that are paused,
+/// - Each ``schedule(now:)`` gives the real sources to the best-standing voices. Voices that are paused,
 ///   waiting for their start delay, or quieter than the audibility floor never hold a source.
 /// - A voice losing its source **fades out** over `fadeTime` (default 5 ms) before its source is
 ///   stopped and reused: OpenAL Soft 1.19.1 clicks on a hard stop.
@@ -34,7 +34,7 @@ import COpenAL
 /// - `VoicePool+Ranking.swift`: audibility, `outranks`, the virtual voice a full pool evicts,
 ///   the order of the voices waiting for a source. The standing rule itself (the packed key and
 ///   the quickselect) is `VoiceRanking.swift`.
-/// - `VoicePool+Update.swift`: `update` (once per frame: time, ends, standings, steals and
+/// - `VoicePool+Schedule.swift`: `schedule` (once per frame: time, ends, standings, steals and
 ///   resumes), playheads, own envelopes, and delays held back by pauses.
 /// - `VoicePool+Service.swift`: `service` (fades, completed fades releasing sources, starts),
 ///   `nextFadeBoundary`, `startReal`, `virtualize`, `releaseSource`.
@@ -48,7 +48,7 @@ import COpenAL
 final class VoicePool {
     // Every stored property is `@exclusivity(unchecked)`: the pool is only touched under the AL
     // lock, and a dynamic exclusivity check on each access cost more than the per-voice work of
-    // a frame (measured: ~15 ns of ~50 ns per voice in `update`).
+    // a frame (measured: ~15 ns of ~50 ns per voice in `schedule`).
     //
     // The pool's code is spread over the VoicePool+*.swift extensions, which cannot reach
     // `private` members: state they write is internal (or `private(set)` where they only read
@@ -111,7 +111,7 @@ final class VoicePool {
     /// Whether some real voice has a fade action (steal or stop) under way: only then does
     /// ``service(now:lookahead:)`` look for completed fades.
     @exclusivity(unchecked) var releasesPending = false
-    /// Whether the last update had more candidates than sources (see `update`).
+    /// Whether the last update had more candidates than sources (see `schedule`).
     @exclusivity(unchecked) var expectOversubscribed = false
 
     /// Counters since the pool was made (see ``EngineStats`` for what each counts).

@@ -22,7 +22,7 @@ struct VoiceState {
 
     enum Placement: UInt8 { case pan, spatial, emitter }
 
-    // The first 64 bytes hold everything a steady frame reads or writes for a voice (`update`
+    // The first 64 bytes hold everything a steady frame reads or writes for a voice (`schedule`
     // and `service`): with the table aligned to 64 bytes, that is one cache line per voice. Keep
     // it that way (`VoiceStateLayoutTests` checks it); colder fields follow.
     var phase: Phase = .free

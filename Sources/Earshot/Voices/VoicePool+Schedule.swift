@@ -1,11 +1,11 @@
 import COpenAL
 
-// The voice pool, once per game frame: time, ends, audibility and who gets a source (`update`),
+// The voice pool, once per game frame: time, ends, audibility and who gets a source (`schedule`),
 // the playheads of virtual voices and the delays that pauses hold back.
 extension VoicePool {
     /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
     /// and resume. Then `service` pushes properties and fades.
-    func update(now: Double) {
+    func schedule(now: Double) {
         // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates. Unless
         // the last update had more candidates than sources, every candidate is taken as a winner
         // for now (the common case: enough sources for all); otherwise none is, and the ranking
@@ -113,7 +113,7 @@ extension VoicePool {
     /// Moves the start of every voice still waiting for its delay on by the time it or its bus
     /// was paused since the last accounting: a delay is playback time. The engine calls this
     /// before a pause changes (bus or voice), so each span is counted with the pauses it had;
-    /// ``update(now:)`` does the same for the span up to its frame.
+    /// ``schedule(now:)`` does the same for the span up to its frame.
     func accountPauses(now: Double) {
         let from = pausesAccountedUntil
         guard now > from else { return }

@@ -1,0 +1,82 @@
+import COpenAL
+
+/// The engine core when the device goes away and comes back, and the sources it keeps for music
+/// (AL lock held).
+extension EngineCore {
+    // MARK: Device loss
+
+
+    func enterDeviceLost() {
+        guard !isDeviceLost else { return }
+        isDeviceLost = true
+        // A truly lost device plays nothing; stopping also makes a simulated loss faithful.
+        for source in voiceSources + musicSourceNames { alSourceStop(source) }
+        pool.suspendAll(now: now)
+        freeMusicSources = []
+        ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
+    }
+
+    /// Uploads every loaded clip again into the current context, keeping clip ids and
+    /// generations, and points live voices at the new buffers. Buffers of clips being unloaded
+    /// are not restored: their voices end. Clips whose samples were not kept
+    /// (``keepsClipsForRecovery`` off) are unloaded: their voices end and their handles go stale.
+    func reuploadClips() throws(EarshotError) {
+        for pending in buffersToDelete {
+            pool.stopAll { $0.clipID == pending.clipID }
+            freeClipIDs.append(pending.clipID)
+        }
+        buffersToDelete.removeAll()
+        for i in clips.indices where clips[i].info != nil && clips[i].pcm == nil {
+            pool.stopAll { $0.clipID == UInt32(i) }
+            clips[i].generation &+= 1
+            clips[i].info = nil
+            clips[i].buffer = 0
+            freeClipIDs.append(UInt32(i))
+        }
+        for i in clips.indices {
+            guard let pcm = clips[i].pcm, let info = clips[i].info else { continue }
+            let fresh = try upload(pcm, name: info.name)
+            // `upload` filed the buffer under a new id: move it back to this slot.
+            clips[i].buffer = clips[Int(fresh.id)].buffer
+            clips[Int(fresh.id)].info = nil
+            clips[Int(fresh.id)].pcm = nil
+            clips[Int(fresh.id)].buffer = 0
+            clips[Int(fresh.id)].generation &+= 1
+            freeClipIDs.append(fresh.id)
+        }
+        pool.rebindBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].buffer : 0 }
+        isDeviceLost = false
+    }
+
+    func resetMusicSources() {
+        freeMusicSources = musicSourceNames.reversed()
+    }
+
+    // MARK: Music sources
+
+    /// Takes a source reserved for music (never one of the voice pool's); nil when all are in use.
+    func claimMusicSource() -> ALuint? { isDeviceLost ? nil : freeMusicSources.popLast() }
+
+    /// Returns a music source, stopped and with its queue emptied.
+    func releaseMusicSource(_ source: ALuint) {
+        precondition(musicSourceNames.contains(source) && !freeMusicSources.contains(source), "releaseMusicSource: not a claimed music source")
+        alSourceStop(source)
+        alSourcei(source, AL_BUFFER, 0)
+        ALCheck.after("releasing a music source")
+        freeMusicSources.append(source)
+    }
+}
+
+extension DistanceModel {
+    var alValue: ALenum {
+        switch self {
+        case .none: return AL_NONE
+        case .inverse: return AL_INVERSE_DISTANCE
+        case .inverseClamped: return AL_INVERSE_DISTANCE_CLAMPED
+        case .linear: return AL_LINEAR_DISTANCE
+        case .linearClamped: return AL_LINEAR_DISTANCE_CLAMPED
+        case .exponent: return AL_EXPONENT_DISTANCE
+        case .exponentClamped: return AL_EXPONENT_DISTANCE_CLAMPED
+        }
+    }
+}
