@@ -9,9 +9,8 @@
 /// of 64 keeps its first 64 bytes in one cache line. Not thread-safe: the pool uses it under the
 /// AL lock.
 final class SlotTable<Element> {
-    // Unchecked: a dynamic exclusivity check per element access would cost more than the access.
-    @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
-    @exclusivity(unchecked) private(set) var count: Int
+    private var base: UnsafeMutablePointer<Element>
+    private(set) var count: Int
     private var capacity: Int
 
     init(repeating value: Element, count: Int) {

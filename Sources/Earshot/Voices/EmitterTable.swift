@@ -23,7 +23,7 @@ final class EmitterTable {
     let spatial = SlotTable<SpatialProperties>(repeating: SpatialProperties(), count: 0)
     /// Per emitter: occlusion, obstruction, air absorption, send level.
     let environment = SlotTable<EnvironmentProperties>(repeating: .open, count: 0)
-    // `@exclusivity(unchecked)` as in the pool: only touched under the AL lock.
+    // `@exclusivity(unchecked)` as in the pool, for the reason and the figures given there.
     @exclusivity(unchecked) private var freeIndices: [Int] = []
     /// The listener geometry (the pool's `geometryEpoch`) every live emitter's cached
     /// attenuation was last brought up to date for.
