@@ -43,5 +43,12 @@ final class SpatialRenderTests: XCTestCase {
         }
         XCTAssertEqual(engine.activeVoiceCount, 1024)
         XCTAssertTrue(voices.allSatisfy(\.isPlaying))
+        // Playing is not enough (a virtual voice plays too): every one holds a real source and is heard.
+        engine.update()
+        XCTAssertEqual(engine.stats.realVoices, 1024, "every voice on a real source")
+        XCTAssertEqual(engine.stats.virtualVoices, 0)
+        XCTAssertTrue(voices.allSatisfy { $0.status == .real })
+        let out = try engine.render(frames: 4_800)
+        XCTAssertGreaterThan(TestSignals.rms(out, channels: 2)[0], 0.01, "1,024 quiet voices add up to a tone")
     }
 }
