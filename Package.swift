@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot", "EarshotScenes", "CAllocCounter", "COpenAL",
+                "Earshot", "EarshotScenes", "EarshotStress", "CAllocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
