@@ -1,5 +1,5 @@
 import Earshot
-@testable import EarshotStress
+import EarshotStress
 import XCTest
 
 /// EarshotStress called directly (no CLI process): small runs of the workload in a debug build,
