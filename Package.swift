@@ -44,12 +44,18 @@ let package = Package(
         .target(
             name: "EarshotScenes",
             dependencies: ["Earshot", .product(name: "Yams", package: "Yams")]),
-        // Counts the process's heap allocations for `earshot stress` (executable only).
+        // The `earshot stress` workload (engine against raw OpenAL) and the voices-per-core search,
+        // as a typed API. Not a product: a game has no use for it; the CLI and the tests use it.
+        // It does not link CAllocCounter: it counts allocations through the counter it is handed.
+        .target(name: "EarshotStress", dependencies: ["Earshot", "COpenAL"]),
+        // Counts the process's heap allocations for `earshot stress`. Executable only: its malloc
+        // replaces the allocator of whatever binary links it, so it is linked into the binary
+        // that runs the workload and into nothing else (not EarshotStress, not the tests).
         .target(name: "CAllocCounter"),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot", "EarshotScenes", "CAllocCounter", "COpenAL",
+                "Earshot", "EarshotScenes", "EarshotStress", "CAllocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -76,6 +82,10 @@ let package = Package(
             // The CLI and demos are run as processes; `make test` builds them first (`swift build`).
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
             dependencies: ["Earshot", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure"]),
+        .testTarget(
+            name: "EarshotStressTests",
+            // The workload called directly (no process, no malloc interposer).
+            dependencies: ["EarshotStress", "Earshot"]),
         .testTarget(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).

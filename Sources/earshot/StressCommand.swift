@@ -1,9 +1,13 @@
 import ArgumentParser
-import CAllocCounter
 import Earshot
+import EarshotStress
 import Foundation
 
 /// `earshot stress`: how many moving voices, at what cost against raw OpenAL.
+///
+/// The flags and the printing only: the workload, the baseline and the limit search are
+/// EarshotStress's (``StressWorkload``, ``VoiceLimitSearch``), which count allocations through
+/// the malloc interposer this executable links (``AllocationCounter/interposer``).
 struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stress",
@@ -74,25 +78,19 @@ struct StressCommand: ParsableCommand {
         let sendCounts = reverb ? [1, 2] : [0]
         var reports: [StressReport] = []
         for sends in sendCounts {
-            var workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf)
-            workload.reverbSends = sends
-            workload.updateOnly = updateOnly || live
-            workload.live = live
+            let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf,
+                                          reverbSends: sends, updateOnly: updateOnly || live, live: live)
             let showProgress = !json && isatty(2) != 0
-            let engine: StressWorkload.EngineResult
-            let baseline: StressWorkload.BaselineResult?
+            let result: StressResult
             do {
-                (engine, baseline) = try workload.run(withBaseline: !noBaseline) { fraction in
+                result = try workload.run(withBaseline: !noBaseline, allocations: .interposer) { fraction in
                     if showProgress { ProgressBar.draw(fraction, label: sends > 0 ? "rendering (\(sends) reverb send\(sends > 1 ? "s" : ""))" : "rendering") }
                 }
             } catch let error as EarshotError {
                 fail(error.description)
             }
             if showProgress { ProgressBar.clear() }
-            var report = StressReport(engine: engine, baseline: baseline, hrtf: hrtf,
-                                      allocationCounterActive: earshot_alloc_counter_active() != 0)
-            report.reverbSends = sends
-            reports.append(report)
+            reports.append(StressReport(workload: workload, result: result))
         }
         if json {
             let encoder = JSONEncoder()
@@ -103,158 +101,26 @@ struct StressCommand: ParsableCommand {
         } else {
             for (i, report) in reports.enumerated() {
                 if i > 0 { print("") }
-                report.printTable()
+                print(report.table)
             }
         }
     }
-}
 
-extension StressCommand {
     /// `--find-limit`: one search per row, the table (or JSON) on stdout, progress on stderr.
     func runFindLimit() throws {
         let search = VoiceLimitSearch(budget: budget, updateFrames: updateFrames, probeSeconds: probeSeconds)
-        var rows: [VoiceLimitSearch.Row] = []
+        let report: LimitReport
         do {
-            for kind in VoiceLimitSearch.Kind.allCases {
-                rows.append(try search.run(kind) { line in if !json { note("  " + line) } })
-            }
+            report = try search.report { probe in if !json { note("  \(probe)") } }
         } catch let error as EarshotError {
             fail(error.description)
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            let report = LimitReport(budget: budget, updateFrames: updateFrames, sampleRate: StressWorkload.rate, rows: rows)
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
             return
         }
-        print(LimitReport(budget: budget, updateFrames: updateFrames, sampleRate: StressWorkload.rate, rows: rows).markdown)
+        print(report.markdown)
     }
-}
-
-/// What `earshot stress --find-limit` prints.
-struct LimitReport: Codable {
-    var budget: Double
-    var updateFrames: Int
-    var sampleRate: Int
-    var rows: [VoiceLimitSearch.Row]
-
-    /// A Markdown table, as Benchmarks/README.md publishes it.
-    var markdown: String {
-        var lines = [
-            "Real voices mixed within \(Int((budget * 100).rounded())) % of one core at \(sampleRate / 1000) kHz stereo, \(updateFrames)-frame updates:",
-            "",
-            "| voices | Earshot | raw OpenAL | Earshot / raw |",
-            "|---|---|---|---|",
-        ]
-        for r in rows {
-            let ratio = r.rawOpenALVoices > 0 ? String(format: "%.2f", Double(r.engineVoices) / Double(r.rawOpenALVoices)) : "–"
-            lines.append("| \(r.label) | \(r.engineVoices) | \(r.rawOpenALVoices) | \(ratio) |")
-        }
-        return lines.joined(separator: "\n")
-    }
-}
-
-/// What `earshot stress --json` prints.
-struct StressReport: Encodable {
-    struct Quantiles: Encodable {
-        var p50: Double, p99: Double, max: Double
-
-        init(_ samples: [Double]) {
-            p50 = samples.quantile(0.5)
-            p99 = samples.quantile(0.99)
-            max = samples.max() ?? 0
-        }
-    }
-    struct Baseline: Encodable {
-        var sources: Int
-        var cpuSeconds: Double
-        var realtimeFactor: Double
-        /// Raw `alSourcePlay`, timed like the engine's `play` (compare with `playMicros`).
-        var playMicros: Quantiles
-    }
-    var voices: Int
-    var realVoices: Int
-    var virtualVoices: Int
-    var grantedSources: Int
-    var hrtf: Bool
-    var renderedSeconds: Double
-    var cpuSeconds: Double
-    /// Rendered seconds per CPU second (above 1 = faster than real time).
-    var realtimeFactor: Double
-    /// `engine.update()` alone, per frame.
-    var updateMicros: Quantiles
-    /// `engine.update()` per frame divided by the voices (p50 and p99 of the frame cost, in ns).
-    var updateNanosPerVoice: Quantiles
-    /// Computing and setting every emitter's position (one `batch`), per frame.
-    var moveMicros: Quantiles
-    var allocationsPerFrame: Double
-    var playMicros: Quantiles
-    var playAllocationsPerCall: Double
-    var steals: Int
-    var baseline: Baseline?
-    var overheadRatio: Double?
-    var allocationCounterActive: Bool
-    /// Reverb sends active per voice (0 without `--reverb`).
-    var reverbSends = 0
-
-    init(engine e: StressWorkload.EngineResult, baseline b: StressWorkload.BaselineResult?, hrtf: Bool,
-         allocationCounterActive: Bool) {
-        voices = e.voices
-        realVoices = e.realVoices
-        virtualVoices = e.virtualVoices
-        grantedSources = e.grantedSources
-        self.hrtf = hrtf
-        renderedSeconds = e.renderedSeconds
-        cpuSeconds = e.cpuSeconds
-        realtimeFactor = e.cpuSeconds > 0 ? e.renderedSeconds / e.cpuSeconds : 0
-        updateMicros = Quantiles(e.updateMicros)
-        updateNanosPerVoice = Quantiles(e.updateMicros.map { $0 * 1000 / Double(max(e.voices, 1)) })
-        moveMicros = Quantiles(e.moveMicros)
-        allocationsPerFrame = e.allocationsPerFrame
-        playMicros = Quantiles(e.playMicros)
-        playAllocationsPerCall = Double(e.playAllocations) / Double(max(e.voices, 1))
-        steals = e.steals
-        if let b {
-            baseline = Baseline(sources: b.sources, cpuSeconds: b.cpuSeconds,
-                                realtimeFactor: b.cpuSeconds > 0 ? b.renderedSeconds / b.cpuSeconds : 0,
-                                playMicros: Quantiles(b.playMicros))
-            overheadRatio = b.cpuSeconds > 0 ? e.cpuSeconds / b.cpuSeconds : nil
-        }
-        self.allocationCounterActive = allocationCounterActive
-    }
-
-    func printTable() {
-        func f(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
-        var rows: [(String, String)] = [
-            ("voices", "\(voices)" + (reverbSends > 0 ? " (\(reverbSends) reverb send\(reverbSends > 1 ? "s" : "") each)" : "")),
-            ("real / virtual", "\(realVoices) / \(virtualVoices) (sources granted: \(grantedSources))"),
-            ("rendered", "\(f(renderedSeconds)) s in \(f(cpuSeconds, 3)) s CPU — \(f(realtimeFactor))× real time"),
-            ("update µs p50 / p99 / max", "\(f(updateMicros.p50, 1)) / \(f(updateMicros.p99, 1)) / \(f(updateMicros.max, 1))"),
-            ("update ns per voice p50 / p99", "\(f(updateNanosPerVoice.p50, 1)) / \(f(updateNanosPerVoice.p99, 1))"),
-            ("move emitters µs p50 / p99", "\(f(moveMicros.p50, 1)) / \(f(moveMicros.p99, 1)) (positions computed and set in one batch)"),
-            ("allocations per frame", allocationCounterActive ? f(allocationsPerFrame, 3) : "not measured"),
-            ("play µs p50 / p99", "\(f(playMicros.p50, 2)) / \(f(playMicros.p99, 2)) (\(f(playAllocationsPerCall, 3)) allocations per call)"),
-        ]
-        if let baseline, let overheadRatio {
-            rows.append(("raw OpenAL baseline", "\(baseline.sources) sources, \(f(baseline.cpuSeconds, 3)) s CPU — \(f(baseline.realtimeFactor))× real time"))
-            rows.append(("raw alSourcePlay µs p50 / p99", "\(f(baseline.playMicros.p50, 2)) / \(f(baseline.playMicros.p99, 2))"))
-            rows.append(("overhead ratio", "\(f(overheadRatio, 3)) (engine CPU / baseline CPU)"))
-        }
-        let width = rows.map(\.0.count).max() ?? 0
-        for (k, v) in rows {
-            print(k.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + v)
-        }
-    }
-}
-
-/// A one-line progress bar on stderr (only when stderr is a terminal).
-enum ProgressBar {
-    static func draw(_ fraction: Double, label: String) {
-        let width = 30
-        let filled = Int((fraction * Double(width)).rounded())
-        note("\r\(label) [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(Int(fraction * 100))%", newline: false)
-    }
-
-    static func clear() { note("\r" + String(repeating: " ", count: 60) + "\r", newline: false) }
 }
