@@ -3,15 +3,15 @@ import Foundation
 import Yams
 
 /// Turns YAML text into a validated ``Scene``, collecting every problem with its file, line,
-/// column and key. Works on Yams' node tree (`Yams.compose`), which keeps each node's mark.
-struct SceneParser {
+/// column and key: the scene's schema. Works on Yams' node tree (`Yams.compose`), which keeps
+/// each node's mark, through the schema-free typed readers of ``YAMLReader``.
+struct SceneParser: YAMLReader {
     let file: String
     let folder: String
-    private(set) var problems: [EarshotError] = []
+    var problems: [EarshotError] = []
 
     static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "voices", "session",
                           "clips", "music", "listener", "emitters", "events", "zones"]
-    static let eventKinds = ["music", "play", "hint", "interruption", "stop"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
@@ -67,173 +67,6 @@ struct SceneParser {
     static func position(_ e: EarshotError) -> Int {
         if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
         return 0
-    }
-
-    mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
-        let mark = node?.mark
-        problems.append(.invalidScene(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
-    }
-
-    private mutating func yamlProblem(_ error: YamlError) {
-        func text(_ context: YamlError.Context?, _ problem: String) -> String {
-            "YAML syntax: \(problem)" + (context.map { " \($0.text)" } ?? "")
-        }
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
-            problems.append(.invalidScene(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
-        case .reader(let problem, _, _, _):
-            fail(nil, "", "YAML syntax: \(problem)")
-        default:
-            fail(nil, "", "YAML syntax: \(error)")
-        }
-    }
-
-    // MARK: Typed readers
-
-    private func describe(_ node: Node) -> String {
-        switch node {
-        case .mapping: return "a mapping"
-        case .sequence(let s): return "a list of \(s.count)"
-        case .scalar(let s):
-            if s.style == .plain, ["", "~", "null", "Null", "NULL"].contains(s.string) { return "nothing" }
-            if s.style == .singleQuoted || s.style == .doubleQuoted { return "the string \"\(s.string)\"" }
-            return "\(s.string)"
-        }
-    }
-
-    private static func join(_ key: String, _ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
-
-    /// A mapping with known keys; unknown and duplicate keys and missing required ones are problems.
-    mutating func mapping(_ node: Node, _ key: String, allowed: [String], required: [String] = []) -> [String: Node]? {
-        guard case .mapping(let m) = node else {
-            fail(node, key, "expected a mapping ({ key: value, … }), got \(describe(node))")
-            return nil
-        }
-        var out: [String: Node] = [:]
-        for (k, v) in m {
-            guard case .scalar(let s) = k, !s.string.isEmpty else {
-                fail(k, key, "keys must be plain names")
-                continue
-            }
-            let name = s.string
-            let path = Self.join(key, name)
-            guard allowed.contains(name) else {
-                fail(k, path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
-                continue
-            }
-            guard out[name] == nil else {
-                fail(k, path, "duplicate key")
-                continue
-            }
-            out[name] = v
-        }
-        for r in required where out[r] == nil {
-            fail(node, Self.join(key, r), "required key is missing")
-        }
-        return out
-    }
-
-    /// A mapping of ids to values, in file order (ids are any non-empty names, each once).
-    mutating func idMapping(_ node: Node, _ key: String) -> [(id: String, keyNode: Node, value: Node)] {
-        guard case .mapping(let m) = node else {
-            if case .scalar(let s) = node, s.style == .plain, ["", "~", "null"].contains(s.string) { return [] }
-            fail(node, key, "expected a mapping of ids ({ id: …, … }), got \(describe(node))")
-            return []
-        }
-        var seen = Set<String>()
-        var out: [(String, Node, Node)] = []
-        for (k, v) in m {
-            guard case .scalar(let s) = k, !s.string.isEmpty else {
-                fail(k, key, "ids must be plain names")
-                continue
-            }
-            guard seen.insert(s.string).inserted else {
-                fail(k, "\(key).\(s.string)", "duplicate id")
-                continue
-            }
-            out.append((s.string, k, v))
-        }
-        return out
-    }
-
-    mutating func string(_ node: Node, _ key: String) -> String? {
-        guard case .scalar(let s) = node, describe(node) != "nothing", !s.string.isEmpty else {
-            fail(node, key, "expected text, got \(describe(node))")
-            return nil
-        }
-        return s.string
-    }
-
-    mutating func choice(_ node: Node, _ key: String, _ options: [String]) -> String? {
-        guard let s = string(node, key) else { return nil }
-        guard options.contains(s) else {
-            fail(node, key, "\"\(s)\" is not one of: \(options.joined(separator: ", "))")
-            return nil
-        }
-        return s
-    }
-
-    mutating func bool(_ node: Node, _ key: String) -> Bool? {
-        if case .scalar(let s) = node, s.style == .plain {
-            switch s.string {
-            case "true", "True", "TRUE": return true
-            case "false", "False", "FALSE": return false
-            default: break
-            }
-        }
-        fail(node, key, "expected true or false, got \(describe(node))")
-        return nil
-    }
-
-    /// A finite number (plain YAML scalar) within `range`.
-    mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Double>, _ expectation: String) -> Double? {
-        guard case .scalar(let s) = node, s.style == .plain || s.style == .any,
-              let value = Double(s.string.utf8.contains(UInt8(ascii: "_")) ? s.string.replacingOccurrences(of: "_", with: "") : s.string),
-              value.isFinite else {
-            fail(node, key, "expected a number (\(expectation)), got \(describe(node))")
-            return nil
-        }
-        guard range.contains(value) else {
-            fail(node, key, "\(s.string) is out of range (expected \(expectation))")
-            return nil
-        }
-        return value
-    }
-
-    mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
-        let expectation = "a whole number \(range.lowerBound)…\(range.upperBound)"
-        guard let v = number(node, key, in: Double(range.lowerBound)...Double(range.upperBound), expectation) else { return nil }
-        guard v.rounded() == v else {
-            fail(node, key, "\(v) is not a whole number (expected \(expectation))")
-            return nil
-        }
-        return Int(v)
-    }
-
-    /// `[x, y, z]`, finite.
-    mutating func vector(_ node: Node, _ key: String) -> Vector3? {
-        guard case .sequence(let seq) = node, seq.count == 3 else {
-            fail(node, key, "expected [x, y, z] (three numbers, metres), got \(describe(node))")
-            return nil
-        }
-        let range = -1e6...1e6
-        var c: [Float] = []
-        for (i, n) in seq.enumerated() {
-            guard let v = number(n, "\(key)[\(i)]", in: range, "metres within ±1000000") else { return nil }
-            c.append(Float(v))
-        }
-        return Vector3(c[0], c[1], c[2])
-    }
-
-    /// A direction: a vector that is not zero.
-    mutating func direction(_ node: Node, _ key: String) -> Vector3? {
-        guard let v = vector(node, key) else { return nil }
-        guard v.length > 0 else {
-            fail(node, key, "a direction cannot be [0, 0, 0]")
-            return nil
-        }
-        return v
     }
 
     /// A path relative to the scene's folder (absolute paths stay), which must be a readable
@@ -487,32 +320,24 @@ struct SceneParser {
             fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop: … }), got \(describe(node))")
             return nil
         }
-        var present: [String] = []
+        var present: [SceneEventKind] = []
         for (k, _) in raw {
-            if case .scalar(let ks) = k, Self.eventKinds.contains(ks.string) { present.append(ks.string) }
+            if case .scalar(let ks) = k, let kind = SceneEventKind(rawValue: ks.string) { present.append(kind) }
         }
         guard present.count == 1, let kind = present.first else {
             if present.isEmpty {
-                fail(node, key, "an event needs one of: \(Self.eventKinds.joined(separator: ", "))")
+                fail(node, key, "an event needs one of: \(SceneEventKind.allCases.map(\.rawValue).joined(separator: ", "))")
             } else {
-                fail(node, key, "an event does one thing; this one has \(present.joined(separator: " and "))")
+                fail(node, key, "an event does one thing; this one has \(present.map(\.rawValue).joined(separator: " and "))")
             }
             return nil
         }
-        let allowed: [String]
-        switch kind {
-        case "music": allowed = ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
-        case "play": allowed = ["at", "play", "position", "pan", "gain", "pitch", "priority"]
-        case "hint": allowed = ["at", "hint"]
-        case "interruption": allowed = ["at", "interruption", "shouldResume"]
-        default: allowed = ["at", "stop", "fade"]
-        }
-        guard let m = mapping(node, key, allowed: allowed, required: kind == "music" ? ["at", "action"] : ["at"]) else { return nil }
+        guard let m = mapping(node, key, allowed: kind.allowedKeys, required: kind.requiredKeys) else { return nil }
         let at = m["at"].flatMap { time($0, "\(key).at", duration: duration) }
         let line = node.mark?.line ?? 0
         var action: SceneEvent.Action?
         switch kind {
-        case "music":
+        case .music:
             guard let idNode = m["music"], let id = string(idNode, "\(key).music") else { return nil }
             if !musicIDs.contains(id) { fail(idNode, "\(key).music", unknown("music track", id, musicIDs)) }
             guard let actionNode = m["action"],
@@ -537,7 +362,7 @@ struct SceneParser {
                 let d = m["duration"].flatMap { number($0, "\(key).duration", in: 0...600, "seconds 0…600") }
                 if let volume, let d { action = .music(id: id, .fade(volume: Float(volume), duration: d)) }
             }
-        case "play":
+        case .play:
             guard let idNode = m["play"], let clip = string(idNode, "\(key).play") else { return nil }
             if !clipIDs.contains(clip) { fail(idNode, "\(key).play", unknown("clip", clip, clipIDs)) }
             if m["position"] != nil, let p = m["pan"] { fail(p, "\(key).pan", "give either position or pan, not both") }
@@ -550,15 +375,15 @@ struct SceneParser {
                 action = .play(clip: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
                                priority: UInt8(priority))
             }
-        case "hint":
+        case .hint:
             guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
             action = .hint(begins: v == "begin")
-        case "interruption":
+        case .interruption:
             guard let n = m["interruption"], let v = choice(n, "\(key).interruption", ["began", "ended"]) else { return nil }
             if v == "began", let r = m["shouldResume"] { fail(r, "\(key).shouldResume", "shouldResume applies to interruption: ended only") }
             let resume = m["shouldResume"].flatMap { bool($0, "\(key).shouldResume") } ?? false
             action = .interruption(began: v == "began", shouldResume: resume)
-        default:
+        case .stop:
             guard let idNode = m["stop"], let id = string(idNode, "\(key).stop") else { return nil }
             if !emitterIDs.contains(id) { fail(idNode, "\(key).stop", unknown("emitter", id, emitterIDs)) }
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...60, "seconds 0…60") } ?? 0

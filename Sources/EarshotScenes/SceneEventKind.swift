@@ -1,0 +1,18 @@
+/// The event words of a scene's `events:` list: each event says exactly one of them.
+enum SceneEventKind: String, CaseIterable, Sendable {
+    case music, play, hint, interruption, stop
+
+    /// The keys an event of this kind may have.
+    var allowedKeys: [String] {
+        switch self {
+        case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
+        case .play: return ["at", "play", "position", "pan", "gain", "pitch", "priority"]
+        case .hint: return ["at", "hint"]
+        case .interruption: return ["at", "interruption", "shouldResume"]
+        case .stop: return ["at", "stop", "fade"]
+        }
+    }
+
+    /// The keys it must have.
+    var requiredKeys: [String] { self == .music ? ["at", "action"] : ["at"] }
+}

@@ -1,0 +1,203 @@
+import Earshot
+import Foundation
+import Yams
+
+/// Typed reading of a YAML node tree with positions: every problem it records names the file,
+/// line, column and key path (`events[3].position[1]`) where it was found, and reading goes on
+/// so that one pass reports them all.
+///
+/// Schema-free and reusable: a schema (the scene's, ``SceneParser``) conforms, keeps the
+/// problems, and reads its nodes with ``mapping(_:_:allowed:required:)``, ``idMapping(_:_:)``,
+/// ``string(_:_:)``, ``choice(_:_:_:)``, ``bool(_:_:)``, ``number(_:_:in:_:)``,
+/// ``integer(_:_:in:)``, ``vector(_:_:)`` and ``direction(_:_:)``; each returns nil after
+/// recording a problem when the node is not what it should be.
+///
+/// ```swift
+/// import Yams
+/// struct Settings: YAMLReader {
+///     let file = "settings.yaml"
+///     var problems: [EarshotError] = []
+/// }
+/// var reader = Settings()
+/// if let root = try Yams.compose(yaml: "volume: 2"),
+///    let m = reader.mapping(root, "", allowed: ["volume"]) {
+///     _ = m["volume"].flatMap { reader.number($0, "volume", in: 0...1, "0…1") }
+/// }
+/// print(reader.problems)   // one problem: settings.yaml, line 1, column 9, key volume, out of range
+/// ```
+protocol YAMLReader {
+    /// The file the nodes come from, for messages.
+    var file: String { get }
+    /// Every problem found so far, in the order found.
+    var problems: [EarshotError] { get set }
+}
+
+extension YAMLReader {
+    /// Records a problem at `node`'s position (the file's start without a node), under `key`.
+    mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
+        let mark = node?.mark
+        problems.append(.invalidScene(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
+    }
+
+    /// A Yams error as a problem at its line and column.
+    mutating func yamlProblem(_ error: YamlError) {
+        func text(_ context: YamlError.Context?, _ problem: String) -> String {
+            "YAML syntax: \(problem)" + (context.map { " \($0.text)" } ?? "")
+        }
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            problems.append(.invalidScene(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
+        case .reader(let problem, _, _, _):
+            fail(nil, "", "YAML syntax: \(problem)")
+        default:
+            fail(nil, "", "YAML syntax: \(error)")
+        }
+    }
+
+    /// How a node reads in a message: "a mapping", "a list of 3", "nothing", the string or the value.
+    func describe(_ node: Node) -> String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence(let s): return "a list of \(s.count)"
+        case .scalar(let s):
+            if s.style == .plain, ["", "~", "null", "Null", "NULL"].contains(s.string) { return "nothing" }
+            if s.style == .singleQuoted || s.style == .doubleQuoted { return "the string \"\(s.string)\"" }
+            return "\(s.string)"
+        }
+    }
+
+    static func join(_ key: String, _ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
+
+    /// A mapping with known keys; unknown and duplicate keys and missing required ones are problems.
+    mutating func mapping(_ node: Node, _ key: String, allowed: [String], required: [String] = []) -> [String: Node]? {
+        guard case .mapping(let m) = node else {
+            fail(node, key, "expected a mapping ({ key: value, … }), got \(describe(node))")
+            return nil
+        }
+        var out: [String: Node] = [:]
+        for (k, v) in m {
+            guard case .scalar(let s) = k, !s.string.isEmpty else {
+                fail(k, key, "keys must be plain names")
+                continue
+            }
+            let name = s.string
+            let path = Self.join(key, name)
+            guard allowed.contains(name) else {
+                fail(k, path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
+                continue
+            }
+            guard out[name] == nil else {
+                fail(k, path, "duplicate key")
+                continue
+            }
+            out[name] = v
+        }
+        for r in required where out[r] == nil {
+            fail(node, Self.join(key, r), "required key is missing")
+        }
+        return out
+    }
+
+    /// A mapping of ids to values, in file order (ids are any non-empty names, each once).
+    mutating func idMapping(_ node: Node, _ key: String) -> [(id: String, keyNode: Node, value: Node)] {
+        guard case .mapping(let m) = node else {
+            if case .scalar(let s) = node, s.style == .plain, ["", "~", "null"].contains(s.string) { return [] }
+            fail(node, key, "expected a mapping of ids ({ id: …, … }), got \(describe(node))")
+            return []
+        }
+        var seen = Set<String>()
+        var out: [(String, Node, Node)] = []
+        for (k, v) in m {
+            guard case .scalar(let s) = k, !s.string.isEmpty else {
+                fail(k, key, "ids must be plain names")
+                continue
+            }
+            guard seen.insert(s.string).inserted else {
+                fail(k, "\(key).\(s.string)", "duplicate id")
+                continue
+            }
+            out.append((s.string, k, v))
+        }
+        return out
+    }
+
+    mutating func string(_ node: Node, _ key: String) -> String? {
+        guard case .scalar(let s) = node, describe(node) != "nothing", !s.string.isEmpty else {
+            fail(node, key, "expected text, got \(describe(node))")
+            return nil
+        }
+        return s.string
+    }
+
+    mutating func choice(_ node: Node, _ key: String, _ options: [String]) -> String? {
+        guard let s = string(node, key) else { return nil }
+        guard options.contains(s) else {
+            fail(node, key, "\"\(s)\" is not one of: \(options.joined(separator: ", "))")
+            return nil
+        }
+        return s
+    }
+
+    mutating func bool(_ node: Node, _ key: String) -> Bool? {
+        if case .scalar(let s) = node, s.style == .plain {
+            switch s.string {
+            case "true", "True", "TRUE": return true
+            case "false", "False", "FALSE": return false
+            default: break
+            }
+        }
+        fail(node, key, "expected true or false, got \(describe(node))")
+        return nil
+    }
+
+    /// A finite number (plain YAML scalar) within `range`.
+    mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Double>, _ expectation: String) -> Double? {
+        guard case .scalar(let s) = node, s.style == .plain || s.style == .any,
+              let value = Double(s.string.utf8.contains(UInt8(ascii: "_")) ? s.string.replacingOccurrences(of: "_", with: "") : s.string),
+              value.isFinite else {
+            fail(node, key, "expected a number (\(expectation)), got \(describe(node))")
+            return nil
+        }
+        guard range.contains(value) else {
+            fail(node, key, "\(s.string) is out of range (expected \(expectation))")
+            return nil
+        }
+        return value
+    }
+
+    mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
+        let expectation = "a whole number \(range.lowerBound)…\(range.upperBound)"
+        guard let v = number(node, key, in: Double(range.lowerBound)...Double(range.upperBound), expectation) else { return nil }
+        guard v.rounded() == v else {
+            fail(node, key, "\(v) is not a whole number (expected \(expectation))")
+            return nil
+        }
+        return Int(v)
+    }
+
+    /// `[x, y, z]`, finite.
+    mutating func vector(_ node: Node, _ key: String) -> Vector3? {
+        guard case .sequence(let seq) = node, seq.count == 3 else {
+            fail(node, key, "expected [x, y, z] (three numbers, metres), got \(describe(node))")
+            return nil
+        }
+        let range = -1e6...1e6
+        var c: [Float] = []
+        for (i, n) in seq.enumerated() {
+            guard let v = number(n, "\(key)[\(i)]", in: range, "metres within ±1000000") else { return nil }
+            c.append(Float(v))
+        }
+        return Vector3(c[0], c[1], c[2])
+    }
+
+    /// A direction: a vector that is not zero.
+    mutating func direction(_ node: Node, _ key: String) -> Vector3? {
+        guard let v = vector(node, key) else { return nil }
+        guard v.length > 0 else {
+            fail(node, key, "a direction cannot be [0, 0, 0]")
+            return nil
+        }
+        return v
+    }
+}
