@@ -52,11 +52,18 @@ enum ALCheck {
     /// right: an error is a bug — a trap in debug builds, a logged error naming `operation` in
     /// release builds — and is consumed either way, so it is never blamed on the next call.
     static func after(_ operation: @autoclosure () -> String) {
+        consumeUnexpected { "OpenAL \($0) after \(operation())" }
+    }
+
+    /// Reads the pending error; one that is there is a bug: a trap in debug builds, a logged
+    /// error (the message `describe` makes of its name) in release builds.
+    private static func consumeUnexpected(_ describe: (String) -> String) {
         requireALLock()
         let code = alGetError()
         guard code != AL_NO_ERROR else { return }
-        assertionFailure("OpenAL \(ALErrorName.name(code)) after \(operation())")
-        staleLogger.error("OpenAL \(ALErrorName.name(code)) after \(operation())")
+        let message = describe(ALErrorName.name(code))
+        assertionFailure(message)
+        staleLogger.error("\(message)")
     }
 
     /// Discards a pending error that is expected, for the `reason` given (the cleanup of a
@@ -71,11 +78,7 @@ enum ALCheck {
     /// pending. Something that is means an unchecked call somewhere — a trap in debug builds,
     /// and in release a logged error (then cleared, so that it is not blamed on `operation`).
     static func expectNoPending(before operation: @autoclosure () -> String) {
-        requireALLock()
-        let code = alGetError()
-        guard code != AL_NO_ERROR else { return }
-        assertionFailure("stale OpenAL \(ALErrorName.name(code)) before \(operation()): an AL call went unchecked")
-        staleLogger.error("stale OpenAL \(ALErrorName.name(code)) before \(operation()): an AL call went unchecked")
+        consumeUnexpected { "stale OpenAL \($0) before \(operation()): an AL call went unchecked" }
     }
 
     private static let staleLogger = EarshotLogging.logger("earshot.openal")
