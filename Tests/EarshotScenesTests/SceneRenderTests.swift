@@ -183,12 +183,7 @@ final class SceneMusicRateTests: XCTestCase {
     /// A 1 s 440 Hz tone written by sox.
     private func tone() throws -> String {
         let path = tmp.appendingPathComponent("a440.wav").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        p.arguments = ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", path, "synth", "1", "sine", "440", "vol", "0.5"]
-        try p.run()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        try SoxTone.write(to: path, frequency: 440)
         return path
     }
 

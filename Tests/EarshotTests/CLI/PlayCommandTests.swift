@@ -25,11 +25,7 @@ final class PlayCommandTests: XCTestCase {
 
     func testMusicSpeedStretchesOrActsAsATapeAndIsValidated() throws {
         let tone = tmp.appendingPathComponent("a440.wav").path
-        let sox = Process()
-        sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        sox.arguments = ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", tone, "synth", "1", "sine", "440", "vol", "0.5"]
-        try sox.run()
-        sox.waitUntilExit()
+        try SoxTone.write(to: tone, frequency: 440)
         for (args, seconds) in [(["--speed", "0.5"], 2.0), (["--speed", "2", "--tape"], 0.5)] {
             let out = tmp.appendingPathComponent("speed-\(seconds).wav").path
             let r = try CLIRunner.run("earshot", ["play", tone, "--music"] + args + ["--out", out])

@@ -1,4 +1,5 @@
 import Earshot
+import EarshotTestSupport
 import Foundation
 import XCTest
 
@@ -37,8 +38,7 @@ final class MusicFixtures {
     /// A 16-bit sine WAV written by sox (no dither): `frequency` Hz at `amplitude`, `seconds` long.
     func sineWAV(_ name: String, frequency: Int = 500, amplitude: Double = 0.5, seconds: Double = 1, channels: Int = 1) throws -> String {
         let out = path(name)
-        try Self.run("/usr/bin/sox", ["-D", "-n", "-r", "48000", "-c", "\(channels)", "-b", "16", out,
-                                      "synth", "\(seconds)", "sine", "\(frequency)", "vol", "\(amplitude)"])
+        try SoxTone.write(to: out, frequency: frequency, amplitude: amplitude, seconds: seconds, channels: channels)
         return out
     }
 

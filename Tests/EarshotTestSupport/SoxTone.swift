@@ -1,0 +1,24 @@
+import Foundation
+
+/// A sine written by sox (16-bit, 48 kHz, no dither): the tone file the music, CLI and scene
+/// tests measure. Throws with sox's stderr when it fails.
+public enum SoxTone {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func write(to path: String, frequency: Int, amplitude: Double = 0.5, seconds: Double = 1,
+                             channels: Int = 1) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        p.arguments = ["-D", "-n", "-r", "48000", "-c", "\(channels)", "-b", "16", path,
+                       "synth", "\(seconds)", "sine", "\(frequency)", "vol", "\(amplitude)"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw Failure(description: "sox → \(path): \(message)") }
+    }
+}
