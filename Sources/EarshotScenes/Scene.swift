@@ -28,6 +28,11 @@ public struct Scene: Sendable {
     public var hrtf: Bool
     /// The distance model of every positioned voice (default inverseClamped).
     public var distanceModel: DistanceModel
+    /// How strongly motion shifts pitch (OpenAL's Doppler factor): 1 is physical, 0 turns the
+    /// Doppler effect off. The listener's and every emitter's velocity come from their paths.
+    public var dopplerFactor: Float = 1
+    /// The speed of sound in metres per second, for the Doppler effect (default 343.3).
+    public var speedOfSound: Float = 343.3
     /// The voice budget: real sources and virtual voices (nil: the engine's defaults).
     public var realVoices: Int?
     /// Virtual voices allowed beyond the real ones (nil: the engine's default).
@@ -121,7 +126,7 @@ public struct SceneListener: Sendable, Equatable {
 
     /// The engine listener at scene time `t`.
     public func listener(at t: Double) -> Listener {
-        Listener(position: path.position(at: t), at: at, up: up)
+        Listener(position: path.position(at: t), velocity: path.velocity(at: t), at: at, up: up)
     }
 }
 

@@ -10,7 +10,7 @@ struct SceneParser: YAMLReader {
     let folder: String
     var problems: [EarshotError] = []
 
-    static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "voices", "session",
+    static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound", "voices", "session",
                           "clips", "music", "listener", "emitters", "events", "zones"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
@@ -117,6 +117,8 @@ struct SceneParser: YAMLReader {
         if let n = top["distanceModel"], let s = choice(n, "distanceModel", DistanceModel.allCases.map(\.rawValue)) {
             distanceModel = DistanceModel(rawValue: s) ?? .inverseClamped
         }
+        let dopplerFactor = top["dopplerFactor"].flatMap { number($0, "dopplerFactor", in: 0...10, "0 (off) … 10, 1 is physical") } ?? 1
+        let speedOfSound = top["speedOfSound"].flatMap { number($0, "speedOfSound", in: 1...100_000, "metres per second 1…100000") } ?? 343.3
         var realVoices: Int?, virtualVoices: Int?
         if let n = top["voices"], let v = mapping(n, "voices", allowed: ["real", "virtual"]) {
             realVoices = v["real"].flatMap { integer($0, "voices.real", in: 1...4096) }
@@ -168,10 +170,13 @@ struct SceneParser: YAMLReader {
         events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
 
         guard let duration else { return nil }
-        return Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
-                     distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
-                     session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
-                     zones: reverbZones)
+        var scene = Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
+                          distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
+                          session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
+                          zones: reverbZones)
+        scene.dopplerFactor = Float(dopplerFactor)
+        scene.speedOfSound = Float(speedOfSound)
+        return scene
     }
 
     mutating func sessionSettings(_ node: Node) -> SceneSessionSettings {

@@ -40,6 +40,37 @@ public enum ScenePath: Sendable, Equatable {
         }
     }
 
+    /// The velocity at scene time `t`, in metres per second, for the Doppler effect: exact for a
+    /// circle (tangent, `2π·radius/period`), the segment's constant velocity between two
+    /// waypoints (at a waypoint, the segment that starts there), zero when fixed or before the
+    /// first and after the last waypoint.
+    ///
+    /// ```swift
+    /// let pass = ScenePath.waypoints([.init(time: 0, position: Vector3(-200, 0, -5)),
+    ///                                 .init(time: 10, position: Vector3(200, 0, -5))])
+    /// pass.velocity(at: 3)       // (40, 0, 0)
+    /// ```
+    public func velocity(at t: Double) -> Vector3 {
+        switch self {
+        case .fixed:
+            return .zero
+        case .circle(_, let radius, let period):
+            let omega = 2 * Double.pi / period
+            let angle = omega * t
+            let speed = Double(radius) * omega
+            return Vector3(Float(-speed * sin(angle)), 0, Float(-speed * cos(angle)))
+        case .waypoints(let points):
+            guard let first = points.first, let last = points.last, t >= first.time, t < last.time else { return .zero }
+            var lo = 0, hi = points.count - 1
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                if points[mid].time <= t { lo = mid } else { hi = mid }
+            }
+            let a = points[lo], b = points[hi]
+            return (b.position - a.position) * Float(1 / (b.time - a.time))
+        }
+    }
+
     /// The position at scene time `t` (seconds).
     public func position(at t: Double) -> Vector3 {
         switch self {

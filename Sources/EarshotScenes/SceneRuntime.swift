@@ -3,7 +3,8 @@ import Earshot
 extension Scene {
     /// The engine configuration the scene asks for, on `output`.
     public func engineConfiguration(output: Output) -> AudioEngine.Configuration {
-        var c = AudioEngine.Configuration(output: output, hrtf: hrtf, distanceModel: distanceModel)
+        var c = AudioEngine.Configuration(output: output, hrtf: hrtf, distanceModel: distanceModel,
+                                          dopplerFactor: dopplerFactor, speedOfSound: speedOfSound)
         if let realVoices { c.maxRealVoices = realVoices }
         if let virtualVoices { c.maxVirtualVoices = virtualVoices }
         return c
@@ -108,11 +109,13 @@ final class SceneRuntime {
     func frame(at time: Double) {
         if listenerMoves { engine.listener = scene.listener.listener(at: time) }
         // A scene of fixed emitters has nothing to move: no reason to take the AL lock each frame.
+        // Moving ones get their path's velocity too, for the Doppler effect.
         if !movingEmitters.isEmpty {
             engine.batch { b in
                 for i in movingEmitters {
                     guard let e = emitters[i] else { continue }
-                    b.setPosition(scene.emitters[i].path.position(at: time), of: e)
+                    let path = scene.emitters[i].path
+                    b.setPosition(path.position(at: time), velocity: path.velocity(at: time), of: e)
                 }
             }
         }
@@ -125,7 +128,7 @@ final class SceneRuntime {
         guard let clip = clips[spec.clip] else {
             preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
         }
-        let e = try engine.makeEmitter(SpatialProperties(position: spec.path.position(at: time)))
+        let e = try engine.makeEmitter(SpatialProperties(position: spec.path.position(at: time), velocity: spec.path.velocity(at: time)))
         if spec.environment != .open { engine.setEnvironment(spec.environment, of: e) }
         emitters[i] = e
         voices[i] = try engine.play(clip, options: .init(gain: spec.gain, pitch: spec.pitch, loop: spec.loop,

@@ -309,6 +309,21 @@ extension AudioEngine {
             core.pool.setEmitterPosition(i, position)
         }
 
+        /// Moves an emitter and sets its velocity (for the Doppler effect): non-finite values and
+        /// stale handles are ignored. An unchanged velocity costs what a plain move costs.
+        public mutating func setPosition(_ position: Vector3, velocity: Vector3, of emitter: Emitter) {
+            checkValid()
+            guard position.isFinite, velocity.isFinite, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            var p = core.pool.emitterSpatial[i]
+            guard p.velocity != velocity else {
+                core.pool.setEmitterPosition(i, position)
+                return
+            }
+            p.position = position
+            p.velocity = velocity
+            core.pool.setEmitter(i, p)
+        }
+
         /// Moves a positioned voice (non-finite positions and stale handles are ignored).
         public mutating func setPosition(_ position: Vector3, of voice: Voice) {
             checkValid()
