@@ -33,6 +33,9 @@ public struct Scene: Sendable {
     public var dopplerFactor: Float = 1
     /// The speed of sound in metres per second, for the Doppler effect (default 343.3).
     public var speedOfSound: Float = 343.3
+    /// Distance attenuation every emitter and positioned one-shot starts from (an emitter may
+    /// override each value).
+    public var attenuation = SceneAttenuation()
     /// The voice budget: real sources and virtual voices (nil: the engine's defaults).
     public var realVoices: Int?
     /// Virtual voices allowed beyond the real ones (nil: the engine's default).
@@ -130,6 +133,43 @@ public struct SceneListener: Sendable, Equatable {
     }
 }
 
+/// How distance attenuates a positioned sound, with the scene's ``Scene/distanceModel``
+/// (OpenAL's formulas; `d` is the distance, clamped to `referenceDistance…maxDistance` by the
+/// clamped models):
+///
+/// - `inverse`: `referenceDistance / (referenceDistance + rolloff · (d − referenceDistance))`
+/// - `linear`: `1 − rolloff · (d − referenceDistance) / (maxDistance − referenceDistance)`, never
+///   below 0 — silent at `maxDistance` with rolloff 1
+/// - `exponent`: `(d / referenceDistance) ^ −rolloff`
+///
+/// Validated: `maxDistance` > `referenceDistance` > 0, `rolloff` ≥ 0.
+///
+/// ```swift
+/// let near = SceneAttenuation(referenceDistance: 2, maxDistance: 30, rolloff: 1)
+/// DistanceModel.linearClamped.gain(distance: 16, referenceDistance: near.referenceDistance,
+///                                  maxDistance: near.maxDistance, rolloff: near.rolloff)   // 0.5
+/// ```
+public struct SceneAttenuation: Sendable, Equatable {
+    /// Where attenuation starts, metres (default 1).
+    public var referenceDistance: Float
+    /// Where it stops (clamped models) or reaches silence (linear), metres (default: none).
+    public var maxDistance: Float
+    /// How fast it falls (default 1; 0 does not attenuate).
+    public var rolloff: Float
+
+    public init(referenceDistance: Float = 1, maxDistance: Float = .greatestFiniteMagnitude, rolloff: Float = 1) {
+        self.referenceDistance = referenceDistance
+        self.maxDistance = maxDistance
+        self.rolloff = rolloff
+    }
+
+    /// Spatial properties at `position` moving at `velocity`, with this attenuation.
+    public func spatial(position: Vector3, velocity: Vector3 = .zero) -> SpatialProperties {
+        SpatialProperties(position: position, velocity: velocity, referenceDistance: referenceDistance,
+                          maxDistance: maxDistance, rolloff: rolloff)
+    }
+}
+
 /// An emitter of a scene: a clip that starts at `start`, heard from a fixed position or a path.
 public struct SceneEmitter: Sendable, Equatable {
     public var id: String
@@ -149,6 +189,8 @@ public struct SceneEmitter: Sendable, Equatable {
     public var path: ScenePath
     /// `occlusion:`, `obstruction:`, `airAbsorption:` and `sends:` (the reverb send level).
     public var environment: EnvironmentProperties = .open
+    /// Its distance attenuation (the scene's, with this emitter's own keys over it).
+    public var attenuation = SceneAttenuation()
 }
 
 /// The audio-session settings of a scene.

@@ -9,8 +9,11 @@ struct SceneParser: YAMLReader {
     let file: String
     let folder: String
     var problems: [EarshotError] = []
+    /// The scene's top-level attenuation, read before the emitters that start from it.
+    var sceneAttenuation = SceneAttenuation()
 
-    static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound", "voices", "session",
+    static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
+                          "referenceDistance", "maxDistance", "rolloff", "voices", "session",
                           "clips", "music", "listener", "emitters", "events", "zones"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
@@ -119,6 +122,7 @@ struct SceneParser: YAMLReader {
         }
         let dopplerFactor = top["dopplerFactor"].flatMap { number($0, "dopplerFactor", in: 0...10, "0 (off) … 10, 1 is physical") } ?? 1
         let speedOfSound = top["speedOfSound"].flatMap { number($0, "speedOfSound", in: 1...100_000, "metres per second 1…100000") } ?? 343.3
+        sceneAttenuation = readAttenuation(top, "", over: SceneAttenuation(), at: root)
         var realVoices: Int?, virtualVoices: Int?
         if let n = top["voices"], let v = mapping(n, "voices", allowed: ["real", "virtual"]) {
             realVoices = v["real"].flatMap { integer($0, "voices.real", in: 1...4096) }
@@ -175,8 +179,24 @@ struct SceneParser: YAMLReader {
                           session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
                           zones: reverbZones)
         scene.dopplerFactor = Float(dopplerFactor)
+        scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)
         return scene
+    }
+
+    /// `referenceDistance`, `maxDistance` and `rolloff` of mapping `m` (the top level, or an
+    /// emitter's, under `key`) over `base`; the result must keep maxDistance > referenceDistance > 0.
+    mutating func readAttenuation(_ m: [String: Node], _ key: String, over base: SceneAttenuation, at node: Node) -> SceneAttenuation {
+        func k(_ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
+        var a = base
+        if let v = m["referenceDistance"].flatMap({ number($0, k("referenceDistance"), in: 1e-6...1e9, "metres > 0") }) { a.referenceDistance = Float(v) }
+        if let v = m["maxDistance"].flatMap({ number($0, k("maxDistance"), in: 1e-6...1e12, "metres > 0") }) { a.maxDistance = Float(v) }
+        if let v = m["rolloff"].flatMap({ number($0, k("rolloff"), in: 0...100, "0 (no attenuation) … 100") }) { a.rolloff = Float(v) }
+        if a.maxDistance <= a.referenceDistance, m["referenceDistance"] != nil || m["maxDistance"] != nil {
+            fail(m["maxDistance"] ?? m["referenceDistance"] ?? node, k("maxDistance"),
+                 "maxDistance (\(a.maxDistance)) must be greater than referenceDistance (\(a.referenceDistance))")
+        }
+        return a
     }
 
     mutating func sessionSettings(_ node: Node) -> SceneSessionSettings {
@@ -286,7 +306,8 @@ struct SceneParser: YAMLReader {
 
     mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, duration: Double?) -> SceneEmitter? {
         let key = "emitters.\(id)"
-        guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path"]
+        guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
+                                                   "referenceDistance", "maxDistance", "rolloff"]
                                 + Self.emitterEnvironmentKeys, required: ["clip"]) else { return nil }
         var clip: String?
         if let n = m["clip"], let c = string(n, "\(key).clip") {
@@ -299,9 +320,12 @@ struct SceneParser: YAMLReader {
         let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0
         let path = placement(m, node, key, required: true)
         let environment = emitterEnvironment(m, key)
+        let ownAttenuation = readAttenuation(m, key, over: sceneAttenuation, at: node)
         guard let clip, let path else { return nil }
-        return SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
-                            priority: UInt8(priority), start: start, path: path, environment: environment)
+        var emitter = SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
+                                   priority: UInt8(priority), start: start, path: path, environment: environment)
+        emitter.attenuation = ownAttenuation
+        return emitter
     }
 
     private func unknown(_ what: String, _ id: String, _ known: Set<String>) -> String {

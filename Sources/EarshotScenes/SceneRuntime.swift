@@ -128,7 +128,7 @@ final class SceneRuntime {
         guard let clip = clips[spec.clip] else {
             preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
         }
-        let e = try engine.makeEmitter(SpatialProperties(position: spec.path.position(at: time), velocity: spec.path.velocity(at: time)))
+        let e = try engine.makeEmitter(spec.attenuation.spatial(position: spec.path.position(at: time), velocity: spec.path.velocity(at: time)))
         if spec.environment != .open { engine.setEnvironment(spec.environment, of: e) }
         emitters[i] = e
         voices[i] = try engine.play(clip, options: .init(gain: spec.gain, pitch: spec.pitch, loop: spec.loop,
@@ -165,7 +165,7 @@ final class SceneRuntime {
                 preconditionFailure("scene clip \(clipID) was validated but not loaded")  // trap: parser invariant
             }
             // The parser refuses position and pan together: one placement.
-            let placement: PlayOptions.Placement = position.map { .spatial(SpatialProperties(position: $0)) } ?? .pan(pan)
+            let placement: PlayOptions.Placement = position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(pan)
             let options = PlayOptions(gain: gain, pitch: pitch, priority: priority, placement: placement)
             _ = try engine.play(clip, options: options)   // a refused one-shot is the pool's decision, not an error
         case .hint(let begins):
