@@ -264,12 +264,17 @@ struct SceneParser: YAMLReader {
         switch (m["circle"], m["waypoints"]) {
         case (let c?, nil):
             let ck = "\(key).circle"
-            guard let circle = mapping(c, ck, allowed: ["center", "radius", "period"], required: ["radius", "period"]) else { return nil }
+            guard let circle = mapping(c, ck, allowed: ["center", "radius", "period", "phase", "direction", "plane"],
+                                       required: ["radius", "period"]) else { return nil }
             let center = circle["center"].flatMap { vector($0, "\(ck).center") } ?? .zero
             let radius = circle["radius"].flatMap { number($0, "\(ck).radius", in: 0.001...1e6, "metres, more than 0") }
             let period = circle["period"].flatMap { number($0, "\(ck).period", in: 0.001...1e6, "seconds per turn, more than 0") }
+            let phase = circle["phase"].flatMap { number($0, "\(ck).phase", in: -360...360, "degrees −360…360") } ?? 0
+            let direction = circle["direction"].flatMap { choice($0, "\(ck).direction", ["ccw", "cw"]) } ?? "ccw"
+            let plane = circle["plane"].flatMap { choice($0, "\(ck).plane", ScenePath.CirclePlane.allCases.map(\.rawValue)) }
+                .flatMap(ScenePath.CirclePlane.init(rawValue:)) ?? .xz
             guard let radius, let period else { return nil }
-            return .circle(center: center, radius: Float(radius), period: period)
+            return .circle(center: center, radius: Float(radius), period: period, phase: phase, clockwise: direction == "cw", plane: plane)
         case (nil, let w?):
             let wk = "\(key).waypoints"
             guard case .sequence(let seq) = w, !seq.isEmpty else {

@@ -3,10 +3,12 @@ import Foundation
 
 /// Where something is over scene time: fixed, on a circle, or along waypoints.
 ///
-/// Paths run on scene time (not time since an emitter started). A circle lies in the horizontal
-/// x–z plane, starts at `center + (radius, 0, 0)` at time 0 and reaches `center + (0, 0, −radius)`
-/// a quarter period later — counter-clockwise seen from above, so with the default listener an
-/// orbit goes right, front, left, behind. Waypoints are `[t, x, y, z]`, linear in between; before
+/// Paths run on scene time (not time since an emitter started). A circle lies by default in the
+/// horizontal x–z plane, starts at `center + (radius, 0, 0)` at time 0 and reaches
+/// `center + (0, 0, −radius)` a quarter period later — counter-clockwise seen from above, so with
+/// the default listener an orbit goes right, front, left, behind. `phase` (degrees) moves the
+/// start along the circle, `clockwise` reverses the turn, and `plane` puts it upright: see
+/// ``CirclePlane`` for each plane's axes. Waypoints are `[t, x, y, z]`, linear in between; before
 /// the first the position is the first, after the last it is the last.
 ///
 /// ```swift
@@ -16,8 +18,29 @@ import Foundation
 public enum ScenePath: Sendable, Equatable {
     /// One point, at all times.
     case fixed(Vector3)
-    /// A horizontal circle.
-    case circle(center: Vector3, radius: Float, period: Double)
+    /// A circle: horizontal by default, starting at angle `phase` (degrees), turning
+    /// counter-clockwise unless `clockwise` (seen from the side its plane's axes face).
+    case circle(center: Vector3, radius: Float, period: Double, phase: Double = 0, clockwise: Bool = false,
+                plane: CirclePlane = .xz)
+
+    /// The plane a circle lies in, as two axes: angle 0 is along the first, 90° along the second.
+    public enum CirclePlane: String, Sendable, Equatable, CaseIterable {
+        /// Horizontal: +x, then −z (in front of the default listener). Counter-clockwise seen from above.
+        case xz
+        /// Upright, facing the default listener: +x, then +y.
+        case xy
+        /// Upright, through the listener from front to back: −z (in front), then +y.
+        case yz
+
+        /// The two axes: angle 0 along `u`, 90° along `v`.
+        public var axes: (u: Vector3, v: Vector3) {
+            switch self {
+            case .xz: return (Vector3(1, 0, 0), Vector3(0, 0, -1))
+            case .xy: return (Vector3(1, 0, 0), Vector3(0, 1, 0))
+            case .yz: return (Vector3(0, 0, -1), Vector3(0, 1, 0))
+            }
+        }
+    }
     /// Points at given times, linear in between (times strictly increasing).
     case waypoints([Waypoint])
 
@@ -54,11 +77,12 @@ public enum ScenePath: Sendable, Equatable {
         switch self {
         case .fixed:
             return .zero
-        case .circle(_, let radius, let period):
-            let omega = 2 * Double.pi / period
-            let angle = omega * t
-            let speed = Double(radius) * omega
-            return Vector3(Float(-speed * sin(angle)), 0, Float(-speed * cos(angle)))
+        case .circle(_, let radius, let period, let phase, let clockwise, let plane):
+            let omega = (clockwise ? -1 : 1) * 2 * Double.pi / period
+            let angle = phase * Double.pi / 180 + omega * t
+            let (u, v) = plane.axes
+            let r = Double(radius) * omega
+            return u * Float(-r * sin(angle)) + v * Float(r * cos(angle))
         case .waypoints(let points):
             guard let first = points.first, let last = points.last, t >= first.time, t < last.time else { return .zero }
             var lo = 0, hi = points.count - 1
@@ -76,10 +100,11 @@ public enum ScenePath: Sendable, Equatable {
         switch self {
         case .fixed(let p):
             return p
-        case .circle(let center, let radius, let period):
-            let angle = 2 * Double.pi * (t / period)
+        case .circle(let center, let radius, let period, let phase, let clockwise, let plane):
+            let angle = phase * Double.pi / 180 + (clockwise ? -1 : 1) * 2 * Double.pi * (t / period)
             let r = Double(radius)
-            return center + Vector3(Float(r * cos(angle)), 0, Float(-r * sin(angle)))
+            let (u, v) = plane.axes
+            return center + u * Float(r * cos(angle)) + v * Float(r * sin(angle))
         case .waypoints(let points):
             guard let first = points.first, let last = points.last else { return .zero }
             if t <= first.time { return first.position }

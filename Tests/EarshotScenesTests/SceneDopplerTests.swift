@@ -65,6 +65,21 @@ final class SceneDopplerTests: XCTestCase {
         XCTAssertEqual(frequency(approach, 2, 3), 1_000 * (340 + 40) / 340, accuracy: 1_000 * 0.005)
     }
 
+    func testCirclePhaseAndDirectionAreHeard() throws {
+        // phase 90 starts in front; a quarter turn later counter-clockwise is on the left,
+        // clockwise on the right.
+        for (direction, louder) in [("ccw", 0), ("cw", 1)] {
+            let audio = try render("emitters:\n  fly: { clip: tone, loop: true, path: { circle: { radius: 3, period: 4, phase: 90, direction: \(direction) } } }\n")
+            let left = audio.rms(0, 0.9, 1.1), right = audio.rms(1, 0.9, 1.1)
+            let balance = dBAmplitude(left / right)
+            XCTAssertGreaterThan(louder == 0 ? balance : -balance, 6, "\(direction): left/right \(balance) dB at 1 s")
+        }
+        XCTAssertThrowsError(try Scene.load(path: try SceneFixtures.write(
+            "duration: 1\nlistener: { path: { circle: { radius: 1, period: 1, plane: up } } }\n", in: tmp))) { error in
+            XCTAssertTrue("\(error)".contains("path.circle.plane"), "\(error)")
+        }
+    }
+
     func testDopplerKeysAreValidated() throws {
         for (yaml, key) in [("duration: 1\ndopplerFactor: -1\n", "dopplerFactor"), ("duration: 1\nspeedOfSound: 0\n", "speedOfSound")] {
             XCTAssertThrowsError(try Scene.load(path: try SceneFixtures.write(yaml, in: tmp)), key) { error in

@@ -24,6 +24,31 @@ final class ScenePathTests: XCTestCase {
         }
     }
 
+    func testCirclePhaseDirectionAndPlane() {
+        let c = Vector3(1, 2, 3)
+        // phase 90: starts in front; counter-clockwise then goes left, clockwise right.
+        let ccw = ScenePath.circle(center: c, radius: 5, period: 4, phase: 90)
+        assertClose(ccw.position(at: 0), c + Vector3(0, 0, -5))
+        assertClose(ccw.position(at: 1), c + Vector3(-5, 0, 0))
+        let cw = ScenePath.circle(center: c, radius: 5, period: 4, phase: 90, clockwise: true)
+        assertClose(cw.position(at: 1), c + Vector3(5, 0, 0))
+        // Upright planes: xy goes right then up; yz goes in front then up.
+        let xy = ScenePath.circle(center: c, radius: 5, period: 4, plane: .xy)
+        assertClose(xy.position(at: 0), c + Vector3(5, 0, 0))
+        assertClose(xy.position(at: 1), c + Vector3(0, 5, 0))
+        let yz = ScenePath.circle(center: c, radius: 5, period: 4, plane: .yz)
+        assertClose(yz.position(at: 0), c + Vector3(0, 0, -5))
+        assertClose(yz.position(at: 1), c + Vector3(0, 5, 0))
+        // The velocity is the path's derivative, for every variant (central differences).
+        for path in [ccw, cw, xy, yz] {
+            for t in stride(from: 0.1, to: 4, by: 0.7) {
+                let h = 1e-3
+                let numeric = (path.position(at: t + h) - path.position(at: t - h)) * Float(1 / (2 * h))
+                assertClose(path.velocity(at: t), numeric, accuracy: 2e-2)
+            }
+        }
+    }
+
     func testWaypointsAreLinearBetweenAndHeldOutside() {
         let path = ScenePath.waypoints([.init(time: 1, position: Vector3(0, 0, 0)), .init(time: 3, position: Vector3(4, 0, -2)),
                                         .init(time: 4, position: Vector3(4, 2, -2))])
