@@ -170,6 +170,28 @@ public struct SceneAttenuation: Sendable, Equatable {
     }
 }
 
+/// Where a scene's emitter points.
+public enum SceneFacing: Sendable, Equatable {
+    /// Nowhere in particular: omnidirectional (a cone has no effect).
+    case none
+    /// A fixed direction.
+    case direction(Vector3)
+    /// Along its own motion (a car's horn points where it drives).
+    case path
+}
+
+/// An emitter's sound cone, in degrees (full angles) and linear gain.
+public struct SceneCone: Sendable, Equatable {
+    public var inner: Float
+    public var outer: Float
+    public var outerGain: Float
+    public init(inner: Float, outer: Float, outerGain: Float) {
+        self.inner = inner
+        self.outer = outer
+        self.outerGain = outerGain
+    }
+}
+
 /// An emitter of a scene: a clip that starts at `start`, heard from a fixed position or a path.
 public struct SceneEmitter: Sendable, Equatable {
     public var id: String
@@ -191,6 +213,32 @@ public struct SceneEmitter: Sendable, Equatable {
     public var environment: EnvironmentProperties = .open
     /// Its distance attenuation (the scene's, with this emitter's own keys over it).
     public var attenuation = SceneAttenuation()
+    /// Where it points, for its cone: a fixed direction, or `.path` (along its own motion).
+    public var facing: SceneFacing = .none
+    /// Its cone (OpenAL's: full gain inside `inner` degrees, `outerGain` outside `outer`, linear
+    /// between); nil is omnidirectional.
+    public var cone: SceneCone?
+
+    /// Its spatial properties at scene time `t`: position and velocity from its path, its
+    /// attenuation, and its direction and cone.
+    public func spatial(at t: Double) -> SpatialProperties {
+        var p = attenuation.spatial(position: path.position(at: t), velocity: path.velocity(at: t))
+        switch facing {
+        case .none: break
+        case .direction(let d): p.direction = d
+        case .path:
+            let v = p.velocity
+            // Standing still (or before a path starts), it keeps facing where its path first goes.
+            let along = v.length > 1e-6 ? v : path.velocity(at: max(0, t) + 1e-3)
+            p.direction = along.length > 1e-6 ? along * (1 / along.length) : .zero
+        }
+        if let cone {
+            p.coneInnerAngle = cone.inner
+            p.coneOuterAngle = cone.outer
+            p.coneOuterGain = cone.outerGain
+        }
+        return p
+    }
 }
 
 /// The audio-session settings of a scene.

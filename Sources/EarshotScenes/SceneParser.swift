@@ -312,7 +312,7 @@ struct SceneParser: YAMLReader {
     mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, duration: Double?) -> SceneEmitter? {
         let key = "emitters.\(id)"
         guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
-                                                   "referenceDistance", "maxDistance", "rolloff"]
+                                                   "referenceDistance", "maxDistance", "rolloff", "direction", "facing", "cone"]
                                 + Self.emitterEnvironmentKeys, required: ["clip"]) else { return nil }
         var clip: String?
         if let n = m["clip"], let c = string(n, "\(key).clip") {
@@ -330,6 +330,19 @@ struct SceneParser: YAMLReader {
         var emitter = SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
                                    priority: UInt8(priority), start: start, path: path, environment: environment)
         emitter.attenuation = ownAttenuation
+        if m["direction"] != nil, let f = m["facing"] { fail(f, "\(key).facing", "give either direction or facing: path, not both") }
+        if let d = m["direction"].flatMap({ direction($0, "\(key).direction") }) { emitter.facing = .direction(d) }
+        if let f = m["facing"], choice(f, "\(key).facing", ["path"]) != nil { emitter.facing = .path }
+        if let c = m["cone"], let cm = mapping(c, "\(key).cone", allowed: ["inner", "outer", "outerGain"], required: ["inner", "outer"]) {
+            let inner = cm["inner"].flatMap { number($0, "\(key).cone.inner", in: 0...360, "degrees 0…360") }
+            let outer = cm["outer"].flatMap { number($0, "\(key).cone.outer", in: 0...360, "degrees 0…360") }
+            let outerGain = cm["outerGain"].flatMap { number($0, "\(key).cone.outerGain", in: 0...1, "linear gain 0…1") } ?? 0
+            if let inner, let outer {
+                if outer < inner { fail(cm["outer"], "\(key).cone.outer", "outer (\(outer)°) must be at least inner (\(inner)°)") }
+                emitter.cone = SceneCone(inner: Float(inner), outer: Float(outer), outerGain: Float(outerGain))
+            }
+            if emitter.facing == .none { fail(c, "\(key).cone", "a cone needs direction: [x, y, z] or facing: path") }
+        }
         return emitter
     }
 

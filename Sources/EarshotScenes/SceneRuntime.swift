@@ -114,8 +114,12 @@ final class SceneRuntime {
             engine.batch { b in
                 for i in movingEmitters {
                     guard let e = emitters[i] else { continue }
-                    let path = scene.emitters[i].path
-                    b.setPosition(path.position(at: time), velocity: path.velocity(at: time), of: e)
+                    let spec = scene.emitters[i]
+                    if spec.facing == .path {
+                        b.setProperties(spec.spatial(at: time), of: e)   // its direction turns with it
+                    } else {
+                        b.setPosition(spec.path.position(at: time), velocity: spec.path.velocity(at: time), of: e)
+                    }
                 }
             }
         }
@@ -128,7 +132,7 @@ final class SceneRuntime {
         guard let clip = clips[spec.clip] else {
             preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
         }
-        let e = try engine.makeEmitter(spec.attenuation.spatial(position: spec.path.position(at: time), velocity: spec.path.velocity(at: time)))
+        let e = try engine.makeEmitter(spec.spatial(at: time))
         if spec.environment != .open { engine.setEnvironment(spec.environment, of: e) }
         emitters[i] = e
         voices[i] = try engine.play(clip, options: .init(gain: spec.gain, pitch: spec.pitch, loop: spec.loop,

@@ -324,6 +324,13 @@ extension AudioEngine {
             core.pool.setEmitter(i, p)
         }
 
+        /// Replaces an emitter's spatial properties (invalid ones and stale handles are ignored).
+        public mutating func setProperties(_ properties: SpatialProperties, of emitter: Emitter) {
+            checkValid()
+            guard properties.isValid, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            core.pool.setEmitter(i, properties)
+        }
+
         /// Moves a positioned voice (non-finite positions and stale handles are ignored).
         public mutating func setPosition(_ position: Vector3, of voice: Voice) {
             checkValid()
