@@ -120,6 +120,24 @@ public struct SceneListener: Sendable, Equatable {
     public var at: Vector3
     /// The listener's up (default +y).
     public var up: Vector3
+    /// Keyframes of `at` (the listener turns): between two, the direction turns at a steady
+    /// angular speed (spherical interpolation), not along the straight line between them.
+    /// Empty: `at` is fixed.
+    public var atKeys: [Keyframe] = []
+    /// Keyframes of `up`, the same way. Empty: `up` is fixed.
+    public var upKeys: [Keyframe] = []
+    /// The listener faces along its own motion (`facing: path`); `at` is used while it stands still.
+    public var facesPath = false
+
+    /// A direction at a scene time.
+    public struct Keyframe: Sendable, Equatable {
+        public var time: Double
+        public var direction: Vector3
+        public init(time: Double, direction: Vector3) {
+            self.time = time
+            self.direction = direction
+        }
+    }
 
     public init(path: ScenePath = .fixed(.zero), at: Vector3 = Vector3(0, 0, -1), up: Vector3 = Vector3(0, 1, 0)) {
         self.path = path
@@ -127,9 +145,51 @@ public struct SceneListener: Sendable, Equatable {
         self.up = up
     }
 
+    /// Whether anything about the listener changes over time.
+    public var changes: Bool { path.moves || atKeys.count > 1 || upKeys.count > 1 || facesPath }
+
     /// The engine listener at scene time `t`.
     public func listener(at t: Double) -> Listener {
-        Listener(position: path.position(at: t), velocity: path.velocity(at: t), at: at, up: up)
+        let velocity = path.velocity(at: t)
+        var facing = Self.turn(atKeys, at: t) ?? at
+        if facesPath, velocity.length > 1e-6 { facing = velocity.normalized }
+        var upward = Self.turn(upKeys, at: t) ?? up
+        // Keep up at right angles to at (OpenAL wants an orthogonal pair); along at, fall back
+        // to whichever world axis is least along it.
+        let f = facing.normalized
+        var u = upward - f * upward.dot(f)
+        if u.length < 1e-4 {
+            upward = abs(f.y) < 0.9 ? Vector3(0, 1, 0) : Vector3(0, 0, 1)
+            u = upward - f * upward.dot(f)
+        }
+        return Listener(position: path.position(at: t), velocity: velocity, at: f, up: u.normalized)
+    }
+
+    /// The direction at `t` along `keys` (held before the first and after the last), turning at a
+    /// steady angular speed between two; nil without keys.
+    static func turn(_ keys: [Keyframe], at t: Double) -> Vector3? {
+        guard let first = keys.first, let last = keys.last else { return nil }
+        if t <= first.time { return first.direction.normalized }
+        if t >= last.time { return last.direction.normalized }
+        var lo = 0, hi = keys.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if keys[mid].time <= t { lo = mid } else { hi = mid }
+        }
+        let a = keys[lo].direction.normalized, b = keys[hi].direction.normalized
+        let f = Float((t - keys[lo].time) / (keys[hi].time - keys[lo].time))
+        let cosine = min(1, max(-1, a.dot(b)))
+        let angle = acosf(cosine)
+        guard angle > 1e-5 else { return a }
+        if angle > .pi - 1e-4 {
+            // Opposite directions: turn through a direction at right angles (about up when it can).
+            let axis = abs(a.y) < 0.9 ? Vector3(0, 1, 0) : Vector3(1, 0, 0)
+            let side = axis.cross(a).normalized
+            let phi = f * .pi
+            return a * cosf(phi) + side * sinf(phi)
+        }
+        let s = sinf(angle)
+        return a * (sinf((1 - f) * angle) / s) + b * (sinf(f * angle) / s)
     }
 }
 

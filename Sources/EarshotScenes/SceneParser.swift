@@ -233,14 +233,48 @@ struct SceneParser: YAMLReader {
 
     mutating func sceneListener(_ node: Node) -> SceneListener {
         var listener = SceneListener()
-        guard let m = mapping(node, "listener", allowed: ["position", "path", "at", "up"]) else { return listener }
+        guard let m = mapping(node, "listener", allowed: ["position", "path", "at", "up", "facing"]) else { return listener }
         if let p = placement(m, node, "listener", required: false) { listener.path = p }
-        if let n = m["at"], let v = direction(n, "listener.at") { listener.at = v }
-        if let n = m["up"], let v = direction(n, "listener.up") { listener.up = v }
-        if listener.at.cross(listener.up).length < 1e-6 * listener.at.length * listener.up.length {
+        if let n = m["at"] {
+            if case .mapping = n { listener.atKeys = keyframes(n, "listener.at") } else if let v = direction(n, "listener.at") { listener.at = v }
+            if let f = m["facing"] { fail(f, "listener.facing", "give either at or facing: path, not both") }
+        }
+        if let n = m["up"] {
+            if case .mapping = n { listener.upKeys = keyframes(n, "listener.up") } else if let v = direction(n, "listener.up") { listener.up = v }
+        }
+        if let f = m["facing"], choice(f, "listener.facing", ["path"]) != nil { listener.facesPath = true }
+        if listener.atKeys.isEmpty, listener.upKeys.isEmpty,
+           listener.at.cross(listener.up).length < 1e-6 * listener.at.length * listener.up.length {
             fail(m["up"] ?? node, "listener.up", "up must not point along at")
         }
         return listener
+    }
+
+    /// `{ waypoints: [[t, x, y, z], …] }` of directions (not zero), times strictly increasing.
+    mutating func keyframes(_ node: Node, _ key: String) -> [SceneListener.Keyframe] {
+        guard let m = mapping(node, key, allowed: ["waypoints"], required: ["waypoints"]), let w = m["waypoints"] else { return [] }
+        let wk = "\(key).waypoints"
+        guard case .sequence(let seq) = w, !seq.isEmpty else {
+            fail(w, wk, "expected a list of [t, x, y, z] (at least one)")
+            return []
+        }
+        guard within(w, wk, SceneLimits.maxWaypoints, "keyframes") else { return [] }
+        var keys: [SceneListener.Keyframe] = []
+        for (i, item) in seq.enumerated() {
+            let ik = "\(wk)[\(i)]"
+            guard case .sequence(let q) = item, q.count == 4 else {
+                fail(item, ik, "expected [t, x, y, z]")
+                continue
+            }
+            guard let t = number(q[0], "\(ik)[0]", in: 0...1e9, "seconds ≥ 0"),
+                  let d = direction(.sequence(Node.Sequence(Array(q[1...]), Tag(.seq), .flow, q[1].mark)), ik) else { continue }
+            if let previous = keys.last, t <= previous.time {
+                fail(q[0], "\(ik)[0]", "times must increase strictly (\(t) after \(previous.time))")
+                continue
+            }
+            keys.append(.init(time: t, direction: d))
+        }
+        return keys
     }
 
     /// `position:` or `path:` of a mapping (exclusive).

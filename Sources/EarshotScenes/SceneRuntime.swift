@@ -70,7 +70,7 @@ final class SceneRuntime {
         for (i, e) in scene.emitters.enumerated() { steps.append((e.start, i, .startEmitter(i))) }
         for (i, e) in scene.events.enumerated() { steps.append((e.time, scene.emitters.count + i, .event(i))) }
         timeline = steps.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map { ($0.time, $0.step) }
-        listenerMoves = scene.listener.path.moves
+        listenerMoves = scene.listener.changes
         movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
         engine.listener = scene.listener.listener(at: 0)
         try engine.setReverbZones(scene.zones)
