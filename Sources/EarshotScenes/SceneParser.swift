@@ -381,7 +381,8 @@ struct SceneParser: YAMLReader {
     }
 
     private func unknown(_ what: String, _ id: String, _ known: Set<String>) -> String {
-        "no \(what) with id \"\(id)\"" + (known.isEmpty ? " (the scene defines none)" : " (known: \(known.sorted().joined(separator: ", ")))")
+        "no \(what) with id \"\(id)\"" + Self.didYouMean(id, among: known.sorted())
+            + (known.isEmpty ? " (the scene defines none)" : " (known: \(known.sorted().joined(separator: ", ")))")
     }
 
     /// A scene time: 0 … duration.
@@ -406,8 +407,16 @@ struct SceneParser: YAMLReader {
             if case .scalar(let ks) = k, let kind = SceneEventKind(rawValue: ks.string) { present.append(kind) }
         }
         guard present.count == 1, let kind = present.first else {
-            if present.isEmpty {
-                fail(node, key, "an event needs one of: \(SceneEventKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            let words = SceneEventKind.allCases.map(\.rawValue)
+            let typo = raw.lazy.compactMap { (k, _) -> String? in
+                guard case .scalar(let ks) = k, ks.string != "at" else { return nil }
+                let hint = Self.didYouMean(ks.string, among: words)
+                return hint.isEmpty ? nil : "unknown event word '\(ks.string)'" + hint
+            }.first
+            if present.isEmpty, let typo {
+                fail(node, key, typo)
+            } else if present.isEmpty {
+                fail(node, key, "an event needs one of: \(words.joined(separator: ", "))")
             } else {
                 fail(node, key, "an event does one thing; this one has \(present.map(\.rawValue).joined(separator: " and "))")
             }

@@ -67,6 +67,43 @@ extension YAMLReader {
         }
     }
 
+    /// ` (did you mean 'x'?)` when one of `candidates` is within a small edit distance of `word`
+    /// (a third of its length, at least 1, at most 3 edits); empty otherwise.
+    static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String {
+        let limit = min(3, max(1, word.count / 3))
+        var best: (String, Int)?
+        for c in candidates {
+            let d = editDistance(word, c, limit: limit)
+            if d <= limit, d < (best?.1 ?? Int.max) { best = (c, d) }
+        }
+        return best.map { " (did you mean '\($0.0)'?)" } ?? ""
+    }
+
+    /// Edit distance between `a` and `b` (case-insensitive; insertions, deletions, substitutions
+    /// and swaps of two neighbours each count 1: 'plya' is one edit from 'play'), or more than
+    /// `limit` as soon as it must be.
+    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
+        let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
+        guard abs(x.count - y.count) <= limit else { return limit + 1 }
+        guard !x.isEmpty else { return y.count }
+        guard !y.isEmpty else { return x.count }
+        var older = [Int](repeating: 0, count: y.count + 1)
+        var previous = Array(0...y.count), current = [Int](repeating: 0, count: y.count + 1)
+        for i in 1...x.count {
+            current[0] = i
+            var rowMin = current[0]
+            for j in 1...y.count {
+                var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d = min(d, older[j - 2] + 1) }
+                current[j] = d
+                rowMin = min(rowMin, d)
+            }
+            if rowMin > limit { return limit + 1 }
+            (older, previous, current) = (previous, current, older)
+        }
+        return previous[y.count]
+    }
+
     static func join(_ key: String, _ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
 
     /// A mapping with known keys; unknown and duplicate keys and missing required ones are problems.
@@ -84,7 +121,8 @@ extension YAMLReader {
             let name = s.string
             let path = Self.join(key, name)
             guard allowed.contains(name) else {
-                fail(k, path, "unknown key (expected one of: \(allowed.joined(separator: ", ")))")
+                fail(k, path, "unknown key '\(name)'" + Self.didYouMean(name, among: allowed)
+                     + " (expected one of: \(allowed.joined(separator: ", ")))")
                 continue
             }
             guard out[name] == nil else {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Earshot
 import EarshotScenes
 
@@ -6,26 +7,75 @@ import EarshotScenes
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a scene (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids.",
+        abstract: "Check a scene (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids, and warnings.",
         discussion: """
             Prints a one-line summary on stdout and exits 0 for a valid scene. Otherwise prints \
-            every problem as `earshot: FILE:LINE:COLUMN: KEY: reason` on stderr and exits 1. The \
-            scene format is described in Demos/Scenes/README.md.
+            every problem as `earshot: FILE:LINE:COLUMN: KEY: reason` on stderr and exits 1. \
+            Warnings — an event with no effect, a fade shorter than the engine plays, an emitter \
+            never heard, a clip never used — are printed as `earshot: warning: FILE:LINE: KEY: …` \
+            and leave the exit status 0, unless --strict. --json prints everything as one JSON \
+            object on stdout instead. The scene format is described in Demos/Scenes/README.md.
             """)
 
     @Argument(help: "The scene file (.yaml).")
     var scene: String
 
+    @Flag(name: .long, help: "Treat warnings as errors (exit 1).")
+    var strict = false
+
+    @Flag(name: .long, help: "Print problems and warnings as JSON on stdout.")
+    var json = false
+
     func run() throws {
-        switch Scene.check(path: scene) {
+        let result = Scene.check(path: scene)
+        let warnings = (try? result.get())?.warnings() ?? []
+        let problems: [EarshotError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
+        let ok = problems.isEmpty && (!strict || warnings.isEmpty)
+        if json {
+            print(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
+            if !ok { Foundation.exit(1) }
+            return
+        }
+        switch result {
         case .success(let s):
+            for w in warnings { note("earshot: warning: \(w.description)") }
+            if strict, !warnings.isEmpty {
+                earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
+            }
             let moving = s.emitters.filter { $0.path.moves }.count
             print("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
                   + "\(s.clips.count) clips, \(s.music.count) music tracks, \(s.emitters.count) emitters (\(moving) moving), "
-                  + "\(s.events.count) events" + (s.hrtf ? ", HRTF" : ""))
+                  + "\(s.events.count) events" + (s.hrtf ? ", HRTF" : "")
+                  + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
         case .failure(let problems):
             SceneDescription.fail(problems, path: scene)
         }
+    }
+
+    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"line","key","message"}]}`.
+    static func json(file: String, ok: Bool, problems: [EarshotError], warnings: [SceneWarning]) -> String {
+        func str(_ s: String) -> String {
+            var out = "\""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\t": out += "\\t"
+                default:
+                    if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+                }
+            }
+            return out + "\""
+        }
+        let p = problems.map { e -> String in
+            if case .invalidScene(_, let line, let column, let key, let reason) = e {
+                return "{\"line\":\(line),\"column\":\(column),\"key\":\(str(key)),\"reason\":\(str(reason))}"
+            }
+            return "{\"line\":null,\"column\":null,\"key\":\"\",\"reason\":\(str(e.description))}"
+        }
+        let w = warnings.map { "{\"line\":\($0.line.map(String.init) ?? "null"),\"key\":\(str($0.key)),\"message\":\(str($0.message))}" }
+        return "{\"file\":\(str(file)),\"ok\":\(ok),\"problems\":[\(p.joined(separator: ","))],\"warnings\":[\(w.joined(separator: ","))]}"
     }
 }
 

@@ -1,0 +1,113 @@
+import Earshot
+import Foundation
+
+/// Something in a valid scene that will not do what its author likely meant: an event with no
+/// effect, a fade shorter than the engine plays, an emitter that is never heard, a clip never
+/// used. `earshot validate` prints them (and `--strict` refuses the scene for them).
+///
+/// ```swift
+/// let scene = try Scene.load(path: "Demos/Scenes/showcase.yaml")
+/// for w in scene.warnings() { print(w.description) }
+/// ```
+public struct SceneWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The scene file.
+    public var file: String
+    /// The line of the event concerned, when the warning is about an event.
+    public var line: Int?
+    /// The key concerned (`events`, `clips.beep`, `emitters.car`).
+    public var key: String
+    /// What is wrong, and why it matters.
+    public var message: String
+
+    /// `FILE:LINE: KEY: message` (without the line when there is none).
+    public var description: String {
+        (line.map { "\(file):\($0): " } ?? "\(file): ") + "\(key): \(message)"
+    }
+}
+
+extension Scene {
+    /// The engine's shortest music stop fade (a shorter one would click): what a `stop` event's
+    /// `fade:` below it lasts anyway.
+    public static let minimumStopFade = 0.02
+
+    /// What in this scene will not do what its author likely meant (see ``SceneWarning``). Empty
+    /// for a scene that does what it says.
+    public func warnings() -> [SceneWarning] {
+        var out: [SceneWarning] = []
+        func warn(_ line: Int?, _ key: String, _ message: String) {
+            out.append(SceneWarning(file: file, line: line.flatMap { $0 > 0 ? $0 : nil }, key: key, message: message))
+        }
+
+        // Events in time order (the scene keeps them sorted), against what plays when.
+        enum TrackState { case never, playing, paused, stopped }
+        var tracks: [String: TrackState] = [:]
+        var stopped = Set<String>()
+        var hintOn = false
+        let starts = Dictionary(emitters.map { ($0.id, $0.start) }, uniquingKeysWith: { a, _ in a })
+        for e in events {
+            switch e.action {
+            case .music(let id, let action):
+                let state = tracks[id] ?? .never
+                switch action {
+                case .play:
+                    tracks[id] = .playing
+                case .pause:
+                    if state != .playing { warn(e.line, "events", "music \(id) pause at \(e.time) s has no effect: the track is not playing") }
+                    tracks[id] = .paused
+                case .stop(let fade):
+                    if state == .never || state == .stopped {
+                        warn(e.line, "events", "music \(id) stop at \(e.time) s has no effect: the track is not playing")
+                    }
+                    if fade > 0, fade < Self.minimumStopFade {
+                        warn(e.line, "events", "music \(id) stop fade \(fade) s is shorter than the engine's \(Self.minimumStopFade) s: it lasts \(Self.minimumStopFade) s")
+                    }
+                    tracks[id] = .stopped
+                case .fade:
+                    if state != .playing && state != .paused {
+                        warn(e.line, "events", "music \(id) fade at \(e.time) s has no effect on what is heard: the track is not playing (only its volume changes)")
+                    }
+                }
+            case .stop(let id, _):
+                if let start = starts[id], e.time < start {
+                    warn(e.line, "events", "stop \(id) at \(e.time) s has no effect: the emitter starts at \(start) s, after it")
+                } else if stopped.contains(id) {
+                    warn(e.line, "events", "stop \(id) at \(e.time) s has no effect: it was stopped before")
+                }
+                stopped.insert(id)
+            case .hint(let begins):
+                if begins == hintOn {
+                    warn(e.line, "events", begins ? "a second hint: begin at \(e.time) s (the hint is already raised)"
+                                                  : "hint: end at \(e.time) s without a begin before it")
+                }
+                hintOn = begins
+            case .play, .interruption:
+                break
+            }
+        }
+
+        // Clips nobody plays.
+        var used = Set(emitters.map(\.clip))
+        for e in events { if case .play(let clip, _, _, _, _, _) = e.action { used.insert(clip) } }
+        for c in clips where !used.contains(c.id) {
+            warn(nil, "clips.\(c.id)", "never used (no emitter or play event names it); it is still loaded and checked")
+        }
+
+        // Emitters that are never heard: beyond maxDistance of a linear model the gain is 0.
+        if distanceModel == .linear || distanceModel == .linearClamped {
+            for em in emitters where em.attenuation.maxDistance < .greatestFiniteMagnitude && em.attenuation.rolloff > 0 {
+                let end = duration
+                let steps = 1_000
+                var closest = Double.infinity
+                for i in 0...steps {
+                    let t = em.start + (end - em.start) * Double(i) / Double(steps)
+                    let d = Double((em.path.position(at: t) - listener.path.position(at: t)).length)
+                    closest = min(closest, d)
+                }
+                if closest >= Double(em.attenuation.maxDistance) {
+                    warn(nil, "emitters.\(em.id)", "never comes within maxDistance (\(em.attenuation.maxDistance) m; closest \(String(format: "%.1f", closest)) m): with the \(distanceModel.rawValue) model it is never heard")
+                }
+            }
+        }
+        return out
+    }
+}
