@@ -9,7 +9,9 @@ import Glibc
 /// `make fuzz`): a 115-byte file spun for minutes. This walk reads only chunk headers (a few bytes
 /// each, never the audio) and refuses such a file with ``EarshotError/malformedFile(_:)``. Chunks
 /// that run past the end of the file at the top level are left to libsndfile (streamed WAVs
-/// state no length); inside a `LIST` every sub-chunk must fit.
+/// state no length); a `LIST` must hold its type and whole sub-chunks, each of which must fit in
+/// it, and a `fact` chunk must hold its 4-byte count — libsndfile reads past both otherwise, out
+/// of step with the file, and `make fuzz` found it spinning on each (2026-11-23 and -24).
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Sounds/beep.wav")
@@ -43,10 +45,18 @@ enum RIFFCheck {
             let id = String(decoding: header[0..<4], as: UTF8.self)
             let chunkSize = size(header, 4)
             let body = offset + 8
+            if id == "fact", chunkSize < 4 {
+                // libsndfile reads the 4-byte sample count whatever the size says, and from there
+                // walks the chunks out of step with the file (it never returned on one such).
+                throw .malformedFile("\(name): a fact chunk of \(chunkSize) bytes cannot hold its 4-byte sample count")
+            }
             if id == "LIST" {
                 let end = body + chunkSize
                 guard end <= length else {
                     throw .malformedFile("\(name): a LIST chunk of \(chunkSize) bytes runs past the end of the file")
+                }
+                guard chunkSize >= 4 else {
+                    throw .malformedFile("\(name): a LIST chunk of \(chunkSize) bytes cannot hold its 4-byte type")
                 }
                 // The list's type (4 bytes), then sub-chunks that must each fit inside it.
                 var sub = body + 4
@@ -60,6 +70,11 @@ enum RIFFCheck {
                         throw .malformedFile("\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
                     }
                     sub += 8 + subSize + (subSize & 1)
+                }
+                // Bytes left that cannot hold a sub-chunk header: libsndfile reads a header there
+                // anyway, past the LIST, and never returned on one such.
+                guard sub >= end || end - sub >= 8 else {
+                    throw .malformedFile("\(name): a LIST chunk ends \(end - sub) bytes into a sub-chunk header")
                 }
             }
             guard chunkSize < length else { return }   // a top-level chunk to the end: libsndfile's to read

@@ -292,7 +292,8 @@ final class ClipLimitTests: XCTestCase {
     /// walk of the chunk headers, from a path and from memory, by every door that leads there.
     func testMalformedLISTChunksAreRefusedInsteadOfHanging() throws {
         let folder = CLIRunner.packageRoot.appendingPathComponent("Tests/Fuzz/regressions")
-        for name in ["sndfile-wav-list-info-hang.wav", "sndfile-wav-extensible-fact-hang.wav", "sndfile-wav-list-past-end-hang.wav"] {
+        for name in ["sndfile-wav-list-info-hang.wav", "sndfile-wav-extensible-fact-hang.wav", "sndfile-wav-list-past-end-hang.wav",
+                     "sndfile-wav-list-partial-subchunk-hang.wav", "sndfile-wav-empty-fact-hang.wav"] {
             let path = folder.appendingPathComponent(name).path
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             let start = Date()
@@ -301,7 +302,7 @@ final class ClipLimitTests: XCTestCase {
                             { _ = try SndFileDecoder.decode(path: path) }] as [() throws -> Void] {
                 XCTAssertThrowsError(try attempt()) { error in
                     guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(name): \(error)") }
-                    XCTAssertTrue(what.contains("LIST"), what)
+                    XCTAssertTrue(what.contains("LIST") || what.contains("fact chunk"), what)
                 }
             }
             let engine = try TestSignals.loopbackEngine()
