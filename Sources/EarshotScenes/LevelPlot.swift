@@ -85,7 +85,7 @@ public enum LevelPlot {
                 labelRow += 1
             case .play:
                 out += "<line x1=\"\(ex)\" y1=\"\(f(top + plotH - 10))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"#009e73\" stroke-width=\"2\"><title>\(escape(LevelPlot.number(e.time))) s: \(escape(e.label))</title></line>\n"
-            case .music, .stop:
+            case .music, .stop, .start, .set:
                 out += "<line x1=\"\(ex)\" y1=\"\(f(top))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"#999\" stroke-width=\"0.8\"><title>\(escape(LevelPlot.number(e.time))) s: \(escape(e.label))</title></line>\n"
             }
         }

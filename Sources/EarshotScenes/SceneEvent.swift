@@ -36,6 +36,10 @@ public struct SceneEvent: Sendable, Equatable {
         case interruption(began: Bool, shouldResume: Bool)
         /// An emitter stops, fading out over `fade` seconds.
         case stop(emitter: String, fade: Double)
+        /// An emitter starts (again, if it played before: from the top).
+        case start(emitter: String)
+        /// Properties of an emitter, a music track or a bus change, at once or over `ramp` seconds.
+        case set(target: SceneSetTarget, changes: [SceneChange], ramp: Double, curve: SceneRampCurve?)
     }
 
     /// Scene time in seconds.
@@ -65,6 +69,9 @@ public struct SceneEvent: Sendable, Equatable {
         case .interruption(let began, let resume):
             return began ? "interruption began" : "interruption ended" + (resume ? " (resume)" : "")
         case .stop(let emitter, _): return "stop \(emitter)"
+        case .start(let emitter): return "start \(emitter)"
+        case .set(let target, let changes, _, _):
+            return "set \(target.name) " + changes.map { "\($0.property.rawValue) \($0.value)" }.joined(separator: ", ")
         }
     }
 

@@ -1,6 +1,6 @@
 /// The event words of a scene's `events:` list: each event says exactly one of them.
 enum SceneEventKind: String, CaseIterable, Sendable {
-    case music, play, hint, interruption, stop
+    case music, play, hint, interruption, stop, start, set
 
     /// The keys an event of this kind may have.
     var allowedKeys: [String] {
@@ -10,6 +10,8 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
         case .stop: return ["at", "stop", "fade"]
+        case .start: return ["at", "start"]
+        case .set: return ["at", "set", "gain", "pitch", "pan", "rate", "ramp", "curve"]
         }
     }
 

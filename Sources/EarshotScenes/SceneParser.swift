@@ -473,6 +473,46 @@ struct SceneParser: YAMLReader {
             if v == "began", let r = m["shouldResume"] { fail(r, "\(key).shouldResume", "shouldResume applies to interruption: ended only") }
             let resume = m["shouldResume"].flatMap { bool($0, "\(key).shouldResume") } ?? false
             action = .interruption(began: v == "began", shouldResume: resume)
+        case .start:
+            guard let idNode = m["start"], let id = string(idNode, "\(key).start") else { return nil }
+            if !emitterIDs.contains(id) { fail(idNode, "\(key).start", unknown("emitter", id, emitterIDs)) }
+            action = .start(emitter: id)
+        case .set:
+            guard let idNode = m["set"], let id = string(idNode, "\(key).set") else { return nil }
+            let buses = ["sfx", "music", "ui", "voice"]
+            var targets: [SceneSetTarget] = []
+            if emitterIDs.contains(id) { targets.append(.emitter(id)) }
+            if musicIDs.contains(id) { targets.append(.music(id)) }
+            if buses.contains(id) { targets.append(.bus(id)) }
+            guard targets.count == 1, let target = targets.first else {
+                if targets.isEmpty {
+                    fail(idNode, "\(key).set", "no emitter, music track or bus named \"\(id)\""
+                         + Self.didYouMean(id, among: emitterIDs.sorted() + musicIDs.sorted() + buses)
+                         + " (buses: \(buses.joined(separator: ", ")))")
+                } else {
+                    fail(idNode, "\(key).set", "\"\(id)\" names both \(targets.map { "\($0)".components(separatedBy: "(").first ?? "" }.joined(separator: " and ")); rename one")
+                }
+                return nil
+            }
+            var changes: [SceneChange] = []
+            for property in SceneChange.Property.allCases {
+                guard let n = m[property.rawValue] else { continue }
+                guard target.properties.contains(property) else {
+                    fail(n, "\(key).\(property.rawValue)", "\(property.rawValue) does not apply here (this target takes \(target.properties.map(\.rawValue).joined(separator: ", ")))")
+                    continue
+                }
+                let r = property.range
+                if let v = number(n, "\(key).\(property.rawValue)", in: r, "\(Self.format(r.lowerBound))…\(Self.format(r.upperBound))") {
+                    changes.append(SceneChange(property: property, value: Float(v)))
+                }
+            }
+            if changes.isEmpty, !SceneChange.Property.allCases.contains(where: { m[$0.rawValue] != nil }) {
+                fail(node, key, "a set event needs at least one of: \(target.properties.map(\.rawValue).joined(separator: ", "))")
+            }
+            let ramp = m["ramp"].flatMap { number($0, "\(key).ramp", in: 0...3_600, "seconds 0…3600") } ?? 0
+            let curve = m["curve"].flatMap { choice($0, "\(key).curve", SceneRampCurve.allCases.map(\.rawValue)) }.flatMap(SceneRampCurve.init(rawValue:))
+            if m["curve"] != nil, m["ramp"] == nil { fail(m["curve"], "\(key).curve", "a curve needs ramp: seconds") }
+            if !changes.isEmpty { action = .set(target: target, changes: changes, ramp: ramp, curve: curve) }
         case .stop:
             guard let idNode = m["stop"], let id = string(idNode, "\(key).stop") else { return nil }
             if !emitterIDs.contains(id) { fail(idNode, "\(key).stop", unknown("emitter", id, emitterIDs)) }

@@ -30,6 +30,11 @@ final class SceneRuntime {
     private var emitters: [Emitter?]
     private var voices: [Voice?]
     private var cancelled: [Bool]
+    /// Each emitter's gain and pitch now (its own, or what `set:` events made them).
+    private var emitterGain: [Float]
+    private var emitterPitch: [Float]
+    /// `set:` ramps under way.
+    private var ramps: [SceneRamp] = []
     private let emitterIndex: [String: Int]
     private let timeline: [(time: Double, step: Step)]
     private var next = 0
@@ -62,6 +67,8 @@ final class SceneRuntime {
         emitters = Array(repeating: nil, count: scene.emitters.count)
         voices = Array(repeating: nil, count: scene.emitters.count)
         cancelled = Array(repeating: false, count: scene.emitters.count)
+        emitterGain = scene.emitters.map(\.gain)
+        emitterPitch = scene.emitters.map(\.pitch)
         var index: [String: Int] = [:]
         for (i, e) in scene.emitters.enumerated() { index[e.id] = i }
         emitterIndex = index
@@ -123,19 +130,75 @@ final class SceneRuntime {
                 }
             }
         }
+        if !ramps.isEmpty {
+            for r in ramps {
+                let (v, _) = r.value(at: time)
+                apply(r.target, r.property, v)
+            }
+            ramps.removeAll { $0.value(at: time).done }
+        }
         session.advance(to: time)
+    }
+
+    // MARK: set: events
+
+    /// A property's value now.
+    private func current(_ target: SceneSetTarget, _ property: SceneChange.Property) -> Float {
+        switch (target, property) {
+        case (.emitter(let id), .pitch): return emitterIndex[id].map { emitterPitch[$0] } ?? 1
+        case (.emitter(let id), _): return emitterIndex[id].map { emitterGain[$0] } ?? 1
+        case (.music(let id), .pan): return tracks[id]?.pan ?? 0
+        case (.music(let id), .rate): return tracks[id]?.rate ?? 1
+        case (.music(let id), _): return trackVolumes[id] ?? 1
+        case (.bus(let name), _): return engine.gain(for: Self.bus(name))
+        }
+    }
+
+    /// Sets a property (the parser allowed only the properties each target takes).
+    private func apply(_ target: SceneSetTarget, _ property: SceneChange.Property, _ value: Float) {
+        switch (target, property) {
+        case (.emitter(let id), .pitch):
+            guard let i = emitterIndex[id] else { return }
+            emitterPitch[i] = value
+            voices[i]?.pitch = value
+        case (.emitter(let id), _):
+            guard let i = emitterIndex[id] else { return }
+            emitterGain[i] = value
+            voices[i]?.gain = value
+        case (.music(let id), .pan): tracks[id]?.pan = value
+        case (.music(let id), .rate): tracks[id]?.rate = value
+        case (.music(let id), _):
+            trackVolumes[id] = min(1, value)
+            tracks[id]?.volume = min(1, value)
+        case (.bus(let name), _): engine.setGain(value, for: Self.bus(name))
+        }
+    }
+
+    private static func bus(_ name: String) -> Bus {
+        switch name {
+        case "music": return .music
+        case "ui": return .ui
+        case "voice": return .voice
+        default: return .sfx
+        }
     }
 
     private func start(emitter i: Int, at time: Double) throws(EarshotError) {
         guard !cancelled[i] else { return }
         let spec = scene.emitters[i]
-        guard let clip = clips[spec.clip] else {
-            preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
-        }
         let e = try engine.makeEmitter(spec.spatial(at: time))
         if spec.environment != .open { engine.setEnvironment(spec.environment, of: e) }
         emitters[i] = e
-        voices[i] = try engine.play(clip, options: .init(gain: spec.gain, pitch: spec.pitch, loop: spec.loop,
+        try playVoice(i, on: e)
+    }
+
+    /// Starts emitter `i`'s clip on `e` with its gain and pitch now.
+    private func playVoice(_ i: Int, on e: Emitter) throws(EarshotError) {
+        let spec = scene.emitters[i]
+        guard let clip = clips[spec.clip] else {
+            preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
+        }
+        voices[i] = try engine.play(clip, options: .init(gain: emitterGain[i], pitch: emitterPitch[i], loop: spec.loop,
                                                           priority: spec.priority, emitter: e))
     }
 
@@ -179,6 +242,27 @@ final class SceneRuntime {
         case .stop(let id, let fade):
             guard let i = emitterIndex[id] else { return }
             if let voice = voices[i] { voice.stop(fade: fade) } else { cancelled[i] = true }
+        case .start(let id):
+            guard let i = emitterIndex[id] else { return }
+            cancelled[i] = false
+            if let e = emitters[i] {
+                // From the top, on the same emitter: a voice still playing fades out (20 ms, no
+                // click) as the new one starts.
+                voices[i]?.stop(fade: 0.02)
+                try playVoice(i, on: e)
+            } else {
+                try start(emitter: i, at: event.time)
+            }
+        case .set(let target, let changes, let ramp, let curve):
+            for c in changes {
+                ramps.removeAll { $0.target == target && $0.property == c.property }
+                if ramp <= 0 {
+                    apply(target, c.property, c.value)
+                } else {
+                    ramps.append(SceneRamp(target: target, property: c.property, from: current(target, c.property), to: c.value,
+                                           start: event.time, duration: ramp, curve: curve ?? (c.property == .gain ? .exponential : .linear)))
+                }
+            }
         }
     }
 

@@ -80,7 +80,9 @@ extension Scene {
                                                   : "hint: end at \(e.time) s without a begin before it")
                 }
                 hintOn = begins
-            case .play, .interruption:
+            case .start(let id):
+                stopped.remove(id)
+            case .play, .interruption, .set:
                 break
             }
         }
