@@ -11,8 +11,10 @@ struct SceneParser: YAMLReader {
     var problems: [EarshotError] = []
     /// The scene's top-level attenuation, read before the emitters that start from it.
     var sceneAttenuation = SceneAttenuation()
+    /// The scene's `seed:` (default 0): the same seed gives the same jitter.
+    var seed: UInt64 = 0
 
-    static let topKeys = ["name", "duration", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
+    static let topKeys = ["name", "duration", "seed", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "session",
                           "clips", "music", "listener", "emitters", "events", "zones"]
 
@@ -123,6 +125,7 @@ struct SceneParser: YAMLReader {
         let dopplerFactor = top["dopplerFactor"].flatMap { number($0, "dopplerFactor", in: 0...10, "0 (off) … 10, 1 is physical") } ?? 1
         let speedOfSound = top["speedOfSound"].flatMap { number($0, "speedOfSound", in: 1...100_000, "metres per second 1…100000") } ?? 343.3
         sceneAttenuation = readAttenuation(top, "", over: SceneAttenuation(), at: root)
+        if let n = top["seed"], let v = integer(n, "seed", in: 0...Int(Int32.max)) { seed = UInt64(v) }
         var realVoices: Int?, virtualVoices: Int?
         if let n = top["voices"], let v = mapping(n, "voices", allowed: ["real", "virtual"]) {
             realVoices = v["real"].flatMap { integer($0, "voices.real", in: 1...4096) }
@@ -164,6 +167,7 @@ struct SceneParser: YAMLReader {
                 for (i, e) in seq.enumerated() {
                     if let ev = event(e, index: i, clipIDs: clipIDs, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
                         events.append(ev)
+                        repeatEvent(ev, e, index: i, duration: duration, into: &events)
                     }
                 }
             } else if describe(n) != "nothing" {
@@ -383,6 +387,42 @@ struct SceneParser: YAMLReader {
     private func unknown(_ what: String, _ id: String, _ known: Set<String>) -> String {
         "no \(what) with id \"\(id)\"" + Self.didYouMean(id, among: known.sorted())
             + (known.isEmpty ? " (the scene defines none)" : " (known: \(known.sorted().joined(separator: ", ")))")
+    }
+
+    /// A `play` event's repeats: `every:` seconds, `count:` plays in all or `until:` a time, each
+    /// moved by up to ±`jitter:` seconds drawn from the scene's seed (the first stays where it
+    /// is). The repeats are plain events, counted against the scene's event limit.
+    mutating func repeatEvent(_ first: SceneEvent, _ node: Node, index: Int, duration: Double?, into events: inout [SceneEvent]) {
+        // Only plays repeat (other events refuse these keys); the keys were checked by `event`.
+        guard case .play = first.action, case .mapping(let raw) = node else { return }
+        var m: [String: Node] = [:]
+        for (k, v) in raw { if case .scalar(let ks) = k, ["every", "count", "until", "jitter"].contains(ks.string) { m[ks.string] = v } }
+        let key = "events[\(index)]"
+        guard m["every"] != nil || m["count"] != nil || m["until"] != nil || m["jitter"] != nil else { return }
+        guard let e = m["every"] else {
+            fail(node, "\(key).every", "count:, until: and jitter: repeat a play every: seconds, which is missing")
+            return
+        }
+        guard let every = number(e, "\(key).every", in: 0.001...86_400, "seconds > 0") else { return }
+        if m["count"] != nil, let u = m["until"] { fail(u, "\(key).until", "give either count or until, not both") }
+        let limit = duration ?? 86_400
+        let count = m["count"].flatMap { integer($0, "\(key).count", in: 1...SceneLimits.maxEvents) }
+        let until = m["until"].flatMap { time($0, "\(key).until", duration: duration) } ?? limit
+        let jitter = m["jitter"].flatMap { number($0, "\(key).jitter", in: 0...(every / 2), "seconds 0…half of every") } ?? 0
+        var generator = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+        var n = 1
+        while true {
+            if let count, n >= count { break }
+            let nominal = first.time + Double(n) * every
+            guard nominal <= until, nominal <= limit else { break }
+            guard events.count < SceneLimits.maxEvents else {
+                fail(node, key, "its repeats take the scene past \(SceneLimits.maxEvents) events")
+                return
+            }
+            let offset = jitter > 0 ? (generator.nextUnit() * 2 - 1) * jitter : 0
+            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line))
+            n += 1
+        }
     }
 
     /// A scene time: 0 … duration.
