@@ -14,7 +14,7 @@ struct SceneParser: YAMLReader {
     /// The scene's `seed:` (default 0): the same seed gives the same jitter.
     var seed: UInt64 = 0
 
-    static let topKeys = ["name", "duration", "seed", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
+    static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "session",
                           "clips", "music", "listener", "emitters", "events", "zones"]
 
@@ -394,9 +394,9 @@ struct SceneParser: YAMLReader {
     /// is). The repeats are plain events, counted against the scene's event limit.
     mutating func repeatEvent(_ first: SceneEvent, _ node: Node, index: Int, duration: Double?, into events: inout [SceneEvent]) {
         // Only plays repeat (other events refuse these keys); the keys were checked by `event`.
-        guard case .play = first.action, case .mapping(let raw) = node else { return }
+        guard case .play = first.action, case .mapping = node else { return }
         var m: [String: Node] = [:]
-        for (k, v) in raw { if case .scalar(let ks) = k, ["every", "count", "until", "jitter"].contains(ks.string) { m[ks.string] = v } }
+        for (k, v) in merged(node) { if case .scalar(let ks) = k, ["every", "count", "until", "jitter"].contains(ks.string) { m[ks.string] = v } }
         let key = "events[\(index)]"
         guard m["every"] != nil || m["count"] != nil || m["until"] != nil || m["jitter"] != nil else { return }
         guard let e = m["every"] else {
@@ -438,10 +438,11 @@ struct SceneParser: YAMLReader {
     mutating func event(_ node: Node, index: Int, clipIDs: Set<String>, musicIDs: Set<String>, emitterIDs: Set<String>,
                         duration: Double?) -> SceneEvent? {
         let key = "events[\(index)]"
-        guard case .mapping(let raw) = node else {
-            fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop: … }), got \(describe(node))")
+        guard case .mapping = node else {
+            fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop|start|set: … }), got \(describe(node))")
             return nil
         }
+        let raw = merged(node)
         var present: [SceneEventKind] = []
         for (k, _) in raw {
             if case .scalar(let ks) = k, let kind = SceneEventKind(rawValue: ks.string) { present.append(kind) }

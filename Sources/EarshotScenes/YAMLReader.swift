@@ -42,7 +42,11 @@ extension YAMLReader {
     /// A Yams error as a problem at its line and column.
     mutating func yamlProblem(_ error: YamlError) {
         func text(_ context: YamlError.Context?, _ problem: String) -> String {
-            "YAML syntax: \(problem)" + (context.map { " \($0.text)" } ?? "")
+            // libyaml's words, reordered where they read garbled.
+            if problem.contains("another document") || context?.text.contains("single document") == true {
+                return "a second YAML document starts here (a scene is one document: remove this `---` and what follows, or put it in a file of its own)"
+            }
+            return "YAML syntax: " + (context.map { "\($0.text): " } ?? "") + problem
         }
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
@@ -108,12 +112,12 @@ extension YAMLReader {
 
     /// A mapping with known keys; unknown and duplicate keys and missing required ones are problems.
     mutating func mapping(_ node: Node, _ key: String, allowed: [String], required: [String] = []) -> [String: Node]? {
-        guard case .mapping(let m) = node else {
+        guard case .mapping = node else {
             fail(node, key, "expected a mapping ({ key: value, … }), got \(describe(node))")
             return nil
         }
         var out: [String: Node] = [:]
-        for (k, v) in m {
+        for (k, v) in merged(node) {
             guard case .scalar(let s) = k, !s.string.isEmpty else {
                 fail(k, key, "keys must be plain names")
                 continue
@@ -133,6 +137,34 @@ extension YAMLReader {
         }
         for r in required where out[r] == nil {
             fail(node, Self.join(key, r), "required key is missing")
+        }
+        return out
+    }
+
+    /// The pairs of a mapping with YAML merge keys expanded: `<<: *anchor` (or a list of them)
+    /// brings in the anchored mapping's pairs, which the mapping's own keys override (and earlier
+    /// merged mappings override later ones). Not a mapping: no pairs.
+    func merged(_ node: Node) -> [(Node, Node)] {
+        guard case .mapping(let m) = node else { return [] }
+        var own: [(Node, Node)] = []
+        var merges: [Node] = []
+        for (k, v) in m {
+            if case .scalar(let s) = k, s.string == "<<" {
+                if case .sequence(let list) = v { merges += Array(list) } else { merges.append(v) }
+            } else {
+                own.append((k, v))
+            }
+        }
+        guard !merges.isEmpty else { return own }
+        var seen = Set(own.compactMap { k, _ -> String? in if case .scalar(let s) = k { return s.string } else { return nil } })
+        var out = own
+        for source in merges {
+            guard case .mapping(let sm) = source else { continue }   // a merge of a non-mapping: its key is reported below
+            for (k, v) in sm {
+                guard case .scalar(let s) = k, !seen.contains(s.string) else { continue }
+                seen.insert(s.string)
+                out.append((k, v))
+            }
         }
         return out
     }

@@ -97,3 +97,47 @@ final class SceneValidationTests: XCTestCase {
         XCTAssertTrue((first["reason"] as? String)?.contains("unknown key 'volume'") == true)
     }
 }
+
+/// Reuse in scenes: anchors in `templates:` and merge keys, and the two-documents message.
+final class SceneReuseTests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    func testMergeKeysBringInATemplateAndOwnKeysWin() throws {
+        let yaml = """
+            duration: 3
+            clips:
+              beep: \(SceneFixtures.beep)
+            templates:
+              step: &step { play: beep, gain: 0.5, pitch: 1.5 }
+              far: &far { position: [0, 0, -10] }
+            events:
+              - { <<: *step, at: 1 }
+              - { <<: [*step, *far], at: 2, gain: 0.25 }
+            """
+        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
+        XCTAssertEqual(scene.events.count, 2)
+        guard case .play(let clip, let p0, _, let g0, let pitch0, _) = scene.events[0].action,
+              case .play(_, let p1, _, let g1, _, _) = scene.events[1].action else { return XCTFail("\(scene.events)") }
+        XCTAssertEqual(clip, "beep")
+        XCTAssertNil(p0)
+        XCTAssertEqual(g0, 0.5)
+        XCTAssertEqual(pitch0, 1.5)
+        XCTAssertEqual(p1, Vector3(0, 0, -10), "a list of merges")
+        XCTAssertEqual(g1, 0.25, "the event's own key wins")
+        // A merged key the event does not take is named like any other.
+        let bad = yaml.replacingOccurrences(of: "far: &far { position: [0, 0, -10] }", with: "far: &far { colour: red }")
+        XCTAssertThrowsError(try Scene.load(path: try SceneFixtures.write(bad, in: tmp))) { error in
+            XCTAssertTrue("\(error)".contains("unknown key 'colour'"), "\(error)")
+        }
+    }
+
+    func testASecondDocumentIsNamedPlainly() throws {
+        let path = try SceneFixtures.write("duration: 2\n---\nduration: 3\n", in: tmp)
+        XCTAssertThrowsError(try Scene.load(path: path)) { error in
+            XCTAssertTrue("\(error)".contains(":2:1: a second YAML document starts here"), "\(error)")
+        }
+    }
+}
