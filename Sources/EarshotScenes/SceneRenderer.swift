@@ -49,6 +49,8 @@ public struct SceneRenderer {
         public var hrtfEnabled: Bool
         /// Wall-clock seconds the render took.
         public var renderSeconds: Double
+        /// Voices and bus gains over time, in a bounded number of columns (for the plot).
+        public var timeline = SceneTimeline(duration: 1)
     }
 
     /// Renders the scene (or its first `duration` seconds) to a WAV file.
@@ -95,6 +97,8 @@ public struct SceneRenderer {
         var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 2) * channels)
         var ran: [SceneEvent] = []
         var peakReal = 0, peakVirtual = 0
+        var timeline = SceneTimeline(duration: seconds)
+        let buses: [(String, Bus)] = [("sfx", .sfx), ("music", .music), ("ui", .ui), ("voice", .voice)]
         let stealsBefore = engine.stats.steals
         var done = 0
         var frame = 0
@@ -108,6 +112,8 @@ public struct SceneRenderer {
             let stats = engine.stats
             peakReal = max(peakReal, stats.realVoices)
             peakVirtual = max(peakVirtual, stats.virtualVoices)
+            timeline.record(time: Double(done) / Double(rate), realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
+                            busGains: buses.map { ($0.0, engine.effectiveGain(for: $0.1)) })
             var position = done
             while position < frameEnd {
                 // Cut the frame's render where the next event falls.
@@ -130,9 +136,11 @@ public struct SceneRenderer {
             progress?(Double(done) / Double(max(total, 1)))
         }
         levels.finish()
-        return Result(path: "", frames: done, sampleRate: rate, channels: channels, levels: levels, events: ran,
-                      peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
-                      steals: engine.stats.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
-                      renderSeconds: 0)
+        var result = Result(path: "", frames: done, sampleRate: rate, channels: channels, levels: levels, events: ran,
+                            peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
+                            steals: engine.stats.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
+                            renderSeconds: 0)
+        result.timeline = timeline
+        return result
     }
 }

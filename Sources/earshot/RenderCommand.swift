@@ -63,7 +63,7 @@ struct RenderCommand: ParsableCommand {
         progress?.finish()
         if let plot {
             let svg = LevelPlot.svg(levels: result.levels, events: loaded.events.filter { $0.time <= result.duration },
-                                    title: loaded.name, duration: result.duration)
+                                    title: loaded.name, duration: result.duration, timeline: result.timeline, scene: loaded)
             do {
                 try svg.write(toFile: plot, atomically: true, encoding: .utf8)
             } catch {

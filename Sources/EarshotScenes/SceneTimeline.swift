@@ -1,0 +1,56 @@
+import Earshot
+import Foundation
+
+/// What a render did over time, summarised in a fixed number of columns whatever its length:
+/// the most real and virtual voices, and each bus's effective gain (lowest and highest, dB), per
+/// column. ``SceneRenderer`` fills it once per game frame; ``LevelPlot`` draws it as lanes under
+/// the levels. Its size is bounded (``columns`` entries per series), so a ten-hour render costs
+/// what a ten-second one does.
+///
+/// ```swift
+/// var timeline = SceneTimeline(duration: 60)
+/// timeline.record(time: 1.5, realVoices: 12, virtualVoices: 3, busGains: [("music", 0.5)])
+/// print(timeline.maxReal.max() ?? 0)   // 12
+/// ```
+public struct SceneTimeline: Sendable, Equatable {
+    /// Columns per series (one per pixel of the plot's width, about).
+    public static let columns = 940
+    /// The buses drawn, in order.
+    public static let buses = ["sfx", "music", "ui", "voice"]
+
+    /// The seconds the columns span.
+    public let duration: Double
+    /// Per column: the most voices on real sources (−1: no frame fell in the column).
+    public private(set) var maxReal: [Int]
+    /// Per column: the most virtual voices.
+    public private(set) var maxVirtual: [Int]
+    /// Per bus (``buses`` order), per column: the lowest and highest effective gain in dB.
+    public private(set) var busMinDB: [[Float]]
+    public private(set) var busMaxDB: [[Float]]
+
+    public init(duration: Double) {
+        self.duration = max(duration, 1e-6)
+        maxReal = Array(repeating: -1, count: Self.columns)
+        maxVirtual = Array(repeating: -1, count: Self.columns)
+        busMinDB = Array(repeating: Array(repeating: .infinity, count: Self.columns), count: Self.buses.count)
+        busMaxDB = Array(repeating: Array(repeating: -.infinity, count: Self.columns), count: Self.buses.count)
+    }
+
+    /// The column holding scene time `t`.
+    public func column(_ t: Double) -> Int {
+        min(Self.columns - 1, max(0, Int(t / duration * Double(Self.columns))))
+    }
+
+    /// Records one game frame.
+    public mutating func record(time t: Double, realVoices: Int, virtualVoices: Int, busGains: [(String, Float)]) {
+        let c = column(t)
+        maxReal[c] = max(maxReal[c], realVoices)
+        maxVirtual[c] = max(maxVirtual[c], virtualVoices)
+        for (name, gain) in busGains {
+            guard let b = Self.buses.firstIndex(of: name) else { continue }
+            let db = 20 * log10(max(gain, 1e-6))
+            busMinDB[b][c] = min(busMinDB[b][c], db)
+            busMaxDB[b][c] = max(busMaxDB[b][c], db)
+        }
+    }
+}
