@@ -232,3 +232,36 @@ final class SceneMusicRateTests: XCTestCase {
         }
     }
 }
+
+/// The pass-by and corridor demo scenes, measured.
+final class SceneDemoScenesTests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    func testPassByIsHeardHigherComingThanGoing() throws {
+        let (result, audio) = try SceneFixtures.render("passby.yaml", into: tmp)
+        XCTAssertEqual(result.frames, 8 * 48_000)
+        // The engine's 110 Hz fundamental at 30 m/s: about 120.4 Hz coming (1.5–2.3 s, nearly
+        // head-on) and 101.3 Hz going (6.0–6.8 s).
+        let coming = audio.power(at: [120.4], 1.5, 2.3), comingRest = audio.power(at: [110], 1.5, 2.3)
+        let going = audio.power(at: [101.3], 6.0, 6.8), goingRest = audio.power(at: [110], 6.0, 6.8)
+        XCTAssertGreaterThan(dB(coming / comingRest), 10, "shifted up approaching")
+        XCTAssertGreaterThan(dB(going / goingRest), 10, "shifted down receding")
+        // Beyond 120 m the linear model silences it: at the very end it is far quieter than passing.
+        XCTAssertLessThan(dBAmplitude(audio.rms(7.9, 8) / audio.rms(3.8, 4.2)), -30)
+    }
+
+    func testCorridorAutomationShowsInTheTimeline() throws {
+        let (result, _) = try SceneFixtures.render("corridor.yaml", into: tmp)
+        XCTAssertEqual(result.frames, 8 * 48_000)
+        let t = result.timeline
+        let sfx = SceneTimeline.buses.firstIndex(of: "sfx") ?? 0
+        XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(6.5)...t.column(6.6)].max() ?? 9), dBAmplitude(0.5), accuracy: 0.1, "the sfx dip during the alarm")
+        XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(7.8)...t.column(7.9)].max() ?? 9), 0, accuracy: 0.1, "and back")
+        // (At 60 frames a second some of the 940 columns of an 8 s render hold no frame.)
+        XCTAssertGreaterThanOrEqual(t.maxReal[t.column(3)...t.column(3.2)].max() ?? -1, 2, "the door starts at 3 s beside the machine")
+        XCTAssertEqual(try Scene.load(path: SceneFixtures.path("corridor.yaml")).warnings(), [])
+    }
+}
