@@ -53,18 +53,24 @@ public struct SceneRenderer {
         public var timeline = SceneTimeline(duration: 1)
     }
 
-    /// Renders the scene (or its first `duration` seconds) to a WAV file.
+    /// Renders the scene (or its first `duration` seconds) to a WAV file; with `from`, only the
+    /// section from `from` to the end is written — everything before it runs exactly as in a
+    /// whole render (events, paths, ramps, music) but silently, so the section sounds as it does
+    /// there. The result's times, levels, timeline and events then count from `from`.
     ///
     /// Throws what loading the scene's audio, the engine or the writer throw; a partly written
     /// file is removed. `progress` is called once per game frame with 0…1.
     @discardableResult
-    public func render(to path: String, format: AudioFileWriter.Format = .s16, duration: Double? = nil,
+    public func render(to path: String, format: AudioFileWriter.Format = .s16, from: Double = 0, duration: Double? = nil,
                        session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
                        progress: ((Double) -> Void)? = nil) throws(EarshotError) -> Result {
         if let duration, !(duration.isFinite && duration > 0) {
             throw .invalidArgument("render duration \(duration) (must be a positive number of seconds)")
         }
         let seconds = min(duration ?? scene.duration, scene.duration)
+        guard from.isFinite, from >= 0, from < seconds else {
+            throw .invalidArgument("render from \(from) s (must be at least 0 and before the end, \(seconds) s)")
+        }
         let started = Date()
         let engine = try AudioEngine(configuration: scene.engineConfiguration(output: .loopback(sampleRate: scene.sampleRate)))
         defer { engine.shutdown() }
@@ -73,9 +79,9 @@ public struct SceneRenderer {
         let channels = engine.outputChannels
         // Refused before rendering when the folder cannot hold it; nothing partial is left behind.
         let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format,
-                                         expectedFrames: Int((seconds * Double(rate)).rounded()))
+                                         expectedFrames: Int(((seconds - from) * Double(rate)).rounded()))
         do {
-            var result = try run(runtime, engine: engine, writer: writer, seconds: seconds, progress: progress)
+            var result = try run(runtime, engine: engine, writer: writer, from: from, seconds: seconds, progress: progress)
             try writer.close()
             result.renderSeconds = Date().timeIntervalSince(started)
             result.path = path
@@ -87,17 +93,18 @@ public struct SceneRenderer {
         }
     }
 
-    private func run(_ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, seconds: Double,
+    private func run(_ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, from: Double, seconds: Double,
                      progress: ((Double) -> Void)?) throws(EarshotError) -> Result {
         let rate = engine.sampleRate
         let channels = engine.outputChannels
         let total = Int((seconds * Double(rate)).rounded())
+        let skip = Int((from * Double(rate)).rounded())   // frames run silently before the section
         func sample(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
         var levels = LevelTrace(sampleRate: rate, channels: channels)
         var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 2) * channels)
         var ran: [SceneEvent] = []
         var peakReal = 0, peakVirtual = 0
-        var timeline = SceneTimeline(duration: seconds)
+        var timeline = SceneTimeline(duration: seconds - from)
         let buses: [(String, Bus)] = [("sfx", .sfx), ("music", .music), ("ui", .ui), ("voice", .voice)]
         let stealsBefore = engine.stats.steals
         var done = 0
@@ -112,17 +119,22 @@ public struct SceneRenderer {
             let stats = engine.stats
             peakReal = max(peakReal, stats.realVoices)
             peakVirtual = max(peakVirtual, stats.virtualVoices)
-            timeline.record(time: Double(done) / Double(rate), realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
-                            busGains: buses.map { ($0.0, engine.effectiveGain(for: $0.1)) })
+            if done >= skip {
+                timeline.record(time: Double(done - skip) / Double(rate), realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
+                                busGains: buses.map { ($0.0, engine.effectiveGain(for: $0.1)) })
+            }
             var position = done
             while position < frameEnd {
                 // Cut the frame's render where the next event falls.
                 var end = frameEnd
                 if let t = runtime.nextTime { end = min(end, max(position + 1, sample(t))) }
+                if position < skip { end = min(end, skip) }   // the section starts on its own sample
                 let n = end - position
+                let written = position >= skip
                 try buffer.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in
                     let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * channels)])
                     try engine.render(into: slice)
+                    guard written else { return }
                     try writer.write(UnsafeBufferPointer(slice))
                     levels.add(UnsafeBufferPointer(slice))
                 }
@@ -136,7 +148,12 @@ public struct SceneRenderer {
             progress?(Double(done) / Double(max(total, 1)))
         }
         levels.finish()
-        var result = Result(path: "", frames: done, sampleRate: rate, channels: channels, levels: levels, events: ran,
+        let section = ran.filter { $0.time >= from }.map { e -> SceneEvent in
+            var moved = e
+            moved.time -= from
+            return moved
+        }
+        var result = Result(path: "", frames: done - skip, sampleRate: rate, channels: channels, levels: levels, events: section,
                             peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
                             steals: engine.stats.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
                             renderSeconds: 0)

@@ -43,6 +43,9 @@ enum OutputGuard {
     /// process and left `.NAME.partial-PID` beside the output). Live playback installs its own
     /// handler (fade out) instead.
     static func removePartialOutputOnInterrupt() {
+        // Once per process: a second `signal(SIG_IGN)` would undo the handler libdispatch
+        // installed for the first sources (it installs it only once), and Ctrl-C would be ignored.
+        guard interruptSources.isEmpty else { return }
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())

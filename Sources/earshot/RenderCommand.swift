@@ -31,6 +31,15 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Render only the first S seconds (at most the scene's duration).")
     var duration: Double?
 
+    @Option(name: .long, parsing: .unconditional, help: "Write the section from S seconds on (what comes before runs silently, so the section sounds as in the whole render).")
+    var from: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "End the section at S seconds (the same as --duration).")
+    var to: Double?
+
+    @Flag(name: .long, help: "Keep watching: render again (and plot again) whenever the scene file or one of its audio files changes; Ctrl-C ends.")
+    var watch = false
+
     @Flag(name: .long, help: "Print nothing but errors.")
     var quiet = false
 
@@ -39,12 +48,58 @@ struct RenderCommand: ParsableCommand {
         if let duration, !(duration.isFinite && duration > 0 && duration <= FrameLoop.maxSeconds) {
             throw ValidationError("--duration must be more than 0 and at most \(Int(FrameLoop.maxSeconds)) seconds")
         }
+        if duration != nil, to != nil { throw ValidationError("--to and --duration say the same; give one") }
+        if let to, !(to.isFinite && to > 0 && to <= FrameLoop.maxSeconds) {
+            throw ValidationError("--to must be more than 0 and at most \(Int(FrameLoop.maxSeconds)) seconds")
+        }
+        if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be 0 or more seconds") }
+        if let from, let end = to ?? duration, from >= end { throw ValidationError("--from must come before --to") }
     }
 
     func run() throws {
-        let loaded = SceneDescription.load(scene)
+        guard watch else {
+            _ = renderOnce(SceneDescription.load(scene), exitOnFailure: true)
+            return
+        }
+        // Watch: render now, then again whenever the scene or one of its files changes.
+        OutputGuard.removePartialOutputOnInterrupt()
+        var watched = [scene]
+        var last: [String] = []
+        while true {
+            let now = watched.map(Self.stamp)
+            if now != last {
+                last = now
+                switch Scene.check(path: scene) {
+                case .success(let loaded):
+                    watched = [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path)
+                    last = watched.map(Self.stamp)
+                    if renderOnce(loaded, exitOnFailure: false), !quiet { note("earshot: watching \(scene) and its \(watched.count - 1) audio files (Ctrl-C ends)") }
+                case .failure(let problems):
+                    for p in problems.problems { note("earshot: \(p.description)") }
+                    note("earshot: not rendered; watching \(scene) for the next change")
+                }
+            }
+            usleep(300_000)
+        }
+    }
+
+    /// What changes when a file is saved: its modification time and size ("-" when it is gone).
+    static func stamp(_ path: String) -> String {
+        guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }
+        let date = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(date) \(a[.size] as? Int ?? -1)"
+    }
+
+    /// Renders (and plots) once; false after a failure, which exits 1 unless watching.
+    @discardableResult
+    func renderOnce(_ loaded: Scene, exitOnFailure: Bool) -> Bool {
+        func failed(_ message: String) -> Bool {
+            if exitOnFailure { fail(message) }
+            note("earshot: " + message)
+            return false
+        }
         // Before any work: the outputs can be written, in containers libsndfile writes, over no input.
-        do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error) }
+        do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { return failed(error.cliDescription) }
         OutputGuard.refuseOverwriting([out] + (plot.map { [$0] } ?? []),
                                       inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
         OutputGuard.requireWritableFolder(out)
@@ -54,20 +109,22 @@ struct RenderCommand: ParsableCommand {
         let result: SceneRenderer.Result
         do {
             result = try SceneRenderer(scene: loaded).render(
-                to: out, format: AudioFileWriter.Format(rawValue: format) ?? .s16, duration: duration,
+                to: out, format: AudioFileWriter.Format(rawValue: format) ?? .s16, from: from ?? 0, duration: to ?? duration,
                 progress: progress.map { bar in { bar.update($0) } })
         } catch {
             progress?.finish()
-            fail(error)
+            return failed(error.cliDescription)
         }
         progress?.finish()
         if let plot {
-            let svg = LevelPlot.svg(levels: result.levels, events: loaded.events.filter { $0.time <= result.duration },
-                                    title: loaded.name, duration: result.duration, timeline: result.timeline, scene: loaded)
+            // A section's plot counts from its start; the map (whole paths) is for whole renders.
+            let svg = LevelPlot.svg(levels: result.levels, events: result.events,
+                                    title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
+                                    duration: result.duration, timeline: result.timeline, scene: from == nil ? loaded : nil)
             do {
                 try svg.write(toFile: plot, atomically: true, encoding: .utf8)
             } catch {
-                fail("\(plot): cannot write: \(error.localizedDescription)")
+                return failed("\(plot): cannot write: \(error.localizedDescription)")
             }
         }
         if !quiet {
@@ -76,7 +133,9 @@ struct RenderCommand: ParsableCommand {
                  + String(format: "%.2f s) in %.2f s, %.0f× real time", result.duration, result.renderSeconds, speed)
                  + (plot.map { "; plot \($0)" } ?? ""))
         }
+        return true
     }
+
 }
 
 /// The stress command's ``ProgressBar``, redrawn at most 20 times a second.
