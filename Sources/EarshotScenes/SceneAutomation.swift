@@ -14,11 +14,11 @@ public enum SceneSetTarget: Sendable, Equatable {
         }
     }
 
-    /// The properties it takes: emitters gain and pitch, music tracks gain (their volume), pan
-    /// and rate, buses gain.
+    /// The properties it takes: emitters gain, pitch and occlusion, music tracks gain (their
+    /// volume), pan and rate, buses gain.
     public var properties: [SceneChange.Property] {
         switch self {
-        case .emitter: return [.gain, .pitch]
+        case .emitter: return [.gain, .pitch, .occlusion]
         case .music: return [.gain, .pan, .rate]
         case .bus: return [.gain]
         }
@@ -28,7 +28,7 @@ public enum SceneSetTarget: Sendable, Equatable {
 /// One property and the value it goes to.
 public struct SceneChange: Sendable, Equatable {
     public enum Property: String, Sendable, CaseIterable {
-        case gain, pitch, pan, rate
+        case gain, pitch, pan, rate, occlusion
 
         /// The values it takes.
         public var range: ClosedRange<Double> {
@@ -37,6 +37,7 @@ public struct SceneChange: Sendable, Equatable {
             case .pitch: return 0.1...4
             case .pan: return -1...1
             case .rate: return 0.5...2
+            case .occlusion: return 0...1
             }
         }
     }

@@ -33,6 +33,7 @@ final class SceneRuntime {
     /// Each emitter's gain and pitch now (its own, or what `set:` events made them).
     private var emitterGain: [Float]
     private var emitterPitch: [Float]
+    private var emitterEnvironment: [EnvironmentProperties]
     /// `set:` ramps under way.
     private var ramps: [SceneRamp] = []
     private let emitterIndex: [String: Int]
@@ -69,6 +70,7 @@ final class SceneRuntime {
         cancelled = Array(repeating: false, count: scene.emitters.count)
         emitterGain = scene.emitters.map(\.gain)
         emitterPitch = scene.emitters.map(\.pitch)
+        emitterEnvironment = scene.emitters.map(\.environment)
         var index: [String: Int] = [:]
         for (i, e) in scene.emitters.enumerated() { index[e.id] = i }
         emitterIndex = index
@@ -146,6 +148,7 @@ final class SceneRuntime {
     private func current(_ target: SceneSetTarget, _ property: SceneChange.Property) -> Float {
         switch (target, property) {
         case (.emitter(let id), .pitch): return emitterIndex[id].map { emitterPitch[$0] } ?? 1
+        case (.emitter(let id), .occlusion): return emitterIndex[id].map { emitterEnvironment[$0].occlusion } ?? 0
         case (.emitter(let id), _): return emitterIndex[id].map { emitterGain[$0] } ?? 1
         case (.music(let id), .pan): return tracks[id]?.pan ?? 0
         case (.music(let id), .rate): return tracks[id]?.rate ?? 1
@@ -161,6 +164,10 @@ final class SceneRuntime {
             guard let i = emitterIndex[id] else { return }
             emitterPitch[i] = value
             voices[i]?.pitch = value
+        case (.emitter(let id), .occlusion):
+            guard let i = emitterIndex[id] else { return }
+            emitterEnvironment[i].occlusion = value
+            if let e = emitters[i] { engine.setEnvironment(emitterEnvironment[i], of: e) }
         case (.emitter(let id), _):
             guard let i = emitterIndex[id] else { return }
             emitterGain[i] = value
@@ -187,7 +194,7 @@ final class SceneRuntime {
         guard !cancelled[i] else { return }
         let spec = scene.emitters[i]
         let e = try engine.makeEmitter(spec.spatial(at: time))
-        if spec.environment != .open { engine.setEnvironment(spec.environment, of: e) }
+        if emitterEnvironment[i] != .open { engine.setEnvironment(emitterEnvironment[i], of: e) }
         emitters[i] = e
         try playVoice(i, on: e)
     }

@@ -94,8 +94,9 @@ extension Scene {
             warn(nil, "clips.\(c.id)", "never used (no emitter or play event names it); it is still loaded and checked")
         }
 
-        // Emitters that are never heard: beyond maxDistance of a linear model the gain is 0.
-        if distanceModel == .linear || distanceModel == .linearClamped {
+        // Emitters that never come within their maxDistance: never heard with a linear model,
+        // stuck at the maxDistance level with a clamped one.
+        if distanceModel != .none {
             for em in emitters where em.attenuation.maxDistance < .greatestFiniteMagnitude && em.attenuation.rolloff > 0 {
                 let end = duration
                 let steps = 1_000
@@ -106,7 +107,13 @@ extension Scene {
                     closest = min(closest, d)
                 }
                 if closest >= Double(em.attenuation.maxDistance) {
-                    warn(nil, "emitters.\(em.id)", "never comes within maxDistance (\(em.attenuation.maxDistance) m; closest \(String(format: "%.1f", closest)) m): with the \(distanceModel.rawValue) model it is never heard")
+                    let effect: String
+                    switch distanceModel {
+                    case .linear, .linearClamped: effect = "it is never heard"
+                    case .inverseClamped, .exponentClamped: effect = "it stays at its maxDistance level all along"
+                    default: effect = "maxDistance does nothing for it"
+                    }
+                    warn(nil, "emitters.\(em.id)", "never comes within maxDistance (\(em.attenuation.maxDistance) m; closest \(String(format: "%.1f", closest)) m): with the \(distanceModel.rawValue) model \(effect)")
                 }
             }
         }

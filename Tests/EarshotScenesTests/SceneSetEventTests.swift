@@ -58,6 +58,19 @@ final class SceneSetEventTests: XCTestCase {
         XCTAssertEqual(dBAmplitude(audio.rms(2.2, 2.9) / audio.rms(1.2, 1.9)), dBAmplitude(0.5), accuracy: 0.3, "the sfx bus at half")
     }
 
+    func testOcclusionOfAnEmitterMuffles() throws {
+        let audio = try render("""
+            emitters:
+              hum: { clip: tone, loop: true, position: [0, 0, -2] }
+            events:
+              - { at: 1, set: hum, occlusion: 1 }
+              - { at: 2, set: hum, occlusion: 0, ramp: 0.5 }
+            """, duration: 3)
+        let open = audio.rms(0.3, 0.9), walled = audio.rms(1.3, 1.9), back = audio.rms(2.6, 2.9)
+        XCTAssertLessThan(dBAmplitude(walled / open), -6, "a wall between: muffled")
+        XCTAssertEqual(dBAmplitude(back / open), 0, accuracy: 0.5, "and clear again after the ramp")
+    }
+
     func testStartEventsStartAndRestartEmitters() throws {
         let audio = try render("""
             emitters:
