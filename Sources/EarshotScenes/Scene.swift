@@ -171,11 +171,7 @@ public struct SceneListener: Sendable, Equatable {
         guard let first = keys.first, let last = keys.last else { return nil }
         if t <= first.time { return first.direction.normalized }
         if t >= last.time { return last.direction.normalized }
-        var lo = 0, hi = keys.count - 1
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2
-            if keys[mid].time <= t { lo = mid } else { hi = mid }
-        }
+        let (lo, hi) = ScenePath.segment(keys.count, at: t) { keys[$0].time }
         let a = keys[lo].direction.normalized, b = keys[hi].direction.normalized
         let f = Float((t - keys[lo].time) / (keys[hi].time - keys[lo].time))
         let cosine = min(1, max(-1, a.dot(b)))

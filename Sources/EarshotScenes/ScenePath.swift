@@ -85,14 +85,21 @@ public enum ScenePath: Sendable, Equatable {
             return u * Float(-r * sin(angle)) + v * Float(r * cos(angle))
         case .waypoints(let points):
             guard let first = points.first, let last = points.last, t >= first.time, t < last.time else { return .zero }
-            var lo = 0, hi = points.count - 1
-            while hi - lo > 1 {
-                let mid = (lo + hi) / 2
-                if points[mid].time <= t { lo = mid } else { hi = mid }
-            }
+            let (lo, hi) = Self.segment(points.count, at: t) { points[$0].time }
             let a = points[lo], b = points[hi]
             return (b.position - a.position) * Float(1 / (b.time - a.time))
         }
+    }
+
+    /// The two neighbouring keys (by index) around `t` among `count` keys whose times (`time(i)`)
+    /// increase strictly: a binary search, for `t` between the first and the last key.
+    static func segment(_ count: Int, at t: Double, time: (Int) -> Double) -> (lo: Int, hi: Int) {
+        var lo = 0, hi = count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if time(mid) <= t { lo = mid } else { hi = mid }
+        }
+        return (lo, hi)
     }
 
     /// The position at scene time `t` (seconds).
@@ -109,12 +116,7 @@ public enum ScenePath: Sendable, Equatable {
             guard let first = points.first, let last = points.last else { return .zero }
             if t <= first.time { return first.position }
             if t >= last.time { return last.position }
-            // Binary search for the segment holding t.
-            var lo = 0, hi = points.count - 1
-            while hi - lo > 1 {
-                let mid = (lo + hi) / 2
-                if points[mid].time <= t { lo = mid } else { hi = mid }
-            }
+            let (lo, hi) = Self.segment(points.count, at: t) { points[$0].time }
             let a = points[lo], b = points[hi]
             let f = Float((t - a.time) / (b.time - a.time))
             return a.position + (b.position - a.position) * f

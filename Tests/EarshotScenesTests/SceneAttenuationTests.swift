@@ -15,13 +15,9 @@ final class SceneAttenuationTests: XCTestCase {
     /// The RMS (channel mix) of a looping 1 kHz tone at `position`, with the scene's top-level keys
     /// `top` and the emitter's own keys `own`.
     private func level(at position: String, top: String = "", own: String = "") throws -> Double {
-        let tone = tmp.appendingPathComponent("tone.wav").path
-        try SoxTone.write(to: tone, frequency: 1_000, seconds: 1)
-        let yaml = "duration: 1\n" + top + "clips:\n  tone: \(tone)\nemitters:\n  e: { clip: tone, loop: true, position: \(position)\(own) }\n"
-        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
-        let out = tmp.appendingPathComponent("level.wav").path
-        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
-        return try RenderedAudio(path: out).rms(0.2, 1)
+        let yaml = "duration: 1\n" + top + "clips:\n  tone: \(try SceneFixtures.tone(in: tmp))\n"
+            + "emitters:\n  e: { clip: tone, loop: true, position: \(position)\(own) }\n"
+        return try SceneFixtures.render(yaml: yaml, in: tmp).rms(0.2, 1)
     }
 
     func testLinearExponentAndOverridesFollowTheirFormulas() throws {

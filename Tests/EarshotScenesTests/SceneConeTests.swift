@@ -13,13 +13,9 @@ final class SceneConeTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     private func level(_ emitter: String) throws -> Double {
-        let tone = tmp.appendingPathComponent("tone.wav").path
-        try SoxTone.write(to: tone, frequency: 1_000, seconds: 1)
-        let yaml = "duration: 2\ndopplerFactor: 0\nclips:\n  tone: \(tone)\nemitters:\n  e: { clip: tone, loop: true, \(emitter) }\n"
-        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
-        let out = tmp.appendingPathComponent("cone.wav").path
-        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
-        return try RenderedAudio(path: out).rms(0.2, 2)
+        let yaml = "duration: 2\ndopplerFactor: 0\nclips:\n  tone: \(try SceneFixtures.tone(in: tmp))\n"
+            + "emitters:\n  e: { clip: tone, loop: true, \(emitter) }\n"
+        return try SceneFixtures.render(yaml: yaml, in: tmp).rms(0.2, 2)
     }
 
     func testAConeFacingAwayAndAConeFacingAlongACirclePlayAtTheOuterGain() throws {

@@ -15,28 +15,10 @@ final class SceneDopplerTests: XCTestCase {
 
     /// Renders `body` (the scene's keys after `clips:`) with a looping 1 kHz tone as clip `tone`.
     private func render(_ body: String) throws -> RenderedAudio {
-        let tone = tmp.appendingPathComponent("tone.wav").path
-        try SoxTone.write(to: tone, frequency: 1_000, seconds: 1)
-        let yaml = "duration: 10\nclips:\n  tone: \(tone)\n" + body
-        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
-        let out = tmp.appendingPathComponent("doppler.wav").path
-        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
-        return try RenderedAudio(path: out)
+        try SceneFixtures.render(yaml: "duration: 10\nclips:\n  tone: \(try SceneFixtures.tone(in: tmp))\n" + body, in: tmp)
     }
 
-    /// Frequency of the channel mix between two times, from rising zero crossings.
-    private func frequency(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double {
-        var crossings: [Double] = []
-        var previous: Float = 0
-        for i in a.frame(from)..<a.frame(to) {
-            var x: Float = 0
-            for c in 0..<a.channels { x += a.samples[i * a.channels + c] }
-            if previous < 0, x >= 0 { crossings.append(Double(i - 1) + Double(-previous / (x - previous))) }
-            previous = x
-        }
-        guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
-        return Double(crossings.count - 1) / ((last - first) / Double(a.sampleRate))
-    }
+    private func frequency(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double { a.frequency(from, to) }
 
     func testAPassByRisesApproachingAndFallsReceding() throws {
         let pass = "emitters:\n  car: { clip: tone, loop: true, path: { waypoints: [[0, -200, 0, -5], [10, 200, 0, -5]] } }\n"

@@ -12,14 +12,9 @@ final class SceneListenerTurnTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     private func render(_ listener: String, emitterAt position: String) throws -> RenderedAudio {
-        let tone = tmp.appendingPathComponent("tone.wav").path
-        try SoxTone.write(to: tone, frequency: 700, seconds: 1)
-        let yaml = "duration: 5\ndopplerFactor: 0\nclips:\n  tone: \(tone)\nlistener: \(listener)\n"
+        let yaml = "duration: 5\ndopplerFactor: 0\nclips:\n  tone: \(try SceneFixtures.tone(700, in: tmp))\nlistener: \(listener)\n"
             + "emitters:\n  e: { clip: tone, loop: true, position: \(position) }\n"
-        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
-        let out = tmp.appendingPathComponent("turn.wav").path
-        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
-        return try RenderedAudio(path: out)
+        return try SceneFixtures.render(yaml: yaml, in: tmp)
     }
 
     /// Left over right, dB.

@@ -12,25 +12,12 @@ final class SceneSetEventTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
     private func render(_ body: String, duration: Double = 4) throws -> RenderedAudio {
-        let tone = tmp.appendingPathComponent("tone.wav").path
-        try SoxTone.write(to: tone, frequency: 1_000, seconds: 1)
-        let yaml = "duration: \(duration)\nclips:\n  tone: \(tone)\n  beep: \(SceneFixtures.beep)\nmusic:\n  theme: { file: \(tone), loops: -1 }\n" + body
-        let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
-        let out = tmp.appendingPathComponent("set.wav").path
-        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
-        return try RenderedAudio(path: out)
+        let tone = try SceneFixtures.tone(in: tmp)
+        return try SceneFixtures.render(yaml: "duration: \(duration)\nclips:\n  tone: \(tone)\n  beep: \(SceneFixtures.beep)\n"
+                                        + "music:\n  theme: { file: \(tone), loops: -1 }\n" + body, in: tmp)
     }
 
-    private func frequency(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double {
-        var crossings = 0
-        var previous: Float = 0
-        for i in a.frame(from)..<a.frame(to) {
-            let x = a.samples[i * a.channels] + a.samples[i * a.channels + 1]
-            if previous < 0, x >= 0 { crossings += 1 }
-            previous = x
-        }
-        return Double(crossings) / (to - from)
-    }
+    private func frequency(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double { a.frequency(from, to) }
 
     func testAGainRampIsEvenInDecibelsByDefaultAndLinearWhenAsked() throws {
         for (curve, middle) in [("", dBAmplitude(0.5)), (", curve: linear", dBAmplitude(0.625))] {

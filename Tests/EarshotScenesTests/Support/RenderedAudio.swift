@@ -59,6 +59,21 @@ struct RenderedAudio {
         return total
     }
 
+    /// Frequency of the channel mix over `from..<to` seconds, from rising zero crossings
+    /// (interpolated).
+    func frequency(_ from: Double, _ to: Double) -> Double {
+        var crossings: [Double] = []
+        var previous: Float = 0
+        for i in frame(from)..<frame(to) {
+            var x: Float = 0
+            for c in 0..<channels { x += samples[i * channels + c] }
+            if previous < 0, x >= 0 { crossings.append(Double(i - 1) + Double(-previous / (x - previous))) }
+            previous = x
+        }
+        guard let first = crossings.first, let last = crossings.last, crossings.count > 1 else { return 0 }
+        return Double(crossings.count - 1) / ((last - first) / Double(sampleRate))
+    }
+
     /// The first frame at or after `from` seconds whose |sample| on any channel exceeds `threshold`.
     func onset(after from: Double, threshold: Float = 1e-3) -> Int? {
         for i in frame(from)..<frameCount {
@@ -84,6 +99,21 @@ enum SceneFixtures {
         let path = folder.appendingPathComponent(name).path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         return path
+    }
+
+    /// A sine of `frequency` Hz written by sox as `tone.wav` in `folder` (for scenes made in tests).
+    static func tone(_ frequency: Int = 1_000, in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("tone.wav").path
+        try SoxTone.write(to: path, frequency: frequency, seconds: 1)
+        return path
+    }
+
+    /// Writes `yaml` as a scene in `folder`, renders it as 32-bit float and reads it back.
+    static func render(yaml: String, in folder: URL) throws -> RenderedAudio {
+        let scene = try Scene.load(path: try write(yaml, in: folder))
+        let out = folder.appendingPathComponent("rendered.wav").path
+        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
+        return try RenderedAudio(path: out)
     }
 
     static func temporaryFolder() throws -> URL {
