@@ -56,7 +56,7 @@ public enum FileBytes {
 
 extension FileBytes {
     /// Up to `count` bytes from the start of the file (fewer when the file is shorter), with the
-    /// same checks and errors as ``read(path:)``.
+    /// same checks and errors as ``read(path:limit:setting:)``.
     public static func readPrefix(path: String, count: Int) throws(EarshotError) -> [UInt8] {
         try FileCheck.requireRegularFile(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)

@@ -11,8 +11,8 @@ extension AudioEngine {
     /// unique; a bad zone throws ``EarshotError/invalidArgument(_:)`` and changes nothing.
     ///
     /// Every positioned voice (placed at a position or on an emitter) sends to the zones the
-    /// listener hears, one zone per auxiliary send (``Configuration/auxiliarySends``, default 2);
-    /// panned voices stay dry. As the listener moves, ``update()`` glides each zone's reverb in
+    /// listener hears, one zone per auxiliary send (``Configuration/zoneSends``, default 2);
+    /// panned voices stay dry. As the listener moves, ``update(deltaTime:)`` glides each zone's reverb in
     /// and out in playback time (see ``ZoneBlend`` for which zones are chosen and how loud).
     ///
     /// ```swift

@@ -9,7 +9,7 @@ import Synchronization
 /// file open and the position; ``stop()`` finishes the file. ``currentTime`` is the recorded
 /// duration. If the input device goes away (its sound server stopped, a USB microphone pulled
 /// out), the recorder stops, finishes the file with everything recorded until then — a valid
-/// file — and reports ``Event/deviceLost``.
+/// file — and reports ``Event/deviceLost(frames:)``.
 ///
 /// Every size is bounded: ``Configuration/maxSeconds`` (default one hour, at most 24 h) ends a
 /// recording, and ``record()`` refuses to start when the file's folder cannot hold that much.
