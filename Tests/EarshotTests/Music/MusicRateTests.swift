@@ -166,6 +166,46 @@ final class MusicRateControlTests: XCTestCase {
         XCTAssertEqual(track.rateMode, .keepsPitch)
     }
 
+    func testPlayAfterAStretchedTrackFollowsItsEnd() throws {
+        // A 1 s track at rate 2 (keeps pitch) lasts 0.5 s; the next one (a 750 Hz tone) starts
+        // where the stretched one ends: no gap, no overlap.
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let first = try e.loadMusic(path: try fixtures.sineWAV("a.wav", seconds: 1))
+        let second = try e.loadMusic(path: try fixtures.sineWAV("b.wav", frequency: 750, seconds: 0.5))
+        first.rate = 2
+        try first.play()
+        try second.play(after: first)
+        let out = MusicRender.left(try MusicRender.render(e, seconds: 1.2, block: 960))
+        XCTAssertEqual(Double(MusicRender.lastSound(out) + 1) / 48_000, 1.0, accuracy: 0.012, "0.5 s stretched + 0.5 s")
+        XCTAssertEqual(ToneMeasure.frequency(Array(out[2_400..<21_600]), sampleRate: 48_000), 500, accuracy: 2.5, "the first at its pitch")
+        XCTAssertEqual(ToneMeasure.frequency(Array(out[26_400..<45_600]), sampleRate: 48_000), 750, accuracy: 3.75, "then the second")
+        // No silent gap across the join: every 10 ms window between them holds sound.
+        for start in stride(from: 21_600, to: 26_400, by: 480) {
+            XCTAssertGreaterThan(MusicRender.rms(out, start..<(start + 480)), 0.1, "window at \(start)")
+        }
+        XCTAssertFalse(first.isPlaying)
+    }
+
+    func testALoopAddedAfterTheStretchedEndWasDecodedStillPlays() throws {
+        // At rate 1.5 a 1 s file lasts 0.667 s. By 0.55 s the decoder has read to the end (the
+        // queue holds half a second); adding a loop then must still play the file again.
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let track = try e.loadMusic(path: try fixtures.sineWAV("a.wav", seconds: 1))
+        track.rate = 1.5
+        try track.play()
+        var out = try MusicRender.render(e, seconds: 0.55, block: 960)
+        track.numberOfLoops = 1
+        out += try MusicRender.render(e, seconds: 1.0, block: 960)
+        let left = MusicRender.left(out)
+        // (Each stretched end lands within a sequence of its nominal time: ~10 ms per pass.)
+        XCTAssertEqual(Double(MusicRender.lastSound(left) + 1) / 48_000, 2.0 / 1.5, accuracy: 0.035, "two passes at 1.5")
+        for start in stride(from: 2_400, to: 60_000, by: 480) {
+            XCTAssertGreaterThan(MusicRender.rms(left, start..<(start + 480)), 0.1, "no gap at \(start)")
+        }
+    }
+
     func testDeviceRecoveryRestoresRateModeAndPosition() throws {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
