@@ -173,6 +173,10 @@ struct SceneParser: YAMLReader {
             } else if describe(n) != "nothing" {
                 fail(n, "events", "expected a list of events (- { at: …, … }), got \(describe(n))")
             }
+            // Repeats count too: the limit holds for the events the scene will run.
+            if events.count > SceneLimits.maxEvents {
+                fail(n, "events", "\(events.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
+            }
         }
         // Time order; events at the same time keep their file order.
         events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)

@@ -48,6 +48,15 @@ final class SceneRepeatTests: XCTestCase {
         XCTAssertEqual(try render(a), try render(b), "the same seed renders bit-identically")
     }
 
+    func testRepeatsCountAgainstTheEventLimit() throws {
+        // A million repeats plus one more event: over the limit, refused (not a million and one).
+        let yaml = "duration: 2000\nclips:\n  beep: \(SceneFixtures.beep)\nevents:\n"
+            + "  - { at: 0, play: beep, every: 0.001, count: 1000000 }\n  - { at: 0, play: beep }\n"
+        XCTAssertThrowsError(try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))) { error in
+            XCTAssertTrue("\(error)".contains("1000001 events with their repeats; a scene may have at most 1000000"), "\(error)")
+        }
+    }
+
     func testRepeatKeysAreValidated() throws {
         for (events, words) in [("  - { at: 0, play: beep, count: 3 }\n", "every: seconds, which is missing"),
                                 ("  - { at: 0, play: beep, every: 1, count: 2, until: 2 }\n", "either count or until"),
