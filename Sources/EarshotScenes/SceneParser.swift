@@ -546,7 +546,8 @@ struct SceneParser: YAMLReader {
                     fail(n, "\(key).\(property.rawValue)", "\(property.rawValue) does not apply here (this target takes \(target.properties.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
-                let r = property.range
+                // A track's gain is its volume, 0…1; the others as the property says.
+                let r: ClosedRange<Double> = { if case .music = target, property == .gain { return 0...1 } else { return property.range } }()
                 if let v = number(n, "\(key).\(property.rawValue)", in: r, "\(Self.format(r.lowerBound))…\(Self.format(r.upperBound))") {
                     changes.append(SceneChange(property: property, value: Float(v)))
                 }
