@@ -42,6 +42,16 @@ public struct EngineStats: Sendable, Equatable {
     public var resumes: Int
     /// Clips loaded.
     public var clips: Int
+    /// Voices a sound's instance limit stopped to make room for a new play
+    /// (``SoundDefinition/StealMode/oldest`` and ``SoundDefinition/StealMode/quietest``).
+    public var limitSteals: Int = 0
+    /// Plays of sounds refused by their instance limit (``SoundDefinition/StealMode/refuse``).
+    public var limitRefusals: Int = 0
+    /// Plays of sounds that started virtual because of their instance limit
+    /// (``SoundDefinition/StealMode/virtual``).
+    public var limitHolds: Int = 0
+    /// Plays of sounds refused because the sound started less than its cooldown ago.
+    public var cooldownRefusals: Int = 0
     /// Music-track underruns (a starved source restarted), since the engine started.
     public var musicUnderruns: Int
     /// Bytes of decoded clip samples the engine keeps to upload every clip again after the output
@@ -115,10 +125,13 @@ extension AudioEngine {
         return withAL {
             let p = core.pool
             let s = p.stats
+            let sounds = core.sounds.stats
             return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
                                voiceSources: p.sources.count, steals: s.steals, pauses: s.pauses,
                                virtualizations: s.virtualizations, refusals: s.refusals,
                                evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount,
+                               limitSteals: sounds.limitSteals, limitRefusals: sounds.limitRefusals,
+                               limitHolds: sounds.limitHolds, cooldownRefusals: sounds.cooldownRefusals,
                                musicUnderruns: underruns, clipRestoreBytes: core.restoreBytes)
         }
     }
@@ -382,14 +395,16 @@ extension AudioEngine {
     func deliverVoiceEvents() {
         guard let continuation = eventState.withLock({ $0.continuation }) else {
             // Nobody listens: drop the records so they cannot pile up.
-            withAL { core.pool.drainEnded { _, _ in } }
+            withAL { core.pool.drainEnded { _, _, _ in } }
             return
         }
-        var ended: [(VoiceID, VoiceEndReason)] = []
-        withAL { core.pool.drainEnded { ended.append(($0, $1)) } }
-        for (id, reason) in ended {
-            continuation.yield(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason))
+        var ended: [VoiceEvent] = []
+        withAL {
+            core.pool.drainEnded { id, reason, key in
+                ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason, sound: core.sounds.sound(forKey: key)))
+            }
         }
+        for event in ended { continuation.yield(event) }
     }
 }
 

@@ -64,6 +64,10 @@ extension AudioEngine {
         /// choice is made for the whole process by its first device open (see the
         /// AudioSessionPolicy article).
         public var followsDefaultOutput: Bool
+        /// The seed of every random choice the engine makes — which clip of a ``Sound`` plays, its
+        /// pitch and gain variation (nil, the default: a different seed each run). The same seed
+        /// and the same calls give a bit-identical render on a loopback engine.
+        public var randomSeed: UInt64?
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
@@ -71,7 +75,7 @@ extension AudioEngine {
                     fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05,
                     maxClipBytes: Int = ClipDecoder.Options.defaultMaxBytes, lossyClipsAsFloat: Bool = false,
                     keepsClipsForRecovery: Bool? = nil, zoneSends: Int = 2, busEffects: Bool = false,
-                    followsDefaultOutput: Bool = true) {
+                    followsDefaultOutput: Bool = true, randomSeed: UInt64? = nil) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -89,6 +93,7 @@ extension AudioEngine {
             self.zoneSends = zoneSends
             self.busEffects = busEffects
             self.followsDefaultOutput = followsDefaultOutput
+            self.randomSeed = randomSeed
         }
     }
 }

@@ -24,6 +24,11 @@ final class EngineCore {
     var musicSourceNames: [ALuint]
     var freeMusicSources: [ALuint]
     let pool: VoicePool
+    /// The sounds made with ``AudioEngine/makeSound(_:)`` (Sounds/).
+    let sounds = SoundTable()
+    /// Every random choice of the engine (sound selection and variation), seeded by
+    /// ``AudioEngine/Configuration/randomSeed``.
+    var random: SplitMix64
     var clips: [ClipSlot] = []
     var freeClipIDs: [UInt32] = []
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
@@ -77,6 +82,8 @@ final class EngineCore {
         self.device = device
         self.context = context
         self.configuration = configuration
+        var system = SystemRandomNumberGenerator()
+        random = SplitMix64(seed: configuration.randomSeed ?? system.next())
         let names = try Self.generateSources(count + musicSources)
         voiceSources = Array(names[0..<count])
         musicSourceNames = Array(names[count...])
@@ -246,8 +253,10 @@ final class EngineCore {
 
     // MARK: Voices
 
-    func play(_ clip: Clip, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID {
+    func play(_ clip: Clip, options: PlayOptions, logger: Logger, sound: SoundTable.Key = 0,
+              held: Bool = false) throws(EarshotError) -> VoiceID {
         guard isLoaded(clip) else { throw .clipUnloaded }
+        let startFrame = try checkTiming(of: clip, options: options)
         guard let bus = busIndex(options.bus) else {
             throw .invalidArgument("no bus named \"\(options.bus.name)\" (add it with addBus first)")
         }
@@ -263,8 +272,23 @@ final class EngineCore {
         }
         let request = VoicePool.Request(
             clipID: clip.id, buffer: clips[Int(clip.id)].buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
-            channels: clip.info.channels, options: options, busIndex: bus, emitterIndex: emitterIndex)
+            channels: clip.info.channels, options: options, busIndex: bus, emitterIndex: emitterIndex,
+            startFrame: startFrame, soundKey: sound, held: held)
         return pool.play(request, now: now)
+    }
+
+    /// The offset of `options` in `clip`'s frames, checked against the clip: it must begin inside
+    /// it, and its passes must stay within OpenAL's 32-bit sample offsets.
+    @discardableResult
+    func checkTiming(of clip: Clip, options: PlayOptions) throws(EarshotError) -> Double {
+        let startFrame = (options.offset * Double(clip.info.sampleRate)).rounded(.down)
+        guard startFrame < Double(clip.info.frameCount) else {
+            throw .invalidArgument("offset \(options.offset) s is not inside \(clip.info.name) (\(clip.info.duration) s)")
+        }
+        guard clip.info.frameCount * (options.loopCount + 1) <= Int(Int32.max) else {
+            throw .invalidArgument("loopCount \(options.loopCount) of \(clip.info.name): \(options.loopCount + 1) passes exceed OpenAL's 2³¹ frames (loop it and stop it instead)")
+        }
+        return startFrame
     }
 
     // MARK: Frame
@@ -275,6 +299,7 @@ final class EngineCore {
         lastFrameTime = t - lastUpdateClock
         lastUpdateClock = t
         alDeferUpdatesSOFT()
+        sounds.releaseHeld(pool: pool)
         pool.schedule(now: t)
         // On a live device the next service is the next frame: fade over about one frame.
         if pool.serviceNeeded {

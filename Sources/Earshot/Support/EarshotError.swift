@@ -45,6 +45,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case engineShutDown
     /// The clip handle refers to a clip that was unloaded.
     case clipUnloaded
+    /// The sound handle refers to a sound that was removed (``AudioEngine/removeSound(_:)``).
+    case soundRemoved
     /// A value passed in is outside what the call accepts (a NaN position, a negative pitch).
     case invalidArgument(String)
     /// A file opened fine but its data turned out corrupt while streaming (a damaged Ogg page,
@@ -99,6 +101,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the audio engine was shut down; create a new AudioEngine"
         case .clipUnloaded:
             return "the clip was unloaded; load it again before playing it"
+        case .soundRemoved:
+            return "the sound was removed; make it again with makeSound before playing it"
         case .invalidArgument(let what):
             return "invalid argument: \(what)"
         case .decodeFailed(let path, let reason):

@@ -48,6 +48,23 @@ public struct PlayOptions: Sendable, Equatable {
     /// Occlusion, obstruction, air absorption and reverb send level of a positioned voice at its
     /// position (a voice on an emitter uses the emitter's; see ``EnvironmentProperties``).
     public var environment: EnvironmentProperties = .open
+    /// Seconds into the clip where the voice begins (default 0), less than the clip's duration.
+    /// A voice that begins part-way fades in over the engine's `fadeTime`, so it cannot click.
+    ///
+    /// ```swift
+    /// var options = PlayOptions(pan: 0)
+    /// options.offset = 1.5      // begin 1.5 s in
+    /// options.loopCount = 2     // then play the whole clip twice more: three passes in all
+    /// ```
+    public var offset: Double = 0
+    /// How many more times the clip plays after the first pass, gaplessly (0…``maxLoopCount``;
+    /// default 0: once), as `AVAudioPlayer.numberOfLoops` counts: 2 plays it three times and then
+    /// the voice ends as ``VoiceEndReason/finished``. For a voice that loops until stopped, set
+    /// ``loop`` instead (not both). An ``offset`` applies to the first pass only.
+    public var loopCount: Int = 0
+
+    /// The largest ``loopCount`` (a longer repetition is a ``loop`` and a ``Voice/stop(fade:)``).
+    public static let maxLoopCount = 1000
 
     /// Options with a ``placement`` (non-positional and centred by default).
     ///
@@ -92,6 +109,13 @@ public struct PlayOptions: Sendable, Equatable {
         guard pitch.isFinite, pitch > 0 else { throw .invalidArgument("pitch \(pitch) (must be finite and > 0)") }
         guard delay.isFinite, delay >= 0 else { throw .invalidArgument("delay \(delay) (must be finite and ≥ 0)") }
         guard fadeIn.isFinite, fadeIn >= 0 else { throw .invalidArgument("fadeIn \(fadeIn) (must be finite and ≥ 0)") }
+        guard offset.isFinite, offset >= 0 else { throw .invalidArgument("offset \(offset) (must be finite and ≥ 0)") }
+        guard (0...Self.maxLoopCount).contains(loopCount) else {
+            throw .invalidArgument("loopCount \(loopCount) (must be 0…\(Self.maxLoopCount))")
+        }
+        guard !(loop && loopCount > 0) else {
+            throw .invalidArgument("loop and loopCount \(loopCount) together (loop repeats until stopped; loopCount a number of times)")
+        }
         switch placement {
         case .pan(let pan):
             guard pan.isFinite, (-1...1).contains(pan) else { throw .invalidArgument("pan \(pan) (must be in −1…1)") }

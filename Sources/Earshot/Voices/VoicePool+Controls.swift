@@ -9,6 +9,13 @@ extension VoicePool {
         stopIndex(index, fade: fade)
     }
 
+    /// Stops a voice with the steal fade to make room for another play of its sound; it ends as
+    /// ``VoiceEndReason/stolen``.
+    func steal(_ index: Int) {
+        slots[index].stopReason = .stolen
+        stopIndex(index, fade: settings.fadeTime)
+    }
+
     private func stopIndex(_ index: Int, fade: Double) {
         serviceNeeded = true
         if slots[index].phase == .real {
@@ -28,7 +35,7 @@ extension VoicePool {
             slots[index].fadeRate = Float(1 / max(fade, settings.fadeTime))
             slots[index].silentSince = -1
         } else {
-            end(index, reason: .stopped)
+            end(index, reason: slots[index].stopReason)
         }
     }
 

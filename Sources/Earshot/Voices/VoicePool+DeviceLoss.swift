@@ -15,9 +15,10 @@ extension VoicePool {
             slots[index].phase = .virtual
             var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)
             let stopping = v.fadeAction == .stop || v.ownStops
-            if stopping || (!v.loop && playhead >= Double(v.clipFrames)) {
+            slots[index].queued = false   // the lost source took its queue with it
+            if stopping || (!v.loop && playhead >= v.totalFrames) {
                 stats.finished += stopping ? 0 : 1
-                end(index, reason: stopping ? .stopped : .finished)
+                end(index, reason: stopping ? v.stopReason : .finished)
                 continue
             }
             if v.loop { playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }

@@ -43,7 +43,8 @@ extension VoicePool {
                 case .none: break
                 }
             }
-            if slots[index].paused || busPaused[slots[index].busIndex] || slots[index].startAt > now
+            // `holds`: paused, or held back by its sound's instance limit.
+            if slots[index].holds != 0 || busPaused[slots[index].busIndex] || slots[index].startAt > now
                 || slots[index].audibility < settings.audibilityFloor {
                 slots[index].desired = false
                 if isReal { realPassNeeded = true }
@@ -156,7 +157,7 @@ extension VoicePool {
                 return false
             }
             if slots[index].ownStops, slots[index].ownFade == 0 {
-                end(index, reason: .stopped)
+                end(index, reason: slots[index].stopReason)
                 return false
             }
         case .real:
@@ -185,9 +186,12 @@ extension VoicePool {
         if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
             if slots[index].isOwnFading { stepOwnFade(index, by: now - from) }   // playback time
             slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
-            if slots[index].playhead >= Double(slots[index].clipFrames) {
-                guard slots[index].loop else { return false }
-                slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+            if slots[index].loop {
+                if slots[index].playhead >= Double(slots[index].clipFrames) {
+                    slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+                }
+            } else if slots[index].playhead >= slots[index].totalFrames {
+                return false
             }
         }
         slots[index].playheadClock = max(now, slots[index].playheadClock)

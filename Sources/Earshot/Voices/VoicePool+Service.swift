@@ -15,7 +15,7 @@ extension VoicePool {
             if slots[index].fadeAction != .none, slots[index].fade == 0, slots[index].silentSince >= 0,
                now - slots[index].silentSince >= settings.settleTime {
                 if slots[index].fadeAction == .stop {
-                    end(index, reason: .stopped)
+                    end(index, reason: slots[index].stopReason)
                 } else {
                     virtualize(index, now: now)
                 }
@@ -128,7 +128,17 @@ extension VoicePool {
         let v = slots.pointer(index)
         // A stopped source that already holds this clip's buffer plays it again from the start;
         // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
-        if attached[Int(source)] != v.pointee.buffer {
+        if v.pointee.passes > 1 {
+            // A loop count: the buffer queued once per pass plays them gaplessly and stops after
+            // the last, sample-exact (released sources drop the queue: `releaseSource`).
+            alSourcei(source, AL_BUFFER, 0)
+            let passes = Int(v.pointee.passes)
+            if queueScratch.count < passes { queueScratch = [ALuint](repeating: 0, count: passes) }
+            for k in 0..<passes { queueScratch[k] = v.pointee.buffer }
+            alSourceQueueBuffers(source, ALsizei(passes), queueScratch)
+            attached[Int(source)] = 0
+            v.pointee.queued = true
+        } else if attached[Int(source)] != v.pointee.buffer {
             alSourcei(source, AL_BUFFER, ALint(bitPattern: v.pointee.buffer))
             attached[Int(source)] = v.pointee.buffer
         }
@@ -142,14 +152,21 @@ extension VoicePool {
         let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
         v.pointee.realClock = now
         if fromStart {
-            v.pointee.playhead = 0
-            v.pointee.realOffset = 0
+            v.pointee.playhead = v.pointee.startFrame
+            v.pointee.realOffset = v.pointee.startFrame
+            if v.pointee.startFrame > 0 {
+                // Beginning part-way into the clip (an offset): fade in, so it cannot click.
+                alSourcei(source, AL_SAMPLE_OFFSET, ALint(v.pointee.startFrame))
+                v.pointee.fade = 0
+                v.pointee.fadeTarget = 1
+                v.pointee.fadeRate = Float(1 / settings.fadeTime)
+            }
         } else {
             var offset = v.pointee.playhead
             if v.pointee.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames)) }
-            offset = min(max(0, offset), Double(v.pointee.clipFrames - 1))
+            offset = min(max(0, offset), (v.pointee.loop ? Double(v.pointee.clipFrames) : v.pointee.totalFrames) - 1)
             v.pointee.realOffset = offset
-            alSourcef(source, AL_SAMPLE_OFFSET, Float(offset))
+            alSourcei(source, AL_SAMPLE_OFFSET, ALint(offset))
             // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
             v.pointee.fade = 0
             v.pointee.fadeTarget = 1
@@ -201,6 +218,12 @@ extension VoicePool {
     func releaseSource(_ index: Int) {
         let source = slots[index].source
         alSourceStop(source)
+        if slots[index].queued {
+            // Drop the pass queue: the source holds no buffer that unloading could not detach.
+            alSourcei(source, AL_BUFFER, 0)
+            attached[Int(source)] = 0
+            slots[index].queued = false
+        }
         freeSources.append(source)
         removeFromReal(index)
         slots[index].source = 0

@@ -109,6 +109,8 @@ final class VoicePool {
     /// Ended voices not yet delivered as events (bounded ring; the oldest are dropped when full).
     @exclusivity(unchecked) private var ended = EndedRing(capacity: 4096)
     @exclusivity(unchecked) var stats = Stats()
+    /// The buffer names queued for a voice with a loop count (grown to the largest count seen).
+    @exclusivity(unchecked) var queueScratch: [ALuint] = []
     /// Whether ``service(now:lookahead:)`` has anything to do: a fade, a voice waiting for its
     /// first mix or for a freed source, or a property change. A render skips it otherwise.
     @exclusivity(unchecked) var serviceNeeded = true
@@ -217,6 +219,12 @@ final class VoicePool {
         var options: PlayOptions
         var busIndex: Int
         var emitterIndex: Int
+        /// ``PlayOptions/offset`` in the clip's frames.
+        var startFrame: Double = 0
+        /// The sound played (a `SoundTable.Key`), 0 for a clip.
+        var soundKey: UInt32 = 0
+        /// Held virtual by its sound's instance limit from the start.
+        var held = false
     }
 
     /// Starts a voice: on a free source at once when it may be heard now, else as a virtual voice
@@ -233,6 +241,11 @@ final class VoicePool {
         v.gain = r.options.gain
         v.pitch = r.options.pitch
         v.loop = r.options.loop
+        v.passes = Int32(r.options.loopCount + 1)
+        v.startFrame = r.startFrame
+        v.playhead = r.startFrame
+        v.soundKey = r.soundKey
+        v.limitHeld = r.held
         v.priority = r.options.priority
         v.busIndex = r.busIndex
         switch r.options.placement {
@@ -272,11 +285,15 @@ final class VoicePool {
         } else {
             guard let victim = worstVirtual(), outranks(v, slots[victim]) else {
                 stats.refusals += 1
+                recordRefusal(.refused, sound: r.soundKey)
                 return .refused
             }
             stats.evictions += 1
             end(victim, reason: .evicted)
-            guard let free = freeSlots.popLast() else { return .refused }
+            guard let free = freeSlots.popLast() else {
+                recordRefusal(.refused, sound: r.soundKey)
+                return .refused
+            }
             index = free
         }
         v.generation = slots[index].generation
@@ -285,7 +302,7 @@ final class VoicePool {
         voiceEnvironment[index] = r.options.environment
         live.append(index)
 
-        if r.options.delay == 0, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
+        if r.options.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
            let source = freeSources.popLast() {
             startReal(index, on: source, now: now)
         }
@@ -323,13 +340,19 @@ final class VoicePool {
         slots[index].generation &+= 1
         freeSlots.append(index)
         // Record the event (the ring keeps the newest 4096 between drains).
-        ended.record(id, reason)
+        ended.record(id, reason, sound: slots[index].soundKey)
+        slots[index].soundKey = 0
     }
 
-    /// Hands the recorded ends to `body` and forgets them.
-    func drainEnded(_ body: (VoiceID, VoiceEndReason) -> Void) {
-        while let (id, reason) = ended.popOldest() {
-            body(id, reason)
+    /// Records a play that never started (refused by the pool, a sound's limit or its cooldown).
+    func recordRefusal(_ reason: VoiceEndReason, sound: UInt32) {
+        ended.record(.refused, reason, sound: sound)
+    }
+
+    /// Hands the recorded ends (voice, reason, sound key or 0) to `body` and forgets them.
+    func drainEnded(_ body: (VoiceID, VoiceEndReason, UInt32) -> Void) {
+        while let e = ended.popOldest() {
+            body(e.id, e.reason, e.sound)
         }
     }
 

@@ -26,7 +26,9 @@ struct VoiceState {
     // and `service`): with the table aligned to 64 bytes, that is one cache line per voice. Keep
     // it that way (`VoiceStateLayoutTests` checks it); colder fields follow.
     var phase: Phase = .free
-    var paused = false
+    /// Why the voice may not hold a source now, besides its bus: bit 0 paused (its playhead
+    /// stands still), bit 1 held back by its sound's instance limit (`virtual` mode: time runs).
+    var holds: UInt8 = 0
     var desired = false
     var loop = false
     var priority: UInt8 = 128
@@ -90,6 +92,17 @@ struct VoiceState {
     var ownRate: Float = 0
     /// The voice ends (``VoiceEndReason/stopped``) when its own envelope reaches zero.
     var ownStops = false
+    /// Where the voice begins in its clip, in frames (``PlayOptions/offset``).
+    var startFrame: Double = 0
+    /// Passes through the clip of a voice that does not loop (``PlayOptions/loopCount`` + 1);
+    /// more than one are queued on the source as that many copies of the buffer.
+    var passes: Int32 = 1
+    /// The sound the voice was played from (``SoundTable/Key``), 0 for a clip played directly.
+    var soundKey: UInt32 = 0
+    /// How the voice ends when its stop fade completes: stopped, or stolen by its sound's limit.
+    var stopReason: VoiceEndReason = .stopped
+    /// Its source holds a queue of `passes` buffers (cleared when the source is released).
+    var queued = false
     // These fields took the place of padding: the stride stays 256 bytes (a multiple of the
     // cache line; `VoiceStateLayoutTests` checks it).
 
@@ -107,6 +120,19 @@ struct VoiceState {
     /// Byte offset where the hot line ends (for the layout test).
     static var hotLineEnd: Int { MemoryLayout<VoiceState>.offset(of: \VoiceState.startAt).map { $0 + 8 } ?? .max }
 
+    /// Paused by the game (the voice itself): its playhead stands still.
+    var paused: Bool {
+        @inline(__always) get { holds & 1 != 0 }
+        @inline(__always) set { holds = newValue ? holds | 1 : holds & ~1 }
+    }
+    /// Held virtual by its sound's instance limit: time runs, no source.
+    var limitHeld: Bool {
+        @inline(__always) get { holds & 2 != 0 }
+        @inline(__always) set { holds = newValue ? holds | 2 : holds & ~2 }
+    }
+    /// Frames the voice plays in all when it does not loop (its passes through the clip).
+    var totalFrames: Double { Double(clipFrames) * Double(passes) }
+
     var isFading: Bool { fade != fadeTarget }
     /// The voice's own envelope is moving (fade-in or stop fade).
     var isOwnFading: Bool { ownFade != ownTarget }
@@ -120,6 +146,15 @@ public enum VoiceEndReason: String, Sendable, Equatable {
     case stopped
     /// The virtual-voice limit was reached and this voice had the lowest standing.
     case evicted
+    /// Its sound's instance limit (``SoundDefinition/StealMode/oldest`` or
+    /// ``SoundDefinition/StealMode/quietest``) stopped it to make room for a new play.
+    case stolen
+    /// The play never started: the pool was full and the request had the lowest standing, or
+    /// its sound's limit refuses plays past it (``SoundDefinition/StealMode/refuse``). The event's
+    /// voice is a refused handle (``VoiceStatus/refused``).
+    case refused
+    /// The play never started: its sound started less than ``SoundDefinition/cooldown`` ago.
+    case cooldown
 }
 
 /// A voice's state, as the pool sees it.
@@ -137,7 +172,26 @@ public enum VoiceStatus: String, Sendable, Equatable {
 }
 
 /// Something that happened to a voice, delivered on ``AudioEngine/voiceEvents``.
+///
+/// ```swift
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// Task {
+///     for await event in engine.voiceEvents where event.reason == .finished {
+///         print("\(event.sound?.definition.clips.count ?? 0)-clip sound ended")
+///     }
+/// }
+/// ```
 public struct VoiceEvent: Sendable, Equatable {
+    /// The voice (a refused handle for ``VoiceEndReason/refused`` and ``VoiceEndReason/cooldown``).
     public var voice: Voice
+    /// Why it ended.
     public var reason: VoiceEndReason
+    /// The sound it was played from (nil for a clip played directly, or a sound removed since).
+    public var sound: Sound?
+
+    public init(voice: Voice, reason: VoiceEndReason, sound: Sound? = nil) {
+        self.voice = voice
+        self.reason = reason
+        self.sound = sound
+    }
 }

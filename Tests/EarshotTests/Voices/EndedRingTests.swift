@@ -7,7 +7,7 @@ final class EndedRingTests: XCTestCase {
 
     private func drain(_ ring: inout EndedRing) -> [(VoiceID, VoiceEndReason)] {
         var out: [(VoiceID, VoiceEndReason)] = []
-        while let entry = ring.popOldest() { out.append(entry) }
+        while let entry = ring.popOldest() { out.append((entry.id, entry.reason)) }
         return out
     }
 
@@ -52,12 +52,25 @@ final class EndedRingTests: XCTestCase {
             if round % 2 == 0 {
                 // Partly drained: the rest stays in order for the next round.
                 let one = ring.popOldest()
-                XCTAssertEqual(one?.0, id(first))
+                XCTAssertEqual(one?.id, id(first))
             }
             let rest = drain(&ring).map(\.0)
             let start = round % 2 == 0 ? first + 1 : first
             XCTAssertEqual(rest, (start..<next).map(id))
         }
+    }
+
+    func testKeepsTheSoundOfEachEnd() {
+        var ring = EndedRing(capacity: 4)
+        ring.record(id(1), .stolen, sound: 7)
+        ring.record(.refused, .cooldown, sound: 2)
+        ring.record(id(3), .finished)
+        XCTAssertEqual(ring.popOldest()?.sound, 7)
+        let refusal = ring.popOldest()
+        XCTAssertEqual(refusal?.id, .refused)
+        XCTAssertEqual(refusal?.reason, .cooldown)
+        XCTAssertEqual(refusal?.sound, 2)
+        XCTAssertEqual(ring.popOldest()?.sound, 0)
     }
 
     func testCapacityIsWhatItWasGiven() {

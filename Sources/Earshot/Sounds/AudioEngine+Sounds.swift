@@ -1,0 +1,118 @@
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension AudioEngine {
+    /// Makes a ``Sound`` from `definition`: its clips must be loaded in this engine.
+    ///
+    /// Throws ``EarshotError/invalidArgument(_:)`` for a value out of range (the definition's
+    /// ``SoundDefinition/validate()``), ``EarshotError/clipUnloaded`` for a clip that is not
+    /// loaded, and ``EarshotError/engineShutDown`` after shutdown.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let beep = try engine.loadClip(path: "Assets/Sounds/beep.wav")
+    /// let ping = try engine.makeSound(SoundDefinition(clips: [beep], cooldown: 0.1))
+    /// _ = try engine.play(ping)
+    /// ```
+    public func makeSound(_ definition: SoundDefinition) throws(EarshotError) -> Sound {
+        try definition.validate()
+        return try withAL { () throws(EarshotError) -> Sound in
+            guard !core.isShutDown else { throw .engineShutDown }
+            for clip in definition.clips where !core.isLoaded(clip) { throw .clipUnloaded }
+            guard core.busIndex(definition.bus) != nil else {
+                throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
+            }
+            let (slot, generation) = try core.sounds.make(definition)
+            return Sound(id: UInt32(slot), generation: generation, definition: definition)
+        }
+    }
+
+    /// Removes a sound: its handle goes stale (playing it throws ``EarshotError/soundRemoved``).
+    /// Voices it started play on to their end as plain clip voices. A stale handle does nothing.
+    public func removeSound(_ sound: Sound) {
+        withAL {
+            guard !core.isShutDown, let slot = core.sounds.slot(sound) else { return }
+            core.sounds.remove(slot, pool: core.pool)
+        }
+    }
+
+    /// Plays a sound: picks its clip, varies pitch and gain, applies its cooldown and instance
+    /// limit, then starts a voice as ``play(_:options:)-(Clip,_)`` does.
+    ///
+    /// Returns nil when the play is refused — by the sound's cooldown, by its limit in
+    /// ``SoundDefinition/StealMode/refuse`` mode, or by a full voice pool; each is counted in
+    /// ``stats`` and reported on ``voiceEvents`` (``VoiceEndReason/cooldown`` or
+    /// ``VoiceEndReason/refused``, with the sound). Throws ``EarshotError/soundRemoved`` for a
+    /// removed sound, ``EarshotError/clipUnloaded`` when the picked clip was unloaded, and
+    /// ``EarshotError/invalidArgument(_:)`` for bad options (as for a clip). Allocation-free.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
+    /// let steps = try engine.makeSound(SoundDefinition(clips: [step], limit: .init(count: 3, steal: .refuse)))
+    /// for _ in 0..<5 {
+    ///     if try engine.play(steps) == nil { print("refused: three are playing") }
+    /// }
+    /// ```
+    @discardableResult
+    public func play(_ sound: Sound, options: SoundPlayOptions = SoundPlayOptions()) throws(EarshotError) -> Voice? {
+        if case .emitter(let e) = options.placement, e.engine !== self {
+            throw .invalidArgument("the emitter belongs to another engine")
+        }
+        let id = try withAL { () throws(EarshotError) -> VoiceID? in
+            guard !core.isShutDown else { throw .engineShutDown }
+            guard let slot = core.sounds.slot(sound) else { throw .soundRemoved }
+            return try core.play(sound: slot, options: options, logger: logger)
+        }
+        return id.map { Voice(engine: self, id: $0) }
+    }
+
+    /// Voices of `sound` now — real, virtual or held back by its limit (0 for a removed sound).
+    public func instanceCount(of sound: Sound) -> Int {
+        withAL {
+            guard !core.isShutDown, let slot = core.sounds.slot(sound) else { return 0 }
+            return core.sounds.instanceCount(slot, pool: core.pool)
+        }
+    }
+}
+
+extension EngineCore {
+    /// One play of the sound in `slot`: selection, variation, cooldown and limit, then the voice.
+    /// Nil when refused (recorded for the event stream).
+    func play(sound slot: Int, options: SoundPlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
+        guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
+        let key = sounds.key(slot)
+        var emitterIndex = -1
+        if case .emitter(let emitter) = options.placement {
+            guard let e = pool.emitterIndex(emitter.id) else { throw .invalidArgument("the emitter was removed") }
+            emitterIndex = e
+        }
+        let clip = definition.clips[sounds.nextClip(slot, using: &random)]
+        guard isLoaded(clip) else { throw .clipUnloaded }
+        var pitchFactor: Float = 1, gainFactor: Float = 1
+        if definition.pitchVariation > 0 {
+            let cents = (random.nextUnit() * 2 - 1) * definition.pitchVariation
+            pitchFactor = Float(pow(2, cents / 1200))
+        }
+        if definition.gainVariation > 0 {
+            let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
+            gainFactor = Float(pow(10, db / 20))
+        }
+        let playOptions = options.playOptions(for: definition, pitchFactor: pitchFactor, gainFactor: gainFactor)
+        try playOptions.validate()
+        try checkTiming(of: clip, options: playOptions)   // before the limit may steal for it
+        let t = now
+        switch sounds.admit(slot, now: t, emitterIndex: emitterIndex, pool: pool) {
+        case .refuse(let reason):
+            pool.recordRefusal(reason, sound: key)
+            return nil
+        case .play(let held):
+            let id = try play(clip, options: playOptions, logger: logger, sound: key, held: held)
+            guard id != .refused else { return nil }
+            sounds.started(slot, voice: id, now: t)
+            return id
+        }
+    }
+}

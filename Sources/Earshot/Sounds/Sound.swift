@@ -1,0 +1,114 @@
+/// A sound an engine can play: a ``SoundDefinition`` made with ``AudioEngine/makeSound(_:)``.
+///
+/// Like a ``Clip``, a sound is an asset; each play makes a ``Voice``. The engine keeps what the
+/// sound's plays share — which clips played last, the voices it has now, when it last started —
+/// so that its limits and variations hold across every play, from any thread.
+///
+/// The handle is generation-counted: after ``AudioEngine/removeSound(_:)`` it is stale, and
+/// playing it throws ``EarshotError/soundRemoved``.
+///
+/// ```swift
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// let beep = try engine.loadClip(path: "Assets/Sounds/beep.wav")
+/// let blip = try engine.makeSound(SoundDefinition(clips: [beep], pitchVariation: 100))
+/// if let voice = try engine.play(blip) {
+///     print(voice.status)                 // real
+/// }
+/// print(engine.instanceCount(of: blip))   // 1
+/// ```
+public struct Sound: Sendable, Hashable {
+    let id: UInt32
+    let generation: UInt32
+    /// What the sound was made from.
+    public let definition: SoundDefinition
+
+    public static func == (a: Sound, b: Sound) -> Bool { a.id == b.id && a.generation == b.generation }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(generation)
+    }
+}
+
+/// How one play of a ``Sound`` differs from the sound's defaults: every field left nil keeps the
+/// definition's value; gain and pitch multiply it.
+///
+/// ```swift
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// let hum = try engine.makeSound(SoundDefinition(clips: [try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")], loop: true))
+/// var options = SoundPlayOptions(position: Vector3(3, 0, -2))
+/// options.offset = 1.5                  // begin 1.5 s into the clip
+/// options.bus = .ui
+/// _ = try engine.play(hum, options: options)
+/// ```
+public struct SoundPlayOptions: Sendable, Equatable {
+    /// Multiplies the sound's gain (finite, ≥ 0).
+    public var gain: Float = 1
+    /// Multiplies the sound's pitch (finite, > 0).
+    public var pitch: Float = 1
+    /// Overrides the sound's ``SoundDefinition/loop``.
+    public var loop: Bool?
+    /// Plays the clip this many more times after the first (see ``PlayOptions/loopCount``).
+    public var loopCount: Int = 0
+    /// Overrides the sound's priority.
+    public var priority: UInt8?
+    /// Overrides the sound's bus.
+    public var bus: Bus?
+    /// Seconds before the voice starts (playback time; see ``PlayOptions/delay``).
+    public var delay: Double = 0
+    /// Seconds of fade-in (see ``PlayOptions/fadeIn``).
+    public var fadeIn: Double = 0
+    /// Seconds into the clip where the voice begins (see ``PlayOptions/offset``).
+    public var offset: Double = 0
+    /// Where it is heard from; nil: at ``position`` when that is set, else centred, non-positional.
+    public var placement: PlayOptions.Placement?
+    /// A position in 3D, with the sound's ``SoundDefinition/spatial`` distance settings (ignored
+    /// when ``placement`` is set).
+    public var position: Vector3?
+    /// Occlusion, obstruction, air absorption and reverb send of a positioned voice.
+    public var environment: EnvironmentProperties = .open
+
+    /// Defaults: the sound as defined, centred and non-positional.
+    public init() {}
+
+    /// A play at `position` with the sound's distance settings.
+    public init(position: Vector3, gain: Float = 1, bus: Bus? = nil) {
+        self.position = position
+        self.gain = gain
+        self.bus = bus
+    }
+
+    /// A play that follows `emitter`.
+    public init(emitter: Emitter, gain: Float = 1, bus: Bus? = nil) {
+        self.placement = .emitter(emitter)
+        self.gain = gain
+        self.bus = bus
+    }
+
+    /// A non-positional play at a stereo `pan` (−1 … +1).
+    public init(pan: Float, gain: Float = 1, bus: Bus? = nil) {
+        self.placement = .pan(pan)
+        self.gain = gain
+        self.bus = bus
+    }
+
+    /// The options of the voice: the definition's values, this play's overrides, and the random
+    /// variation (`pitchFactor`, `gainFactor`).
+    func playOptions(for d: SoundDefinition, pitchFactor: Float, gainFactor: Float) -> PlayOptions {
+        let place: PlayOptions.Placement
+        if let placement {
+            place = placement
+        } else if let position {
+            var s = d.spatial
+            s.position = position
+            place = .spatial(s)
+        } else {
+            place = .pan(0)
+        }
+        var o = PlayOptions(gain: d.gain * gain * gainFactor, pitch: d.pitch * pitch * pitchFactor, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
+                            priority: priority ?? d.priority, bus: bus ?? d.bus, delay: delay, fadeIn: fadeIn, placement: place)
+        o.offset = offset
+        o.loopCount = loopCount
+        o.environment = environment
+        return o
+    }
+}

@@ -1,0 +1,216 @@
+/// The engine's sounds: each one's definition, clip selection, voices now, last start and
+/// counters. Lives in the engine core and is touched only under the AL lock.
+///
+/// A voice knows its sound by a *key*: the slot and the low 16 bits of its generation, so a sound
+/// removed and its slot reused cannot be mistaken for the old one by a voice or an event still
+/// under way. Steady-state plays allocate nothing: the selector's arrays are sized when the sound
+/// is made, and each sound's list of voices keeps its capacity.
+final class SoundTable {
+    /// `(generation & 0xFFFF) << 16 | (slot + 1)`; 0 is "no sound".
+    typealias Key = UInt32
+
+    /// The most sounds an engine holds at once.
+    static let maxSounds = 65_534
+
+    struct Entry {
+        var generation: UInt32 = 0
+        var definition: SoundDefinition?
+        var selector: SoundSelector?
+        /// Engine time of the last start (−∞: never).
+        var lastStart = -Double.infinity
+        /// Voices of the sound in start order, oldest first; ended ones are pruned lazily.
+        var voices: [VoiceID] = []
+        /// Voices among `voices` held virtual by the `virtual` limit mode (an upper bound until
+        /// the next prune).
+        var held = 0
+    }
+
+    /// Counters since the engine started (see ``EngineStats``).
+    struct Stats {
+        var limitSteals = 0
+        var limitRefusals = 0
+        var limitHolds = 0
+        var cooldownRefusals = 0
+    }
+
+    private(set) var entries: [Entry] = []
+    private var free: [Int] = []
+    var stats = Stats()
+    /// Sounds that may have voices held by their limit (released by ``releaseHeld(pool:)``).
+    private var soundsWithHeld = 0
+
+    func make(_ definition: SoundDefinition) throws(EarshotError) -> (slot: Int, generation: UInt32) {
+        let slot: Int
+        if let reused = free.popLast() {
+            slot = reused
+        } else {
+            guard entries.count < Self.maxSounds else {
+                throw .invalidArgument("an engine holds at most \(Self.maxSounds) sounds (remove some with removeSound)")
+            }
+            slot = entries.count
+            entries.append(Entry())
+        }
+        entries[slot].definition = definition
+        entries[slot].selector = SoundSelector(definition)
+        entries[slot].lastStart = -.infinity
+        entries[slot].voices = []
+        entries[slot].voices.reserveCapacity(min(definition.limit.map { $0.count + 4 } ?? 16, 1024))
+        entries[slot].held = 0
+        return (slot, entries[slot].generation)
+    }
+
+    /// The slot of a live sound handle, or nil when it was removed.
+    func slot(_ sound: Sound) -> Int? {
+        let i = Int(sound.id)
+        guard i < entries.count, entries[i].generation == sound.generation, entries[i].definition != nil else { return nil }
+        return i
+    }
+
+    func remove(_ slot: Int, pool: VoicePool) {
+        let key = self.key(slot)
+        // Its voices play on as clip voices: they no longer count for, or report, the sound.
+        pool.forgetSound(key)
+        if entries[slot].held > 0 { soundsWithHeld -= 1 }
+        entries[slot] = Entry(generation: entries[slot].generation &+ 1)
+        free.append(slot)
+    }
+
+    func key(_ slot: Int) -> Key { (entries[slot].generation & 0xFFFF) << 16 | UInt32(slot + 1) }
+
+    /// The sound a key names, if it still exists.
+    func sound(forKey key: Key) -> Sound? {
+        guard key != 0 else { return nil }
+        let slot = Int(key & 0xFFFF) - 1
+        guard slot < entries.count, let d = entries[slot].definition,
+              entries[slot].generation & 0xFFFF == key >> 16 else { return nil }
+        return Sound(id: UInt32(slot), generation: entries[slot].generation, definition: d)
+    }
+
+    // MARK: Playing
+
+    /// What a play of the sound may do now.
+    enum Admission {
+        /// Play, held virtual by the limit when `held`.
+        case play(held: Bool)
+        /// Refused (``VoiceEndReason/refused`` or ``VoiceEndReason/cooldown``).
+        case refuse(VoiceEndReason)
+    }
+
+    /// The cooldown and the instance limit of a play at `now` on `emitterIndex` (-1: none). Steals
+    /// what the limit's mode steals.
+    func admit(_ slot: Int, now: Double, emitterIndex: Int, pool: VoicePool) -> Admission {
+        guard let d = entries[slot].definition else { return .refuse(.refused) }
+        if d.cooldown > 0, now - entries[slot].lastStart < d.cooldown {
+            stats.cooldownRefusals += 1
+            return .refuse(.cooldown)
+        }
+        guard let limit = d.limit else { return .play(held: false) }
+        prune(slot, pool: pool)
+        var audible = 0, onEmitter = 0
+        for id in entries[slot].voices {
+            guard let i = pool.slot(id), !pool.slots[i].limitHeld else { continue }
+            audible += 1
+            if emitterIndex >= 0, pool.slots[i].emitterIndex == emitterIndex { onEmitter += 1 }
+        }
+        let emitterFull = emitterIndex >= 0 && limit.perEmitter.map { onEmitter >= $0 } ?? false
+        guard audible >= limit.count || emitterFull else { return .play(held: false) }
+        // At the limit: among the emitter's voices when that is the limit reached.
+        let among = emitterFull ? emitterIndex : -1
+        switch limit.steal {
+        case .refuse:
+            stats.limitRefusals += 1
+            return .refuse(.refused)
+        case .virtual:
+            stats.limitHolds += 1
+            if entries[slot].held == 0 { soundsWithHeld += 1 }
+            entries[slot].held += 1
+            return .play(held: true)
+        case .oldest, .quietest:
+            var victim = -1, victimAt = -1
+            var quietest = Float.infinity
+            for (k, id) in entries[slot].voices.enumerated() {
+                guard let i = pool.slot(id), !pool.slots[i].limitHeld,
+                      among < 0 || pool.slots[i].emitterIndex == among else { continue }
+                if limit.steal == .oldest {
+                    victim = i
+                    victimAt = k
+                    break
+                }
+                let heard = pool.heardLevel(i)
+                if heard < quietest {
+                    quietest = heard
+                    victim = i
+                    victimAt = k
+                }
+            }
+            if victim >= 0 {
+                pool.steal(victim)
+                entries[slot].voices.remove(at: victimAt)
+                stats.limitSteals += 1
+            }
+            return .play(held: false)
+        }
+    }
+
+    /// Records a voice the sound started at `now`.
+    func started(_ slot: Int, voice: VoiceID, now: Double) {
+        entries[slot].lastStart = now
+        entries[slot].voices.append(voice)
+    }
+
+    /// Picks the clip index of the next play.
+    func nextClip<G: RandomNumberGenerator>(_ slot: Int, using generator: inout G) -> Int {
+        entries[slot].selector?.next(using: &generator) ?? 0
+    }
+
+    /// Voices of the sound now (held ones included).
+    func instanceCount(_ slot: Int, pool: VoicePool) -> Int {
+        prune(slot, pool: pool)
+        return entries[slot].voices.count
+    }
+
+    /// Drops ended voices (and stolen ones still fading) from the sound's list.
+    private func prune(_ slot: Int, pool: VoicePool) {
+        entries[slot].voices.removeAll { id in
+            guard let i = pool.slot(id) else { return true }
+            return pool.slots[i].stopReason == .stolen
+        }
+    }
+
+    /// Once per frame: a sound whose audible voices fell under its limit lets its newest held
+    /// voices be heard (the `virtual` mode). Costs nothing while no sound holds a voice.
+    func releaseHeld(pool: VoicePool) {
+        guard soundsWithHeld > 0 else { return }
+        for slot in entries.indices where entries[slot].held > 0 {
+            guard let limit = entries[slot].definition?.limit else { continue }
+            prune(slot, pool: pool)
+            var audible = 0, held = 0
+            for id in entries[slot].voices {
+                guard let i = pool.slot(id) else { continue }
+                if pool.slots[i].limitHeld { held += 1 } else { audible += 1 }
+            }
+            var k = entries[slot].voices.count - 1
+            while audible < limit.count, k >= 0 {
+                if let i = pool.slot(entries[slot].voices[k]), pool.slots[i].limitHeld,
+                   limit.perEmitter.map({ emitterCount(slot, emitter: pool.slots[i].emitterIndex, pool: pool) < $0 }) ?? true {
+                    pool.release(held: i)
+                    audible += 1
+                    held -= 1
+                }
+                k -= 1
+            }
+            entries[slot].held = held
+            if held == 0 { soundsWithHeld -= 1 }
+        }
+    }
+
+    /// Audible voices of the sound on emitter `emitter` (-1: not on an emitter, no limit).
+    private func emitterCount(_ slot: Int, emitter: Int, pool: VoicePool) -> Int {
+        guard emitter >= 0 else { return 0 }
+        var n = 0
+        for id in entries[slot].voices {
+            if let i = pool.slot(id), !pool.slots[i].limitHeld, pool.slots[i].emitterIndex == emitter { n += 1 }
+        }
+        return n
+    }
+}
