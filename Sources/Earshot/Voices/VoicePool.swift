@@ -237,7 +237,6 @@ final class VoicePool {
         v.buffer = r.buffer
         v.clipFrames = r.frames
         v.clipRate = Double(r.rate)
-        v.clipChannels = r.channels
         v.gain = r.options.gain
         v.pitch = r.options.pitch
         v.loop = r.options.loop

@@ -71,7 +71,6 @@ struct VoiceState {
     // The clip.
     var clipID: UInt32 = 0
     var buffer: ALuint = 0
-    var clipChannels: Int = 1
     /// Own spatial properties of a `.spatial` voice (an `.emitter` voice reads its emitter's).
     var spatial = SpatialProperties()
     /// While real: the engine time the source started (or last re-based) and its playhead then,
@@ -80,8 +79,8 @@ struct VoiceState {
     var realOffset: Double = 0
     /// Never heard yet: may start from frame 0 if it gets a source soon enough.
     var fresh = true
-    var liveIndex: Int = -1
-    var realIndex: Int = -1
+    private var liveIndex32: Int32 = -1
+    private var realIndex32: Int32 = -1
     /// The voice's own envelope (``PlayOptions/fadeIn``, ``Voice/stop(fade:)``), multiplied into
     /// the gain with `fade` (the pool's steal/resume envelope). It runs in *playback* time: only
     /// while the voice plays, frozen while it or its bus is paused, so a pause in the middle of a
@@ -90,15 +89,15 @@ struct VoiceState {
     var ownTarget: Float = 1
     /// Own-envelope units per second (> 0 while it moves).
     var ownRate: Float = 0
-    /// The voice ends (``VoiceEndReason/stopped``) when its own envelope reaches zero.
-    var ownStops = false
-    /// Where the voice begins in its clip, in frames (``PlayOptions/offset``).
-    var startFrame: Double = 0
     /// Passes through the clip of a voice that does not loop (``PlayOptions/loopCount`` + 1);
     /// more than one are queued on the source as that many copies of the buffer.
     var passes: Int32 = 1
-    /// The sound the voice was played from (``SoundTable/Key``), 0 for a clip played directly.
+    /// The sound the voice was played from (a `SoundTable.Key`), 0 for a clip played directly.
     var soundKey: UInt32 = 0
+    /// Where the voice begins in its clip, in frames (``PlayOptions/offset``).
+    var startFrame: Double = 0
+    /// The voice ends (`stopReason`) when its own envelope reaches zero.
+    var ownStops = false
     /// How the voice ends when its stop fade completes: stopped, or stolen by its sound's limit.
     var stopReason: VoiceEndReason = .stopped
     /// Its source holds a queue of `passes` buffers (cleared when the source is released).
@@ -110,6 +109,16 @@ struct VoiceState {
     var emitterIndex: Int {
         @inline(__always) get { Int(emitterIndex32) }
         @inline(__always) set { emitterIndex32 = Int32(newValue) }
+    }
+    /// The slot's position in the pool's `live` list, or -1.
+    var liveIndex: Int {
+        @inline(__always) get { Int(liveIndex32) }
+        @inline(__always) set { liveIndex32 = Int32(newValue) }
+    }
+    /// The slot's position in the pool's `real` list, or -1.
+    var realIndex: Int {
+        @inline(__always) get { Int(realIndex32) }
+        @inline(__always) set { realIndex32 = Int32(newValue) }
     }
     /// The voice's bus (index into the engine's buses).
     var busIndex: Int {
