@@ -67,6 +67,7 @@ let package = Package(
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
         // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
         .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
+        .executableTarget(name: "Mix", dependencies: ["Earshot"], path: "Demos/Mix"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],

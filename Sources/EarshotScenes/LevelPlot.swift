@@ -226,7 +226,7 @@ public enum LevelPlot {
     }
 
     static func busLane(_ t: SceneTimeline, total: Double, top: Double, height: Double) -> String {
-        let series = SceneTimeline.buses.enumerated().map { b, name -> (String, String, [Double?]) in
+        let series = t.buses.enumerated().map { b, name -> (String, String, [Double?]) in
             (name, colours[(b + 2) % colours.count], t.busMaxDB[b].map { $0.isFinite ? Double($0) : nil })
         }
         return lane(title: "bus gain (dB, with ducking, pause and mute)", unit: "dB", top: top, height: height, total: total,

@@ -54,6 +54,15 @@ public struct Scene: Sendable {
     public var events: [SceneEvent]
     /// Reverb zones (`zones:`), in file order.
     public var zones: [ReverbZone] = []
+    /// Sounds (`sounds:`), in file order: clips picked, varied and limited; ids shared with clips.
+    public var sounds: [SceneSound] = []
+    /// Snapshots (`snapshots:`), in file order.
+    public var snapshots: [SceneSnapshot] = []
+    /// Buses with settings (`buses:`): gains, new buses, sidechain ducking; in file order.
+    public var buses: [SceneBus] = []
+    /// The scene's `seed:` (default 0): its jitter and every random choice of its sounds follow
+    /// from it, so a scene renders bit-identically each time; another seed, other choices.
+    public var seed: UInt64 = 0
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// `EarshotError/invalidScene(file:line:column:key:reason:)` (or `EarshotError/fileNotFound(path:)`

@@ -9,6 +9,7 @@ import Earshot
 /// - { at: 5.0, interruption: began }
 /// - { at: 6.0, interruption: ended, shouldResume: true }
 /// - { at: 6.5, stop: car, fade: 0.2 }
+/// - { at: 7.0, snapshot: underwater, action: begin, fade: 0.5 }
 /// ```
 public struct SceneEvent: Sendable, Equatable {
     /// What a music event does to its track.
@@ -28,8 +29,8 @@ public struct SceneEvent: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
         /// A music track's transport or volume.
         case music(id: String, MusicAction)
-        /// A one-shot of a clip, at a position (3D) or a pan (non-positional).
-        case play(clip: String, position: Vector3?, pan: Float, gain: Float, pitch: Float, priority: UInt8)
+        /// A one-shot of a clip or a sound, at a position (3D) or a pan (non-positional).
+        case play(ScenePlay)
         /// The secondary-audio hint begins (true) or ends (false).
         case hint(begins: Bool)
         /// An interruption begins, or ends (with whether to resume).
@@ -40,6 +41,8 @@ public struct SceneEvent: Sendable, Equatable {
         case start(emitter: String)
         /// Properties of an emitter, a music track or a bus change, at once or over `ramp` seconds.
         case set(target: SceneSetTarget, changes: [SceneChange], ramp: Double, curve: SceneRampCurve?)
+        /// A snapshot begins (at `intensity`) or ends, fading over `fade` seconds.
+        case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
     }
 
     /// Scene time in seconds.
@@ -64,7 +67,7 @@ public struct SceneEvent: Sendable, Equatable {
             case .stop: return "music \(id) stop"
             case .fade(let v, _): return "music \(id) fade to \(v)"
             }
-        case .play(let clip, _, _, _, _, _): return "play \(clip)"
+        case .play(let p): return "play \(p.id)"
         case .hint(let begins): return begins ? "hint begin" : "hint end"
         case .interruption(let began, let resume):
             return began ? "interruption began" : "interruption ended" + (resume ? " (resume)" : "")
@@ -72,6 +75,7 @@ public struct SceneEvent: Sendable, Equatable {
         case .start(let emitter): return "start \(emitter)"
         case .set(let target, let changes, _, _):
             return "set \(target.name) " + changes.map { "\($0.property.rawValue) \($0.value)" }.joined(separator: ", ")
+        case .snapshot(let id, let begins, _, _): return "snapshot \(id) \(begins ? "begin" : "end")"
         }
     }
 

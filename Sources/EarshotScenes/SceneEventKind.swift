@@ -1,20 +1,21 @@
 /// The event words of a scene's `events:` list: each event says exactly one of them.
 enum SceneEventKind: String, CaseIterable, Sendable {
-    case music, play, hint, interruption, stop, start, set
+    case music, play, hint, interruption, stop, start, set, snapshot
 
     /// The keys an event of this kind may have.
     var allowedKeys: [String] {
         switch self {
         case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
-        case .play: return ["at", "play", "position", "pan", "gain", "pitch", "priority", "every", "count", "until", "jitter"]
+        case .play: return ["at", "play", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "every", "count", "until", "jitter"]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
         case .stop: return ["at", "stop", "fade"]
         case .start: return ["at", "start"]
         case .set: return ["at", "set", "gain", "pitch", "pan", "rate", "occlusion", "ramp", "curve"]
+        case .snapshot: return ["at", "snapshot", "action", "fade", "intensity"]
         }
     }
 
     /// The keys it must have.
-    var requiredKeys: [String] { self == .music ? ["at", "action"] : ["at"] }
+    var requiredKeys: [String] { self == .music || self == .snapshot ? ["at", "action"] : ["at"] }
 }

@@ -13,6 +13,9 @@ import Foundation
 /// | events | 1,000,000 |
 /// | emitters, clips, music tracks (each) | 10,000 |
 /// | reverb zones | 256 |
+/// | sounds | 10,000 |
+/// | snapshots | 256 |
+/// | buses | 64 (with the four built-in ones) |
 /// | waypoints in one path | 100,000 |
 ///
 /// ```swift
@@ -28,12 +31,16 @@ public enum SceneLimits {
     public static let maxMusic = 10_000
     public static let maxZones = 256
     public static let maxWaypoints = 100_000
+    public static let maxSounds = 10_000
+    public static let maxSnapshots = 256
+    public static let maxBuses = 64
 
     /// Top-level keys whose entries are counted while scanning: the limit, the word, and how
     /// many YAML nodes make one entry (a mapping's key and value; a list's item).
     static let topLimits: [String: (limit: Int, what: String, perEntry: Int)] = [
         "events": (maxEvents, "events", 1), "emitters": (maxEmitters, "emitters", 2), "clips": (maxClips, "clips", 2),
         "music": (maxMusic, "music tracks", 2), "zones": (maxZones, "zones", 2),
+        "sounds": (maxSounds, "sounds", 2), "snapshots": (maxSnapshots, "snapshots", 2), "buses": (maxBuses, "buses", 2),
     ]
 
     /// A problem the pre-scan found: where, and what.

@@ -16,7 +16,7 @@ struct SceneParser: YAMLReader {
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "session",
-                          "clips", "music", "listener", "emitters", "events", "zones"]
+                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
@@ -142,6 +142,18 @@ struct SceneParser: YAMLReader {
                 if let path = audioFile(value, "clips.\(id)") { clips.append(SceneClip(id: id, path: path)) }
             }
         }
+        let (buses, busNames) = self.buses(top["buses"])
+        var sounds: [SceneSound] = []
+        var soundIDs = Set<String>()
+        if let n = top["sounds"], within(n, "sounds", SceneLimits.maxSounds, "sounds") {
+            sounds = self.sounds(n, clipIDs: clipIDs, busNames: busNames)
+            soundIDs = Set(sounds.map(\.id))
+        }
+        var snapshots: [SceneSnapshot] = []
+        if let n = top["snapshots"], within(n, "snapshots", SceneLimits.maxSnapshots, "snapshots") {
+            snapshots = self.snapshots(n, busNames: busNames)
+        }
+        let names = SceneNames(clips: clipIDs, sounds: soundIDs, buses: busNames, snapshots: Set(snapshots.map(\.id)))
         var music: [SceneMusic] = []
         var musicIDs = Set<String>()
         if let n = top["music"], within(n, "music", SceneLimits.maxMusic, "music tracks") {
@@ -165,7 +177,7 @@ struct SceneParser: YAMLReader {
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
-                    if let ev = event(e, index: i, clipIDs: clipIDs, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
+                    if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
                         events.append(ev)
                         repeatEvent(ev, e, index: i, duration: duration, into: &events)
                     }
@@ -189,6 +201,10 @@ struct SceneParser: YAMLReader {
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)
+        scene.sounds = sounds
+        scene.snapshots = snapshots
+        scene.buses = buses
+        scene.seed = seed
         return scene
     }
 
@@ -439,8 +455,9 @@ struct SceneParser: YAMLReader {
         v.rounded() == v ? String(Int(v)) : String(v)
     }
 
-    mutating func event(_ node: Node, index: Int, clipIDs: Set<String>, musicIDs: Set<String>, emitterIDs: Set<String>,
+    mutating func event(_ node: Node, index: Int, names: SceneNames, musicIDs: Set<String>, emitterIDs: Set<String>,
                         duration: Double?) -> SceneEvent? {
+        let clipIDs = names.clips
         let key = "events[\(index)]"
         guard case .mapping = node else {
             fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop|start|set: … }), got \(describe(node))")
@@ -499,17 +516,28 @@ struct SceneParser: YAMLReader {
             }
         case .play:
             guard let idNode = m["play"], let clip = string(idNode, "\(key).play") else { return nil }
-            if !clipIDs.contains(clip) { fail(idNode, "\(key).play", unknown("clip", clip, clipIDs)) }
+            let isSound = names.sounds.contains(clip)
+            if !clipIDs.contains(clip), !isSound { fail(idNode, "\(key).play", unknown("clip or sound", clip, clipIDs.union(names.sounds))) }
             if m["position"] != nil, let p = m["pan"] { fail(p, "\(key).pan", "give either position or pan, not both") }
             let position = m["position"].flatMap { vector($0, "\(key).position") }
             let pan = m["pan"].flatMap { number($0, "\(key).pan", in: -1...1, "-1 (left) … 1 (right)") } ?? 0
             let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
             let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
-            let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? 128
-            if m["position"] == nil || position != nil {
-                action = .play(clip: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                               priority: UInt8(priority))
+            let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }
+            let bus = m["bus"].flatMap { busName($0, "\(key).bus", names.buses) }
+            let offset = m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the clip, 0…86400") } ?? 0
+            if (m["position"] == nil || position != nil) && (m["bus"] == nil || bus != nil) {
+                action = .play(ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
+                                         priority: priority.map(UInt8.init), bus: bus, offset: offset))
             }
+        case .snapshot:
+            guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }
+            if !names.snapshots.contains(id) { fail(idNode, "\(key).snapshot", unknown("snapshot", id, names.snapshots)) }
+            guard let a = m["action"].flatMap({ choice($0, "\(key).action", ["begin", "end"]) }) else { return nil }
+            if a == "end", let i = m["intensity"] { fail(i, "\(key).intensity", "intensity applies to action: begin only") }
+            let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
+            let intensity = m["intensity"].flatMap { number($0, "\(key).intensity", in: 0...1, "0…1") } ?? 1
+            action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
         case .hint:
             guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
             action = .hint(begins: v == "begin")
@@ -524,7 +552,7 @@ struct SceneParser: YAMLReader {
             action = .start(emitter: id)
         case .set:
             guard let idNode = m["set"], let id = string(idNode, "\(key).set") else { return nil }
-            let buses = ["sfx", "music", "ui", "voice"]
+            let buses = names.buses.sorted()
             var targets: [SceneSetTarget] = []
             if emitterIDs.contains(id) { targets.append(.emitter(id)) }
             if musicIDs.contains(id) { targets.append(.music(id)) }

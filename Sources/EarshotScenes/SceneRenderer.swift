@@ -104,8 +104,10 @@ public struct SceneRenderer {
         var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 2) * channels)
         var ran: [SceneEvent] = []
         var peakReal = 0, peakVirtual = 0
-        var timeline = SceneTimeline(duration: seconds - from)
-        let buses: [(String, Bus)] = [("sfx", .sfx), ("music", .music), ("ui", .ui), ("voice", .voice)]
+        // Every bus gets a lane: the built-in ones and the scene's own.
+        let names = SceneTimeline.builtInBuses + runtime.scene.buses.map(\.name).filter { !SceneTimeline.builtInBuses.contains($0) }
+        var timeline = SceneTimeline(duration: seconds - from, buses: names)
+        let buses: [(String, Bus)] = timeline.buses.map { ($0, Bus($0)) }
         let stealsBefore = engine.stats.steals
         var done = 0
         var frame = 0

@@ -1,4 +1,5 @@
 import Earshot
+import Foundation
 
 extension Scene {
     /// The engine configuration the scene asks for, on `output`.
@@ -7,6 +8,7 @@ extension Scene {
                                           dopplerFactor: dopplerFactor, speedOfSound: speedOfSound)
         if let realVoices { c.maxRealVoices = realVoices }
         if let virtualVoices { c.maxVirtualVoices = virtualVoices }
+        c.randomSeed = seed
         return c
     }
 }
@@ -25,6 +27,8 @@ final class SceneRuntime {
     let session: SceneSessionControl
     private let bank: ClipBank
     private var clips: [String: Clip] = [:]
+    private var sounds: [String: Sound] = [:]
+    var mixSnapshots: [String: Snapshot] = [:]
     private(set) var tracks: [String: MusicTrack] = [:]
     private var trackVolumes: [String: Float] = [:]
     private var emitters: [Emitter?]
@@ -52,6 +56,20 @@ final class SceneRuntime {
         for c in scene.clips {
             clips[c.id] = try bank.preload(name: c.id, path: c.path)
         }
+        // Buses first: sounds and plays may name them.
+        for b in scene.buses {
+            let bus = Bus(b.name)
+            if !engine.buses.contains(bus) { try engine.addBus(bus) }
+            if let db = b.gainDB { engine.setGain(Float(pow(10, db / 20)), for: bus) }
+        }
+        for s in scene.sounds {
+            var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
+                                    avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
+                                    limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
+            d.spatial = scene.attenuation.spatial(position: .zero)
+            sounds[s.id] = try engine.makeSound(d)
+        }
+        try applyMixSettings()
         var ordered: [MusicTrack] = []
         for m in scene.music {
             let track = try engine.loadMusic(path: m.path)
@@ -153,7 +171,7 @@ final class SceneRuntime {
         case (.music(let id), .pan): return tracks[id]?.pan ?? 0
         case (.music(let id), .rate): return tracks[id]?.rate ?? 1
         case (.music(let id), _): return trackVolumes[id] ?? 1
-        case (.bus(let name), _): return engine.gain(for: Self.bus(name))
+        case (.bus(let name), _): return engine.gain(for: Bus(name))
         }
     }
 
@@ -177,16 +195,7 @@ final class SceneRuntime {
         case (.music(let id), _):
             trackVolumes[id] = min(1, value)
             tracks[id]?.volume = min(1, value)
-        case (.bus(let name), _): engine.setGain(value, for: Self.bus(name))
-        }
-    }
-
-    private static func bus(_ name: String) -> Bus {
-        switch name {
-        case "music": return .music
-        case "ui": return .ui
-        case "voice": return .voice
-        default: return .sfx
+        case (.bus(let name), _): engine.setGain(value, for: Bus(name))
         }
     }
 
@@ -234,14 +243,29 @@ final class SceneRuntime {
                 trackVolumes[id] = volume
                 track.fade(to: volume, duration: duration)
             }
-        case .play(let clipID, let position, let pan, let gain, let pitch, let priority):
-            guard let clip = clips[clipID] else {
-                preconditionFailure("scene clip \(clipID) was validated but not loaded")  // trap: parser invariant
-            }
+        case .play(let p):
             // The parser refuses position and pan together: one placement.
-            let placement: PlayOptions.Placement = position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(pan)
-            let options = PlayOptions(gain: gain, pitch: pitch, priority: priority, placement: placement)
-            _ = try engine.play(clip, options: options)   // a refused one-shot is the pool's decision, not an error
+            let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)
+            // A refused play is the pool's (or the sound's limit's) decision, not an error.
+            if let sound = sounds[p.id] {
+                var options = SoundPlayOptions()
+                options.gain = p.gain
+                options.pitch = p.pitch
+                options.priority = p.priority
+                options.bus = p.bus.map(Bus.init)
+                options.offset = p.offset
+                options.placement = placement
+                try engine.play(sound, options: options)
+            } else if let clip = clips[p.id] {
+                var options = PlayOptions(gain: p.gain, pitch: p.pitch, priority: p.priority ?? 128,
+                                          bus: p.bus.map(Bus.init) ?? .sfx, placement: placement)
+                options.offset = p.offset
+                _ = try engine.play(clip, options: options)
+            } else {
+                preconditionFailure("scene clip or sound \(p.id) was validated but not loaded")  // trap: parser invariant
+            }
+        case .snapshot(let id, let begins, let fade, let intensity):
+            try runSnapshot(id, begins: begins, fade: fade, intensity: intensity)
         case .hint(let begins):
             session.secondaryAudioHint(begins: begins, at: event.time)
         case .interruption(let began, let shouldResume):

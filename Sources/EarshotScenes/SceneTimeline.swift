@@ -15,8 +15,11 @@ import Foundation
 public struct SceneTimeline: Sendable, Equatable {
     /// Columns per series (one per pixel of the plot's width, about).
     public static let columns = 940
-    /// The buses drawn, in order.
-    public static let buses = ["sfx", "music", "ui", "voice"]
+    /// The built-in buses, drawn first.
+    public static let builtInBuses = ["sfx", "music", "ui", "voice"]
+    /// The buses drawn, in order: the built-in ones, then the scene's own (at most
+    /// ``SceneLimits/maxBuses``).
+    public let buses: [String]
 
     /// The seconds the columns span.
     public let duration: Double
@@ -28,12 +31,13 @@ public struct SceneTimeline: Sendable, Equatable {
     public private(set) var busMinDB: [[Float]]
     public private(set) var busMaxDB: [[Float]]
 
-    public init(duration: Double) {
+    public init(duration: Double, buses: [String] = SceneTimeline.builtInBuses) {
         self.duration = max(duration, 1e-6)
+        self.buses = Array(buses.prefix(SceneLimits.maxBuses))
         maxReal = Array(repeating: -1, count: Self.columns)
         maxVirtual = Array(repeating: -1, count: Self.columns)
-        busMinDB = Array(repeating: Array(repeating: .infinity, count: Self.columns), count: Self.buses.count)
-        busMaxDB = Array(repeating: Array(repeating: -.infinity, count: Self.columns), count: Self.buses.count)
+        busMinDB = Array(repeating: Array(repeating: .infinity, count: Self.columns), count: self.buses.count)
+        busMaxDB = Array(repeating: Array(repeating: -.infinity, count: Self.columns), count: self.buses.count)
     }
 
     /// The column holding scene time `t`.
@@ -47,7 +51,7 @@ public struct SceneTimeline: Sendable, Equatable {
         maxReal[c] = max(maxReal[c], realVoices)
         maxVirtual[c] = max(maxVirtual[c], virtualVoices)
         for (name, gain) in busGains {
-            guard let b = Self.buses.firstIndex(of: name) else { continue }
+            guard let b = buses.firstIndex(of: name) else { continue }
             let db = 20 * log10(max(gain, 1e-6))
             busMinDB[b][c] = min(busMinDB[b][c], db)
             busMaxDB[b][c] = max(busMaxDB[b][c], db)

@@ -82,14 +82,19 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set:
+            case .play, .interruption, .set, .snapshot:
                 break
             }
         }
 
         // Clips nobody plays.
         var used = Set(emitters.map(\.clip))
-        for e in events { if case .play(let clip, _, _, _, _, _) = e.action { used.insert(clip) } }
+        for e in events { if case .play(let p) = e.action { used.insert(p.id) } }
+        let playedSounds = used
+        for s in sounds where playedSounds.contains(s.id) { used.formUnion(s.clips) }
+        for s in sounds where !playedSounds.contains(s.id) {
+            warn(nil, "sounds.\(s.id)", "never played (no play event names it)")
+        }
         for c in clips where !used.contains(c.id) {
             warn(nil, "clips.\(c.id)", "never used (no emitter or play event names it); it is still loaded and checked")
         }

@@ -6,20 +6,26 @@ import Foundation
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe an audio file: container, codec, sample rate, channels, frames, duration, packets, bytes.",
+        abstract: "Describe an audio file (container, codec, rate, channels, frames, duration) or a scene (its sounds, limits, snapshots, buses).",
         discussion: """
-            CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
+            A file ending in .yaml or .yml is read as a scene: it is validated, then its clips, \
+            sounds (selection, variation, limit, cooldown, bus), snapshots, buses (gain, ducking), \
+            music, emitters and events are listed. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
             other formats are described from libsndfile's header. Exits 1 with \
             `earshot: FILE: reason` on stderr when the file cannot be read.
             """)
 
-    @Argument(help: "The audio file.")
+    @Argument(help: "The audio file, or a scene (.yaml).")
     var file: String
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
     func run() throws {
+        if SceneInfo.isScene(file) {
+            try SceneInfo(path: file).print(json: json)
+            return
+        }
         let info: ClipFileInfo
         do {
             info = try ClipDecoder.inspect(path: file)

@@ -59,7 +59,11 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Play on the default output device (live, mixing in real time) and call update() at 60 Hz without rendering; no baseline.")
     var live = false
 
+    @Flag(name: .long, help: "Measure what one play(sound) costs against play(clip) (time and heap allocations of the calls), in alternating rounds.")
+    var playCost = false
+
     func validate() throws {
+        if playCost { return }
         if findLimit {
             guard budget.isFinite, budget > 0, budget <= 1 else { throw ValidationError("--budget must be within 0…1 (a share of one core)") }
             guard (64...8_192).contains(updateFrames) else { throw ValidationError("--update-frames must be within 64…8192") }
@@ -74,6 +78,7 @@ struct StressCommand: ParsableCommand {
 
     func run() throws {
         if findLimit { return try runFindLimit() }
+        if playCost { return try runPlayCost() }
         let voices = self.voices ?? 1
         let sendCounts = reverb ? [1, 2] : [0]
         var reports: [StressReport] = []
@@ -122,5 +127,26 @@ struct StressCommand: ParsableCommand {
             return
         }
         print(report.markdown)
+    }
+
+    /// `--play-cost`: play(sound) against play(clip).
+    func runPlayCost() throws {
+        let result: PlayCost.Result
+        do {
+            result = try PlayCost().run(allocations: .interposer)
+        } catch let error as EarshotError {
+            fail(error.description)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            return
+        }
+        print(String(format: "play(clip):  %.0f ns per call, %@ allocations in %d calls", result.clipNanoseconds,
+                     result.clipAllocations.map(String.init) ?? "uncounted", result.plays))
+        print(String(format: "play(sound): %.0f ns per call, %@ allocations in %d calls (4 clips, random, avoidRepeat 1, ±50 cents, ±2 dB, a limit)",
+                     result.soundNanoseconds, result.soundAllocations.map(String.init) ?? "uncounted", result.plays))
+        print(String(format: "ratio:       %.2f (sound / clip)", result.soundOverClip))
     }
 }

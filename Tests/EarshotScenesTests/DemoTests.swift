@@ -46,6 +46,20 @@ final class DemoTests: XCTestCase {
 
     func testFootsteps() throws { _ = try runHeadless("Footsteps", seconds: 5) }
 
+    /// The Mix demo: its cooldown refuses the second step of each pair, its snapshot lowers the
+    /// effects between 2.5 s and 4 s (faded in by 2.5 s, out from 4 s) and lets them back after.
+    func testMixShowsCooldownLimitAndSnapshot() throws {
+        let audio = try runHeadless("Mix", seconds: 6)
+        let out = tmp.appendingPathComponent("Mix.wav").path
+        let r = try CLIRunner.run("Mix", [out], environment: ["ALSOFT_DRIVERS": "null-none"])
+        let line = r.stdout.split(separator: "\n").last { $0.hasPrefix("Mix: ") && $0.contains("refused") }.map(String.init) ?? ""
+        let numbers = line.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
+        XCTAssertEqual(numbers.first, 6, "one refused pair-step per second: \(line)")
+        let before = audio.rms(0.5, 2), during = audio.rms(2.6, 3.9), after = audio.rms(4.6, 5.9)
+        XCTAssertLessThan(dBAmplitude(during / before), -9, "the snapshot lowers the effects: \(before) → \(during)")
+        XCTAssertEqual(dBAmplitude(after / before), 0, accuracy: 3, "and gives them back: \(before) → \(after)")
+    }
+
     /// The README's "Use Earshot in your game" program is Demos/Minimal, word for word, and runs.
     func testMinimalIsTheREADMEProgramAndPlaysTheBeep() throws {
         let root = CLIRunner.packageRoot
@@ -71,7 +85,7 @@ final class DemoTests: XCTestCase {
 
     func testDemoSourcesAreShort() throws {
         var lengths: [String: Int] = [:]
-        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps", "Minimal"] {
+        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps", "Minimal", "Mix"] {
             let text = try String(contentsOf: CLIRunner.packageRoot.appendingPathComponent("Demos/\(demo)/main.swift"), encoding: .utf8)
             lengths[demo] = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
         }

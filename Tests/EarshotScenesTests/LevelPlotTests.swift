@@ -67,7 +67,7 @@ final class LevelPlotTests: XCTestCase {
         trace.finish()
         XCTAssertEqual(trace.rms[0].count, 5)
         XCTAssertEqual(trace.dBFS(channel: 0)[0], -6.02, accuracy: 0.01)
-        let events = [SceneEvent(time: 0.05, action: .play(clip: "a<&>\"'b", position: nil, pan: 0, gain: 1, pitch: 1, priority: 0)),
+        let events = [SceneEvent(time: 0.05, action: .play(ScenePlay(id: "a<&>\"'b"))),
                       SceneEvent(time: 0.02, action: .interruption(began: true, shouldResume: false))]
         let svg = LevelPlot.svg(levels: trace, events: events, title: "Tom & Jerry <\u{1}>")
         let c = try parse(Data(svg.utf8))
@@ -101,7 +101,7 @@ final class LevelPlotTests: XCTestCase {
         }
         var events: [SceneEvent] = []
         for i in 0..<100_000 {
-            events.append(SceneEvent(time: Double(i) * 0.036, action: .play(clip: "step", position: nil, pan: 0, gain: 1, pitch: 1, priority: 0)))
+            events.append(SceneEvent(time: Double(i) * 0.036, action: .play(ScenePlay(id: "step"))))
         }
         for i in 0..<200 { events.append(SceneEvent(time: Double(i) * 18, action: .hint(begins: i % 2 == 0))) }
         let yaml = """

@@ -257,7 +257,7 @@ final class SceneDemoScenesTests: XCTestCase {
         let (result, _) = try SceneFixtures.render("corridor.yaml", into: tmp)
         XCTAssertEqual(result.frames, 8 * 48_000)
         let t = result.timeline
-        let sfx = SceneTimeline.buses.firstIndex(of: "sfx") ?? 0
+        let sfx = SceneTimeline.builtInBuses.firstIndex(of: "sfx") ?? 0
         XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(6.5)...t.column(6.6)].max() ?? 9), dBAmplitude(0.5), accuracy: 0.1, "the sfx dip during the alarm")
         XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(7.8)...t.column(7.9)].max() ?? 9), 0, accuracy: 0.1, "and back")
         // (At 60 frames a second some of the 940 columns of an 8 s render hold no frame.)

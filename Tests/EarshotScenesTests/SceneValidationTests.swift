@@ -119,8 +119,11 @@ final class SceneReuseTests: XCTestCase {
             """
         let scene = try Scene.load(path: try SceneFixtures.write(yaml, in: tmp))
         XCTAssertEqual(scene.events.count, 2)
-        guard case .play(let clip, let p0, _, let g0, let pitch0, _) = scene.events[0].action,
-              case .play(_, let p1, _, let g1, _, _) = scene.events[1].action else { return XCTFail("\(scene.events)") }
+        guard case .play(let first) = scene.events[0].action, case .play(let second) = scene.events[1].action else {
+            return XCTFail("\(scene.events)")
+        }
+        let (clip, p0, g0, pitch0) = (first.id, first.position, first.gain, first.pitch)
+        let (p1, g1) = (second.position, second.gain)
         XCTAssertEqual(clip, "beep")
         XCTAssertNil(p0)
         XCTAssertEqual(g0, 0.5)

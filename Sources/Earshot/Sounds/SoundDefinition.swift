@@ -110,6 +110,9 @@ public struct SoundDefinition: Sendable, Equatable {
     public static let maxClips = 256
     /// The largest ``InstanceLimit/count``.
     public static let maxInstanceCount = 1024
+    /// The most sounds one engine holds at once (``AudioEngine/makeSound(_:)`` throws
+    /// ``EarshotError/invalidArgument(_:)`` past it; ``AudioEngine/removeSound(_:)`` frees one).
+    public static let maxSoundsPerEngine = 65_534
 
     public init(clips: [Clip], selection: Selection = .random, weights: [Double]? = nil, avoidRepeat: Int = 0,
                 pitchVariation: Double = 0, gainVariation: Double = 0, gain: Float = 1, pitch: Float = 1,

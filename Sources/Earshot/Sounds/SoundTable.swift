@@ -9,8 +9,8 @@ final class SoundTable {
     /// `(generation & 0xFFFF) << 16 | (slot + 1)`; 0 is "no sound".
     typealias Key = UInt32
 
-    /// The most sounds an engine holds at once.
-    static let maxSounds = 65_534
+    /// The most sounds an engine holds at once (the key keeps 16 bits for the slot).
+    static let maxSounds = SoundDefinition.maxSoundsPerEngine
 
     struct Entry {
         var generation: UInt32 = 0

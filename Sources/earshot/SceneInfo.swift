@@ -1,0 +1,111 @@
+import Earshot
+import EarshotScenes
+import Foundation
+
+/// `earshot info SCENE`: what a scene holds — clips, sounds with their selection, variation,
+/// limit and cooldown, snapshots, buses with their ducking, music, emitters, events.
+struct SceneInfo {
+    let scene: Scene
+
+    static func isScene(_ path: String) -> Bool {
+        let ext = (path as NSString).pathExtension.lowercased()
+        return ext == "yaml" || ext == "yml"
+    }
+
+    init(path: String) {
+        switch Scene.check(path: path) {
+        case .success(let s): scene = s
+        case .failure(let problems):
+            if let first = problems.first { fail(first) }
+            fail("\(path): invalid scene")
+        }
+    }
+
+    static func describe(_ s: SceneSound) -> String {
+        var parts = ["\(s.clips.count) clip\(s.clips.count == 1 ? "" : "s") [\(s.clips.joined(separator: ", "))]", s.select.rawValue]
+        if let w = s.weights { parts.append("weights \(w.map { format($0) }.joined(separator: "/"))") }
+        if s.avoidRepeat > 0 { parts.append("avoidRepeat \(s.avoidRepeat)") }
+        if s.pitchCents > 0 { parts.append("pitch ±\(format(s.pitchCents)) cents") }
+        if s.gainDB > 0 { parts.append("gain ±\(format(s.gainDB)) dB") }
+        if let l = s.limit {
+            parts.append("limit \(l.count) (\(l.steal.rawValue))" + (l.perEmitter.map { ", \($0) per emitter" } ?? ""))
+        }
+        if s.cooldown > 0 { parts.append("cooldown \(format(s.cooldown)) s") }
+        parts.append("bus \(s.bus)")
+        parts.append("priority \(s.priority)")
+        if s.loop { parts.append("loop") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func describe(_ s: SceneSnapshot) -> String {
+        let gains = s.gains.map { "\($0.bus) \(format($0.db)) dB" }
+        let filters = s.filters.map { "\($0.bus) filter gain \(format(Double($0.filter.gain))) gainHF \(format(Double($0.filter.gainHF)))" }
+        return (gains + filters).joined(separator: ", ")
+    }
+
+    static func describe(_ b: SceneBus) -> String {
+        var parts: [String] = []
+        if let g = b.gainDB { parts.append("gain \(format(g)) dB") }
+        for d in b.ducks {
+            parts.append("ducks \(d.target) by \(format(-d.level)) dB above \(format(d.threshold)) dBFS (attack \(format(d.attack)) s, hold \(format(d.hold)) s, release \(format(d.release)) s)")
+        }
+        return parts.isEmpty ? "-" : parts.joined(separator: "; ")
+    }
+
+    static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v)
+    }
+
+    func print(json: Bool) throws {
+        if json {
+            let object: [String: Any] = [
+                "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
+                "clips": scene.clips.map(\.id), "music": scene.music.map(\.id), "emitters": scene.emitters.map(\.id),
+                "events": scene.events.count,
+                "sounds": scene.sounds.map { s -> [String: Any] in
+                    var o: [String: Any] = ["id": s.id, "clips": s.clips, "select": s.select.rawValue, "avoidRepeat": s.avoidRepeat,
+                                            "pitchCents": s.pitchCents, "gainDB": s.gainDB, "cooldown": s.cooldown,
+                                            "bus": s.bus, "priority": Int(s.priority), "loop": s.loop]
+                    if let w = s.weights { o["weights"] = w }
+                    if let l = s.limit {
+                        var lo: [String: Any] = ["count": l.count, "steal": l.steal.rawValue]
+                        if let p = l.perEmitter { lo["perEmitter"] = p }
+                        o["limit"] = lo
+                    }
+                    return o
+                },
+                "snapshots": scene.snapshots.map { s -> [String: Any] in
+                    ["id": s.id,
+                     "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 }),
+                     "filters": Dictionary(s.filters.map { ($0.bus, ["gain": Double($0.filter.gain), "gainHF": Double($0.filter.gainHF)]) },
+                                           uniquingKeysWith: { $1 })]
+                },
+                "buses": scene.buses.map { b -> [String: Any] in
+                    var o: [String: Any] = ["name": b.name, "ducks": b.ducks.map {
+                        ["target": $0.target, "level": $0.level, "attack": $0.attack, "release": $0.release,
+                         "threshold": $0.threshold, "hold": $0.hold]
+                    }]
+                    if let g = b.gainDB { o["gain"] = g }
+                    return o
+                },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            Swift.print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        Swift.print("scene:     \(scene.file)")
+        Swift.print("name:      \(scene.name)")
+        Swift.print("duration:  \(Self.format(scene.duration)) s")
+        Swift.print("seed:      \(scene.seed)")
+        Swift.print("clips:     \(scene.clips.count)\(scene.clips.isEmpty ? "" : " (\(scene.clips.map(\.id).joined(separator: ", ")))")")
+        Swift.print("sounds:    \(scene.sounds.count)")
+        for s in scene.sounds { Swift.print("  \(s.id): \(Self.describe(s))") }
+        Swift.print("snapshots: \(scene.snapshots.count)")
+        for s in scene.snapshots { Swift.print("  \(s.id): \(Self.describe(s))") }
+        Swift.print("buses:     \(scene.buses.count)")
+        for b in scene.buses { Swift.print("  \(b.name): \(Self.describe(b))") }
+        Swift.print("music:     \(scene.music.count)")
+        Swift.print("emitters:  \(scene.emitters.count)")
+        Swift.print("events:    \(scene.events.count)")
+    }
+}
