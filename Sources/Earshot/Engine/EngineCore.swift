@@ -70,6 +70,8 @@ final class EngineCore {
         /// (OpenAL cannot give a buffer's data back), when ``keepsClipsForRecovery``. Shares
         /// storage with the decoder's output.
         var pcm: PCMAudio?
+        /// The clip's level envelope, for the sidechain's detector (Mix/ClipLevels.swift).
+        var levels = ClipLevels.empty
     }
 
     init(device: OutputDevice, context: ALContext, voiceSources count: Int, musicSources: Int,
@@ -199,6 +201,7 @@ final class EngineCore {
         clips[Int(id)].buffer = buffer
         clips[Int(id)].info = info
         clips[Int(id)].pcm = keepsClipsForRecovery ? pcm : nil
+        clips[Int(id)].levels = ClipLevels.measure(pcm)
         return Clip(id: id, generation: clips[Int(id)].generation, info: info)
     }
 
@@ -215,6 +218,7 @@ final class EngineCore {
         clips[Int(clip.id)].generation &+= 1
         clips[Int(clip.id)].info = nil
         clips[Int(clip.id)].pcm = nil
+        clips[Int(clip.id)].levels = .empty
         clips[Int(clip.id)].buffer = 0
         collectBuffers()
     }
