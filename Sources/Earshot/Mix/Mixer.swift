@@ -126,18 +126,21 @@ final class Mixer {
             filterLayers[b] = .identity
         }
         // Gains add in dB per bus (the factors multiply); −∞ (silence) fades in amplitude. Filters
-        // blend in begin order, so the latest snapshot lies on top.
-        for s in snapshots {
-            let w = s.weight.value
+        // blend in begin order, so the latest snapshot lies on top. Loops over index ranges:
+        // `for … in` an array allocates in debug builds, where it is not specialised.
+        for i in snapshots.indices {
+            let w = snapshots[i].weight.value
             guard w > 0 else { continue }
-            for (bus, db) in s.gains {
+            for j in snapshots[i].gains.indices {
+                let (bus, db) = snapshots[i].gains[j]
                 if db == -.infinity {
                     snapshotFactors[bus] *= 1 - w
                 } else {
                     snapshotFactors[bus] *= DuckRamp.gain(decibels: db * Double(w))
                 }
             }
-            for (bus, filter) in s.filters {
+            for j in snapshots[i].filters.indices {
+                let (bus, filter) = snapshots[i].filters[j]
                 filterLayers[bus] = filterLayers[bus].blending(filter, weight: w)
             }
         }
@@ -146,12 +149,15 @@ final class Mixer {
     /// Recomputes every bus's sidechain factor: the lowest of the duckings that target it.
     func computeSidechainFactors() {
         for b in sidechainFactors.indices { sidechainFactors[b] = 1 }
-        for s in sidechains { sidechainFactors[s.target] = min(sidechainFactors[s.target], s.gain) }
+        for i in sidechains.indices {
+            let t = sidechains[i].target
+            sidechainFactors[t] = min(sidechainFactors[t], sidechains[i].gain)
+        }
     }
 
     /// Marks the buses that are sidechain sources.
     func markSources() {
         for b in isSource.indices { isSource[b] = false }
-        for s in sidechains { isSource[s.source] = true }
+        for i in sidechains.indices { isSource[sidechains[i].source] = true }
     }
 }

@@ -26,10 +26,14 @@ extension VoicePool {
 
     /// Adds, for every real voice on a bus marked in `buses`, its power at `now` into
     /// `power[bus]`: `blockPower(clipID, playhead)` (the clip's mean square there) times the
-    /// square of its heard gain. Visits the real voices once; allocates nothing.
+    /// square of its heard gain. Visits the real voices once; allocates nothing (an index loop:
+    /// `for … in` over the array allocates in debug builds, where it is not specialised).
     func accumulatePower(into power: inout [Float], buses: [Bool], now: Double,
                          blockPower: (UInt32, Double) -> Float) {
-        for index in real {
+        var k = 0
+        while k < real.count {
+            let index = real[k]
+            k += 1
             let b = slots[index].busIndex
             guard b < buses.count, buses[b], b < power.count else { continue }
             let g = heardGain(ofReal: index)
