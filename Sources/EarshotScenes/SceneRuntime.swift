@@ -56,20 +56,6 @@ final class SceneRuntime {
         for c in scene.clips {
             clips[c.id] = try bank.preload(name: c.id, path: c.path)
         }
-        // Buses first: sounds and plays may name them.
-        for b in scene.buses {
-            let bus = Bus(b.name)
-            if !engine.buses.contains(bus) { try engine.addBus(bus) }
-            if let db = b.gainDB { engine.setGain(Float(pow(10, db / 20)), for: bus) }
-        }
-        for s in scene.sounds {
-            var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
-                                    avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
-                                    limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
-            d.spatial = scene.attenuation.spatial(position: .zero)
-            sounds[s.id] = try engine.makeSound(d)
-        }
-        try applyMixSettings()
         var ordered: [MusicTrack] = []
         for m in scene.music {
             let track = try engine.loadMusic(path: m.path)
@@ -101,6 +87,20 @@ final class SceneRuntime {
         movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
         engine.listener = scene.listener.listener(at: 0)
         try engine.setReverbZones(scene.zones)
+        // Buses before sounds: sounds and plays may name them.
+        for b in scene.buses {
+            let bus = Bus(b.name)
+            if !engine.buses.contains(bus) { try engine.addBus(bus) }
+            if let db = b.gainDB { engine.setGain(Float(pow(10, db / 20)), for: bus) }
+        }
+        for s in scene.sounds {
+            var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
+                                    avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
+                                    limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
+            d.spatial = scene.attenuation.spatial(position: .zero)
+            sounds[s.id] = try engine.makeSound(d)
+        }
+        try applyMixSettings()
     }
 
     /// The time of the next step, or nil when the timeline is done.

@@ -8,7 +8,7 @@ extension AudioEngine {
     /// The buses of the engine, built-in ones first.
     public var buses: [Bus] { withAL { core.buses.map(\.bus) } }
 
-    /// A bus's own gain (without master or ducking). 1 for an unknown bus.
+    /// A bus's own gain (without master, snapshots or ducking). 1 for an unknown bus.
     public func gain(for bus: Bus) -> Float {
         withAL { core.busIndex(bus).map { core.buses[$0].gain } ?? 1 }
     }
@@ -41,7 +41,8 @@ extension AudioEngine {
         }
     }
 
-    /// The effective gain of a bus: master × bus gain × duck, 0 when muted.
+    /// The effective gain of a bus: master × bus gain × snapshot × min(session duck, sidechain),
+    /// 0 when muted (see ``Snapshot`` and ``Ducking``).
     public func effectiveGain(for bus: Bus) -> Float {
         withAL { core.masterGain * core.busGain(bus) }
     }

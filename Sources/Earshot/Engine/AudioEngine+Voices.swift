@@ -211,6 +211,7 @@ extension AudioEngine {
     public func setPitch(_ pitch: Float, of voice: Voice) {
         guard pitch.isFinite, pitch > 0 else { return }
         modify(voice) { v in
+            v.rebaseRealPlayhead(now: core.now)   // the sidechain's playhead estimate stays true
             v.pitch = pitch
             v.dirtyPitch = true
         }

@@ -31,6 +31,8 @@ final class EngineCore {
     var random: SplitMix64
     var clips: [ClipSlot] = []
     var freeClipIDs: [UInt32] = []
+    /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift).
+    let mixer = Mixer()
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
     var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     private(set) var listener = Listener()
@@ -75,6 +77,8 @@ final class EngineCore {
         /// (OpenAL cannot give a buffer's data back), when ``keepsClipsForRecovery``. Shares
         /// storage with the decoder's output.
         var pcm: PCMAudio?
+        /// The clip's level envelope, for the sidechain's detector (Mix/ClipLevels.swift).
+        var levels = ClipLevels.empty
     }
 
     init(device: OutputDevice, context: ALContext, voiceSources count: Int, musicSources: Int,
@@ -206,6 +210,7 @@ final class EngineCore {
         clips[Int(id)].buffer = buffer
         clips[Int(id)].info = info
         clips[Int(id)].pcm = keepsClipsForRecovery ? pcm : nil
+        clips[Int(id)].levels = ClipLevels.measure(pcm)
         return Clip(id: id, generation: clips[Int(id)].generation, info: info)
     }
 
@@ -222,6 +227,7 @@ final class EngineCore {
         clips[Int(clip.id)].generation &+= 1
         clips[Int(clip.id)].info = nil
         clips[Int(clip.id)].pcm = nil
+        clips[Int(clip.id)].levels = .empty
         clips[Int(clip.id)].buffer = 0
         collectBuffers()
     }
@@ -300,6 +306,7 @@ final class EngineCore {
         lastUpdateClock = t
         alDeferUpdatesSOFT()
         sounds.releaseHeld(pool: pool)
+        if mixer.isActive { stepMix(now: t) }   // snapshots and sidechains, before the voices take the gains
         pool.schedule(now: t)
         // On a live device the next service is the next frame: fade over about one frame.
         if pool.serviceNeeded {
@@ -379,6 +386,8 @@ final class EngineCore {
 
     /// Holds (or releases) every bus's voices for an audio-session interruption.
     func setInterruptionHold(_ hold: Bool) {
+        // Snapshot fades stand still during the hold: bring them up to now under the old state.
+        if !mixer.snapshots.isEmpty, advanceSnapshots() { refreshMix() }
         interruptionHold = hold
         syncBuses()
     }
@@ -401,6 +410,24 @@ final class EngineCore {
         alListenerf(AL_GAIN, listener.gain * masterGain)
     }
 
+    /// Writes the mix's per-bus snapshot and sidechain factors (indexed like `buses`); the
+    /// voices are marked only when a factor changed. Returns whether the music bus's changed.
+    func applyMixFactors(snapshot: [Float], sidechain: [Float]) -> Bool {
+        var changed = false, music = false
+        for i in buses.indices where i < snapshot.count && i < sidechain.count {
+            guard buses[i].snapshot != snapshot[i] || buses[i].sidechain != sidechain[i] else { continue }
+            buses[i].snapshot = snapshot[i]
+            buses[i].sidechain = sidechain[i]
+            changed = true
+            if buses[i].bus == .music { music = true }
+        }
+        if changed {
+            mixer.syncs += 1
+            syncBuses()
+        }
+        return music
+    }
+
     func syncBuses() {
         // Delays run in playback time: account the pauses so far before they change.
         pool.accountPauses(now: now)
@@ -417,8 +444,8 @@ final class EngineCore {
         pool.markAllGainsDirty()
     }
 
-    /// bus gain × duck (0 when muted) for `bus`, without master (the listener's `AL_GAIN`
-    /// carries master for every source); 1 for an unknown bus.
+    /// bus gain × snapshot × min(duck, sidechain) (0 when muted) for `bus`, without master (the
+    /// listener's `AL_GAIN` carries master for every source); 1 for an unknown bus.
     func busGain(_ bus: Bus) -> Float {
         busIndex(bus).map { buses[$0].effectiveGain } ?? 1
     }

@@ -86,7 +86,8 @@ extension Emitter {
 extension AudioEngine {
     /// Puts `filter` on every voice of `bus` (positioned or panned, and their reverb sends),
     /// gliding there over ``EnvironmentProperties/glideTime``; ``LowPassFilter/open`` removes it.
-    /// It multiplies with each voice's own occlusion and obstruction. Throws
+    /// It multiplies with each voice's own occlusion and obstruction; a ``Snapshot`` that names a
+    /// filter for the bus blends over it while it is active. Throws
     /// ``EarshotError/invalidArgument(_:)`` for an unknown bus or gains outside 0…1.
     ///
     /// ```swift
@@ -102,7 +103,8 @@ extension AudioEngine {
         }
     }
 
-    /// The filter on `bus` (``LowPassFilter/open`` for none or an unknown bus).
+    /// The bus's own filter, as last set with ``setFilter(_:for:)`` (``LowPassFilter/open`` for
+    /// none or an unknown bus); the ``Snapshot``s in force blend over it without changing it.
     public func filter(for bus: Bus) -> LowPassFilter {
         withAL { core.busIndex(bus).map { core.sendRouter.busFilter($0) } ?? .open }
     }

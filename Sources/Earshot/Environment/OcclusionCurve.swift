@@ -64,7 +64,7 @@ public struct OcclusionCurve: Sendable {
 /// let underWater = LowPassFilter(gain: 0.8, gainHF: 0.05)
 /// print(underWater.isOpen)   // false
 /// ```
-public struct LowPassFilter: Sendable, Equatable {
+public struct LowPassFilter: Sendable, Hashable {
     public var gain: Float
     public var gainHF: Float
     public init(gain: Float = 1, gainHF: Float = 1) {

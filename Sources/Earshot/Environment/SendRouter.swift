@@ -31,9 +31,13 @@ final class SendRouter {
     var hasBusSend = false
     /// Per bus index: the slot of its effect (0: none).
     private var busSlots: [ALuint] = []
-    /// Per bus index: the filter on every voice of the bus, applied and gliding-to.
+    /// Per bus index: the filter on every voice of the bus, applied and gliding-to. The target
+    /// is the bus's own filter (``setBusFilter(_:bus:)``) as the active snapshots make it
+    /// (``setBusMix(_:bus:)``).
     private var busCurrent: [LowPassFilter] = []
     private var busTarget: [LowPassFilter] = []
+    private var busOwn: [LowPassFilter] = []
+    private var busMix: [Mixer.FilterLayer] = []
     private var glidingBuses: Set<Int> = []
     /// Bumped whenever `slots` changes; a source routed under another epoch is routed again.
     private var epoch: UInt32 = 1
@@ -130,14 +134,33 @@ final class SendRouter {
         }
     }
 
-    /// The filter on every voice of bus `bus` (glides there); `.open` removes it.
+    /// The bus's own filter on every voice of bus `bus` (glides there); `.open` removes it.
     func setBusFilter(_ filter: LowPassFilter, bus: Int) {
         growBuses(bus)
-        busTarget[bus] = filter
-        if busCurrent[bus] != filter { glidingBuses.insert(bus) }
+        busOwn[bus] = filter
+        retargetBus(bus)
     }
 
-    func busFilter(_ bus: Int) -> LowPassFilter { bus < busTarget.count ? busTarget[bus] : .open }
+    /// The bus's own filter (as set by ``setBusFilter(_:bus:)``, without snapshots).
+    func busFilter(_ bus: Int) -> LowPassFilter { bus < busOwn.count ? busOwn[bus] : .open }
+
+    /// The filter gliding to or applied on bus `bus` now: its own as the snapshots make it.
+    func appliedBusFilter(_ bus: Int) -> LowPassFilter { bus < busTarget.count ? busTarget[bus] : .open }
+
+    /// What the active snapshots make of bus `bus`'s own filter (`Mixer.FilterLayer.identity`:
+    /// nothing); glides there. Costs a comparison when it did not change.
+    func setBusMix(_ layer: Mixer.FilterLayer, bus: Int) {
+        guard bus < busMix.count ? busMix[bus] != layer : layer != .identity else { return }
+        growBuses(bus)
+        busMix[bus] = layer
+        retargetBus(bus)
+    }
+
+    private func retargetBus(_ bus: Int) {
+        let target = busMix[bus].applied(to: busOwn[bus])
+        busTarget[bus] = target
+        if busCurrent[bus] != target { glidingBuses.insert(bus) }
+    }
 
     /// The effect slot of bus `bus` (0: none); voices on it are routed again at once.
     func setBusSlot(_ slot: ALuint, bus: Int, playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
@@ -158,6 +181,8 @@ final class SendRouter {
             busSlots += [ALuint](repeating: 0, count: n)
             busCurrent += [LowPassFilter](repeating: .open, count: n)
             busTarget += [LowPassFilter](repeating: .open, count: n)
+            busOwn += [LowPassFilter](repeating: .open, count: n)
+            busMix += [Mixer.FilterLayer](repeating: .identity, count: n)
         }
     }
 

@@ -2,7 +2,9 @@
 ///
 /// Four buses always exist: ``sfx`` (the default for voices), ``music`` (every music track;
 /// the audio session ducks it), ``ui`` and ``voice`` (dialogue). Make more with
-/// ``AudioEngine/addBus(_:)``. A bus's effective gain is `master × bus gain × duck` (0 when muted).
+/// ``AudioEngine/addBus(_:)``. A bus's effective gain is
+/// `master × bus gain × snapshot × min(duck, sidechain)` (0 when muted): the ``Snapshot``s in force,
+/// and the lower of the audio session's duck and the sidechain ``Ducking`` by other buses.
 ///
 /// ```swift
 /// engine.setGain(0.5, for: .music)
@@ -36,9 +38,15 @@ struct BusState {
     var muted = false
     /// Paused by the game; an interruption holds the bus apart (`EngineCore.interruptionHold`).
     var paused = false
-    /// Gain applied by ducking (1 = none); ramped by the session.
+    /// Gain applied by the session's ducking (1 = none); ramped by the session.
     var duck: Float = 1
+    /// The active snapshots' combined factor (1 = none); written by the engine's mix.
+    var snapshot: Float = 1
+    /// The sidechain ducking by other buses (1 = none; the lowest ducking wins); written by the
+    /// engine's mix.
+    var sidechain: Float = 1
 
-    /// The gain every voice on the bus is multiplied by (without master).
-    var effectiveGain: Float { muted ? 0 : gain * duck }
+    /// The gain every voice on the bus is multiplied by (without master): the session's duck and
+    /// the sidechain do not stack, the lower of the two wins.
+    var effectiveGain: Float { muted ? 0 : gain * snapshot * min(duck, sidechain) }
 }

@@ -1,0 +1,56 @@
+// The voice pool, levels: how loud the real voices of a bus are now, for the sidechain's
+// detector (Mix/Sidechain.swift). OpenAL gives no per-bus signal, so a real voice's level is its
+// clip's level envelope at the voice's playhead — estimated on the engine clock from where its
+// source started (`realOffset` at `realClock`) — times the gain it is heard at.
+extension VoicePool {
+    /// Where a real voice's playhead is at `now`, in clip frames: from `realOffset` at
+    /// `realClock` at the clip rate times the pitch, a loop wrapped; nil for a one-shot past its end.
+    @inline(__always)
+    func estimatedPlayhead(ofReal index: Int, now: Double) -> Double? {
+        let frames = Double(slots[index].clipFrames)
+        var p = slots[index].realOffset
+            + max(0, now - slots[index].realClock) * slots[index].clipRate * Double(slots[index].pitch)
+        if p >= frames {
+            guard slots[index].loop, frames > 0 else { return nil }
+            p = p.truncatingRemainder(dividingBy: frames)
+        }
+        return p
+    }
+
+    /// The gain a real voice is heard at: its audibility (master, bus, voice gain, distance and
+    /// cone) times its steal/resume envelope and its own envelope.
+    @inline(__always)
+    func heardGain(ofReal index: Int) -> Float {
+        slots[index].audibility * slots[index].fade * slots[index].ownFade
+    }
+
+    /// Adds, for every real voice on a bus marked in `buses`, its power at `now` into
+    /// `power[bus]`: `blockPower(clipID, playhead)` (the clip's mean square there) times the
+    /// square of its heard gain. Visits the real voices once; allocates nothing (an index loop:
+    /// `for … in` over the array allocates in debug builds, where it is not specialised).
+    func accumulatePower(into power: inout [Float], buses: [Bool], now: Double,
+                         blockPower: (UInt32, Double) -> Float) {
+        var k = 0
+        while k < real.count {
+            let index = real[k]
+            k += 1
+            let b = slots[index].busIndex
+            guard b < buses.count, buses[b], b < power.count else { continue }
+            let g = heardGain(ofReal: index)
+            guard g > 0, let playhead = estimatedPlayhead(ofReal: index, now: now) else { continue }
+            power[b] += blockPower(slots[index].clipID, playhead) * g * g
+        }
+    }
+}
+
+extension VoiceState {
+    /// Moves a real voice's playhead estimate (`realOffset` at `realClock`) to `now` at the
+    /// current pitch: call before the pitch changes, so that the estimate stays true after it.
+    mutating func rebaseRealPlayhead(now: Double) {
+        guard phase == .real, now > realClock else { return }
+        var p = realOffset + (now - realClock) * clipRate * Double(pitch)
+        if loop, clipFrames > 0 { p = p.truncatingRemainder(dividingBy: Double(clipFrames)) }
+        realOffset = p
+        realClock = now
+    }
+}
