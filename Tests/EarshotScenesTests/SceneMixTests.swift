@@ -200,8 +200,18 @@ final class SceneMixTests: XCTestCase {
     /// The demo scene renders: the dialogue ducks the music, the snapshot lowers the effects.
     func testMixDemoScene() throws {
         let (result, audio) = try SceneFixtures.render("mix.yaml", into: tmp)
-        XCTAssertEqual(audio.frameCount, 9 * 48_000)
+        XCTAssertEqual(audio.frameCount, 8 * 48_000)
         XCTAssertGreaterThan(audio.rms(0.5, 1.5), 0.01)
-        XCTAssertGreaterThan(result.timeline.buses.count, 0)
+        // The bus lanes' data: the dialogue (2.0–3.2 s and 3.6–4.8 s) ducks the music, the snapshot (4.5–6.5 s) the effects.
+        let t = result.timeline
+        func gain(_ bus: String, _ at: Double) -> Float {
+            guard let b = t.buses.firstIndex(of: bus) else { return .nan }
+            return t.busMinDB[b][t.column(at)]
+        }
+        XCTAssertEqual(gain("music", 1.0), 0, accuracy: 0.1)
+        XCTAssertEqual(gain("music", 2.8), -12, accuracy: 0.5, "the dialogue ducks the music")
+        XCTAssertEqual(gain("music", 5.8), 0, accuracy: 0.1, "and lets it back (the second line ends at 4.8 s; hold 0.1, release 0.6)")
+        XCTAssertEqual(gain("sfx", 5.5), -9, accuracy: 0.1, "the snapshot lowers the effects")
+        XCTAssertEqual(gain("sfx", 7.5), 0, accuracy: 0.1)
     }
 }

@@ -24,7 +24,7 @@ final class SceneValidationTests: XCTestCase {
         let event = try problems("duration: 2\nclips:\n  coin: \(beep)\nevents:\n  - { at: 1, plya: coin }\n")
         XCTAssertTrue(event.contains("events[0]: unknown event word 'plya' (did you mean 'play'?)"), event)
         let id = try problems("duration: 2\nclips:\n  footstep: \(beep)\nevents:\n  - { at: 1, play: footsetp }\n")
-        XCTAssertTrue(id.contains("no clip with id \"footsetp\" (did you mean 'footstep'?)"), id)
+        XCTAssertTrue(id.contains("no clip or sound with id \"footsetp\" (did you mean 'footstep'?)"), id)
         // Nothing near: no guess.
         XCTAssertFalse(try problems("duration: 2\nzebra: 1\n").contains("did you mean"))
     }
