@@ -1,18 +1,21 @@
 import Earshot
 import Foundation
 
-/// What one `play` costs: a clip played directly against a ``Sound`` of several clips with
-/// selection, pitch and gain variation and an instance limit, on the same loopback engine, in
-/// alternating rounds (`earshot stress --play-cost`).
+/// What one `play` costs: a clip played directly against a ``Sound`` with selection, pitch and
+/// gain variation and an instance limit, on the same loopback engine, in alternating rounds
+/// (`earshot stress --play-cost`) — once with one clip, once with four.
 ///
-/// Each round plays `batch` voices (non-positional, one-shots, none stolen: the limit is above
+/// With four clips, a source that played another clip must be given the new buffer
+/// (`AL_BUFFER`), which allocates a buffer-queue item inside OpenAL Soft 1.19.1 — for a clip
+/// played directly as much as for a sound; with one clip every source keeps its buffer, so what
+/// is counted there is Earshot's own. Each round plays `batch` voices (non-positional, one-shots, none stolen: the limit is above
 /// the batch), timing only the `play` calls, then stops them all and renders the fades out. The
 /// heap allocations of the `play` calls are counted with the counter handed in (the `earshot`
 /// executable's malloc interposer); the first round of each kind warms up and is not counted.
 ///
 /// ```swift
 /// let cost = try PlayCost(batch: 200, rounds: 5).run(allocations: .none)
-/// print(cost.soundOverClip)   // about 1.3 here
+/// print(cost.single.soundOverClip)
 /// ```
 public struct PlayCost: Sendable {
     public var batch: Int
@@ -21,6 +24,12 @@ public struct PlayCost: Sendable {
     public init(batch: Int = 200, rounds: Int = 9) {
         self.batch = batch
         self.rounds = rounds
+    }
+
+    /// The figures of both runs: one clip (``single``) and four (``four``).
+    public struct Report: Sendable, Codable, Equatable {
+        public var single: Result
+        public var four: Result
     }
 
     /// The figures of one run.
@@ -39,16 +48,20 @@ public struct PlayCost: Sendable {
         public var soundOverClip: Double { soundNanoseconds / clipNanoseconds }
     }
 
-    public func run(allocations counter: AllocationCounter) throws -> Result {
+    public func run(allocations counter: AllocationCounter) throws -> Report {
+        Report(single: try run(clipCount: 1, allocations: counter), four: try run(clipCount: 4, allocations: counter))
+    }
+
+    func run(clipCount: Int, allocations counter: AllocationCounter) throws -> Result {
         var config = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000), maxRealVoices: 255, randomSeed: 1)
         config.maxVirtualVoices = max(4096, batch * 2)
         let engine = try AudioEngine(configuration: config)
         defer { engine.shutdown() }
-        let clips = try [440.0, 550, 660, 770].map { f -> Clip in
+        let clips = try [440.0, 550, 660, 770].prefix(clipCount).map { f -> Clip in
             let samples = (0..<24_000).map { Int16((0.2 * 32767 * sin(2 * .pi * f * Double($0) / 48_000)).rounded()) }
             return try engine.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "\(Int(f)) Hz")
         }
-        let sound = try engine.makeSound(SoundDefinition(clips: clips, selection: .random, avoidRepeat: 1, pitchVariation: 50,
+        let sound = try engine.makeSound(SoundDefinition(clips: Array(clips), selection: .random, avoidRepeat: clipCount > 1 ? 1 : 0, pitchVariation: 50,
                                                          gainVariation: 2, limit: .init(count: batch + 1, steal: .oldest)))
         let counting = counter.isActive()
         var bestClip = Double.infinity, bestSound = Double.infinity
@@ -62,7 +75,7 @@ public struct PlayCost: Sendable {
                 if counted { counter.setCounting(true) }
                 let t0 = Clocks.monotonic()
                 if kind == 0 {
-                    for i in 0..<batch { _ = try engine.play(clips[i & 3], options: clipOptions) }
+                    for i in 0..<batch { _ = try engine.play(clips[i % clipCount], options: clipOptions) }
                 } else {
                     for _ in 0..<batch { _ = try engine.play(sound, options: soundOptions) }
                 }

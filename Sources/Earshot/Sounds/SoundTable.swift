@@ -54,7 +54,7 @@ final class SoundTable {
         entries[slot].selector = SoundSelector(definition)
         entries[slot].lastStart = -.infinity
         entries[slot].voices = []
-        entries[slot].voices.reserveCapacity(min(definition.limit.map { $0.count + 4 } ?? 16, 1024))
+        if let limit = definition.limit { entries[slot].voices.reserveCapacity(limit.count + 4) }
         entries[slot].held = 0
         return (slot, entries[slot].generation)
     }
@@ -105,6 +105,8 @@ final class SoundTable {
             return .refuse(.cooldown)
         }
         guard let limit = d.limit else { return .play(held: false) }
+        // Fewer voices recorded than the limit (ended ones included): under it without a look.
+        if entries[slot].voices.count < limit.count, limit.perEmitter == nil { return .play(held: false) }
         prune(slot, pool: pool)
         var audible = 0, onEmitter = 0
         for id in entries[slot].voices {
@@ -152,10 +154,11 @@ final class SoundTable {
         }
     }
 
-    /// Records a voice the sound started at `now`.
+    /// Records a voice the sound started at `now` (its voices are kept only when it has a limit:
+    /// the list then holds at most the limit's count and the held ones, pruned when full).
     func started(_ slot: Int, voice: VoiceID, now: Double) {
         entries[slot].lastStart = now
-        entries[slot].voices.append(voice)
+        if entries[slot].definition?.limit != nil { entries[slot].voices.append(voice) }
     }
 
     /// Picks the clip index of the next play.
@@ -165,6 +168,7 @@ final class SoundTable {
 
     /// Voices of the sound now (held ones included).
     func instanceCount(_ slot: Int, pool: VoicePool) -> Int {
+        guard entries[slot].definition?.limit != nil else { return pool.count(ofSound: key(slot)) }
         prune(slot, pool: pool)
         return entries[slot].voices.count
     }

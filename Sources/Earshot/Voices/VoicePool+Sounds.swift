@@ -14,6 +14,11 @@ extension VoicePool {
         serviceNeeded = true
     }
 
+    /// Live voices played from the sound `key` (a scan: for queries, not for every play).
+    func count(ofSound key: UInt32) -> Int {
+        live.reduce(0) { $0 + (slots[$1].soundKey == key ? 1 : 0) }
+    }
+
     /// Detaches every voice from a removed sound: they play on as clip voices.
     func forgetSound(_ key: UInt32) {
         for index in live where slots[index].soundKey == key {
