@@ -1,7 +1,7 @@
 import Earshot
 
 /// A sound of a scene (`sounds:`): clips picked by a rule, varied, limited and cooled down —
-/// what ``SoundDefinition`` holds, by clip id. A `play:` event may name it like a clip.
+/// what `SoundDefinition` holds, by clip id. A `play:` event may name it like a clip.
 ///
 /// ```yaml
 /// sounds:
@@ -38,7 +38,7 @@ public struct SceneSound: Sendable, Equatable {
 }
 
 /// A snapshot of a scene (`snapshots:`): bus gains in dB (and bus filters) that `snapshot:`
-/// events begin and end — a ``Snapshot``.
+/// events begin and end — an Earshot `Snapshot`.
 ///
 /// ```yaml
 /// snapshots:
@@ -71,7 +71,7 @@ public struct SceneSnapshot: Sendable, Equatable {
 ///   footsteps: { gain: -3 }
 /// ```
 public struct SceneBus: Sendable, Equatable {
-    /// How a bus ducks another (see ``Ducking``).
+    /// How a bus ducks another (see Earshot's `Ducking`).
     public struct Duck: Sendable, Equatable {
         public var target: String
         /// dB the target goes down by (≤ 0).

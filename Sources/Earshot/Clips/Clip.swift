@@ -1,6 +1,6 @@
 /// A preloaded sound: decoded audio living in an OpenAL buffer, ready to be played many times.
 ///
-/// A `Clip` is a small handle (the asset); each ``AudioEngine/play(_:options:)`` of it makes a
+/// A `Clip` is a small handle (the asset); each ``AudioEngine/play(_:options:)-(Clip,_)`` of it makes a
 /// ``Voice`` (a playing instance). Handles are generation-counted: once the clip is unloaded,
 /// playing the handle throws ``EarshotError/clipUnloaded`` instead of touching a freed buffer.
 ///
