@@ -98,11 +98,8 @@ struct StressCommand: ParsableCommand {
             reports.append(StressReport(workload: workload, result: result))
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
             // One report as before; with --reverb, an object holding both.
-            let data = reverb ? try encoder.encode(["sends1": reports[0], "sends2": reports[1]]) : try encoder.encode(reports[0])
-            print(String(decoding: data, as: UTF8.self))
+            if reverb { try printJSON(["sends1": reports[0], "sends2": reports[1]]) } else { try printJSON(reports[0]) }
         } else {
             for (i, report) in reports.enumerated() {
                 if i > 0 { print("") }
@@ -120,12 +117,7 @@ struct StressCommand: ParsableCommand {
         } catch let error as EarshotError {
             fail(error.description)
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-            return
-        }
+        if json { return try printJSON(report) }
         print(report.markdown)
     }
 
@@ -137,12 +129,7 @@ struct StressCommand: ParsableCommand {
         } catch let error as EarshotError {
             fail(error.description)
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-            return
-        }
+        if json { return try printJSON(report) }
         for (name, result) in [("one clip", report.single), ("four clips", report.four)] {
             print("\(name) (the sound: random, ±50 cents, ±2 dB, a limit\(name == "four clips" ? ", avoidRepeat 1" : "")):")
             print(String(format: "  play(clip):  %.0f ns per call, %@ allocations in %d calls", result.clipNanoseconds,
@@ -151,5 +138,12 @@ struct StressCommand: ParsableCommand {
                          result.soundAllocations.map(String.init) ?? "uncounted", result.plays))
             print(String(format: "  ratio:       %.2f (sound / clip)", result.soundOverClip))
         }
+    }
+
+    /// One JSON object on stdout, keys sorted.
+    private func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 }
