@@ -76,6 +76,37 @@ final class DeviceRecoveryTests: XCTestCase {
         if case .restored(_, let from) = seen.last { XCTAssertNil(from) } else { XCTFail("second event: \(seen)") }
     }
 
+    /// A voice with a loop count (its passes queued on the source) goes on through a device loss:
+    /// after the rebuild it is back in the right pass at the engine clock, and it ends when its
+    /// passes are over — not early (the lost queue) and not late.
+    func testALoopCountCarriesOnThroughADeviceLoss() throws {
+        let e = try TestSignals.loopbackEngine { $0.maxRealVoices = 8; $0.keepsClipsForRecovery = true }
+        defer { e.shutdown() }
+        let n = 24_000   // 0.5 s
+        let ramp = (0..<n).map { Int16((-0.9 + 1.8 * Double($0) / Double(n)) * 32767) }
+        let clip = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(ramp)), name: "ramp")
+        var options = PlayOptions(pan: 1)
+        options.loopCount = 3   // four passes: 2 s
+        let voice = try e.play(clip, options: options)
+        var out = try render(e, seconds: 0.6)
+        e.simulateDeviceLoss()
+        out += try render(e, seconds: 800.0 / 48_000)
+        XCTAssertEqual(voice.status, .virtual)
+        out += try waitForRestore(e)
+        out += try render(e, seconds: 0.2)
+        XCTAssertEqual(voice.status, .real, "back on a source")
+        let frames = out.count / 2
+        XCTAssertLessThan(frames, 4 * n - 4_800, "still inside its passes when checked")
+        for f in stride(from: frames - 4_000, to: frames - 100, by: 487) {
+            XCTAssertEqual(out[f * 2 + 1], Float(ramp[f % n]) / 32768, accuracy: 2e-4, "frame \(f): the right pass, at the clock")
+        }
+        while voice.isPlaying, out.count / 2 < 6 * n { out += try render(e, seconds: 800.0 / 48_000) }
+        XCTAssertFalse(voice.isPlaying)
+        let right = stride(from: 1, to: out.count, by: 2).map { out[$0] }
+        let last = right.lastIndex { abs($0) > 1e-3 } ?? -1
+        XCTAssertEqual(Double(last), Double(4 * n), accuracy: 50, "ends after its fourth pass")
+    }
+
     func testMusicResumesNearWhereItWas() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-recovery-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
