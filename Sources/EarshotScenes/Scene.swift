@@ -260,7 +260,7 @@ public struct SceneCone: Sendable, Equatable {
 /// An emitter of a scene: a clip that starts at `start`, heard from a fixed position or a path.
 public struct SceneEmitter: Sendable, Equatable {
     public var id: String
-    /// The id of the clip it plays.
+    /// The id of the clip it plays, or of a sound (its selection, variation and limit apply).
     public var clip: String
     /// Loop until stopped (default false: plays once).
     public var loop: Bool

@@ -6,7 +6,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
     var allowedKeys: [String] {
         switch self {
         case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
-        case .play: return ["at", "play", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "every", "count", "until", "jitter"]
+        case .play: return ["at", "play", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every", "count", "until", "jitter"]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
         case .stop: return ["at", "stop", "fade"]

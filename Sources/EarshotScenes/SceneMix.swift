@@ -113,9 +113,11 @@ public struct ScenePlay: Sendable, Equatable {
     public var bus: String?
     /// Seconds into the clip where it begins.
     public var offset: Double = 0
+    /// How many more times the clip plays after the first, gaplessly (0…1000).
+    public var loops: Int = 0
 
     public init(id: String, position: Vector3? = nil, pan: Float = 0, gain: Float = 1, pitch: Float = 1,
-                priority: UInt8? = nil, bus: String? = nil, offset: Double = 0) {
+                priority: UInt8? = nil, bus: String? = nil, offset: Double = 0, loops: Int = 0) {
         self.id = id
         self.position = position
         self.pan = pan
@@ -124,6 +126,7 @@ public struct ScenePlay: Sendable, Equatable {
         self.priority = priority
         self.bus = bus
         self.offset = offset
+        self.loops = loops
     }
 }
 

@@ -76,9 +76,10 @@ extension SceneParser {
             let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }
             let bus = m["bus"].flatMap { busName($0, "\(key).bus", names.buses) }
             let offset = m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the clip, 0…86400") } ?? 0
+            let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: 0...PlayOptions.maxLoopCount) } ?? 0
             if (m["position"] == nil || position != nil) && (m["bus"] == nil || bus != nil) {
                 action = .play(ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                                         priority: priority.map(UInt8.init), bus: bus, offset: offset))
+                                         priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
             }
         case .snapshot:
             guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }

@@ -170,7 +170,7 @@ struct SceneParser: YAMLReader {
         if let n = top["emitters"], within(n, "emitters", SceneLimits.maxEmitters, "emitters") {
             for (id, _, value) in idMapping(n, "emitters") {
                 emitterIDs.insert(id)
-                if let e = emitter(value, id: id, clipIDs: clipIDs, duration: duration) { emitters.append(e) }
+                if let e = emitter(value, id: id, clipIDs: clipIDs.union(soundIDs), duration: duration) { emitters.append(e) }
             }
         }
         var events: [SceneEvent] = []
@@ -374,7 +374,7 @@ struct SceneParser: YAMLReader {
                                 + Self.emitterEnvironmentKeys, required: ["clip"]) else { return nil }
         var clip: String?
         if let n = m["clip"], let c = string(n, "\(key).clip") {
-            if clipIDs.contains(c) { clip = c } else { fail(n, "\(key).clip", unknown("clip", c, clipIDs)) }
+            if clipIDs.contains(c) { clip = c } else { fail(n, "\(key).clip", unknown("clip or sound", c, clipIDs)) }
         }
         let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? false
         let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1

@@ -208,9 +208,18 @@ final class SceneRuntime {
         try playVoice(i, on: e)
     }
 
-    /// Starts emitter `i`'s clip on `e` with its gain and pitch now.
+    /// Starts emitter `i`'s clip (or sound) on `e` with its gain and pitch now.
     private func playVoice(_ i: Int, on e: Emitter) throws(EarshotError) {
         let spec = scene.emitters[i]
+        if let sound = sounds[spec.clip] {
+            // A sound: its selection, variation and limit apply; a refused play leaves no voice.
+            var options = SoundPlayOptions(emitter: e, gain: emitterGain[i])
+            options.pitch = emitterPitch[i]
+            options.loop = spec.loop
+            options.priority = spec.priority
+            voices[i] = try engine.play(sound, options: options)
+            return
+        }
         guard let clip = clips[spec.clip] else {
             preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
         }
@@ -254,12 +263,14 @@ final class SceneRuntime {
                 options.priority = p.priority
                 options.bus = p.bus.map(Bus.init)
                 options.offset = p.offset
+                options.loopCount = p.loops
                 options.placement = placement
                 try engine.play(sound, options: options)
             } else if let clip = clips[p.id] {
                 var options = PlayOptions(gain: p.gain, pitch: p.pitch, priority: p.priority ?? 128,
                                           bus: p.bus.map(Bus.init) ?? .sfx, placement: placement)
                 options.offset = p.offset
+                options.loopCount = p.loops
                 _ = try engine.play(clip, options: options)
             } else {
                 preconditionFailure("scene clip or sound \(p.id) was validated but not loaded")  // trap: parser invariant

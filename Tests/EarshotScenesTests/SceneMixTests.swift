@@ -150,6 +150,27 @@ final class SceneMixTests: XCTestCase {
         XCTAssertTrue(svg.contains("footsteps"), "the scene's own bus has a lane")
     }
 
+    /// An emitter may play a sound (its limit applies to each start); `loops:` repeats a play.
+    func testEmitterPlaysASoundAndPlayLoops() throws {
+        let clips = try tones()
+        let (audio, _) = try render("""
+            duration: 2
+            \(clips)sounds:
+              s: { clips: [a, b, c], select: sequence }
+            emitters:
+              near: { clip: s, loop: true, position: [0, 0, -1] }
+            events:
+              - { at: 0.5, stop: near }
+              - { at: 1.0, play: b, loops: 3 }
+            """)
+        XCTAssertEqual(audio.frequency(0.01, 0.09), 400, accuracy: 8, "the sequence's first clip")
+        XCTAssertEqual(audio.frequency(0.31, 0.39), 400, accuracy: 8, "looping the clip it picked")
+        XCTAssertLessThan(audio.rms(0.6, 0.95), 1e-3)
+        XCTAssertEqual(audio.frequency(1.05, 1.35), 600, accuracy: 8)
+        XCTAssertGreaterThan(audio.rms(1.3, 1.39), 0.05, "the fourth pass (1.3–1.4 s) plays")
+        XCTAssertLessThan(audio.rms(1.42, 1.6), 1e-3, "and nothing after it")
+    }
+
     func testMixKeysAreValidated() throws {
         let clips = try tones()
         let cases: [(String, String)] = [
@@ -166,6 +187,7 @@ final class SceneMixTests: XCTestCase {
             ("events:\n  - { at: 0, snapshot: q, action: begin }", "no snapshot"),
             ("events:\n  - { at: 0, play: a, bus: nowhere }", "no bus named"),
             ("events:\n  - { at: 0, play: zz }", "no clip or sound"),
+            ("events:\n  - { at: 0, play: a, loops: 1001 }", "loops"),
         ]
         for (body, expected) in cases {
             let path = try SceneFixtures.write("duration: 1\n\(clips)\(body)\n", in: tmp)

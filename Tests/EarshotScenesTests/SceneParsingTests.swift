@@ -82,7 +82,7 @@ final class SceneParsingTests: XCTestCase {
             ("duration: 2\ndistanceModel: cubic\n", 2, 16, "distanceModel", "not one of"),
             ("duration: 2\nclips:\n  step: no/such/step.wav\n", 3, 9, "clips.step", "no such file: no/such/step.wav"),
             ("duration: 2\nclips:\n  b: \(beep)\nemitters:\n  car: { clip: b, position: [1, 2] }\n", 5, 29, "emitters.car.position", "expected [x, y, z]"),
-            ("duration: 2\nclips:\n  b: \(beep)\nemitters:\n  car: { clip: horn, position: [1, 2, 3] }\n", 5, 16, "emitters.car.clip", "no clip with id \"horn\""),
+            ("duration: 2\nclips:\n  b: \(beep)\nemitters:\n  car: { clip: horn, position: [1, 2, 3] }\n", 5, 16, "emitters.car.clip", "no clip or sound with id \"horn\""),
             ("duration: 2\nclips:\n  b: \(beep)\nemitters:\n  car: { clip: b, gain: -1, position: [0, 0, 0] }\n", 5, 25, "emitters.car.gain", "out of range"),
             ("duration: 2\nclips:\n  b: \(beep)\nemitters:\n  car: { clip: b, priority: 300, position: [0, 0, 0] }\n", 5, 29, "emitters.car.priority", "out of range"),
             ("duration: 2\nclips:\n  b: \(beep)\nemitters:\n  car: { clip: b }\n", 5, 8, "emitters.car.position", "required key is missing"),
