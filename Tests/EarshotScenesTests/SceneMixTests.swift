@@ -171,6 +171,23 @@ final class SceneMixTests: XCTestCase {
         XCTAssertLessThan(audio.rms(1.42, 1.6), 1e-3, "and nothing after it")
     }
 
+    /// A sound nobody plays is a warning; its clips count as used when it is played.
+    func testUnplayedSoundWarnsAndPlayedSoundsUseTheirClips() throws {
+        let clips = try tones()
+        let path = try SceneFixtures.write("""
+            duration: 1
+            \(clips)sounds:
+              idle: { clips: [a] }
+              busy: { clips: [b, c] }
+            events:
+              - { at: 0, play: busy }
+            """, in: tmp)
+        let warnings = try Scene.load(path: path).warnings().map(\.description)
+        XCTAssertTrue(warnings.contains { $0.contains("sounds.idle: never played") }, "\(warnings)")
+        XCTAssertFalse(warnings.contains { $0.contains("clips.b") || $0.contains("clips.c") }, "\(warnings)")
+        XCTAssertTrue(warnings.contains { $0.contains("clips.a") }, "a clip only an unplayed sound names is unused: \(warnings)")
+    }
+
     func testMixKeysAreValidated() throws {
         let clips = try tones()
         let cases: [(String, String)] = [
