@@ -16,6 +16,9 @@ extension SceneParser {
         guard let node, within(node, "buses", SceneLimits.maxBuses, "buses") else { return ([], names) }
         let entries = idMapping(node, "buses")
         for (name, _, _) in entries { names.insert(name) }
+        if names.count > SceneLimits.maxBuses {
+            fail(node, "buses", "\(names.count) buses with the built-in ones; a scene may have at most \(SceneLimits.maxBuses)")
+        }
         var out: [SceneBus] = []
         for (name, _, value) in entries {
             let key = "buses.\(name)"

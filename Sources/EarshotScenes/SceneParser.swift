@@ -167,10 +167,11 @@ struct SceneParser: YAMLReader {
 
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
+        let soundsByID = Dictionary(sounds.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if let n = top["emitters"], within(n, "emitters", SceneLimits.maxEmitters, "emitters") {
             for (id, _, value) in idMapping(n, "emitters") {
                 emitterIDs.insert(id)
-                if let e = emitter(value, id: id, clipIDs: clipIDs.union(soundIDs), duration: duration) { emitters.append(e) }
+                if let e = emitter(value, id: id, clipIDs: clipIDs.union(soundIDs), sounds: soundsByID, duration: duration) { emitters.append(e) }
             }
         }
         var events: [SceneEvent] = []
@@ -367,7 +368,8 @@ struct SceneParser: YAMLReader {
         }
     }
 
-    mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, duration: Double?) -> SceneEmitter? {
+    /// An emitter; one that plays a sound takes the sound's `loop` and `priority` unless it sets its own.
+    mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, sounds: [String: SceneSound] = [:], duration: Double?) -> SceneEmitter? {
         let key = "emitters.\(id)"
         guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
                                                    "referenceDistance", "maxDistance", "rolloff", "direction", "facing", "cone"]
@@ -376,10 +378,11 @@ struct SceneParser: YAMLReader {
         if let n = m["clip"], let c = string(n, "\(key).clip") {
             if clipIDs.contains(c) { clip = c } else { fail(n, "\(key).clip", unknown("clip or sound", c, clipIDs)) }
         }
-        let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? false
+        let sound = clip.flatMap { sounds[$0] }
+        let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? sound?.loop ?? false
         let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
         let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
-        let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? 128
+        let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? sound.map { Int($0.priority) } ?? 128
         let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0
         let path = placement(m, node, key, required: true)
         let environment = emitterEnvironment(m, key)

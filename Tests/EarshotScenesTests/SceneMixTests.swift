@@ -188,6 +188,42 @@ final class SceneMixTests: XCTestCase {
         XCTAssertTrue(warnings.contains { $0.contains("clips.a") }, "a clip only an unplayed sound names is unused: \(warnings)")
     }
 
+    /// An emitter playing a sound takes the sound's loop unless it says otherwise; a play whose
+    /// offset is past a clip the sound may pick is refused before anything renders; the bus
+    /// limit counts the built-in buses.
+    func testEmitterTakesTheSoundsLoopAndTimingIsCheckedUpFront() throws {
+        let clips = try tones()
+        let (audio, _) = try render("""
+            duration: 1
+            \(clips)sounds:
+              hum: { clips: [a], loop: true }
+            emitters:
+              e: { clip: hum, position: [0, 0, -1] }
+            """)
+        XCTAssertGreaterThan(audio.rms(0.5, 0.9), 0.05, "the sound's loop: true holds on the emitter")
+
+        let path = try SceneFixtures.write("""
+            duration: 1
+            \(clips)sounds:
+              s: { clips: [a, b] }
+            events:
+              - { at: 0.5, play: s, offset: 0.2 }
+            """, name: "late.yaml", in: tmp)
+        let scene = try Scene.load(path: path)
+        XCTAssertThrowsError(try SceneRenderer(scene: scene).render(to: tmp.appendingPathComponent("late.wav").path)) { error in
+            guard case .invalidScene(_, let line, _, let key, let reason)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertEqual(line, 9, "the play event's line")
+            XCTAssertEqual(key, "play.offset")
+            XCTAssertTrue(reason.contains("not inside"), reason)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("late.wav").path), "nothing written")
+
+        let many = (0..<61).map { "  b\($0): {}" }.joined(separator: "\n")
+        let tooMany = try SceneFixtures.write("duration: 1\nbuses:\n\(many)\n", name: "buses.yaml", in: tmp)
+        guard case .failure(let problems) = Scene.check(path: tooMany) else { return XCTFail("65 buses accepted") }
+        XCTAssertTrue(problems.description.contains("65 buses with the built-in ones"), problems.description)
+    }
+
     func testMixKeysAreValidated() throws {
         let clips = try tones()
         let cases: [(String, String)] = [

@@ -55,12 +55,26 @@ enum RIFFCheck {
             throw .unreadableFile(path: name, reason: "an Ogg stream behind an ID3 tag (Ogg cannot carry one; remove the tag)")
         }
         guard magic == "RIFF" || magic == "RIFX" || magic == "RF64" else { return }
+        if start > 0, magic == "RF64" {
+            throw .unreadableFile(path: name, reason: "an RF64 file behind an ID3 tag (libsndfile reads RF64 only at the start)")
+        }
         let bigEndian = magic == "RIFX"
         func size(_ b: [UInt8], _ at: Int) -> Int {
             let v = bigEndian
                 ? UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
                 : UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
             return Int(v)
+        }
+        // Behind a tag, libsndfile takes the file to end where the RIFF size says (wav.c sets its
+        // length to RIFFsize + 8, or keeps the whole file's length counted from the tag's end,
+        // past the real end): check against that end, and refuse a RIFF that runs past the file.
+        var length = length
+        if start > 0 {
+            let riffEnd = start + size(head, 4) + 8
+            guard riffEnd <= length else {
+                throw .malformedFile("\(name): a WAV behind an ID3 tag whose RIFF size runs \(riffEnd - length) bytes past the end of the file")
+            }
+            length = riffEnd
         }
         var offset = start + 12, walked = 0
         while offset + 8 <= length {

@@ -24,7 +24,7 @@ extension AudioEngine {
             guard core.busIndex(definition.bus) != nil else {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
-            let (slot, generation) = try core.sounds.make(definition)
+            let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
             return Sound(id: UInt32(slot), generation: generation, definition: definition)
         }
     }
@@ -89,6 +89,21 @@ extension EngineCore {
             guard let e = pool.emitterIndex(emitter.id) else { throw .invalidArgument("the emitter was removed") }
             emitterIndex = e
         }
+        // Everything that can fail or refuse before the clip is picked: a refused play must not
+        // move the selection on (a sequence would skip, avoidRepeat would repeat).
+        guard busIndex(options.bus ?? definition.bus) != nil else {
+            throw .invalidArgument("no bus named \"\((options.bus ?? definition.bus).name)\" (add it with addBus first)")
+        }
+        let t = now
+        if sounds.coolingDown(slot, now: t) {
+            pool.recordRefusal(.cooldown, sound: key)
+            return nil
+        }
+        let decision = sounds.decide(slot, emitterIndex: emitterIndex, pool: pool)
+        if decision == .refuse {
+            pool.recordRefusal(.refused, sound: key)
+            return nil
+        }
         let clip = definition.clips[sounds.nextClip(slot, using: &random)]
         guard isLoaded(clip) else { throw .clipUnloaded }
         var pitchFactor: Float = 1, gainFactor: Float = 1
@@ -102,17 +117,9 @@ extension EngineCore {
         }
         let playOptions = options.playOptions(for: definition, pitchFactor: pitchFactor, gainFactor: gainFactor)
         try playOptions.validate()
-        try checkTiming(of: clip, options: playOptions)   // before the limit may steal for it
-        let t = now
-        switch sounds.admit(slot, now: t, emitterIndex: emitterIndex, pool: pool) {
-        case .refuse(let reason):
-            pool.recordRefusal(reason, sound: key)
-            return nil
-        case .play(let held):
-            let id = try play(clip, options: playOptions, logger: logger, sound: key, held: held)
-            guard id != .refused else { return nil }
-            sounds.started(slot, voice: id, now: t)
-            return id
-        }
+        let id = try play(clip, options: playOptions, logger: logger, sound: key, held: decision == .hold)
+        guard id != .refused else { return nil }   // the pool's refusal, recorded by it
+        sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
+        return id
     }
 }

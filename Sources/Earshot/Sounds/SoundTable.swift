@@ -39,7 +39,7 @@ final class SoundTable {
     /// Sounds that may have voices held by their limit (released by ``releaseHeld(pool:)``).
     private var soundsWithHeld = 0
 
-    func make(_ definition: SoundDefinition) throws(EarshotError) -> (slot: Int, generation: UInt32) {
+    func make(_ definition: SoundDefinition, poolCapacity: Int) throws(EarshotError) -> (slot: Int, generation: UInt32) {
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
@@ -54,7 +54,10 @@ final class SoundTable {
         entries[slot].selector = SoundSelector(definition)
         entries[slot].lastStart = -.infinity
         entries[slot].voices = []
-        if let limit = definition.limit { entries[slot].voices.reserveCapacity(limit.count + 4) }
+        if let limit = definition.limit {
+            // The `virtual` mode keeps its held voices too: room for as many as the pool holds.
+            entries[slot].voices.reserveCapacity(limit.count + 4 + (limit.steal == .virtual ? poolCapacity : 0))
+        }
         entries[slot].held = 0
         return (slot, entries[slot].generation)
     }
@@ -88,25 +91,34 @@ final class SoundTable {
 
     // MARK: Playing
 
-    /// What a play of the sound may do now.
-    enum Admission {
-        /// Play, held virtual by the limit when `held`.
-        case play(held: Bool)
-        /// Refused (``VoiceEndReason/refused`` or ``VoiceEndReason/cooldown``).
-        case refuse(VoiceEndReason)
+    /// What the instance limit lets a play of the sound do now (nothing is changed yet: the
+    /// steal or hold is applied by ``started(_:voice:now:decision:pool:)`` once the new voice
+    /// exists, so a play that fails on the way takes nothing from the others).
+    enum Decision: Equatable {
+        /// Under the limit.
+        case play
+        /// Play, held virtual (the `virtual` mode).
+        case hold
+        /// Play, and steal this voice (the `oldest` and `quietest` modes).
+        case steal(VoiceID)
+        /// Refused (the `refuse` mode).
+        case refuse
     }
 
-    /// The cooldown and the instance limit of a play at `now` on `emitterIndex` (-1: none). Steals
-    /// what the limit's mode steals.
-    func admit(_ slot: Int, now: Double, emitterIndex: Int, pool: VoicePool) -> Admission {
-        guard let d = entries[slot].definition else { return .refuse(.refused) }
-        if d.cooldown > 0, now - entries[slot].lastStart < d.cooldown {
-            stats.cooldownRefusals += 1
-            return .refuse(.cooldown)
-        }
-        guard let limit = d.limit else { return .play(held: false) }
+    /// Whether a play at `now` comes sooner than the sound's cooldown after its last start
+    /// (counted when it does).
+    func coolingDown(_ slot: Int, now: Double) -> Bool {
+        guard let d = entries[slot].definition, d.cooldown > 0, now - entries[slot].lastStart < d.cooldown else { return false }
+        stats.cooldownRefusals += 1
+        return true
+    }
+
+    /// The instance limit's decision for a play on `emitterIndex` (-1: none); a refusal is
+    /// counted here.
+    func decide(_ slot: Int, emitterIndex: Int, pool: VoicePool) -> Decision {
+        guard let limit = entries[slot].definition?.limit else { return .play }
         // Fewer voices recorded than the limit (ended ones included): under it without a look.
-        if entries[slot].voices.count < limit.count, limit.perEmitter == nil { return .play(held: false) }
+        if entries[slot].voices.count < limit.count, limit.perEmitter == nil { return .play }
         prune(slot, pool: pool)
         var audible = 0, onEmitter = 0
         for id in entries[slot].voices {
@@ -115,49 +127,55 @@ final class SoundTable {
             if emitterIndex >= 0, pool.slots[i].emitterIndex == emitterIndex { onEmitter += 1 }
         }
         let emitterFull = emitterIndex >= 0 && limit.perEmitter.map { onEmitter >= $0 } ?? false
-        guard audible >= limit.count || emitterFull else { return .play(held: false) }
+        guard audible >= limit.count || emitterFull else { return .play }
         // At the limit: among the emitter's voices when that is the limit reached.
         let among = emitterFull ? emitterIndex : -1
         switch limit.steal {
         case .refuse:
             stats.limitRefusals += 1
-            return .refuse(.refused)
+            return .refuse
         case .virtual:
-            stats.limitHolds += 1
-            if entries[slot].held == 0 { soundsWithHeld += 1 }
-            entries[slot].held += 1
-            return .play(held: true)
+            return .hold
         case .oldest, .quietest:
-            var victim = -1, victimAt = -1
+            var victim: VoiceID?
             var quietest = Float.infinity
-            for (k, id) in entries[slot].voices.enumerated() {
+            for id in entries[slot].voices {
                 guard let i = pool.slot(id), !pool.slots[i].limitHeld,
                       among < 0 || pool.slots[i].emitterIndex == among else { continue }
                 if limit.steal == .oldest {
-                    victim = i
-                    victimAt = k
+                    victim = id
                     break
                 }
                 let heard = pool.heardLevel(i)
                 if heard < quietest {
                     quietest = heard
-                    victim = i
-                    victimAt = k
+                    victim = id
                 }
             }
-            if victim >= 0 {
-                pool.steal(victim)
-                entries[slot].voices.remove(at: victimAt)
-                stats.limitSteals += 1
-            }
-            return .play(held: false)
+            return victim.map { .steal($0) } ?? .play
         }
     }
 
-    /// Records a voice the sound started at `now` (its voices are kept only when it has a limit:
-    /// the list then holds at most the limit's count and the held ones, pruned when full).
-    func started(_ slot: Int, voice: VoiceID, now: Double) {
+    /// Records a voice the sound started at `now` and applies the limit's `decision` (its voices
+    /// are kept only when it has a limit: the list then holds at most the limit's count and the
+    /// held ones, pruned when full).
+    func started(_ slot: Int, voice: VoiceID, now: Double, decision: Decision, pool: VoicePool) {
         entries[slot].lastStart = now
+        switch decision {
+        case .play, .refuse:
+            break
+        case .hold:
+            stats.limitHolds += 1
+            if entries[slot].held == 0 { soundsWithHeld += 1 }
+            entries[slot].held += 1
+        case .steal(let victim):
+            // By handle: the new voice's play may have evicted a virtual voice and reused its slot.
+            if let i = pool.slot(victim) {
+                pool.steal(i)
+                stats.limitSteals += 1
+            }
+            entries[slot].voices.removeAll { $0 == victim }
+        }
         if entries[slot].definition?.limit != nil { entries[slot].voices.append(voice) }
     }
 

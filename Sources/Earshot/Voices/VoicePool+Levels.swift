@@ -4,16 +4,15 @@
 // source started (`realOffset` at `realClock`) — times the gain it is heard at.
 extension VoicePool {
     /// Where a real voice's playhead is at `now`, in clip frames: from `realOffset` at
-    /// `realClock` at the clip rate times the pitch, a loop wrapped; nil for a one-shot past its end.
+    /// `realClock` at the clip rate times the pitch, wrapped into the clip (a loop, or a pass of a
+    /// loop count: `realOffset` counts across the passes); nil for a voice past its last frame.
     @inline(__always)
     func estimatedPlayhead(ofReal index: Int, now: Double) -> Double? {
         let frames = Double(slots[index].clipFrames)
         var p = slots[index].realOffset
             + max(0, now - slots[index].realClock) * slots[index].clipRate * Double(slots[index].pitch)
-        if p >= frames {
-            guard slots[index].loop, frames > 0 else { return nil }
-            p = p.truncatingRemainder(dividingBy: frames)
-        }
+        guard frames > 0, slots[index].loop || p < slots[index].totalFrames else { return nil }
+        if p >= frames { p = p.truncatingRemainder(dividingBy: frames) }
         return p
     }
 

@@ -312,7 +312,7 @@ final class ClipLimitTests: XCTestCase {
                             { _ = try SndFileDecoder.decode(path: path) }] as [() throws -> Void] {
                 XCTAssertThrowsError(try attempt()) { error in
                     guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(name): \(error)") }
-                    XCTAssertTrue(what.contains("LIST") || what.contains("fact chunk"), what)
+                    XCTAssertTrue(what.contains("LIST") || what.contains("fact chunk") || what.contains("RIFF size"), what)
                 }
             }
             let engine = try TestSignals.loopbackEngine()
@@ -330,6 +330,20 @@ final class ClipLimitTests: XCTestCase {
         let id3: [UInt8] = Array("ID3".utf8) + [3, 0, 0, 0, 0, 0, 10] + [UInt8](repeating: 0, count: 10)
         let withTag = id3 + [UInt8](try Data(contentsOf: URL(fileURLWithPath: tagged)))
         XCTAssertTrue((4_400...4_410).contains(try ClipDecoder.decode(data: withTag, name: "id3.wav").frameCount))
+        // Behind a tag libsndfile ends the file where the RIFF size says: a LIST that fits the
+        // file but not that end is refused, and so is a RIFF size past the end of the file.
+        let cut = [UInt8](try Data(contentsOf: CLIRunner.packageRoot.appendingPathComponent(
+            "Tests/Fuzz/regressions/sndfile-id3-then-riff-size-cuts-list.wav")))
+        XCTAssertThrowsError(try ClipDecoder.decode(data: cut, name: "cut.wav")) { error in
+            guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertTrue(what.contains("LIST"), what)
+        }
+        var long = withTag
+        long[id3.count + 4] = 0xff   // RIFF size: far past the end
+        XCTAssertThrowsError(try ClipDecoder.decode(data: long, name: "long.wav")) { error in
+            guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertTrue(what.contains("past the end of the file"), what)
+        }
     }
 
     /// Lengths a header cannot honestly state are reported as unknown, not as 2⁶³ − 1 frames.

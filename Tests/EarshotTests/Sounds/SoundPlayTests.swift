@@ -264,6 +264,56 @@ final class SoundPlayTests: XCTestCase {
         XCTAssertFalse(v.isPlaying, "ended after 1 s of passes")
     }
 
+    /// A refused play does not move the selection on: a sequence under a cooldown still plays
+    /// every clip in turn; and a play that fails (an unknown bus) steals nothing.
+    func testRefusedOrFailedPlaysTakeNothing() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let low = try e.loadClip(TestSignals.sine(frequency: 400, amplitude: 0.2, seconds: 0.05), name: "low")
+        let high = try e.loadClip(TestSignals.sine(frequency: 1_200, amplitude: 0.2, seconds: 0.05), name: "high")
+        let s = try e.makeSound(SoundDefinition(clips: [low, high], selection: .sequence, cooldown: 0.03))
+        var heard: [Double] = []
+        for _ in 0..<8 {   // a play every 20 ms: every other one is refused
+            if try e.play(s) != nil {
+                let out = MusicRender.left(try TestSignals.renderGameFrames(e, seconds: 0.02))
+                heard.append(ToneMeasure.frequency(Array(out[48..<960]), sampleRate: 48_000))
+            } else {
+                try TestSignals.renderGameFrames(e, seconds: 0.02)
+            }
+        }
+        XCTAssertEqual(heard.count, 4)
+        XCTAssertEqual(heard.map { $0 < 800 }, [true, false, true, false], "low, high, low, high: \(heard)")
+
+        let tone = try e.loadClip(TestSignals.sine(seconds: 1), name: "tone")
+        let one = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 1, steal: .oldest), loop: true))
+        let first = try XCTUnwrap(try e.play(one))
+        var bad = SoundPlayOptions()
+        bad.bus = Bus("nowhere")
+        XCTAssertThrowsError(try e.play(one, options: bad))
+        e.update()
+        XCTAssertTrue(first.isPlaying, "the failed play stole nothing")
+        XCTAssertEqual(e.stats.limitSteals, 0)
+    }
+
+    /// A voice with a loop count is measured by the sidechain's detector in every pass, not only
+    /// the first.
+    func testLoopCountVoiceKeepsItsBusLevelInLaterPasses() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let line = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: 0.3, seconds: 0.2), name: "line")
+        var o = PlayOptions(bus: .voice)
+        o.loopCount = 3   // 0.8 s
+        _ = try e.play(line, options: o)
+        try TestSignals.renderGameFrames(e, seconds: 0.1)
+        let first = e.level(of: .voice)
+        try TestSignals.renderGameFrames(e, seconds: 0.45)   // the third pass
+        let third = e.level(of: .voice)
+        XCTAssertGreaterThan(first, -30)
+        XCTAssertEqual(third, first, accuracy: 1, "the third pass reads like the first")
+        try TestSignals.renderGameFrames(e, seconds: 0.4)
+        XCTAssertLessThan(e.level(of: .voice), -100, "silent once its passes are over")
+    }
+
     /// Removing a sound makes its handle stale; its voices play on; bad definitions are typed errors.
     func testRemoveAndBadDefinitions() throws {
         let e = try TestSignals.loopbackEngine()
