@@ -278,7 +278,7 @@ final class EngineCore {
         }
         let request = VoicePool.Request(
             clipID: clip.id, buffer: clips[Int(clip.id)].buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
-            channels: clip.info.channels, options: options, busIndex: bus, emitterIndex: emitterIndex,
+            options: options, busIndex: bus, emitterIndex: emitterIndex,
             startFrame: startFrame, soundKey: sound, held: held)
         return pool.play(request, now: now)
     }

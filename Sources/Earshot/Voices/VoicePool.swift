@@ -215,7 +215,6 @@ final class VoicePool {
         var buffer: ALuint
         var frames: Int
         var rate: Int
-        var channels: Int
         var options: PlayOptions
         var busIndex: Int
         var emitterIndex: Int
