@@ -119,7 +119,7 @@ public enum CAFReader {
     /// The decoded size is checked against `options.maxBytes` before anything is allocated.
     public static func decode(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
                               options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        precondition(file.audioOffset + file.audioByteCount <= bytes.count, "CAFReader.decode: bytes are not the parsed file's")
+        precondition(isConsistent(file, byteCount: bytes.count), "CAFReader.decode: the file's counts do not fit the bytes (not what parse returned for them)")
         let f = file.format
         let audio = UnsafeRawBufferPointer(rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
         if f.formatID == "ima4" {
@@ -170,12 +170,29 @@ public enum CAFReader {
     ///
     /// Throws as described on ``CAFReader``; `name` labels the messages.
     public static func parse(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> CAFFile {
-        let n = bytes.count
-        guard looksLikeCAF(bytes) else {
+        try parse(name: name, length: bytes.count) { offset, count in
+            guard offset >= 0, offset < bytes.count, count > 0 else { return [] }
+            return Array(bytes[offset..<(offset + min(count, bytes.count - offset))])
+        }
+    }
+
+    /// The most chunks walked: real files have a handful; a file of millions of empty chunks is
+    /// refused rather than walked.
+    public static let maxChunks = 1_000_000
+    /// The most bytes of an `info` chunk read: it is metadata, and entries past this are dropped.
+    public static let maxInfoBytes = 64 << 10
+
+    /// Parses the structure of a CAF file of `length` bytes whose bytes `read(offset, count)`
+    /// returns (fewer only at the end of the file). Only chunk headers and the small chunks'
+    /// bodies are read — never the audio — so a path can be judged before its audio is read.
+    /// Every size, count and offset taken from the file is combined with checked arithmetic.
+    static func parse(name: String, length n: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> CAFFile {
+        let head = read(0, 8)
+        guard head.count >= 4, head[0] == 0x63, head[1] == 0x61, head[2] == 0x66, head[3] == 0x66 else {
             throw .unreadableFile(path: name, reason: "not a CAF file (no 'caff' header)")
         }
-        guard n >= 8 else { throw .malformedFile("\(name): truncated CAF header (\(n) bytes)") }
-        let version = readU16(bytes, 4)
+        guard n >= 8, head.count == 8 else { throw .malformedFile("\(name): truncated CAF header (\(head.count) bytes)") }
+        let version = UInt16(head[4]) << 8 | UInt16(head[5])
         guard version == 1 else { throw .unsupportedEncoding("\(name): CAF version \(version) (only version 1 exists)") }
 
         var format: CAFFile.Format?
@@ -185,10 +202,21 @@ public enum CAFReader {
         var layoutTag: UInt32?
         var info: [String: String] = [:]
 
-        var pos = 8
+        /// Exactly `count` bytes at `offset`, or a typed error (the file changed under us).
+        func body(_ offset: Int, _ count: Int, _ what: String) throws(EarshotError) -> [UInt8] {
+            let b = read(offset, count)
+            guard b.count == count else {
+                throw .malformedFile("\(name): truncated: the \(what) chunk at offset \(offset) could not be read whole")
+            }
+            return b
+        }
+
+        var pos = 8, walked = 0
         while n - pos >= 12 {
-            let type = readU32(bytes, pos)
-            let declared = Int64(bitPattern: readU64(bytes, pos + 4))
+            walked += 1
+            guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) chunks") }
+            let header = try body(pos, 12, "next")
+            let (type, declared) = header.withUnsafeBytes { h in (readU32(h, 0), Int64(bitPattern: readU64(h, 4))) }
             let chunkStart = pos
             pos += 12
             let remaining = n - pos
@@ -205,12 +233,11 @@ public enum CAFReader {
             } else {
                 size = Int(declared)
             }
-            let body = UnsafeRawBufferPointer(rebasing: bytes[pos..<(pos + size)])
 
             switch type {
             case fourCC("desc"):
                 guard size >= 32 else { throw .malformedFile("\(name): desc chunk is \(size) bytes (needs 32)") }
-                let parsed = parseDesc(body)
+                let parsed = try body(pos, 32, "desc").withUnsafeBytes { parseDesc($0) }
                 if let existing = format {
                     guard existing == parsed else { throw .malformedFile("\(name): two conflicting desc chunks") }
                 } else {
@@ -221,41 +248,46 @@ public enum CAFReader {
                 guard format != nil else { throw .malformedFile("\(name): data chunk before the desc chunk") }
                 guard data == nil else { throw .malformedFile("\(name): two data chunks") }
                 guard size >= 4 else { throw .malformedFile("\(name): data chunk is \(size) bytes (shorter than its edit count)") }
-                data = (pos + 4, size - 4, readU32(body, 0))
+                data = (pos + 4, size - 4, try body(pos, 4, "data").withUnsafeBytes { readU32($0, 0) })
             case fourCC("pakt"):
                 guard size >= 24 else { throw .malformedFile("\(name): pakt chunk is \(size) bytes (needs 24)") }
                 guard pakt == nil else { throw .malformedFile("\(name): two pakt chunks") }
-                pakt = CAFFile.PacketTable(
-                    packets: Int64(bitPattern: readU64(body, 0)), validFrames: Int64(bitPattern: readU64(body, 8)),
-                    primingFrames: Int32(bitPattern: readU32(body, 16)), remainderFrames: Int32(bitPattern: readU32(body, 20)))
+                pakt = try body(pos, 24, "pakt").withUnsafeBytes { b in
+                    CAFFile.PacketTable(
+                        packets: Int64(bitPattern: readU64(b, 0)), validFrames: Int64(bitPattern: readU64(b, 8)),
+                        primingFrames: Int32(bitPattern: readU32(b, 16)), remainderFrames: Int32(bitPattern: readU32(b, 20)))
+                }
             case fourCC("kuki"):
                 cookie = size
             case fourCC("chan"):
                 guard size >= 12 else { throw .malformedFile("\(name): chan chunk is \(size) bytes (needs 12)") }
-                let descriptions = Int(readU32(body, 8))
+                let (tag, descriptions) = try body(pos, 12, "chan").withUnsafeBytes { b in (readU32(b, 0), Int(readU32(b, 8))) }
                 guard descriptions <= (size - 12) / 20 else {
                     throw .malformedFile("\(name): chan chunk claims \(descriptions) channel descriptions in \(size) bytes")
                 }
-                layoutTag = readU32(body, 0)
+                layoutTag = tag
             case fourCC("info"):
-                info = parseInfo(body)
+                info = read(pos, min(size, maxInfoBytes)).withUnsafeBytes { parseInfo($0) }
             default:
                 break   // unknown chunks are skipped
             }
-            pos += size
+            pos += size   // size <= remaining = n - pos: cannot pass n
         }
 
         guard let format else { throw .malformedFile("\(name): no desc chunk") }
         guard let data else { throw .malformedFile("\(name): no data chunk") }
+        // bytesPerPacket >= 1 and framesPerPacket <= 64 were validated; packets <= the file's size.
         let packets = data.count / format.bytesPerPacket
         let decodedFrames = packets * format.framesPerPacket
         var first = 0
         var frames = decodedFrames
         if let pakt {
-            guard pakt.validFrames >= 0, pakt.primingFrames >= 0, pakt.remainderFrames >= 0 else {
-                throw .malformedFile("\(name): pakt has negative frame counts (valid \(pakt.validFrames), priming \(pakt.primingFrames), remainder \(pakt.remainderFrames))")
+            guard pakt.packets >= 0, pakt.validFrames >= 0, pakt.primingFrames >= 0, pakt.remainderFrames >= 0 else {
+                throw .malformedFile("\(name): pakt has negative counts (packets \(pakt.packets), valid \(pakt.validFrames), priming \(pakt.primingFrames), remainder \(pakt.remainderFrames))")
             }
-            guard Int64(pakt.primingFrames) + pakt.validFrames <= Int64(decodedFrames) else {
+            // Both fields come from the file: their sum may not fit (a valid count near Int64.max).
+            let (claimed, overflow) = Int64(pakt.primingFrames).addingReportingOverflow(pakt.validFrames)
+            guard !overflow, claimed <= Int64(decodedFrames) else {
                 throw .malformedFile("\(name): truncated: pakt claims \(pakt.primingFrames) priming + \(pakt.validFrames) valid frames but the data holds \(decodedFrames)")
             }
             first = Int(pakt.primingFrames)
@@ -265,6 +297,21 @@ public enum CAFReader {
                        packetTable: pakt, magicCookieByteCount: cookie, channelLayoutTag: layoutTag, info: info,
                        packetCount: packets, trailingBytes: data.count - packets * format.bytesPerPacket,
                        firstFrame: first, frameCount: frames)
+    }
+
+    /// Whether `file`'s counts are consistent with each other and with `byteCount` bytes (what
+    /// ``parse(_:name:)-(UnsafeRawBufferPointer,_)`` guarantees; a hand-built ``CAFFile`` may not).
+    static func isConsistent(_ file: CAFFile, byteCount: Int) -> Bool {
+        let f = file.format
+        guard f.channels >= 1, f.channels <= maxChannels, f.bytesPerPacket >= 1, f.framesPerPacket >= 1,
+              file.audioOffset >= 0, file.packetCount >= 0, file.firstFrame >= 0, file.frameCount >= 0,
+              f.formatID == "ima4" || (f.formatID == "lpcm" && f.bytesPerPacket == f.channels * (f.bitsPerChannel / 8)) else { return false }
+        let (audioBytes, o1) = file.packetCount.multipliedReportingOverflow(by: f.bytesPerPacket)
+        let (audioEnd, o2) = file.audioOffset.addingReportingOverflow(audioBytes)
+        let (decoded, o3) = file.packetCount.multipliedReportingOverflow(by: f.framesPerPacket)
+        let (used, o4) = file.firstFrame.addingReportingOverflow(file.frameCount)
+        return !o1 && !o2 && !o3 && !o4 && audioEnd <= byteCount && used <= decoded
+            && (f.formatID != "ima4" || f.bytesPerPacket == f.channels * IMA4Decoder.bytesPerChannelBlock)
     }
 
     private static func parseDesc(_ body: UnsafeRawBufferPointer) -> CAFFile.Format {

@@ -79,8 +79,8 @@ public enum ClipDecoder {
 
     // MARK: Inspection
 
-    /// Describes the file at `path` without decoding its audio: CAF fully parsed (the file is
-    /// read into memory, within ``FileBytes/defaultLimit``), Ogg Vorbis as libvorbisfile reports
+    /// Describes the file at `path` without decoding its audio: CAF fully parsed from its chunk
+    /// headers (the audio is not read), Ogg Vorbis as libvorbisfile reports
     /// it, other formats as libsndfile's header reports them. A length the file does not state
     /// (or states beyond ``ClipFileInfo/maxPlausibleFrames``) is reported as unknown (`nil`).
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
@@ -88,7 +88,7 @@ public enum ClipDecoder {
         guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
         switch head.withUnsafeBytes({ route(for: $0) }) {
         case .caf:
-            return try inspect(data: try FileBytes.read(path: path), name: path)
+            return describe(try CAFReader.parse(path: path), bytes: FileCheck.size(path))
         case .vorbis:
             return try VorbisFileDecoder.inspect(path: path)
         case .sndfile:
@@ -109,10 +109,7 @@ public enum ClipDecoder {
             guard !b.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
             switch route(for: b) {
             case .caf:
-                let caf = try CAFReader.parse(b, name: name)
-                let f = caf.format
-                return ClipFileInfo(container: "CAF", codec: f.codecName, sampleRate: f.sampleRate, channels: f.channels,
-                                    frames: caf.frameCount, packets: caf.packetCount, bytes: b.count, audioBytes: caf.audioByteCount)
+                return describe(try CAFReader.parse(b, name: name), bytes: b.count)
             case .vorbis:
                 return try VorbisFileDecoder.inspect(b, name: name)
             case .sndfile:
@@ -121,6 +118,13 @@ public enum ClipDecoder {
                 }
             }
         }
+    }
+
+    /// A parsed CAF structure as a ``ClipFileInfo``.
+    private static func describe(_ caf: CAFFile, bytes: Int) -> ClipFileInfo {
+        let f = caf.format
+        return ClipFileInfo(container: "CAF", codec: f.codecName, sampleRate: f.sampleRate, channels: f.channels,
+                            frames: caf.frameCount, packets: caf.packetCount, bytes: bytes, audioBytes: caf.audioByteCount)
     }
 
     /// A libsndfile header as a ``ClipFileInfo``.
