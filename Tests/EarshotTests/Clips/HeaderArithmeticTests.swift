@@ -98,4 +98,49 @@ final class HeaderArithmeticTests: XCTestCase {
         XCTAssertEqual(file.frameCount, 100)
         XCTAssertEqual(try CAFReader.decode(bytes, name: "ok.caf").frameCount, 100)
     }
+
+    /// Peak resident memory of this process (VmHWM), in bytes.
+    static func peakRSS() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kb = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kb * 1024
+    }
+
+    /// A 2 GiB sparse CAF (no disk used) whose header already says its decoded audio is over the
+    /// limit is refused from its headers: the peak RSS does not grow by the file's size (it grew
+    /// by 2.1 GB when the file was read whole first). Its structure is described the same way.
+    func testSparseTwoGiBCAFIsJudgedFromItsHeader() throws {
+        let path = NSTemporaryDirectory() + "earshot-sparse-\(UUID().uuidString).caf"
+        var b = CAFBuilder()
+        b.chunk("desc", CAFBuilder.pcm16())
+        b.chunk("data", size: -1, [0, 0, 0, 0])
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(b.bytes)))
+        defer { unlink(path) }
+        XCTAssertEqual(truncate(path, 2 << 30), 0)   // sparse: a hole, no blocks
+        let before = Self.peakRSS()
+        XCTAssertThrowsError(try ClipDecoder.decode(path: path)) { error in
+            guard case .tooLarge(_, _, let size, _, _)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertGreaterThan(size, ClipDecoder.Options.defaultMaxBytes)
+        }
+        let info = try ClipDecoder.inspect(path: path)
+        XCTAssertEqual(info.frames, ((2 << 30) - b.bytes.count) / 2)
+        // A short data chunk behind a 2 GiB free chunk: decoded without reading the free chunk.
+        let other = NSTemporaryDirectory() + "earshot-sparse-\(UUID().uuidString).caf"
+        var c = CAFBuilder()
+        c.chunk("desc", CAFBuilder.pcm16())
+        c.chunk("free", size: 2 << 30, [])
+        XCTAssertTrue(FileManager.default.createFile(atPath: other, contents: Data(c.bytes)))
+        defer { unlink(other) }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: other))
+        try handle.seek(toOffset: UInt64(c.bytes.count + (2 << 30)))
+        var d = CAFBuilder()
+        d.bytes = []
+        d.chunk("data", CAFBuilder.dataBody(CAFBuilder.samplesBE([5, 6, 7])))
+        try handle.write(contentsOf: Data(d.bytes))
+        try handle.close()
+        XCTAssertEqual(try ClipDecoder.decode(path: other).samples, .int16([5, 6, 7]))
+        let grew = Self.peakRSS() - before
+        XCTAssertLessThan(grew, 256 << 20, "peak RSS grew by \(grew >> 20) MiB judging two 2 GiB sparse files")
+    }
 }
