@@ -7,9 +7,11 @@
 #   make fuzz FUZZ_RUNS=10000000    the long run
 #   make fuzz FUZZ_TARGETS=vorbis   some targets only
 #   FUZZ_ARGS=...                   more libFuzzer flags
+#   make struct-fuzz                the structure-aware fuzzer: STRUCT_CASES cases (default 1,000,000)
+#                                   per container of STRUCT_CONTAINERS (caf wav aiff flac ogg mp3)
 FUZZ_RUNS ?= 100000
 FUZZ_ARGS ?=
-FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis scene
+FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 scene
 FUZZ_DIR := .build/fuzz
 FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name EarshotFuzz
 FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
@@ -19,12 +21,12 @@ CLIP_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFR
 	Sources/Earshot/Clips/PCMAudio.swift Sources/Earshot/Clips/DecodeOptions.swift Sources/Earshot/Clips/ClipDecoder.swift \
 	Sources/Earshot/Clips/SndFileDecoder.swift Sources/Earshot/Clips/SndFileDecoder+Memory.swift \
 	Sources/Earshot/Clips/VorbisFileDecoder.swift Sources/Earshot/Clips/MemorySource.swift Sources/Earshot/Clips/FileBytes.swift \
-	Sources/Earshot/Clips/RIFFCheck.swift \
+	Sources/Earshot/Clips/RIFFCheck.swift Sources/Earshot/Clips/OggLinkCheck.swift \
 	Sources/Earshot/Music/MusicDecoder.swift Sources/Earshot/Music/SndFileStreamDecoder.swift Sources/Earshot/Music/VorbisStreamDecoder.swift \
 	Sources/Earshot/Support/EarshotError.swift Tests/Fuzz/FuzzShims.swift
 CLIP_LIBS := -lsndfile -lvorbisfile
 
-.PHONY: fuzz fuzz-build
+.PHONY: fuzz fuzz-build struct-fuzz
 
 # The CAF reader and IMA4 decoder (their own harness).
 $(FUZZ_DIR)/caf-fuzz: $(CLIP_SOURCES) Tests/Fuzz/CAFFuzz.swift Tests/Fuzz/FuzzMain.swift Makefile.fuzz.mk
@@ -60,4 +62,23 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 	    -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_ARGS) \
 	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( [ $$t = scene ] && echo scene || echo audio ) Tests/Fuzz/regressions \
 	    2>&1 | tail -12 || exit 1; \
+	done
+
+# The structure-aware fuzzer (Tests/Fuzz/StructFuzz): an in-process generator that writes valid
+# container structures and mutates their fields (not libFuzzer; ASan on). One run per container;
+# a run's result is its exit status, and struct-CONTAINER-current holds the case that killed it.
+STRUCT_CASES ?= 1000000
+STRUCT_CONTAINERS ?= caf wav aiff flac ogg mp3
+STRUCT_SEED ?= 1
+$(FUZZ_DIR)/struct-fuzz: $(CLIP_SOURCES) $(wildcard Tests/Fuzz/StructFuzz/*.swift) Makefile.fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	swiftc -parse-as-library -sanitize=address -O -g -module-name EarshotFuzz $(FUZZ_C_MODULES) $(CLIP_SOURCES) \
+	  $(wildcard Tests/Fuzz/StructFuzz/*.swift) $(CLIP_LIBS) -o $@
+
+struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
+	@for c in $(STRUCT_CONTAINERS); do \
+	  echo "== struct-fuzz $$c: $(STRUCT_CASES) cases"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp nice -n 10 $(FUZZ_DIR)/struct-fuzz $$c \
+	    $(FUZZ_DIR)/corpus/audio $(STRUCT_CASES) $(STRUCT_SEED) $(FUZZ_DIR) 2>&1 | tail -12; \
+	  status=$${PIPESTATUS[0]}; echo "== struct-fuzz $$c: exit $$status"; [ $$status = 0 ] || exit 1; \
 	done

@@ -21,3 +21,8 @@ ff -ac 1 -c:a pcm_alaw "$corpus/audio/alaw.caf"
 sox -n -r 8000 -c 1 -b 8 "$corpus/audio/u8.wav" synth 0.05 sine 440
 sox -n -r 8000 -c 1 -b 16 "$corpus/audio/s16.aifc" synth 0.05 sine 440
 cp Demos/Scenes/*.yaml "$corpus/scene/"
+# MP3 (libsndfile 1.2 reads it through libmpg123): MPEG-2.5 mono at 8 kHz with an ID3v2 tag and
+# a Xing/LAME header, MPEG-1 stereo at 44.1 kHz, and a bare CBR stream (no tag, no Xing header).
+ff -ac 1 -c:a libmp3lame -b:a 16k "$corpus/audio/mono-8k.mp3"
+ffmpeg -hide_banner -loglevel error -y -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=0.1" -ac 2 -c:a libmp3lame -b:a 64k "$corpus/audio/stereo-44k.mp3"
+ffmpeg -hide_banner -loglevel error -y -f lavfi -i "sine=frequency=440:sample_rate=22050:duration=0.1" -ac 1 -c:a libmp3lame -b:a 32k -write_xing 0 -id3v2_version 0 "$corpus/audio/bare-22k.mp3"

@@ -27,6 +27,7 @@ final class VorbisStreamDecoder: MusicDecoder {
     /// Opens `path` as Ogg Vorbis; nil when the Ogg stream is not Vorbis (the caller then tries
     /// libsndfile). Throws for a damaged Vorbis file.
     static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
+        try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         let result = ov_fopen(path, file)
         if result != 0 {
