@@ -71,12 +71,23 @@ extension YAMLReader {
         }
     }
 
+    /// The longest word (and candidate) a "did you mean" compares, in Unicode scalars: a
+    /// suggestion for a longer one would not help a reader, and comparing two megabyte-long ids
+    /// costs O(n·m) (a scene with a 1 MB id and a near miss kept `validate` busy for minutes).
+    static var maxSuggestionLength: Int { 64 }
+
     /// ` (did you mean 'x'?)` when one of `candidates` is within a small edit distance of `word`
-    /// (a third of its length, at least 1, at most 3 edits); empty otherwise.
+    /// (a third of its length, at least 1, at most 3 edits); empty otherwise. Words and
+    /// candidates longer than ``maxSuggestionLength`` are not compared.
     static func didYouMean(_ word: String, among candidates: some Sequence<String>) -> String {
-        let limit = min(3, max(1, word.count / 3))
+        let length = word.unicodeScalars.count
+        guard length <= maxSuggestionLength else { return "" }
+        let limit = min(3, max(1, length / 3))
         var best: (String, Int)?
         for c in candidates {
+            // Cheap refusals first: a length that differs by more than the limit cannot be near.
+            let n = c.unicodeScalars.count
+            guard n <= maxSuggestionLength, abs(n - length) <= limit else { continue }
             let d = editDistance(word, c, limit: limit)
             if d <= limit, d < (best?.1 ?? Int.max) { best = (c, d) }
         }
@@ -85,24 +96,31 @@ extension YAMLReader {
 
     /// Edit distance between `a` and `b` (case-insensitive; insertions, deletions, substitutions
     /// and swaps of two neighbours each count 1: 'plya' is one edit from 'play'), or more than
-    /// `limit` as soon as it must be.
+    /// `limit` as soon as it must be. Only the band of cells within `limit` of the diagonal is
+    /// computed (the others are over the limit anyway): O((n + m) · limit).
     static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
         let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
         guard abs(x.count - y.count) <= limit else { return limit + 1 }
         guard !x.isEmpty else { return y.count }
         guard !y.isEmpty else { return x.count }
-        var older = [Int](repeating: 0, count: y.count + 1)
-        var previous = Array(0...y.count), current = [Int](repeating: 0, count: y.count + 1)
+        let over = limit + 1
+        var older = [Int](repeating: over, count: y.count + 1)
+        var previous = (0...y.count).map { min($0, over) }, current = [Int](repeating: over, count: y.count + 1)
         for i in 1...x.count {
-            current[0] = i
-            var rowMin = current[0]
-            for j in 1...y.count {
-                var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d = min(d, older[j - 2] + 1) }
-                current[j] = d
-                rowMin = min(rowMin, d)
+            let lo = max(1, i - limit), hi = min(y.count, i + limit)
+            current[0] = min(i, over)
+            if lo > 1 { current[lo - 1] = over }
+            var rowMin = lo == 1 ? current[0] : over
+            if lo <= hi {
+                for j in lo...hi {
+                    var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                    if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d = min(d, older[j - 2] + 1) }
+                    current[j] = min(d, over)
+                    rowMin = min(rowMin, current[j])
+                }
             }
-            if rowMin > limit { return limit + 1 }
+            if hi < y.count { current[hi + 1] = over }
+            if rowMin > limit { return over }
             (older, previous, current) = (previous, current, older)
         }
         return previous[y.count]

@@ -1,7 +1,7 @@
 // libFuzzer harnesses for every clip and music decoder. Built by `make fuzz` (Makefile.fuzz.mk)
 // with swiftc -sanitize=fuzzer,address from the decoder sources alone (no OpenAL), one binary
 // per target, the target chosen at compile time by -D (FUZZ_SNDFILE, FUZZ_VORBIS, FUZZ_MEMORY,
-// FUZZ_SNIFF, FUZZ_MUSIC_SNDFILE, FUZZ_MUSIC_VORBIS). Any EarshotError is an accepted outcome; a
+// FUZZ_SNIFF, FUZZ_MUSIC_SNDFILE, FUZZ_MUSIC_VORBIS, FUZZ_MP3). Any EarshotError is an accepted outcome; a
 // crash, a sanitizer report (leaks included), a hang or memory beyond -rss_limit_mb is a finding.
 #if canImport(Glibc)
 import Glibc
@@ -89,6 +89,13 @@ enum DecoderFuzz {
 }
 
 extension DecoderFuzz {
+    /// MP3 (libsndfile 1.2 through libmpg123): the clip decoder from memory and the music
+    /// stream decoder from a file. The seeds are MP3s (make-seeds.sh); libFuzzer mutates bytes.
+    static func mp3(_ bytes: UnsafeRawBufferPointer) {
+        sndfile(bytes)
+        music(bytes, vorbis: false)
+    }
+
     /// MemorySource (the cursor under every library's virtual I/O) against a model of lseek/read:
     /// the input's last byte picks up to 31 operations, each made of 9 bytes read backwards from
     /// the end (1 byte kind, 8 bytes little-endian argument), run over the whole input. Every
@@ -144,6 +151,8 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     DecoderFuzz.music(bytes, vorbis: false)
     #elseif FUZZ_MUSIC_VORBIS
     DecoderFuzz.music(bytes, vorbis: true)
+    #elseif FUZZ_MP3
+    DecoderFuzz.mp3(bytes)
     #endif
     return 0
 }

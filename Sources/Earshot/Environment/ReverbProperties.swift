@@ -60,6 +60,8 @@ public struct ReverbProperties: Sendable, Equatable {
 
     /// Up to `limit` preset names closest to `name` by edit distance (for "did you mean").
     public static func suggestions(for name: String, limit: Int = 3) -> [String] {
+        // No preset name is near a long name, and comparing one costs O(n·m): not compared.
+        guard name.unicodeScalars.count <= 64 else { return [] }
         let key = normalised(name)
         let scored = presetNames.map { candidate -> (String, Int) in
             // A name that contains the key (or the key the name) is a good match too.
