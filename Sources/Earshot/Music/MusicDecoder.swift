@@ -35,7 +35,8 @@ enum MusicDecoders {
     ///
     /// Throws ``EarshotError/fileNotFound(path:)``, ``EarshotError/unreadableFile(path:reason:)``
     /// for a file that is not audio, ``EarshotError/unsupportedEncoding(_:)`` for more than two
-    /// channels and ``EarshotError/malformedFile(_:)`` for an empty file or an impossible rate.
+    /// channels and ``EarshotError/malformedFile(_:)`` for an empty file, an impossible rate or a
+    /// length over ``ClipFileInfo/maxPlausibleFrames``.
     static func open(path: String) throws(EarshotError) -> any MusicDecoder {
         try FileCheck.requireRegularFile(path)
         let decoder: any MusicDecoder
@@ -59,6 +60,11 @@ enum MusicDecoders {
         }
         guard decoder.frameCount > 0 else {
             throw .malformedFile("\(path): no audio frames")
+        }
+        // An Ogg stream's length is its last page's granule position: any 64-bit value. Frame
+        // arithmetic downstream (loops, seeks, positions in seconds) stays exact below 2^40.
+        guard decoder.frameCount <= ClipFileInfo.maxPlausibleFrames else {
+            throw .malformedFile("\(path): an implausible length of \(decoder.frameCount) frames (more than \(ClipFileInfo.maxPlausibleFrames))")
         }
         return decoder
     }
