@@ -78,9 +78,8 @@ extension SceneParser {
         }
         for (name, range) in ReverbProperties.valueRanges {
             guard let n = m[name] else { continue }
-            guard let v = number(n, "\(key).\(name)", in: Double(range.lowerBound)...Double(range.upperBound),
-                                 "\(range.lowerBound)…\(range.upperBound)") else { continue }
-            _ = r.set(name, to: Float(v))
+            guard let v = number(n, "\(key).\(name)", in: range) else { continue }
+            _ = r.set(name, to: v)
         }
         return r
     }

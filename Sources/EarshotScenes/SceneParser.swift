@@ -115,7 +115,7 @@ struct SceneParser: YAMLReader {
         guard let top = mapping(root, "", allowed: Self.topKeys, required: ["duration"]) else { return nil }
         let defaultName = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = top["name"].flatMap { string($0, "name") } ?? defaultName
-        let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, more than 0 and at most 86400") }
+        let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, 0.001…86400") }
         let sampleRate = top["sampleRate"].flatMap { integer($0, "sampleRate", in: 8_000...192_000) } ?? 48_000
         let hrtf = top["hrtf"].flatMap { bool($0, "hrtf") } ?? false
         var distanceModel = DistanceModel.inverseClamped
@@ -326,8 +326,8 @@ struct SceneParser: YAMLReader {
             guard let circle = mapping(c, ck, allowed: ["center", "radius", "period", "phase", "direction", "plane"],
                                        required: ["radius", "period"]) else { return nil }
             let center = circle["center"].flatMap { vector($0, "\(ck).center") } ?? .zero
-            let radius = circle["radius"].flatMap { number($0, "\(ck).radius", in: 0.001...1e6, "metres, more than 0") }
-            let period = circle["period"].flatMap { number($0, "\(ck).period", in: 0.001...1e6, "seconds per turn, more than 0") }
+            let radius = circle["radius"].flatMap { number($0, "\(ck).radius", in: 0.001...1e6, "metres, 0.001…1000000") }
+            let period = circle["period"].flatMap { number($0, "\(ck).period", in: 0.001...1e6, "seconds per turn, 0.001…1000000") }
             let phase = circle["phase"].flatMap { number($0, "\(ck).phase", in: -360...360, "degrees −360…360") } ?? 0
             let direction = circle["direction"].flatMap { choice($0, "\(ck).direction", ["ccw", "cw"]) } ?? "ccw"
             let plane = circle["plane"].flatMap { choice($0, "\(ck).plane", ScenePath.CirclePlane.allCases.map(\.rawValue)) }
@@ -426,7 +426,7 @@ struct SceneParser: YAMLReader {
             fail(node, "\(key).every", "count:, until: and jitter: repeat a play every: seconds, which is missing")
             return
         }
-        guard let every = number(e, "\(key).every", in: 0.001...86_400, "seconds > 0") else { return }
+        guard let every = number(e, "\(key).every", in: 0.001...86_400, "seconds, 0.001…86400") else { return }
         if m["count"] != nil, let u = m["until"] { fail(u, "\(key).until", "give either count or until, not both") }
         let limit = duration ?? 86_400
         let count = m["count"].flatMap { integer($0, "\(key).count", in: 1...SceneLimits.maxEvents) }

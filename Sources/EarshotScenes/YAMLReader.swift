@@ -254,6 +254,20 @@ extension YAMLReader {
         return value
     }
 
+    /// A finite number within a `Float` range (the engine's EFX ranges), compared as the `Float`
+    /// it becomes, both ends included: `0.1` for a range starting at `Float(0.1)` is in range (as a
+    /// Double the bound reads 0.10000000149, and 0.1 used to be refused against its own minimum).
+    mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Float>) -> Float? {
+        let expectation = "\(range.lowerBound)…\(range.upperBound)"
+        guard let v = number(node, key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, expectation) else { return nil }
+        let f = Float(v)
+        guard range.contains(f) else {
+            fail(node, key, "\(describe(node)) is out of range (expected \(expectation))")
+            return nil
+        }
+        return f
+    }
+
     mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
         let expectation = "a whole number \(range.lowerBound)…\(range.upperBound)"
         guard let v = number(node, key, in: Double(range.lowerBound)...Double(range.upperBound), expectation) else { return nil }
