@@ -6,7 +6,7 @@ import Glibc
 
 /// Prints `earshot: message` on stderr and exits 1: the CLI's one way of failing.
 func fail(_ message: String) -> Never {
-    var line = "earshot: \(message)\n"
+    var line = "earshot: \(EarshotError.oneLine(message))\n"   // one line, whatever a name holds
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(1)
 }

@@ -69,7 +69,32 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (`musicSources`) plus the one source the voice pool needs at least.
     case tooFewSources(granted: Int, musicSources: Int)
 
-    public var description: String {
+    /// The message, on one line: control characters from a file name or a library (a newline, a
+    /// tab, an escape sequence) are written as escapes (`\n`, `\t`, `\u{1B}`), so a name cannot
+    /// split the line or drive a terminal.
+    public var description: String { Self.oneLine(message) }
+
+    /// `text` with every control character (C0, DEL, C1) escaped.
+    public static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    private var message: String {
         switch self {
         case .noOutputDevice(let detail):
             return "no audio output device: OpenAL could not open a playback device (an engine on Output.loopback renders without one)"
