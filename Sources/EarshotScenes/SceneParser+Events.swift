@@ -77,6 +77,7 @@ extension SceneParser {
             let bus = m["bus"].flatMap { busName($0, "\(key).bus", names.buses) }
             let offset = m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the clip, 0…86400") } ?? 0
             let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: 0...PlayOptions.maxLoopCount) } ?? 0
+            checkTiming(of: clip, offset: offset, loops: loops, offsetNode: m["offset"], loopsNode: m["loops"], event: idNode, key)
             if (m["position"] == nil || position != nil) && (m["bus"] == nil || bus != nil) {
                 action = .play(ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
                                          priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))

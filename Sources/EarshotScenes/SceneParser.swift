@@ -13,6 +13,10 @@ struct SceneParser: YAMLReader {
     var sceneAttenuation = SceneAttenuation()
     /// The scene's `seed:` (default 0): the same seed gives the same jitter.
     var seed: UInt64 = 0
+    /// The header of every clip that loaded, by clip id (for the timing of its plays).
+    var clipInfo: [String: ClipFileInfo] = [:]
+    /// The clips of every sound, by sound id.
+    var soundClips: [String: [String]] = [:]
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "session",
@@ -75,8 +79,11 @@ struct SceneParser: YAMLReader {
     }
 
     /// A path relative to the scene's folder (absolute paths stay), which must be a readable
-    /// audio file.
-    mutating func audioFile(_ node: Node, _ key: String) -> String? {
+    /// audio file the engine can load: as a clip (``ClipFileInfo/checkLoadable(name:)``) or, for
+    /// `music`, as a stream (``MusicTrack/checkStreamable(path:)``) — the checks `render` makes
+    /// when it loads them, so that a scene `validate` passes is one `render` starts. A clip's
+    /// header is kept (for the offsets and loops of its plays) under `clipID`.
+    mutating func audioFile(_ node: Node, _ key: String, music: Bool = false, clipID: String? = nil) -> String? {
         guard let given = string(node, key) else { return nil }
         let resolved = given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
         let path = (resolved as NSString).standardizingPath
@@ -85,13 +92,42 @@ struct SceneParser: YAMLReader {
             fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
             return nil
         }
-        do {
-            _ = try ClipDecoder.inspect(path: path)
+        do throws(EarshotError) {
+            let info = try ClipDecoder.inspect(path: path)
+            if music {
+                do throws(EarshotError) { try MusicTrack.checkStreamable(path: path) } catch {
+                    fail(node, key, "cannot stream \(given) as music: \(error.description)")
+                    return nil
+                }
+            } else {
+                do throws(EarshotError) { try info.checkLoadable(name: given) } catch {
+                    fail(node, key, "cannot play \(given) as a clip: \(error.description)")
+                    return nil
+                }
+                if let clipID { clipInfo[clipID] = info }
+            }
         } catch {
             fail(node, key, "cannot read \(given) as audio: \(error.description)")
             return nil
         }
         return path
+    }
+
+    /// Problems for a play of `id` (a clip, or a sound's every clip) at `offset` seconds with
+    /// `loops` extra passes that ``AudioEngine/play(_:options:)`` would refuse (an offset at or
+    /// past a clip's end, passes beyond 2³¹ frames): ``PlayOptions/checkTiming(offset:loopCount:clipFrames:sampleRate:clipName:)``.
+    mutating func checkTiming(of id: String, offset: Double, loops: Int, offsetNode: Node?, loopsNode: Node?, event: Node, _ key: String) {
+        for clip in soundClips[id] ?? [id] {
+            guard let info = clipInfo[clip], let frames = info.frames else { continue }
+            do throws(EarshotError) {
+                try PlayOptions.checkTiming(offset: offset, loopCount: loops, clipFrames: frames,
+                                            sampleRate: Int(info.sampleRate.rounded()), clipName: "clip \(clip)")
+            } catch {
+                guard case .invalidArgument(let what) = error else { return fail(event, key, error.description) }
+                if what.hasPrefix("offset") { fail(offsetNode ?? event, "\(key).offset", what) } else { fail(loopsNode ?? event, "\(key).loops", what) }
+                return
+            }
+        }
     }
 
     /// Whether a list or mapping has at most `limit` entries; a problem naming the limit if not.
@@ -139,7 +175,7 @@ struct SceneParser: YAMLReader {
         if let n = top["clips"], within(n, "clips", SceneLimits.maxClips, "clips") {
             for (id, _, value) in idMapping(n, "clips") {
                 clipIDs.insert(id)
-                if let path = audioFile(value, "clips.\(id)") { clips.append(SceneClip(id: id, path: path)) }
+                if let path = audioFile(value, "clips.\(id)", clipID: id) { clips.append(SceneClip(id: id, path: path)) }
             }
         }
         let (buses, busNames) = self.buses(top["buses"])
@@ -148,6 +184,7 @@ struct SceneParser: YAMLReader {
         if let n = top["sounds"], within(n, "sounds", SceneLimits.maxSounds, "sounds") {
             sounds = self.sounds(n, clipIDs: clipIDs, busNames: busNames)
             soundIDs = Set(sounds.map(\.id))
+            soundClips = Dictionary(sounds.map { ($0.id, $0.clips) }, uniquingKeysWith: { first, _ in first })
         }
         var snapshots: [SceneSnapshot] = []
         if let n = top["snapshots"], within(n, "snapshots", SceneLimits.maxSnapshots, "snapshots") {
@@ -247,7 +284,7 @@ struct SceneParser: YAMLReader {
     mutating func musicTrack(_ node: Node, id: String) -> SceneMusic? {
         let key = "music.\(id)"
         guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape"], required: ["file"]) else { return nil }
-        let path = m["file"].flatMap { audioFile($0, "\(key).file") }
+        let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
         let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
         let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
         let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1

@@ -217,7 +217,7 @@ public final class AudioEngine: @unchecked Sendable {
         guard pcm.frameCount > 0 else {
             throw .malformedFile("\(name): no audio frames")
         }
-        guard (1_000...384_000).contains(pcm.sampleRate) else {
+        guard PlayabilityCheck.clipSampleRates.contains(pcm.sampleRate) else {
             throw .malformedFile("\(name): sample rate \(pcm.sampleRate) Hz")
         }
         return try withAL { () throws(EarshotError) -> Clip in

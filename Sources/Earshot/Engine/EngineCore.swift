@@ -287,14 +287,8 @@ final class EngineCore {
     /// it, and its passes must stay within OpenAL's 32-bit sample offsets.
     @discardableResult
     func checkTiming(of clip: Clip, options: PlayOptions) throws(EarshotError) -> Double {
-        let startFrame = (options.offset * Double(clip.info.sampleRate)).rounded(.down)
-        guard startFrame < Double(clip.info.frameCount) else {
-            throw .invalidArgument("offset \(options.offset) s is not inside \(clip.info.name) (\(clip.info.duration) s)")
-        }
-        guard clip.info.frameCount * (options.loopCount + 1) <= Int(Int32.max) else {
-            throw .invalidArgument("loopCount \(options.loopCount) of \(clip.info.name): \(options.loopCount + 1) passes exceed OpenAL's 2³¹ frames (loop it and stop it instead)")
-        }
-        return startFrame
+        try PlayOptions.checkTiming(offset: options.offset, loopCount: options.loopCount, clipFrames: clip.info.frameCount,
+                                    sampleRate: clip.info.sampleRate, clipName: clip.info.name)
     }
 
     // MARK: Frame

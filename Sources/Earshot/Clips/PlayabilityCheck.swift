@@ -1,0 +1,60 @@
+/// The checks that decide whether a file can be played, shared by the engine and by anything that
+/// judges a file before an engine loads it (`earshot validate`, ``EarshotScenes``), so that a file
+/// judged playable is one the engine plays: one checker, two callers.
+///
+/// ```swift
+/// let info = try ClipDecoder.inspect(path: "Assets/Sounds/step.wav")
+/// try info.checkLoadable(name: "step.wav")                      // what loadClip would refuse
+/// try PlayOptions.checkTiming(offset: 0.2, loopCount: 3, clipFrames: info.frames ?? 0,
+///                             sampleRate: Int(info.sampleRate), clipName: "step.wav")
+/// try MusicTrack.checkStreamable(path: "Assets/Music/theme.ogg") // what loadMusic would refuse
+/// ```
+public enum PlayabilityCheck {
+    /// Sample rates a clip may have (``AudioEngine/loadClip(_:name:forPositioning:)``).
+    public static let clipSampleRates = 1_000...384_000
+}
+
+extension ClipFileInfo {
+    /// Throws what ``AudioEngine/loadClip(path:forPositioning:)`` would throw for a file with this
+    /// header: ``EarshotError/malformedFile(_:)`` for no audio frames (when the header states its
+    /// length) or a sample rate outside ``PlayabilityCheck/clipSampleRates``.
+    public func checkLoadable(name: String) throws(EarshotError) {
+        if frames == 0 { throw .malformedFile("\(name): no audio frames") }
+        let rate = sampleRate.isFinite && abs(sampleRate) < 1e9 ? Int(sampleRate.rounded()) : 0
+        guard PlayabilityCheck.clipSampleRates.contains(rate) else {
+            throw .malformedFile("\(name): sample rate \(rate) Hz")
+        }
+    }
+}
+
+extension PlayOptions {
+    /// The start frame of a play at `offset` seconds with `loopCount` extra passes of a clip of
+    /// `clipFrames` frames at `sampleRate`, or ``EarshotError/invalidArgument(_:)``: the offset
+    /// must begin inside the clip (an offset at its end plays nothing), and all passes must stay
+    /// within OpenAL's 32-bit sample offsets (2³¹ frames). What ``AudioEngine/play(_:options:)``
+    /// checks, for a validator to check first.
+    @discardableResult
+    public static func checkTiming(offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
+                                   clipName: String) throws(EarshotError) -> Double {
+        let startFrame = (offset * Double(sampleRate)).rounded(.down)
+        guard startFrame < Double(clipFrames) else {
+            let duration = sampleRate > 0 ? Double(clipFrames) / Double(sampleRate) : 0
+            throw .invalidArgument("offset \(offset) s is not inside \(clipName) (\(duration) s)")
+        }
+        let (passes, o1) = loopCount.addingReportingOverflow(1)
+        let (total, o2) = clipFrames.multipliedReportingOverflow(by: passes)
+        guard !o1, !o2, total <= Int(Int32.max) else {
+            throw .invalidArgument("loopCount \(loopCount) of \(clipName): \(passes) passes exceed OpenAL's 2³¹ frames (loop it and stop it instead)")
+        }
+        return startFrame
+    }
+}
+
+extension MusicTrack {
+    /// Throws what ``AudioEngine/loadMusic(path:)`` would throw for the file at `path` (not
+    /// streamable: more than two channels, a rate outside 1000…384000 Hz, no frames, not seekable,
+    /// an encoding the stream decoders cannot read), opening the file's decoder and closing it.
+    public static func checkStreamable(path: String) throws(EarshotError) {
+        _ = try MusicDecoders.open(path: path)
+    }
+}
