@@ -113,6 +113,25 @@ struct SceneParser: YAMLReader {
         return path
     }
 
+    /// A problem when the clips' headers already add up to more decoded audio than the engine a
+    /// scene runs on may hold (``AudioEngine/Configuration/maxTotalClipBytes``, its default):
+    /// `render` would refuse a clip part-way through loading them. Counted as the engine loads
+    /// them — each real file once (symlinks resolved), mixed down to mono, 16 bits a sample at
+    /// least — so only what the engine would surely refuse is refused.
+    mutating func checkClipBudget(_ clips: [SceneClip], at node: Node) {
+        var seen = Set<String>()
+        var total = 0
+        for c in clips {
+            guard let frames = clipInfo[c.id]?.frames,
+                  seen.insert(URL(fileURLWithPath: c.path).resolvingSymlinksInPath().path).inserted else { continue }
+            total += frames * 2   // frames <= 2^40: no overflow over 100,000 clips
+        }
+        let budget = AudioEngine.Configuration.defaultMaxTotalClipBytes
+        if total > budget {
+            fail(node, "clips", "the clips would take at least \(total) bytes of decoded audio together, over the engine's budget of \(budget) (Configuration.maxTotalClipBytes)")
+        }
+    }
+
     /// Problems for a play of `id` (a clip, or a sound's every clip) at `offset` seconds with
     /// `loops` extra passes that ``AudioEngine/play(_:options:)`` would refuse (an offset at or
     /// past a clip's end, passes beyond 2³¹ frames): ``PlayOptions/checkTiming(offset:loopCount:clipFrames:sampleRate:clipName:)``.
@@ -177,6 +196,7 @@ struct SceneParser: YAMLReader {
                 clipIDs.insert(id)
                 if let path = audioFile(value, "clips.\(id)", clipID: id) { clips.append(SceneClip(id: id, path: path)) }
             }
+            checkClipBudget(clips, at: n)
         }
         let (buses, busNames) = self.buses(top["buses"])
         var sounds: [SceneSound] = []

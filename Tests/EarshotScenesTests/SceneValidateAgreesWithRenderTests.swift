@@ -94,3 +94,29 @@ final class SceneValidateAgreesWithRenderTests: XCTestCase {
                              line: 7, key: "events[0].loops", reason: "exceed OpenAL's 2³¹ frames")
     }
 }
+
+extension SceneValidateAgreesWithRenderTests {
+    /// Six hard links to one sparse clip of 100 M frames (200 MB each as mono 16-bit, each under
+    /// the 512 MiB per-clip limit): together over the engine's 1 GiB budget, refused by `validate`
+    /// and `render` at `clips` before anything is decoded. Symlinks to one file count once.
+    func testClipsOverTheEngineBudgetAreRefusedUpFront() throws {
+        let one = try sparseCAF("one.caf", frames: 100_000_000)
+        var lines = ["duration: 0.5", "clips:"]
+        for i in 0..<6 {
+            let link = tmp.appendingPathComponent("link\(i).caf").path
+            XCTAssertEqual(Glibc.link(one, link), 0)
+            lines.append("  c\(i): \(link)")
+        }
+        try assertBothRefuse(lines.joined(separator: "\n") + "\n", line: 3, key: "clips", reason: "over the engine's budget")
+        // Six symlinks are one file: accepted.
+        var ok = ["duration: 0.5", "clips:"]
+        for i in 0..<6 {
+            let link = tmp.appendingPathComponent("sym\(i).caf").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: one)
+            ok.append("  c\(i): \(link)")
+        }
+        guard case .success = Scene.check(yaml: ok.joined(separator: "\n") + "\n", path: tmp.appendingPathComponent("ok.yaml").path) else {
+            return XCTFail("six symlinks to one file refused")
+        }
+    }
+}

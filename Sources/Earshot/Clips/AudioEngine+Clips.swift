@@ -15,7 +15,7 @@ extension AudioEngine {
 
     /// ``loadClip(data:name:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(data: [UInt8], name: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
-        let audio = try ClipDecoder.decode(data: data, name: name, options: decodeOptions(maxBytes: maxBytes, setting: setting))
+        let audio = try ClipDecoder.decode(data: data, name: name, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
         return try loadClip(audio, name: name, forPositioning: forPositioning)
     }
 }

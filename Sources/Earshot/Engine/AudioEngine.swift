@@ -71,6 +71,9 @@ public final class AudioEngine: @unchecked Sendable {
         guard (1...ClipDecoder.Options.maxBytesCeiling).contains(configuration.maxClipBytes) else {
             throw .invalidArgument("maxClipBytes \(configuration.maxClipBytes) is outside 1…\(ClipDecoder.Options.maxBytesCeiling)")
         }
+        guard configuration.maxTotalClipBytes >= 1 else {
+            throw .invalidArgument("maxTotalClipBytes \(configuration.maxTotalClipBytes) must be at least 1")
+        }
         guard (0...1_000_000).contains(configuration.maxVirtualVoices) else {
             throw .invalidArgument("maxVirtualVoices \(configuration.maxVirtualVoices) is outside 0…1000000")
         }
@@ -191,8 +194,28 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// ``loadClip(path:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(path: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
-        let audio = try ClipDecoder.decode(path: path, options: decodeOptions(maxBytes: maxBytes, setting: setting))
+        let audio = try ClipDecoder.decode(path: path, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
         return try loadClip(audio, name: path, forPositioning: forPositioning)
+    }
+
+    /// The decoder options for one more clip: the per-clip limit (`maxBytes`, named `setting`),
+    /// or what is left of ``Configuration/maxTotalClipBytes`` when that is less — so that the
+    /// decoder refuses a clip over the engine's budget from its header, before decoding it.
+    func budgetedOptions(maxBytes: Int, setting: String?) throws(EarshotError) -> ClipDecoder.Options {
+        let used = try withAL { () throws(EarshotError) -> Int in
+            guard !core.isShutDown else { throw .engineShutDown }
+            return core.loadedClipBytes
+        }
+        let left = configuration.maxTotalClipBytes - used
+        if left < min(maxBytes, configuration.maxClipBytes) {
+            return decodeOptions(maxBytes: left, setting: Self.budgetSetting(used: used))
+        }
+        return decodeOptions(maxBytes: maxBytes, setting: setting)
+    }
+
+    /// How a refusal by the total budget names it.
+    static func budgetSetting(used: Int) -> String {
+        "Configuration.maxTotalClipBytes, with \(EarshotError.bytes(used)) of clips already loaded"
     }
 
     /// The engine's decoder options with the limit lowered to `maxBytes` (named `setting`).
@@ -222,6 +245,12 @@ public final class AudioEngine: @unchecked Sendable {
         }
         return try withAL { () throws(EarshotError) -> Clip in
             guard !core.isShutDown else { throw .engineShutDown }
+            // Exact, under the lock (loads on other threads may have taken the room meanwhile).
+            let used = core.loadedClipBytes
+            guard pcm.byteCount <= configuration.maxTotalClipBytes - used else {
+                throw .tooLarge(name: name, what: "decoded audio", size: pcm.byteCount,
+                                limit: max(0, configuration.maxTotalClipBytes - used), setting: Self.budgetSetting(used: used))
+            }
             return try core.upload(pcm, name: name)
         }
     }

@@ -38,6 +38,16 @@ extension AudioEngine {
         /// states its length, while decoding otherwise. A clip over it throws
         /// ``EarshotError/tooLarge(name:what:size:limit:setting:)``; stream long audio as music.
         public var maxClipBytes: Int
+        /// The most bytes of decoded samples all the engine's loaded clips may take together
+        /// (default ``defaultMaxTotalClipBytes``, 1 GiB; at least 1). A clip that would take the
+        /// total over it is refused *before it is decoded* — from its header where the file states
+        /// its length — with ``EarshotError/tooLarge(name:what:size:limit:setting:)`` naming
+        /// `Configuration.maxTotalClipBytes`; unloading clips makes room. Scenes run on an engine
+        /// with the default, and `earshot validate` refuses a scene whose clips' headers already
+        /// add up to more.
+        public var maxTotalClipBytes: Int
+        /// The default ``maxTotalClipBytes``: 1 GiB of decoded samples.
+        public static let defaultMaxTotalClipBytes = 1 << 30
         /// Decode Vorbis and Opus clips to 32-bit floats instead of 16-bit integers (default false:
         /// half the memory, and what OpenAL mixes from anyway).
         public var lossyClipsAsFloat: Bool
@@ -75,7 +85,8 @@ extension AudioEngine {
                     fadeTime: Double = 0.005, audibilityFloor: Float = 0.0001, lateStartTolerance: Double = 0.05,
                     maxClipBytes: Int = ClipDecoder.Options.defaultMaxBytes, lossyClipsAsFloat: Bool = false,
                     keepsClipsForRecovery: Bool? = nil, zoneSends: Int = 2, busEffects: Bool = false,
-                    followsDefaultOutput: Bool = true, randomSeed: UInt64? = nil) {
+                    followsDefaultOutput: Bool = true, randomSeed: UInt64? = nil,
+                    maxTotalClipBytes: Int = Configuration.defaultMaxTotalClipBytes) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -88,6 +99,7 @@ extension AudioEngine {
             self.audibilityFloor = audibilityFloor
             self.lateStartTolerance = lateStartTolerance
             self.maxClipBytes = maxClipBytes
+            self.maxTotalClipBytes = maxTotalClipBytes
             self.lossyClipsAsFloat = lossyClipsAsFloat
             self.keepsClipsForRecovery = keepsClipsForRecovery
             self.zoneSends = zoneSends

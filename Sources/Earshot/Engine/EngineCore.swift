@@ -254,6 +254,9 @@ final class EngineCore {
     /// Bytes of clip samples kept in memory to re-upload clips after a device loss.
     var restoreBytes: Int { clips.reduce(0) { $0 + ($1.pcm?.byteCount ?? 0) } }
 
+    /// Bytes of decoded samples in the loaded clips' buffers (``AudioEngine/Configuration/maxTotalClipBytes``).
+    var loadedClipBytes: Int { clips.reduce(0) { $0 + ($1.info?.byteCount ?? 0) } }
+
     /// Clips currently loaded.
     var loadedClipCount: Int { clips.reduce(0) { $0 + ($1.info == nil ? 0 : 1) } }
 
