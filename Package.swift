@@ -34,10 +34,13 @@ let package = Package(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
 
+        // Makes libsndfile's libmpg123 handles quiet (MPG123_QUIET): libmpg123 otherwise prints
+        // notes on damaged MP3s to the process's stderr (see quiet_mpg123.c).
+        .target(name: "CQuietMPG123", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile", "CDBus",
+                "COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CQuietMPG123",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.

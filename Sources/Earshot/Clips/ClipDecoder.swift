@@ -96,7 +96,7 @@ public enum ClipDecoder {
             try RIFFCheck.validate(path: path)
             var info = SF_INFO()
             guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-                throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))
+                throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
             }
             defer { sf_close(file) }
             return try describe(info, name: path, bytes: FileCheck.size(path))

@@ -44,7 +44,7 @@ extension SndFileDecoder {
                 tell: { user in sf_count_t(MemorySource.from(user)?.position ?? 0) })
             var info = SF_INFO()
             guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
-                throw .unreadableFile(path: name, reason: sndfileReason(nil))
+                throw .unreadableFile(path: name, reason: openFailure(head: Array(bytes.prefix(16))))
             }
             defer { sf_close(file) }
             return try body(file, info)

@@ -27,7 +27,7 @@ public enum SndFileDecoder {
         try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .unreadableFile(path: path, reason: sndfileReason(nil))
+            throw .unreadableFile(path: path, reason: openFailure(path: path))
         }
         defer { sf_close(file) }
         return try read(file, info: info, name: path, options: options)
@@ -92,6 +92,25 @@ public enum SndFileDecoder {
         if code != 0 {
             throw .unreadableFile(path: name, reason: "decoding failed: \(sndfileReason(file))")
         }
+    }
+
+    /// Why `sf_open` failed, in words that are true. libsndfile 1.2 says "File does not exist or
+    /// is not a regular file (possibly a pipe?)" whenever its MPEG reader finds no frame it can
+    /// decode — of a file already found to exist and be regular; that is reported as what it is.
+    static func openFailure(head: [UInt8]) -> String {
+        let text = sndfileReason(nil)
+        guard text.contains("does not exist or is not a regular file") else { return text }
+        let id3 = head.count >= 3 && head[0] == 0x49 && head[1] == 0x44 && head[2] == 0x33
+        let frameSync = head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0
+        if id3 || frameSync {
+            return "a damaged or truncated MP3 (MPEG audio) stream: libmpg123 found no frame it could decode"
+        }
+        return "libsndfile could not read it (a damaged, truncated or unsupported stream)"
+    }
+
+    /// ``openFailure(head:)`` for the file at `path` (its first bytes read again).
+    static func openFailure(path: String) -> String {
+        openFailure(head: (try? FileBytes.readPrefix(path: path, count: 16)) ?? [])
     }
 
     static func sndfileReason(_ file: OpaquePointer?) -> String {

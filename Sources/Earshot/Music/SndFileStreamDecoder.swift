@@ -24,7 +24,7 @@ final class SndFileStreamDecoder: MusicDecoder {
         try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
         guard let f = sf_open(path, Int32(SFM_READ), &info) else {
-            throw .unreadableFile(path: path, reason: SndFileDecoder.sndfileReason(nil))
+            throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
         }
         guard info.seekable != 0 else {
             sf_close(f)

@@ -1,0 +1,59 @@
+import Earshot
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Messages that are true and one line long (issue 24, class 6).
+final class MessageTests: XCTestCase {
+    private var dir: String!
+
+    override func setUpWithError() throws {
+        dir = NSTemporaryDirectory() + "earshot-msg-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func ffmpeg(_ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"] + args
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+    }
+
+    /// A damaged MP3: libmpg123's notes no longer reach stderr (its handles are made quiet), and
+    /// the reason is the real one, not libsndfile's "File does not exist … (possibly a pipe?)".
+    func testDamagedMP3IsOneTrueLine() throws {
+        let good = dir + "/good.mp3"
+        try ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=0.2", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "64k", good])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        let ok = try CLIRunner.run("earshot", ["info", good])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertEqual(ok.stderr, "")
+        // Cut it to its tag and first frame header, and zero a header further on.
+        let damaged = dir + "/damaged.mp3"
+        bytes = Array(bytes.prefix(300))
+        XCTAssertTrue(FileManager.default.createFile(atPath: damaged, contents: Data(bytes)))
+        for command in [["info", damaged], ["decode", damaged, "-o", dir + "/d.wav"]] {
+            let r = try CLIRunner.run("earshot", command)
+            XCTAssertEqual(r.status, 1, "\(command): \(r.stderr)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(command): more than one line: \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("damaged or truncated MP3"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("possibly a pipe") || r.stderr.contains("Note:") || r.stderr.contains("Warning:"), r.stderr)
+        }
+        // The library agrees from memory and from a path.
+        XCTAssertThrowsError(try ClipDecoder.decode(data: bytes, name: "m.mp3")) { XCTAssertTrue("\($0)".contains("damaged or truncated MP3"), "\($0)") }
+    }
+
+    /// A file name with a newline or an escape stays on the one error line, escaped.
+    func testControlCharactersInANameAreEscaped() throws {
+        let name = dir + "/two\nlines\u{1B}[31m.wav"
+        XCTAssertTrue(FileManager.default.createFile(atPath: name, contents: Data("not audio".utf8)))
+        let r = try CLIRunner.run("earshot", ["info", name])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("two\\nlines\\u{1B}[31m.wav"), r.stderr)
+        XCTAssertEqual(EarshotError.fileNotFound(path: "a\tb").description, "a\\tb: no such file")
+    }
+}
