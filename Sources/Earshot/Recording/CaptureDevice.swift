@@ -20,14 +20,20 @@ public final class CaptureDevice {
     private let hasDisconnect: Bool
 
     /// The input devices OpenAL can capture from.
+    ///
+    /// Like every OpenAL call Earshot makes, it runs with the process prepared first
+    /// (OpenALEnvironment): OpenAL Soft's log level 0 and libasound's error lines routed to the
+    /// `earshot.alsa` debug log, so that no input prints "ALSA lib …" lines on stderr.
     public static func inputDeviceNames() -> [String] {
-        guard let list = alcGetString(nil, ALC_CAPTURE_DEVICE_SPECIFIER) else { return [] }
-        return OutputDevice.splitDoubleNulList(list)
+        OpenALEnvironment.prepare { () -> [String] in
+            guard let list = alcGetString(nil, ALC_CAPTURE_DEVICE_SPECIFIER) else { return [] }
+            return OutputDevice.splitDoubleNulList(list)
+        }
     }
 
     /// The default input device's name, or nil when there is none.
     public static func defaultInputDeviceName() -> String? {
-        OutputDevice.string(nil, ALC_CAPTURE_DEFAULT_DEVICE_SPECIFIER)
+        OpenALEnvironment.prepare { () -> String? in OutputDevice.string(nil, ALC_CAPTURE_DEFAULT_DEVICE_SPECIFIER) }
     }
 
     /// Opens `name` (nil: the default input) for `channels` (1 or 2) at `sampleRate`. Throws
@@ -37,7 +43,10 @@ public final class CaptureDevice {
         precondition(sampleRate > 0 && bufferFrames > 0, "CaptureDevice: a rate and a buffer")
         if let name, !Self.inputDeviceNames().contains(name) { throw .noInputDevice(detail: "none is named \"\(name)\"") }
         let format = channels == 1 ? AL_FORMAT_MONO16 : AL_FORMAT_STEREO16
-        guard let device = alcCaptureOpenDevice(name, ALCuint(sampleRate), ALCenum(format), ALCsizei(bufferFrames)) else {
+        let opened = OpenALEnvironment.prepare { () -> OpaquePointer? in
+            alcCaptureOpenDevice(name, ALCuint(sampleRate), ALCenum(format), ALCsizei(bufferFrames))
+        }
+        guard let device = opened else {
             throw .noInputDevice(detail: name.map { "\"\($0)\" did not open" } ?? "")
         }
         handle = device

@@ -56,4 +56,15 @@ final class MessageTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("two\\nlines\\u{1B}[31m.wav"), r.stderr)
         XCTAssertEqual(EarshotError.fileNotFound(path: "a\tb").description, "a\\tb: no such file")
     }
+
+    /// `record` where no input opens: one line, no "ALSA lib …" or "AL lib: (EE)" lines (capture
+    /// calls now run in the prepared OpenAL environment, as output calls did).
+    func testRecordWithoutAnInputSaysOneLine() throws {
+        let r = try CLIRunner.run("earshot", ["record", "-o", dir + "/r.wav", "--seconds", "0.1"])
+        XCTAssertFalse(r.stderr.contains("ALSA lib") || r.stderr.contains("AL lib"), r.stderr)
+        if r.status != 0 {   // no input on this machine (the usual case here): the one refusal line
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("no audio input device"), r.stderr)
+        }
+    }
 }
