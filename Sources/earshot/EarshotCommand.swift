@@ -16,7 +16,9 @@ struct EarshotCommand: ParsableCommand {
         }
         EarshotLogging.level = level   // the library is quiet (warning) unless asked
         do {
-            var command = try parseAsRoot()
+            // The arguments from argv's bytes: a file name that is not UTF-8 keeps its bytes
+            // (RawPath), where CommandLine.arguments would have replaced them with U+FFFD.
+            var command = try parseAsRoot(RawPath.arguments())
             try command.run()
         } catch {
             // Help and version exit 0 as ArgumentParser prints them; every other failure — a

@@ -44,7 +44,7 @@ struct InfoCommand: ParsableCommand {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print("file:        \(file)")
+            print("file:        \(EarshotError.oneLine(file))")   // escapes: control characters, non-UTF-8 bytes
             print("container:   \(info.container)")
             print("codec:       \(info.codec)")
             print("sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz")

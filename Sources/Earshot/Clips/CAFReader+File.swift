@@ -76,7 +76,7 @@ extension CAFReader {
     /// Opens `path` (a regular file, checked first) and runs `body` with its descriptor and size.
     private static func withOpenFile<R>(_ path: String, _ body: (Int32, Int) throws(EarshotError) -> R) throws(EarshotError) -> R {
         try FileCheck.requireRegularFile(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()

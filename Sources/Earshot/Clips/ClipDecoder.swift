@@ -95,7 +95,7 @@ public enum ClipDecoder {
             try FileCheck.requireRegularFile(path)
             try RIFFCheck.validate(path: path)
             var info = SF_INFO()
-            guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            guard let file = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
                 throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
             }
             defer { sf_close(file) }

@@ -23,7 +23,7 @@ public enum FileBytes {
     public static func read(path: String, limit: Int = FileBytes.defaultLimit,
                             setting: String = "FileBytes.defaultLimit") throws(EarshotError) -> [UInt8] {
         try FileCheck.requireRegularFile(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()
@@ -59,7 +59,7 @@ extension FileBytes {
     /// same checks and errors as ``read(path:limit:setting:)``.
     public static func readPrefix(path: String, count: Int) throws(EarshotError) -> [UInt8] {
         try FileCheck.requireRegularFile(path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)

@@ -55,7 +55,7 @@ enum OggLinkCheck {
 
     /// ``validate(name:length:read:)`` on a file (`pread`, a window at a time).
     static func validate(path: String) throws(EarshotError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { return }   // the decoder reports why it cannot be opened
         defer { close(fd) }
         var st = stat()

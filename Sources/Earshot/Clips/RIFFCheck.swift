@@ -140,7 +140,7 @@ enum RIFFCheck {
 
     /// ``validate(name:length:read:)`` on a file, reading only chunk headers (`pread`).
     static func validate(path: String) throws(EarshotError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { return }   // the decoder reports why it cannot be opened
         defer { close(fd) }
         var st = stat()

@@ -26,7 +26,7 @@ public enum SndFileDecoder {
         }
         try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let file = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
             throw .unreadableFile(path: path, reason: openFailure(path: path))
         }
         defer { sf_close(file) }
@@ -127,7 +127,7 @@ public enum SndFileDecoder {
 enum FileCheck {
     static func requireRegularFile(_ path: String) throws(EarshotError) {
         var st = stat()
-        guard stat(path, &st) == 0 else {
+        guard RawPath.withCString(path, { stat($0, &st) }) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path: path) }
             throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
         }
@@ -138,7 +138,7 @@ enum FileCheck {
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw .unreadableFile(path: path, reason: "not a regular file")
         }
-        guard access(path, R_OK) == 0 else {
+        guard RawPath.withCString(path, { access($0, R_OK) }) == 0 else {
             throw .unreadableFile(path: path, reason: "permission denied")
         }
     }
@@ -146,6 +146,6 @@ enum FileCheck {
     /// The size of the regular file at `path` in bytes (0 when it cannot be read).
     static func size(_ path: String) -> Int {
         var st = stat()
-        return stat(path, &st) == 0 ? Int(st.st_size) : 0
+        return RawPath.withCString(path, { stat($0, &st) }) == 0 ? Int(st.st_size) : 0
     }
 }

@@ -80,7 +80,7 @@ public enum VorbisFileDecoder {
         try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         defer { vf.deallocate() }
-        let code = ov_fopen(path, vf)
+        let code = RawPath.withCString(path) { ov_fopen($0, vf) }
         guard code == 0 else { throw .unreadableFile(path: path, reason: reason(code)) }
         defer { ov_clear(vf) }
         return try body(vf)

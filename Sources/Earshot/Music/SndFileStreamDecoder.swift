@@ -23,7 +23,7 @@ final class SndFileStreamDecoder: MusicDecoder {
         }
         try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
-        guard let f = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let f = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
             throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
         }
         guard info.seekable != 0 else {

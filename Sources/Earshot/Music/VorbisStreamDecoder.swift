@@ -29,7 +29,7 @@ final class VorbisStreamDecoder: MusicDecoder {
     static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
         try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
-        let result = ov_fopen(path, file)
+        let result = RawPath.withCString(path) { ov_fopen($0, file) }
         if result != 0 {
             file.deallocate()   // ov_fopen clears the struct itself on failure
             if result == OV_ENOTVORBIS { return nil }

@@ -76,7 +76,7 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `text` with every control character (C0, DEL, C1) escaped.
     public static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || RawPath.isEscape($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -84,7 +84,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.properties.generalCategory == .control {
+                if RawPath.isEscape(scalar) {
+                    out += "\\x" + String(scalar.value - RawPath.escapeBase, radix: 16, uppercase: true)   // a file name's non-UTF-8 byte
+                } else if scalar.properties.generalCategory == .control {
                     out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
                 } else {
                     out.unicodeScalars.append(scalar)

@@ -68,3 +68,34 @@ final class MessageTests: XCTestCase {
         }
     }
 }
+
+extension MessageTests {
+    /// A file name that is not UTF-8 (Latin-1 `café.wav`) opens, from the CLI and the library,
+    /// and is shown with its byte escaped.
+    func testNonUTF8FileNamesOpen() throws {
+        let raw: [UInt8] = Array(dir.utf8) + Array("/caf".utf8) + [0xE9] + Array(".wav".utf8)
+        let source = CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = (raw + [0]).withUnsafeBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: raw.count + 1) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let name = RawPath.string(fromBytes: raw)
+        XCTAssertEqual(RawPath.bytes(name), raw)
+        XCTAssertEqual(try ClipDecoder.decode(path: name).frameCount, try ClipDecoder.decode(path: source).frameCount)
+        // The CLI gets the bytes from argv (Process passes the String's UTF-8: use a shell).
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "\"$0\" info \"$(printf '\(dir!)/caf\\351.wav')\"", CLIRunner.productsDirectory.appendingPathComponent("earshot").path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(text.contains("caf\\xE9.wav"), text)
+        XCTAssertTrue(text.contains("frames:      12000"), text)
+    }
+}
