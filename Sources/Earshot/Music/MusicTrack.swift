@@ -151,7 +151,8 @@ public final class MusicTrack: @unchecked Sendable {
         get { Double(currentFrame) / Double(sampleRate) }
         set {
             guard newValue.isFinite else { return }
-            currentFrame = Int((newValue * Double(sampleRate)).rounded())
+            // Clamped as a Double first: a huge time must not trap in the conversion to Int.
+            currentFrame = Int(min(max(0, (newValue * Double(sampleRate)).rounded()), Double(frameCount)))
         }
     }
 
@@ -264,7 +265,13 @@ public final class MusicTrack: @unchecked Sendable {
         guard seconds.lowerBound.isFinite, seconds.upperBound.isFinite else {
             throw .invalidArgument("loop region \(seconds) is not finite")
         }
-        let r = Int((seconds.lowerBound * Double(sampleRate)).rounded())..<Int((seconds.upperBound * Double(sampleRate)).rounded())
+        // Clamped just outside 0…frameCount as Doubles (a huge value must not trap in the
+        // conversion): anything outside is then refused by the frame check with its range.
+        func frame(_ t: Double) -> Int { Int(min(max(-1, (t * Double(sampleRate)).rounded()), Double(frameCount) + 1)) }
+        guard seconds.lowerBound * Double(sampleRate) < Double(frameCount) + 1, seconds.upperBound * Double(sampleRate) > -1 else {
+            throw .invalidArgument("loop region \(seconds) s is outside 0…\(duration) s")
+        }
+        let r = frame(seconds.lowerBound)..<max(frame(seconds.lowerBound), frame(seconds.upperBound))
         try setLoopRegion(r)
     }
 
