@@ -1,0 +1,46 @@
+import Earshot
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// The structure-aware fuzzer's findings (Tests/Fuzz/regressions/struct-*), each refused with a
+/// typed error by every door. The leak itself needs LeakSanitizer (`make struct-fuzz`, or
+/// `struct-fuzz replay FILE`); here the refusal that prevents it is checked.
+final class StructFuzzRegressionTests: XCTestCase {
+    static func regression(_ name: String) -> String {
+        CLIRunner.packageRoot.appendingPathComponent("Tests/Fuzz/regressions/\(name)").path
+    }
+
+    /// A Vorbis stream chained to an Opus one: libvorbisfile 1.3.7 leaked the first link's whole
+    /// vorbis_info (24,661 bytes) on every open. Refused before vorbisfile sees it, from a path,
+    /// from memory, for inspect and as music; two chained Vorbis streams still decode.
+    func testVorbisThenOpusLinkIsRefusedBeforeVorbisfile() throws {
+        let path = Self.regression("struct-ogg-vorbis-then-opus-link-leak.ogg")
+        let bytes = try FileBytes.read(path: path)
+        let doors: [(String, () throws -> Void)] = [
+            ("decode(path:)", { _ = try ClipDecoder.decode(path: path) }),
+            ("decode(data:)", { _ = try ClipDecoder.decode(data: bytes, name: path) }),
+            ("inspect(path:)", { _ = try ClipDecoder.inspect(path: path) }),
+            ("inspect(data:)", { _ = try ClipDecoder.inspect(data: bytes, name: path) }),
+            ("music", { try MusicTrack.checkStreamable(path: path) }),
+        ]
+        for (door, run) in doors {
+            XCTAssertThrowsError(try run(), door) { error in
+                guard case .unreadableFile(_, let reason)? = error as? EarshotError else { return XCTFail("\(door): \(error)") }
+                XCTAssertTrue(reason.contains("link that is not Vorbis"), "\(door): \(reason)")
+            }
+        }
+        // The Vorbis link alone (its first 2,740 bytes) still decodes.
+        XCTAssertEqual(try ClipDecoder.decode(data: Array(bytes.prefix(2_740)), name: "vorbis.ogg").frameCount, 400)
+    }
+
+    /// An Ogg Vorbis file whose header page carries a granule position of 6.3·10¹⁸: as music it
+    /// claimed that many frames. Refused at open (more than 2⁴⁰ frames).
+    func testMusicWithAnImplausibleLengthIsRefused() {
+        let path = Self.regression("struct-ogg-music-granule-length.ogg")
+        XCTAssertThrowsError(try MusicTrack.checkStreamable(path: path)) { error in
+            guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertTrue(what.contains("implausible length"), what)
+        }
+    }
+}
