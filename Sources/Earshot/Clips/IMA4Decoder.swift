@@ -59,9 +59,12 @@ public struct IMA4Decoder: Sendable {
                                 into output: UnsafeMutableBufferPointer<Int16>,
                                 firstPacketNumber: Int = 0) throws(EarshotError) {
         let c = channels
-        precondition(count >= 0 && input.count >= count * c * Self.bytesPerChannelBlock,
+        // Checked products: a huge count is the caller's error, named, not an overflow trap.
+        let (inBytes, o1) = count.multipliedReportingOverflow(by: c * Self.bytesPerChannelBlock)
+        let (outSamples, o2) = count.multipliedReportingOverflow(by: Self.framesPerPacket * c)
+        precondition(count >= 0 && !o1 && input.count >= inBytes,
                      "IMA4Decoder: \(input.count) bytes do not hold \(count) packets")
-        precondition(output.count >= count * Self.framesPerPacket * c,
+        precondition(!o2 && output.count >= outSamples,
                      "IMA4Decoder: output too small for \(count) packets")
         guard count > 0, let src = input.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let dst = output.baseAddress else { return }
