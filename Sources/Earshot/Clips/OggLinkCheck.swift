@@ -2,47 +2,117 @@
 import Glibc
 #endif
 
-/// A check of every link of an Ogg stream before libvorbisfile opens it.
+/// A check of the page structure of an Ogg stream before libvorbisfile opens it.
 ///
-/// libvorbisfile 1.3.7 leaks the whole `vorbis_info` of a Vorbis link (24,661 bytes for a small
-/// file, growing with its codebooks) every time it opens a chained stream whose next link is not
-/// Vorbis — an Ogg Opus stream after an Ogg Vorbis one (found by the structure-aware fuzzer,
-/// 2026-11-24). Earshot cannot play such a link anyway, so it refuses the file before vorbisfile
-/// sees it: every page that begins a logical stream (its BOS flag set), wherever it is — libogg
-/// finds pages by their capture pattern, past any junk — must begin a Vorbis stream.
+/// libvorbisfile 1.3.7 leaks a link's whole `vorbis_info` (18–25 KB for a small file, growing
+/// with its codebooks) each time it opens a chained stream it then gives up on: a Vorbis stream
+/// followed by an Ogg Opus one, or by pages of a logical stream that never began (found by the
+/// structure-aware fuzzer, 2026-11-24). Earshot cannot play such files anyway, so it refuses them
+/// before vorbisfile sees them. The pages are found as libogg finds them — a page where one
+/// starts with `OggS`, a whole header and body, and a CRC that holds; otherwise the next `OggS`
+/// — and every page found must:
+/// - if it begins a logical stream (its BOS flag), begin a Vorbis stream (`\u{1}vorbis`);
+/// - otherwise belong to a logical stream that began earlier in the file.
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Music/theme.ogg")
 /// try bytes.withUnsafeBytes { try OggLinkCheck.validate($0, name: "theme.ogg") }
 /// ```
 enum OggLinkCheck {
-    /// Bytes scanned per read.
-    static let window = 1 << 16
-    /// Bytes a page needs past its start to show its first packet's codec: the 27-byte header,
-    /// up to 255 lacing values and the 7-byte `\u{1}vorbis` identification.
-    static let lookahead = 27 + 255 + 7
+    /// The longest Ogg page: a 27-byte header, 255 lacing values, 255 × 255 bytes of data.
+    static let maxPage = 27 + 255 + 255 * 255
 
-    /// Walks the file whose bytes `read(offset, count)` returns (fewer at its end).
+    /// Walks the file of `length` bytes whose bytes `read(offset, count)` returns (fewer at its
+    /// end), through a window of twice the longest page.
     static func validate(name: String, length: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) {
-        var base = 0
-        while base < length {
-            let chunk = read(base, window + lookahead)
-            guard chunk.count >= 4 else { return }
-            let owned = min(chunk.count - 3, window)   // positions this window answers for
-            var i = 0
-            while i < owned {
-                defer { i += 1 }
-                guard chunk[i] == 0x4F, chunk[i + 1] == 0x67, chunk[i + 2] == 0x67, chunk[i + 3] == 0x53,
-                      base + i > 0, i + 27 <= chunk.count, chunk[i + 5] & 2 != 0 else { continue }
-                let packet = i + 27 + Int(chunk[i + 26])
-                guard packet + 7 <= chunk.count else { continue }   // cut by the end of the file
-                let vorbis: [UInt8] = [0x01, 0x76, 0x6F, 0x72, 0x62, 0x69, 0x73]
-                if !(0..<7).allSatisfy({ chunk[packet + $0] == vorbis[$0] }) {
-                    throw .unreadableFile(path: name, reason: "a chained or multiplexed Ogg stream with a link that is not Vorbis at byte \(base + i) (Earshot plays Ogg Vorbis links only)")
+        var window: [UInt8] = []
+        var windowStart = 0
+        /// Up to `count` bytes at `offset`, from the window (refilled when it does not hold them).
+        func bytes(_ offset: Int, _ count: Int) -> ArraySlice<UInt8> {
+            if offset < windowStart || offset + count > windowStart + window.count {
+                windowStart = offset
+                window = read(offset, max(count, 2 * maxPage))
+            }
+            let from = offset - windowStart
+            return window[(windowStart + from - windowStart)..<min(window.count, from + count)]
+        }
+        var serials = Set<UInt32>()
+        var pos = 0
+        var pages = 0
+        while pos + 27 <= length {
+            let head = bytes(pos, 27)
+            guard head.count == 27 else { return }
+            let h = head.startIndex
+            if head[h] == 0x4F, head[h + 1] == 0x67, head[h + 2] == 0x67, head[h + 3] == 0x53, head[h + 4] == 0,
+               let page = Optional(bytes(pos, 27 + Int(head[h + 26]))), page.count == 27 + Int(head[h + 26]) {
+                var total = page.count
+                for k in 27..<page.count { total += Int(page[page.startIndex + k]) }
+                let whole = bytes(pos, total)
+                if whole.count == total, crcHolds(whole) {
+                    pages += 1
+                    try check(whole, at: pos, serials: &serials, name: name)
+                    pos += total
+                    continue
                 }
             }
-            base += window
+            // Not a page here: libogg looks for the next capture pattern.
+            guard let next = nextCapture(after: pos, length: length, bytes) else { return }
+            pos = next
         }
+    }
+
+    /// The rules for one whole page at `offset` with a good CRC.
+    private static func check(_ page: ArraySlice<UInt8>, at offset: Int, serials: inout Set<UInt32>, name: String) throws(EarshotError) {
+        let s = page.startIndex
+        let serial = UInt32(page[s + 14]) | UInt32(page[s + 15]) << 8 | UInt32(page[s + 16]) << 16 | UInt32(page[s + 17]) << 24
+        if page[s + 5] & 2 != 0 {
+            let packet = s + 27 + Int(page[s + 26])
+            let vorbis: [UInt8] = [0x01, 0x76, 0x6F, 0x72, 0x62, 0x69, 0x73]
+            let isVorbis = packet + 7 <= page.endIndex && (0..<7).allSatisfy { page[packet + $0] == vorbis[$0] }
+            // The first stream's codec was judged by the route (vorbisfile refuses it cleanly).
+            if offset > 0, !isVorbis {
+                throw .unreadableFile(path: name, reason: "a chained or multiplexed Ogg stream with a link that is not Vorbis at byte \(offset) (Earshot plays Ogg Vorbis links only)")
+            }
+            serials.insert(serial)
+        } else if !serials.contains(serial) {
+            throw .malformedFile("\(name): a page at byte \(offset) belongs to an Ogg stream that never began (serial \(serial))")
+        }
+    }
+
+    /// Whether the page's stored CRC-32 matches (computed with the CRC field as zeros).
+    private static func crcHolds(_ page: ArraySlice<UInt8>) -> Bool {
+        let s = page.startIndex
+        var crc: UInt32 = 0
+        var i = s
+        while i < page.endIndex {
+            let byte: UInt8 = (i - s >= 22 && i - s < 26) ? 0 : page[i]
+            crc = (crc << 8) ^ crcTable[Int(UInt8(crc >> 24) ^ byte)]
+            i += 1
+        }
+        let stored = UInt32(page[s + 22]) | UInt32(page[s + 23]) << 8 | UInt32(page[s + 24]) << 16 | UInt32(page[s + 25]) << 24
+        return crc == stored
+    }
+
+    private static let crcTable: [UInt32] = (0..<256).map { (n: UInt32) -> UInt32 in
+        var r = n << 24
+        for _ in 0..<8 { r = r & 0x8000_0000 != 0 ? (r << 1) ^ 0x04C1_1DB7 : r << 1 }
+        return r
+    }
+
+    /// The offset of the next `OggS` after `pos`, or nil.
+    private static func nextCapture(after pos: Int, length: Int, _ bytes: (Int, Int) -> ArraySlice<UInt8>) -> Int? {
+        var at = pos + 1
+        while at + 4 <= length {
+            let chunk = bytes(at, maxPage)
+            guard chunk.count >= 4 else { return nil }
+            var i = chunk.startIndex
+            while i + 3 < chunk.endIndex {
+                if chunk[i] == 0x4F, chunk[i + 1] == 0x67, chunk[i + 2] == 0x67, chunk[i + 3] == 0x53 { return at + (i - chunk.startIndex) }
+                i += 1
+            }
+            at += chunk.count - 3
+        }
+        return nil
     }
 
     /// ``validate(name:length:read:)`` on bytes in memory.

@@ -43,4 +43,36 @@ final class StructFuzzRegressionTests: XCTestCase {
             XCTAssertTrue(what.contains("implausible length"), what)
         }
     }
+
+    /// A chain of two Vorbis streams whose last page carries a serial number no stream began
+    /// with: libvorbisfile 1.3.7 leaked 18,566 bytes per open. Refused by every door; the same
+    /// file with the page's serial set right (its CRC made true) decodes.
+    func testPageOfAStreamThatNeverBeganIsRefused() throws {
+        let path = Self.regression("struct-ogg-page-of-unbegun-stream-leak.ogg")
+        let bytes = try FileBytes.read(path: path)
+        let doors: [(String, () throws -> Void)] = [
+            ("decode(path:)", { _ = try ClipDecoder.decode(path: path) }),
+            ("decode(data:)", { _ = try ClipDecoder.decode(data: bytes, name: path) }),
+            ("music", { try MusicTrack.checkStreamable(path: path) }),
+        ]
+        for (door, run) in doors {
+            XCTAssertThrowsError(try run(), door) { error in
+                guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(door): \(error)") }
+                XCTAssertTrue(what.contains("never began"), "\(door): \(what)")
+            }
+        }
+        var fixed = bytes
+        let page = 5_579, serial: [UInt8] = [0x41, 0xD3, 0x00, 0x63]   // the second stream's serial
+        fixed.replaceSubrange((page + 14)..<(page + 18), with: serial)
+        fixed.replaceSubrange((page + 22)..<(page + 26), with: [0, 0, 0, 0])
+        var crc: UInt32 = 0
+        for byte in fixed[page..<(page + 104)] {
+            crc ^= UInt32(byte) << 24
+            for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+        }
+        fixed.replaceSubrange((page + 22)..<(page + 26), with: (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+        do { _ = try ClipDecoder.inspect(data: fixed, name: "fixed.ogg") } catch {
+            XCTAssertFalse("\(error)".contains("never began") || "\(error)".contains("not Vorbis"), "\(error)")
+        }
+    }
 }
