@@ -209,11 +209,12 @@ final class SceneMixTests: XCTestCase {
             events:
               - { at: 0.5, play: s, offset: 0.2 }
             """, name: "late.yaml", in: tmp)
-        let scene = try Scene.load(path: path)
-        XCTAssertThrowsError(try SceneRenderer(scene: scene).render(to: tmp.appendingPathComponent("late.wav").path)) { error in
+        // Refused when the scene is validated (issue 24: validate ok ⇒ render starts), at the
+        // play event's offset, before any render begins.
+        XCTAssertThrowsError(try Scene.load(path: path)) { error in
             guard case .invalidScene(_, let line, _, let key, let reason)? = error as? EarshotError else { return XCTFail("\(error)") }
             XCTAssertEqual(line, 9, "the play event's line")
-            XCTAssertEqual(key, "play.offset")
+            XCTAssertEqual(key, "events[0].offset")
             XCTAssertTrue(reason.contains("not inside"), reason)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("late.wav").path), "nothing written")
