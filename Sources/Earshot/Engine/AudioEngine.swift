@@ -110,9 +110,10 @@ public final class AudioEngine: @unchecked Sendable {
             device.close()
             throw .tooFewSources(granted: granted, musicSources: configuration.musicSources)
         }
+        let engineID = link.id
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
-                try EngineCore(device: device, context: context, voiceSources: voiceSources,
+                try EngineCore(engineID: engineID, device: device, context: context, voiceSources: voiceSources,
                                musicSources: configuration.musicSources, configuration: configuration)
             }
         } catch {
@@ -316,4 +317,10 @@ public final class AudioEngine: @unchecked Sendable {
 final class EngineLink: @unchecked Sendable {
     /// Written once, in the engine's init, before any handle exists; then only read.
     weak var engine: AudioEngine?
+    /// The engine's identity, unique in the process (never reused, even after the engine is
+    /// gone): what ``Clip`` and ``Sound`` handles carry to be refused by another engine.
+    let id: UInt64 = EngineLink.counter.wrappingAdd(1, ordering: .relaxed).newValue
+
+    /// The last identity handed out (a 64-bit counter: it does not wrap in practice).
+    private static let counter = Atomic<UInt64>(0)
 }

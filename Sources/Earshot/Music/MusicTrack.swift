@@ -121,8 +121,10 @@ public final class MusicTrack: @unchecked Sendable {
     /// gaplessly: as soon as `previous` has queued its last frame, this track is queued behind a
     /// silent lead-in exactly as long as what `previous` has left (sample-exact on a loopback
     /// engine, within one device update live). Plays now when `previous` is not playing.
+    ///
+    /// Throws ``EarshotError/wrongEngine`` when `previous` belongs to another engine.
     public func play(after previous: MusicTrack) throws(EarshotError) {
-        precondition(previous.engine === engine, "play(after:) with a track of another engine")
+        guard previous.system === system else { throw .wrongEngine }
         guard let engine else { throw .engineShutDown }
         try system.play(stream, after: previous.stream, host: engine)
     }
@@ -286,8 +288,11 @@ public final class MusicTrack: @unchecked Sendable {
     /// track stops at the end (its volume is restored for its next play); `other` starts if it is
     /// not playing and rises to its own volume. Like every fade it runs in playback time: pausing
     /// the music bus holds both tracks where they are.
+    ///
+    /// Throws ``EarshotError/wrongEngine`` when `other` belongs to another engine (even one shut
+    /// down), and changes nothing then.
     public func crossfade(to other: MusicTrack, duration: Double, curve: FadeCurve = .equalPower) throws(EarshotError) {
-        precondition(other.engine === engine, "crossfade(to:) with a track of another engine")
+        guard other.system === system else { throw .wrongEngine }
         guard other !== self else { return }
         guard duration.isFinite, duration >= 0 else { throw .invalidArgument("crossfade duration \(duration)") }
         if !other.isPlaying {

@@ -7,8 +7,9 @@ extension AudioEngine {
     /// Makes a ``Sound`` from `definition`: its clips must be loaded in this engine.
     ///
     /// Throws ``EarshotError/invalidArgument(_:)`` for a value out of range (the definition's
-    /// ``SoundDefinition/validate()``), ``EarshotError/clipUnloaded`` for a clip that is not
-    /// loaded, and ``EarshotError/engineShutDown`` after shutdown.
+    /// ``SoundDefinition/validate()``), ``EarshotError/wrongEngine`` for a clip another engine
+    /// loaded, ``EarshotError/clipUnloaded`` for a clip that is not loaded, and
+    /// ``EarshotError/engineShutDown`` after shutdown.
     ///
     /// ```swift
     /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
@@ -20,12 +21,13 @@ extension AudioEngine {
         try definition.validate()
         return try withAL { () throws(EarshotError) -> Sound in
             guard !core.isShutDown else { throw .engineShutDown }
+            for clip in definition.clips where clip.engineID != core.engineID { throw .wrongEngine }
             for clip in definition.clips where !core.isLoaded(clip) { throw .clipUnloaded }
             guard core.busIndex(definition.bus) != nil else {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
             let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
-            return Sound(id: UInt32(slot), generation: generation, definition: definition)
+            return Sound(engineID: core.engineID, id: UInt32(slot), generation: generation, definition: definition)
         }
     }
 
@@ -58,9 +60,8 @@ extension AudioEngine {
     /// ```
     @discardableResult
     public func play(_ sound: Sound, options: SoundPlayOptions = SoundPlayOptions()) throws(EarshotError) -> Voice? {
-        if case .emitter(let e) = options.placement, e.engine !== self {
-            throw .invalidArgument("the emitter belongs to another engine")
-        }
+        if case .emitter(let e) = options.placement, e.link !== link { throw .wrongEngine }
+        guard sound.engineID == link.id else { throw .wrongEngine }
         let id = try withAL { () throws(EarshotError) -> VoiceID? in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let slot = core.sounds.slot(sound) else { throw .soundRemoved }

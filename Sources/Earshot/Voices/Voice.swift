@@ -15,7 +15,9 @@
 ///
 /// A handle does not keep its engine alive: once the engine is shut down or released, the
 /// handle is stale like one of an ended voice (``status`` is ``VoiceStatus/stopped``, getters
-/// return nil, setters and ``stop(fade:)`` do nothing).
+/// return nil, setters and ``stop(fade:)`` do nothing). Passed to another engine's calls it reads
+/// like a stale one there too (those calls never touch that engine's voice in the same slot), and
+/// voices of two engines are never equal.
 public struct Voice: Sendable, Hashable {
     /// The engine's link (holds the engine weakly): handles kept by a game must not keep a
     /// discarded engine (its device, context and clip memory) alive. A strong reference to the
