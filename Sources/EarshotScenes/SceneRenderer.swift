@@ -123,7 +123,7 @@ public struct SceneRenderer {
             peakVirtual = max(peakVirtual, stats.virtualVoices)
             if done >= skip {
                 timeline.record(time: Double(done - skip) / Double(rate), realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
-                                busGains: buses.map { ($0.0, engine.effectiveGain(for: $0.1)) })
+                                busGains: try buses.map { bus throws(EarshotError) in (bus.0, try engine.effectiveGain(for: bus.1)) })
             }
             var position = done
             while position < frameEnd {

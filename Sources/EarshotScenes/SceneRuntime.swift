@@ -91,7 +91,7 @@ final class SceneRuntime {
         for b in scene.buses {
             let bus = Bus(b.name)
             if !engine.buses.contains(bus) { try engine.addBus(bus) }
-            if let db = b.gainDB { engine.setGain(Float(pow(10, db / 20)), for: bus) }
+            if let db = b.gainDB { try engine.setGain(Float(pow(10, db / 20)), for: bus) }
         }
         for s in scene.sounds {
             var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
@@ -172,7 +172,7 @@ final class SceneRuntime {
         case (.music(let id), .pan): return tracks[id]?.pan ?? 0
         case (.music(let id), .rate): return tracks[id]?.rate ?? 1
         case (.music(let id), _): return trackVolumes[id] ?? 1
-        case (.bus(let name), _): return engine.gain(for: Bus(name))
+        case (.bus(let name), _): return Self.sceneBus { () throws(EarshotError) in try engine.gain(for: Bus(name)) }
         }
     }
 
@@ -196,8 +196,15 @@ final class SceneRuntime {
         case (.music(let id), _):
             trackVolumes[id] = min(1, value)
             tracks[id]?.volume = min(1, value)
-        case (.bus(let name), _): engine.setGain(value, for: Bus(name))
+        case (.bus(let name), _): Self.sceneBus { () throws(EarshotError) in try engine.setGain(value, for: Bus(name)) }
         }
+    }
+
+    /// A bus call on a bus of the scene: the parser lets `set` name only buses the scene declares
+    /// or the built-in ones, `start` added every declared bus, and ramp values are finite and
+    /// ≥ 0, so it cannot throw — if it did, that would be a bug here, and it traps.
+    private static func sceneBus<T>(_ body: () throws(EarshotError) -> T) -> T {
+        do { return try body() } catch { preconditionFailure("a scene bus call failed: \(error)") }
     }
 
     private func start(emitter i: Int, at time: Double) throws(EarshotError) {

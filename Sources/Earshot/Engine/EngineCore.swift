@@ -376,6 +376,12 @@ final class EngineCore {
 
     func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
 
+    /// The index of `bus`, or ``EarshotError/invalidArgument(_:)`` when the engine has no such bus.
+    func requireBus(_ bus: Bus) throws(EarshotError) -> Int {
+        guard let i = busIndex(bus) else { throw Self.noBus(bus) }
+        return i
+    }
+
     func addBus(_ bus: Bus) -> Bool {
         guard busIndex(bus) == nil else { return false }
         buses.append(BusState(bus: bus))
@@ -383,11 +389,9 @@ final class EngineCore {
         return true
     }
 
-    func updateBus(_ bus: Bus, _ change: (inout BusState) -> Void) -> Bool {
-        guard let i = busIndex(bus) else { return false }
+    func updateBus(_ i: Int, _ change: (inout BusState) -> Void) {
         change(&buses[i])
         syncBuses()
-        return true
     }
 
     /// Holds (or releases) every bus's voices for an audio-session interruption.

@@ -83,6 +83,14 @@ final class TrackStream: @unchecked Sendable {
 
     let decoder: any MusicDecoder
     let path: String
+    /// The bus the track plays on (``AudioEngine/loadMusic(path:bus:)``): its gain, pause, stop,
+    /// snapshots and ducking apply.
+    let bus: Bus
+    /// The emitter the track follows (``MusicTrack/follow(_:)``), nil for a head-relative track.
+    var emitter: Emitter?
+    /// The emitter's properties last sent to the source (nil: the source is head-relative or
+    /// just claimed).
+    var placedAtEmitter: SpatialProperties?
     let channels: Int
     let fileRate: Int
     let frameCount: Int
@@ -165,8 +173,9 @@ final class TrackStream: @unchecked Sendable {
     let events: AsyncStream<MusicTrack.Event>
     let continuation: AsyncStream<MusicTrack.Event>.Continuation
 
-    init(decoder: any MusicDecoder) {
+    init(decoder: any MusicDecoder, bus: Bus = .music) {
         self.decoder = decoder
+        self.bus = bus
         path = decoder.path
         channels = decoder.channels
         fileRate = decoder.sampleRate

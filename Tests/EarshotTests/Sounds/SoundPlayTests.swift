@@ -305,13 +305,13 @@ final class SoundPlayTests: XCTestCase {
         o.loopCount = 3   // 0.8 s
         _ = try e.play(line, options: o)
         try TestSignals.renderGameFrames(e, seconds: 0.1)
-        let first = e.level(of: .voice)
+        let first = try e.level(of: .voice)
         try TestSignals.renderGameFrames(e, seconds: 0.45)   // the third pass
-        let third = e.level(of: .voice)
+        let third = try e.level(of: .voice)
         XCTAssertGreaterThan(first, -30)
         XCTAssertEqual(third, first, accuracy: 1, "the third pass reads like the first")
         try TestSignals.renderGameFrames(e, seconds: 0.4)
-        XCTAssertLessThan(e.level(of: .voice), -100, "silent once its passes are over")
+        XCTAssertLessThan(try e.level(of: .voice), -100, "silent once its passes are over")
     }
 
     /// Removing a sound makes its handle stale; its voices play on; bad definitions are typed errors.
