@@ -68,12 +68,15 @@ extension AudioEngine {
     /// starts virtual and ``update(deltaTime:)`` gives it a source when it stands high enough
     /// (the rules are in the README, "Voice management"). When the pool is full and the request
     /// has the lowest standing, the returned handle's ``Voice/status`` is ``VoiceStatus/refused``
-    /// — no error is thrown for that.
+    /// — no error is thrown for that (``play(_:options:)-(Sound,_)`` reports its refusals the
+    /// same way). The result may be ignored: a refused play is also counted in ``stats`` and
+    /// reported on ``voiceEvents``.
     ///
     /// Throws ``EarshotError/clipUnloaded`` for an unloaded clip,
     /// ``EarshotError/wrongEngine`` for a clip or emitter of another engine, and
     /// ``EarshotError/invalidArgument(_:)`` for a NaN, infinite or negative gain, pitch, delay
     /// or position, an unknown bus or a removed emitter: none of those ever reach OpenAL.
+    @discardableResult
     public func play(_ clip: Clip, options: PlayOptions = PlayOptions()) throws(EarshotError) -> Voice {
         try options.validate()
         if case .emitter(let e) = options.placement, e.link !== link { throw .wrongEngine }

@@ -13,9 +13,8 @@
 /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
 /// let beep = try engine.loadClip(path: "Assets/Sounds/beep.wav")
 /// let blip = try engine.makeSound(SoundDefinition(clips: [beep], pitchVariation: 100))
-/// if let voice = try engine.play(blip) {
-///     print(voice.status)                 // real
-/// }
+/// let voice = try engine.play(blip)
+/// print(voice.status)                     // real (refused when its limit, cooldown or the pool says no)
 /// print(engine.instanceCount(of: blip))   // 1
 /// ```
 public struct Sound: Sendable, Hashable {

@@ -201,6 +201,9 @@ final class VoicePool {
     func status(_ id: VoiceID, now: Double) -> VoiceStatus {
         if id.index == VoiceID.refused.index { return .refused }
         guard let i = slot(id) else { return .stopped }
+        // Stopped by the game (or stolen by its sound's limit): stopped from that call on, even
+        // while the fade-out still sounds and until the next update ends it.
+        if slots[i].ownStops || slots[i].fadeAction == .stop { return .stopped }
         switch slots[i].phase {
         case .free: return .stopped
         case .real: return .real
