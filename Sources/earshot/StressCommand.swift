@@ -121,15 +121,40 @@ struct StressCommand: ParsableCommand {
         print(report.markdown)
     }
 
-    /// `--play-cost`: play(sound) against play(clip).
+    /// `--play-cost`: play(sound) against play(clip), and play into a full pool.
     func runPlayCost() throws {
-        let report: PlayCost.Report
+        let report: PlayCostReport
         do {
-            report = try PlayCost().run(allocations: .interposer)
+            report = PlayCostReport(sound: try PlayCost().run(allocations: .interposer),
+                                    whenFull: try PlayWhenFull().run(allocations: .interposer))
         } catch let error as EarshotError {
             fail(error.description)
         }
         if json { return try printJSON(report) }
+        printPlayCost(report.sound)
+        print("play when full (each play evicts the lowest-standing virtual voice; 64 real voices):")
+        for r in report.whenFull {
+            print(String(format: "  pool %5d + 64: %.0f ns per play, %d evictions in %d plays, %@ allocations", r.poolSize,
+                         r.nanosecondsPerPlay, r.evictionsPerRound, r.plays, r.allocations.map(String.init) ?? "uncounted"))
+        }
+    }
+
+    /// `--play-cost --json`: both parts in one object — `single` and `four` as before, and
+    /// `whenFull`, one entry per pool size.
+    struct PlayCostReport: Encodable {
+        var sound: PlayCost.Report
+        var whenFull: [PlayWhenFull.Result]
+
+        enum CodingKeys: String, CodingKey { case single, four, whenFull }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(sound.single, forKey: .single)
+            try c.encode(sound.four, forKey: .four)
+            try c.encode(whenFull, forKey: .whenFull)
+        }
+    }
+
+    private func printPlayCost(_ report: PlayCost.Report) {
         for (name, result) in [("one clip", report.single), ("four clips", report.four)] {
             print("\(name) (the sound: random, ±50 cents, ±2 dB, a limit\(name == "four clips" ? ", avoidRepeat 1" : "")):")
             print(String(format: "  play(clip):  %.0f ns per call, %@ allocations in %d calls", result.clipNanoseconds,
