@@ -137,7 +137,7 @@ extension MusicSystem {
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
-    /// Sets AL_GAIN from volume, fade and `busGain` (the music bus's) when it differs from the gain
+    /// Sets AL_GAIN from volume, fade and `busGain` (the track's bus's) when it differs from the gain
     /// last set on the source; returns true when a fade that stops the track has just completed.
     func applyGain(_ s: TrackStream, source: ALuint, now: Double, busGain: Float) -> Bool {
         assertLocked()

@@ -13,7 +13,7 @@ import Glibc
 /// ``defaultBufferDuration`` (125 ms) each, kept ``defaultBufferCount`` (4) deep: half a second
 /// ahead of the play position. A *pump* unqueues the buffers OpenAL has finished, decodes new
 /// chunks (outside the AL lock), queues them (inside it), re-applies the track's gain
-/// (`volume × fade × music bus gain`; master rides on the listener, as for every source; a bus
+/// (`volume × fade × the track bus's gain`; master rides on the listener, as for every source; a bus
 /// duck reaches music at the next pump) and notices
 /// ends and underruns.
 ///
@@ -261,29 +261,29 @@ final class MusicSystem: @unchecked Sendable {
     /// a track a hold paused that is still paused resumes (a track the game paused, stopped or
     /// that ended meanwhile is left as it is).
     private func applyHolds(host: any MusicHost) {
-            assertLocked()
-            let now = clock(host)
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
-                for s in active {
-                    if isHeld(s) {
-                        guard s.state == .playing else { continue }
-                        if let source = s.source, !suspended { alSourcePause(source) }
-                        s.fade?.freeze(at: now)
-                        s.state = .paused
-                        s.heldBySession = true
-                    } else {
-                        guard s.heldBySession else { continue }
-                        s.heldBySession = false
-                        guard s.state == .paused else { continue }
-                        s.state = .playing
-                        guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
-                        _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                        if !s.queue.isEmpty { alSourcePlay(source) }
-                    }
+        assertLocked()
+        let now = clock(host)
+        host.withMusicAL {
+            guard !host.musicCoreIsShutDown else { return }
+            for s in active {
+                if isHeld(s) {
+                    guard s.state == .playing else { continue }
+                    if let source = s.source, !suspended { alSourcePause(source) }
+                    s.fade?.freeze(at: now)
+                    s.state = .paused
+                    s.heldBySession = true
+                } else {
+                    guard s.heldBySession else { continue }
+                    s.heldBySession = false
+                    guard s.state == .paused else { continue }
+                    s.state = .playing
+                    guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
+                    _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
+                    if !s.queue.isEmpty { alSourcePlay(source) }
                 }
-                ALCheck.after("holding or releasing music sources")
             }
+            ALCheck.after("holding or releasing music sources")
+        }
     }
 
     /// Stops every track on `bus` (`stopAll(on:)`): each playing, paused or prepared track ends

@@ -111,9 +111,9 @@ final class TrackStream: @unchecked Sendable {
     var state: State = .idle
     /// A play session (play … end) is under way and owes exactly one end event.
     var sessionActive = false
-    /// Paused by a hold (an audio-session interruption, or the music bus paused by
+    /// Paused by a hold (an audio-session interruption, or the track's bus paused by
     /// `setPaused(_:for:)` or `pauseAll(except:)`); resumed when the last hold is lifted
-    /// (``MusicSystem/setHold(_:_:host:)``).
+    /// (``MusicSystem/setSessionHold(_:host:)``, ``MusicSystem/syncBusHolds(host:)``).
     var heldBySession = false
     var source: ALuint?
     /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged
