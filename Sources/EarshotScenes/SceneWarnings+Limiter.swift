@@ -5,19 +5,19 @@ extension Scene {
     /// A warning when the scene's gains can push the mix over full scale, where the engine's
     /// output limiter turns it down (see Earshot's `OutputLimiter`); nil when they cannot.
     ///
-    /// The estimate is for one channel: every voice that can sound at a moment adds
-    /// its clip's peak (decoded; 1.0 for a clip that cannot be read, a sound's loudest clip with
-    /// its `gain` variation) × its gain (the largest a `set:` gives it) × the gain its distance
-    /// model gives at its closest approach to the listener (a one-shot: where it plays) × its
-    /// bus's gain; a music track adds
-    /// its volume (streams are not decoded: full scale is assumed). Voices last their clip's
-    /// length (÷ pitch, × loops), looping emitters until stopped; a sound's limit and cooldown
-    /// apply as in the engine (a refused play is silent, a stolen voice ends). Copies of one clip or sound
-    /// started within a millisecond of each other are in phase, so their levels add; different
-    /// sounds add in power (their peaks rarely meet). A total over full scale at some moment *can*
-    /// reach the limiter; whether it does depends on phase and panning, which `earshot render`
-    /// reports exactly ("the output limiter worked for … s"). A bus that ducks another lowers it
-    /// by the duck's level while any voice of its own sounds.
+    /// The estimate is for one channel: every voice that can sound at a moment adds its clip's
+    /// peak (decoded; 1.0 for a clip that cannot be read, a sound's loudest clip with its `gain`
+    /// variation) × its gain (the largest a `set:` gives it) × the gain its distance model gives
+    /// at its closest approach to the listener (a one-shot: where it plays) × its bus's gain; a
+    /// music track adds its volume (streams are not decoded: full scale is assumed). Voices last
+    /// their clip's length (÷ pitch, × loops), looping emitters until stopped; a sound's limit
+    /// and cooldown apply as in the engine (a refused play is silent, a stolen voice ends); a bus
+    /// that ducks another lowers it by the duck's level while any voice of its own sounds.
+    /// Copies of one clip or sound started within a millisecond of each other are in phase, so
+    /// their levels add; different sounds add in power (their peaks rarely meet). A total over
+    /// full scale at some moment *can* reach the limiter; whether it does depends on phase and
+    /// panning, which `earshot render` reports exactly ("the output limiter worked for … s").
+    /// It takes time in proportion to the events (sorted once) and the clips' samples.
     func limiterWarning() -> SceneWarning? {
         let peaks = clipPeaks()
         let busGain = Dictionary(buses.compactMap { b in b.gainDB.map { (b.name, Float(pow(10, $0 / 20))) } },
@@ -42,12 +42,12 @@ extension Scene {
                 for c in changes where c.property == .gain { setGains[id] = max(setGains[id] ?? 0, c.value) }
             }
         }
+        var stops: [String: [Double]] = [:]   // each emitter's stop times, in order
+        for e in events { if case .stop(let id, _) = e.action { stops[id, default: []].append(e.time) } }
+        let volumes = Dictionary(music.map { ($0.id, $0.volume) }, uniquingKeysWith: { a, _ in a })
         for em in emitters {
             let s = source(em.clip)
-            let stop = events.first { e in
-                if case .stop(let id, _) = e.action { return id == em.id && e.time >= em.start }
-                return false
-            }?.time ?? duration
+            let stop = stops[em.id]?.first { $0 >= em.start } ?? duration
             let end = em.loop ? stop : min(stop, em.start + s.seconds / Double(max(em.pitch, 0.1)))
             var closest = Float.infinity
             for i in 0...200 {
@@ -83,7 +83,7 @@ extension Scene {
                     if playing[id] == nil { playing[id] = e.time }
                 case .stop, .pause:
                     if let start = playing.removeValue(forKey: id) {
-                        let volume = music.first { $0.id == id }?.volume ?? 1
+                        let volume = volumes[id] ?? 1
                         spans.append(Span(start: start, end: e.time, level: volume * (busGain["music"] ?? 1), name: "music \(id)", source: "music " + id, bus: "music"))
                     }
                 case .fade:
@@ -94,15 +94,17 @@ extension Scene {
             }
         }
         for (id, start) in playing {
-            let volume = music.first { $0.id == id }?.volume ?? 1
+            let volume = volumes[id] ?? 1
             spans.append(Span(start: start, end: duration, level: volume * (busGain["music"] ?? 1), name: "music \(id)", source: "music " + id, bus: "music"))
         }
         // A sound's limit and cooldown, as the engine applies them: a play within the cooldown
         // or over a refusing limit never sounds; over another limit, the oldest voice ends.
+        var spansOf: [String: [Int]] = [:]
+        for i in spans.indices { spansOf[spans[i].source, default: []].append(i) }
         for sound in sounds where sound.limit != nil || sound.cooldown > 0 {
             var kept: [Int] = []      // its sounding spans, oldest first
             var lastStart = -Double.infinity
-            for i in spans.indices where spans[i].source == sound.id {
+            for i in spansOf[sound.id] ?? [] {
                 let start = spans[i].start
                 if start - lastStart < sound.cooldown { spans[i].end = start; continue }
                 kept.removeAll { spans[$0].end <= start }
