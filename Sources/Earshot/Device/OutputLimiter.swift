@@ -109,6 +109,23 @@ public struct OutputLimiter: Sendable {
     /// Whether nothing is held or releasing: a buffer within full scale then passes untouched.
     var isAtRest: Bool { gain == 1 && next - lastNeed > hold + lookAhead }
 
+    /// Whether every sample is a number within ±1 (NaN and infinities are not): eight lanes at
+    /// a time, the rest one by one.
+    static func withinFullScale(_ samples: UnsafeBufferPointer<Float>) -> Bool {
+        guard let base = samples.baseAddress else { return true }
+        let lanes = samples.count / 8
+        var outside = SIMDMask<SIMD8<Int32>>(repeating: false)
+        let one = SIMD8<Float>(repeating: 1)
+        for k in 0..<lanes {
+            let v = UnsafeRawPointer(base + 8 * k).loadUnaligned(as: SIMD8<Float>.self)
+            // NaN compares false with everything: `!(v ≤ 1) or !(v ≥ −1)` catches it.
+            outside .|= .!(v .<= one) .| .!(v .>= -one)
+        }
+        if any(outside) { return false }
+        for i in (8 * lanes)..<samples.count where !(abs(base[i]) <= 1) { return false }
+        return true
+    }
+
     /// Limits `buffer` (interleaved, whole frames) in place.
     public mutating func process(_ buffer: UnsafeMutableBufferPointer<Float>) {
         guard let base = buffer.baseAddress else { return }
@@ -116,14 +133,8 @@ public struct OutputLimiter: Sendable {
         let frames = buffer.count / c
         guard frames > 0 else { return }
         if isAtRest {
-            var peak: Float = 0
-            var nan = false
-            for i in 0..<(frames * c) {
-                let a = abs(base[i])
-                peak = max(peak, a)
-                nan = nan || a.isNaN
-            }
-            if peak <= 1, !nan {   // the common case: untouched, bit-identical
+            if Self.withinFullScale(UnsafeBufferPointer(start: base, count: frames * c)) {
+                // The common case: untouched, bit-identical.
                 next += frames
                 known = next
                 dequeCount = 0

@@ -131,6 +131,23 @@ final class OutputLimiterTests: XCTestCase {
         XCTAssertTrue(copy == engineOut, "bit-identical")
     }
 
+    /// The at-rest check (eight lanes at a time, then the tail): full scale itself passes, a
+    /// sample just over it, an infinity or a NaN anywhere — in a lane or in the tail — does not.
+    func testFullScaleCheckCatchesEveryOverloadAndNaN() {
+        for count in [0, 1, 7, 8, 9, 17, 800] {
+            var x = (0..<count).map { Float($0 % 2 == 0 ? 1 : -1) }
+            XCTAssertTrue(x.withUnsafeBufferPointer { OutputLimiter.withinFullScale($0) }, "±1.0 is within, \(count)")
+            for i in 0..<count {
+                for bad in [Float(1).nextUp, -Float(1).nextUp, .infinity, -.infinity, .nan] {
+                    let keep = x[i]
+                    x[i] = bad
+                    XCTAssertFalse(x.withUnsafeBufferPointer { OutputLimiter.withinFullScale($0) }, "\(bad) at \(i) of \(count)")
+                    x[i] = keep
+                }
+            }
+        }
+    }
+
     /// The gain falls linearly across the 1 ms before an overload (look-ahead) and reaches the
     /// needed gain on the peak itself; it holds 10 ms, releases with the documented 0.05 s time
     /// constant and comes back to exactly 1, after which buffers are untouched.
