@@ -110,6 +110,24 @@ final class OutputLimiterTests: XCTestCase {
         XCTAssertEqual(limiter.limitedFrames, 48_000)
     }
 
+    /// The same through the engine: four in-phase voices of a full-scale 1 kHz tone hard right
+    /// (+12 dB over full scale in the right channel), rendered in 800-frame game frames: after
+    /// the attack the right channel is the tone at the ceiling, with under 1 % distortion.
+    func testLimitedToneThroughTheEngineDoesNotDistort() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let clip = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: 1, seconds: 1), name: "tone")
+        for _ in 0..<4 { _ = try e.play(clip, options: .init(position: Vector3(1, 0, 0))) }
+        let out = try render(e, seconds: 0.6)
+        let right = stride(from: 1 + 2 * 4_800, to: 2 * 28_800, by: 2).map { out[$0] }   // 0.1…0.6 s
+        let thd = ToneMeasure.distortion(right, frequency: 1_000, sampleRate: 48_000)
+        print("four voices of a full-scale 1 kHz tone, limited: distortion \(thd) dB, peak \(peak(right)), deepest \(e.stats.deepestLimiterReduction) dB")
+        XCTAssertLessThan(thd, -40, "under 1 %")
+        XCTAssertLessThanOrEqual(peak(right), ceiling)
+        XCTAssertGreaterThan(peak(right), ceiling * 0.999)
+        XCTAssertEqual(Double(e.stats.deepestLimiterReduction), -12.1, accuracy: 0.3)
+    }
+
     /// A mix that never exceeds full scale is left bit-identical: the same voice rendered by the
     /// engine and straight from OpenAL's loopback device (no limiter) gives the same samples,
     /// even between the ceiling and full scale.
