@@ -57,6 +57,13 @@ public struct EngineStats: Sendable, Equatable {
     /// Bytes of decoded clip samples the engine keeps to upload every clip again after the output
     /// device is lost and reopened (OpenAL cannot hand a buffer's data back).
     public var clipRestoreBytes: Int
+    /// Output frames the loopback output limiter turned down (the mix would have exceeded full
+    /// scale), since the engine started; 0 on a real device, where OpenAL Soft's own limiter
+    /// works (see ``OutputLimiter``).
+    public var limitedFrames: Int = 0
+    /// The deepest gain reduction the loopback output limiter applied since the engine started,
+    /// in dB (0: it never limited; −12: the mix was turned down to a quarter at its loudest).
+    public var deepestLimiterReduction: Float = 0
 }
 
 extension AudioEngine {
@@ -124,7 +131,8 @@ extension AudioEngine {
     /// Counts of the voice pool.
     public var stats: EngineStats {
         let underruns = musicSystem.underrunTotal   // outside withAL: the music lock is never taken inside the AL lock
-        return withAL {
+        let (limitedFrames, deepest) = limiter.withLock { ($0.limitedFrames, $0.deepestReductionDecibels) }
+        var stats = withAL {
             let p = core.pool
             let s = p.stats
             let sounds = core.sounds.stats
@@ -136,6 +144,9 @@ extension AudioEngine {
                                limitHolds: sounds.limitHolds, cooldownRefusals: sounds.cooldownRefusals,
                                musicUnderruns: underruns, clipRestoreBytes: core.restoreBytes)
         }
+        stats.limitedFrames = limitedFrames
+        stats.deepestLimiterReduction = deepest
+        return stats
     }
 
     // MARK: Voice properties

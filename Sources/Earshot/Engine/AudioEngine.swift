@@ -282,10 +282,11 @@ public final class AudioEngine: @unchecked Sendable {
     /// Mixes into caller-owned memory (a whole number of frames), allocating nothing.
     ///
     /// The output never exceeds full scale: OpenAL mixes in float without clipping (200 plays
-    /// of one full-scale clip at once reach about 119× full scale), so the mix goes through a
-    /// peak limiter with 1 ms of look-ahead within the render and a 0.05 s release, which leaves a
-    /// render untouched, bit for bit, while no sample exceeds 1.0. Live devices use OpenAL
-    /// Soft's limiter (``ALContext/outputLimiterEnabled``).
+    /// of one full-scale clip at once reach about 119× full scale), so the mix goes through an
+    /// ``OutputLimiter`` — 1 ms of look-ahead within the render, a 10 ms hold, a 0.05 s release
+    /// and a ceiling of −0.1 dBFS — which leaves a render untouched, bit for bit, while no sample
+    /// exceeds 1.0. ``EngineStats/limitedFrames`` counts the frames it turned down. Live devices
+    /// use OpenAL Soft's limiter (``ALContext/outputLimiterEnabled``).
     ///
     /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of
     /// output); between the pieces the engine pushes fades, starts voices on freed sources and
