@@ -113,7 +113,8 @@ public final class MusicTrack: @unchecked Sendable {
     /// emitter's distance attenuation, cone and Doppler, as a voice on that emitter is, and moves
     /// with it at every ``AudioEngine/update(deltaTime:)``; nil returns it to head-relative
     /// playback (``pan`` applies again). If the emitter is removed later the track plays on where
-    /// the emitter last was.
+    /// the emitter last was. The emitter's environment (occlusion, obstruction, reverb-zone sends)
+    /// does not reach the track: music sources have no sends.
     ///
     /// Only a **mono** track can follow an emitter: OpenAL does not place stereo sources in 3D,
     /// so a stereo track throws ``EarshotError/invalidArgument(_:)`` (encode the line or bed as a
