@@ -43,7 +43,9 @@ enum OggLinkCheck {
             let head = bytes(pos, 27)
             guard head.count == 27 else { return }
             let h = head.startIndex
-            if head[h] == 0x4F, head[h + 1] == 0x67, head[h + 2] == 0x67, head[h + 3] == 0x53, head[h + 4] == 0,
+            // libogg's sync layer takes any version byte (only ogg_stream_pagein refuses one), so
+            // vorbisfile sees such a page's serial: so does this walk.
+            if head[h] == 0x4F, head[h + 1] == 0x67, head[h + 2] == 0x67, head[h + 3] == 0x53,
                let page = Optional(bytes(pos, 27 + Int(head[h + 26]))), page.count == 27 + Int(head[h + 26]) {
                 var total = page.count
                 for k in 27..<page.count { total += Int(page[page.startIndex + k]) }

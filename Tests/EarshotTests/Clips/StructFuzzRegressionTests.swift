@@ -61,6 +61,12 @@ final class StructFuzzRegressionTests: XCTestCase {
                 XCTAssertTrue(what.contains("never began"), "\(door): \(what)")
             }
         }
+        // The same with the page's version byte at 1 (libogg's sync layer still hands it on, and
+        // vorbisfile leaked the same way: the second 1 M run, 13 cases).
+        let versioned = Self.regression("struct-ogg-versioned-page-of-unbegun-stream-leak.ogg")
+        XCTAssertThrowsError(try ClipDecoder.decode(path: versioned)) { error in
+            XCTAssertTrue("\(error)".contains("never began"), "\(error)")
+        }
         var fixed = bytes
         let page = 5_579, serial: [UInt8] = [0x41, 0xD3, 0x00, 0x63]   // the second stream's serial
         fixed.replaceSubrange((page + 14)..<(page + 18), with: serial)

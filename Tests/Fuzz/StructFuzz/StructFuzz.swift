@@ -43,21 +43,24 @@ enum StructFuzz {
         let scratch = "/dev/shm/earshot-struct-\(getpid())." + container.seedExtensions[0]
         defer { unlink(scratch) }
 
-        let leakCheck = getenv("STRUCT_LEAK_CHECK") != nil
+        // STRUCT_LEAK_CHECK=N: a leak check after every Nth case (1: every case; slow), to find the
+        // case that leaked; STRUCT_FROM=K: cases before K are generated (the same sequence) but not run.
+        let leakEvery = getenv("STRUCT_LEAK_CHECK").flatMap { Int(String(cString: $0)) } ?? 0
+        let from = getenv("STRUCT_FROM").flatMap { Int(String(cString: $0)) } ?? 0
         var tally: [String: Int] = [:]
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         for i in 0..<cases {
             var bytes = seeds[rng.below(seeds.count)]
             mutate(&bytes, container, others: seeds, rng: &rng)
+            if i < from { continue }
             _ = ftruncate(current, 0)
             _ = bytes.withUnsafeBytes { pwrite(current, $0.baseAddress, $0.count, 0) }
             alarm(20)
             tally[run(bytes, container, path: i % 4 == 0 ? scratch : nil, music: i % 8 == 0), default: 0] += 1
             alarm(0)
-            if leakCheck, lsanRecoverableLeakCheck() != 0 {
-                // STRUCT_LEAK_CHECK=1: a leak check after every case (slow), to name the case that leaked.
-                fputs("leak in case \(i): kept in \(out)/struct-\(container)-current\n", stderr)
+            if leakEvery > 0, (i + 1) % leakEvery == 0, lsanRecoverableLeakCheck() != 0 {
+                fputs("leak by case \(i) (checked every \(leakEvery)): the last case is kept in \(out)/struct-\(container)-current\n", stderr)
                 exit(1)
             }
             if (i + 1) % 100_000 == 0 { progress(i + 1, start, tally) }
