@@ -61,6 +61,7 @@ enum StructFuzz {
             alarm(0)
             if leakEvery > 0, (i + 1) % leakEvery == 0, lsanRecoverableLeakCheck() != 0 {
                 fputs("leak by case \(i) (checked every \(leakEvery)): the last case is kept in \(out)/struct-\(container)-current\n", stderr)
+                unlink(scratch)
                 exit(1)
             }
             if (i + 1) % 100_000 == 0 { progress(i + 1, start, tally) }
