@@ -130,15 +130,18 @@ public struct SceneRenderer {
                 // Cut the frame's render where the next event falls.
                 var end = frameEnd
                 if let t = runtime.nextTime { end = min(end, max(position + 1, sample(t))) }
-                if position < skip { end = min(end, skip) }   // the section starts on its own sample
+                // The render is cut exactly where a whole render cuts it (OpenAL ramps gains over
+                // each render call, so a cut of its own at `skip` would change the first partial
+                // frame): the part before the section is rendered with it and dropped.
                 let n = end - position
-                let written = position >= skip
+                let kept = max(0, end - max(position, skip))
                 try buffer.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in
                     let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * channels)])
                     try engine.render(into: slice)
-                    guard written else { return }
-                    try writer.write(UnsafeBufferPointer(slice))
-                    levels.add(UnsafeBufferPointer(slice))
+                    guard kept > 0 else { return }
+                    let section = UnsafeBufferPointer(rebasing: slice[((n - kept) * channels)...])
+                    try writer.write(section)
+                    levels.add(section)
                 }
                 position = end
                 while position < frameEnd, let t = runtime.nextTime, sample(t) <= position {
