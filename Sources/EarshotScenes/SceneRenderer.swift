@@ -58,11 +58,15 @@ public struct SceneRenderer {
     /// whole render (events, paths, ramps, music) but silently, so the section sounds as it does
     /// there. The result's times, levels, timeline and events then count from `from`.
     ///
-    /// Throws what loading the scene's audio, the engine or the writer throw; a partly written
-    /// file is removed. `progress` is called once per game frame with 0…1.
+    /// Throws what loading the scene's audio, the engine or the writer throw, and the error of a
+    /// music track that fails part-way (corrupt data, a chained Ogg changing format: never a
+    /// render with silence in its place); a partly written file is removed. With a
+    /// `transaction`, the file is staged for its commit instead of put in place. `progress` is
+    /// called once per game frame with 0…1.
     @discardableResult
     public func render(to path: String, format: AudioFileWriter.Format = .s16, from: Double = 0, duration: Double? = nil,
                        session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
+                       transaction: OutputTransaction? = nil,
                        progress: ((Double) -> Void)? = nil) throws(EarshotError) -> Result {
         if let duration, !(duration.isFinite && duration > 0) {
             throw .invalidArgument("render duration \(duration) (must be a positive number of seconds)")
@@ -79,7 +83,7 @@ public struct SceneRenderer {
         let channels = engine.outputChannels
         // Refused before rendering when the folder cannot hold it; nothing partial is left behind.
         let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format,
-                                         expectedFrames: Int(((seconds - from) * Double(rate)).rounded()))
+                                         expectedFrames: Int(((seconds - from) * Double(rate)).rounded()), transaction: transaction)
         do {
             var result = try run(runtime, engine: engine, writer: writer, from: from, seconds: seconds, progress: progress)
             try writer.close()
@@ -88,7 +92,6 @@ public struct SceneRenderer {
             return result
         } catch {
             writer.discard()
-            try? FileManager.default.removeItem(atPath: path)
             throw error
         }
     }
@@ -150,6 +153,8 @@ public struct SceneRenderer {
             }
             done = frameEnd
             frame += 1
+            // A track that failed part-way fails the render (its silence would be a lie).
+            for track in runtime.tracks.values { if let error = track.failure { throw error } }
             progress?(Double(done) / Double(max(total, 1)))
         }
         levels.finish()

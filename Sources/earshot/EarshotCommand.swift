@@ -15,9 +15,13 @@ struct EarshotCommand: ParsableCommand {
             return handler
         }
         EarshotLogging.level = level   // the library is quiet (warning) unless asked
+        // Whatever way the command ends (return, exit(0) or exit(1)), what it printed must reach
+        // stdout: a full device or a closed pipe is exit 1 with a message, never a silent 0.
+        atexit { StandardOutput.flushOrFail() }
         do {
             var command = try parseAsRoot()
             try command.run()
+            StandardOutput.flushOrFail()
         } catch {
             // Help and version exit 0 as ArgumentParser prints them; every other failure — a
             // missing or out-of-range value included — is one `earshot: reason` line and exit 1.
@@ -44,3 +48,4 @@ struct EarshotCommand: ParsableCommand {
             RecordCommand.self,
         ])
 }
+

@@ -68,6 +68,12 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// by `sources` in `alsoft.conf`), fewer than ``AudioEngine/Configuration/musicSources``
     /// (`musicSources`) plus the one source the voice pool needs at least.
     case tooFewSources(granted: Int, musicSources: Int)
+    /// A stream changed its format part-way: a chained Ogg file whose later link has another
+    /// sample rate or channel count (`detail` says which). Earshot plays one format per track.
+    case formatChanged(path: String, detail: String)
+    /// The file gave fewer frames than its header promised when it was opened (`decoded` of
+    /// `expected`): it shrank, or was replaced, while being read.
+    case fileChangedWhileReading(path: String, decoded: Int, expected: Int)
 
     public var description: String {
         switch self {
@@ -118,6 +124,10 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): cannot write: needs \(Self.bytes(needed)) and only \(Self.bytes(available)) are free"
         case .tooFewSources(let granted, let musicSources):
             return "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
+        case .formatChanged(let path, let detail):
+            return "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
+        case .fileChangedWhileReading(let path, let decoded, let expected):
+            return "\(path): the file ended after \(decoded) of the \(expected) frames its header gave: it changed while being read"
         }
     }
 
