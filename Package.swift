@@ -91,6 +91,12 @@ let package = Package(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
             dependencies: ["EarshotScenes", "Earshot", "CSndFile", "EarshotTestSupport"]),
+
+        // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
+        // test runs and the long-run executable (`make fuzz-values`) share.
+        .target(name: "EarshotFuzzing", dependencies: ["Earshot", "EarshotScenes"], path: "Tests/Fuzz/Generators"),
+        .executableTarget(name: "earshot-fuzz", dependencies: ["EarshotFuzzing"], path: "Tests/Fuzz/EarshotFuzz"),
+        .testTarget(name: "EarshotFuzzTests", dependencies: ["EarshotFuzzing", "Earshot", "EarshotTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -115,4 +115,26 @@ public enum ReverbDomain {
         }
         return (out, notes)
     }
+
+    // MARK: The delay-line cross-fade
+
+    /// Frames of the cross-fade 1.19.1's reverb runs after a change of the values in
+    /// ``crossFadeKey(_:)`` (`reverb.c`: `FADE_SAMPLES`).
+    public static let crossFadeFrames = 128
+
+    /// The values whose change makes 1.19.1's reverb cross-fade its delay lines
+    /// (`ReverbState_update`: density, diffusion, the three decay times — the HF one through the
+    /// air absorption limit — and the two reference frequencies).
+    ///
+    /// During that fade, `ReverbState_process` rounds every chunk that is not the last of a mix
+    /// call down to a multiple of 4; a mix call that ends inside the fade at a frame count that
+    /// is not a multiple of 4 leaves 1, 2 or 3 frames of fade, which the next call rounds to 0,
+    /// and `BiquadFilter_process` (which assumes more than 0) runs away over memory: SIGSEGV.
+    /// An offline render cuts its mix calls at event samples (any count), so the engine cuts a
+    /// call that would cross the fade's end exactly at it (see `EngineCore.render`).
+    static func crossFadeKey(_ r: ReverbProperties) -> [Float] {
+        [r.density, r.diffusion, r.decayTime, r.decayHFRatio, r.decayLFRatio, r.hfReference, r.lfReference,
+         r.airAbsorptionGainHF, r.decayHFLimit ? 1 : 0]
+    }
 }
+

@@ -87,6 +87,30 @@ final class ReverbDomainTests: XCTestCase {
         XCTAssertGreaterThan(adjusted, 100, "the generator reaches the values that aborted")
     }
 
+    /// Found by the scene value fuzzer: a reverb zone and a one-shot at sample 107 crashed the
+    /// render (SIGSEGV in OpenAL Soft 1.19.1): a mix call ending inside the reverb's 128-frame
+    /// delay-line cross-fade at a count that is not a multiple of 4 leaves a fade of 1–3 frames
+    /// that the next call rounds to 0, and a biquad filter then runs away over memory. Every
+    /// odd render size right after the zone's reverb is loaded (and after it changes), with
+    /// events in between: no crash, finite output.
+    func testOddRenderSizesDuringTheReverbCrossFadeDoNotCrash() throws {
+        for first in [1, 2, 3, 5, 107, 127, 129] {
+            let e = try TestSignals.loopbackEngine()
+            defer { e.shutdown() }
+            try e.setReverbZones([ReverbZone(name: "z", shape: .sphere(center: .zero, radius: 1_000), reverb: try .preset(named: "generic"))])
+            let clip = try e.loadClip(TestSignals.sine(frequency: 440, amplitude: 0.5, seconds: 0.2), name: "s")
+            e.update(deltaTime: 1.0 / 60)
+            var out = try e.render(frames: first)
+            _ = try e.play(clip, options: .init(position: Vector3(0, 0, -1)))
+            out += try e.render(frames: 800 - first)
+            // A new reverb for the zone: another cross-fade, met by odd sizes again.
+            try e.setReverbZones([ReverbZone(name: "z", shape: .sphere(center: .zero, radius: 1_000), reverb: try .preset(named: "hangar"))])
+            e.update(deltaTime: 1.0 / 60)
+            for size in [first, 3, 1, 2, 6, 800] { out += try e.render(frames: size) }
+            XCTAssertTrue(out.allSatisfy(\.isFinite), "first render \(first)")
+        }
+    }
+
     /// The domain itself: what it moves stays in range, what was fine is untouched.
     func testSanitisedKeepsSafeValuesAndOnlyRaisesRatios() throws {
         let generic = try ReverbProperties.preset(named: "generic")

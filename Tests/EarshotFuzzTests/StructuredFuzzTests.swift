@@ -1,0 +1,33 @@
+import Earshot
+import EarshotFuzzing
+import EarshotTestSupport
+import XCTest
+
+/// The bounded runs of issue 24's structured fuzzers (a few seconds each; the long runs are
+/// `make fuzz-values`, recorded in Tests/Fuzz/README.md). Any trap ends the test process.
+final class StructuredFuzzTests: XCTestCase {
+    private var assets: String { CLIRunner.packageRoot.appendingPathComponent("Assets").path }
+
+    /// Scenes from every documented key at and around its range edges: validate ok ⇒ render ok,
+    /// finite output.
+    func testSceneValuesBounded() {
+        let report = SceneValueFuzzer(assets: assets, seed: 2024).run(cases: 150, seconds: 6)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 30)
+        XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
+        XCTAssertGreaterThan(report.cases - report.valid, 5, "and invalid ones")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
+    /// Random public calls on a loopback engine: no trap, output finite and within full scale.
+    func testAPIOperationsBounded() {
+        var fuzzer = APIOperationFuzzer(assets: assets, seed: 2024)
+        fuzzer.leakLimitKiB = 64 * 1024   // a short run: the leak check is the long run's
+        let report = fuzzer.run(operations: 6_000, seconds: 6)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.operations, 1_000)
+        XCTAssertGreaterThan(report.renders, 100)
+        XCTAssertGreaterThan(report.engines, 1, "shutdown and a new engine happen")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n"))
+    }
+}
