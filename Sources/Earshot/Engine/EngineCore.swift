@@ -232,9 +232,12 @@ final class EngineCore {
         collectBuffers()
     }
 
-    /// Deletes the buffers of unloaded clips that no voice holds any more.
+    /// Deletes the buffers of unloaded clips that no voice holds any more. Not while the device
+    /// is lost: its stopped sources may still hold the buffer (AL_INVALID_OPERATION, which
+    /// trapped — found by the API operation fuzzer), and the rebuild drops the pending buffers
+    /// with the old context (`reuploadClips`).
     private func collectBuffers() {
-        guard !buffersToDelete.isEmpty else { return }
+        guard !buffersToDelete.isEmpty, !isDeviceLost else { return }
         var i = 0
         while i < buffersToDelete.count {
             let pending = buffersToDelete[i]

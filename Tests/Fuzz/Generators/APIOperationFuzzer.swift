@@ -23,6 +23,8 @@ public struct APIOperationFuzzer {
     public var seed: UInt64
     /// Largest RSS growth after the warm-up, in KiB, before it counts as a leak.
     public var leakLimitKiB = 16_384
+    /// With EARSHOT_FUZZ_TRACE set, each operation's number and kind go to stderr first.
+    let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
 
     public init(assets: String, seed: UInt64) {
         self.assets = assets
@@ -101,7 +103,10 @@ public struct APIOperationFuzzer {
                 report.errors += 1
                 _ = error.description
             }
-            if let log, report.operations % 10_000 == 0 { log(report.summary) }
+            if let log, report.operations % 10_000 == 0 {
+                report.seconds = Date().timeIntervalSince(started)
+                log(report.summary)
+            }
         }
         world?.engine.shutdown()
         world = nil
@@ -156,9 +161,12 @@ public struct APIOperationFuzzer {
     /// One operation on `w`; true when it shut the engine down.
     private func step(_ w: World, _ g: inout SplitMix64, buffer: inout [Float], report: inout Report) throws(EarshotError) -> Bool {
         let e = w.engine
+        if trace { FileHandle.standardError.write(Data("op \(report.operations)\n".utf8)) }
         func voice() -> Voice? { w.voices.isEmpty ? nil : w.voices[Int(g.next() % UInt64(w.voices.count))] }
         func bus() -> Bus { Self.pick(&g, w.buses + [Bus("nowhere")]) }
-        switch g.next() % 40 {
+        let kind = g.next() % 40
+        if trace { FileHandle.standardError.write(Data("kind \(kind)\n".utf8)) }
+        switch kind {
         case 0...5:
             let clip = Self.pick(&g, w.clips)
             let placement: PlayOptions.Placement

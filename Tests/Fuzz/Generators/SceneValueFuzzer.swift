@@ -22,6 +22,9 @@ public struct SceneValueFuzzer {
     public var renderSeconds: Double = 0.2
     /// Where the renders go (a tmpfs by default).
     public var scratch: String = "/dev/shm"
+    /// The largest `offset:` of a play event drawn (the shortest asset lasts 0.14 s: 0.2 reaches
+    /// past clip ends, where validate and render disagree until issue 24 item 5's checker).
+    public var maxOffset: Double = 0.2
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
     /// to the scene file).
@@ -81,7 +84,10 @@ public struct SceneValueFuzzer {
                     report.findings.append("case \(i): validate ok but render failed: \(error)\n\(yaml)")
                 }
             }
-            if let log, report.cases % 500 == 0 { log(report.summary) }
+            if let log, report.cases % 500 == 0 {
+                report.seconds = Date().timeIntervalSince(started)
+                log(report.summary)
+            }
         }
         report.seconds = Date().timeIntervalSince(started)
         return report
@@ -246,7 +252,7 @@ public struct SceneValueFuzzer {
                 var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
-                if maybe(0.2) { p += ", offset: \(n(0...0.2)), loops: \(n(0...1_000, whole: true))" }
+                if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
                 if maybe(0.2) { p += ", every: \(n(0.001...1)), count: \(n(1...20, whole: true)), jitter: \(n(0...0.0005))" }
                 if maybe(0.2) { p += ", bus: \(Self.pick(&g, ["sfx", "ui", "voice", "music"]))" }
                 events.append(p)
