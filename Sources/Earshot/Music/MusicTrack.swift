@@ -319,7 +319,10 @@ public final class MusicTrack: @unchecked Sendable {
     /// the track plays again.
     ///
     /// ```swift
-    /// if let error = track.failure { throw error }
+    /// let track = try engine.loadMusic(path: "Assets/Music/theme.ogg")
+    /// try track.play()
+    /// _ = try engine.render(frames: 4_800)
+    /// if let error = track.failure { print("the track failed: \(error)") }
     /// ```
     public var failure: EarshotError? { system.read(stream) { $0.failure } }
 
