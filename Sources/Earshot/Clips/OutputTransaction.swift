@@ -55,12 +55,14 @@ public final class OutputTransaction {
             let random = String(generator.next() as UInt64, radix: 16)
             let suffix = String(repeating: "0", count: 16 - random.count) + random
             let path = prefix + ".\(short).partial-\(getpid())-\(suffix)"
-            // Registered first, so a signal between open and registration cannot leave it.
-            registry.withLock { _ = $0.temporaries.insert(path) }
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            // Created and registered under the registry's lock: a signal's clean-up (which takes
+            // it) sees the file registered or not yet made, never made and unregistered.
+            let (fd, code): (Int32, Int32) = registry.withLock { r in
+                let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+                if fd >= 0 { r.temporaries.insert(path) }
+                return (fd, fd >= 0 ? 0 : errno)
+            }
             if fd >= 0 { return (fd, path) }
-            let code = errno
-            registry.withLock { _ = $0.temporaries.remove(path) }
             if code == EEXIST { continue }
             throw .writeFailed(path: target, reason: String(cString: strerror(code)))
         }
