@@ -54,7 +54,11 @@ enum OutputGuard {
     /// an offline render, decode, `record` or `play --out`, removes the half-written temporary
     /// files and exits 128 + the signal's number, so nothing is left behind (the default action
     /// killed the process and left `.NAME.partial-PID` beside the output).
-    static let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+    ///
+    /// SIGPIPE is ignored instead: libdispatch installs a handler for it but its source did not
+    /// fire reliably, and a closed pipe then shows as a write error — stdout's is exit 1
+    /// (``StandardOutput``). A render never writes to a pipe, so it just completes.
+    static let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
                                         SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF]
 
     /// Installs the clean-up for every one of ``fatalSignals``. Live playback installs its own
@@ -63,6 +67,7 @@ enum OutputGuard {
         // Once per process: a second `signal(SIG_IGN)` would undo the handler libdispatch
         // installed for the first sources (it installs it only once), and Ctrl-C would be ignored.
         guard interruptSources.isEmpty else { return }
+        signal(SIGPIPE, SIG_IGN)
         for sig in fatalSignals {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -75,6 +80,19 @@ enum OutputGuard {
             }
             source.resume()
             interruptSources.append(source)
+        }
+        // libdispatch installs its handlers on its own thread, after `resume()` returns; until
+        // then the signals are ignored (SIG_IGN above) and would be lost. Wait (at most a second)
+        // until every one has a handler, so that no output is written before the clean-up holds.
+        for _ in 0..<1_000 {
+            let pending = fatalSignals.contains { sig in
+                var action = sigaction()
+                sigaction(sig, nil, &action)
+                let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                return handler == 0 || handler == 1   // SIG_DFL or SIG_IGN
+            }
+            if !pending { break }
+            usleep(1_000)
         }
     }
     nonisolated(unsafe) private static var interruptSources: [DispatchSourceSignal] = []
