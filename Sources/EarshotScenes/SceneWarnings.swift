@@ -131,6 +131,7 @@ extension Scene {
                 }
             }
         }
+        if let w = limiterWarning() { out.append(w) }
         return out
     }
 }

@@ -68,6 +68,12 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// by `sources` in `alsoft.conf`), fewer than ``AudioEngine/Configuration/musicSources``
     /// (`musicSources`) plus the one source the voice pool needs at least.
     case tooFewSources(granted: Int, musicSources: Int)
+    /// A handle (``Clip``, ``Sound``, ``MusicTrack``, ``Emitter``, ``Voice``) was passed to an
+    /// engine other than the one that made it — also when that engine has been shut down.
+    /// Nothing is played or changed. Calls that do not throw (setters, queries, `stop`,
+    /// `unload`, `removeSound`, `removeEmitter`) treat such a handle like a stale one: they do
+    /// nothing and read as nil, 0 or `.stopped`.
+    case wrongEngine
     /// A stream changed its format part-way: a chained Ogg file whose later link has another
     /// sample rate or channel count (`detail` says which). Earshot plays one format per track.
     case formatChanged(path: String, detail: String)
@@ -124,6 +130,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): cannot write: needs \(Self.bytes(needed)) and only \(Self.bytes(available)) are free"
         case .tooFewSources(let granted, let musicSources):
             return "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
+        case .wrongEngine:
+            return "the handle belongs to another audio engine; use it only with the engine that made it"
         case .formatChanged(let path, let detail):
             return "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
         case .fileChangedWhileReading(let path, let decoded, let expected):

@@ -211,11 +211,12 @@ public struct APIOperationFuzzer {
             }
         case 14:
             switch g.next() % 5 {
-            case 0: e.setGain(Self.value(&g, 0...4), for: bus())
-            case 1: e.setMuted(Self.chance(&g, 0.5), for: bus())
-            case 2: e.setPaused(Self.chance(&g, 0.5), for: bus())
-            case 3: Self.chance(&g, 0.5) ? e.pauseAll(except: [bus()]) : e.resumeAll()
-            default: e.stopAll(on: bus())
+            case 0: try e.setGain(Self.value(&g, 0...4), for: bus())
+            case 1: try e.setMuted(Self.chance(&g, 0.5), for: bus())
+            case 2: try e.setPaused(Self.chance(&g, 0.5), for: bus())
+            case 3:
+                if Self.chance(&g, 0.5) { try e.pauseAll(except: [bus()]) } else { e.resumeAll() }
+            default: try e.stopAll(on: bus())
             }
         case 15:
             var zones: [ReverbZone] = []
