@@ -82,7 +82,7 @@ $(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/Ea
 fuzz-values: $(FUZZ_DIR)/earshot-fuzz
 	@echo "== fuzz scene values: $(FUZZ_SCENES) scenes, seed $(FUZZ_SEED)"
 	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz scene-values $(FUZZ_SCENES) $(FUZZ_SEED) > $(FUZZ_DIR)/scene-values.log 2>&1; \
-	  s=$$?; tail -22 $(FUZZ_DIR)/scene-values.log; echo "exit status $$s"; exit $$s
+	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/scene-values.log | tail -40; echo "exit status $$s"; exit $$s
 	@echo "== fuzz API operations: $(FUZZ_API_OPS) operations, seed $(FUZZ_SEED)"
 	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz api $(FUZZ_API_OPS) $(FUZZ_SEED) > $(FUZZ_DIR)/api.log 2>&1; \
-	  s=$$?; tail -22 $(FUZZ_DIR)/api.log; echo "exit status $$s"; exit $$s
+	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/api.log | tail -40; echo "exit status $$s"; exit $$s

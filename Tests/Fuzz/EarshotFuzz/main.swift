@@ -25,7 +25,10 @@ case "show-scene":
     say(problems)
     exit(0)
 case "scene-values":
-    let report = SceneValueFuzzer(assets: assets, seed: seed).run(cases: count, log: say)
+    var fuzzer = SceneValueFuzzer(assets: assets, seed: seed)
+    // EARSHOT_FUZZ_MAX_OFFSET=0.1 keeps play offsets inside the shortest clip.
+    if let v = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_MAX_OFFSET"].flatMap(Double.init) { fuzzer.maxOffset = v }
+    let report = fuzzer.run(cases: count, log: say)
     say(report.summary)
     findings = report.findings
 case "api":
@@ -36,5 +39,7 @@ default:
     FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values or api)\n".utf8))
     exit(2)
 }
-for f in findings.prefix(20) { say("FINDING: \(f)") }
+// Every finding's first line, then the first five in full (with their scene).
+for f in findings { say("FINDING: " + (f.split(separator: "\n").first.map(String.init) ?? f)) }
+for f in findings.prefix(5) { say("FINDING IN FULL: \(f)") }
 exit(findings.isEmpty ? 0 : 1)

@@ -105,6 +105,7 @@ public struct APIOperationFuzzer {
             }
             if let log, report.operations % 10_000 == 0 {
                 report.seconds = Date().timeIntervalSince(started)
+                report.rssEndKiB = Self.residentKiB()   // the RSS so far (the final one replaces it)
                 log(report.summary)
             }
         }
