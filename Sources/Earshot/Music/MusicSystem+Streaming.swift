@@ -109,17 +109,7 @@ extension MusicSystem {
         if let emitter = s.emitter {
             // Removed (or its engine gone): the track stays where the emitter last was.
             guard let p = host.spatial(of: emitter), p != s.placedAtEmitter else { return }
-            let old = s.placedAtEmitter
-            if old?.isRelative != p.isRelative { alSourcei(source, AL_SOURCE_RELATIVE, p.isRelative ? AL_TRUE : AL_FALSE) }
-            if old?.position != p.position { alSource3f(source, AL_POSITION, p.position.x, p.position.y, p.position.z) }
-            if old?.velocity != p.velocity { alSource3f(source, AL_VELOCITY, p.velocity.x, p.velocity.y, p.velocity.z) }
-            if old?.direction != p.direction { alSource3f(source, AL_DIRECTION, p.direction.x, p.direction.y, p.direction.z) }
-            if old?.coneInnerAngle != p.coneInnerAngle { alSourcef(source, AL_CONE_INNER_ANGLE, p.coneInnerAngle) }
-            if old?.coneOuterAngle != p.coneOuterAngle { alSourcef(source, AL_CONE_OUTER_ANGLE, p.coneOuterAngle) }
-            if old?.coneOuterGain != p.coneOuterGain { alSourcef(source, AL_CONE_OUTER_GAIN, p.coneOuterGain) }
-            if old?.referenceDistance != p.referenceDistance { alSourcef(source, AL_REFERENCE_DISTANCE, p.referenceDistance) }
-            if old?.maxDistance != p.maxDistance { alSourcef(source, AL_MAX_DISTANCE, p.maxDistance) }
-            if old?.rolloff != p.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, p.rolloff) }
+            p.apply(to: source, since: s.placedAtEmitter)
             s.placedAtEmitter = p
             return
         }

@@ -21,17 +21,7 @@ extension VoicePool {
             s = emitterSpatial[slots[index].emitterIndex]
         }
         let i = Int(source)
-        let old = pushed[i].spatial
-        if old?.isRelative != s.isRelative { alSourcei(source, AL_SOURCE_RELATIVE, s.isRelative ? AL_TRUE : AL_FALSE) }
-        if old?.position != s.position { alSource3f(source, AL_POSITION, s.position.x, s.position.y, s.position.z) }
-        if old?.velocity != s.velocity { alSource3f(source, AL_VELOCITY, s.velocity.x, s.velocity.y, s.velocity.z) }
-        if old?.direction != s.direction { alSource3f(source, AL_DIRECTION, s.direction.x, s.direction.y, s.direction.z) }
-        if old?.coneInnerAngle != s.coneInnerAngle { alSourcef(source, AL_CONE_INNER_ANGLE, s.coneInnerAngle) }
-        if old?.coneOuterAngle != s.coneOuterAngle { alSourcef(source, AL_CONE_OUTER_ANGLE, s.coneOuterAngle) }
-        if old?.coneOuterGain != s.coneOuterGain { alSourcef(source, AL_CONE_OUTER_GAIN, s.coneOuterGain) }
-        if old?.referenceDistance != s.referenceDistance { alSourcef(source, AL_REFERENCE_DISTANCE, s.referenceDistance) }
-        if old?.maxDistance != s.maxDistance { alSourcef(source, AL_MAX_DISTANCE, s.maxDistance) }
-        if old?.rolloff != s.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, s.rolloff) }
+        s.apply(to: source, since: pushed[i].spatial)
         pushed[i].spatial = s
         router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
                       environment: environment(ofSlot: index), starting: slots[index].phase != .real)
