@@ -33,11 +33,16 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        // PulseAudio server events in-process, for following the default output (no child
+        // process). Debian package libpulse-dev. No pkgConfig: libpulse.pc's cflags are
+        // `-D_REENTRANT -pthread`, which SwiftPM refuses with a warning on every build; the
+        // header and the library are on the default paths.
+        .systemLibrary(name: "CPulse"),
 
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile", "CDBus",
+                "COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.
