@@ -37,6 +37,9 @@ final class DeviceRecovery: Sendable {
     var observerCount: Int { events.consumerCount }
     /// Signalled by ``cancel()`` to cut the reopen loop's wait short.
     private let wake = DispatchSemaphore(value: 0)
+    /// Tests: called once per rebuild with the reopened device's context made, before the core
+    /// takes them (the window in which a shutdown used to leave them behind).
+    let beforeRebuild = Locked<(@Sendable () -> Void)?>(nil)
     /// Tests: called once per rebuild between the core's rebuild and the music's reattach.
     let beforeMusicReattach = Locked<(@Sendable () -> Void)?>(nil)
     private let logger = EarshotLogging.logger("earshot.device")
@@ -203,11 +206,11 @@ extension AudioEngine {
     /// no event is announced once shutdown has begun.
     func checkDevice() {
         // One look under the lock per frame: just lost, waiting for a reopened device, or fine.
-        guard lookAtDevice() != 0 else { return }
+        guard lookAtDevice(consume: false) != 0 else { return }
         lifecycle.lock()
         defer { lifecycle.unlock() }
         guard !shutDownStarted.load(ordering: .acquiring) else { return }
-        switch lookAtDevice() {   // again: another thread may have handled it meanwhile
+        switch lookAtDevice(consume: true) {   // again: another thread may have handled it meanwhile
         case 1: deviceWasLost()
         case 2: rebuildOnReopenedDevice()
         default: return
@@ -215,11 +218,14 @@ extension AudioEngine {
     }
 
     /// 0: fine (or shut down), 1: just lost, 2: lost, waiting for a reopened device.
-    private func lookAtDevice() -> Int {
+    /// `consume`: the disconnect flag is taken (the look that acts on it).
+    private func lookAtDevice(consume: Bool) -> Int {
         withAL { () -> Int in
             guard !core.isShutDown else { return 0 }
             if core.isDeviceLost { return 2 }
-            return recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing) || !core.device.isConnected ? 1 : 0
+            let flagged = consume ? recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing)
+                                  : recovery.disconnected.load(ordering: .acquiring)
+            return flagged || !core.device.isConnected ? 1 : 0
         }
     }
 
@@ -249,6 +255,7 @@ extension AudioEngine {
             recovery.startReopening(configuration.output)
             return
         }
+        recovery.beforeRebuild.withLock { $0 }?()
         // The one owner of the device and context is the core: the swap, the old pair's
         // destruction and the check that the engine is still running happen in one AL section.
         let rebuilt = ALGlobal.lock.withLock { (current: inout UInt) -> Bool in
