@@ -81,6 +81,10 @@ let package = Package(
         // Signal measurements the tests and the benchmarks share (tone frequency, distortion).
         .target(name: "EarshotMeasure", path: "Tests/EarshotMeasure"),
 
+        // A game in miniature that LiveLifetimeTests runs as a process against a private PulseAudio
+        // daemon (live engines from tasks, exits without shutdown, shutdown racing recovery).
+        .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
+
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
         .testTarget(
