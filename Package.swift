@@ -73,6 +73,9 @@ let package = Package(
         // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
         .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
         .executableTarget(name: "Mix", dependencies: ["Earshot"], path: "Demos/Mix"),
+        // The README's async start-up (`@main` with `async main()`); AsyncGameDemoTests checks
+        // they are the same text and runs it.
+        .executableTarget(name: "AsyncGame", dependencies: ["Earshot"], path: "Demos/AsyncGame"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
