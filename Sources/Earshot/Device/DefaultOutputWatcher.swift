@@ -1,4 +1,5 @@
 import CPulse
+import Foundation
 import Logging
 import Synchronization
 
@@ -74,16 +75,30 @@ final class DefaultOutputWatcher: @unchecked Sendable {
                 return
             }
             phase = .stopped
-            guard pa_threaded_mainloop_in_thread(loop) == 0 else {
-                // Only a handler on the loop thread could get here; it cannot join itself.
-                logger.warning("the default-output watcher was stopped from its own thread; it ends with the process")
-                return
-            }
-            pa_threaded_mainloop_stop(loop)   // joins the thread: no callback runs after this
-            watch?.close()
-            watch = nil
-            pa_threaded_mainloop_free(loop)
+            let teardown = Teardown(loop: loop, watch: watch)
             self.loop = nil
+            watch = nil
+            if pa_threaded_mainloop_in_thread(loop) != 0 {
+                // The engine's last reference went away inside a report (its deinit shuts it
+                // down on this thread): the loop cannot join itself, so another thread does, as
+                // soon as the report returns.
+                Thread { teardown.run() }.start()
+            } else {
+                teardown.run()
+            }
+        }
+    }
+
+    /// Stopping the loop (joining its thread: no callback runs after that), then closing the
+    /// connection and freeing the loop.
+    private struct Teardown: @unchecked Sendable {
+        // @unchecked Sendable: handed to one thread, which alone uses it, after the watcher let go.
+        let loop: OpaquePointer
+        let watch: Watch?
+        func run() {
+            pa_threaded_mainloop_stop(loop)
+            watch?.close()
+            pa_threaded_mainloop_free(loop)
         }
     }
 

@@ -63,10 +63,27 @@ final class DefaultOutputWatcherTests: XCTestCase {
         _ = try pactl(["unload-module", moduleB], env)
         XCTAssertNotNil(waitFor(2) { reports.all == ["new b", "gone a"] }, "the sink in use went away: \(reports.all)")
 
+        // A report that stops its own watcher (an engine released inside one shuts down on
+        // libpulse's thread): the loop cannot join itself; another thread tears it down.
+        let selfStopping = Locked<DefaultOutputWatcher?>(DefaultOutputWatcher())
+        let stoppedItself = Locked<Bool>(false)
+        selfStopping.withLock { $0 }?.start { _, _ in
+            selfStopping.withLock { $0 }?.stop()
+            stoppedItself.withLock { $0 = true }
+        }
+        XCTAssertNotNil(waitFor(3) { selfStopping.withLock { $0 }?.currentSink.withLock { $0 } == "a" })
+        _ = try pactl(["load-module", "module-null-sink", "sink_name=d"], env)
+        _ = try pactl(["set-default-sink", "d"], env)
+        XCTAssertNotNil(waitFor(2) { reports.all == ["new b", "gone a", "new d"] }, "\(reports.all)")
+        XCTAssertNotNil(waitFor(2) { stoppedItself.withLock { $0 } }, "the second watcher reported and stopped itself")
+        selfStopping.withLock { $0 = nil }
+        XCTAssertNotNil(waitFor(2) { ((try? self.pactl(["list", "short", "clients"], env)) ?? "").split(separator: "\n").count == baseline + 1 },
+                        "its connection closed; the first watcher's stays")
+
         // The server goes away: nothing is reported; it comes back: watched again.
         PulseDuckingTests.stopPulse(runtime: runtime)
         usleep(700_000)
-        XCTAssertEqual(reports.all, ["new b", "gone a"], "no report without a server")
+        XCTAssertEqual(reports.all, ["new b", "gone a", "new d"], "no report without a server")
         try startPulse(env)
         _ = try pactl(["load-module", "module-null-sink", "sink_name=c"], env)
         _ = try pactl(["set-default-sink", "c"], env)
@@ -86,7 +103,7 @@ final class DefaultOutputWatcherTests: XCTestCase {
         XCTAssertNil(idle.currentSink.withLock { $0 })
         let idleMs = milliseconds { idle.stop() }
         XCTAssertLessThanOrEqual(idleMs, 100)
-        XCTAssertEqual(reports.all, ["new b", "gone a"])
+        XCTAssertEqual(reports.all, ["new b", "gone a", "new d"])
         print(String(format: "watcher: stop() %.1f ms connected, %.1f ms without a server", ms, idleMs))
     }
 }
