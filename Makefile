@@ -47,12 +47,14 @@ bench: deps
 	$(SWIFT) build -c release --product earshot
 	$(SWIFT) build -c release --product earshot-bench
 	.build/release/earshot-bench clips
+	.build/release/earshot-bench limiter
 	.build/release/earshot-bench music --seconds 600
 	.build/release/earshot-bench scenes
 	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done
 	@echo "== stress: 10000 emitters, 1024 real"; .build/release/earshot stress --voices 10000 --max-real 1024 --seconds 10
 	@for n in 256 1024; do echo "== stress: $$n voices with 1 and 2 reverb sends"; .build/release/earshot stress --voices $$n --seconds 10 --reverb || exit 1; done
-	@echo "== play(sound) against play(clip)"; .build/release/earshot stress --play-cost
+	@echo "== play(sound) against play(clip), and play into a full pool"; .build/release/earshot stress --play-cost
+	@for n in 1024 4096; do echo "== whole process: $$n voices, engine against raw OpenAL"; Benchmarks/whole-process-ratio.sh .build/release/earshot $$n 30 3 || exit 1; done
 	@$(MAKE) --no-print-directory bench-table
 
 ## bench-table: the voices-per-core table (earshot stress --find-limit, ~4 min), written into

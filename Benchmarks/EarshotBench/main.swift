@@ -11,6 +11,8 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
               runMusicBenchmark),
     "stretch": ("time-stretched music: streamer CPU at rates 0.8 and 1.25 against rate 1, and SoundTouch's soundstretch in cost and quality",
                 StretchBenchmark.run),
+    "limiter": ("the loopback output limiter's CPU at 48 kHz stereo, limiting and at rest, against copying the same blocks",
+                LimiterBenchmark.run),
     "scenes": ("scene validation time and peak RSS for 10k, 100k and 1M events, and one over the limit",
                ScenesBenchmark.run),
 ]

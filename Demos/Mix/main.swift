@@ -18,7 +18,7 @@ try FrameLoop(engine: engine).render(seconds: 6, to: path) { t in
     let frame = Int((t * 60).rounded())
     let at = Vector3(3 * Float(cos(t)), 0, -3 * Float(sin(t)))
     if frame % 4 == 0 || frame % 60 == 1 {   // a step every 67 ms; each second a second one 17 ms later
-        if try engine.play(footstep, options: SoundPlayOptions(position: at)) == nil { refused += 1 }
+        if try engine.play(footstep, options: SoundPlayOptions(position: at)).status == .refused { refused += 1 }
     }
     if frame == 120 { try engine.begin(underwater, fade: 0.5) }
     if frame == 240 { engine.end(underwater, fade: 0.5) }

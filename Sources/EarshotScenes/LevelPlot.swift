@@ -57,6 +57,7 @@ public enum LevelPlot {
 
             """
         out += levelsPanel(levels: levels, events: events, title: title, total: total, top: 0, height: levelsH)
+        if let timeline { out += limiterMarks(timeline, total: total, panelTop: 0, height: levelsH) }
         var y = levelsH
         if let timeline {
             out += voicesLane(timeline, total: total, top: y, height: laneH)
@@ -223,6 +224,28 @@ public enum LevelPlot {
         return lane(title: "voices (most per column)", unit: "voices", top: top, height: height, total: total,
                     yRange: 0...upper, ticks: [0, upper / 2, upper],
                     series: [("real", "#1f77b4", real), ("virtual", "#ff7f0e", virtual)])
+    }
+
+    /// A red strip along the top of the levels panel over every column where the output limiter
+    /// turned the mix down (it would have exceeded full scale), with the time it worked as a tooltip.
+    static func limiterMarks(_ t: SceneTimeline, total: Double, panelTop: Double, height: Double) -> String {
+        let top = panelTop + 40, plotH = height - 40 - 60
+        guard t.limitedFrames.contains(where: { $0 > 0 }) else { return "" }
+        let columnSeconds = t.duration / Double(SceneTimeline.columns)
+        func x(_ time: Double) -> Double { left + plotW * min(max(time / total, 0), 1) }
+        var out = "<g class=\"limiter\" fill=\"#d62728\" fill-opacity=\"0.35\">\n"
+        var c = 0
+        while c < SceneTimeline.columns {
+            guard t.limitedFrames[c] > 0 else { c += 1; continue }
+            var end = c
+            while end + 1 < SceneTimeline.columns, t.limitedFrames[end + 1] > 0 { end += 1 }
+            let x0 = x(Double(c) * columnSeconds), x1 = max(x(Double(end + 1) * columnSeconds), x0 + 1)
+            out += "<rect x=\"\(f(x0))\" y=\"\(f(top))\" width=\"\(f(x1 - x0))\" height=\"\(f(min(8, plotH)))\">"
+                + "<title>limiter: \(escape(number(Double(c) * columnSeconds)))–\(escape(number(Double(end + 1) * columnSeconds))) s</title></rect>\n"
+            c = end + 1
+        }
+        out += "<text x=\"\(f(left + 4))\" y=\"\(f(top + 18))\" fill=\"#d62728\" fill-opacity=\"1\">■ limiter</text>\n</g>\n"
+        return out
     }
 
     static func busLane(_ t: SceneTimeline, total: Double, top: Double, height: Double) -> String {

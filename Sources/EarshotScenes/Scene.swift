@@ -119,6 +119,10 @@ public struct SceneMusic: Sendable, Equatable {
     public var rate: Float = 1
     /// The rate moves the pitch too, like a tape (default false: time-stretched, same pitch).
     public var tape = false
+    /// The bus it plays on (default `music`): a built-in bus or one under `buses:`.
+    public var bus = "music"
+    /// The emitter it follows (a mono file, placed and moved with the emitter), or nil.
+    public var emitter: String?
 }
 
 /// The listener: a position or a path, and a fixed orientation.

@@ -15,12 +15,19 @@ extension SceneParser {
         var names = Set(SceneBus.builtIn)
         guard let node, within(node, "buses", SceneLimits.maxBuses, "buses") else { return ([], names) }
         let entries = idMapping(node, "buses")
-        for (name, _, _) in entries { names.insert(name) }
+        for (name, nameNode, _) in entries {
+            // The engine's rule (Bus.validate): not empty, printable, at most 64 UTF-8 bytes.
+            do throws(EarshotError) { try Bus(name).validate() } catch {
+                if case .invalidArgument(let why) = error { fail(nameNode, "buses.\(name)", why) }
+                continue
+            }
+            names.insert(name)
+        }
         if names.count > SceneLimits.maxBuses {
             fail(node, "buses", "\(names.count) buses with the built-in ones; a scene may have at most \(SceneLimits.maxBuses)")
         }
         var out: [SceneBus] = []
-        for (name, _, value) in entries {
+        for (name, _, value) in entries where names.contains(name) {
             let key = "buses.\(name)"
             var bus = SceneBus(name: name)
             guard let m = mapping(value, key, allowed: Self.busKeys) else { continue }

@@ -156,12 +156,16 @@ struct SceneParser: YAMLReader {
         let names = SceneNames(clips: clipIDs, sounds: soundIDs, buses: busNames, snapshots: Set(snapshots.map(\.id)))
         var music: [SceneMusic] = []
         var musicIDs = Set<String>()
+        var musicNodes: [String: Node] = [:]
         if let n = top["music"], within(n, "music", SceneLimits.maxMusic, "music tracks") {
             for (id, _, value) in idMapping(n, "music") {
                 musicIDs.insert(id)
-                if let m = musicTrack(value, id: id) { music.append(m) }
+                musicNodes[id] = value
+                if let m = musicTrack(value, id: id, busNames: busNames) { music.append(m) }
             }
         }
+        // Emitters a track follows may play nothing themselves (no `clip:`).
+        let followed = Set(music.compactMap(\.emitter))
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
         let reverbZones = top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
@@ -171,9 +175,11 @@ struct SceneParser: YAMLReader {
         if let n = top["emitters"], within(n, "emitters", SceneLimits.maxEmitters, "emitters") {
             for (id, _, value) in idMapping(n, "emitters") {
                 emitterIDs.insert(id)
-                if let e = emitter(value, id: id, clipIDs: clipIDs.union(soundIDs), sounds: soundsByID, duration: duration) { emitters.append(e) }
+                if let e = emitter(value, id: id, clipIDs: clipIDs.union(soundIDs), sounds: soundsByID, duration: duration,
+                                   followedByMusic: followed.contains(id)) { emitters.append(e) }
             }
         }
+        checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
         var events: [SceneEvent] = []
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
@@ -244,16 +250,32 @@ struct SceneParser: YAMLReader {
         return settings
     }
 
-    mutating func musicTrack(_ node: Node, id: String) -> SceneMusic? {
+    mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
         let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape"], required: ["file"]) else { return nil }
+        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter"], required: ["file"]) else { return nil }
         let path = m["file"].flatMap { audioFile($0, "\(key).file") }
         let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
         let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
         let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
         let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
-        guard let path else { return nil }
-        return SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
+        let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
+        let emitter = m["emitter"].map { string($0, "\(key).emitter") }
+        guard let path, bus != .some(nil), emitter != .some(nil) else { return nil }
+        var music = SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
+        if let bus = bus ?? nil { music.bus = bus }
+        music.emitter = emitter ?? nil
+        return music
+    }
+
+    /// Every `music.<id>.emitter` names an emitter of the scene (checked once the emitters are
+    /// read); `nodes` are the music entries by id.
+    mutating func checkMusicEmitters(_ nodes: [String: Node], music: [SceneMusic], emitterIDs: Set<String>) {
+        for m in music {
+            guard let e = m.emitter, !emitterIDs.contains(e), let entry = nodes[m.id] else { continue }
+            var at = entry
+            if case .mapping(let pairs) = entry, let n = pairs["emitter"] { at = n }
+            fail(at, "music.\(m.id).emitter", unknown("emitter", e, emitterIDs))
+        }
     }
 
     mutating func sceneListener(_ node: Node) -> SceneListener {
@@ -369,12 +391,14 @@ struct SceneParser: YAMLReader {
     }
 
     /// An emitter; one that plays a sound takes the sound's `loop` and `priority` unless it sets its own.
-    mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, sounds: [String: SceneSound] = [:], duration: Double?) -> SceneEmitter? {
+    mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, sounds: [String: SceneSound] = [:], duration: Double?,
+                          followedByMusic: Bool = false) -> SceneEmitter? {
         let key = "emitters.\(id)"
         guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
                                                    "referenceDistance", "maxDistance", "rolloff", "direction", "facing", "cone"]
-                                + Self.emitterEnvironmentKeys, required: ["clip"]) else { return nil }
-        var clip: String?
+                                + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"]) else { return nil }
+        // An emitter a music track follows may play nothing itself: its clip is "" then.
+        var clip: String? = followedByMusic && m["clip"] == nil ? "" : nil
         if let n = m["clip"], let c = string(n, "\(key).clip") {
             if clipIDs.contains(c) { clip = c } else { fail(n, "\(key).clip", unknown("clip or sound", c, clipIDs)) }
         }

@@ -51,6 +51,11 @@ public struct SceneRenderer {
         public var renderSeconds: Double
         /// Voices and bus gains over time, in a bounded number of columns (for the plot).
         public var timeline = SceneTimeline(duration: 1)
+        /// Seconds of output the engine's limiter turned down because the mix would have
+        /// exceeded full scale (0: it never engaged; see ``OutputLimiter``).
+        public var limitedSeconds = 0.0
+        /// The deepest gain reduction the limiter applied, in dB (0 when it never engaged).
+        public var deepestLimiterReduction: Float = 0
     }
 
     /// Renders the scene (or its first `duration` seconds) to a WAV file; with `from`, only the
@@ -123,7 +128,7 @@ public struct SceneRenderer {
             peakVirtual = max(peakVirtual, stats.virtualVoices)
             if done >= skip {
                 timeline.record(time: Double(done - skip) / Double(rate), realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
-                                busGains: buses.map { ($0.0, engine.effectiveGain(for: $0.1)) })
+                                busGains: try buses.map { bus throws(EarshotError) in (bus.0, try engine.effectiveGain(for: bus.1)) })
             }
             var position = done
             while position < frameEnd {
@@ -135,8 +140,10 @@ public struct SceneRenderer {
                 let written = position >= skip
                 try buffer.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in
                     let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * channels)])
+                    let limitedBefore = engine.stats.limitedFrames
                     try engine.render(into: slice)
                     guard written else { return }
+                    timeline.recordLimiting(time: Double(position - skip) / Double(rate), frames: engine.stats.limitedFrames - limitedBefore)
                     try writer.write(UnsafeBufferPointer(slice))
                     levels.add(UnsafeBufferPointer(slice))
                 }
@@ -160,6 +167,9 @@ public struct SceneRenderer {
                             steals: engine.stats.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
                             renderSeconds: 0)
         result.timeline = timeline
+        let limiter = engine.stats
+        result.limitedSeconds = Double(timeline.limitedFrames.reduce(0, +)) / Double(rate)
+        result.deepestLimiterReduction = limiter.deepestLimiterReduction
         return result
     }
 }

@@ -56,9 +56,15 @@ final class SceneRuntime {
         for c in scene.clips {
             clips[c.id] = try bank.preload(name: c.id, path: c.path)
         }
+        // Buses before music, sounds and plays: they may name them.
+        for b in scene.buses {
+            let bus = Bus(b.name)
+            if !engine.buses.contains(bus) { try engine.addBus(bus) }
+            if let db = b.gainDB { try engine.setGain(Float(pow(10, db / 20)), for: bus) }
+        }
         var ordered: [MusicTrack] = []
         for m in scene.music {
-            let track = try engine.loadMusic(path: m.path)
+            let track = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
             track.numberOfLoops = m.loops
             track.volume = m.volume
             track.rateMode = m.tape ? .tape : .keepsPitch
@@ -87,11 +93,16 @@ final class SceneRuntime {
         movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
         engine.listener = scene.listener.listener(at: 0)
         try engine.setReverbZones(scene.zones)
-        // Buses before sounds: sounds and plays may name them.
-        for b in scene.buses {
-            let bus = Bus(b.name)
-            if !engine.buses.contains(bus) { try engine.addBus(bus) }
-            if let db = b.gainDB { engine.setGain(Float(pow(10, db / 20)), for: bus) }
+        // An emitter a track follows exists from the start (moving along its path), so that the
+        // track is placed whenever it plays; its own clip, if any, still starts at `start:`.
+        for m in scene.music {
+            guard let id = m.emitter, let i = emitterIndex[id], let track = tracks[m.id] else { continue }
+            if emitters[i] == nil {
+                let e = try engine.makeEmitter(scene.emitters[i].spatial(at: 0))
+                if emitterEnvironment[i] != .open { engine.setEnvironment(emitterEnvironment[i], of: e) }
+                emitters[i] = e
+            }
+            if let e = emitters[i] { try track.follow(e) }
         }
         for s in scene.sounds {
             var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
@@ -172,7 +183,7 @@ final class SceneRuntime {
         case (.music(let id), .pan): return tracks[id]?.pan ?? 0
         case (.music(let id), .rate): return tracks[id]?.rate ?? 1
         case (.music(let id), _): return trackVolumes[id] ?? 1
-        case (.bus(let name), _): return engine.gain(for: Bus(name))
+        case (.bus(let name), _): return Self.sceneBus { () throws(EarshotError) in try engine.gain(for: Bus(name)) }
         }
     }
 
@@ -196,13 +207,21 @@ final class SceneRuntime {
         case (.music(let id), _):
             trackVolumes[id] = min(1, value)
             tracks[id]?.volume = min(1, value)
-        case (.bus(let name), _): engine.setGain(value, for: Bus(name))
+        case (.bus(let name), _): Self.sceneBus { () throws(EarshotError) in try engine.setGain(value, for: Bus(name)) }
         }
+    }
+
+    /// A bus call on a bus of the scene: the parser lets `set` name only buses the scene declares
+    /// or the built-in ones, `start` added every declared bus, and ramp values are finite and
+    /// ≥ 0, so it cannot throw — if it did, that would be a bug here, and it traps.
+    private static func sceneBus<T>(_ body: () throws(EarshotError) -> T) -> T {
+        do { return try body() } catch { preconditionFailure("a scene bus call failed: \(error)") }
     }
 
     private func start(emitter i: Int, at time: Double) throws(EarshotError) {
         guard !cancelled[i] else { return }
         let spec = scene.emitters[i]
+        if let e = emitters[i] { return try playVoice(i, on: e) }   // made at load for a track that follows it
         let e = try engine.makeEmitter(spec.spatial(at: time))
         if emitterEnvironment[i] != .open { engine.setEnvironment(emitterEnvironment[i], of: e) }
         emitters[i] = e
@@ -212,6 +231,7 @@ final class SceneRuntime {
     /// Starts emitter `i`'s clip (or sound) on `e` with its gain and pitch now.
     private func playVoice(_ i: Int, on e: Emitter) throws(EarshotError) {
         let spec = scene.emitters[i]
+        if spec.clip.isEmpty { return }   // an emitter only a music track follows: it plays nothing itself
         if let sound = sounds[spec.clip] {
             // A sound: its selection, variation and limit apply; a refused play leaves no voice.
             var options = SoundPlayOptions(emitter: e, gain: emitterGain[i])

@@ -2,8 +2,8 @@ import Earshot
 import Foundation
 
 /// What a render did over time, summarised in a fixed number of columns whatever its length:
-/// the most real and virtual voices, and each bus's effective gain (lowest and highest, dB), per
-/// column. ``SceneRenderer`` fills it once per game frame; ``LevelPlot`` draws it as lanes under
+/// the most real and virtual voices, each bus's effective gain (lowest and highest, dB) and the
+/// output limiter's work (frames turned down), per column. ``SceneRenderer`` fills it once per game frame; ``LevelPlot`` draws it as lanes under
 /// the levels. Its size is bounded (``columns`` entries per series), so a ten-hour render costs
 /// what a ten-second one does.
 ///
@@ -30,6 +30,8 @@ public struct SceneTimeline: Sendable, Equatable {
     /// Per bus (``buses`` order), per column: the lowest and highest effective gain in dB.
     public private(set) var busMinDB: [[Float]]
     public private(set) var busMaxDB: [[Float]]
+    /// Per column: output frames the engine's limiter turned down (0: it did not work there).
+    public private(set) var limitedFrames: [Int]
 
     public init(duration: Double, buses: [String] = SceneTimeline.builtInBuses) {
         self.duration = max(duration, 1e-6)
@@ -38,6 +40,13 @@ public struct SceneTimeline: Sendable, Equatable {
         maxVirtual = Array(repeating: -1, count: Self.columns)
         busMinDB = Array(repeating: Array(repeating: .infinity, count: Self.columns), count: self.buses.count)
         busMaxDB = Array(repeating: Array(repeating: -.infinity, count: Self.columns), count: self.buses.count)
+        limitedFrames = Array(repeating: 0, count: Self.columns)
+    }
+
+    /// Records that the output limiter turned down `frames` frames of the render at scene time `t`.
+    public mutating func recordLimiting(time t: Double, frames: Int) {
+        guard frames > 0 else { return }
+        limitedFrames[column(t)] += frames
     }
 
     /// The column holding scene time `t`.

@@ -122,6 +122,7 @@ extension Scene {
                 }
             }
         }
+        if let w = limiterWarning() { out.append(w) }
         return out
     }
 }

@@ -41,6 +41,9 @@ public struct StressReport: Encodable, Sendable {
     public var playMicros: Quantiles
     public var playAllocationsPerCall: Double
     public var steals: Int
+    /// Frames of the timed render that the output limiter turned down, and all the frames.
+    public var limitedFrames: Int
+    public var renderedFrames: Int
     /// Nil when the baseline did not run.
     public var baseline: Baseline?
     /// Engine CPU / baseline CPU; nil without a baseline (or when it took no measurable CPU).
@@ -68,6 +71,8 @@ public struct StressReport: Encodable, Sendable {
         playMicros = Quantiles(e.playMicros)
         playAllocationsPerCall = Double(e.playAllocations) / Double(max(e.voices, 1))
         steals = e.steals
+        limitedFrames = e.limitedFrames
+        renderedFrames = Int((e.renderedSeconds * Double(StressWorkload.rate)).rounded())
         if let b = result.baseline {
             baseline = Baseline(sources: b.sources, cpuSeconds: b.cpuSeconds,
                                 realtimeFactor: b.cpuSeconds > 0 ? b.renderedSeconds / b.cpuSeconds : 0,
@@ -90,6 +95,7 @@ public struct StressReport: Encodable, Sendable {
             ("update ns per voice p50 / p99", "\(f(updateNanosPerVoice.p50, 1)) / \(f(updateNanosPerVoice.p99, 1))"),
             ("move emitters µs p50 / p99", "\(f(moveMicros.p50, 1)) / \(f(moveMicros.p99, 1)) (positions computed and set in one batch)"),
             ("allocations per frame", allocationCounterActive ? f(allocationsPerFrame, 3) : "not measured"),
+            ("output limiter", "\(limitedFrames) of \(renderedFrames) frames turned down"),
             ("play µs p50 / p99", "\(f(playMicros.p50, 2)) / \(f(playMicros.p99, 2)) (\(f(playAllocationsPerCall, 3)) allocations per call)"),
         ]
         if let baseline, let overheadRatio {

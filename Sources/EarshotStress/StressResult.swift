@@ -36,6 +36,9 @@ public struct StressResult: Sendable {
         public var playAllocations = 0
         /// Voices the pool stole during the run.
         public var steals = 0
+        /// Output frames of the timed frames that the engine's output limiter turned down (the
+        /// mix of many voices exceeds full scale: the limiter works, and is counted, in every frame).
+        public var limitedFrames = 0
 
         public init() {}
     }

@@ -200,6 +200,7 @@ public struct StressWorkload: Sendable {
             baselineCPU += Self.threadCPUTime() - c
             allocations.setCounting(true)
         }
+        let limitedStart = engine.stats.limitedFrames
         let allocStart = allocations.count()
         allocations.setCounting(true)
         for f in 0..<frames {
@@ -235,6 +236,7 @@ public struct StressWorkload: Sendable {
         result.updateMicros = updateMicros
         result.moveMicros = moveMicros
         let stats = engine.stats
+        result.limitedFrames = stats.limitedFrames - limitedStart
         result.realVoices = stats.realVoices
         result.virtualVoices = stats.virtualVoices
         result.steals = stats.steals

@@ -132,6 +132,10 @@ struct RenderCommand: ParsableCommand {
             note("earshot: wrote \(out) (\(result.frames) frames, \(result.sampleRate) Hz, \(result.channels) channels, "
                  + String(format: "%.2f s) in %.2f s, %.0f× real time", result.duration, result.renderSeconds, speed)
                  + (plot.map { "; plot \($0)" } ?? ""))
+            if result.limitedSeconds > 0 {
+                note(String(format: "earshot: the output limiter worked for %.2f s (%.1f %% of the render), at most %.1f dB of gain reduction: the mix exceeded full scale",
+                            result.limitedSeconds, 100 * result.limitedSeconds / max(result.duration, 1e-9), result.deepestLimiterReduction))
+            }
         }
         return true
     }

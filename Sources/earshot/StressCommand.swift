@@ -38,6 +38,9 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip the raw-OpenAL baseline.")
     var noBaseline = false
 
+    @Flag(name: .long, help: "Run only the raw-OpenAL baseline (as many sources as the engine would have real voices), for whole-process comparisons against a --no-baseline run.")
+    var baselineOnly = false
+
     @Flag(name: .long, help: "Find the most real voices that mix within --budget of one core, for PCM, IMA4, HRTF and 1 and 2 reverb sends, engine and raw OpenAL, and print the table.")
     var findLimit = false
 
@@ -64,6 +67,7 @@ struct StressCommand: ParsableCommand {
 
     func validate() throws {
         if playCost { return }
+        if baselineOnly, noBaseline || updateOnly || live || findLimit { throw ValidationError("--baseline-only runs the baseline alone: not with --no-baseline, --update-only, --live or --find-limit") }
         if findLimit {
             guard budget.isFinite, budget > 0, budget <= 1 else { throw ValidationError("--budget must be within 0…1 (a share of one core)") }
             guard (64...8_192).contains(updateFrames) else { throw ValidationError("--update-frames must be within 64…8192") }
@@ -80,6 +84,7 @@ struct StressCommand: ParsableCommand {
         if findLimit { return try runFindLimit() }
         if playCost { return try runPlayCost() }
         let voices = self.voices ?? 1
+        if baselineOnly { return try runBaselineOnly(voices: voices) }
         let sendCounts = reverb ? [1, 2] : [0]
         var reports: [StressReport] = []
         for sends in sendCounts {
@@ -108,6 +113,15 @@ struct StressCommand: ParsableCommand {
         }
     }
 
+    /// `--baseline-only`: the raw-OpenAL side alone; its CPU per rendered second on stdout.
+    func runBaselineOnly(voices: Int) throws {
+        let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf, reverbSends: reverb ? 1 : 0)
+        let result = try workload.runBaselineOnly()
+        if json { return try printJSON(["sources": Double(result.sources), "cpuSeconds": result.cpuSeconds, "renderedSeconds": result.renderedSeconds]) }
+        print(String(format: "raw OpenAL: %d sources, %.3f s of CPU for %.1f s rendered (%.1f %% of one core)",
+                     result.sources, result.cpuSeconds, result.renderedSeconds, 100 * result.cpuSeconds / result.renderedSeconds))
+    }
+
     /// `--find-limit`: one search per row, the table (or JSON) on stdout, progress on stderr.
     func runFindLimit() throws {
         let search = VoiceLimitSearch(budget: budget, updateFrames: updateFrames, probeSeconds: probeSeconds)
@@ -121,15 +135,40 @@ struct StressCommand: ParsableCommand {
         print(report.markdown)
     }
 
-    /// `--play-cost`: play(sound) against play(clip).
+    /// `--play-cost`: play(sound) against play(clip), and play into a full pool.
     func runPlayCost() throws {
-        let report: PlayCost.Report
+        let report: PlayCostReport
         do {
-            report = try PlayCost().run(allocations: .interposer)
+            report = PlayCostReport(sound: try PlayCost().run(allocations: .interposer),
+                                    whenFull: try PlayWhenFull().run(allocations: .interposer))
         } catch let error as EarshotError {
             fail(error.description)
         }
         if json { return try printJSON(report) }
+        printPlayCost(report.sound)
+        print("play when full (each play evicts the lowest-standing virtual voice; 64 real voices):")
+        for r in report.whenFull {
+            print(String(format: "  pool %5d + 64: %.0f ns per play, %d evictions in %d plays, %@ allocations", r.poolSize,
+                         r.nanosecondsPerPlay, r.evictionsPerRound, r.plays, r.allocations.map(String.init) ?? "uncounted"))
+        }
+    }
+
+    /// `--play-cost --json`: both parts in one object — `single` and `four` as before, and
+    /// `whenFull`, one entry per pool size.
+    struct PlayCostReport: Encodable {
+        var sound: PlayCost.Report
+        var whenFull: [PlayWhenFull.Result]
+
+        enum CodingKeys: String, CodingKey { case single, four, whenFull }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(sound.single, forKey: .single)
+            try c.encode(sound.four, forKey: .four)
+            try c.encode(whenFull, forKey: .whenFull)
+        }
+    }
+
+    private func printPlayCost(_ report: PlayCost.Report) {
         for (name, result) in [("one clip", report.single), ("four clips", report.four)] {
             print("\(name) (the sound: random, ±50 cents, ±2 dB, a limit\(name == "four clips" ? ", avoidRepeat 1" : "")):")
             print(String(format: "  play(clip):  %.0f ns per call, %@ allocations in %d calls", result.clipNanoseconds,

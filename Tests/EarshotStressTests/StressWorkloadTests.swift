@@ -62,6 +62,20 @@ final class StressWorkloadTests: XCTestCase {
         XCTAssertFalse(table.hasSuffix("\n"))
     }
 
+    /// Many loud voices overload the mix: the output limiter works in the timed frames and the
+    /// report says how much (the allocation figure of `earshot stress` then covers it too).
+    func testTheLimiterWorkIsCountedWhenTheMixOverloads() throws {
+        let workload = StressWorkload(voices: 256, seconds: 0.2)
+        let result = try workload.run(withBaseline: false)
+        let frames = workload.frames * workload.updateFrames
+        XCTAssertGreaterThan(result.engine.limitedFrames, frames / 2, "256 voices exceed full scale")
+        XCTAssertLessThanOrEqual(result.engine.limitedFrames, frames)
+        let report = StressReport(workload: workload, result: result)
+        XCTAssertEqual(Self.row("output limiter", in: report.table), "\(result.engine.limitedFrames) of \(frames) frames turned down")
+        let quiet = try StressWorkload(voices: 2, seconds: 0.2).run(withBaseline: false)
+        XCTAssertEqual(quiet.engine.limitedFrames, 0, "two voices stay under full scale")
+    }
+
     func testUpdateOnlyRunsNoBaselineAndCountsThroughTheCounter() throws {
         final class Tally: @unchecked Sendable {
             var on = false, count: UInt64 = 0

@@ -4,11 +4,17 @@
 /// ``Voice`` (a playing instance). Handles are generation-counted: once the clip is unloaded,
 /// playing the handle throws ``EarshotError/clipUnloaded`` instead of touching a freed buffer.
 ///
+/// A clip belongs to the engine that loaded it: playing it on another engine throws
+/// ``EarshotError/wrongEngine`` (never plays that engine's clip in the same slot), and two clips
+/// of different engines are never equal.
+///
 /// ```swift
 /// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
 /// print(step.info.duration)
 /// ```
 public struct Clip: Sendable, Hashable {
+    /// The identity of the engine that loaded it (``EngineLink/id``).
+    let engineID: UInt64
     let id: UInt32
     let generation: UInt32
     /// What the clip holds.

@@ -1,35 +1,57 @@
 extension AudioEngine {
-    /// Adds a user-defined bus. Throws ``EarshotError/invalidArgument(_:)`` when the name is taken.
+    /// Adds a user-defined bus. Throws ``EarshotError/invalidArgument(_:)`` when the name is taken
+    /// or is not a valid bus name (see ``Bus/validate()``: not empty, printable, at most
+    /// ``Bus/maxNameBytes`` UTF-8 bytes).
+    ///
+    /// ```swift
+    /// let footsteps = Bus("footsteps")
+    /// try engine.addBus(footsteps)
+    /// try engine.setGain(0.8, for: footsteps)
+    /// ```
     public func addBus(_ bus: Bus) throws(EarshotError) {
+        try bus.validate()
         let added = withAL { core.addBus(bus) }
         guard added else { throw .invalidArgument("a bus named \"\(bus.name)\" exists") }
+        syncMusicHold()   // under pauseAll(except:), a new bus is held at once, its tracks too
     }
 
     /// The buses of the engine, built-in ones first.
     public var buses: [Bus] { withAL { core.buses.map(\.bus) } }
 
-    /// A bus's own gain (without master, snapshots or ducking). 1 for an unknown bus.
-    public func gain(for bus: Bus) -> Float {
-        withAL { core.busIndex(bus).map { core.buses[$0].gain } ?? 1 }
+    /// A bus's own gain (without master, snapshots or ducking). Throws
+    /// ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
+    public func gain(for bus: Bus) throws(EarshotError) -> Float {
+        try withAL { () throws(EarshotError) -> Float in core.buses[try core.requireBus(bus)].gain }
     }
 
-    /// Sets a bus's gain (0 or more; NaN and negative values are ignored).
-    public func setGain(_ gain: Float, for bus: Bus) {
-        guard gain.isFinite, gain >= 0 else { return }
-        withAL { _ = core.updateBus(bus) { $0.gain = gain } }
-        if bus == .music { musicSystem.frame(host: self) }   // tracks take the level now
+    /// Sets a bus's gain (finite, 0 or more). Throws ``EarshotError/invalidArgument(_:)`` for a
+    /// NaN, infinite or negative gain and for a bus the engine does not have; nothing changes then.
+    ///
+    /// ```swift
+    /// try engine.setGain(0.5, for: .music)
+    /// ```
+    public func setGain(_ gain: Float, for bus: Bus) throws(EarshotError) {
+        guard gain.isFinite, gain >= 0 else { throw .invalidArgument("bus gain \(gain) must be finite and ≥ 0") }
+        try withAL { () throws(EarshotError) in
+            core.updateBus(try core.requireBus(bus)) { $0.gain = gain }
+        }
+        musicSystem.frame(host: self)   // tracks on the bus take the level now
     }
 
-    /// Mutes or unmutes a bus: its voices and, for ``Bus/music``, every music track keep playing
-    /// silently (positions and fades go on), at once.
-    public func setMuted(_ muted: Bool, for bus: Bus) {
-        withAL { _ = core.updateBus(bus) { $0.muted = muted } }
-        if bus == .music { musicSystem.frame(host: self) }   // tracks take the level now
+    /// Mutes or unmutes a bus: its voices and every music track on it keep playing silently
+    /// (positions and fades go on), at once. Throws ``EarshotError/invalidArgument(_:)`` for a bus
+    /// the engine does not have.
+    public func setMuted(_ muted: Bool, for bus: Bus) throws(EarshotError) {
+        try withAL { () throws(EarshotError) in
+            core.updateBus(try core.requireBus(bus)) { $0.muted = muted }
+        }
+        musicSystem.frame(host: self)   // tracks on the bus take the level now
     }
 
-    /// Whether a bus is muted.
-    public func isMuted(_ bus: Bus) -> Bool {
-        withAL { core.busIndex(bus).map { core.buses[$0].muted } ?? false }
+    /// Whether a bus is muted. Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine
+    /// does not have.
+    public func isMuted(_ bus: Bus) throws(EarshotError) -> Bool {
+        try withAL { () throws(EarshotError) -> Bool in core.buses[try core.requireBus(bus)].muted }
     }
 
     /// The gain over every bus (0 or more).
@@ -42,14 +64,19 @@ extension AudioEngine {
     }
 
     /// The effective gain of a bus: master × bus gain × snapshot × min(session duck, sidechain),
-    /// 0 when muted (see ``Snapshot`` and ``Ducking``).
-    public func effectiveGain(for bus: Bus) -> Float {
-        withAL { core.masterGain * core.busGain(bus) }
+    /// 0 when muted (see ``Snapshot`` and ``Ducking``). Throws ``EarshotError/invalidArgument(_:)``
+    /// for a bus the engine does not have.
+    public func effectiveGain(for bus: Bus) throws(EarshotError) -> Float {
+        try withAL { () throws(EarshotError) -> Float in
+            _ = try core.requireBus(bus)
+            return core.masterGain * core.busGain(bus)
+        }
     }
 }
 
 extension AudioEngine {
-    /// Pauses or resumes everything on a bus: its voices and, for ``Bus/music``, every music track.
+    /// Pauses or resumes everything on a bus: its voices and every music track on it. Throws
+    /// ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
     ///
     /// Paused voices give up their sources (fading out over the steal fade) and their playheads
     /// stand still; resumed, they fade back in where they were. Paused tracks keep their queue and
@@ -62,30 +89,37 @@ extension AudioEngine {
     /// resumes.
     ///
     /// ```swift
-    /// engine.setPaused(true, for: .music)    // the music stops where it is
-    /// engine.setPaused(false, for: .music)   // and goes on from there
+    /// try engine.setPaused(true, for: .music)    // the music stops where it is
+    /// try engine.setPaused(false, for: .music)   // and goes on from there
     /// ```
-    public func setPaused(_ paused: Bool, for bus: Bus) {
-        withAL { _ = core.updateBus(bus) { $0.paused = paused } }
-        if bus == .music { syncMusicHold() }
+    public func setPaused(_ paused: Bool, for bus: Bus) throws(EarshotError) {
+        try withAL { () throws(EarshotError) in
+            core.updateBus(try core.requireBus(bus)) { $0.paused = paused }
+        }
+        syncMusicHold()
     }
 
     /// Whether the game paused a bus with ``setPaused(_:for:)`` (``pauseAll(except:)`` and
-    /// interruptions do not change it; see ``isHeld(_:)``).
-    public func isPaused(_ bus: Bus) -> Bool {
-        withAL { core.busIndex(bus).map { core.buses[$0].paused } ?? false }
+    /// interruptions do not change it; see ``isHeld(_:)``). Throws
+    /// ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
+    public func isPaused(_ bus: Bus) throws(EarshotError) -> Bool {
+        try withAL { () throws(EarshotError) -> Bool in core.buses[try core.requireBus(bus)].paused }
     }
 
     /// Whether nothing on `bus` plays because of the game: its own pause or ``pauseAll(except:)``.
-    public func isHeld(_ bus: Bus) -> Bool {
-        withAL { core.isHeldByGame(bus) }
+    /// Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
+    public func isHeld(_ bus: Bus) throws(EarshotError) -> Bool {
+        try withAL { () throws(EarshotError) -> Bool in
+            _ = try core.requireBus(bus)
+            return core.isHeldByGame(bus)
+        }
     }
 
     /// Pauses every bus except `except` in one call — a pause menu that keeps its UI sounds:
     ///
     /// ```swift
-    /// engine.pauseAll(except: [.ui])   // open the pause menu
-    /// engine.resumeAll()               // close it
+    /// try engine.pauseAll(except: [.ui])   // open the pause menu
+    /// engine.resumeAll()                   // close it
     /// ```
     ///
     /// It holds each bus as ``setPaused(_:for:)`` would (music tracks included, and buses added
@@ -93,8 +127,14 @@ extension AudioEngine {
     /// only this hold, so a bus the game paused itself, before or during it, stays paused.
     /// Resuming restarts nothing that ended: a voice stopped or ended before or during the pause
     /// stays ended, a track stopped meanwhile stays stopped. Calling it again replaces `except`.
-    public func pauseAll(except: Set<Bus> = []) {
-        withAL { core.setPauseAll(except: except) }
+    ///
+    /// Throws ``EarshotError/invalidArgument(_:)`` when `except` names a bus the engine does not
+    /// have (a typo would otherwise pause the bus meant to keep playing); nothing is paused then.
+    public func pauseAll(except: Set<Bus> = []) throws(EarshotError) {
+        try withAL { () throws(EarshotError) in
+            for bus in except { _ = try core.requireBus(bus) }
+            core.setPauseAll(except: except)
+        }
         syncMusicHold()
     }
 
@@ -108,22 +148,24 @@ extension AudioEngine {
     /// Whether ``pauseAll(except:)`` is on.
     public var isPausedAll: Bool { withAL { core.pauseAllExcept != nil } }
 
-    /// Music tracks follow the music bus's pause (the game's own and ``pauseAll(except:)``).
+    /// Music tracks follow their bus's pause (the game's own and ``pauseAll(except:)``).
     /// Called outside the AL lock: the music lock is taken first.
-    private func syncMusicHold() {
-        let held = withAL { core.isHeldByGame(.music) }
-        musicSystem.setHold(.bus, held, host: self)
+    func syncMusicHold() {
+        musicSystem.syncBusHolds(host: self)
     }
 
-    /// Stops everything on a bus: each voice with the steal fade and, for ``Bus/music``, every
-    /// music track (each ends with `.stopped`, as ``MusicTrack/stop()``; tracks waiting to play
-    /// after another are cancelled).
-    public func stopAll(on bus: Bus) {
-        withAL {
-            guard !core.isShutDown, let index = core.busIndex(bus) else { return }
+    /// Stops everything on a bus: each voice with the steal fade and every music track on it
+    /// (each ends with `.stopped`, as ``MusicTrack/stop()``; tracks waiting to play after another
+    /// are cancelled). Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine does not
+    /// have.
+    public func stopAll(on bus: Bus) throws(EarshotError) {
+        let stopped = try withAL { () throws(EarshotError) -> Bool in
+            let index = try core.requireBus(bus)
+            guard !core.isShutDown else { return false }
             core.pool.stopAll { $0.busIndex == index }
+            return true
         }
-        if bus == .music { musicSystem.stopAll(host: self) }
+        if stopped { musicSystem.stopAll(on: bus, host: self) }
     }
 
     /// Stops every voice of the engine, each with the steal fade (music tracks are left alone;

@@ -57,6 +57,13 @@ public struct EngineStats: Sendable, Equatable {
     /// Bytes of decoded clip samples the engine keeps to upload every clip again after the output
     /// device is lost and reopened (OpenAL cannot hand a buffer's data back).
     public var clipRestoreBytes: Int
+    /// Output frames the loopback output limiter turned down (the mix would have exceeded full
+    /// scale), since the engine started; 0 on a real device, where OpenAL Soft's own limiter
+    /// works (see ``OutputLimiter``).
+    public var limitedFrames: Int = 0
+    /// The deepest gain reduction the loopback output limiter applied since the engine started,
+    /// in dB (0: it never limited; −12: the mix was turned down to a quarter at its loudest).
+    public var deepestLimiterReduction: Float = 0
 }
 
 extension AudioEngine {
@@ -68,16 +75,18 @@ extension AudioEngine {
     /// starts virtual and ``update(deltaTime:)`` gives it a source when it stands high enough
     /// (the rules are in the README, "Voice management"). When the pool is full and the request
     /// has the lowest standing, the returned handle's ``Voice/status`` is ``VoiceStatus/refused``
-    /// — no error is thrown for that.
+    /// — no error is thrown for that (``play(_:options:)-(Sound,_)`` reports its refusals the
+    /// same way). The result may be ignored: a refused play is also counted in ``stats`` and
+    /// reported on ``voiceEvents``.
     ///
-    /// Throws ``EarshotError/clipUnloaded`` for an unloaded clip and
+    /// Throws ``EarshotError/clipUnloaded`` for an unloaded clip,
+    /// ``EarshotError/wrongEngine`` for a clip or emitter of another engine, and
     /// ``EarshotError/invalidArgument(_:)`` for a NaN, infinite or negative gain, pitch, delay
     /// or position, an unknown bus or a removed emitter: none of those ever reach OpenAL.
+    @discardableResult
     public func play(_ clip: Clip, options: PlayOptions = PlayOptions()) throws(EarshotError) -> Voice {
         try options.validate()
-        if case .emitter(let e) = options.placement, e.engine !== self {
-            throw .invalidArgument("the emitter belongs to another engine")
-        }
+        if case .emitter(let e) = options.placement, e.link !== link { throw .wrongEngine }
         let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
             let id = try core.play(clip, options: options, logger: logger)
@@ -90,7 +99,7 @@ extension AudioEngine {
     /// Stops a voice, fading it out over `fade` seconds (at least the engine's `fadeTime`, so a
     /// stop never clicks). A stale handle does nothing.
     public func stop(_ voice: Voice, fade: Double = 0) {
-        guard voice.engine === self else { return }
+        guard voice.link === link else { return }
         let fade = fade.isFinite ? max(0, fade) : 0
         withAL {
             guard !core.isShutDown else { return }
@@ -107,7 +116,7 @@ extension AudioEngine {
 
     /// The voice's state in the pool.
     public func status(of voice: Voice) -> VoiceStatus {
-        guard voice.engine === self else { return .stopped }
+        guard voice.link === link else { return .stopped }
         return withAL {
             guard !core.isShutDown else { return voice.id == .refused ? .refused : .stopped }
             return core.pool.status(voice.id, now: core.now)
@@ -122,7 +131,8 @@ extension AudioEngine {
     /// Counts of the voice pool.
     public var stats: EngineStats {
         let underruns = musicSystem.underrunTotal   // outside withAL: the music lock is never taken inside the AL lock
-        return withAL {
+        let (limitedFrames, deepest) = limiter.withLock { ($0.limitedFrames, $0.deepestReductionDecibels) }
+        var stats = withAL {
             let p = core.pool
             let s = p.stats
             let sounds = core.sounds.stats
@@ -134,13 +144,16 @@ extension AudioEngine {
                                limitHolds: sounds.limitHolds, cooldownRefusals: sounds.cooldownRefusals,
                                musicUnderruns: underruns, clipRestoreBytes: core.restoreBytes)
         }
+        stats.limitedFrames = limitedFrames
+        stats.deepestLimiterReduction = deepest
+        return stats
     }
 
     // MARK: Voice properties
 
     /// Applies a change to a live voice under the lock; a stale handle does nothing.
     func modify(_ voice: Voice, _ change: (inout VoiceState) -> Void) {
-        guard voice.engine === self else { return }
+        guard voice.link === link else { return }
         withAL {
             guard !core.isShutDown else { return }
             core.pool.modify(voice.id, change)
@@ -150,7 +163,7 @@ extension AudioEngine {
     /// Runs `body` under the AL lock with a live voice's slot index; nil (and `body` not run)
     /// for another engine's voice, a finished one, or after shutdown.
     func withSlot<T>(of voice: Voice, _ body: (Int) -> T) -> T? {
-        guard voice.engine === self else { return nil }
+        guard voice.link === link else { return nil }
         return withAL {
             guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return nil }
             return body(i)
@@ -160,7 +173,7 @@ extension AudioEngine {
     /// Runs `body` under the AL lock with a live emitter's index; nil (and `body` not run) for
     /// another engine's emitter, a removed one, or after shutdown.
     func withIndex<T>(of emitter: Emitter, _ body: (Int) -> T) -> T? {
-        guard emitter.engine === self else { return nil }
+        guard emitter.link === link else { return nil }
         return withAL {
             guard !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
             return body(i)
@@ -235,7 +248,7 @@ extension AudioEngine {
     /// Pauses or resumes one voice. A paused voice gives up its source (fading out) and its
     /// playhead stands still; resumed, it fades back in where it was.
     public func setPaused(_ paused: Bool, of voice: Voice) {
-        guard voice.engine === self else { return }
+        guard voice.link === link else { return }
         withAL {
             guard !core.isShutDown else { return }
             core.pool.accountPauses(now: core.now)   // a start delay is playback time
@@ -296,7 +309,7 @@ extension AudioEngine {
             // An odd epoch marks the batch open; closing it makes every copy of it invalid.
             core.batchEpoch &+= 1
             defer { core.batchEpoch &+= 1 }
-            var b = Batch(core: core, epoch: core.batchEpoch)
+            var b = Batch(core: core, link: link, epoch: core.batchEpoch)
             return try body(&b)
         }
     }
@@ -306,6 +319,8 @@ extension AudioEngine {
     /// Using a batch after its `batch { }` call returned is a programmer error and traps.
     public struct Batch {
         let core: EngineCore
+        /// The engine's link: handles of another engine are ignored like stale ones.
+        let link: EngineLink
         let epoch: UInt64
 
         /// Whether this batch's `batch { }` call is still running (its lock held).
@@ -319,7 +334,8 @@ extension AudioEngine {
         /// Moves an emitter (non-finite positions and stale handles are ignored).
         public mutating func setPosition(_ position: Vector3, of emitter: Emitter) {
             checkValid()
-            guard position.isFinite, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            guard position.isFinite, emitter.link === link, !core.isShutDown,
+                  let i = core.pool.emitterIndex(emitter.id) else { return }
             core.pool.setEmitterPosition(i, position)
         }
 
@@ -327,7 +343,8 @@ extension AudioEngine {
         /// stale handles are ignored. An unchanged velocity costs what a plain move costs.
         public mutating func setPosition(_ position: Vector3, velocity: Vector3, of emitter: Emitter) {
             checkValid()
-            guard position.isFinite, velocity.isFinite, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            guard position.isFinite, velocity.isFinite, emitter.link === link, !core.isShutDown,
+                  let i = core.pool.emitterIndex(emitter.id) else { return }
             var p = core.pool.emitterSpatial[i]
             guard p.velocity != velocity else {
                 core.pool.setEmitterPosition(i, position)
@@ -341,14 +358,15 @@ extension AudioEngine {
         /// Replaces an emitter's spatial properties (invalid ones and stale handles are ignored).
         public mutating func setProperties(_ properties: SpatialProperties, of emitter: Emitter) {
             checkValid()
-            guard properties.isValid, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return }
+            guard properties.isValid, emitter.link === link, !core.isShutDown,
+                  let i = core.pool.emitterIndex(emitter.id) else { return }
             core.pool.setEmitter(i, properties)
         }
 
         /// Moves a positioned voice (non-finite positions and stale handles are ignored).
         public mutating func setPosition(_ position: Vector3, of voice: Voice) {
             checkValid()
-            guard position.isFinite, !core.isShutDown else { return }
+            guard position.isFinite, voice.link === link, !core.isShutDown else { return }
             core.pool.modify(voice.id) { v in
                 guard v.placement == .spatial else { return }
                 v.spatial.position = position

@@ -120,9 +120,10 @@ public final class AudioEngine: @unchecked Sendable {
             device.close()
             throw .tooFewSources(granted: granted, musicSources: configuration.musicSources)
         }
+        let engineID = link.id
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
-                try EngineCore(device: device, context: context, voiceSources: voiceSources,
+                try EngineCore(engineID: engineID, device: device, context: context, voiceSources: voiceSources,
                                musicSources: configuration.musicSources, configuration: configuration)
             }
         } catch {
@@ -304,10 +305,11 @@ public final class AudioEngine: @unchecked Sendable {
     /// Mixes into caller-owned memory (a whole number of frames), allocating nothing.
     ///
     /// The output never exceeds full scale: OpenAL mixes in float without clipping (200 plays
-    /// of one full-scale clip at once reach about 119× full scale), so the mix goes through a
-    /// peak limiter with 1 ms of look-ahead within the render and a 0.05 s release, which leaves a
-    /// render untouched, bit for bit, while no sample exceeds 1.0. Live devices use OpenAL
-    /// Soft's limiter (``ALContext/outputLimiterEnabled``).
+    /// of one full-scale clip at once reach about 119× full scale), so the mix goes through an
+    /// ``OutputLimiter`` — 1 ms of look-ahead within the render, a 10 ms hold, a 0.05 s release
+    /// and a ceiling of −0.1 dBFS — which leaves a render untouched, bit for bit, while no sample
+    /// exceeds 1.0. ``EngineStats/limitedFrames`` counts the frames it turned down. Live devices
+    /// use OpenAL Soft's limiter (``ALContext/outputLimiterEnabled``).
     ///
     /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of
     /// output); between the pieces the engine pushes fades, starts voices on freed sources and
@@ -339,4 +341,10 @@ public final class AudioEngine: @unchecked Sendable {
 final class EngineLink: @unchecked Sendable {
     /// Written once, in the engine's init, before any handle exists; then only read.
     weak var engine: AudioEngine?
+    /// The engine's identity, unique in the process (never reused, even after the engine is
+    /// gone): what ``Clip`` and ``Sound`` handles carry to be refused by another engine.
+    let id: UInt64 = EngineLink.counter.wrappingAdd(1, ordering: .relaxed).newValue
+
+    /// The last identity handed out (a 64-bit counter: it does not wrap in practice).
+    private static let counter = Atomic<UInt64>(0)
 }

@@ -30,6 +30,9 @@ final class EngineCore {
     /// ``AudioEngine/Configuration/randomSeed``.
     var random: SplitMix64
     var clips: [ClipSlot] = []
+    /// The engine's identity (``EngineLink/id``), stamped on every ``Clip`` it makes; a clip with
+    /// another engine's identity is refused with ``EarshotError/wrongEngine``.
+    let engineID: UInt64
     var freeClipIDs: [UInt32] = []
     /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift).
     let mixer = Mixer()
@@ -81,8 +84,10 @@ final class EngineCore {
         var levels = ClipLevels.empty
     }
 
-    init(device: OutputDevice, context: ALContext, voiceSources count: Int, musicSources: Int,
+    init(engineID: UInt64, device: OutputDevice, context: ALContext, voiceSources count: Int, musicSources: Int,
          configuration: AudioEngine.Configuration) throws(EarshotError) {
+        self.engineID = engineID
+        sounds.engineID = engineID
         self.device = device
         self.context = context
         self.configuration = configuration
@@ -211,11 +216,11 @@ final class EngineCore {
         clips[Int(id)].info = info
         clips[Int(id)].pcm = keepsClipsForRecovery ? pcm : nil
         clips[Int(id)].levels = ClipLevels.measure(pcm)
-        return Clip(id: id, generation: clips[Int(id)].generation, info: info)
+        return Clip(engineID: engineID, id: id, generation: clips[Int(id)].generation, info: info)
     }
 
     func isLoaded(_ clip: Clip) -> Bool {
-        Int(clip.id) < clips.count && clips[Int(clip.id)].generation == clip.generation && clips[Int(clip.id)].info != nil
+        clip.engineID == engineID && Int(clip.id) < clips.count && clips[Int(clip.id)].generation == clip.generation && clips[Int(clip.id)].info != nil
     }
 
     /// Unloads a clip: the handle goes stale at once; voices playing it fade out (the steal fade)
@@ -261,6 +266,7 @@ final class EngineCore {
 
     func play(_ clip: Clip, options: PlayOptions, logger: Logger, sound: SoundTable.Key = 0,
               held: Bool = false) throws(EarshotError) -> VoiceID {
+        guard clip.engineID == engineID else { throw .wrongEngine }
         guard isLoaded(clip) else { throw .clipUnloaded }
         let startFrame = try checkTiming(of: clip, options: options)
         guard let bus = busIndex(options.bus) else {
@@ -370,6 +376,12 @@ final class EngineCore {
 
     func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
 
+    /// The index of `bus`, or ``EarshotError/invalidArgument(_:)`` when the engine has no such bus.
+    func requireBus(_ bus: Bus) throws(EarshotError) -> Int {
+        guard let i = busIndex(bus) else { throw Self.noBus(bus) }
+        return i
+    }
+
     func addBus(_ bus: Bus) -> Bool {
         guard busIndex(bus) == nil else { return false }
         buses.append(BusState(bus: bus))
@@ -377,11 +389,9 @@ final class EngineCore {
         return true
     }
 
-    func updateBus(_ bus: Bus, _ change: (inout BusState) -> Void) -> Bool {
-        guard let i = busIndex(bus) else { return false }
+    func updateBus(_ i: Int, _ change: (inout BusState) -> Void) {
         change(&buses[i])
         syncBuses()
-        return true
     }
 
     /// Holds (or releases) every bus's voices for an audio-session interruption.

@@ -104,9 +104,10 @@ extension AudioEngine {
     }
 
     /// The bus's own filter, as last set with ``setFilter(_:for:)`` (``LowPassFilter/open`` for
-    /// none or an unknown bus); the ``Snapshot``s in force blend over it without changing it.
-    public func filter(for bus: Bus) -> LowPassFilter {
-        withAL { core.busIndex(bus).map { core.sendRouter.busFilter($0) } ?? .open }
+    /// none); the ``Snapshot``s in force blend over it without changing it. Throws
+    /// ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
+    public func filter(for bus: Bus) throws(EarshotError) -> LowPassFilter {
+        try withAL { () throws(EarshotError) -> LowPassFilter in core.sendRouter.busFilter(try core.requireBus(bus)) }
     }
 
     /// Gives `bus` an effect that every voice on it sends to, at `level` (the effect's output
@@ -129,8 +130,9 @@ extension AudioEngine {
         }
     }
 
-    /// The effect `bus` owns, or nil.
-    public func effect(for bus: Bus) -> BusEffect? {
-        withAL { core.busIndex(bus).flatMap { core.busEffects[$0]?.effect } }
+    /// The effect `bus` owns, or nil. Throws ``EarshotError/invalidArgument(_:)`` for a bus the
+    /// engine does not have.
+    public func effect(for bus: Bus) throws(EarshotError) -> BusEffect? {
+        try withAL { () throws(EarshotError) -> BusEffect? in core.busEffects[try core.requireBus(bus)]?.effect }
     }
 }

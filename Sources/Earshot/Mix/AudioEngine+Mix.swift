@@ -89,14 +89,15 @@ extension AudioEngine {
     }
 
     /// The combined factor of the active snapshots on `bus` (linear: 1 for none, 0.25 for
-    /// −12 dB), as last applied — by ``update(deltaTime:)`` or a snapshot call. 1 for an unknown bus.
+    /// −12 dB), as last applied — by ``update(deltaTime:)`` or a snapshot call. Throws
+    /// ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
     ///
     /// ```swift
-    /// let dB = 20 * log10(Double(engine.snapshotGain(for: .sfx)))
+    /// let dB = 20 * log10(Double(try engine.snapshotGain(for: .sfx)))
     /// print("snapshots take sfx to \(dB) dB")
     /// ```
-    public func snapshotGain(for bus: Bus) -> Float {
-        withAL { core.busIndex(bus).map { core.buses[$0].snapshot } ?? 1 }
+    public func snapshotGain(for bus: Bus) throws(EarshotError) -> Float {
+        try withAL { () throws(EarshotError) -> Float in core.buses[try core.requireBus(bus)].snapshot }
     }
 
     static func checkFade(_ fade: Double) throws(EarshotError) {
@@ -141,28 +142,31 @@ extension AudioEngine {
         }
     }
 
-    /// The ducking by which `source` ducks `target`, or nil (none, or one being removed).
+    /// The ducking by which `source` ducks `target`, or nil (none, one being removed, or after
+    /// shutdown). Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
     ///
     /// ```swift
-    /// if let d = engine.ducking(of: .music, by: .voice) { print("dialogue ducks music by \(d.level) dB") }
+    /// if let d = try engine.ducking(of: .music, by: .voice) { print("dialogue ducks music by \(d.level) dB") }
     /// ```
-    public func ducking(of target: Bus, by source: Bus) -> Ducking? {
-        withAL {
-            guard !core.isShutDown, let t = core.busIndex(target), let s = core.busIndex(source) else { return nil }
+    public func ducking(of target: Bus, by source: Bus) throws(EarshotError) -> Ducking? {
+        try withAL { () throws(EarshotError) -> Ducking? in
+            let t = try core.requireBus(target), s = try core.requireBus(source)
+            guard !core.isShutDown else { return nil }
             return core.ducking(target: t, source: s)
         }
     }
 
     /// A bus's sidechain factor as last applied by ``update(deltaTime:)`` (linear: 1 = not
     /// ducked, 0.25 = −12 dB): the lowest of the duckings that target it. The session's duck is
-    /// apart (``AudioSession/musicDuckGain``). 1 for an unknown bus.
+    /// apart (``AudioSession/musicDuckGain``). Throws ``EarshotError/invalidArgument(_:)`` for a
+    /// bus the engine does not have.
     ///
     /// ```swift
-    /// let ducked = engine.sidechainGain(for: .music) < 1
+    /// let ducked = try engine.sidechainGain(for: .music) < 1
     /// print(ducked ? "someone is speaking" : "music at its level")
     /// ```
-    public func sidechainGain(for bus: Bus) -> Float {
-        withAL { core.busIndex(bus).map { core.buses[$0].sidechain } ?? 1 }
+    public func sidechainGain(for bus: Bus) throws(EarshotError) -> Float {
+        try withAL { () throws(EarshotError) -> Float in core.buses[try core.requireBus(bus)].sidechain }
     }
 
     /// The sidechain detector's reading of `bus` now, in dBFS: the power of every real voice on
@@ -170,15 +174,17 @@ extension AudioEngine {
     /// playhead, from a level envelope measured when the clip was loaded, times the gain it is
     /// heard at (master, bus, voice, distance, cone and fades) — summed and in dB. A full-scale
     /// sine reads −3 dBFS.
-    /// −∞ when nothing on it is heard (virtual and paused voices count for nothing), for an
-    /// unknown bus and after ``shutdown()``. Music tracks are not measured.
+    /// −∞ when nothing on it is heard (virtual and paused voices count for nothing) and after
+    /// ``shutdown()``. Music tracks are not measured. Throws ``EarshotError/invalidArgument(_:)``
+    /// for a bus the engine does not have.
     ///
     /// ```swift
-    /// print("dialogue at \(engine.level(of: .voice)) dBFS")
+    /// print("dialogue at \(try engine.level(of: .voice)) dBFS")
     /// ```
-    public func level(of bus: Bus) -> Double {
-        withAL {
-            guard !core.isShutDown, let b = core.busIndex(bus) else { return -.infinity }
+    public func level(of bus: Bus) throws(EarshotError) -> Double {
+        try withAL { () throws(EarshotError) -> Double in
+            let b = try core.requireBus(bus)
+            guard !core.isShutDown else { return -.infinity }
             return core.level(ofBus: b)
         }
     }

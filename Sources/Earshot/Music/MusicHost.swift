@@ -1,7 +1,8 @@
 import COpenAL
 
 /// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
-/// scope, sources reserved for music, the music bus's gain and whether the output is still there.
+/// scope, sources reserved for music, bus gains and holds, emitters' places and whether the
+/// output is still there.
 ///
 /// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
 /// so the engine's core (voice pool, emitters, clips) is out of its reach. Members marked
@@ -10,7 +11,7 @@ import COpenAL
 ///
 /// ```swift
 /// let host: any MusicHost = engine
-/// let gain = host.withMusicAL { host.musicOutputIsGone ? 0 : host.musicBusGain }
+/// let gain = host.withMusicAL { host.musicOutputIsGone ? 0 : host.busGain(.music) }
 /// ```
 protocol MusicHost: AnyObject, Sendable {
     /// Whether the engine mixes offline (a loopback engine: the render pumps music, and the
@@ -29,8 +30,16 @@ protocol MusicHost: AnyObject, Sendable {
     var musicOutputIsGone: Bool { get }
     /// Inside ``withMusicAL(_:)``: the engine's core has been torn down.
     var musicCoreIsShutDown: Bool { get }
-    /// Inside ``withMusicAL(_:)``: the ``Bus/music`` gain (bus × duck × pause/mute), master excluded.
-    var musicBusGain: Float { get }
+    /// Inside ``withMusicAL(_:)``: a bus's gain (bus × snapshot × duck, 0 when muted), master
+    /// excluded; 0 for a bus the engine does not have (a track's bus always exists: buses are
+    /// never removed).
+    func busGain(_ bus: Bus) -> Float
+    /// Inside ``withMusicAL(_:)``: the buses the game holds now (paused, or not spared by
+    /// `pauseAll(except:)`).
+    var gameHeldBuses: Set<Bus> { get }
+    /// Inside ``withMusicAL(_:)``: where an emitter is and how it sounds; nil once it was removed
+    /// or for another engine's emitter.
+    func spatial(of emitter: Emitter) -> SpatialProperties?
     /// Inside ``withMusicAL(_:)``: whether stereo tracks can play straight to the outputs
     /// (`AL_SOFT_direct_channels`).
     var supportsDirectChannels: Bool { get }
@@ -55,9 +64,20 @@ extension AudioEngine: MusicHost {
         return core.isShutDown
     }
 
-    var musicBusGain: Float {
-        ALGlobal.lock.assertHeld("MusicHost.musicBusGain outside withMusicAL")
-        return core.busGain(.music)
+    func busGain(_ bus: Bus) -> Float {
+        ALGlobal.lock.assertHeld("MusicHost.busGain outside withMusicAL")
+        return core.busIndex(bus) == nil ? 0 : core.busGain(bus)
+    }
+
+    var gameHeldBuses: Set<Bus> {
+        ALGlobal.lock.assertHeld("MusicHost.gameHeldBuses outside withMusicAL")
+        return Set(core.buses.map(\.bus).filter { core.isHeldByGame($0) })
+    }
+
+    func spatial(of emitter: Emitter) -> SpatialProperties? {
+        ALGlobal.lock.assertHeld("MusicHost.spatial(of:) outside withMusicAL")
+        guard emitter.link === link, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
+        return core.pool.emitterSpatial[i]
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }

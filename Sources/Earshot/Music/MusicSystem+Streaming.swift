@@ -85,28 +85,59 @@ extension MusicSystem {
         alSourceStop(source)
         alSourcei(source, AL_BUFFER, 0)
         alSourcei(source, AL_LOOPING, AL_FALSE)
-        alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
-        alSourcef(source, AL_ROLLOFF_FACTOR, 0)
-        alSource3f(source, AL_VELOCITY, 0, 0, 0)
         if host.supportsDirectChannels {
             // Stereo files play bit-exact, left to left and right to right.
             alSourcei(source, AL_DIRECT_CHANNELS_SOFT, s.channels == 2 ? AL_TRUE : AL_FALSE)
         }
-        applyPan(s, source: source)
+        s.placedAtEmitter = nil   // a claimed source still holds the placement of the last track
+        applyPlacement(s, source: source, host: host)
         alSourcef(source, AL_PITCH, s.sourcePitch)
         s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
-        _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+        _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
         ALCheck.after("configuring a music source")
     }
 
-    /// Mono tracks pan by direction (as voices do, instantly); stereo tracks pan by balance when
-    /// their samples are queued (see ``MusicTrack/pan``).
-    func applyPan(_ s: TrackStream, source: ALuint) {
+    /// Places the track's source: at its emitter when it follows one (a mono track only: see
+    /// ``MusicTrack/follow(_:)``), with the emitter's spatial properties, as a voice on that
+    /// emitter is placed; otherwise head-relative without distance attenuation, where mono tracks
+    /// pan by direction (as voices do, instantly) and stereo tracks pan by balance when their
+    /// samples are queued (see ``MusicTrack/pan``). An emitter that was removed leaves the track
+    /// where it last was. AL lock held.
+    func applyPlacement(_ s: TrackStream, source: ALuint, host: any MusicHost) {
+        assertLocked()
+        ALGlobal.lock.assertHeld("music AL work outside the AL lock")
+        if let emitter = s.emitter {
+            // Removed (or its engine gone): the track stays where the emitter last was.
+            guard let p = host.spatial(of: emitter), p != s.placedAtEmitter else { return }
+            let old = s.placedAtEmitter
+            if old?.isRelative != p.isRelative { alSourcei(source, AL_SOURCE_RELATIVE, p.isRelative ? AL_TRUE : AL_FALSE) }
+            if old?.position != p.position { alSource3f(source, AL_POSITION, p.position.x, p.position.y, p.position.z) }
+            if old?.velocity != p.velocity { alSource3f(source, AL_VELOCITY, p.velocity.x, p.velocity.y, p.velocity.z) }
+            if old?.direction != p.direction { alSource3f(source, AL_DIRECTION, p.direction.x, p.direction.y, p.direction.z) }
+            if old?.coneInnerAngle != p.coneInnerAngle { alSourcef(source, AL_CONE_INNER_ANGLE, p.coneInnerAngle) }
+            if old?.coneOuterAngle != p.coneOuterAngle { alSourcef(source, AL_CONE_OUTER_ANGLE, p.coneOuterAngle) }
+            if old?.coneOuterGain != p.coneOuterGain { alSourcef(source, AL_CONE_OUTER_GAIN, p.coneOuterGain) }
+            if old?.referenceDistance != p.referenceDistance { alSourcef(source, AL_REFERENCE_DISTANCE, p.referenceDistance) }
+            if old?.maxDistance != p.maxDistance { alSourcef(source, AL_MAX_DISTANCE, p.maxDistance) }
+            if old?.rolloff != p.rolloff { alSourcef(source, AL_ROLLOFF_FACTOR, p.rolloff) }
+            s.placedAtEmitter = p
+            return
+        }
+        // Head-relative, no distance attenuation, no cone (a source last used at an emitter keeps
+        // none of it).
+        let plain = SpatialProperties()
+        alSourcei(source, AL_SOURCE_RELATIVE, AL_TRUE)
+        alSourcef(source, AL_ROLLOFF_FACTOR, 0)
+        alSource3f(source, AL_VELOCITY, 0, 0, 0)
+        alSource3f(source, AL_DIRECTION, 0, 0, 0)
+        alSourcef(source, AL_CONE_INNER_ANGLE, plain.coneInnerAngle)
+        alSourcef(source, AL_CONE_OUTER_ANGLE, plain.coneOuterAngle)
+        alSourcef(source, AL_REFERENCE_DISTANCE, 1)
         let p = s.channels == 1 ? PlayOptions.panPosition(s.pan) : Vector3(0, 0, -1)
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
-    /// Sets AL_GAIN from volume, fade and `busGain` (the music bus's) when it differs from the gain
+    /// Sets AL_GAIN from volume, fade and `busGain` (the track's bus's) when it differs from the gain
     /// last set on the source; returns true when a fade that stops the track has just completed.
     func applyGain(_ s: TrackStream, source: ALuint, now: Double, busGain: Float) -> Bool {
         assertLocked()
@@ -140,9 +171,8 @@ extension MusicSystem {
         s.pendingRestore = nil
     }
 
-    /// One pump of one stream. `musicGain` is the music bus gain of this pump: nil until the first
-    /// track reads it (under the AL lock).
-    func service(_ s: TrackStream, host: any MusicHost, now: Double, renderFrames: Int, musicGain: inout Float?,
+    /// One pump of one stream.
+    func service(_ s: TrackStream, host: any MusicHost, now: Double, renderFrames: Int,
                          pending: inout [Pending]) {
         assertLocked()
         guard let source = s.source else { return }
@@ -155,9 +185,7 @@ extension MusicSystem {
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
-            let gain = musicGain ?? host.musicBusGain
-            musicGain = gain
-            fadedOut = applyGain(s, source: source, now: now, busGain: gain)
+            fadedOut = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
             return true
         }
         guard alive else { return }

@@ -43,8 +43,8 @@ extension MusicSystem {
                 s.sessionActive = true
                 s.state = .playing
             }
-            if held {
-                // Interrupted or the music bus paused: the track is ready and starts when the hold
+            if isHeld(s) {
+                // Interrupted or its bus paused: the track is ready and starts when the hold
                 // is lifted.
                 s.state = .paused
                 s.heldBySession = true
@@ -54,7 +54,7 @@ extension MusicSystem {
                 let now = clock(host)
                 host.withMusicAL {
                     guard !host.musicCoreIsShutDown else { return }
-                    _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                    _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                     alSourcePlay(source)
                     ALCheck.after("starting a music source")
                 }
@@ -186,9 +186,9 @@ extension MusicSystem {
             let now = clock(host)
             host.withMusicAL {
                 guard !host.musicCoreIsShutDown else { return }
-                applyPan(s, source: source)
+                applyPlacement(s, source: source, host: host)
                 alSourcef(source, AL_PITCH, s.sourcePitch)
-                _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                 ALCheck.after("updating a music source")
             }
         }
@@ -218,7 +218,7 @@ extension MusicSystem {
             if let source = s.source, !suspended {
                 let done = host.withMusicAL { () -> Bool in
                     guard !host.musicCoreIsShutDown else { return false }
-                    return applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                    return applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                 }
                 if done { stopAfterFade(s, host: host, pending: &pending) }
             } else if duration <= 0 || !s.sessionActive {

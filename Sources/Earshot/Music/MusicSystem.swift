@@ -13,7 +13,7 @@ import Glibc
 /// ``defaultBufferDuration`` (125 ms) each, kept ``defaultBufferCount`` (4) deep: half a second
 /// ahead of the play position. A *pump* unqueues the buffers OpenAL has finished, decodes new
 /// chunks (outside the AL lock), queues them (inside it), re-applies the track's gain
-/// (`volume × fade × music bus gain`; master rides on the listener, as for every source; a bus
+/// (`volume × fade × the track bus's gain`; master rides on the listener, as for every source; a bus
 /// duck reaches music at the next pump) and notices
 /// ends and underruns.
 ///
@@ -65,11 +65,11 @@ final class MusicSystem: @unchecked Sendable {
     var suspended = false
     /// An audio-session interruption is under way: no track plays until it is lifted.
     var sessionHold = false
-    /// The music bus is paused (by the game's `setPaused(_:for:)` or by `pauseAll(except:)`):
-    /// no track plays until it is resumed.
-    var busHold = false
-    /// Some hold is on: tracks are paused by it, and `play` readies a track without starting it.
-    var held: Bool { sessionHold || busHold }
+    /// The buses the game holds (its `setPaused(_:for:)` or `pauseAll(except:)`): no track on
+    /// them plays until they are resumed. Read from the engine by ``syncBusHolds(host:)``.
+    var heldBuses: Set<Bus> = []
+    /// Some hold is on for `s`: it is paused by it, and `play` readies it without starting it.
+    func isHeld(_ s: TrackStream) -> Bool { sessionHold || heldBuses.contains(s.bus) }
     let stopThread = Atomic<Bool>(false)
 
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
@@ -110,9 +110,8 @@ final class MusicSystem: @unchecked Sendable {
             if !isShutDown, !suspended, !active.isEmpty {
                 let cpu0 = Clocks.threadCPU()
                 let now = clock(host)
-                var musicGain: Float?   // read by the first track's pump, under the AL lock; the others reuse it
                 for s in active {
-                    service(s, host: host, now: now, renderFrames: renderFrames, musicGain: &musicGain, pending: &pending)
+                    service(s, host: host, now: now, renderFrames: renderFrames, pending: &pending)
                 }
                 cpuSeconds += Clocks.threadCPU() - cpu0
             }
@@ -121,7 +120,8 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     /// Per game frame (from `AudioEngine.update(deltaTime:)`): re-applies every track's gain and
-    /// fade, so bus ducks and fades follow the game's frame. Decodes nothing.
+    /// fade, so bus ducks and fades follow the game's frame, and moves tracks that follow an
+    /// emitter to where it is. Decodes nothing.
     func frame(host: any MusicHost) {
         withMusicLock { pending in
             if !isShutDown, !suspended, !active.isEmpty {
@@ -129,8 +129,11 @@ final class MusicSystem: @unchecked Sendable {
                 var fadedOut: [TrackStream] = []
                 host.withMusicAL {
                     guard !host.musicCoreIsShutDown else { return }
-                    let musicGain = host.musicBusGain   // a bus lookup by name: once per frame, not per track
-                    for s in active { if let source = s.source, applyGain(s, source: source, now: now, busGain: musicGain) { fadedOut.append(s) } }
+                    for s in active {
+                        guard let source = s.source else { continue }
+                        if s.emitter != nil { applyPlacement(s, source: source, host: host) }
+                        if applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) { fadedOut.append(s) }
+                    }
                 }
                 for s in fadedOut { stopAfterFade(s, host: host, pending: &pending) }
             }
@@ -219,7 +222,7 @@ final class MusicSystem: @unchecked Sendable {
                 if wasPlaying, let source = s.source, !s.queue.isEmpty {
                     let now = clock(host)
                     host.withMusicAL {
-                        _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
+                        _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                         alSourcePlay(source)
                         ALCheck.after("starting a music source")
                     }
@@ -228,62 +231,70 @@ final class MusicSystem: @unchecked Sendable {
         }
     }
 
-    // MARK: Holds (interruptions, music bus pause)
+    // MARK: Holds (interruptions, bus pauses)
 
-    /// What holds every track: an audio-session interruption or the music bus's pause.
-    enum Hold { case session, bus }
-
-    /// Holds or releases every track for an audio-session interruption (see ``setHold(_:_:engine:)``).
-    func setSessionHold(_ hold: Bool, host: any MusicHost) { setHold(.session, hold, host: host) }
-
-    /// Holds or releases every track. While any hold is on, each playing track is paused where it
-    /// is (its queue, position and fade timeline stay) and ``play(_:engine:)`` readies a track
-    /// without starting it. When the last hold is lifted, every track a hold paused that is still
-    /// paused resumes (a track the game paused, stopped or that ended meanwhile is left as it is).
-    func setHold(_ kind: Hold, _ value: Bool, host: any MusicHost) {
+    /// Holds or releases every track for an audio-session interruption (see ``applyHolds(host:)``).
+    func setSessionHold(_ hold: Bool, host: any MusicHost) {
         withMusicLock { _ in
-            guard !isShutDown else { return }
-            let wasHeld = held
-            switch kind {
-            case .session: sessionHold = value
-            case .bus: busHold = value
-            }
-            let hold = held
-            guard hold != wasHeld else { return }
-            let now = clock(host)
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
-                for s in active {
-                    if hold {
-                        guard s.state == .playing else { continue }
-                        if let source = s.source, !suspended { alSourcePause(source) }
-                        s.fade?.freeze(at: now)
-                        s.state = .paused
-                        s.heldBySession = true
-                    } else {
-                        guard s.heldBySession else { continue }
-                        s.heldBySession = false
-                        guard s.state == .paused else { continue }
-                        s.state = .playing
-                        guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
-                        _ = applyGain(s, source: source, now: now, busGain: host.musicBusGain)
-                        if !s.queue.isEmpty { alSourcePlay(source) }
-                    }
-                }
-                ALCheck.after("holding or releasing music sources")
-            }
+            guard !isShutDown, sessionHold != hold else { return }
+            sessionHold = hold
+            applyHolds(host: host)
         }
     }
 
-    /// Stops every track (``Bus/music``'s `stopAll(on:)`): each playing, paused or prepared track
-    /// ends with `.stopped` (keeping its position, as ``MusicTrack/stop()``), and tracks waiting
+    /// Reads which buses the game holds now (its own pauses and `pauseAll(except:)`) and holds or
+    /// releases the tracks on them (see ``applyHolds(host:)``). Called after every bus pause
+    /// change, outside the AL lock.
+    func syncBusHolds(host: any MusicHost) {
+        withMusicLock { _ in
+            guard !isShutDown else { return }
+            let buses = host.withMusicAL { host.musicCoreIsShutDown ? [] : host.gameHeldBuses }
+            guard buses != heldBuses else { return }
+            heldBuses = buses
+            applyHolds(host: host)
+        }
+    }
+
+    /// Brings every track in line with the holds (music lock held). While a hold is on for a
+    /// track (``isHeld(_:)``), it is paused where it is (its queue, position and fade timeline
+    /// stay) and ``play(_:host:)`` readies it without starting it. When its last hold is lifted,
+    /// a track a hold paused that is still paused resumes (a track the game paused, stopped or
+    /// that ended meanwhile is left as it is).
+    private func applyHolds(host: any MusicHost) {
+        assertLocked()
+        let now = clock(host)
+        host.withMusicAL {
+            guard !host.musicCoreIsShutDown else { return }
+            for s in active {
+                if isHeld(s) {
+                    guard s.state == .playing else { continue }
+                    if let source = s.source, !suspended { alSourcePause(source) }
+                    s.fade?.freeze(at: now)
+                    s.state = .paused
+                    s.heldBySession = true
+                } else {
+                    guard s.heldBySession else { continue }
+                    s.heldBySession = false
+                    guard s.state == .paused else { continue }
+                    s.state = .playing
+                    guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
+                    _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
+                    if !s.queue.isEmpty { alSourcePlay(source) }
+                }
+            }
+            ALCheck.after("holding or releasing music sources")
+        }
+    }
+
+    /// Stops every track on `bus` (`stopAll(on:)`): each playing, paused or prepared track ends
+    /// with `.stopped` (keeping its position, as ``MusicTrack/stop()``), and tracks on it waiting
     /// to play after another are cancelled.
-    func stopAll(host: any MusicHost) {
+    func stopAll(on bus: Bus, host: any MusicHost) {
         withMusicLock { pending in
             for a in active {
-                if let n = a.next { n.waiting = false; a.next = nil }
+                if let n = a.next, n.bus == bus { n.waiting = false; a.next = nil }
             }
-            for s in active { stopLocked(s, host: host, pending: &pending) }
+            for s in active where s.bus == bus { stopLocked(s, host: host, pending: &pending) }
         }
     }
 

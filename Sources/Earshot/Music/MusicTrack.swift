@@ -1,14 +1,18 @@
 /// A streamed music track: a file decoded in small chunks onto a reserved source, with the
 /// controls of AVAudioPlayer, gapless loops, fades, a finished event and level meters.
 ///
-/// Open one with ``AudioEngine/loadMusic(path:)``. Ogg Vorbis files stream through libvorbisfile,
+/// Open one with ``AudioEngine/loadMusic(path:bus:)``. Ogg Vorbis files stream through libvorbisfile,
 /// everything else libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus) through libsndfile; the
 /// file must be mono or stereo. Nothing is preloaded: a ring of four 125 ms buffers stays queued
 /// ahead of the play position (see `MusicSystem` for the streaming design: on a loopback
 /// engine every render refills first, so renders never starve; on a live device a streaming
-/// thread refills every 10 ms). Every track plays on the ``Bus/music`` bus: its gain is
-/// `volume × bus gain × duck × master`, re-applied at every refill, and the bus's pause, stop
-/// and mute reach it (see <doc:BusesAndPause>).
+/// thread refills every 10 ms). A track plays on the bus it was loaded on (``bus``: ``Bus/music``
+/// by default, any bus of the engine with ``AudioEngine/loadMusic(path:bus:)``): its gain is
+/// `volume × bus gain × snapshot × duck × master`, re-applied at every refill and frame, and the
+/// bus's pause, stop, mute, snapshots and ducking reach it (see <doc:BusesAndPause>). Only
+/// ``Bus/music`` yields to the secondary-audio hint, so a streamed line of dialogue on
+/// ``Bus/voice`` keeps its level. A mono track can follow an ``Emitter`` (``follow(_:)``): a
+/// radio in the room, a character's long line.
 ///
 /// **Loops are gapless**: at the loop end the decoder seeks back inside the same stream and keeps
 /// filling the same buffer, so no frame is dropped, repeated or padded, for PCM and Vorbis alike.
@@ -90,13 +94,53 @@ public final class MusicTrack: @unchecked Sendable {
     /// The file's length in seconds.
     public var duration: Double { Double(frameCount) / Double(sampleRate) }
 
-    init(engine: AudioEngine, path: String) throws(EarshotError) {
+    init(engine: AudioEngine, path: String, bus: Bus) throws(EarshotError) {
         let decoder = try MusicDecoders.open(path: path)
-        let stream = TrackStream(decoder: decoder)
+        let stream = TrackStream(decoder: decoder, bus: bus)
         try engine.musicSystem.register(stream, host: engine)
         self.engine = engine
         self.system = engine.musicSystem
         self.stream = stream
+    }
+
+    /// The bus the track plays on (fixed when it is loaded).
+    public var bus: Bus { stream.bus }
+
+    /// The emitter the track follows (``follow(_:)``), or nil for a head-relative track.
+    public var emitter: Emitter? { system.read(stream) { $0.emitter } }
+
+    /// Makes the track follow `emitter`: its source is placed where the emitter is, with the
+    /// emitter's distance attenuation, cone and Doppler, as a voice on that emitter is, and moves
+    /// with it at every ``AudioEngine/update(deltaTime:)``; nil returns it to head-relative
+    /// playback (``pan`` applies again). If the emitter is removed later the track plays on where
+    /// the emitter last was. The emitter's environment (occlusion, obstruction, reverb-zone sends)
+    /// does not reach the track: music sources have no sends.
+    ///
+    /// Only a **mono** track can follow an emitter: OpenAL does not place stereo sources in 3D,
+    /// so a stereo track throws ``EarshotError/invalidArgument(_:)`` (encode the line or bed as a
+    /// mono file). Throws ``EarshotError/wrongEngine`` for another engine's emitter,
+    /// ``EarshotError/invalidArgument(_:)`` for a removed one and
+    /// ``EarshotError/engineShutDown`` after shutdown.
+    ///
+    /// ```swift
+    /// let radio = try engine.makeEmitter(SpatialProperties(position: Vector3(2, 0, -1)))
+    /// let news = try engine.loadMusic(path: "Assets/Sounds/hum-loop.wav", bus: .voice)
+    /// try news.follow(radio)
+    /// try news.play()
+    /// radio.position = Vector3(3, 0, -1)   // the track moves with it at the next update
+    /// ```
+    public func follow(_ emitter: Emitter?) throws(EarshotError) {
+        guard let engine else { throw .engineShutDown }
+        if let emitter {
+            guard emitter.link === engine.link else { throw .wrongEngine }
+            guard engine.properties(of: emitter) != nil else {
+                throw .invalidArgument("the emitter was removed")
+            }
+            guard channels == 1 else {
+                throw .invalidArgument("\(path) is stereo: OpenAL does not place stereo in 3D, so only a mono track can follow an emitter (encode it as mono)")
+            }
+        }
+        system.applySettings(stream, host: engine) { $0.emitter = emitter }
     }
 
     // MARK: Transport
@@ -121,8 +165,10 @@ public final class MusicTrack: @unchecked Sendable {
     /// gaplessly: as soon as `previous` has queued its last frame, this track is queued behind a
     /// silent lead-in exactly as long as what `previous` has left (sample-exact on a loopback
     /// engine, within one device update live). Plays now when `previous` is not playing.
+    ///
+    /// Throws ``EarshotError/wrongEngine`` when `previous` belongs to another engine.
     public func play(after previous: MusicTrack) throws(EarshotError) {
-        precondition(previous.engine === engine, "play(after:) with a track of another engine")
+        guard previous.system === system else { throw .wrongEngine }
         guard let engine else { throw .engineShutDown }
         try system.play(stream, after: previous.stream, host: engine)
     }
@@ -286,8 +332,11 @@ public final class MusicTrack: @unchecked Sendable {
     /// track stops at the end (its volume is restored for its next play); `other` starts if it is
     /// not playing and rises to its own volume. Like every fade it runs in playback time: pausing
     /// the music bus holds both tracks where they are.
+    ///
+    /// Throws ``EarshotError/wrongEngine`` when `other` belongs to another engine (even one shut
+    /// down), and changes nothing then.
     public func crossfade(to other: MusicTrack, duration: Double, curve: FadeCurve = .equalPower) throws(EarshotError) {
-        precondition(other.engine === engine, "crossfade(to:) with a track of another engine")
+        guard other.system === system else { throw .wrongEngine }
         guard other !== self else { return }
         guard duration.isFinite, duration >= 0 else { throw .invalidArgument("crossfade duration \(duration)") }
         if !other.isPlaying {

@@ -83,6 +83,14 @@ final class TrackStream: @unchecked Sendable {
 
     let decoder: any MusicDecoder
     let path: String
+    /// The bus the track plays on (``AudioEngine/loadMusic(path:bus:)``): its gain, pause, stop,
+    /// snapshots and ducking apply.
+    let bus: Bus
+    /// The emitter the track follows (``MusicTrack/follow(_:)``), nil for a head-relative track.
+    var emitter: Emitter?
+    /// The emitter's properties last sent to the source (nil: the source is head-relative or
+    /// just claimed).
+    var placedAtEmitter: SpatialProperties?
     let channels: Int
     let fileRate: Int
     let frameCount: Int
@@ -103,9 +111,9 @@ final class TrackStream: @unchecked Sendable {
     var state: State = .idle
     /// A play session (play … end) is under way and owes exactly one end event.
     var sessionActive = false
-    /// Paused by a hold (an audio-session interruption, or the music bus paused by
+    /// Paused by a hold (an audio-session interruption, or the track's bus paused by
     /// `setPaused(_:for:)` or `pauseAll(except:)`); resumed when the last hold is lifted
-    /// (``MusicSystem/setHold(_:_:host:)``).
+    /// (``MusicSystem/setSessionHold(_:host:)``, ``MusicSystem/syncBusHolds(host:)``).
     var heldBySession = false
     var source: ALuint?
     /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged
@@ -165,8 +173,9 @@ final class TrackStream: @unchecked Sendable {
     let events: AsyncStream<MusicTrack.Event>
     let continuation: AsyncStream<MusicTrack.Event>.Continuation
 
-    init(decoder: any MusicDecoder) {
+    init(decoder: any MusicDecoder, bus: Bus = .music) {
         self.decoder = decoder
+        self.bus = bus
         path = decoder.path
         channels = decoder.channels
         fileRate = decoder.sampleRate

@@ -485,7 +485,8 @@ public final class AudioSession: @unchecked Sendable {
     private func writeMusicDuck(_ duck: Float, on engine: AudioEngine) {
         engine.withAL {
             guard !engine.core.isShutDown else { return }
-            _ = engine.core.updateBus(.music) { $0.duck = duck }
+            guard let music = engine.core.busIndex(.music) else { return }
+            engine.core.updateBus(music) { $0.duck = duck }
         }
     }
 }

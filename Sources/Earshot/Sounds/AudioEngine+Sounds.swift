@@ -7,8 +7,9 @@ extension AudioEngine {
     /// Makes a ``Sound`` from `definition`: its clips must be loaded in this engine.
     ///
     /// Throws ``EarshotError/invalidArgument(_:)`` for a value out of range (the definition's
-    /// ``SoundDefinition/validate()``), ``EarshotError/clipUnloaded`` for a clip that is not
-    /// loaded, and ``EarshotError/engineShutDown`` after shutdown.
+    /// ``SoundDefinition/validate()``), ``EarshotError/wrongEngine`` for a clip another engine
+    /// loaded, ``EarshotError/clipUnloaded`` for a clip that is not loaded, and
+    /// ``EarshotError/engineShutDown`` after shutdown.
     ///
     /// ```swift
     /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
@@ -20,12 +21,13 @@ extension AudioEngine {
         try definition.validate()
         return try withAL { () throws(EarshotError) -> Sound in
             guard !core.isShutDown else { throw .engineShutDown }
+            for clip in definition.clips where clip.engineID != core.engineID { throw .wrongEngine }
             for clip in definition.clips where !core.isLoaded(clip) { throw .clipUnloaded }
             guard core.busIndex(definition.bus) != nil else {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
             let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
-            return Sound(id: UInt32(slot), generation: generation, definition: definition)
+            return Sound(engineID: core.engineID, id: UInt32(slot), generation: generation, definition: definition)
         }
     }
 
@@ -41,10 +43,11 @@ extension AudioEngine {
     /// Plays a sound: picks its clip, varies pitch and gain, applies its cooldown and instance
     /// limit, then starts a voice as ``play(_:options:)-(Clip,_)`` does.
     ///
-    /// Returns nil when the play is refused — by the sound's cooldown, by its limit in
-    /// ``SoundDefinition/StealMode/refuse`` mode, or by a full voice pool; each is counted in
-    /// ``stats`` and reported on ``voiceEvents`` (``VoiceEndReason/cooldown`` or
-    /// ``VoiceEndReason/refused``, with the sound). Throws ``EarshotError/soundRemoved`` for a
+    /// A refused play is reported as ``play(_:options:)-(Clip,_)`` reports one: no error, and the
+    /// returned voice's ``Voice/status`` is ``VoiceStatus/refused`` — whether the sound's
+    /// cooldown, its limit in ``SoundDefinition/StealMode/refuse`` mode or a full voice pool
+    /// refused it; each is counted in ``stats`` and reported on ``voiceEvents``
+    /// (``VoiceEndReason/cooldown`` or ``VoiceEndReason/refused``, with the sound). Throws ``EarshotError/soundRemoved`` for a
     /// removed sound, ``EarshotError/clipUnloaded`` when the picked clip was unloaded, and
     /// ``EarshotError/invalidArgument(_:)`` for bad options (as for a clip). Allocation-free.
     ///
@@ -53,20 +56,19 @@ extension AudioEngine {
     /// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
     /// let steps = try engine.makeSound(SoundDefinition(clips: [step], limit: .init(count: 3, steal: .refuse)))
     /// for _ in 0..<5 {
-    ///     if try engine.play(steps) == nil { print("refused: three are playing") }
+    ///     if try engine.play(steps).status == .refused { print("refused: three are playing") }
     /// }
     /// ```
     @discardableResult
-    public func play(_ sound: Sound, options: SoundPlayOptions = SoundPlayOptions()) throws(EarshotError) -> Voice? {
-        if case .emitter(let e) = options.placement, e.engine !== self {
-            throw .invalidArgument("the emitter belongs to another engine")
-        }
+    public func play(_ sound: Sound, options: SoundPlayOptions = SoundPlayOptions()) throws(EarshotError) -> Voice {
+        if case .emitter(let e) = options.placement, e.link !== link { throw .wrongEngine }
+        guard sound.engineID == link.id else { throw .wrongEngine }
         let id = try withAL { () throws(EarshotError) -> VoiceID? in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let slot = core.sounds.slot(sound) else { throw .soundRemoved }
             return try core.play(sound: slot, options: options, logger: logger)
         }
-        return id.map { Voice(engine: self, id: $0) }
+        return Voice(engine: self, id: id ?? .refused)
     }
 
     /// Voices of `sound` now — real, virtual or held back by its limit (0 for a removed sound).

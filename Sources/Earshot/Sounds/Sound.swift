@@ -5,25 +5,31 @@
 /// so that its limits and variations hold across every play, from any thread.
 ///
 /// The handle is generation-counted: after ``AudioEngine/removeSound(_:)`` it is stale, and
-/// playing it throws ``EarshotError/soundRemoved``.
+/// playing it throws ``EarshotError/soundRemoved``. It belongs to the engine that made it:
+/// playing it on another engine throws ``EarshotError/wrongEngine``, and sounds of two engines
+/// are never equal.
 ///
 /// ```swift
 /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
 /// let beep = try engine.loadClip(path: "Assets/Sounds/beep.wav")
 /// let blip = try engine.makeSound(SoundDefinition(clips: [beep], pitchVariation: 100))
-/// if let voice = try engine.play(blip) {
-///     print(voice.status)                 // real
-/// }
+/// let voice = try engine.play(blip)
+/// print(voice.status)                     // real (refused when its limit, cooldown or the pool says no)
 /// print(engine.instanceCount(of: blip))   // 1
 /// ```
 public struct Sound: Sendable, Hashable {
+    /// The identity of the engine that made it (``EngineLink/id``).
+    let engineID: UInt64
     let id: UInt32
     let generation: UInt32
     /// What the sound was made from.
     public let definition: SoundDefinition
 
-    public static func == (a: Sound, b: Sound) -> Bool { a.id == b.id && a.generation == b.generation }
+    public static func == (a: Sound, b: Sound) -> Bool {
+        a.engineID == b.engineID && a.id == b.id && a.generation == b.generation
+    }
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(engineID)
         hasher.combine(id)
         hasher.combine(generation)
     }

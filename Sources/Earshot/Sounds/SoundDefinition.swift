@@ -49,7 +49,8 @@ public struct SoundDefinition: Sendable, Equatable {
         /// The quietest voice of the sound (as heard now: gains, fades and distance) stops, as
         /// for `oldest`.
         case quietest
-        /// The new play is refused: `play` returns nil and ``VoiceEndReason/refused`` is reported.
+        /// The new play is refused: the voice `play` returns is ``VoiceStatus/refused`` and
+        /// ``VoiceEndReason/refused`` is reported.
         case refuse
         /// The new voice plays virtually (its time runs, nothing is heard) until one of the
         /// audible voices of the sound ends; then the newest waiting one is heard.

@@ -36,6 +36,9 @@ final class SoundTable {
     private(set) var entries: [Entry] = []
     private var free: [Int] = []
     var stats = Stats()
+    /// The engine's identity (``EngineLink/id``), set once by the engine core: sounds it makes
+    /// carry it, and a sound with another engine's identity has no slot here.
+    var engineID: UInt64 = 0
     /// Sounds that may have voices held by their limit (released by ``releaseHeld(pool:)``).
     private var soundsWithHeld = 0
 
@@ -64,6 +67,7 @@ final class SoundTable {
 
     /// The slot of a live sound handle, or nil when it was removed.
     func slot(_ sound: Sound) -> Int? {
+        guard sound.engineID == engineID else { return nil }
         let i = Int(sound.id)
         guard i < entries.count, entries[i].generation == sound.generation, entries[i].definition != nil else { return nil }
         return i
@@ -86,7 +90,7 @@ final class SoundTable {
         let slot = Int(key & 0xFFFF) - 1
         guard slot < entries.count, let d = entries[slot].definition,
               entries[slot].generation & 0xFFFF == key >> 16 else { return nil }
-        return Sound(id: UInt32(slot), generation: entries[slot].generation, definition: d)
+        return Sound(engineID: engineID, id: UInt32(slot), generation: entries[slot].generation, definition: d)
     }
 
     // MARK: Playing

@@ -14,7 +14,9 @@
 /// ```
 ///
 /// A handle does not keep its engine alive: after the engine is shut down or released the
-/// emitter reads as removed (``properties`` is nil, ``position`` is `.zero`) and setters do nothing.
+/// emitter reads as removed (``properties``, ``position`` and ``velocity`` are nil) and setters
+/// do nothing. It belongs to its engine: passed to another engine it is refused with
+/// ``EarshotError/wrongEngine`` by the calls that throw (`play`) and ignored by the others.
 public struct Emitter: Sendable, Hashable {
     /// The engine's link, which holds the engine weakly (see ``Voice``).
     let link: EngineLink
@@ -35,17 +37,19 @@ public struct Emitter: Sendable, Hashable {
         nonmutating set { if let newValue { engine?.setProperties(newValue, of: self) } }
     }
 
-    /// The emitter's position (the hot path: one lock, no validation beyond finiteness).
-    public var position: Vector3 {
-        get { engine?.properties(of: self)?.position ?? .zero }
-        nonmutating set { engine?.setPosition(newValue, of: self) }
+    /// The emitter's position (the hot path: one lock, no validation beyond finiteness); nil for
+    /// a removed emitter, as ``Voice/position`` is for an ended voice. Setting nil, a non-finite
+    /// position, or on a removed emitter does nothing.
+    public var position: Vector3? {
+        get { engine?.properties(of: self)?.position }
+        nonmutating set { if let newValue { engine?.setPosition(newValue, of: self) } }
     }
 
-    /// The emitter's velocity, for doppler.
-    public var velocity: Vector3 {
-        get { engine?.properties(of: self)?.velocity ?? .zero }
+    /// The emitter's velocity, for doppler; nil for a removed emitter.
+    public var velocity: Vector3? {
+        get { engine?.properties(of: self)?.velocity }
         nonmutating set {
-            guard let engine, var p = engine.properties(of: self), newValue.isFinite else { return }
+            guard let newValue, let engine, var p = engine.properties(of: self), newValue.isFinite else { return }
             p.velocity = newValue
             engine.setProperties(p, of: self)
         }

@@ -68,6 +68,12 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// by `sources` in `alsoft.conf`), fewer than ``AudioEngine/Configuration/musicSources``
     /// (`musicSources`) plus the one source the voice pool needs at least.
     case tooFewSources(granted: Int, musicSources: Int)
+    /// A handle (``Clip``, ``Sound``, ``MusicTrack``, ``Emitter``, ``Voice``) was passed to an
+    /// engine other than the one that made it — also when that engine has been shut down.
+    /// Nothing is played or changed. Calls that do not throw (setters, queries, `stop`,
+    /// `unload`, `removeSound`, `removeEmitter`) treat such a handle like a stale one: they do
+    /// nothing and read as nil, 0 or `.stopped`.
+    case wrongEngine
 
     public var description: String {
         switch self {
@@ -118,6 +124,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): cannot write: needs \(Self.bytes(needed)) and only \(Self.bytes(available)) are free"
         case .tooFewSources(let granted, let musicSources):
             return "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
+        case .wrongEngine:
+            return "the handle belongs to another audio engine; use it only with the engine that made it"
         }
     }
 

@@ -7,13 +7,21 @@
 /// and the lower of the audio session's duck and the sidechain ``Ducking`` by other buses.
 ///
 /// ```swift
-/// engine.setGain(0.5, for: .music)
-/// engine.setMuted(true, for: .ui)
+/// try engine.setGain(0.5, for: .music)
+/// try engine.setMuted(true, for: .ui)
 /// let footsteps = Bus("footsteps")
 /// try engine.addBus(footsteps)
 /// ```
+///
+/// Every call that names a bus the engine does not have throws
+/// ``EarshotError/invalidArgument(_:)`` and changes nothing:
+///
+/// ```swift
+/// do { try engine.setGain(0.5, for: Bus("musci")) } catch { print(error) }   // no bus named "musci"
+/// ```
 public struct Bus: Sendable, Hashable, CustomStringConvertible {
-    /// The bus's name (unique in an engine).
+    /// The bus's name (unique in an engine; not empty, printable, at most ``maxNameBytes`` UTF-8
+    /// bytes: see ``validate()``).
     public let name: String
     public init(_ name: String) { self.name = name }
 
@@ -29,6 +37,36 @@ public struct Bus: Sendable, Hashable, CustomStringConvertible {
     public static let builtIn: [Bus] = [.sfx, .music, .ui, .voice]
 
     public var description: String { name }
+
+    /// The longest bus name, in UTF-8 bytes.
+    public static let maxNameBytes = 64
+
+    /// Checks the name: not empty, at most ``maxNameBytes`` UTF-8 bytes, printable (no control or
+    /// format characters such as a newline, a tab or a zero-width joiner, and not only spaces).
+    /// ``AudioEngine/addBus(_:)`` runs it; a name that fails throws
+    /// ``EarshotError/invalidArgument(_:)``.
+    ///
+    /// ```swift
+    /// try Bus("footsteps").validate()          // fine
+    /// // try Bus("").validate()                // throws: a bus needs a name
+    /// ```
+    public func validate() throws(EarshotError) {
+        guard !name.isEmpty else { throw .invalidArgument("a bus needs a name") }
+        let bytes = name.utf8.count
+        guard bytes <= Self.maxNameBytes else {
+            throw .invalidArgument("bus name of \(bytes) UTF-8 bytes is longer than \(Self.maxNameBytes)")
+        }
+        for scalar in name.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .surrogate, .unassigned, .privateUse, .lineSeparator, .paragraphSeparator:
+                throw .invalidArgument("bus name \(name.debugDescription) holds a character that does not print (U+\(String(scalar.value, radix: 16, uppercase: true)))")
+            default: continue
+            }
+        }
+        guard name.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+            throw .invalidArgument("bus name \(name.debugDescription) is only spaces")
+        }
+    }
 }
 
 /// A bus's mixing state inside the engine.

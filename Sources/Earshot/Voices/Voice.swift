@@ -15,7 +15,9 @@
 ///
 /// A handle does not keep its engine alive: once the engine is shut down or released, the
 /// handle is stale like one of an ended voice (``status`` is ``VoiceStatus/stopped``, getters
-/// return nil, setters and ``stop(fade:)`` do nothing).
+/// return nil, setters and ``stop(fade:)`` do nothing). Passed to another engine's calls it reads
+/// like a stale one there too (those calls never touch that engine's voice in the same slot), and
+/// voices of two engines are never equal.
 public struct Voice: Sendable, Hashable {
     /// The engine's link (holds the engine weakly): handles kept by a game must not keep a
     /// discarded engine (its device, context and clip memory) alive. A strong reference to the
@@ -31,7 +33,9 @@ public struct Voice: Sendable, Hashable {
     /// The engine while it exists.
     var engine: AudioEngine? { link.engine }
 
-    /// Whether the voice is still playing, on a real source or virtually.
+    /// Whether the voice is still playing, on a real source or virtually: false from the moment
+    /// ``stop(fade:)`` returns — also while a stop fade still sounds (the voice is leaving; it
+    /// ends, and its ``VoiceEvent`` comes, once the fade is over).
     public var isPlaying: Bool { engine?.isPlaying(self) ?? false }
 
     /// Real, virtual, pending, stopped or refused.
@@ -40,6 +44,8 @@ public struct Voice: Sendable, Hashable {
     }
 
     /// Stops the voice, fading out over `fade` seconds (never less than the engine's fade time).
+    /// From the moment it returns, ``isPlaying`` is false and ``status`` is ``VoiceStatus/stopped``,
+    /// though the fade-out still sounds.
     /// The fade runs in playback time: if the voice or its bus is paused during it, the voice
     /// falls silent, waits, and finishes the fade once resumed. A voice without a source stops at
     /// once; one already paused stops within the engine's fade time.

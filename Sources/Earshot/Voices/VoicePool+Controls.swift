@@ -70,6 +70,7 @@ extension VoicePool {
     func modify(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
         guard let index = slot(id) else { return }
         serviceNeeded = true
+        invalidateEvictionHeap()   // a priority (or pause) may change
         change(&slots[index])
     }
 

@@ -8,6 +8,7 @@ extension VoicePool {
     /// offset reads 0); voices fading out to stop end; no voice gets a source until
     /// ``replaceSources(_:)``.
     func suspendAll(now: Double) {
+        invalidateEvictionHeap()
         while let index = real.last {
             let v = slots[index]
             removeFromReal(index)

@@ -9,7 +9,10 @@ extension VoicePool {
         VoiceRanking.outranks(a, b)
     }
 
-    func worstVirtual() -> Int? {
+    /// The virtual voice a full pool evicts first: the one that stands lowest by the same rule
+    /// (priority, audibility, age). Scans every live voice: O(pool); `play` uses the heap of
+    /// VoicePool+Eviction.swift instead, and tests check the two agree.
+    func worstVirtualByScan() -> Int? {
         var worst: Int?
         for i in live where slots[i].phase == .virtual {
             if let w = worst {

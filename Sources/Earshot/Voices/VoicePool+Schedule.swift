@@ -6,6 +6,7 @@ extension VoicePool {
     /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
     /// and resume. Then `service` pushes properties and fades.
     func schedule(now: Double) {
+        invalidateEvictionHeap()   // every audibility is recomputed below
         // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates. Unless
         // the last update had more candidates than sources, every candidate is taken as a winner
         // for now (the common case: enough sources for all); otherwise none is, and the ranking

@@ -201,6 +201,7 @@ extension VoicePool {
         alGetSourcei(source, AL_SOURCE_STATE, &state)
         releaseSource(index)
         slots[index].phase = .virtual
+        invalidateEvictionHeap()
         if state == AL_STOPPED, !slots[index].loop {
             stats.finished += 1
             end(index, reason: .finished)

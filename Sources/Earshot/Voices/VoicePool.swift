@@ -96,6 +96,14 @@ final class VoicePool {
     @exclusivity(unchecked) var rankScratch: [RankEntry]
 
     typealias RankEntry = VoiceRanking.Entry
+    /// The virtual voices as a min-heap on their standing key (the worst on top), so that a play
+    /// into a full pool finds its victim in O(log n), not by scanning every voice
+    /// (VoicePool+Eviction.swift). Valid only while ``evictionHeapValid``.
+    @exclusivity(unchecked) var evictionHeap: [RankEntry]
+    /// Whether ``evictionHeap`` holds every virtual voice with its current standing: cleared by
+    /// anything that changes a standing or makes a voice virtual other than `play` (an update,
+    /// a fade that hands a source back, `modify`, a lost device); rebuilt on the next eviction.
+    @exclusivity(unchecked) var evictionHeapValid = false
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
@@ -181,6 +189,8 @@ final class VoicePool {
         waiting.reserveCapacity(capacity)
         rankScratch = []
         rankScratch.reserveCapacity(capacity)
+        evictionHeap = []
+        evictionHeap.reserveCapacity(2 * capacity)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -201,6 +211,9 @@ final class VoicePool {
     func status(_ id: VoiceID, now: Double) -> VoiceStatus {
         if id.index == VoiceID.refused.index { return .refused }
         guard let i = slot(id) else { return .stopped }
+        // Stopped by the game (or stolen by its sound's limit): stopped from that call on, even
+        // while the fade-out still sounds and until the next update ends it.
+        if slots[i].ownStops || slots[i].fadeAction == .stop { return .stopped }
         switch slots[i].phase {
         case .free: return .stopped
         case .real: return .real
@@ -287,6 +300,7 @@ final class VoicePool {
                 return .refused
             }
             stats.evictions += 1
+            popWorstVirtual(victim)
             end(victim, reason: .evicted)
             guard let free = freeSlots.popLast() else {
                 recordRefusal(.refused, sound: r.soundKey)
@@ -303,6 +317,8 @@ final class VoicePool {
         if r.options.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
            let source = freeSources.popLast() {
             startReal(index, on: source, now: now)
+        } else {
+            addVirtualCandidate(index)
         }
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
     }

@@ -174,9 +174,11 @@ public enum VoiceStatus: String, Sendable, Equatable {
     case virtual
     /// Waiting for its start delay.
     case pending
-    /// Ended, or a stale handle.
+    /// Ended, stopped (from the moment ``Voice/stop(fade:)`` returns, while its fade-out still
+    /// sounds), or a stale handle.
     case stopped
-    /// `play` refused it: the virtual-voice limit was reached and it had the lowest standing.
+    /// `play` refused it: the virtual-voice limit was reached and it had the lowest standing, or
+    /// (a ``Sound``) its cooldown or instance limit said no.
     case refused
 }
 

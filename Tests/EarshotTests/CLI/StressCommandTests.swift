@@ -36,6 +36,22 @@ final class StressCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(report.updateMicros.p50, report.updateMicros.max)
     }
 
+    /// `--baseline-only`: raw OpenAL alone, as many sources as the engine would have real voices,
+    /// for whole-process comparisons against `--no-baseline`; not combinable with the engine's modes.
+    func testBaselineOnlyRunsRawOpenALAlone() throws {
+        let r = try CLIRunner.run("earshot", ["stress", "--voices", "40", "--max-real", "12", "--seconds", "0.3", "--baseline-only", "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Double], r.stdout)
+        XCTAssertEqual(object["sources"], 12)
+        XCTAssertEqual(object["renderedSeconds"] ?? 0, 0.3, accuracy: 0.02)
+        XCTAssertGreaterThan(object["cpuSeconds"] ?? 0, 0)
+        let text = try CLIRunner.run("earshot", ["stress", "--voices", "8", "--seconds", "0.2", "--baseline-only"])
+        XCTAssertTrue(text.stdout.hasPrefix("raw OpenAL: 8 sources, "), text.stdout)
+        let both = try CLIRunner.run("earshot", ["stress", "--voices", "8", "--baseline-only", "--no-baseline"])
+        XCTAssertEqual(both.status, 1, "refused as every bad flag is")
+        XCTAssertTrue(both.stderr.contains("--baseline-only runs the baseline alone"), both.stderr)
+    }
+
     func testTableNamesTheBaselineAndTheRatio() throws {
         let r = try CLIRunner.run("earshot", ["stress", "--voices", "8", "--seconds", "0.2"])
         XCTAssertEqual(r.status, 0, r.stderr)

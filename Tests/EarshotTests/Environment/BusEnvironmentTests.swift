@@ -22,7 +22,7 @@ final class BusEnvironmentTests: XCTestCase {
         let sfx = try e.play(high, options: .init(loop: true, position: Vector3(0, 0, -1)))
         let before = rms(try render(e, seconds: 0.5), from: 0.1, to: 0.5)
         try e.setFilter(LowPassFilter(gain: 1, gainHF: 0.05), for: .sfx)
-        XCTAssertEqual(e.filter(for: .sfx), LowPassFilter(gain: 1, gainHF: 0.05))
+        XCTAssertEqual(try e.filter(for: .sfx), LowPassFilter(gain: 1, gainHF: 0.05))
         let under = rms(try render(e, seconds: 0.5), from: 0.2, to: 0.5)
         print("BusEnvironmentTests: 8 kHz on sfx \(TestSignals.dB(before)) dB, under water \(TestSignals.dB(under)) dB")
         XCTAssertLessThan(TestSignals.dB(under), TestSignals.dB(before) - 15)
@@ -41,7 +41,7 @@ final class BusEnvironmentTests: XCTestCase {
         let e = try TestSignals.loopbackEngine { $0.busEffects = true }
         defer { e.shutdown() }
         try e.setEffect(.echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)), level: 1, for: .voice)
-        XCTAssertEqual(e.effect(for: .voice), .echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)))
+        XCTAssertEqual(try e.effect(for: .voice), .echo(EchoProperties(delay: 0.12, lrDelay: 0, damping: 0, feedback: 0, spread: 0)))
         let click = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: 0.8, seconds: 0.01), name: "click")
         func afterClick(bus: Bus) throws -> (direct: Double, echo: Double) {
             _ = try render(e, seconds: 0.3)
@@ -56,7 +56,7 @@ final class BusEnvironmentTests: XCTestCase {
         XCTAssertLessThan(TestSignals.dB(sfx.echo), -100, "no echo on sfx")
         // Removing the effect while sources still hold sends to it is safe; the echo is gone.
         try e.setEffect(nil, for: .voice)
-        XCTAssertNil(e.effect(for: .voice))
+        XCTAssertNil(try e.effect(for: .voice))
         let gone = try afterClick(bus: .voice)
         XCTAssertLessThan(TestSignals.dB(gone.echo), -100)
         XCTAssertThrowsError(try e.setEffect(.echo(EchoProperties(delay: 1)), for: .voice))

@@ -30,7 +30,7 @@ final class MixAPITests: XCTestCase {
         invalid({ try e.begin(Snapshot("x"), intensity: -0.1) }, "negative intensity")
         invalid({ try e.begin(Snapshot("x"), intensity: .nan) }, "NaN intensity")
         XCTAssertEqual(e.activeSnapshots, [], "nothing refused was begun")
-        XCTAssertEqual(e.snapshotGain(for: .sfx), 1)
+        XCTAssertEqual(try e.snapshotGain(for: .sfx), 1)
 
         try e.begin(Snapshot("ok", busGains: [.sfx: -.infinity, .music: 24]))
         invalid({ try e.setIntensity(2, of: Snapshot("ok")) }, "intensity 2")
@@ -39,8 +39,8 @@ final class MixAPITests: XCTestCase {
         e.end(Snapshot("not active"))                          // nothing
         e.end(Snapshot("ok"), fade: .nan)                      // at once
         XCTAssertEqual(e.activeSnapshots, [])
-        XCTAssertEqual(e.snapshotGain(for: .sfx), 1)
-        XCTAssertEqual(e.snapshotGain(for: Bus("nowhere")), 1)
+        XCTAssertEqual(try e.snapshotGain(for: .sfx), 1)
+        invalid({ _ = try e.snapshotGain(for: Bus("nowhere")) }, "unknown bus")
     }
 
     func testBadDuckingsAreRefusedWithTypedErrors() throws {
@@ -58,15 +58,16 @@ final class MixAPITests: XCTestCase {
         invalid({ try e.setDucking(Ducking(threshold: -130), of: .music, by: .voice) }, "threshold below −120")
         invalid({ try e.setDucking(Ducking(threshold: 1), of: .music, by: .voice) }, "threshold above 0")
         invalid({ try e.setDucking(Ducking(hold: .nan), of: .music, by: .voice) }, "NaN hold")
-        XCTAssertNil(e.ducking(of: .music, by: .voice))
+        XCTAssertNil(try e.ducking(of: .music, by: .voice))
         try e.setDucking(nil, of: .music, by: .voice)   // removing none is fine
         let added = Bus("dialogue2")
         try e.addBus(added)
         try e.setDucking(Ducking(), of: .music, by: added)
-        XCTAssertEqual(e.ducking(of: .music, by: added), Ducking())
-        XCTAssertEqual(e.sidechainGain(for: Bus("nowhere")), 1)
-        XCTAssertEqual(e.level(of: Bus("nowhere")), -.infinity)
-        XCTAssertEqual(e.level(of: .voice), -.infinity, "nothing plays")
+        XCTAssertEqual(try e.ducking(of: .music, by: added), Ducking())
+        invalid({ _ = try e.sidechainGain(for: Bus("nowhere")) }, "unknown bus")
+        invalid({ _ = try e.level(of: Bus("nowhere")) }, "unknown bus")
+        invalid({ _ = try e.ducking(of: Bus("nowhere"), by: .voice) }, "unknown bus")
+        XCTAssertEqual(try e.level(of: .voice), -.infinity, "nothing plays")
     }
 
     func testCallsAfterShutdownDoNothingOrThrowEngineShutDown() throws {
@@ -81,10 +82,10 @@ final class MixAPITests: XCTestCase {
         XCTAssertThrowsError(try e.setDucking(nil, of: .music, by: .voice)) { XCTAssertEqual($0 as? EarshotError, .engineShutDown) }
         e.end(s, fade: 1)
         XCTAssertEqual(e.activeSnapshots, [])
-        XCTAssertNil(e.ducking(of: .music, by: .voice))
-        XCTAssertEqual(e.level(of: .voice), -.infinity)
-        _ = e.snapshotGain(for: .sfx)
-        _ = e.sidechainGain(for: .music)
+        XCTAssertNil(try e.ducking(of: .music, by: .voice))
+        XCTAssertEqual(try e.level(of: .voice), -.infinity)
+        _ = try e.snapshotGain(for: .sfx)
+        _ = try e.sidechainGain(for: .music)
         e.update()
     }
 
@@ -92,16 +93,16 @@ final class MixAPITests: XCTestCase {
     func testCallsWhilePausedAndInterrupted() throws {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
-        e.pauseAll()
+        try e.pauseAll()
         e.session.beginInterruption()
         try e.begin(Snapshot("s", busGains: [.sfx: -6]))
         try e.setDucking(Ducking(), of: .music, by: .voice)
         _ = try TestSignals.renderGameFrames(e, seconds: 0.1)
-        XCTAssertEqual(20 * log10(Double(e.snapshotGain(for: .sfx))), -6, accuracy: 0.01, "a fade of 0 applies even while held")
+        XCTAssertEqual(20 * log10(Double(try e.snapshotGain(for: .sfx))), -6, accuracy: 0.01, "a fade of 0 applies even while held")
         e.session.resume()
         e.resumeAll()
         e.end(Snapshot("s"))
-        XCTAssertEqual(e.snapshotGain(for: .sfx), 1)
+        XCTAssertEqual(try e.snapshotGain(for: .sfx), 1)
     }
 
     func testLevelEnvelopeIsSmallAndReadsTheClip() throws {
@@ -135,11 +136,11 @@ final class MixAPITests: XCTestCase {
         let clip = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(s + [Int16](repeating: 0, count: 72_000))), name: "t")
         let v = try e.play(clip, options: .init(pan: 0, bus: .voice))
         _ = try TestSignals.renderGameFrames(e, seconds: 0.25)
-        XCTAssertGreaterThan(e.level(of: .voice), -10, "in the tone")
+        XCTAssertGreaterThan(try e.level(of: .voice), -10, "in the tone")
         e.setPitch(0.25, of: v)                     // 0.25 s left of the tone now lasts 1 s
         _ = try TestSignals.renderGameFrames(e, seconds: 0.5)
-        XCTAssertGreaterThan(e.level(of: .voice), -10, "still in the tone at a quarter of the speed")
+        XCTAssertGreaterThan(try e.level(of: .voice), -10, "still in the tone at a quarter of the speed")
         _ = try TestSignals.renderGameFrames(e, seconds: 0.6)
-        XCTAssertEqual(e.level(of: .voice), -.infinity, "past it")
+        XCTAssertEqual(try e.level(of: .voice), -.infinity, "past it")
     }
 }

@@ -73,15 +73,15 @@ final class SidechainRenderTests: XCTestCase {
 
     func testDialogueDucksMusicWithinAttackAndReleasesAfterHoldAndRelease() throws {
         try engine.setDucking(dialogue, of: .music, by: .voice)
-        XCTAssertEqual(engine.ducking(of: .music, by: .voice), dialogue)
+        XCTAssertEqual(try engine.ducking(of: .music, by: .voice), dialogue)
         let base = try baseline()
         XCTAssertGreaterThan(base.track, -40, "the track is heard")
-        XCTAssertEqual(engine.sidechainGain(for: .music), 1, "nothing on the voice bus: no duck")
+        XCTAssertEqual(try engine.sidechainGain(for: .music), 1, "nothing on the voice bus: no duck")
 
         _ = try engine.play(loud, options: .init(pan: 0, bus: .voice))
         let start = renderer.frames
         try renderer.render(seconds: 0.5)
-        let detected = engine.level(of: .voice)
+        let detected = try engine.level(of: .voice)
         // Within attack + 50 ms of the burst's start the music is 12 dB down.
         let early = levels(from: start + frames(dialogue.attack + 0.05))
         try renderer.render(seconds: 0.5)
@@ -103,8 +103,8 @@ final class SidechainRenderTests: XCTestCase {
         XCTAssertEqual(early.sfx - base.sfx, 0, accuracy: 0.5, "effects on sfx are untouched")
         XCTAssertEqual(back.sfx - base.sfx, 0, accuracy: 0.5)
         XCTAssertEqual(sfxAll - base.sfx, 0, accuracy: 0.5)
-        XCTAssertEqual(engine.sidechainGain(for: .music), 1)
-        XCTAssertEqual(engine.level(of: .voice), -.infinity, "the clip's silent second")
+        XCTAssertEqual(try engine.sidechainGain(for: .music), 1)
+        XCTAssertEqual(try engine.level(of: .voice), -.infinity, "the clip's silent second")
     }
 
     func testQuietDialogueBelowTheThresholdDoesNotDuck() throws {
@@ -113,7 +113,7 @@ final class SidechainRenderTests: XCTestCase {
         _ = try engine.play(quiet, options: .init(pan: 0, bus: .voice))
         let start = renderer.frames
         try renderer.render(seconds: 0.5)
-        let detected = engine.level(of: .voice)
+        let detected = try engine.level(of: .voice)
         try renderer.render(seconds: 0.5)
         let during = level(Self.trackHz, from: start, seconds: 1) - base.track
         let bed = level(Self.musicVoiceHz, from: start, seconds: 1) - base.bed
@@ -121,7 +121,7 @@ final class SidechainRenderTests: XCTestCase {
         XCTAssertEqual(detected, 20 * log10(0.01 / 2.0.squareRoot()), accuracy: 0.3)
         XCTAssertEqual(during, 0, accuracy: 0.5)
         XCTAssertEqual(bed, 0, accuracy: 0.5)
-        XCTAssertEqual(engine.sidechainGain(for: .music), 1)
+        XCTAssertEqual(try engine.sidechainGain(for: .music), 1)
     }
 
     /// The session's duck (−6 dB) and the sidechain (−12 dB) do not stack: the lower wins.
@@ -149,7 +149,7 @@ final class SidechainRenderTests: XCTestCase {
         XCTAssertEqual(after.bed - base.bed, -6, accuracy: 0.5)
 
         // The other way round, set through the core: a deeper session duck wins over the sidechain.
-        engine.withAL { _ = engine.core.updateBus(.music) { $0.duck = pow(10, -20.0 / 20) } }
+        engine.withAL { engine.core.updateBus(engine.core.busIndex(.music)!) { $0.duck = pow(10, -20.0 / 20) } }
         _ = try engine.play(loud, options: .init(pan: 0, bus: .voice))
         let again = renderer.frames
         try renderer.render(seconds: 1)
@@ -186,7 +186,7 @@ final class SidechainRenderTests: XCTestCase {
         let both = level(Self.musicVoiceHz, from: start + frames(0.3)) - base.bed
         XCTAssertEqual(both, -20, accuracy: 0.5, "the deeper ducking wins")
         try engine.setDucking(nil, of: .music, by: .ui)
-        XCTAssertNil(engine.ducking(of: .music, by: .ui))
+        XCTAssertNil(try engine.ducking(of: .music, by: .ui))
         try renderer.render(seconds: 0.4)
         let voiceOnly = level(Self.musicVoiceHz, from: renderer.frames - frames(Self.window)) - base.bed
         XCTAssertEqual(voiceOnly, -12, accuracy: 0.5, "the ui ducking released; the voice one remains")

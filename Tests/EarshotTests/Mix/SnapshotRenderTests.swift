@@ -53,7 +53,7 @@ final class SnapshotRenderTests: XCTestCase {
         XCTAssertEqual(engine.activeSnapshots, ["quiet"])
         let begin = renderer.frames
         try renderer.render(seconds: 0.15)
-        let half = Self.dB(engine.snapshotGain(for: .sfx))
+        let half = Self.dB(try engine.snapshotGain(for: .sfx))
         try renderer.render(seconds: 0.15 + Self.frame)
         let after = renderer.frames
         try renderer.render(seconds: 0.2)
@@ -65,9 +65,9 @@ final class SnapshotRenderTests: XCTestCase {
         // Applied by the ninth update, 8 frames into the 0.3 s fade: linear in the weight.
         XCTAssertEqual(half, -12 * (8.0 / 60) / 0.3, accuracy: 0.01, "linear in the weight")
         XCTAssertEqual(uiDuring, 0, accuracy: 0.5, "another bus is untouched")
-        XCTAssertEqual(Self.dB(engine.snapshotGain(for: .sfx)), -12, accuracy: 0.01)
-        XCTAssertEqual(engine.snapshotGain(for: .ui), 1)
-        XCTAssertEqual(Double(engine.effectiveGain(for: .sfx)), pow(10, -12.0 / 20), accuracy: 1e-4)
+        XCTAssertEqual(Self.dB(try engine.snapshotGain(for: .sfx)), -12, accuracy: 0.01)
+        XCTAssertEqual(try engine.snapshotGain(for: .ui), 1)
+        XCTAssertEqual(Double(try engine.effectiveGain(for: .sfx)), pow(10, -12.0 / 20), accuracy: 1e-4)
 
         engine.end(quiet, fade: 0.3)
         XCTAssertEqual(engine.activeSnapshots, ["quiet"], "listed while it fades out")
@@ -79,7 +79,7 @@ final class SnapshotRenderTests: XCTestCase {
         XCTAssertEqual(restored, 0, accuracy: 0.5, "restored after its fade-out")
         XCTAssertEqual(ui(from: back), u0, accuracy: 0.5)
         XCTAssertEqual(engine.activeSnapshots, [], "removed once its fade reached 0")
-        XCTAssertEqual(engine.snapshotGain(for: .sfx), 1)
+        XCTAssertEqual(try engine.snapshotGain(for: .sfx), 1)
     }
 
     func testSnapshotsAddInDecibelsAndIntensityScalesThem() throws {
@@ -134,10 +134,10 @@ final class SnapshotRenderTests: XCTestCase {
         try renderer.render(seconds: 1)
         let session = engine.session
         session.beginInterruption()
-        let atHold = Self.dB(engine.snapshotGain(for: .sfx))
+        let atHold = Self.dB(try engine.snapshotGain(for: .sfx))
         XCTAssertEqual(atHold, -6, accuracy: 0.05, "half-way when the hold begins (brought up to then)")
         try renderer.render(seconds: 1)
-        XCTAssertEqual(Self.dB(engine.snapshotGain(for: .sfx)), atHold, accuracy: 1e-6, "frozen during the hold")
+        XCTAssertEqual(Self.dB(try engine.snapshotGain(for: .sfx)), atHold, accuracy: 1e-6, "frozen during the hold")
         session.resume()
         let resumed = renderer.frames
         try renderer.render(seconds: 0.3)
@@ -169,7 +169,7 @@ final class SnapshotRenderTests: XCTestCase {
         let under = bands()
         XCTAssertLessThan(under.high - open.high, -15, "the high band drops")
         XCTAssertEqual(under.low - open.low, 0, accuracy: 2, "the low band hardly moves")
-        XCTAssertEqual(engine.filter(for: .sfx), .open, "the bus's own filter is unchanged")
+        XCTAssertEqual(try engine.filter(for: .sfx), .open, "the bus's own filter is unchanged")
 
         let radio = Snapshot("radio", busFilters: [.sfx: LowPassFilter(gain: 0.5, gainHF: 1)])
         try engine.begin(radio)
@@ -205,7 +205,7 @@ final class SnapshotRenderTests: XCTestCase {
         try renderer.render(seconds: 0.2)
         XCTAssertEqual(renderer.level(from: lastWindow, seconds: Self.window, frequency: 8_000), open, accuracy: 0.5,
                        "the snapshot's filter replaces the bus's own")
-        XCTAssertEqual(engine.filter(for: .sfx), own)
+        XCTAssertEqual(try engine.filter(for: .sfx), own)
         engine.end(Snapshot("clear"))
         try renderer.render(seconds: 0.2)
         XCTAssertEqual(renderer.level(from: lastWindow, seconds: Self.window, frequency: 8_000), withOwn, accuracy: 0.5)

@@ -29,7 +29,7 @@ final class MusicBusPauseTests: XCTestCase {
         let track = try e.loadMusic(path: try files.clickWAV("click.wav", clickFrame: 24_000))   // click at 0.5 s
         try track.play()
         _ = try play(e, seconds: 0.2)
-        e.setPaused(true, for: .music)
+        try e.setPaused(true, for: .music)
         XCTAssertFalse(track.isPlaying)
         let during = try play(e, seconds: 1.0)
         XCTAssertLessThan(peak(during), 1e-4, "music played while its bus was paused")
@@ -40,7 +40,7 @@ final class MusicBusPauseTests: XCTestCase {
         XCTAssertFalse(other.isPlaying)
         XCTAssertLessThan(peak(try play(e, seconds: 0.1)), 1e-4)
         other.stop()
-        e.setPaused(false, for: .music)
+        try e.setPaused(false, for: .music)
         XCTAssertTrue(track.isPlaying)
         let after = try play(e, seconds: 0.5)
         XCTAssertEqual(Double(MusicRender.firstSound(after, threshold: 0.05)), 14_400, accuracy: 48,
@@ -61,13 +61,13 @@ final class MusicBusPauseTests: XCTestCase {
         try b.play()
         let loud = try play(e, seconds: 0.2)
         XCTAssertGreaterThan(MusicRender.rms(loud, 4_800..<9_600), 0.1)
-        e.setMuted(true, for: .music)
+        try e.setMuted(true, for: .music)
         let muted = try play(e, seconds: 0.1)
         XCTAssertLessThan(peak(Array(muted[480...])), 1e-4, "a muted music bus is silent")
         XCTAssertTrue(a.isPlaying)
-        e.setMuted(false, for: .music)
+        try e.setMuted(false, for: .music)
         _ = try play(e, seconds: 0.1)
-        e.stopAll(on: .music)
+        try e.stopAll(on: .music)
         XCTAssertFalse(a.isPlaying)
         XCTAssertFalse(b.isPlaying)
         XCTAssertLessThan(peak(Array(try play(e, seconds: 0.2))), 1e-4, "stopAll(on: .music) left music playing")
@@ -96,9 +96,9 @@ final class MusicBusPauseTests: XCTestCase {
             let before = try play(e, seconds: 0.5)
             let atPause = MusicRender.rms(before, before.count - 960..<before.count) / full
             XCTAssertEqual(atPause, 0.5, accuracy: 0.05)
-            if byBus { e.setPaused(true, for: .music) } else { track.pause() }
+            if byBus { try e.setPaused(true, for: .music) } else { track.pause() }
             XCTAssertLessThan(peak(try play(e, seconds: 1.5)), 1e-4)
-            if byBus { e.setPaused(false, for: .music) } else { try track.play() }
+            if byBus { try e.setPaused(false, for: .music) } else { try track.play() }
             let resumed = try play(e, seconds: 0.6)
             let atResume = MusicRender.rms(resumed, 0..<960) / full
             XCTAssertEqual(atResume, 0.5, accuracy: 0.05, "resumed at \(atResume) of full (bus: \(byBus))")
@@ -121,10 +121,10 @@ final class MusicBusPauseTests: XCTestCase {
         let full = MusicRender.rms(try play(e, seconds: 0.1), 2_400..<4_800)
         try a.crossfade(to: b, duration: 1.0, curve: .linear)
         _ = try play(e, seconds: 0.25)
-        e.setPaused(true, for: .music)
+        try e.setPaused(true, for: .music)
         _ = try play(e, seconds: 2.0)
         XCTAssertFalse(b.isPlaying)
-        e.setPaused(false, for: .music)
+        try e.setPaused(false, for: .music)
         XCTAssertTrue(a.isPlaying, "the crossfade did not run on while paused")
         XCTAssertEqual(a.volume, 0.75, accuracy: 0.02)
         XCTAssertEqual(b.volume, 0.25, accuracy: 0.02)
@@ -173,8 +173,8 @@ final class MusicBusPauseTests: XCTestCase {
         try c.play(after: b)
         c.stop()
         try d.crossfade(to: c, duration: 0.2)
-        e.setPaused(true, for: .music)
-        e.setPaused(false, for: .music)
+        try e.setPaused(true, for: .music)
+        try e.setPaused(false, for: .music)
         try a.play()
         // Back on a device.
         var deadline = Date().addingTimeInterval(5)
@@ -196,7 +196,7 @@ final class MusicBusPauseTests: XCTestCase {
         // And a stop during a second loss holds after it.
         e.simulateDeviceLoss()
         _ = try play(e, seconds: 0.01)
-        e.stopAll(on: .music)
+        try e.stopAll(on: .music)
         deadline = Date().addingTimeInterval(5)
         while e.isDeviceLost, Date() < deadline { usleep(2_000); _ = try play(e, seconds: 0.01) }
         XCTAssertFalse(a.isPlaying)

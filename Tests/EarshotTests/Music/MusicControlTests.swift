@@ -85,20 +85,20 @@ final class MusicControlTests: XCTestCase {
 
     /// Plays a looping 500 Hz sine, applies `change`, and returns by how many dB the music's level
     /// moved (RMS over 50 ms before and after), with the engine and track for further steps.
-    private func musicLevelStep(_ files: MusicFixtures, _ change: (AudioEngine) -> Void) throws -> (dB: Double, engine: AudioEngine, track: MusicTrack) {
+    private func musicLevelStep(_ files: MusicFixtures, _ change: (AudioEngine) throws -> Void) throws -> (dB: Double, engine: AudioEngine, track: MusicTrack) {
         let engine = try TestSignals.loopbackEngine()
         let track = try engine.loadMusic(path: try files.sineWAV("sine.wav"))
         track.numberOfLoops = -1
         try track.play()
         let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        change(engine)
+        try change(engine)
         let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
         return (TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)), engine, track)
     }
 
     func testFadeThatStopsEndsWithStoppedAndMusicBusGainApplies() throws {
         let files = try MusicFixtures()
-        let (step, engine, track) = try musicLevelStep(files) { $0.setGain(0.5, for: .music) }
+        let (step, engine, track) = try musicLevelStep(files) { try $0.setGain(0.5, for: .music) }
         defer { engine.shutdown() }
         XCTAssertEqual(step, TestSignals.dB(0.5), accuracy: 0.2)
         track.fade(to: 0, duration: 0.2, stopsAtEnd: true)
@@ -113,7 +113,7 @@ final class MusicControlTests: XCTestCase {
         let (step, engine, _) = try musicLevelStep(files) { $0.masterGain = 0.5 }
         defer { engine.shutdown() }
         XCTAssertEqual(step, TestSignals.dB(0.5), accuracy: 0.2)
-        XCTAssertEqual(engine.effectiveGain(for: .music), 0.5, "master × bus, as documented")
+        XCTAssertEqual(try engine.effectiveGain(for: .music), 0.5, "master × bus, as documented")
     }
 
     func testTapeRateIsPitchAndPanMovesAMonoTrack() throws {

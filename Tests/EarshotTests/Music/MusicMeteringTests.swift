@@ -61,7 +61,7 @@ final class MusicMeteringTests: XCTestCase {
         }
         track.updateMeters()
         XCTAssertEqual(track.meters.averagePower[1], out.averagePower[1], accuracy: 0.1)
-        engine.setGain(0.5, for: .music)
+        try engine.setGain(0.5, for: .music)
         _ = try MusicRender.render(engine, seconds: 0.1)
         XCTAssertEqual(engine.outputMeters().peakPower[0], -12, accuracy: 0.5)
     }

@@ -147,7 +147,7 @@ final class InterruptionTests: XCTestCase {
         try kept.play()
         try renderer.render(seconds: 0.2)
         session.beginInterruption()
-        engine.setPaused(true, for: .ui)   // the game opens its pause menu meanwhile
+        try engine.setPaused(true, for: .ui)   // the game opens its pause menu meanwhile
         kept.pause()                       // and pauses this track itself
         try late.play()                    // and starts another one, which must wait
         XCTAssertFalse(late.isPlaying)
@@ -160,7 +160,7 @@ final class InterruptionTests: XCTestCase {
         XCTAssertGreaterThan(lastLevel(750), -40)
         XCTAssertFalse(kept.isPlaying, "a track the game paused stays paused")
         XCTAssertLessThan(lastLevel(500), -100)
-        XCTAssertTrue(engine.isPaused(.ui), "a bus the game paused stays paused")
+        XCTAssertTrue(try engine.isPaused(.ui), "a bus the game paused stays paused")
         XCTAssertLessThan(lastLevel(2_000), -100)
     }
 }

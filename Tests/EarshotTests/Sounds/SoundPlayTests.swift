@@ -43,7 +43,7 @@ final class SoundPlayTests: XCTestCase {
         try TestSignals.renderGameFrames(e, seconds: 0.1)
 
         let limited = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 3, steal: .oldest), loop: true))
-        for _ in 0..<20 { XCTAssertNotNil(try e.play(limited)) }
+        for _ in 0..<20 { XCTAssertNotEqual(try e.play(limited).status, .refused) }
         let out = left(try TestSignals.renderGameFrames(e, seconds: 0.3))
         let level = rms(out, 4_800..<14_400)
         XCTAssertEqual(level / single, 3, accuracy: 0.05, "three voices' level (20 would be 20×): \(level / single)")
@@ -62,10 +62,10 @@ final class SoundPlayTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(frequency: 500, amplitude: 0.1, seconds: 1), name: "tone")
         let s = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 2, steal: .quietest), loop: true))
-        let loud = try XCTUnwrap(try e.play(s, options: { var o = SoundPlayOptions(); o.gain = 1; return o }()))
-        let quiet = try XCTUnwrap(try e.play(s, options: { var o = SoundPlayOptions(); o.gain = 0.2; return o }()))
+        let loud = try e.play(s, options: { var o = SoundPlayOptions(); o.gain = 1; return o }())
+        let quiet = try e.play(s, options: { var o = SoundPlayOptions(); o.gain = 0.2; return o }())
         try TestSignals.renderGameFrames(e, seconds: 0.05)
-        let third = try XCTUnwrap(try e.play(s))
+        let third = try e.play(s)
         try TestSignals.renderGameFrames(e, seconds: 0.05)
         XCTAssertTrue(loud.isPlaying)
         XCTAssertFalse(quiet.isPlaying, "the quietest was stolen")
@@ -74,9 +74,9 @@ final class SoundPlayTests: XCTestCase {
         let a = try e.makeEmitter(SpatialProperties(position: Vector3(1, 0, 0)))
         let b = try e.makeEmitter(SpatialProperties(position: Vector3(-1, 0, 0)))
         let per = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 4, steal: .refuse, perEmitter: 1), loop: true))
-        XCTAssertNotNil(try e.play(per, options: SoundPlayOptions(emitter: a)))
-        XCTAssertNil(try e.play(per, options: SoundPlayOptions(emitter: a)), "a second on emitter a is refused")
-        XCTAssertNotNil(try e.play(per, options: SoundPlayOptions(emitter: b)), "emitter b has its own allowance")
+        XCTAssertNotEqual(try e.play(per, options: SoundPlayOptions(emitter: a)).status, .refused)
+        XCTAssertEqual(try e.play(per, options: SoundPlayOptions(emitter: a)).status, .refused, "a second on emitter a is refused")
+        XCTAssertNotEqual(try e.play(per, options: SoundPlayOptions(emitter: b)).status, .refused, "emitter b has its own allowance")
         XCTAssertEqual(e.stats.limitRefusals, 1)
     }
 
@@ -89,8 +89,8 @@ final class SoundPlayTests: XCTestCase {
         let high = try e.loadClip(TestSignals.sine(frequency: 1_200, amplitude: 0.1, seconds: 1), name: "high")
         let s = try e.makeSound(SoundDefinition(clips: [low, high], selection: .sequence,
                                                 limit: .init(count: 1, steal: .virtual), loop: true))
-        let first = try XCTUnwrap(try e.play(s))
-        let second = try XCTUnwrap(try e.play(s))
+        let first = try e.play(s)
+        let second = try e.play(s)
         var out = left(try TestSignals.renderGameFrames(e, seconds: 0.3))
         XCTAssertEqual(ToneMeasure.frequency(Array(out[4_800..<14_400]), sampleRate: 48_000), 400, accuracy: 4,
                        "only the first is heard")
@@ -115,7 +115,7 @@ final class SoundPlayTests: XCTestCase {
         var out: [Float] = []
         var started = 0
         for _ in 0..<10 {
-            if try e.play(s) != nil { started += 1 }
+            if try e.play(s).status != .refused { started += 1 }
             out += try TestSignals.renderGameFrames(e, seconds: 0.05)
         }
         out += try TestSignals.renderGameFrames(e, seconds: 0.1)
@@ -127,7 +127,7 @@ final class SoundPlayTests: XCTestCase {
         XCTAssertEqual(refusals.count, 9)
         XCTAssertTrue(refusals.allSatisfy { $0.sound == s && $0.voice.status == .refused })
         // After the cooldown, it plays again.
-        XCTAssertNotNil(try e.play(s))
+        XCTAssertNotEqual(try e.play(s).status, .refused)
     }
 
     /// `refuse`: past the limit plays return nil, are counted and reported.
@@ -138,7 +138,7 @@ final class SoundPlayTests: XCTestCase {
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let s = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 2, steal: .refuse)))
         let results = try (0..<5).map { _ in try e.play(s) }
-        XCTAssertEqual(results.filter { $0 != nil }.count, 2)
+        XCTAssertEqual(results.filter { $0.status != .refused }.count, 2)
         XCTAssertEqual(e.stats.limitRefusals, 3)
         try TestSignals.renderGameFrames(e, seconds: 0.7)
         waitFor(log, count: 3) { $0.reason == .refused }
@@ -188,7 +188,7 @@ final class SoundPlayTests: XCTestCase {
         let s = try e.makeSound(SoundDefinition(clips: [tone], pitchVariation: 100, gainVariation: 6))
         var pitches: [Float] = [], gains: [Float] = []
         for _ in 0..<200 {
-            let v = try XCTUnwrap(try e.play(s))
+            let v = try e.play(s)
             pitches.append(try XCTUnwrap(v.pitch))
             gains.append(try XCTUnwrap(v.gain))
             v.stop()
@@ -274,7 +274,7 @@ final class SoundPlayTests: XCTestCase {
         let s = try e.makeSound(SoundDefinition(clips: [low, high], selection: .sequence, cooldown: 0.03))
         var heard: [Double] = []
         for _ in 0..<8 {   // a play every 20 ms: every other one is refused
-            if try e.play(s) != nil {
+            if try e.play(s).status != .refused {
                 let out = MusicRender.left(try TestSignals.renderGameFrames(e, seconds: 0.02))
                 heard.append(ToneMeasure.frequency(Array(out[48..<960]), sampleRate: 48_000))
             } else {
@@ -286,7 +286,7 @@ final class SoundPlayTests: XCTestCase {
 
         let tone = try e.loadClip(TestSignals.sine(seconds: 1), name: "tone")
         let one = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 1, steal: .oldest), loop: true))
-        let first = try XCTUnwrap(try e.play(one))
+        let first = try e.play(one)
         var bad = SoundPlayOptions()
         bad.bus = Bus("nowhere")
         XCTAssertThrowsError(try e.play(one, options: bad))
@@ -305,13 +305,13 @@ final class SoundPlayTests: XCTestCase {
         o.loopCount = 3   // 0.8 s
         _ = try e.play(line, options: o)
         try TestSignals.renderGameFrames(e, seconds: 0.1)
-        let first = e.level(of: .voice)
+        let first = try e.level(of: .voice)
         try TestSignals.renderGameFrames(e, seconds: 0.45)   // the third pass
-        let third = e.level(of: .voice)
+        let third = try e.level(of: .voice)
         XCTAssertGreaterThan(first, -30)
         XCTAssertEqual(third, first, accuracy: 1, "the third pass reads like the first")
         try TestSignals.renderGameFrames(e, seconds: 0.4)
-        XCTAssertLessThan(e.level(of: .voice), -100, "silent once its passes are over")
+        XCTAssertLessThan(try e.level(of: .voice), -100, "silent once its passes are over")
     }
 
     /// Removing a sound makes its handle stale; its voices play on; bad definitions are typed errors.
@@ -319,7 +319,7 @@ final class SoundPlayTests: XCTestCase {
         let e = try TestSignals.loopbackEngine()
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let s = try e.makeSound(SoundDefinition(clips: [tone]))
-        let v = try XCTUnwrap(try e.play(s))
+        let v = try e.play(s)
         e.removeSound(s)
         XCTAssertThrowsError(try e.play(s)) { XCTAssertEqual($0 as? EarshotError, .soundRemoved) }
         XCTAssertTrue(v.isPlaying)

@@ -3,7 +3,7 @@ import XCTest
 
 /// The clip selection of sounds, alone (no OpenAL): weights, shuffle, sequence, avoidRepeat.
 final class SoundSelectorTests: XCTestCase {
-    private let clip = Clip(id: 0, generation: 0, info: ClipInfo(name: "c", sampleRate: 48_000, channels: 1, frameCount: 1,
+    private let clip = Clip(engineID: 0, id: 0, generation: 0, info: ClipInfo(name: "c", sampleRate: 48_000, channels: 1, frameCount: 1,
                                                                  byteCount: 2, isFloat: false))
 
     private func picks(_ d: SoundDefinition, _ n: Int, seed: UInt64 = 1) -> [Int] {

@@ -25,7 +25,7 @@ final class VoiceHardeningTests: XCTestCase {
 
         e.setPaused(true, of: paused)
         try TestSignals.renderGameFrames(e, seconds: 0.05)
-        e.setPaused(true, for: .sfx)
+        try e.setPaused(true, for: .sfx)
         try TestSignals.renderGameFrames(e, seconds: 0.05)
         quiet.gain = 0   // below the audibility floor
         let out = try TestSignals.renderGameFrames(e, seconds: 0.1)
@@ -39,7 +39,7 @@ final class VoiceHardeningTests: XCTestCase {
 
         // A full pool: five loud voices on four sources — one real voice is stolen.
         e.setPaused(false, of: paused)
-        e.setPaused(false, for: .sfx)
+        try e.setPaused(false, for: .sfx)
         quiet.gain = 1
         try TestSignals.renderGameFrames(e, seconds: 0.1)
         XCTAssertEqual(e.stats.realVoices, 3)
