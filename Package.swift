@@ -33,11 +33,16 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        // PulseAudio server events in-process, for following the default output (no child
+        // process). Debian package libpulse-dev. No pkgConfig: libpulse.pc's cflags are
+        // `-D_REENTRANT -pthread`, which SwiftPM refuses with a warning on every build; the
+        // header and the library are on the default paths.
+        .systemLibrary(name: "CPulse"),
 
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile", "CDBus",
+                "COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.
@@ -68,6 +73,9 @@ let package = Package(
         // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
         .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
         .executableTarget(name: "Mix", dependencies: ["Earshot"], path: "Demos/Mix"),
+        // The README's async start-up (`@main` with `async main()`); AsyncGameDemoTests checks
+        // they are the same text and runs it.
+        .executableTarget(name: "AsyncGame", dependencies: ["Earshot"], path: "Demos/AsyncGame"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
@@ -75,6 +83,10 @@ let package = Package(
 
         // Signal measurements the tests and the benchmarks share (tone frequency, distortion).
         .target(name: "EarshotMeasure", path: "Tests/EarshotMeasure"),
+
+        // A game in miniature that LiveLifetimeTests runs as a process against a private PulseAudio
+        // daemon (live engines from tasks, exits without shutdown, shutdown racing recovery).
+        .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
