@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build, the tests and the demos use.
-DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev pkg-config \
+DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev libpulse-dev pkg-config \
                 ffmpeg sox espeak-ng dbus mpv mpv-mpris playerctl pulseaudio pulseaudio-utils \
                 libclang-rt-14-dev soundstretch
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -74,7 +74,7 @@ soak: deps
 
 ## tsan: the concurrency tests under ThreadSanitizer
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests'
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests|EventStreamTests|ShutdownRaceTests'
 
 ## docs: the DocC documentation of the library and the scenes module, as static HTML in out/docs
 docs: deps

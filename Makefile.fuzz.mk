@@ -82,3 +82,28 @@ struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
 	    $(FUZZ_DIR)/corpus/audio $(STRUCT_CASES) $(STRUCT_SEED) $(FUZZ_DIR) 2>&1 | tail -12; \
 	  status=$${PIPESTATUS[0]}; echo "== struct-fuzz $$c: exit $$status"; [ $$status = 0 ] || exit 1; \
 	done
+
+# Issue 24's structured fuzzers (not libFuzzer: generators of valid structures with values at
+# and around their edges): scene values through validate and render, and random public API
+# operations on a loopback engine. One release binary built with -enable-testing (the API
+# fuzzer simulates device loss as the tests do), in a scratch folder of its own. A run's result
+# is its exit status (0: no finding); Tests/Fuzz/README.md has the figures.
+#
+#   make fuzz-values                                    both, the default sizes
+#   make fuzz-values FUZZ_SCENES=100000 FUZZ_API_OPS=1000000 FUZZ_SEED=3
+FUZZ_SCENES ?= 10000
+FUZZ_API_OPS ?= 100000
+FUZZ_SEED ?= 1
+.PHONY: fuzz-values
+$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	swift build -c release --scratch-path .build-fuzz-values --product earshot-fuzz -Xswiftc -enable-testing
+	cp .build-fuzz-values/release/earshot-fuzz $@
+
+fuzz-values: $(FUZZ_DIR)/earshot-fuzz
+	@echo "== fuzz scene values: $(FUZZ_SCENES) scenes, seed $(FUZZ_SEED)"
+	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz scene-values $(FUZZ_SCENES) $(FUZZ_SEED) > $(FUZZ_DIR)/scene-values.log 2>&1; \
+	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/scene-values.log | tail -40; echo "exit status $$s"; exit $$s
+	@echo "== fuzz API operations: $(FUZZ_API_OPS) operations, seed $(FUZZ_SEED)"
+	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz api $(FUZZ_API_OPS) $(FUZZ_SEED) > $(FUZZ_DIR)/api.log 2>&1; \
+	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/api.log | tail -40; echo "exit status $$s"; exit $$s

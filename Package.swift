@@ -33,6 +33,11 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        // PulseAudio server events in-process, for following the default output (no child
+        // process). Debian package libpulse-dev. No pkgConfig: libpulse.pc's cflags are
+        // `-D_REENTRANT -pthread`, which SwiftPM refuses with a warning on every build; the
+        // header and the library are on the default paths.
+        .systemLibrary(name: "CPulse"),
 
         // Makes libsndfile's libmpg123 handles quiet (MPG123_QUIET): libmpg123 otherwise prints
         // notes on damaged MP3s to the process's stderr (see quiet_mpg123.c).
@@ -40,7 +45,7 @@ let package = Package(
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CQuietMPG123",
+                "COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse", "CQuietMPG123",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.
@@ -71,6 +76,9 @@ let package = Package(
         // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
         .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
         .executableTarget(name: "Mix", dependencies: ["Earshot"], path: "Demos/Mix"),
+        // The README's async start-up (`@main` with `async main()`); AsyncGameDemoTests checks
+        // they are the same text and runs it.
+        .executableTarget(name: "AsyncGame", dependencies: ["Earshot"], path: "Demos/AsyncGame"),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
@@ -78,6 +86,10 @@ let package = Package(
 
         // Signal measurements the tests and the benchmarks share (tone frequency, distortion).
         .target(name: "EarshotMeasure", path: "Tests/EarshotMeasure"),
+
+        // A game in miniature that LiveLifetimeTests runs as a process against a private PulseAudio
+        // daemon (live engines from tasks, exits without shutdown, shutdown racing recovery).
+        .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
@@ -94,6 +106,12 @@ let package = Package(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
             dependencies: ["EarshotScenes", "Earshot", "CSndFile", "EarshotTestSupport"]),
+
+        // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
+        // test runs and the long-run executable (`make fuzz-values`) share.
+        .target(name: "EarshotFuzzing", dependencies: ["Earshot", "EarshotScenes"], path: "Tests/Fuzz/Generators"),
+        .executableTarget(name: "earshot-fuzz", dependencies: ["EarshotFuzzing"], path: "Tests/Fuzz/EarshotFuzz"),
+        .testTarget(name: "EarshotFuzzTests", dependencies: ["EarshotFuzzing", "Earshot", "EarshotTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

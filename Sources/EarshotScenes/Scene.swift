@@ -63,6 +63,10 @@ public struct Scene: Sendable {
     /// The scene's `seed:` (default 0): its jitter and every random choice of its sounds follow
     /// from it, so a scene renders bit-identically each time; another seed, other choices.
     public var seed: UInt64 = 0
+    /// The line of each entry's key in the scene file, by the key path messages use
+    /// (`clips.beep`, `sounds.steps`, `emitters.car`, `zones.hall`, `music.theme`, `snapshots.x`,
+    /// `buses.sfx`): warnings about an entry say `FILE:LINE` with it.
+    public var lines: [String: Int] = [:]
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// `EarshotError/invalidScene(file:line:column:key:reason:)` (or `EarshotError/fileNotFound(path:)`

@@ -246,7 +246,7 @@ struct SceneParser: YAMLReader {
                         repeatEvent(ev, e, index: i, duration: duration, into: &events)
                     }
                 }
-            } else if describe(n) != "nothing" {
+            } else if !isNull(n) {
                 fail(n, "events", "expected a list of events (- { at: …, … }), got \(describe(n))")
             }
             // Repeats count too: the limit holds for the events the scene will run.
@@ -269,6 +269,10 @@ struct SceneParser: YAMLReader {
         scene.snapshots = snapshots
         scene.buses = buses
         scene.seed = seed
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses"] {
+            guard case .mapping(let m)? = top[section] else { continue }
+            for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
+        }
         return scene
     }
 
@@ -513,7 +517,9 @@ struct SceneParser: YAMLReader {
         let count = m["count"].flatMap { integer($0, "\(key).count", in: 1...SceneLimits.maxEvents) }
         let until = m["until"].flatMap { time($0, "\(key).until", duration: duration) } ?? limit
         let jitter = m["jitter"].flatMap { number($0, "\(key).jitter", in: 0...(every / 2), "seconds 0…half of every") } ?? 0
-        var generator = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
+        // A stream of its own per event: `seed + index × increment` gave the next event the same
+        // offsets shifted by one (SplitMix64 steps its state by that very increment).
+        var generator = SplitMix64(seed: seed, stream: UInt64(index))
         var n = 1
         while true {
             if let count, n >= count { break }

@@ -63,11 +63,15 @@ public struct SceneRenderer {
     /// whole render (events, paths, ramps, music) but silently, so the section sounds as it does
     /// there. The result's times, levels, timeline and events then count from `from`.
     ///
-    /// Throws what loading the scene's audio, the engine or the writer throw; a partly written
-    /// file is removed. `progress` is called once per game frame with 0…1.
+    /// Throws what loading the scene's audio, the engine or the writer throw, and the error of a
+    /// music track that fails part-way (corrupt data, a chained Ogg changing format: never a
+    /// render with silence in its place); a partly written file is removed. With a
+    /// `transaction`, the file is staged for its commit instead of put in place. `progress` is
+    /// called once per game frame with 0…1.
     @discardableResult
     public func render(to path: String, format: AudioFileWriter.Format = .s16, from: Double = 0, duration: Double? = nil,
                        session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
+                       transaction: OutputTransaction? = nil,
                        progress: ((Double) -> Void)? = nil) throws(EarshotError) -> Result {
         if let duration, !(duration.isFinite && duration > 0) {
             throw .invalidArgument("render duration \(duration) (must be a positive number of seconds)")
@@ -84,7 +88,7 @@ public struct SceneRenderer {
         let channels = engine.outputChannels
         // Refused before rendering when the folder cannot hold it; nothing partial is left behind.
         let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format,
-                                         expectedFrames: Int(((seconds - from) * Double(rate)).rounded()))
+                                         expectedFrames: Int(((seconds - from) * Double(rate)).rounded()), transaction: transaction)
         do {
             var result = try run(runtime, engine: engine, writer: writer, from: from, seconds: seconds, progress: progress)
             try writer.close()
@@ -93,7 +97,6 @@ public struct SceneRenderer {
             return result
         } catch {
             writer.discard()
-            try? FileManager.default.removeItem(atPath: path)
             throw error
         }
     }
@@ -135,17 +138,21 @@ public struct SceneRenderer {
                 // Cut the frame's render where the next event falls.
                 var end = frameEnd
                 if let t = runtime.nextTime { end = min(end, max(position + 1, sample(t))) }
-                if position < skip { end = min(end, skip) }   // the section starts on its own sample
+                // The render is cut exactly where a whole render cuts it (OpenAL ramps gains over
+                // each render call, so a cut of its own at `skip` would change the first partial
+                // frame): the part before the section is rendered with it and dropped.
                 let n = end - position
-                let written = position >= skip
+                let kept = max(0, end - max(position, skip))
                 try buffer.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in
                     let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * channels)])
                     let limitedBefore = engine.stats.limitedFrames
                     try engine.render(into: slice)
-                    guard written else { return }
-                    timeline.recordLimiting(time: Double(position - skip) / Double(rate), frames: engine.stats.limitedFrames - limitedBefore)
-                    try writer.write(UnsafeBufferPointer(slice))
-                    levels.add(UnsafeBufferPointer(slice))
+                    guard kept > 0 else { return }
+                    let section = UnsafeBufferPointer(rebasing: slice[((n - kept) * channels)...])
+                    timeline.recordLimiting(time: Double(max(position, skip) - skip) / Double(rate),
+                                            frames: engine.stats.limitedFrames - limitedBefore)
+                    try writer.write(section)
+                    levels.add(section)
                 }
                 position = end
                 while position < frameEnd, let t = runtime.nextTime, sample(t) <= position {
@@ -154,6 +161,8 @@ public struct SceneRenderer {
             }
             done = frameEnd
             frame += 1
+            // A track that failed part-way fails the render (its silence would be a lie).
+            for track in runtime.tracks.values { if let error = track.failure { throw error } }
             progress?(Double(done) / Double(max(total, 1)))
         }
         levels.finish()

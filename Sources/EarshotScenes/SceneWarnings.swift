@@ -12,7 +12,7 @@ import Foundation
 public struct SceneWarning: Sendable, Equatable, CustomStringConvertible {
     /// The scene file.
     public var file: String
-    /// The line of the event concerned, when the warning is about an event.
+    /// The line of the event or entry concerned (nil only for a scene built in code).
     public var line: Int?
     /// The key concerned (`events`, `clips.beep`, `emitters.car`).
     public var key: String
@@ -35,7 +35,8 @@ extension Scene {
     public func warnings() -> [SceneWarning] {
         var out: [SceneWarning] = []
         func warn(_ line: Int?, _ key: String, _ message: String) {
-            out.append(SceneWarning(file: file, line: line.flatMap { $0 > 0 ? $0 : nil }, key: key, message: message))
+            // An entry's warning (clips.x, emitters.y) takes the line of its key.
+            out.append(SceneWarning(file: file, line: (line ?? lines[key]).flatMap { $0 > 0 ? $0 : nil }, key: key, message: message))
         }
 
         // Events in time order (the scene keeps them sorted), against what plays when.
@@ -84,6 +85,14 @@ extension Scene {
                 stopped.remove(id)
             case .play, .interruption, .set, .snapshot:
                 break
+            }
+        }
+
+        // Reverb values OpenAL Soft 1.19.1 would abort on: the render moves them into its domain
+        // (ReverbDomain, the same call the engine makes), so say what changes.
+        for zone in zones {
+            for note in ReverbDomain.sanitised(zone.reverb, speedOfSound: speedOfSound).adjustments {
+                warn(lines["zones.\(zone.name)"], "zones.\(zone.name).reverb", note)
             }
         }
 

@@ -59,13 +59,20 @@ extension YAMLReader {
         }
     }
 
+    /// Whether `node` is YAML's null: a plain (unquoted) empty value, `~` or `null` (YAML 1.2's
+    /// core schema spellings). Only these: a word such as `nothing` (quoted or not) is a string.
+    func isNull(_ node: Node) -> Bool {
+        guard case .scalar(let s) = node, s.style == .plain else { return false }
+        return ["", "~", "null", "Null", "NULL"].contains(s.string)
+    }
+
     /// How a node reads in a message: "a mapping", "a list of 3", "nothing", the string or the value.
     func describe(_ node: Node) -> String {
         switch node {
         case .mapping: return "a mapping"
         case .sequence(let s): return "a list of \(s.count)"
         case .scalar(let s):
-            if s.style == .plain, ["", "~", "null", "Null", "NULL"].contains(s.string) { return "nothing" }
+            if isNull(node) { return "nothing" }
             if s.style == .singleQuoted || s.style == .doubleQuoted { return "the string \"\(s.string)\"" }
             return "\(s.string)"
         }
@@ -211,7 +218,7 @@ extension YAMLReader {
     }
 
     mutating func string(_ node: Node, _ key: String) -> String? {
-        guard case .scalar(let s) = node, describe(node) != "nothing", !s.string.isEmpty else {
+        guard case .scalar(let s) = node, !isNull(node), !s.string.isEmpty else {
             fail(node, key, "expected text, got \(describe(node))")
             return nil
         }

@@ -15,11 +15,15 @@ struct EarshotCommand: ParsableCommand {
             return handler
         }
         EarshotLogging.level = level   // the library is quiet (warning) unless asked
+        // Whatever way the command ends (return, exit(0) or exit(1)), what it printed must reach
+        // stdout: a full device or a closed pipe is exit 1 with a message, never a silent 0.
+        atexit { StandardOutput.flushOrFail() }
         do {
             // The arguments from argv's bytes: a file name that is not UTF-8 keeps its bytes
             // (RawPath), where CommandLine.arguments would have replaced them with U+FFFD.
             var command = try parseAsRoot(RawPath.arguments())
             try command.run()
+            StandardOutput.flushOrFail()
         } catch {
             // Help and version exit 0 as ArgumentParser prints them; every other failure — a
             // missing or out-of-range value included — is one `earshot: reason` line and exit 1.
@@ -46,3 +50,4 @@ struct EarshotCommand: ParsableCommand {
             RecordCommand.self,
         ])
 }
+

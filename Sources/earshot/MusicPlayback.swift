@@ -100,6 +100,12 @@ struct MusicPlayback {
                 try writer.write(UnsafeBufferPointer(slice))
             }
             done += n
+            if track.failure != nil { break }
+        }
+        // A track that failed part-way leaves no file (a short or silent WAV would lie).
+        if let error = track.failure {
+            writer.discard()
+            throw error
         }
         try writer.close()
         return done

@@ -38,25 +38,61 @@ enum OutputGuard {
         }
     }
 
-    /// Ctrl-C (or SIGTERM) during an offline render, decode or `play --out`: removes the half-
-    /// written partial file and exits 130, so nothing is left behind (the default action killed the
-    /// process and left `.NAME.partial-PID` beside the output). Live playback installs its own
-    /// handler (fade out) instead.
+    /// A problem with writing a file at `path` that no check of its folder sees: it is a folder
+    /// (or a device, a socket …). Nil when `path` does not exist or is a file or a symlink.
+    static func notAFileProblem(_ path: String) -> String? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG, S_IFLNK: return nil
+        case S_IFDIR: return "\(path): cannot write: it is a folder (give a file name)"
+        default: return "\(path): cannot write: it is not a regular file"
+        }
+    }
+
+    /// The signals whose default action ends the process and that can be caught: each one, during
+    /// an offline render, decode, `record` or `play --out`, removes the half-written temporary
+    /// files and exits 128 + the signal's number, so nothing is left behind (the default action
+    /// killed the process and left `.NAME.partial-PID` beside the output).
+    ///
+    /// SIGPIPE is ignored instead: libdispatch installs a handler for it but its source did not
+    /// fire reliably, and a closed pipe then shows as a write error — stdout's is exit 1
+    /// (``StandardOutput``). A render never writes to a pipe, so it just completes.
+    static let fatalSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2,
+                                        SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF]
+
+    /// Installs the clean-up for every one of ``fatalSignals``. Live playback installs its own
+    /// handler for SIGINT/SIGTERM (fade out) instead.
     static func removePartialOutputOnInterrupt() {
         // Once per process: a second `signal(SIG_IGN)` would undo the handler libdispatch
         // installed for the first sources (it installs it only once), and Ctrl-C would be ignored.
         guard interruptSources.isEmpty else { return }
-        for sig in [SIGINT, SIGTERM] {
+        signal(SIGPIPE, SIG_IGN)
+        for sig in fatalSignals {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                AudioFileWriter.removePartialFiles()
-                let message = "\nearshot: interrupted; nothing written\n"
+                let (_, committed) = OutputTransaction.removeTemporaries()
+                let what = sig == SIGINT ? "interrupted" : "stopped by signal \(sig) (\(String(cString: strsignal(sig))))"
+                let message = "\nearshot: \(what); " + (committed > 0 ? "outputs already complete were kept\n" : "nothing written\n")
                 message.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) }
-                _exit(130)
+                _exit(128 + sig)
             }
             source.resume()
             interruptSources.append(source)
+        }
+        // libdispatch installs its handlers on its own thread, after `resume()` returns; until
+        // then the signals are ignored (SIG_IGN above) and would be lost. Wait (at most a second)
+        // until every one has a handler, so that no output is written before the clean-up holds.
+        for _ in 0..<1_000 {
+            let pending = fatalSignals.contains { sig in
+                var action = sigaction()
+                sigaction(sig, nil, &action)
+                let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                return handler == 0 || handler == 1   // SIG_DFL or SIG_IGN
+            }
+            if !pending { break }
+            usleep(1_000)
         }
     }
     nonisolated(unsafe) private static var interruptSources: [DispatchSourceSignal] = []

@@ -104,13 +104,18 @@ struct RenderCommand: ParsableCommand {
                                       inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
         OutputGuard.requireWritableFolder(out)
         if let plot { OutputGuard.requireWritableFolder(plot) }
+        for path in [out] + (plot.map { [$0] } ?? []) {
+            if let problem = OutputGuard.notAFileProblem(path) { return failed(problem) }
+        }
         OutputGuard.removePartialOutputOnInterrupt()
+        // One transaction: the WAV and the plot appear together, and only when both are complete.
+        let outputs = OutputTransaction()
         let progress = (!quiet && isatty(2) != 0) ? ThrottledProgress(label: loaded.name) : nil
         let result: SceneRenderer.Result
         do {
             result = try SceneRenderer(scene: loaded).render(
                 to: out, format: AudioFileWriter.Format(rawValue: format) ?? .s16, from: from ?? 0, duration: to ?? duration,
-                progress: progress.map { bar in { bar.update($0) } })
+                transaction: outputs, progress: progress.map { bar in { bar.update($0) } })
         } catch {
             progress?.finish()
             return failed(error.cliDescription)
@@ -121,11 +126,17 @@ struct RenderCommand: ParsableCommand {
             let svg = LevelPlot.svg(levels: result.levels, events: result.events,
                                     title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
                                     duration: result.duration, timeline: result.timeline, scene: from == nil ? loaded : nil)
-            do {
-                try svg.write(toFile: plot, atomically: true, encoding: .utf8)
+            do throws(EarshotError) {
+                try outputs.write(Array(svg.utf8), to: plot)
             } catch {
-                return failed("\(plot): cannot write: \(error.localizedDescription)")
+                outputs.rollback()
+                return failed(error.cliDescription + " (nothing written)")
             }
+        }
+        do throws(EarshotError) {
+            try outputs.commit()
+        } catch {
+            return failed(error.cliDescription + " (nothing written)")
         }
         if !quiet {
             let speed = result.renderSeconds > 0 ? result.duration / result.renderSeconds : 0

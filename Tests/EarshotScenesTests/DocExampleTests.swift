@@ -86,7 +86,7 @@ final class DocExampleTests: XCTestCase {
 
         let modules = CLIRunner.productsDirectory.appendingPathComponent("Modules").path
         var args = ["-typecheck", "-swift-version", "6", "-I", modules]
-        for m in ["COpenAL", "CSndFile", "CVorbisFile", "CDBus"] {
+        for m in ["COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse"] {
             args += ["-Xcc", "-fmodule-map-file=\(root.appendingPathComponent("Sources/\(m)/module.modulemap").path)"]
         }
         let yams = root.appendingPathComponent(".build/checkouts/Yams/Sources/CYaml/include")

@@ -39,6 +39,25 @@ final class RenderSectionTests: XCTestCase {
         }
     }
 
+    func testASectionOffAGameFrameIsExactAtAnySample() throws {
+        // Issue 24 item 7: --from between two 60 Hz frames cut the render at its own sample, and
+        // OpenAL's gain ramps made the first partial frame differ from the whole render's.
+        let scene = try Scene.load(path: "Demos/Scenes/showcase.yaml")
+        let whole = tmp.appendingPathComponent("whole.wav").path
+        _ = try SceneRenderer(scene: scene).render(to: whole, format: .f32, duration: 5)
+        let a = try RenderedAudio(path: whole)
+        for from in [1.23457, 4.20713, 0.00002] {
+            let part = tmp.appendingPathComponent("part.wav").path
+            _ = try SceneRenderer(scene: scene).render(to: part, format: .f32, from: from, duration: 5)
+            let b = try RenderedAudio(path: part)
+            let start = Int((from * 48_000).rounded())
+            XCTAssertEqual(b.frameCount, 5 * 48_000 - start, "\(from)")
+            let expected = Array(a.samples[(start * 2)...])
+            let differing = zip(expected, b.samples).filter { $0 != $1 }.count
+            XCTAssertEqual(differing, 0, "from \(from) s: \(differing) samples differ from the whole render")
+        }
+    }
+
     func testWatchRendersAgainWhenTheSceneChanges() throws {
         let scene = try SceneFixtures.write("duration: 1\nclips:\n  beep: \(SceneFixtures.beep)\nevents:\n  - { at: 0.1, play: beep }\n",
                                             name: "watched.yaml", in: tmp)

@@ -28,6 +28,27 @@ final class SceneParsingTests: XCTestCase {
         }
     }
 
+    func testAWordLikeNothingIsAnIdNotNull() throws {
+        // Issue 24 item 7: `nothing` was read as YAML's null (the message word for it). Only a
+        // plain empty value, `~` and `null` are null; `nothing` quoted or not is an id.
+        for spelled in ["nothing", "'nothing'", "\"nothing\""] {
+            let path = try write("""
+                duration: 1
+                clips: { nothing: \(beep) }
+                emitters: { e: { clip: \(spelled), position: [1, 0, 0] } }
+                events:
+                  - { at: 0.5, play: \(spelled) }
+                """)
+            let s = try Scene.load(path: path)
+            XCTAssertEqual(s.clips.map(\.id), ["nothing"], spelled)
+            XCTAssertEqual(s.emitters.first?.clip, "nothing", spelled)
+        }
+        for null in ["~", "null", ""] {
+            let path = try write("duration: 1\nclips: { b: \(beep) }\nemitters: { e: { clip: \(null), position: [1, 0, 0] } }\n")
+            XCTAssertThrowsError(try Scene.load(path: path), null) { XCTAssertTrue("\($0)".contains("got nothing"), "\($0)") }
+        }
+    }
+
     func testDefaultsRelativePathsAndTimeOrder() throws {
         try FileManager.default.createDirectory(at: tmp.appendingPathComponent("sub/sounds"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: beep, toPath: tmp.appendingPathComponent("sub/sounds/b.wav").path)

@@ -48,6 +48,29 @@ final class SceneRepeatTests: XCTestCase {
         XCTAssertEqual(try render(a), try render(b), "the same seed renders bit-identically")
     }
 
+    func testTwoEventsWithTheSameRepeatGetIndependentJitter() throws {
+        // Issue 24 item 7: the per-event seed was `seed + index × increment`, which is SplitMix64's
+        // own step: event 1's offsets were event 0's shifted by one.
+        let events = "  - { at: 0, play: beep, every: 0.1, count: 20, jitter: 0.05 }\n"
+            + "  - { at: 0, play: beep, every: 0.1, count: 20, jitter: 0.05 }\n"
+        let s = try scene(events, seed: 3)
+        func offsets(_ line: Int) -> [Double] {
+            s.events.filter { $0.line == line }.map(\.time).sorted().enumerated().map { $0.element - Double($0.offset) * 0.1 }
+        }
+        let lines = Array(Set(s.events.map(\.line))).sorted()
+        XCTAssertEqual(lines.count, 2)
+        let a = Array(offsets(lines[0]).dropFirst()), b = Array(offsets(lines[1]).dropFirst())
+        XCTAssertEqual(a.count, 19)
+        XCTAssertEqual(b.count, 19)
+        XCTAssertNotEqual(a, b)
+        // Not a shift of one another by any lag of 0…3.
+        for lag in 0...3 {
+            let shifted = zip(a.dropFirst(lag), b).filter { abs($0 - $1) < 1e-9 }.count
+            let shiftedBack = zip(b.dropFirst(lag), a).filter { abs($0 - $1) < 1e-9 }.count
+            XCTAssertLessThan(max(shifted, shiftedBack), 3, "lag \(lag): \(a) vs \(b)")
+        }
+    }
+
     func testRepeatsCountAgainstTheEventLimit() throws {
         // A million repeats plus one more event: over the limit, refused (not a million and one).
         let yaml = "duration: 2000\nclips:\n  beep: \(SceneFixtures.beep)\nevents:\n"

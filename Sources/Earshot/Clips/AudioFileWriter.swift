@@ -12,9 +12,11 @@ import Glibc
 ///   `.aiff`/`.aif` (32-bit sizes: refused up front when the expected length does not fit),
 ///   `.flac` (16-bit, or 24-bit for `f32`) and `.ogg` (Vorbis). Any other extension is refused
 ///   by name with ``EarshotError/invalidArgument(_:)``.
-/// - **Nothing partial**: samples go to a hidden file beside the target (`.NAME.partial-PID`),
-///   renamed over the target by ``close()``. A writer released without `close()` (an error, a
-///   cancelled render) removes it.
+/// - **Nothing partial**: samples go to a hidden file beside the target, created exclusively
+///   under an unpredictable name (`.NAME.partial-PID-RANDOM`, see ``OutputTransaction``),
+///   renamed over the target by ``close()`` — or, in a ``OutputTransaction``, by its commit
+///   together with the command's other outputs. A writer released without `close()` (an error,
+///   a cancelled render) removes it.
 /// - **Room first**: given `expectedFrames`, the folder must have room for them (uncompressed
 ///   size) before anything is written: ``EarshotError/insufficientDiskSpace(path:needed:available:)``.
 ///
@@ -60,20 +62,24 @@ public final class AudioFileWriter {
     private var file: OpaquePointer?
     /// Where the samples go until `close()` renames it over `path`.
     private let partialPath: String
+    /// The transaction that renames the file at its commit, or nil (`close()` renames it).
+    private let transaction: OutputTransaction?
 
     /// Opens a writer for `path`; the container comes from its extension. `expectedFrames`, when
     /// known, is checked against the container's size fields and the folder's free space first.
+    ///
+    /// With a `transaction`, ``close()`` finishes the file but leaves it hidden: the
+    /// transaction's ``OutputTransaction/commit()`` puts it in place with the other outputs.
     public init(path: String, sampleRate: Int, channels: Int, format: Format = .s16,
-                expectedFrames: Int? = nil) throws(EarshotError) {
+                expectedFrames: Int? = nil, transaction: OutputTransaction? = nil) throws(EarshotError) {
         precondition(channels > 0 && sampleRate > 0, "AudioFileWriter: bad format \(sampleRate) Hz × \(channels)")
         let container = try Container.forPath(path)
         self.path = path
         self.channels = channels
         self.sampleRate = sampleRate
         self.container = container
+        self.transaction = transaction
         let folder = (path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        partialPath = (folder.isEmpty ? "" : folder + "/") + ".\(name).partial-\(getpid())"
 
         if let expectedFrames {
             let bytesPerSample = format == .s16 ? 2 : 4
@@ -101,11 +107,14 @@ public final class AudioFileWriter {
         case .flac: info.format = Int32(SF_FORMAT_FLAC) | (format == .s16 ? Int32(SF_FORMAT_PCM_16) : Int32(SF_FORMAT_PCM_24))
         case .ogg: info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
         }
-        let partial = partialPath
-        Self.partialFiles.withLock { _ = $0.insert(partial) }
-        guard let f = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
-            Self.partialFiles.withLock { _ = $0.remove(partial) }
-            throw .writeFailed(path: path, reason: SndFileDecoder.sndfileReason(nil))
+        let (fd, partial) = try OutputTransaction.createTemporary(for: path)
+        partialPath = partial
+        // libsndfile closes the descriptor with the file (close_desc).
+        guard let f = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
+            let reason = SndFileDecoder.sndfileReason(nil)
+            Glibc.close(fd)
+            OutputTransaction.discard(partial)
+            throw .writeFailed(path: path, reason: reason)
         }
         if container == .wav {
             // A plain WAV unless the data passes 4 GiB, then RF64: readable at any length.
@@ -151,19 +160,22 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Finishes the file and puts it at ``path`` (replacing what was there). Idempotent.
+    /// Finishes the file and puts it at ``path`` (replacing what was there), or, in a
+    /// transaction, stages it for the transaction's commit. Idempotent.
     public func close() throws(EarshotError) {
         guard let f = file else { return }
         file = nil
-        defer { Self.partialFiles.withLock { _ = $0.remove(partialPath) } }
+        sf_write_sync(f)
         if sf_close(f) != 0 {
-            unlink(partialPath)
+            OutputTransaction.discard(partialPath)
             throw .writeFailed(path: path, reason: "closing failed")
         }
-        guard rename(partialPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(partialPath)
-            throw .writeFailed(path: path, reason: reason)
+        if let transaction {
+            transaction.stage(partialPath, for: path)
+        } else {
+            let own = OutputTransaction()
+            own.stage(partialPath, for: path)
+            try own.commit()
         }
     }
 
@@ -172,12 +184,8 @@ public final class AudioFileWriter {
         guard let f = file else { return }
         file = nil
         sf_close(f)
-        unlink(partialPath)
-        Self.partialFiles.withLock { _ = $0.remove(partialPath) }
+        OutputTransaction.discard(partialPath)
     }
-
-    /// The partial files of every writer of this process not yet closed or discarded.
-    private static let partialFiles = Locked<Set<String>>([])
 
     /// Removes the partial file of every open writer of this process, for a process that is
     /// about to exit on a signal (Ctrl-C) without running its writers' `deinit`: nothing is left
@@ -188,10 +196,7 @@ public final class AudioFileWriter {
     /// source.setEventHandler { AudioFileWriter.removePartialFiles(); _exit(130) }
     /// ```
     public static func removePartialFiles() {
-        partialFiles.withLock { paths in
-            for p in paths { unlink(p) }
-            paths.removeAll()
-        }
+        OutputTransaction.removeTemporaries()
     }
 
     deinit {

@@ -53,15 +53,18 @@ public enum SndFileDecoder {
             || (isLossy && options.lossyAsFloat)
         let rate = Int(info.samplerate)
         let frames = knownFrames(info)
+        let exact = hasExactLength(info) ? frames : nil
         if let frames {
             try options.check(samples: frames.multipliedReportingOverflow(by: channels).overflow ? Int.max : frames * channels,
                               bytesPerSample: isFloat ? 4 : 2, name: name)
         }
         if isFloat {
             let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options) { sf_readf_float($0, $1, $2) }
+            try checkLength(out.count / channels, exact: exact, name: name)
             return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
         } else {
             let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options) { sf_readf_short($0, $1, $2) }
+            try checkLength(out.count / channels, exact: exact, name: name)
             return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
         }
     }
@@ -85,6 +88,21 @@ public enum SndFileDecoder {
         }
         try checkReadError(file, name: name)
         return out
+    }
+
+    /// Whether libsndfile's frame count is the exact length: plain PCM, float, µ-law and A-law
+    /// (WAV, AIFF, CAF, W64, RF64, AU, FLAC …) — libsndfile fits a header's length to the file at
+    /// open. Not for MP3, Vorbis, Opus or ADPCM, whose counts can be estimates.
+    static func hasExactLength(_ info: SF_INFO) -> Bool {
+        let exact: [Int32] = [SF_FORMAT_PCM_S8, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32, SF_FORMAT_PCM_U8,
+                              SF_FORMAT_FLOAT, SF_FORMAT_DOUBLE, SF_FORMAT_ULAW, SF_FORMAT_ALAW].map { Int32($0) }
+        return exact.contains(info.format & Int32(SF_FORMAT_SUBMASK))
+    }
+
+    /// Fewer frames than an exact header promised: the file shrank (or was replaced) while it
+    /// was read. Never a silently short clip.
+    static func checkLength(_ decoded: Int, exact: Int?, name: String) throws(EarshotError) {
+        if let exact, decoded < exact { throw .fileChangedWhileReading(path: name, decoded: decoded, expected: exact) }
     }
 
     private static func checkReadError(_ file: OpaquePointer, name: String) throws(EarshotError) {

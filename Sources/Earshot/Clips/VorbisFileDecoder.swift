@@ -213,7 +213,8 @@ public enum VorbisFileDecoder {
                 throw .malformedFile("\(name): \(got == Int(OV_HOLE) ? "damaged Ogg page (a hole in the data)" : reason(Int32(clamping: got)))")
             }
             if let info = ov_info(vf, link), Int(info.pointee.channels) != channels || info.pointee.rate != rate {
-                throw .unsupportedEncoding("\(name): chained Ogg stream changes format at link \(link)")
+                throw .formatChanged(path: name, detail: "link \(link) of the chained Ogg stream has \(info.pointee.channels) channels at "
+                                     + "\(info.pointee.rate) Hz after \(channels) at \(rate) Hz")
             }
             guard let pcm else { throw .malformedFile("\(name): vorbisfile returned no samples") }
             try take(pcm, got)

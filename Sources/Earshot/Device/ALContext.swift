@@ -95,6 +95,7 @@ public final class ALContext: @unchecked Sendable {
             throw .contextCreationFailed(detail: ALErrorName.name(code))
         }
         handle = ctx
+        Self.liveCount.add(1, ordering: .relaxed)
         key = ALGlobal.key(ctx)
         self.device = device
         hasThreadContexts = device.extensions.contains("ALC_EXT_thread_local_context")
@@ -184,7 +185,11 @@ public final class ALContext: @unchecked Sendable {
             alcSetThreadContext(nil)
         }
         alcDestroyContext(handle)
+        Self.liveCount.subtract(1, ordering: .relaxed)
     }
+
+    /// Contexts of the process made through Earshot and not destroyed yet (tests: nothing leaks).
+    static let liveCount = Atomic<Int>(0)
 
     /// Whether the context has the AL extension `name`.
     public func has(_ name: String) -> Bool { extensions.contains(name) }

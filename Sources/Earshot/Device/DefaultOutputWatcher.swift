@@ -1,189 +1,269 @@
+import CPulse
 import Foundation
 import Logging
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Notices when the sound server's default output changes, or the output the engine plays on
 /// goes away, and says so (for `routeChange` events).
 ///
-/// OpenAL Soft 1.19.1 signals neither (no `ALC_SOFT_system_events`), and Earshot does not link
-/// libpulse. The watcher runs `pactl subscribe` (PulseAudio's own client, also served by
-/// PipeWire's PulseAudio server; Debian package `pulseaudio-utils`) as a child process and reads
-/// its event lines on its own thread: on a server change or a removed sink it reads
-/// `pactl info` (the default sink) and `pactl list short sinks` again and compares them with the
-/// sink it believes the engine is on. Why a child process: no new library dependency, the
-/// events are the server's own (no polling), and the child is a plain client that goes away
-/// with its pipe. Without `pactl` or a PulseAudio server the watcher does nothing.
+/// OpenAL Soft 1.19.1 signals neither (no `ALC_SOFT_system_events`). The watcher subscribes to
+/// the PulseAudio server's events in-process, through libpulse (which OpenAL Soft's own pulse
+/// backend uses too; PipeWire serves the same protocol): libpulse's threaded main loop runs one
+/// thread of its own, with every signal blocked, holding one client connection. On a server
+/// change or a removed sink it reads the server's default sink (`pa_context_get_server_info`)
+/// and the sink list (`pa_context_get_sink_info_list`) and compares them with the sink it
+/// believes the engine is on. No child process is started — issue 23: a `pactl subscribe` child
+/// used to outlive a game that exited without `shutdown()`, or whose engine was made on a thread
+/// with SIGTERM blocked — and libpulse is told never to spawn a server (`PA_CONTEXT_NOAUTOSPAWN`).
 ///
-/// PulseAudio moves the stream itself (OpenAL's stream is movable when the process follows the
-/// default: see `OpenALEnvironment`); the watcher only reports. The child is stopped by its PID
-/// in ``stop()``.
+/// Without a PulseAudio server the watcher reports nothing; it tries again after 0.5 s, doubling
+/// up to 5 s, so a restarted sound server is watched again (the device-loss code reports that
+/// route change itself). PulseAudio moves the stream itself (OpenAL's stream is movable when the
+/// process follows the default: see `OpenALEnvironment`); the watcher only reports.
+///
+/// ``stop()`` stops the loop thread (joining it: a few milliseconds), then disconnects and frees
+/// everything; a process that exits without it loses the thread and the connection with it.
 final class DefaultOutputWatcher: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is itself thread-safe — the child behind `Locked`,
-    // flags in `Atomic`, semaphores, a `Logger` (Sendable) — and none is reassigned after init.
+    // @unchecked Sendable: `loop` is written in start() and read in stop(), both serialised by
+    // `lifecycle`; `watch` is touched only on libpulse's loop thread, or with the loop's lock
+    // held (start), or after the loop thread was joined (stop); the rest are locks and atomics.
     /// What the watcher reports: the reason and the sink now in use.
     typealias Handler = @Sendable (AudioSession.RouteChangeReason, String) -> Void
 
-    private let child = Locked<Process?>(nil)
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-    /// Signalled by ``stop()`` to cut a retry wait short.
-    private let wake = DispatchSemaphore(value: 0)
-    private let started = Atomic<Bool>(false)
+    private let lifecycle = Locked<Phase>(.idle)
+    private enum Phase { case idle, running, stopped }
+    private var loop: OpaquePointer?
+    private var watch: Watch?
     private let logger = EarshotLogging.logger("earshot.device")
     /// The sink the engine plays on, as far as the watcher knows (for tests and logs).
     let currentSink = Locked<String?>(nil)
+    /// Connections made to the server so far (tests: the watcher is live).
+    let connections = Locked<Int>(0)
 
-    /// Starts the watcher thread; `handler` is called on it for every change.
+    /// Starts the loop thread; `handler` is called on it for every change. Does nothing after
+    /// ``stop()``, or when libpulse cannot make a main loop.
     func start(_ handler: @escaping Handler) {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            run(handler)
-            finished.signal()
+        lifecycle.withLock { phase in
+            guard phase == .idle else { return }
+            phase = .stopped   // unless everything below works
+            guard let loop = pa_threaded_mainloop_new() else {
+                logger.debug("libpulse made no main loop: the default output is not watched")
+                return
+            }
+            let watch = Watch(api: pa_threaded_mainloop_get_api(loop), handler: handler,
+                              currentSink: currentSink, connections: connections, logger: logger)
+            guard pa_threaded_mainloop_start(loop) >= 0 else {
+                pa_threaded_mainloop_free(loop)
+                logger.debug("libpulse's main loop did not start: the default output is not watched")
+                return
+            }
+            self.loop = loop
+            self.watch = watch
+            phase = .running
+            pa_threaded_mainloop_lock(loop)
+            watch.connect()
+            pa_threaded_mainloop_unlock(loop)
         }
-        thread.name = "earshot.route"
-        thread.start()
     }
 
-    /// Stops the child process (by its PID) and waits at most 2 s for the thread to end.
+    /// Stops the loop thread and waits for it (libpulse joins it), then disconnects from the
+    /// server and frees the loop. Idempotent.
     func stop() {
-        guard started.load(ordering: .acquiring), !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
-        child.withLock { p in
-            if let p, p.isRunning { kill(p.processIdentifier, SIGTERM) }
-        }
-        if finished.wait(timeout: .now() + 2) == .timedOut {
-            logger.warning("the default-output watcher did not stop within 2 s")
+        lifecycle.withLock { phase in
+            guard phase == .running, let loop else {
+                phase = .stopped
+                return
+            }
+            phase = .stopped
+            let teardown = Teardown(loop: loop, watch: watch)
+            self.loop = nil
+            watch = nil
+            if pa_threaded_mainloop_in_thread(loop) != 0 {
+                // The engine's last reference went away inside a report (its deinit shuts it
+                // down on this thread): the loop cannot join itself, so another thread does, as
+                // soon as the report returns.
+                Thread { teardown.run() }.start()
+            } else {
+                teardown.run()
+            }
         }
     }
 
-    /// Watches until stopped: when the server goes away (`pactl subscribe` ends) it looks again
-    /// after 0.5 s, doubling up to 5 s, so a restarted sound server is watched again (the
-    /// device-loss code reports that route change itself).
-    private func run(_ handler: Handler) {
-        guard let pactl = Self.pactl() else {
-            logger.debug("no pactl: the default output is not watched")
+    /// Stopping the loop (joining its thread: no callback runs after that), then closing the
+    /// connection and freeing the loop.
+    private struct Teardown: @unchecked Sendable {
+        // @unchecked Sendable: handed to one thread, which alone uses it, after the watcher let go.
+        let loop: OpaquePointer
+        let watch: Watch?
+        func run() {
+            pa_threaded_mainloop_stop(loop)
+            watch?.close()
+            pa_threaded_mainloop_free(loop)
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// The subscription's state: lives on libpulse's loop thread (see ``DefaultOutputWatcher``).
+private final class Watch {
+    let api: UnsafeMutablePointer<pa_mainloop_api>
+    let handler: DefaultOutputWatcher.Handler
+    let currentSink: Locked<String?>
+    let connections: Locked<Int>
+    let logger: Logger
+    var context: OpaquePointer?
+    var retry: OpaquePointer?
+    var backoff = 0.5
+    /// The sink the engine is on (nil until the first look after connecting).
+    var current: String?
+    /// A look (server info, then the sink list) is under way; `again`: look once more after it.
+    var looking = false
+    var again = false
+    var defaultSink: String?
+    var sinks: Set<String> = []
+
+    init(api: UnsafeMutablePointer<pa_mainloop_api>, handler: @escaping DefaultOutputWatcher.Handler,
+         currentSink: Locked<String?>, connections: Locked<Int>, logger: Logger) {
+        self.api = api
+        self.handler = handler
+        self.currentSink = currentSink
+        self.connections = connections
+        self.logger = logger
+    }
+
+    var me: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    static func from(_ user: UnsafeMutableRawPointer?) -> Watch? {
+        user.map { Unmanaged<Watch>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// A new connection (the last one dropped).
+    func connect() {
+        dropContext()
+        guard let c = pa_context_new(api, "Earshot default-output watcher") else {
+            retryLater()
             return
         }
-        var backoff = 0.5
-        while !stopped.load(ordering: .acquiring) {
-            if watchOnce(pactl, handler) { backoff = 0.5 }
-            guard wake.wait(timeout: .now() + backoff) == .timedOut else { break }
-            backoff = min(backoff * 2, 5)
+        context = c
+        current = nil
+        looking = false
+        again = false
+        pa_context_set_state_callback(c, { c, user in
+            guard let watch = Watch.from(user), let c, c == watch.context else { return }
+            watch.stateChanged(pa_context_get_state(c))
+        }, me)
+        if earshot_pa_connect(c) < 0 {
+            logger.debug("no PulseAudio server answers: the default output is not watched for now")
+            retryLater()
         }
     }
 
-    /// One subscription; returns whether it got as far as subscribing.
-    private func watchOnce(_ pactl: URL, _ handler: Handler) -> Bool {
-        guard var current = Self.defaultSink(pactl) else {
-            logger.debug("no PulseAudio server answers: the default output is not watched for now")
-            return false
+    func stateChanged(_ state: pa_context_state_t) {
+        switch state {
+        case PA_CONTEXT_READY:
+            backoff = 0.5
+            connections.withLock { $0 += 1 }
+            guard let c = context else { return }
+            pa_context_set_subscribe_callback(c, { _, event, _, user in
+                guard let watch = Watch.from(user), earshot_pa_event_is_relevant(event) != 0 else { return }
+                watch.look()
+            }, me)
+            if let op = earshot_pa_subscribe_server_and_sinks(c) { pa_operation_unref(op) }
+            look()   // the first look: where the engine is now
+        case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+            logger.debug("the PulseAudio connection ended: the default output is not watched for now")
+            retryLater()
+        default:
+            break
         }
-        currentSink.withLock { $0 = current }
-        let process = Process()
-        process.executableURL = pactl
-        process.arguments = ["subscribe"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            logger.debug("pactl subscribe did not start: \(error)")
-            return false
+    }
+
+    /// Connects again after the backoff (0.5 s doubling to 5 s).
+    func retryLater() {
+        guard retry == nil else { return }
+        let delay = backoff
+        backoff = min(backoff * 2, 5)
+        retry = earshot_pa_after(api, pa_usec_t(delay * 1e6), { api, event, _, user in
+            guard let watch = Watch.from(user) else { return }
+            if let event, let api { earshot_pa_time_free(api, event) }
+            watch.retry = nil
+            watch.connect()
+        }, me)
+    }
+
+    /// Reads the default sink and the sink list, then compares (one look at a time).
+    func look() {
+        guard let c = context else { return }
+        guard !looking else {
+            again = true
+            return
         }
-        child.withLock { $0 = process }
-        if stopped.load(ordering: .acquiring) { kill(process.processIdentifier, SIGTERM) }
-        let reading = pipe.fileHandleForReading
-        func check() {
-            guard !stopped.load(ordering: .acquiring) else { return }
-            let sinks = Self.sinkNames(pactl)
-            let now = Self.defaultSink(pactl)
-            if let sinks, !sinks.contains(current) {
-                let next = now ?? current
+        guard let op = pa_context_get_server_info(c, { _, info, user in
+            guard let watch = Watch.from(user) else { return }
+            watch.defaultSink = info?.pointee.default_sink_name.map { String(cString: $0) }
+            watch.listSinks()
+        }, me) else { return }
+        looking = true
+        pa_operation_unref(op)
+    }
+
+    private func listSinks() {
+        sinks = []
+        guard let c = context, let op = pa_context_get_sink_info_list(c, { _, info, eol, user in
+            guard let watch = Watch.from(user) else { return }
+            if eol == 0, let name = info?.pointee.name {
+                watch.sinks.insert(String(cString: name))
+            } else if eol != 0 {
+                watch.compare(sinksKnown: eol > 0)
+            }
+        }, me) else {
+            compare(sinksKnown: false)
+            return
+        }
+        pa_operation_unref(op)
+    }
+
+    /// The same rule as ever: the sink the engine was on is gone → `oldDeviceUnavailable` (now on
+    /// the default); the default changed → `newDeviceAvailable`.
+    private func compare(sinksKnown: Bool) {
+        looking = false
+        let now = defaultSink
+        if let was = current {
+            if sinksKnown, !sinks.contains(was) {
+                let next = now ?? was
                 current = next
                 currentSink.withLock { $0 = next }
                 handler(.oldDeviceUnavailable, next)
-            } else if let now, now != current {
+            } else if let now, now != was {
                 current = now
                 currentSink.withLock { $0 = now }
                 handler(.newDeviceAvailable, now)
             }
+        } else if let now {
+            current = now
+            currentSink.withLock { $0 = now }
         }
-        check()   // a change between the first look and the subscription is not missed
-        var pending = Data()
-        while true {
-            let data = reading.availableData
-            if data.isEmpty { break }
-            pending.append(data)
-            var relevant = false
-            while let newline = pending.firstIndex(of: 10) {
-                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                pending.removeSubrange(pending.startIndex...newline)
-                if line.contains("on server") || (line.contains("'remove'") && line.contains("on sink")) { relevant = true }
-            }
-            if pending.count > 65_536 { pending.removeAll() }   // no line that long: drop it
-            if relevant { check() }
+        if again {
+            again = false
+            look()
         }
-        process.waitUntilExit()
-        child.withLock { $0 = nil }
-        return true
     }
 
-    // MARK: pactl
-
-    private static func pactl() -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = "\(dir)/pactl"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
-        }
-        return nil
+    private func dropContext() {
+        guard let c = context else { return }
+        context = nil
+        pa_context_set_state_callback(c, nil, nil)
+        pa_context_set_subscribe_callback(c, nil, nil)
+        pa_context_disconnect(c)
+        pa_context_unref(c)
     }
 
-    /// Runs `pactl arguments` (at most 2 s); its stdout, nil when it fails.
-    private static func output(_ pactl: URL, _ arguments: [String]) -> String? {
-        let p = Process()
-        p.executableURL = pactl
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let reader = out.fileHandleForReading
-        var data = Data()
-        let deadline = Date().addingTimeInterval(2)
-        while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
-            if data.count > 1 << 20 || Date() > deadline { break }
+    /// After the loop thread is joined: the connection and the retry timer go.
+    func close() {
+        if let retry {
+            earshot_pa_time_free(api, retry)
+            self.retry = nil
         }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// The server's default sink (`pactl info`, "Default Sink: NAME").
-    static func defaultSink(_ pactl: URL) -> String? {
-        guard let info = output(pactl, ["info"]) else { return nil }
-        for line in info.split(separator: "\n") where line.hasPrefix("Default Sink: ") {
-            return String(line.dropFirst("Default Sink: ".count)).trimmingCharacters(in: .whitespaces)
-        }
-        return nil
-    }
-
-    /// The names of the server's sinks (`pactl list short sinks`, second column).
-    static func sinkNames(_ pactl: URL) -> Set<String>? {
-        guard let list = output(pactl, ["list", "short", "sinks"]) else { return nil }
-        return Set(list.split(separator: "\n").compactMap { line in
-            let columns = line.split(separator: "\t")
-            return columns.count > 1 ? String(columns[1]) : nil
-        })
+        dropContext()
     }
 }

@@ -104,6 +104,13 @@ enum EFX {
             r.reflectionsPan = pan
             r.lateReverbPan = pan
         }
+        // Into the domain OpenAL Soft 1.19.1 mixes without aborting (ReverbDomain), against the
+        // speed of sound its reverb reads: AL_SPEED_OF_SOUND × AL_DOPPLER_VELOCITY × AL_METERS_PER_UNIT.
+        var metersPerUnit: ALfloat = 1
+        alGetListenerf(AL_METERS_PER_UNIT, &metersPerUnit)
+        let speed = alGetFloat(AL_SPEED_OF_SOUND) * alGetFloat(AL_DOPPLER_VELOCITY) * metersPerUnit
+        ALCheck.discard(because: "reading the speed of sound of the current context cannot fail; a default is used if it did")
+        r = ReverbDomain.sanitised(r, speedOfSound: speed.isFinite && speed > 0 ? speed : 343.3).properties
         var raw = r.raw
         earshot_set_eaxreverb(effect, &raw)
         try ALCheck.strict("EAX reverb parameters")

@@ -60,6 +60,7 @@ public final class OutputDevice: @unchecked Sendable {
     private var closed = false
 
     private init(handle: OpaquePointer, isLoopback: Bool, loopbackFormat: (Int, ChannelLayout)?) {
+        Self.openCount.add(1, ordering: .relaxed)
         self.handle = handle
         self.isLoopback = isLoopback
         self.loopbackFormat = loopbackFormat.map { (sampleRate: $0.0, channels: $0.1) }
@@ -131,6 +132,9 @@ public final class OutputDevice: @unchecked Sendable {
         closeAsOwner()
     }
 
+    /// Devices of the process opened through Earshot and not closed yet (tests: nothing leaks).
+    static let openCount = Atomic<Int>(0)
+
     /// Set once an engine plays on this device (before the engine is shared).
     private let engineOwned = Atomic<Bool>(false)
 
@@ -144,6 +148,7 @@ public final class OutputDevice: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         alcCloseDevice(handle)
+        Self.openCount.subtract(1, ordering: .relaxed)
     }
 
     /// Mixes a loopback device's next frames into `buffer` (interleaved floats, whole frames),

@@ -397,22 +397,28 @@ extension AudioEngine {
         if ended { deliverVoiceEvents() }
     }
 
-    /// Ended voices, as they end (delivered after `update` and `render`). One consumer; events
-    /// that nobody reads are kept up to 1024 and then the oldest are dropped.
-    public var voiceEvents: AsyncStream<VoiceEvent> {
-        eventState.withLock { state in
-            if let stream = state.stream { return stream }
-            let (stream, continuation) = AsyncStream<VoiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-            state.stream = stream
-            state.continuation = continuation
-            return stream
-        }
-    }
+    /// Ended voices, as they end (delivered after `update` and `render`).
+    ///
+    /// Every read returns a new stream, and every stream sees every event: two consumers each
+    /// get all of them. A consumer that falls behind keeps its newest 1024 events; older ones
+    /// drop, for it alone. A stream whose consumer stops (its loop breaks, its task is cancelled)
+    /// is forgotten. ``shutdown()`` finishes every stream — a `for await` loop ends after the
+    /// events already buffered — and a stream read after shutdown is finished at once.
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await event in engine.voiceEvents where event.reason == .finished {
+    ///         print("a voice finished")
+    ///     }
+    ///     print("the engine was shut down")
+    /// }
+    /// ```
+    public var voiceEvents: AsyncStream<VoiceEvent> { voiceEventBroadcast.stream() }
 
-    /// Hands ended voices to the event stream, outside the AL lock. Called by `update` and
+    /// Hands ended voices to the event streams, outside the AL lock. Called by `update` and
     /// `render` when their pass left ended voices behind.
     func deliverVoiceEvents() {
-        guard let continuation = eventState.withLock({ $0.continuation }) else {
+        guard voiceEventBroadcast.hasConsumers else {
             // Nobody listens: drop the records so they cannot pile up.
             withAL { core.pool.drainEnded { _, _, _ in } }
             return
@@ -423,12 +429,6 @@ extension AudioEngine {
                 ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason, sound: core.sounds.sound(forKey: key)))
             }
         }
-        for event in ended { continuation.yield(event) }
+        voiceEventBroadcast.send(ended)
     }
-}
-
-/// The voice-event stream of an engine, created on first use.
-struct VoiceEventState {
-    var stream: AsyncStream<VoiceEvent>?
-    var continuation: AsyncStream<VoiceEvent>.Continuation?
 }

@@ -1,4 +1,5 @@
 import COpenAL
+import Foundation
 import Logging
 import Synchronization
 
@@ -25,21 +26,30 @@ public final class AudioEngine: @unchecked Sendable {
     public let configuration: Configuration
     /// Whether the engine renders through a loopback device (fixed for its life).
     public let isLoopback: Bool
-    /// The device and context in use; replaced when a lost device is reopened.
-    let endpoint: Locked<Endpoint>
-    struct Endpoint: Sendable {
-        var device: OutputDevice
-        var context: ALContext
-    }
     /// The device the engine plays on now (a new one after a lost device was reopened).
-    public var device: OutputDevice { endpoint.withLock { $0.device } }
-    /// The OpenAL context now (granted sources, extensions, version strings).
-    public var context: ALContext { endpoint.withLock { $0.context } }
+    ///
+    /// The core is the one owner of the device and the context: this reads its copy under the
+    /// AL lock, so it never returns a device the engine has already replaced (after
+    /// ``shutdown()`` it returns the closed one).
+    public var device: OutputDevice { ALGlobal.lock.withLock { _ in core.device } }
+    /// The OpenAL context now (granted sources, extensions, version strings); like ``device``,
+    /// never one the engine has already replaced.
+    public var context: ALContext { ALGlobal.lock.withLock { _ in core.context } }
+    /// Serialises ``shutdown()`` with the device-loss handling of ``update(deltaTime:)``
+    /// (noticing a loss, rebuilding on a reopened device, announcing it): once shutdown has
+    /// begun nothing is rebuilt or announced, and shutdown returns only after a rebuild in
+    /// progress has finished. Recursive, so that a device-event observer may call `shutdown()`.
+    /// Taken before the music lock and the AL lock, never while holding them.
+    let lifecycle = NSRecursiveLock()
+    /// Set at the start of ``shutdown()`` (an audio session made afterwards starts finished).
+    let shutDownStarted = Atomic<Bool>(false)
+    /// The loopback output's channel count (fixed for the engine's life).
+    private let loopbackChannels: Int
     let logger = EarshotLogging.logger("earshot.engine")
     /// Loss detection and background reopening of a live device.
     let recovery = DeviceRecovery()
-    /// The voice-event stream, created when first asked for.
-    let eventState = Locked<VoiceEventState>(VoiceEventState())
+    /// Every consumer of ``voiceEvents``; finished by ``shutdown()``.
+    let voiceEventBroadcast = EventBroadcast<VoiceEvent>(capacity: 1024)
 
     /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
@@ -100,7 +110,7 @@ public final class AudioEngine: @unchecked Sendable {
             throw error
         }
         isLoopback = device.isLoopback
-        endpoint = Locked(Endpoint(device: device, context: context))
+        loopbackChannels = device.loopbackFormat?.channels.rawValue ?? 2
         routeWatcher = !device.isLoopback && configuration.output == .systemDefault && configuration.followsDefaultOutput
             && OpenALEnvironment.followsDefaultOutput == true ? DefaultOutputWatcher() : nil
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
@@ -158,12 +168,22 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Stops everything, releases sources and buffers, destroys the context and closes the device.
     ///
-    /// Idempotent. Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown``
-    /// or does nothing (setters, queries on handles).
+    /// Idempotent, callable from any thread (also from a device-event observer). When it
+    /// returns, nothing the engine started is left: no thread of its own, no device or context
+    /// open (a device being reopened after a loss is closed, not announced), no default-output
+    /// watcher (an in-process PulseAudio subscription; the engine starts no child process).
+    /// Every event stream has finished: ``voiceEvents``, ``deviceEvents``,
+    /// ``AudioSession/events`` and each ``MusicTrack/events`` — a `for await` loop over one ends
+    /// after the events already buffered, and a stream asked for later is finished at once.
+    /// Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown`` or does
+    /// nothing (setters, queries on handles).
     public func shutdown() {
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        shutDownStarted.store(true, ordering: .releasing)
+        recovery.cancel()                              // first: no device is reopened from now on
         sessionStorage.withLock { $0 }?.deactivate()   // stops the MPRIS thread
         musicSystem.shutdown(host: self)  // music: stop tracks before the core is torn down
-        recovery.cancel()
         routeWatcher?.stop()
         ALGlobal.lock.withLock { current in
             guard !core.isShutDown else { return }
@@ -172,6 +192,9 @@ public final class AudioEngine: @unchecked Sendable {
             core.context.destroy(locked: &current)
             core.device.closeAsOwner()
         }
+        voiceEventBroadcast.finish()
+        recovery.events.finish()
+        sessionStorage.withLock { $0 }?.finishEvents()
     }
 
     /// Whether ``shutdown()`` has run.
@@ -294,7 +317,7 @@ public final class AudioEngine: @unchecked Sendable {
     // MARK: Rendering
 
     /// The loopback output's channel count (2 for a stereo loopback engine).
-    public var outputChannels: Int { device.loopbackFormat?.channels.rawValue ?? 2 }
+    public var outputChannels: Int { loopbackChannels }
     /// The mixing rate in Hz.
     public var sampleRate: Int { context.sampleRate }
 

@@ -30,20 +30,16 @@ final class DeviceRecovery: Sendable {
     private let opened = Locked<(device: OutputDevice, fellBackFrom: String?)?>(nil)
     private let cancelled = Atomic<Bool>(false)
     private let attempting = Atomic<Bool>(false)
-    /// Observers by token: ``AudioEngine/deviceEvents`` streams remove theirs when they end.
-    let observers = Locked<Observers>(Observers())
-    struct Observers {
-        var next: UInt64 = 0
-        var entries: [(token: UInt64, call: @Sendable (DeviceEvent) -> Void)] = []
-        mutating func add(_ call: @escaping @Sendable (DeviceEvent) -> Void) -> UInt64 {
-            next &+= 1
-            entries.append((next, call))
-            return next
-        }
-        mutating func remove(_ token: UInt64) { entries.removeAll { $0.token == token } }
-    }
-    /// Observers registered now (streams still being iterated, plus `observeDeviceEvents`).
-    var observerCount: Int { observers.withLock { $0.entries.count } }
+    /// Every consumer of ``AudioEngine/deviceEvents`` and ``AudioEngine/observeDeviceEvents(_:)``;
+    /// finished by the engine's shutdown.
+    let events = EventBroadcast<DeviceEvent>(capacity: 16)
+    /// Consumers registered now (streams still being iterated, plus `observeDeviceEvents`).
+    var observerCount: Int { events.consumerCount }
+    /// Signalled by ``cancel()`` to cut the reopen loop's wait short.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Tests: called once per rebuild with the reopened device's context made, before the core
+    /// takes them (the window in which a shutdown used to leave them behind).
+    let beforeRebuild = Locked<(@Sendable () -> Void)?>(nil)
     /// Tests: called once per rebuild between the core's rebuild and the music's reattach.
     let beforeMusicReattach = Locked<(@Sendable () -> Void)?>(nil)
     private let logger = EarshotLogging.logger("earshot.device")
@@ -74,7 +70,8 @@ final class DeviceRecovery: Sendable {
                     opened.withLock { $0 = result }
                     break
                 }
-                usleep(useconds_t(delay * 1e6))
+                // cancel() signals: shutdown does not wait out the backoff.
+                _ = wake.wait(timeout: .now() + delay)
                 delay = min(delay * 2, 0.5)
             }
             attempting.store(false, ordering: .releasing)
@@ -101,11 +98,16 @@ final class DeviceRecovery: Sendable {
     }
 
     /// Stops the reopen loop and closes a device it opened but nobody took.
+    /// The loop stops within one open attempt (it no longer sleeps out its backoff).
     func cancel() {
         cancelled.store(true, ordering: .releasing)
-        while attempting.load(ordering: .acquiring) { usleep(1_000) }
-        takeOpened()?.device.close()
+        wake.signal()
+        while attempting.load(ordering: .acquiring) { usleep(200) }
+        takeOpened()?.device.closeAsOwner()
     }
+
+    /// Whether ``cancel()`` ran (the engine is shutting down): nothing is reopened any more.
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     func emit(_ event: DeviceEvent) {
         switch event {
@@ -114,7 +116,7 @@ final class DeviceRecovery: Sendable {
             if let from { logger.warning("device \"\(from)\" is gone; fell back to the default device \"\(name)\"") }
             logger.notice("output device restored: \(name)")
         }
-        for observer in observers.withLock({ $0.entries }) { observer.call(event) }
+        events.send(event)
     }
 }
 
@@ -158,12 +160,16 @@ extension AudioEngine {
     /// Whether the output device is lost (voices play on virtually until it is back).
     public var isDeviceLost: Bool { withAL { core.isDeviceLost } }
 
-    /// Device losses and restorations, as they happen: a new stream on every read, one consumer
-    /// per stream, the newest 16 events buffered.
+    /// Device losses and restorations, as they happen: a new stream on every read, and every
+    /// stream sees every event (several consumers each get them all). A consumer that falls
+    /// behind keeps its newest 16 events; older ones drop, for it alone.
     ///
     /// Each stream observes the engine only while it is iterated: when its consumer stops (the
     /// loop breaks or its task is cancelled) the observation ends, so reading the property
-    /// many times leaks nothing.
+    /// many times leaks nothing. ``shutdown()`` finishes every stream (a `for await` loop over
+    /// it ends after the events already buffered), and a stream read after shutdown is finished
+    /// at once. No event follows the end: a device restored while the engine shuts down is closed,
+    /// not announced.
     ///
     /// ```swift
     /// Task {
@@ -172,19 +178,12 @@ extension AudioEngine {
     ///     }
     /// }
     /// ```
-    public var deviceEvents: AsyncStream<DeviceEvent> {
-        let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let token = recovery.observers.withLock { $0.add { continuation.yield($0) } }
-        continuation.onTermination = { [weak recovery = self.recovery] _ in
-            recovery?.observers.withLock { $0.remove(token) }
-        }
-        return stream
-    }
+    public var deviceEvents: AsyncStream<DeviceEvent> { recovery.events.stream() }
 
     /// Calls `observer` (on the thread that calls ``update(deltaTime:)``) for every device event,
-    /// for the engine's life.
+    /// until ``shutdown()``.
     public func observeDeviceEvents(_ observer: @escaping @Sendable (DeviceEvent) -> Void) {
-        _ = recovery.observers.withLock { $0.add(observer) }
+        recovery.events.observe(observer)
     }
 
     /// The sound server's default output changed, or the output the engine played on went away
@@ -201,40 +200,72 @@ extension AudioEngine {
     }
 
     /// Per frame: notices a lost device, and rebuilds on a reopened one.
+    ///
+    /// Noticing and rebuilding run under ``lifecycle``, as ``shutdown()`` does: a rebuild never
+    /// runs on a core already shut down, a device reopened meanwhile is closed (not leaked), and
+    /// no event is announced once shutdown has begun.
     func checkDevice() {
         // One look under the lock per frame: just lost, waiting for a reopened device, or fine.
-        let state = withAL { () -> Int in
+        guard lookAtDevice(consume: false) != 0 else { return }
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        guard !shutDownStarted.load(ordering: .acquiring) else { return }
+        switch lookAtDevice(consume: true) {   // again: another thread may have handled it meanwhile
+        case 1: deviceWasLost()
+        case 2: rebuildOnReopenedDevice()
+        default: return
+        }
+    }
+
+    /// 0: fine (or shut down), 1: just lost, 2: lost, waiting for a reopened device.
+    /// `consume`: the disconnect flag is taken (the look that acts on it).
+    private func lookAtDevice(consume: Bool) -> Int {
+        withAL { () -> Int in
             guard !core.isShutDown else { return 0 }
             if core.isDeviceLost { return 2 }
-            return recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing) || !core.device.isConnected ? 1 : 0
+            let flagged = consume ? recovery.disconnected.exchange(false, ordering: .acquiringAndReleasing)
+                                  : recovery.disconnected.load(ordering: .acquiring)
+            return flagged || !core.device.isConnected ? 1 : 0
         }
-        if state == 1 {
-            let name = device.name
-            let positions = musicSystem.deviceLost(host: self)        // music lock before the AL lock
-            for (path, seconds) in positions {
-                logger.notice("music \(path) will resume at \(String(format: "%.2f", seconds)) s")
-            }
-            withAL { core.enterDeviceLost() }
-            recovery.emit(.lost(device: name))
-            sessionStorage.withLock { $0 }?.noteRouteChange(.oldDeviceUnavailable)
-            recovery.startReopening(configuration.output)
-            return
+    }
+
+    /// The device went away: everything goes virtual, the reopen loop starts. (Lifecycle held.)
+    private func deviceWasLost() {
+        let name = device.name
+        let positions = musicSystem.deviceLost(host: self)        // music lock before the AL lock
+        for (path, seconds) in positions {
+            logger.notice("music \(path) will resume at \(String(format: "%.2f", seconds)) s")
         }
-        guard state == 2, let opened = recovery.takeOpened() else { return }
+        withAL { core.enterDeviceLost() }
+        recovery.emit(.lost(device: name))
+        sessionStorage.withLock { $0 }?.noteRouteChange(.oldDeviceUnavailable)
+        recovery.startReopening(configuration.output)
+    }
+
+    /// Takes the device the reopen loop opened and rebuilds everything on it. (Lifecycle held:
+    /// shutdown cannot run meanwhile but from this very thread, through an observer.)
+    private func rebuildOnReopenedDevice() {
+        guard let opened = recovery.takeOpened() else { return }
         let newContext: ALContext
         do {
             newContext = try ALContext(device: opened.device, request: configuration.contextRequest)
         } catch {
             logger.warning("reopened device \(opened.device.name) refused a context: \(error); retrying")
-            opened.device.close()
+            opened.device.closeAsOwner()
             recovery.startReopening(configuration.output)
             return
         }
+        recovery.beforeRebuild.withLock { $0 }?()
+        // The one owner of the device and context is the core: the swap, the old pair's
+        // destruction and the check that the engine is still running happen in one AL section.
         let rebuilt = ALGlobal.lock.withLock { (current: inout UInt) -> Bool in
+            guard !core.isShutDown else { return false }
             do {
                 try core.rebuild(on: opened.device, context: newContext, current: &current)
                 recovery.disconnected.store(false, ordering: .releasing)
                 recovery.listen(on: newContext)
+                opened.device.adoptByEngine()
+                newContext.adoptByEngine()
                 return true
             } catch {
                 logger.warning("rebuilding on \(opened.device.name) failed: \(error); retrying")
@@ -242,17 +273,15 @@ extension AudioEngine {
             }
         }
         guard rebuilt else {
-            newContext.destroy()
-            opened.device.close()
-            recovery.startReopening(configuration.output)
+            ALGlobal.lock.withLock { current in newContext.destroy(locked: &current) }
+            opened.device.closeAsOwner()
+            if !recovery.isCancelled { recovery.startReopening(configuration.output) }
             return
         }
-        opened.device.adoptByEngine()
-        newContext.adoptByEngine()
-        endpoint.withLock { $0 = Endpoint(device: opened.device, context: newContext) }
         // Tests: runs a game call in the window where the core is rebuilt and music is not yet
-        // reattached (another thread can call in there). No lock is held here.
+        // reattached (another thread can call in there). No lock but the lifecycle is held here.
         recovery.beforeMusicReattach.withLock { $0 }?()
+        guard !shutDownStarted.load(ordering: .acquiring) else { return }   // the hook shut it down
         musicSystem.reattach(host: self)
         recovery.emit(.restored(device: opened.device.name, fellBackFrom: opened.fellBackFrom))
         if let session = sessionStorage.withLock({ $0 }) {

@@ -19,6 +19,12 @@ extension EngineCore {
         zoneMixer?.setZones(zones)
     }
 
+    /// A reverb cross-fade starts in OpenAL Soft at the next mix: `render` cuts its mix calls at
+    /// its end (``ReverbDomain/crossFadeKey(_:)`` says why).
+    func noteReverbCrossFade() {
+        reverbCrossFades.append(ReverbDomain.crossFadeFrames)
+    }
+
     /// Splits the granted sends: the zones' first, then one for bus effects when there is room.
     static func configureSends(_ router: SendRouter, efx: EFXSupport, zoneSends: Int) {
         let granted = efx.isAvailable ? efx.maxAuxiliarySends : 0
@@ -53,7 +59,9 @@ extension EngineCore {
             throw error
         }
         switch effect {
-        case .reverb(let r): try EFX.setReverb(object, r)
+        case .reverb(let r):
+            try EFX.setReverb(object, r)
+            noteReverbCrossFade()
         case .echo(let e): try EFX.setEcho(object, e)
         }
         try EFX.attach(object, to: slot)
@@ -66,7 +74,9 @@ extension EngineCore {
     func stepZones(elapsed: Double) {
         guard let zoneMixer, zoneMixer.isActive else { return }
         do throws(EarshotError) {
+            let before = zoneMixer.crossFades
             try zoneMixer.step(listener: listener, elapsed: min(max(elapsed, 0), 0.25))
+            if zoneMixer.crossFades != before { noteReverbCrossFade() }
         } catch {
             // Only AL_OUT_OF_MEMORY gets here (a misuse of our own objects traps): the zones
             // keep their last state and the next frame tries again.
@@ -94,6 +104,7 @@ extension EngineCore {
             return
         }
         try zoneMixer.rebuild(sends: sends)
+        noteReverbCrossFade()
         sendRouter.setSlots(zoneMixer.slots, playing: pool.realSources())
     }
 }

@@ -237,9 +237,12 @@ final class EngineCore {
         collectBuffers()
     }
 
-    /// Deletes the buffers of unloaded clips that no voice holds any more.
+    /// Deletes the buffers of unloaded clips that no voice holds any more. Not while the device
+    /// is lost: its stopped sources may still hold the buffer (AL_INVALID_OPERATION, which
+    /// trapped — found by the API operation fuzzer), and the rebuild drops the pending buffers
+    /// with the old context (`reuploadClips`).
     private func collectBuffers() {
-        guard !buffersToDelete.isEmpty else { return }
+        guard !buffersToDelete.isEmpty, !isDeviceLost else { return }
         var i = 0
         while i < buffersToDelete.count {
             let pending = buffersToDelete[i]
@@ -340,9 +343,16 @@ final class EngineCore {
                 pool.service(now: t, lookahead: span)
                 alProcessUpdatesSOFT()
             }
+            // A mix call never crosses the end of a reverb cross-fade except exactly at it
+            // (OpenAL Soft 1.19.1 crashes otherwise: ReverbDomain.crossFadeKey).
+            if let fadeLeft = reverbCrossFades.min() { chunk = min(chunk, fadeLeft) }
             alcRenderSamplesSOFT(device, buffer.baseAddress.map { $0 + done * channels }, ALCsizei(chunk))
             renderedFrames += chunk
             done += chunk
+            if !reverbCrossFades.isEmpty {
+                for i in reverbCrossFades.indices { reverbCrossFades[i] -= chunk }
+                reverbCrossFades.removeAll { $0 <= 0 }
+            }
         }
         collectBuffers()
         ALCheck.after("render")
@@ -352,6 +362,10 @@ final class EngineCore {
 
     /// The output device is lost: voices go virtual, music sources are gone until a rebuild.
     var isDeviceLost = false
+
+    /// Frames left of each reverb cross-fade under way in OpenAL Soft (counted from the next
+    /// render after the change; at most two or three at once).
+    var reverbCrossFades: [Int] = []
 
     /// The effects buses own, by bus index.
     var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]

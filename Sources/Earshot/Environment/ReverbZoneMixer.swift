@@ -19,7 +19,13 @@ final class ReverbZoneMixer {
         /// The gain and pan last sent to OpenAL.
         var sentGain: Float = -1
         var sentPan: Vector3 = Vector3(.nan, 0, 0)
+        /// The cross-fade values of the reverb last sent (``ReverbDomain/crossFadeKey(_:)``).
+        var sentFadeKey: [Float] = []
     }
+
+    /// How many times a slot was sent a reverb whose cross-fade values changed: each starts
+    /// OpenAL Soft's delay-line cross-fade, which the engine's render must respect.
+    private(set) var crossFades = 0
 
     /// The zones, in the order given (their names are unique).
     private(set) var zones: [ReverbZone] = []
@@ -119,6 +125,11 @@ final class ReverbZoneMixer {
                 try EFX.setReverb(effects[i], zone.reverb, pan: s.pan)
                 try EFX.attach(effects[i], to: slots[i])
                 states[i].sentPan = s.pan
+                let key = ReverbDomain.crossFadeKey(zone.reverb)
+                if key != s.sentFadeKey {
+                    states[i].sentFadeKey = key
+                    crossFades += 1
+                }
             }
             if s.sentGain != s.gain {
                 try EFX.setSlotGain(slots[i], s.gain)
@@ -148,6 +159,7 @@ final class ReverbZoneMixer {
             states[i] = kept[i]
             states[i].sentGain = -1
             states[i].sentPan = Vector3(.nan, 0, 0)
+            states[i].sentFadeKey = []   // new slots: a new reverb state, which fades in
         }
         try apply()
     }

@@ -369,6 +369,19 @@ public final class MusicTrack: @unchecked Sendable {
         set { system.mutate(stream) { $0.onEnd = newValue } }
     }
 
+    /// The error that is ending (or ended) the track's current or last play session — corrupt
+    /// data, a chained Ogg stream changing format — or nil. Read synchronously (``onEnd`` comes
+    /// later, on a queue), so an offline render can stop at the frame it happens; cleared when
+    /// the track plays again.
+    ///
+    /// ```swift
+    /// let track = try engine.loadMusic(path: "Assets/Music/theme.ogg")
+    /// try track.play()
+    /// _ = try engine.render(frames: 4_800)
+    /// if let error = track.failure { print("the track failed: \(error)") }
+    /// ```
+    public var failure: EarshotError? { system.read(stream) { $0.failure } }
+
     // MARK: Metering
 
     /// Enables level metering (AVAudioPlayer's `isMeteringEnabled`): the track then keeps the

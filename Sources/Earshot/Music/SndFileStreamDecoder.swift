@@ -4,7 +4,9 @@ import CSndFile
 /// and sample-accurate `sf_seek`.
 ///
 /// A read that stops short of the stated length with libsndfile's error flag set (a damaged FLAC
-/// frame, an I/O error) is reported as ``EarshotError/decodeFailed(path:reason:)``.
+/// frame, an I/O error) is reported as ``EarshotError/decodeFailed(path:reason:)``; one that stops
+/// short of an exact length without it (the file shrank while streaming) as
+/// ``EarshotError/fileChangedWhileReading(path:decoded:expected:)``.
 final class SndFileStreamDecoder: MusicDecoder {
     let path: String
     let sampleRate: Int
@@ -12,6 +14,8 @@ final class SndFileStreamDecoder: MusicDecoder {
     let frameCount: Int
     private let file: OpaquePointer
     private var position = 0
+    /// Whether `frameCount` is exact (a shorter read means the file shrank while streaming).
+    private let exactLength: Bool
 
     /// Opens `path`. Throws ``EarshotError/unreadableFile(path:reason:)`` when libsndfile does not
     /// recognise it as audio.
@@ -35,6 +39,7 @@ final class SndFileStreamDecoder: MusicDecoder {
         sampleRate = Int(info.samplerate)
         channels = Int(info.channels)
         frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
+        exactLength = frameCount > 0 && SndFileDecoder.hasExactLength(info)
     }
 
     deinit { sf_close(file) }
@@ -43,6 +48,9 @@ final class SndFileStreamDecoder: MusicDecoder {
         let got = Int(sf_readf_float(file, buffer, sf_count_t(frames)))
         if got < frames, sf_error(file) != 0 {
             throw .decodeFailed(path: path, reason: "\(SndFileDecoder.sndfileReason(file)) near frame \(position + max(0, got))")
+        }
+        if got < frames, exactLength, position + max(0, got) < frameCount {
+            throw .fileChangedWhileReading(path: path, decoded: position + max(0, got), expected: frameCount)
         }
         position += max(0, got)
         return max(0, got)

@@ -4,7 +4,8 @@ import CVorbisFile
 /// data, `ov_pcm_seek` for sample-accurate seeks and loop wraps.
 ///
 /// A hole in the data (`OV_HOLE`: a page lost to corruption), a bad link or a chained stream that
-/// changes rate or channel count part-way is reported as ``EarshotError/decodeFailed(path:reason:)``:
+/// changes rate or channel count part-way is reported as ``EarshotError/decodeFailed(path:reason:)``
+/// (the last as ``EarshotError/formatChanged(path:detail:)``):
 /// a music track never plays past damage silently.
 final class VorbisStreamDecoder: MusicDecoder {
     let path: String
@@ -67,7 +68,8 @@ final class VorbisStreamDecoder: MusicDecoder {
                 throw .decodeFailed(path: path, reason: "\(Self.reason(Int32(bytes))) near frame \(position + samples / channels)")
             }
             if let info = ov_info(file, link), Int(info.pointee.channels) != channels || Int(info.pointee.rate) != sampleRate {
-                throw .decodeFailed(path: path, reason: "a chained stream changes to \(info.pointee.channels) channels at \(info.pointee.rate) Hz")
+                throw .formatChanged(path: path, detail: "a chained link of \(info.pointee.channels) channels at \(info.pointee.rate) Hz "
+                                     + "after \(channels) at \(sampleRate) Hz")
             }
             samples += bytes / 2
         }

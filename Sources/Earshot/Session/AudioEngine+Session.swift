@@ -7,6 +7,7 @@ extension AudioEngine {
             if let s = stored { return s }
             let s = AudioSession(engine: self)
             stored = s
+            if shutDownStarted.load(ordering: .acquiring) { s.finishEvents() }   // nothing follows
             return s
         }
     }

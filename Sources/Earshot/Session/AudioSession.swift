@@ -48,7 +48,10 @@ import Synchronization
 ///
 /// ## Events
 /// ``events`` delivers, in order: hint edges, interruption edges, route changes and
-/// media-services resets. One consumer; unread events are kept up to 256, then the oldest drop.
+/// media-services resets. Every read of ``events`` returns a new stream that sees every event
+/// (several consumers each get them all); a consumer that falls behind keeps its newest 256
+/// events, older ones drop for it alone. The engine's ``AudioEngine/shutdown()`` finishes every
+/// stream, and one read afterwards is finished at once.
 ///
 /// ```swift
 /// let session = engine.session
@@ -67,10 +70,11 @@ public final class AudioSession: @unchecked Sendable {
     /// music lock and the AL lock, never while holding them).
     private let control = Locked<Void>(())
     private let logger = EarshotLogging.logger("earshot.session")
-    private let continuation: AsyncStream<Event>.Continuation
+    private let broadcast = EventBroadcast<Event>(capacity: 256)
 
-    /// Session events as they happen (one consumer; see the type's discussion).
-    public let events: AsyncStream<Event>
+    /// Session events as they happen: a new stream on every read, each seeing every event (see
+    /// the type's discussion). The engine's ``AudioEngine/shutdown()`` finishes them all.
+    public var events: AsyncStream<Event> { broadcast.stream() }
 
     struct SourceEntry {
         let source: any SecondaryAudioHintSource
@@ -101,7 +105,6 @@ public final class AudioSession: @unchecked Sendable {
 
     init(engine: AudioEngine) {
         self.engine = engine
-        (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
 
     deinit {
@@ -110,8 +113,11 @@ public final class AudioSession: @unchecked Sendable {
             e.sink?.invalidate()
             e.source.stop()
         }
-        continuation.finish()
+        broadcast.finish()
     }
+
+    /// Ends every ``events`` stream (the engine's shutdown); later events are dropped.
+    func finishEvents() { broadcast.finish() }
 
     // MARK: Category and ducking
 
@@ -213,7 +219,7 @@ public final class AudioSession: @unchecked Sendable {
                 }
             }
             let duck = state.withLock { s -> Float in
-                if let edge = s.hint.activate() { continuation.yield(.secondaryAudioHint(edge)) }
+                if let edge = s.hint.activate() { broadcast.send(.secondaryAudioHint(edge)) }
                 s.ramp.jump(to: s.duckTarget)
                 s.appliedDuck = s.ramp.target
                 return s.ramp.target
@@ -259,7 +265,7 @@ public final class AudioSession: @unchecked Sendable {
     public func setSecondaryAudioHint(_ otherAudioPlaying: Bool, source: String = "manual") {
         state.withLock { s in
             if let edge = s.hint.set("manual:" + source, otherAudioPlaying) {
-                continuation.yield(.secondaryAudioHint(edge))
+                broadcast.send(.secondaryAudioHint(edge))
             }
         }
     }
@@ -285,7 +291,7 @@ public final class AudioSession: @unchecked Sendable {
             let sink = state.withLock { s -> HintSink?? in
                 guard let i = s.sources.firstIndex(where: { $0.source === source }) else { return nil }
                 let entry = s.sources.remove(at: i)
-                if let edge = s.hint.remove(entry.key) { continuation.yield(.secondaryAudioHint(edge)) }
+                if let edge = s.hint.remove(entry.key) { broadcast.send(.secondaryAudioHint(edge)) }
                 return .some(entry.sink)
             }
             if let sink = sink ?? nil {
@@ -321,7 +327,7 @@ public final class AudioSession: @unchecked Sendable {
     func sourceReported(key: String, playing: Bool) {
         state.withLock { s in
             guard s.sources.contains(where: { $0.key == key && $0.sink != nil }) else { return }
-            if let edge = s.hint.set(key, playing) { continuation.yield(.secondaryAudioHint(edge)) }
+            if let edge = s.hint.set(key, playing) { broadcast.send(.secondaryAudioHint(edge)) }
         }
     }
 
@@ -329,7 +335,7 @@ public final class AudioSession: @unchecked Sendable {
     func sourceBecameUnavailable(key: String, reason: String) {
         let name = state.withLock { s -> String? in
             guard let e = s.sources.first(where: { $0.key == key && $0.sink != nil }) else { return nil }
-            if let edge = s.hint.set(key, false) { continuation.yield(.secondaryAudioHint(edge)) }
+            if let edge = s.hint.set(key, false) { broadcast.send(.secondaryAudioHint(edge)) }
             return e.source.name
         }
         // Reported through `hintSources` too; the engine plays on: a notice, not a warning.
@@ -353,7 +359,7 @@ public final class AudioSession: @unchecked Sendable {
     public func beginInterruption() {
         control.withLock { _ in
             guard holdAudio() else { return }
-            continuation.yield(.interruption(.began))
+            broadcast.send(.interruption(.began))
         }
     }
 
@@ -379,7 +385,7 @@ public final class AudioSession: @unchecked Sendable {
     public func endInterruption(shouldResume: Bool) {
         control.withLock { _ in
             guard let policy = state.withLock({ $0.interrupted ? $0.policy : nil }) else { return }
-            continuation.yield(.interruption(.ended(shouldResume: shouldResume)))
+            broadcast.send(.interruption(.ended(shouldResume: shouldResume)))
             if policy.resumes(shouldResume: shouldResume) { resumeLocked() }
         }
     }
@@ -409,7 +415,7 @@ public final class AudioSession: @unchecked Sendable {
     /// AL lock (it takes them to pause when ``pausesWhenOutputGoesAway`` says so).
     func noteRouteChange(_ reason: RouteChangeReason) {
         logger.notice("route change: \(reason)")
-        continuation.yield(.routeChange(reason))
+        broadcast.send(.routeChange(reason))
         if reason == .oldDeviceUnavailable, state.withLock({ $0.pausesWhenOutputGoesAway }) { holdForLostOutput() }
     }
 
@@ -438,7 +444,7 @@ public final class AudioSession: @unchecked Sendable {
     /// the new sources itself (`EngineCore.syncBuses()`).
     func noteMediaServicesWereReset() {
         logger.notice("media services were reset")
-        continuation.yield(.mediaServicesWereReset)
+        broadcast.send(.mediaServicesWereReset)
     }
 
     // MARK: Frame

@@ -120,15 +120,16 @@ final class MPRISWatcher {
     }
 
     /// How long the next read may wait: until the next query deadline, rest end or settle end
-    /// (at most 100 ms, at least 1 ms).
+    /// (at most 20 ms, at least 1 ms). The cap is how long ``MPRISHintSource/stop()`` — and so
+    /// the engine's shutdown — can wait for the loop to notice it (100 ms before issue 23).
     private func waitMilliseconds() -> Int32 {
         let now = Clocks.monotonic()
-        var next = now + 0.1
+        var next = now + 0.02
         if let since = changedSince { next = min(next, since + settleTime) }
         for q in outstanding.values { next = min(next, q.deadline) }
         for p in peers.values where p.query == nil && needsQuery(p) { next = min(next, p.restUntil) }
         if scanning { next = min(next, scanDeadline) }
-        return Int32(max(1, min(100, ((next - now) * 1000).rounded(.up))))
+        return Int32(max(1, min(20, ((next - now) * 1000).rounded(.up))))
     }
 
     private func sleep(seconds: Double) {

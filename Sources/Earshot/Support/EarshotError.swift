@@ -74,6 +74,12 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `unload`, `removeSound`, `removeEmitter`) treat such a handle like a stale one: they do
     /// nothing and read as nil, 0 or `.stopped`.
     case wrongEngine
+    /// A stream changed its format part-way: a chained Ogg file whose later link has another
+    /// sample rate or channel count (`detail` says which). Earshot plays one format per track.
+    case formatChanged(path: String, detail: String)
+    /// The file gave fewer frames than its header promised when it was opened (`decoded` of
+    /// `expected`): it shrank, or was replaced, while being read.
+    case fileChangedWhileReading(path: String, decoded: Int, expected: Int)
 
     /// The message, on one line: control characters from a file name or a library (a newline, a
     /// tab, an escape sequence) are written as escapes (`\n`, `\t`, `\u{1B}`), so a name cannot
@@ -153,6 +159,10 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
         case .wrongEngine:
             return "the handle belongs to another audio engine; use it only with the engine that made it"
+        case .formatChanged(let path, let detail):
+            return "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
+        case .fileChangedWhileReading(let path, let decoded, let expected):
+            return "\(path): the file ended after \(decoded) of the \(expected) frames its header gave: it changed while being read"
         }
     }
 

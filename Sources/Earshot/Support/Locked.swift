@@ -15,7 +15,10 @@ import Synchronization
 final class Locked<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only reached inside `withLock`, with the mutex held.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// The value, out of line: a stored `var` of an empty type (`Locked<Void>`) shares its
+    /// address with the next stored property, and ThreadSanitizer then took the `inout` access
+    /// of one thread and the atomic owner of another for a race. The mutex guards it.
+    private let value: UnsafeMutablePointer<Value>
     #if DEBUG
     /// The thread holding the mutex (0: none). Debug builds only; atomic so that any thread may
     /// ask whether it is the one.
@@ -23,7 +26,8 @@ final class Locked<Value>: @unchecked Sendable {
     #endif
 
     init(_ value: Value) {
-        self.value = value
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
         mutex = .allocate(capacity: 1)
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
@@ -36,6 +40,8 @@ final class Locked<Value>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     @inline(__always)
@@ -48,7 +54,7 @@ final class Locked<Value>: @unchecked Sendable {
         owner.store(UInt(pthread_self()), ordering: .relaxed)
         defer { owner.store(0, ordering: .relaxed) }
         #endif
-        return try body(&value)
+        return try body(&value.pointee)
     }
 
     /// Debug builds: traps unless the calling thread holds this lock (`what` names the lock and

@@ -17,13 +17,30 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// A generator whose numbers follow from `seed` alone.
     public init(seed: UInt64) { state = seed }
 
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
+    /// A generator for stream `stream` of `seed`: each stream's numbers are independent of every
+    /// other's (the pair goes through the SplitMix64 finaliser twice), where `seed + k × increment`
+    /// would only start the same sequence `k` steps later.
+    ///
+    /// ```swift
+    /// var a = SplitMix64(seed: 7, stream: 0), b = SplitMix64(seed: 7, stream: 1)
+    /// _ = a.next() != b.next()   // unrelated, not shifted copies
+    /// ```
+    public init(seed: UInt64, stream: UInt64) {
+        state = Self.mix(Self.mix(seed) ^ Self.mix(stream &+ 0x632B_E59B_D9B4_E019))
+    }
+
+    /// SplitMix64's finaliser: a bijection of 64 bits that spreads every input bit over the output.
+    public static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        return Self.mix(state)
     }
 
     /// A number in 0 ..< 1 with 53 random bits.

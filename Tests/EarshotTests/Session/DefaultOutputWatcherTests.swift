@@ -1,0 +1,109 @@
+@testable import Earshot
+import Foundation
+import XCTest
+
+/// The default-output watcher itself (issue 23 item 1: in-process through libpulse, no child
+/// process) against a private PulseAudio daemon with two null sinks: it reports a new default
+/// and a removed sink as before, reports nothing while there is no server and watches again when
+/// one comes back, and `stop()` is prompt in every state. The daemon is named to libpulse through
+/// `PULSE_SERVER` for the span of the test (set before the watcher connects, removed after).
+final class DefaultOutputWatcherTests: XCTestCase {
+    private final class Reports: Sendable {
+        let seen = Locked<[String]>([])
+        func add(_ reason: AudioSession.RouteChangeReason, _ sink: String) {
+            seen.withLock { $0.append("\(reason == .newDeviceAvailable ? "new" : reason == .oldDeviceUnavailable ? "gone" : "?") \(sink)") }
+        }
+        var all: [String] { seen.withLock { $0 } }
+    }
+
+    private func pactl(_ args: [String], _ env: [String: String]) throws -> String {
+        let r = try ChildProcess.run("/usr/bin/pactl", args, environment: env)
+        XCTAssertEqual(r.status, 0, "pactl \(args)")
+        return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func startPulse(_ env: [String: String]) throws {
+        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
+                             environment: env, timeout: 10)
+        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
+            throw XCTSkip("pulseaudio did not start")
+        }
+    }
+
+    private func milliseconds(_ body: () -> Void) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
+    func testReportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly() throws {
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl"])
+        let fixtures = try MusicFixtures()
+        let runtime = fixtures.directory.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        try startPulse(env)
+        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+        _ = try pactl(["load-module", "module-null-sink", "sink_name=a"], env)
+        let moduleB = try pactl(["load-module", "module-null-sink", "sink_name=b"], env)
+        _ = try pactl(["set-default-sink", "a"], env)
+        let baseline = try pactl(["list", "short", "clients"], env).split(separator: "\n").count
+
+        setenv("PULSE_SERVER", "unix:" + runtime.appendingPathComponent("pulse/native").path, 1)
+        defer { unsetenv("PULSE_SERVER") }
+        let reports = Reports()
+        let watcher = DefaultOutputWatcher()
+        watcher.start { reports.add($0, $1) }
+        XCTAssertNotNil(waitFor(3) { watcher.currentSink.withLock { $0 } == "a" }, "the first look finds the default")
+        XCTAssertEqual(try pactl(["list", "short", "clients"], env).split(separator: "\n").count, baseline + 1,
+                       "one client of the server: the watcher (and no pactl child)")
+
+        _ = try pactl(["set-default-sink", "b"], env)
+        XCTAssertNotNil(waitFor(2) { reports.all == ["new b"] }, "\(reports.all)")
+        _ = try pactl(["unload-module", moduleB], env)
+        XCTAssertNotNil(waitFor(2) { reports.all == ["new b", "gone a"] }, "the sink in use went away: \(reports.all)")
+
+        // A report that stops its own watcher (an engine released inside one shuts down on
+        // libpulse's thread): the loop cannot join itself; another thread tears it down.
+        let selfStopping = Locked<DefaultOutputWatcher?>(DefaultOutputWatcher())
+        let stoppedItself = Locked<Bool>(false)
+        selfStopping.withLock { $0 }?.start { _, _ in
+            selfStopping.withLock { $0 }?.stop()
+            stoppedItself.withLock { $0 = true }
+        }
+        XCTAssertNotNil(waitFor(3) { selfStopping.withLock { $0 }?.currentSink.withLock { $0 } == "a" })
+        _ = try pactl(["load-module", "module-null-sink", "sink_name=d"], env)
+        _ = try pactl(["set-default-sink", "d"], env)
+        XCTAssertNotNil(waitFor(2) { reports.all == ["new b", "gone a", "new d"] }, "\(reports.all)")
+        XCTAssertNotNil(waitFor(2) { stoppedItself.withLock { $0 } }, "the second watcher reported and stopped itself")
+        selfStopping.withLock { $0 = nil }
+        XCTAssertNotNil(waitFor(2) { ((try? self.pactl(["list", "short", "clients"], env)) ?? "").split(separator: "\n").count == baseline + 1 },
+                        "its connection closed; the first watcher's stays")
+
+        // The server goes away: nothing is reported; it comes back: watched again.
+        PulseDuckingTests.stopPulse(runtime: runtime)
+        usleep(700_000)
+        XCTAssertEqual(reports.all, ["new b", "gone a", "new d"], "no report without a server")
+        try startPulse(env)
+        _ = try pactl(["load-module", "module-null-sink", "sink_name=c"], env)
+        _ = try pactl(["set-default-sink", "c"], env)
+        XCTAssertNotNil(waitFor(8) { watcher.connections.withLock { $0 } == 2 }, "connected again (backoff ≤ 5 s)")
+        XCTAssertNotNil(waitFor(2) { watcher.currentSink.withLock { $0 } == "c" })
+        let ms = milliseconds { watcher.stop() }
+        XCTAssertLessThanOrEqual(ms, 100, "stop() joins the loop thread at once")
+        XCTAssertNotNil(waitFor(2) { ((try? self.pactl(["list", "short", "clients"], env)) ?? "").split(separator: "\n").count == baseline },
+                        "its connection closed")
+
+        // Without a server at all: no report, and stop() is as prompt with a retry pending.
+        PulseDuckingTests.stopPulse(runtime: runtime)
+        let idle = DefaultOutputWatcher()
+        idle.start { reports.add($0, $1) }
+        usleep(300_000)
+        XCTAssertEqual(idle.connections.withLock { $0 }, 0)
+        XCTAssertNil(idle.currentSink.withLock { $0 })
+        let idleMs = milliseconds { idle.stop() }
+        XCTAssertLessThanOrEqual(idleMs, 100)
+        XCTAssertEqual(reports.all, ["new b", "gone a", "new d"])
+        print(String(format: "watcher: stop() %.1f ms connected, %.1f ms without a server", ms, idleMs))
+    }
+}

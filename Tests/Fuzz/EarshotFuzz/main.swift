@@ -1,0 +1,45 @@
+// `earshot-fuzz`: the structured fuzzers of issue 24, as long runs (`make fuzz-values`).
+//
+//   earshot-fuzz scene-values CASES [SEED]     scenes from every documented key, validate + render
+//   earshot-fuzz api OPERATIONS [SEED]         random public calls on a loopback engine
+//
+// Prints a summary every so often and the findings at the end; exits 0 with no finding, 1 with
+// some (a trap or signal ends it by that signal: also a finding).
+import EarshotFuzzing
+@preconcurrency import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let count = Int(arguments[2]), count > 0 else {
+    FileHandle.standardError.write(Data("usage: earshot-fuzz scene-values|api COUNT [SEED]\n".utf8))
+    exit(2)
+}
+let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
+let assets = ProcessInfo.processInfo.environment["EARSHOT_ASSETS"] ?? "Assets"
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+let findings: [String]
+switch arguments[1] {
+case "show-scene":
+    // One generated scene and what validate says of it (for reading the generator's output).
+    let (yaml, problems) = SceneValueFuzzer(assets: assets, seed: seed).sample(index: count)
+    say(yaml)
+    say(problems)
+    exit(0)
+case "scene-values":
+    var fuzzer = SceneValueFuzzer(assets: assets, seed: seed)
+    // EARSHOT_FUZZ_MAX_OFFSET=0.1 keeps play offsets inside the shortest clip.
+    if let v = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_MAX_OFFSET"].flatMap(Double.init) { fuzzer.maxOffset = v }
+    let report = fuzzer.run(cases: count, log: say)
+    say(report.summary)
+    findings = report.findings
+case "api":
+    let report = APIOperationFuzzer(assets: assets, seed: seed).run(operations: count, log: say)
+    say(report.summary)
+    findings = report.findings
+default:
+    FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values or api)\n".utf8))
+    exit(2)
+}
+// Every finding's first line, then the first five in full (with their scene).
+for f in findings { say("FINDING: " + (f.split(separator: "\n").first.map(String.init) ?? f)) }
+for f in findings.prefix(5) { say("FINDING IN FULL: \(f)") }
+exit(findings.isEmpty ? 0 : 1)

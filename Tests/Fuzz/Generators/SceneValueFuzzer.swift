@@ -1,0 +1,284 @@
+import Earshot
+import EarshotScenes
+import Foundation
+
+/// Scene value fuzzing (issue 24): scenes written from every documented key of
+/// Demos/Scenes/README.md, each value drawn at its range's edges, just inside and just outside
+/// them, or anywhere inside, in random combinations — then checked as `earshot validate` checks
+/// them and, when valid, rendered (a short section, in process) as `earshot render` renders them.
+///
+/// A finding is a scene that validates but does not render, a render with a non-finite sample,
+/// or (by killing the process) a trap or signal. Invalid scenes are an accepted outcome.
+///
+/// ```swift
+/// let report = SceneValueFuzzer(assets: "Assets", seed: 1).run(cases: 100)
+/// print(report.summary)
+/// ```
+public struct SceneValueFuzzer {
+    /// The folder holding `Sounds/` and `Music/` (the package's `Assets`).
+    public var assets: String
+    public var seed: UInt64
+    /// Seconds of each valid scene rendered.
+    public var renderSeconds: Double = 0.2
+    /// Where the renders go (a tmpfs by default).
+    public var scratch: String = "/dev/shm"
+    /// The largest `offset:` of a play event drawn (the shortest asset lasts 0.14 s: 0.2 reaches
+    /// past clip ends, where validate and render disagree until issue 24 item 5's checker).
+    public var maxOffset: Double = 0.2
+
+    /// `assets` relative to the working directory is made absolute (scene paths are relative
+    /// to the scene file).
+    public init(assets: String, seed: UInt64) {
+        self.assets = assets.hasPrefix("/") ? assets : FileManager.default.currentDirectoryPath + "/" + assets
+        self.seed = seed
+    }
+
+    public struct Report: Sendable {
+        public var cases = 0
+        public var valid = 0
+        public var rendered = 0
+        public var warnings = 0
+        public var findings: [String] = []
+        public var seconds = 0.0
+        public var summary: String {
+            "scene values: \(cases) cases (\(valid) valid, \(rendered) rendered, \(warnings) warnings) in "
+                + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
+        }
+    }
+
+    /// Runs `cases` scenes (or until `seconds` have passed), and returns what happened.
+    public func run(cases: Int, seconds: Double = .infinity, log: ((String) -> Void)? = nil) -> Report {
+        var report = Report()
+        let started = Date()
+        var g = SplitMix64(seed: seed)
+        let out = "\(scratch)/earshot-scene-fuzz-\(getpid()).wav"
+        defer { unlink(out) }
+        let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
+        for i in 0..<cases {
+            if Date().timeIntervalSince(started) > seconds { break }
+            let yaml = scene(&g)
+            // A crash kills the process: with EARSHOT_FUZZ_TRACE set, each case's index goes to
+            // stderr first, so `earshot-fuzz show-scene INDEX SEED` prints the culprit.
+            if trace { FileHandle.standardError.write(Data("case \(i)\n".utf8)) }
+            report.cases += 1
+            switch Scene.check(yaml: yaml, path: "\(assets)/fuzz-\(i).yaml") {
+            case .failure(let problems):
+                if problems.problems.isEmpty { report.findings.append("case \(i): a failure without a problem\n\(yaml)") }
+                _ = problems.description
+            case .success(let scene):
+                report.valid += 1
+                let warnings = scene.warnings()
+                report.warnings += warnings.count
+                for w in warnings { _ = w.description }
+                do {
+                    let result = try SceneRenderer(scene: scene).render(to: out, format: .f32, duration: min(renderSeconds, scene.duration))
+                    report.rendered += 1
+                    let audio = try SndFileDecoder.decode(path: out)
+                    if case .float32(let s) = audio.samples, let bad = s.firstIndex(where: { !$0.isFinite }) {
+                        report.findings.append("case \(i): sample \(bad) is \(s[bad])\n\(yaml)")
+                    }
+                    if result.frames != audio.frameCount { report.findings.append("case \(i): \(result.frames) frames said, \(audio.frameCount) written\n\(yaml)") }
+                    _ = LevelPlot.svg(levels: result.levels, events: result.events, title: scene.name, duration: result.duration,
+                                      timeline: result.timeline, scene: scene)
+                } catch {
+                    report.findings.append("case \(i): validate ok but render failed: \(error)\n\(yaml)")
+                }
+            }
+            if let log, report.cases % 500 == 0 {
+                report.seconds = Date().timeIntervalSince(started)
+                log(report.summary)
+            }
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// The scene of case `index` of this seed's run, and what validate says of it.
+    public func sample(index: Int) -> (yaml: String, problems: String) {
+        var g = SplitMix64(seed: seed)
+        var yaml = ""
+        for _ in 0...index { yaml = scene(&g) }
+        switch Scene.check(yaml: yaml, path: "\(assets)/fuzz.yaml") {
+        case .success: return (yaml, "valid")
+        case .failure(let p): return (yaml, p.description)
+        }
+    }
+
+    // MARK: Values
+
+    /// A number for a key whose documented range is `range`: an edge, just inside or outside
+    /// one, a special value, or anything inside.
+    /// With `outside` false only edges and in-range values come (most scenes are made so, or
+    /// almost every scene would be invalid for one of its many values).
+    static func number(_ g: inout SplitMix64, _ range: ClosedRange<Double>, whole: Bool = false, outside: Bool = false) -> String {
+        let span = range.upperBound - range.lowerBound
+        let tiny = whole ? 1 : max(span * 1e-6, 1e-9)
+        let v: Double
+        var choice = Int(g.next() % 12)
+        if !outside, (4...6).contains(choice) { choice = 7 }
+        switch choice {
+        case 0: v = range.lowerBound
+        case 1: v = range.upperBound
+        case 2: v = range.lowerBound + tiny
+        case 3: v = range.upperBound - tiny
+        case 4: v = range.lowerBound - tiny
+        case 5: v = range.upperBound + tiny
+        case 6: return ["0", "-0", "1", ".nan", ".inf", "-.inf", "1e308", "-1", "0.1", "1e-300"][Int(g.next() % 10)]
+        default: v = range.lowerBound + g.nextUnit() * span
+        }
+        if whole { return String(Int(v.rounded())) }
+        return v.rounded() == v && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+
+    static func pick<T>(_ g: inout SplitMix64, _ items: [T]) -> T { items[Int(g.next() % UInt64(items.count))] }
+    static func chance(_ g: inout SplitMix64, _ p: Double) -> Bool { g.nextUnit() < p }
+
+    static func vector(_ g: inout SplitMix64, _ r: Double = 50) -> String {
+        "[\(number(&g, -r...r)), \(number(&g, -r...r)), \(number(&g, -r...r))]"
+    }
+
+    static func path(_ g: inout SplitMix64) -> String {
+        if chance(&g, 0.5) {
+            return "{ circle: { center: \(vector(&g)), radius: \(number(&g, 0.001...100)), period: \(number(&g, 0.001...100)), "
+                + "phase: \(number(&g, -360...360)), direction: \(pick(&g, ["cw", "ccw"])), plane: \(pick(&g, ["xz", "xy", "yz"])) } }"
+        }
+        var t = 0.0
+        var points: [String] = []
+        for _ in 0..<(1 + Int(g.next() % 4)) {
+            points.append("[\(t), \(number(&g, -100...100)), \(number(&g, -100...100)), \(number(&g, -100...100))]")
+            t += chance(&g, 0.1) ? 1e-9 : g.nextUnit() * 2
+        }
+        return "{ waypoints: [\(points.joined(separator: ", "))] }"
+    }
+
+    // MARK: Scenes
+
+    /// One scene: the top-level keys, then clips, music, sounds, buses, snapshots, zones,
+    /// emitters and events, each key present with some probability.
+    func scene(_ g: inout SplitMix64) -> String {
+        // One scene in five has values outside their ranges (each with a small chance).
+        let outside = Self.chance(&g, 0.2)
+        func n(_ r: ClosedRange<Double>, whole: Bool = false) -> String {
+            Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1))
+        }
+        func maybe(_ p: Double = 0.5) -> Bool { Self.chance(&g, p) }
+        let duration = maybe(0.9) ? 0.3 + g.nextUnit() * 0.3 : 0.3 + g.nextUnit() * 86_399.7
+        var y = "duration: \(duration)\n"
+        if maybe(0.3) { y += "sampleRate: \(n(8_000...192_000, whole: true))\n" }
+        if maybe(0.2) { y += "hrtf: \(Self.pick(&g, ["true", "false"]))\n" }
+        if maybe(0.4) { y += "distanceModel: \(Self.pick(&g, ["none", "inverse", "inverseClamped", "linear", "linearClamped", "exponent", "exponentClamped"]))\n" }
+        if maybe(0.3) { y += "seed: \(n(0...2_147_483_647, whole: true))\n" }
+        if maybe(0.3) { y += "dopplerFactor: \(n(0...10))\n" }
+        if maybe(0.3) { y += "speedOfSound: \(n(1...100_000))\n" }
+        if maybe(0.3) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
+        if maybe(0.3) { y += "maxDistance: \(n(1e-6...1e12))\n" }
+        if maybe(0.3) { y += "rolloff: \(n(0...100))\n" }
+        if maybe(0.2) { y += "voices: { real: \(n(1...4_096, whole: true)), virtual: \(n(0...1_000_000, whole: true)) }\n" }
+        if maybe(0.2) {
+            y += "session: { category: \(Self.pick(&g, ["ambient", "soloAmbient", "playback"])), ducking: { level: \(maybe(0.2) ? "silent" : n(-120...0)), "
+                + "attack: \(n(0...10)), release: \(n(0...10)) } }\n"
+        }
+        let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
+        y += "clips:\n"
+        for (i, f) in clipFiles.enumerated() { y += "  c\(i): \(assets)/\(f)\n" }
+        let hasMusic = maybe(0.4)
+        if hasMusic {
+            y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
+                + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"])) }\n"
+        }
+        if maybe(0.4) {
+            let select = Self.pick(&g, ["random", "shuffle", "sequence"])
+            y += "sounds:\n  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
+                + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
+                + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
+                + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"])) }\n"
+        }
+        let hasBus = maybe(0.4)
+        if hasBus {
+            y += "buses:\n  extra: { gain: \(n(-120...24)) }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
+                + "release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n"
+        }
+        let hasSnapshot = maybe(0.3)
+        if hasSnapshot {
+            y += "snapshots:\n  under: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"
+        }
+        if maybe(0.5) {
+            y += "zones:\n"
+            for z in 0..<(1 + Int(g.next() % 2)) {
+                var reverb = "{ preset: \(Self.pick(&g, ReverbProperties.presetNames))"
+                for (name, range) in ReverbProperties.valueRanges where maybe(0.35) {
+                    reverb += ", \(name): \(n(Double(range.lowerBound)...Double(range.upperBound)))"
+                }
+                reverb += " }"
+                let shape = maybe() ? "sphere: { center: \(Self.vector(&g, 10)), radius: \(n(0.01...1e6)) }"
+                                    : "box: { center: \(Self.vector(&g, 10)), size: [\(n(0.01...100)), \(n(0.01...100)), \(n(0.01...100))] }"
+                y += "  z\(z): { reverb: \(reverb), \(shape), fade: \(n(0...10_000)), gain: \(n(0...1)) }\n"
+            }
+        }
+        if maybe(0.4) {
+            y += "listener: { " + (maybe() ? "position: \(Self.vector(&g, 10))" : "path: \(Self.path(&g))")
+                + (maybe(0.3) ? ", facing: path" : maybe() ? ", at: \(Self.vector(&g, 1)), up: [0, 1, 0]" : "") + " }\n"
+        }
+        let emitterCount = Int(g.next() % 4)
+        if emitterCount > 0 {
+            y += "emitters:\n"
+            for e in 0..<emitterCount {
+                var m = "clip: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                m += maybe() ? ", position: \(Self.vector(&g))" : ", path: \(Self.path(&g))"
+                if maybe() { m += ", loop: true" }
+                if maybe(0.3) { m += ", gain: \(n(0...16))" }
+                if maybe(0.3) { m += ", pitch: \(n(0.1...4))" }
+                if maybe(0.2) { m += ", priority: \(n(0...255, whole: true))" }
+                if maybe(0.2) { m += ", referenceDistance: \(n(1e-6...1e9))" }
+                if maybe(0.2) { m += ", maxDistance: \(n(1e-6...1e12))" }
+                if maybe(0.2) { m += ", rolloff: \(n(0...100))" }
+                if maybe(0.2) {
+                    m += maybe() ? ", direction: \(Self.vector(&g, 1))" : ", facing: path"
+                    m += ", cone: { inner: \(n(0...180)), outer: \(n(180...360)), outerGain: \(n(0...1)) }"
+                }
+                if maybe(0.2) { m += ", start: \(n(0...0.5))" }
+                if maybe(0.2) { m += ", occlusion: \(n(0...1))" }
+                if maybe(0.2) { m += ", obstruction: \(n(0...1))" }
+                if maybe(0.2) { m += ", airAbsorption: \(n(0...10))" }
+                if maybe(0.2) { m += ", sends: \(n(0...1))" }
+                y += "  e\(e): { \(m) }\n"
+            }
+        }
+        var events: [String] = []
+        for _ in 0..<Int(g.next() % 6) {
+            let at = n(0...0.3)
+            switch g.next() % 9 {
+            case 0, 1:
+                var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
+                if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
+                if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
+                if maybe(0.2) { p += ", every: \(n(0.001...1)), count: \(n(1...20, whole: true)), jitter: \(n(0...0.0005))" }
+                if maybe(0.2) { p += ", bus: \(Self.pick(&g, ["sfx", "ui", "voice", "music"]))" }
+                events.append(p)
+            case 2 where hasMusic:
+                events.append("music: m, action: \(Self.pick(&g, ["play", "pause", "stop"]))"
+                              + (maybe() ? ", volume: \(n(0...1)), rate: \(n(0.5...2))" : ""))
+            case 3 where hasMusic:
+                events.append("music: m, action: fade, volume: \(n(0...1)), duration: \(n(0...2))")
+            case 4 where emitterCount > 0:
+                let target = "e\(g.next() % UInt64(emitterCount))"
+                events.append(maybe() ? "stop: \(target), fade: \(n(0...60))" : "start: \(target)")
+            case 5:
+                let target = emitterCount > 0 && maybe() ? "e0" : (hasMusic && maybe() ? "m" : "sfx")
+                let prop = target == "sfx" ? "gain: \(n(0...2))" : Self.pick(&g, ["gain: \(n(0...16))", "pitch: \(n(0.1...4))", "pan: \(n(-1...1))", "rate: \(n(0.5...2))"])
+                events.append("set: \(target), \(prop), ramp: \(n(0...3_600)), curve: \(Self.pick(&g, ["linear", "exponential", "sCurve"]))")
+            case 6:
+                events.append(maybe() ? "hint: \(Self.pick(&g, ["begin", "end"]))" : "interruption: \(Self.pick(&g, ["began", "ended"]))"
+                                        + (maybe() ? ", shouldResume: \(Self.pick(&g, ["true", "false"]))" : ""))
+            case 7 where hasSnapshot:
+                events.append("snapshot: under, action: \(Self.pick(&g, ["begin", "end"])), fade: \(n(0...600)), intensity: \(n(0...1))")
+            default:
+                events.append("play: c0, pan: \(n(-1...1))")
+            }
+            events[events.count - 1] = "{ at: \(at), \(events[events.count - 1]) }"
+        }
+        if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
+        return y
+    }
+}
