@@ -63,6 +63,10 @@ public struct Scene: Sendable {
     /// The scene's `seed:` (default 0): its jitter and every random choice of its sounds follow
     /// from it, so a scene renders bit-identically each time; another seed, other choices.
     public var seed: UInt64 = 0
+    /// The scene's `clipMemory:`: bytes of decoded audio its clips may take together (the
+    /// engine's ``AudioEngine/Configuration/maxTotalClipBytes``); nil for the engine's default,
+    /// 1 GiB. `validate` refuses clips whose headers already add up to more.
+    public var clipMemory: Int?
     /// The line of each entry's key in the scene file, by the key path messages use
     /// (`clips.beep`, `sounds.steps`, `emitters.car`, `zones.hall`, `music.theme`, `snapshots.x`,
     /// `buses.sfx`): warnings about an entry say `FILE:LINE` with it.

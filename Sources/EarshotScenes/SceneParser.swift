@@ -17,9 +17,13 @@ struct SceneParser: YAMLReader {
     var clipInfo: [String: ClipFileInfo] = [:]
     /// The clips of every sound, by sound id.
     var soundClips: [String: [String]] = [:]
+    /// The scene's `clipMemory:` in bytes (nil: the engine's default budget).
+    var clipMemory: Int?
+    /// The largest `clipMemory:` a scene may ask for, in MiB (64 GiB).
+    static let maxClipMemoryMiB = 65_536
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
-                          "referenceDistance", "maxDistance", "rolloff", "voices", "session",
+                          "referenceDistance", "maxDistance", "rolloff", "voices", "clipMemory", "session",
                           "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
@@ -126,9 +130,10 @@ struct SceneParser: YAMLReader {
                   seen.insert(URL(fileURLWithPath: c.path).resolvingSymlinksInPath().path).inserted else { continue }
             total += frames * 2   // frames <= 2^40: no overflow over 100,000 clips
         }
-        let budget = AudioEngine.Configuration.defaultMaxTotalClipBytes
+        let budget = clipMemory ?? AudioEngine.Configuration.defaultMaxTotalClipBytes
         if total > budget {
-            fail(node, "clips", "the clips would take at least \(total) bytes of decoded audio together, over the engine's budget of \(budget) (Configuration.maxTotalClipBytes)")
+            fail(node, "clips", "the clips would take at least \(total) bytes of decoded audio together, over "
+                 + (clipMemory != nil ? "the scene's clipMemory of \(budget) bytes" : "the engine's budget of \(budget) (Configuration.maxTotalClipBytes; a scene may set clipMemory: in MiB)"))
         }
     }
 
@@ -185,6 +190,9 @@ struct SceneParser: YAMLReader {
         if let n = top["voices"], let v = mapping(n, "voices", allowed: ["real", "virtual"]) {
             realVoices = v["real"].flatMap { integer($0, "voices.real", in: 1...4096) }
             virtualVoices = v["virtual"].flatMap { integer($0, "voices.virtual", in: 0...1_000_000) }
+        }
+        if let n = top["clipMemory"], let mib = integer(n, "clipMemory", in: 1...Self.maxClipMemoryMiB) {
+            clipMemory = mib * 1_048_576
         }
         let session = top["session"].map { sessionSettings($0) } ?? SceneSessionSettings()
 
@@ -269,6 +277,7 @@ struct SceneParser: YAMLReader {
         scene.snapshots = snapshots
         scene.buses = buses
         scene.seed = seed
+        scene.clipMemory = clipMemory
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }

@@ -9,6 +9,7 @@ extension Scene {
         if let realVoices { c.maxRealVoices = realVoices }
         if let virtualVoices { c.maxVirtualVoices = virtualVoices }
         c.randomSeed = seed
+        if let clipMemory { c.maxTotalClipBytes = clipMemory }
         return c
     }
 }

@@ -22,6 +22,35 @@ final class SceneLimitsTests: XCTestCase {
         return (l, c, reason)
     }
 
+    /// `clipMemory:` (MiB) is the scene's budget of decoded clip audio: clips whose headers add
+    /// up to more are refused by `validate` and `render` alike, and the engine it renders on gets
+    /// it as `maxTotalClipBytes`.
+    func testClipMemoryIsTheScenesBudget() throws {
+        let tone = tmp.appendingPathComponent("long.wav").path
+        try SoxTone.write(to: tone, frequency: 440, seconds: 12)   // 576,000 frames: 1.15 MB as 16-bit mono
+        let other = tmp.appendingPathComponent("other.wav").path
+        try SoxTone.write(to: other, frequency: 660, seconds: 0.5)
+        func scene(_ memory: String) throws -> String {
+            try SceneFixtures.write("duration: 1\n\(memory)clips: { a: \(tone), b: \(other) }\nevents: [ { at: 0, play: a }, { at: 0, play: b } ]\n",
+                                    name: "memory.yaml", in: tmp)
+        }
+        let tight = try scene("clipMemory: 1\n")
+        let r = try CLIRunner.run("earshot", ["validate", tight])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("memory.yaml:3:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("over the scene's clipMemory of 1048576 bytes"), r.stderr)
+        let out = tmp.appendingPathComponent("memory.wav").path
+        XCTAssertEqual(try CLIRunner.run("earshot", ["render", tight, "-o", out]).status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        let roomy = try Scene.load(path: try scene("clipMemory: 2\n"))
+        XCTAssertEqual(roomy.clipMemory, 2 * 1_048_576)
+        XCTAssertEqual(roomy.engineConfiguration(output: .loopback(sampleRate: 48_000)).maxTotalClipBytes, 2 * 1_048_576)
+        XCTAssertNil(try Scene.load(path: try scene("")).clipMemory, "the engine's default")
+        XCTAssertEqual(try CLIRunner.run("earshot", ["render", try scene("clipMemory: 2\n"), "-o", out]).status, 0)
+        let p = try XCTUnwrap(problem("duration: 1\nclipMemory: 0\n"))
+        XCTAssertTrue(p.reason.contains("1…65536"), p.reason)
+    }
+
     func testDeepFlowNestingIsRefusedNotOverflowed() throws {
         let yaml = "duration: 2\nevents: " + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000) + "\n"
         let p = try XCTUnwrap(problem(yaml))
