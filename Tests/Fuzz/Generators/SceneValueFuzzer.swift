@@ -23,7 +23,7 @@ public struct SceneValueFuzzer {
     /// Where the renders go (a tmpfs by default).
     public var scratch: String = "/dev/shm"
     /// The largest `offset:` of a play event drawn (the shortest asset lasts 0.14 s: 0.2 reaches
-    /// past clip ends, where validate and render disagree until issue 24 item 5's checker).
+    /// past clip ends, which validate and render both refuse, by one checker).
     public var maxOffset: Double = 0.2
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
