@@ -44,7 +44,14 @@ public final class OutputTransaction {
     /// Creates a temporary file for `target`, exclusively, in `target`'s folder (after sweeping
     /// the folder's stale partials), and returns its open descriptor and path. The caller writes
     /// through the descriptor, then ``stage(_:for:)``s the path or ``discard(_:)``s it.
+    ///
+    /// A target whose name holds bytes that are not UTF-8 (``RawPath`` escapes: names given on the
+    /// command line) is refused with ``EarshotError/writeFailed(path:reason:)``: Earshot reads files
+    /// of any name but writes UTF-8 names only (Foundation would write another name, silently).
     public static func createTemporary(for target: String) throws(EarshotError) -> (fd: Int32, path: String) {
+        if target.unicodeScalars.contains(where: RawPath.isEscape) {
+            throw .writeFailed(path: target, reason: "not a UTF-8 file name: Earshot reads files of any name but writes UTF-8 names only")
+        }
         let (folder, prefix, name) = split(target)
         sweepStalePartials(in: folder)
         // The name is cut so the temporary's stays within NAME_MAX (255 bytes).

@@ -98,4 +98,23 @@ extension MessageTests {
         XCTAssertTrue(text.contains("caf\\xE9.wav"), text)
         XCTAssertTrue(text.contains("frames:      12000"), text)
     }
+
+    /// An output name that is not UTF-8 is refused, not written under another name (Foundation
+    /// turned `\xE9t\xE9.wav` into `\u{F7E9}t\u{F7E9}.wav` and the CLI said "wrote t.wav").
+    func testNonUTF8OutputNamesAreRefusedNotRenamed() throws {
+        let source = CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "cd \"$1\" && \"$0\" decode \"$2\" -o \"$(printf '\\351t\\351.wav')\"",
+                       CLIRunner.productsDirectory.appendingPathComponent("earshot").path, dir!, source]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 1, text)
+        XCTAssertTrue(text.contains("\\xE9t\\xE9.wav"), text)
+        XCTAssertTrue(text.contains("not a UTF-8 file name"), text)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [], "nothing written under any name")
+    }
 }
