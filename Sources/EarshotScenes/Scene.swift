@@ -64,7 +64,7 @@ public struct Scene: Sendable {
     /// from it, so a scene renders bit-identically each time; another seed, other choices.
     public var seed: UInt64 = 0
     /// The scene's `clipMemory:`: bytes of decoded audio its clips may take together (the
-    /// engine's ``AudioEngine/Configuration/maxTotalClipBytes``); nil for the engine's default,
+    /// engine's `AudioEngine.Configuration.maxTotalClipBytes`); nil for the engine's default,
     /// 1 GiB. `validate` refuses clips whose headers already add up to more.
     public var clipMemory: Int?
     /// The line of each entry's key in the scene file, by the key path messages use

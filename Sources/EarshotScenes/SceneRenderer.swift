@@ -52,7 +52,7 @@ public struct SceneRenderer {
         /// Voices and bus gains over time, in a bounded number of columns (for the plot).
         public var timeline = SceneTimeline(duration: 1)
         /// Seconds of output the engine's limiter turned down because the mix would have
-        /// exceeded full scale (0: it never engaged; see ``OutputLimiter``).
+        /// exceeded full scale (0: it never engaged; see Earshot's `OutputLimiter`).
         public var limitedSeconds = 0.0
         /// The deepest gain reduction the limiter applied, in dB (0 when it never engaged).
         public var deepestLimiterReduction: Float = 0

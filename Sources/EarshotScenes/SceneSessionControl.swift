@@ -8,7 +8,7 @@ import Earshot
 /// and release), an interruption pauses every bus and music track and, when it ends with
 /// `shouldResume`, resumes them.
 ///
-/// Pass your own to ``SceneRenderer/render(to:format:from:duration:session:progress:)`` or
+/// Pass your own to ``SceneRenderer/render(to:format:from:duration:session:transaction:progress:)`` or
 /// ``ScenePlayer/run(duration:fadeOut:session:status:)`` to route scene events to another session.
 public protocol SceneSessionControl: AnyObject {
     /// Whether an interruption has begun and not ended.

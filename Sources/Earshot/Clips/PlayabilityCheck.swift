@@ -1,5 +1,5 @@
 /// The checks that decide whether a file can be played, shared by the engine and by anything that
-/// judges a file before an engine loads it (`earshot validate`, ``EarshotScenes``), so that a file
+/// judges a file before an engine loads it (`earshot validate`, the EarshotScenes module), so that a file
 /// judged playable is one the engine plays: one checker, two callers.
 ///
 /// ```swift
@@ -31,7 +31,7 @@ extension PlayOptions {
     /// The start frame of a play at `offset` seconds with `loopCount` extra passes of a clip of
     /// `clipFrames` frames at `sampleRate`, or ``EarshotError/invalidArgument(_:)``: the offset
     /// must begin inside the clip (an offset at its end plays nothing), and all passes must stay
-    /// within OpenAL's 32-bit sample offsets (2³¹ frames). What ``AudioEngine/play(_:options:)``
+    /// within OpenAL's 32-bit sample offsets (2³¹ frames). What ``AudioEngine/play(_:options:)-(Clip,_)``
     /// checks, for a validator to check first.
     @discardableResult
     public static func checkTiming(offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
@@ -51,7 +51,7 @@ extension PlayOptions {
 }
 
 extension MusicTrack {
-    /// Throws what ``AudioEngine/loadMusic(path:)`` would throw for the file at `path` (not
+    /// Throws what ``AudioEngine/loadMusic(path:bus:)`` would throw for the file at `path` (not
     /// streamable: more than two channels, a rate outside 1000…384000 Hz, no frames, not seekable,
     /// an encoding the stream decoders cannot read), opening the file's decoder and closing it.
     public static func checkStreamable(path: String) throws(EarshotError) {

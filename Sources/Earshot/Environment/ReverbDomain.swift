@@ -119,7 +119,7 @@ public enum ReverbDomain {
     // MARK: The delay-line cross-fade
 
     /// Frames of the cross-fade 1.19.1's reverb runs after a change of the values in
-    /// ``crossFadeKey(_:)`` (`reverb.c`: `FADE_SAMPLES`).
+    /// `crossFadeKey(_:)` (`reverb.c`: `FADE_SAMPLES`).
     public static let crossFadeFrames = 128
 
     /// The values whose change makes 1.19.1's reverb cross-fade its delay lines
