@@ -1,5 +1,100 @@
-/// Loading clips from bytes in memory (assets packed in archives).
+/// Loading clips (from a path, from bytes in memory such as assets packed in archives, from
+/// decoded audio), the decode budget, and unloading.
 extension AudioEngine {
+    /// Decodes a file (CAF PCM and IMA4 through Earshot's CAF reader; WAV, AIFF, FLAC, Ogg …
+    /// through libsndfile and vorbisfile: see ``ClipDecoder``) into an OpenAL buffer.
+    ///
+    /// - Parameters:
+    ///   - path: the file to decode; its path also names the clip in messages.
+    ///   - forPositioning: mix a multi-channel file down to mono (the mean of the channels) so
+    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised.
+    ///
+    /// A file whose decoded audio would exceed ``Configuration/maxClipBytes`` throws
+    /// ``EarshotError/tooLarge(name:what:size:limit:setting:)`` before it is decoded.
+    public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
+        try loadClip(path: path, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
+    }
+
+    /// ``loadClip(path:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
+    func loadClip(path: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
+        let audio = try ClipDecoder.decode(path: path, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
+        return try loadClip(audio, name: path, forPositioning: forPositioning)
+    }
+
+    /// The decoder options for one more clip: the per-clip limit (`maxBytes`, named `setting`),
+    /// or what is left of ``Configuration/maxTotalClipBytes`` when that is less — so that the
+    /// decoder refuses a clip over the engine's budget from its header, before decoding it.
+    func budgetedOptions(maxBytes: Int, setting: String?) throws(EarshotError) -> ClipDecoder.Options {
+        let used = try withAL { () throws(EarshotError) -> Int in
+            guard !core.isShutDown else { throw .engineShutDown }
+            return core.loadedClipBytes
+        }
+        let left = configuration.maxTotalClipBytes - used
+        if left < min(maxBytes, configuration.maxClipBytes) {
+            return decodeOptions(maxBytes: left, setting: Self.budgetSetting(used: used))
+        }
+        return decodeOptions(maxBytes: maxBytes, setting: setting)
+    }
+
+    /// How a refusal by the total budget names it.
+    static func budgetSetting(used: Int) -> String {
+        "Configuration.maxTotalClipBytes, with \(EarshotError.bytes(used)) of clips already loaded"
+    }
+
+    /// The engine's decoder options with the limit lowered to `maxBytes` (named `setting`).
+    func decodeOptions(maxBytes: Int, setting: String?) -> ClipDecoder.Options {
+        var options = configuration.clipDecodeOptions
+        if maxBytes < options.maxBytes {
+            options.maxBytes = max(1, maxBytes)
+            options.limitName = setting ?? options.limitName
+        }
+        return options
+    }
+
+    /// Uploads decoded audio into an OpenAL buffer.
+    ///
+    /// Audio over ``Configuration/maxClipBytes`` throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``.
+    public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
+        try configuration.clipDecodeOptions.check(samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)
+        let pcm = forPositioning ? audio.downmixedToMono() : audio
+        guard pcm.channels <= 2 else {
+            throw .unsupportedEncoding("\(name): \(pcm.channels) channels (clips are mono or stereo; load it for positioning to mix it down)")
+        }
+        guard pcm.frameCount > 0 else {
+            throw .malformedFile("\(name): no audio frames")
+        }
+        guard PlayabilityCheck.clipSampleRates.contains(pcm.sampleRate) else {
+            throw .malformedFile("\(name): sample rate \(pcm.sampleRate) Hz")
+        }
+        return try withAL { () throws(EarshotError) -> Clip in
+            guard !core.isShutDown else { throw .engineShutDown }
+            // Exact, under the lock (loads on other threads may have taken the room meanwhile).
+            let used = core.loadedClipBytes
+            guard pcm.byteCount <= configuration.maxTotalClipBytes - used else {
+                throw .tooLarge(name: name, what: "decoded audio", size: pcm.byteCount,
+                                limit: max(0, configuration.maxTotalClipBytes - used), setting: Self.budgetSetting(used: used))
+            }
+            return try core.upload(pcm, name: name)
+        }
+    }
+
+    /// Releases a clip's buffer, stopping the voices still playing it first.
+    public func unload(_ clip: Clip) {
+        withAL {
+            guard !core.isShutDown else { return }
+            core.unload(clip)
+        }
+    }
+
+    /// Whether any voice (real or virtual) is still playing `clip` (false for an unloaded clip or a
+    /// shut-down engine). Used by ``ClipBank`` to evict only idle clips.
+    func isClipInUse(_ clip: Clip) -> Bool {
+        withAL {
+            guard !core.isShutDown, core.isLoaded(clip) else { return false }
+            return core.pool.count(usingClip: clip.id) > 0
+        }
+    }
+
     /// Decodes a file held in memory (any format ``ClipDecoder`` reads) into an OpenAL buffer.
     ///
     /// `name` labels errors and ``ClipInfo/name``. Same results and errors as

@@ -120,10 +120,7 @@ final class EngineCore {
         var names = [ALuint](repeating: 0, count: total)
         if total > 0 {
             alGenSources(ALsizei(total), &names)
-            let code = alGetError()
-            guard code == AL_NO_ERROR else {
-                throw .openAL(operation: "alGenSources(\(total))", code: code)
-            }
+            try ALCheck.throwing("alGenSources(\(total))")
         }
         return names
     }
@@ -197,11 +194,12 @@ final class EngineCore {
         case .float32(let s):
             s.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
         }
-        let code = alGetError()
-        guard code == AL_NO_ERROR else {
+        do throws(EarshotError) {
+            try ALCheck.throwing("alBufferData(\(name))")
+        } catch {
             alDeleteBuffers(1, &buffer)
             ALCheck.discard(because: "the cleanup of a failed upload already being thrown")
-            throw .openAL(operation: "alBufferData(\(name))", code: code)
+            throw error
         }
         let info = ClipInfo(name: name, sampleRate: pcm.sampleRate, channels: pcm.channels, frameCount: pcm.frameCount,
                             byteCount: pcm.byteCount, isFloat: { if case .float32 = pcm.samples { return true } else { return false } }())

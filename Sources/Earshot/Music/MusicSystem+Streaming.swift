@@ -349,9 +349,10 @@ extension MusicSystem {
                 buffer = b
             } else {
                 alGenBuffers(1, &buffer)
-                let code = alGetError()
-                guard code == AL_NO_ERROR else {
-                    s.failure = .openAL(operation: "alGenBuffers (music)", code: code)
+                do throws(EarshotError) {
+                    try ALCheck.throwing("alGenBuffers (music)")
+                } catch {
+                    s.failure = error
                     s.exhausted = true
                     return
                 }
@@ -360,10 +361,11 @@ extension MusicSystem {
             let data = s.channels == 2 && s.pan != 0 ? Self.balanced(chunk.samples, pan: s.pan) : chunk.samples
             data.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(s.fileRate)) }
             alSourceQueueBuffers(source, 1, &buffer)
-            let code = alGetError()
-            guard code == AL_NO_ERROR else {
+            do throws(EarshotError) {
+                try ALCheck.throwing("queueing a music buffer")
+            } catch {
                 s.freeBuffers.append(buffer)
-                s.failure = .openAL(operation: "queueing a music buffer", code: code)
+                s.failure = error
                 s.exhausted = true
                 return
             }

@@ -4,6 +4,17 @@ import Foundation
 import EarshotTestSupport
 import XCTest
 
+/// Why a render could not be read back (thrown so the test fails and says which file and why).
+enum RenderedAudioError: Error, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+
+    var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the render \(path): \(reason)"
+        }
+    }
+}
+
 /// A rendered WAV read back as float samples, with the measurements the scene tests need.
 struct RenderedAudio {
     var samples: [Float]
@@ -14,7 +25,10 @@ struct RenderedAudio {
 
     init(path: String) throws {
         var info = SF_INFO()
-        guard let f = sf_open(path, Int32(SFM_READ), &info) else { throw XCTSkip("cannot open \(path)") }
+        guard let f = sf_open(path, Int32(SFM_READ), &info) else {
+            // A render that cannot be read back is a failure of the render, not a reason to skip.
+            throw RenderedAudioError.cannotOpen(path: path, reason: String(cString: sf_strerror(nil)))
+        }
         defer { sf_close(f) }
         channels = Int(info.channels)
         sampleRate = Int(info.samplerate)

@@ -158,20 +158,52 @@ final class MalformedCAFTests: XCTestCase {
         }
     }
 
-    /// Random mutations of a valid IMA4 file never crash and only ever throw EarshotError.
+    /// Random mutations of a valid IMA4 file never crash and only ever throw EarshotError; the
+    /// ones that break the structure are refused. A mutation of the audio codes decodes (any 4-bit
+    /// code is valid), so the test knows which mutations must be refused: the file magic, the
+    /// version, the desc and data chunk types, the format id, and (with the header intact, so every
+    /// packet is decoded) any block preamble whose step index is above 88. The seed is fixed.
     func testRandomMutationsAreRefusedCleanly() throws {
         var b = CAFBuilder()
         b.chunk("desc", CAFBuilder.ima4(channels: 2))
         b.chunk("data", CAFBuilder.dataBody(Array(repeating: Self.goodIMA4Packet, count: 8).flatMap { $0 }))
         let base = b.bytes
+        // The layout CAFBuilder writes: "caff", version, flags; desc header at 8, its body at 20
+        // (format id at 28); data header at 52, edit count at 64, audio (8 packets x 2 blocks
+        // of 34 bytes) at 68.
+        let structural = [0..<4, 4..<6, 8..<12, 28..<32, 52..<56]
+        let header = 0..<68
+        let preambleStepBytes = stride(from: 69, to: base.count, by: IMA4Decoder.bytesPerChannelBlock)
+        func mustBeRefused(_ bytes: [UInt8]) -> Bool {
+            if structural.contains(where: { bytes[$0] != base[$0] }) { return true }
+            guard bytes[header] == base[header] else { return false }
+            return preambleStepBytes.contains { bytes[$0] & 0x7F > 88 }
+        }
+
         var rng = Self.randomBytes(40_000, seed: 99).makeIterator()
+        var refused = 0, expected = 0, decoded = 0
         for _ in 0..<2_000 {
             var bytes = base
             for _ in 0..<(Int(rng.next() ?? 1) % 4 + 1) {
                 let at = (Int(rng.next() ?? 0) << 8 | Int(rng.next() ?? 0)) % bytes.count
                 bytes[at] = rng.next() ?? 0
             }
-            do { _ = try CAFReader.decode(bytes, name: "m.caf") } catch { XCTAssertNotNil(Self.kind(of: error)) }
+            let mustRefuse = mustBeRefused(bytes)
+            if mustRefuse { expected += 1 }
+            do {
+                _ = try CAFReader.decode(bytes, name: "m.caf")
+                decoded += 1
+                XCTAssertFalse(mustRefuse, "a mutation that breaks the structure decoded: \(zip(base, bytes).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset))")
+            } catch {
+                refused += 1
+                XCTAssertNotNil(Self.kind(of: error), "untyped error: \(error)")
+            }
         }
+        // The fixed seed hits the structure and the preambles many times; if these drop to zero
+        // the test no longer checks refusals at all.
+        XCTAssertGreaterThan(expected, 50, "too few structural mutations to mean anything")
+        XCTAssertGreaterThanOrEqual(refused, expected)
+        XCTAssertGreaterThan(decoded, 0, "mutations of the audio codes should decode")
+        print("MalformedCAFTests mutations: \(refused) refused (\(expected) required), \(decoded) decoded of 2000")
     }
 }

@@ -9,8 +9,7 @@ final class BusEnvironmentTests: XCTestCase {
     private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] { try TestSignals.renderFrames(e, seconds: seconds) }
 
     private func rms(_ x: [Float], from: Double, to: Double) -> Double {
-        let a = Int(from * Double(rate)) * 2, b = min(x.count, Int(to * Double(rate)) * 2)
-        return TestSignals.rms(Array(x[a..<b]), channels: 1)[0]
+        TestSignals.rms(x, Int(from * Double(rate)) * 2..<Int(to * Double(rate)) * 2)
     }
 
     /// An 8 kHz tone on the sfx bus under a "water" filter loses its level; the same tone on

@@ -66,18 +66,18 @@ final class MusicControlTests: XCTestCase {
         track.numberOfLoops = -1
         try track.play()
         let before = MusicRender.left(try MusicRender.render(engine, seconds: 0.2))
-        let full = MusicRender.rms(before, 4_800..<9_600)
+        let full = TestSignals.rms(before, 4_800..<9_600)
         for curve in [MusicTrack.FadeCurve.linear, .equalPower] {
             track.volume = 1
             _ = try MusicRender.render(engine, seconds: 0.05)
             track.fade(to: 0.25, duration: 0.5, curve: curve)
             let during = MusicRender.left(try MusicRender.render(engine, seconds: 0.5))
             let after = MusicRender.left(try MusicRender.render(engine, seconds: 0.05))
-            XCTAssertEqual(TestSignals.dB(MusicRender.rms(after, 0..<after.count)) - TestSignals.dB(full),
+            XCTAssertEqual(TestSignals.dB(TestSignals.rms(after, 0..<after.count)) - TestSignals.dB(full),
                            TestSignals.dB(0.25), accuracy: 0.5, "\(curve)")
             XCTAssertEqual(track.volume, 0.25, accuracy: 1e-6)
             // Half-way the level is between the ends (linear: 0.625; equal power: 0.73).
-            let mid = MusicRender.rms(during, 11_520..<12_480) / full
+            let mid = TestSignals.rms(during, 11_520..<12_480) / full
             let expected = curve == .linear ? 0.625 : Double((0.5 + 0.5 * 0.0625).squareRoot())
             XCTAssertEqual(mid, expected, accuracy: 0.03, "\(curve)")
         }
@@ -93,7 +93,7 @@ final class MusicControlTests: XCTestCase {
         let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
         try change(engine)
         let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        return (TestSignals.dB(MusicRender.rms(b, 2_400..<4_800)) - TestSignals.dB(MusicRender.rms(a, 2_400..<4_800)), engine, track)
+        return (TestSignals.dB(TestSignals.rms(b, 2_400..<4_800)) - TestSignals.dB(TestSignals.rms(a, 2_400..<4_800)), engine, track)
     }
 
     func testFadeThatStopsEndsWithStoppedAndMusicBusGainApplies() throws {

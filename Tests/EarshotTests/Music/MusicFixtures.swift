@@ -95,11 +95,4 @@ enum MusicRender {
         for i in max(1, range.lowerBound)..<min(x.count, range.upperBound) { m = max(m, abs(x[i] - x[i - 1])) }
         return m
     }
-
-    /// RMS of `x[range]`.
-    static func rms(_ x: [Float], _ range: Range<Int>) -> Double {
-        let r = max(0, range.lowerBound)..<min(x.count, range.upperBound)
-        guard !r.isEmpty else { return 0 }
-        return (r.reduce(0.0) { $0 + Double(x[$1]) * Double(x[$1]) } / Double(r.count)).squareRoot()
-    }
 }

@@ -6,7 +6,6 @@ import XCTest
 /// Sounds (issue 15): limits, cooldowns and selections measured on the loopback output.
 final class SoundPlayTests: XCTestCase {
     private func left(_ x: [Float]) -> [Float] { MusicRender.left(x) }
-    private func rms(_ x: [Float], _ r: Range<Int>) -> Double { MusicRender.rms(x, r) }
 
     /// Every event delivered so far (the stream is read after each update on the test's thread).
     private final class EventLog: @unchecked Sendable {
@@ -38,14 +37,14 @@ final class SoundPlayTests: XCTestCase {
         let tone = try e.loadClip(TestSignals.sine(frequency: 500, amplitude: 0.04, seconds: 2), name: "tone")
         let one = try e.makeSound(SoundDefinition(clips: [tone], loop: true))
         _ = try e.play(one)
-        let single = rms(left(try TestSignals.renderGameFrames(e, seconds: 0.3)), 4_800..<14_400)
+        let single = TestSignals.rms(left(try TestSignals.renderGameFrames(e, seconds: 0.3)), 4_800..<14_400)
         e.stopAllVoices()
         try TestSignals.renderGameFrames(e, seconds: 0.1)
 
         let limited = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 3, steal: .oldest), loop: true))
         for _ in 0..<20 { XCTAssertNotEqual(try e.play(limited).status, .refused) }
         let out = left(try TestSignals.renderGameFrames(e, seconds: 0.3))
-        let level = rms(out, 4_800..<14_400)
+        let level = TestSignals.rms(out, 4_800..<14_400)
         XCTAssertEqual(level / single, 3, accuracy: 0.05, "three voices' level (20 would be 20×): \(level / single)")
         XCTAssertEqual(e.instanceCount(of: limited), 3)
         XCTAssertEqual(e.stats.limitSteals, 17)
@@ -232,10 +231,10 @@ final class SoundPlayTests: XCTestCase {
         let passes = left(try TestSignals.renderGameFrames(e, seconds: 1.0))
         let first = MusicRender.firstSound(passes), last = MusicRender.lastSound(passes)
         XCTAssertEqual(Double(last - first), 36_000, accuracy: 40, "three passes of 12,000 frames")
-        let steady = rms(passes, (first + 4_800)..<(first + 7_200))
+        let steady = TestSignals.rms(passes, (first + 4_800)..<(first + 7_200))
         for k in 1..<3 {
             let seam = first + k * 12_000
-            XCTAssertEqual(rms(passes, (seam - 1_200)..<(seam + 1_200)) / steady, 1, accuracy: 0.02, "no gap at pass \(k)")
+            XCTAssertEqual(TestSignals.rms(passes, (seam - 1_200)..<(seam + 1_200)) / steady, 1, accuracy: 0.02, "no gap at pass \(k)")
             XCTAssertLessThan(MusicRender.maxStep(passes, (seam - 100)..<(seam + 100)), 0.02, "no step at pass \(k)")
         }
         XCTAssertFalse(v.isPlaying)
@@ -352,7 +351,7 @@ final class SoundPlayTests: XCTestCase {
     private func onsets(_ x: [Float]) -> Int {
         var count = 0, wasOn = false
         for w in stride(from: 0, to: x.count - 480, by: 480) {
-            let on = rms(x, w..<(w + 480)) > 0.01
+            let on = TestSignals.rms(x, w..<(w + 480)) > 0.01
             if on, !wasOn { count += 1 }
             wasOn = on
         }

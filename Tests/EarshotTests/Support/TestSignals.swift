@@ -25,6 +25,14 @@ enum TestSignals {
         return sums.map { frames > 0 ? ($0 / Double(frames)).squareRoot() : 0 }
     }
 
+    /// RMS of `x[range]` taken as one stream of samples (interleaved channels together), the
+    /// range clamped to `x`; 0 when nothing is left.
+    static func rms(_ x: [Float], _ range: Range<Int>) -> Double {
+        let r = max(0, range.lowerBound)..<min(x.count, range.upperBound)
+        guard !r.isEmpty else { return 0 }
+        return (r.reduce(0.0) { $0 + Double(x[$1]) * Double(x[$1]) } / Double(r.count)).squareRoot()
+    }
+
     static func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 
     /// Renders `seconds` of a loopback engine the way a game does — `update`, then one 60 Hz

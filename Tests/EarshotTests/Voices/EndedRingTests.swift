@@ -73,7 +73,15 @@ final class EndedRingTests: XCTestCase {
         XCTAssertEqual(ring.popOldest()?.sound, 0)
     }
 
-    func testCapacityIsWhatItWasGiven() {
-        XCTAssertEqual(EndedRing(capacity: 4096).capacity, 4096)
+    /// A ring of capacity N keeps exactly N ends: filled to N it loses none; given more, what
+    /// comes out is the newest N, in order.
+    func testHoldsExactlyItsCapacity() {
+        var full = EndedRing(capacity: 4096)
+        for n in 0..<4096 { full.record(id(UInt32(n)), .finished) }
+        XCTAssertEqual(drain(&full).map(\.0), (0..<4096).map { id(UInt32($0)) })
+
+        var over = EndedRing(capacity: 4096)
+        for n in 0..<5000 { over.record(id(UInt32(n)), .finished) }
+        XCTAssertEqual(drain(&over).map(\.0), (904..<5000).map { id(UInt32($0)) })
     }
 }
