@@ -13,7 +13,7 @@ extension CAFReader {
     /// ``ClipDecoder/Options``) before any audio is read; then only the data chunk's whole packets
     /// are read into memory.
     public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        try withOpenFile(path) { (fd, length) throws(EarshotError) -> PCMAudio in
+        try FileCheck.withOpenRegularFile(path) { (fd, length) throws(EarshotError) -> PCMAudio in
             let file = try parseHeaders(fd, path: path, length: length)
             try check(file, name: path, options: options)
             // Only the bytes decoding uses: every packet for ima4, the packet table's frames for
@@ -41,7 +41,7 @@ extension CAFReader {
     /// Parses the structure of the CAF file at `path`, reading only its chunk headers and small
     /// chunks (never the audio).
     public static func parse(path: String) throws(EarshotError) -> CAFFile {
-        try withOpenFile(path) { (fd, length) throws(EarshotError) -> CAFFile in
+        try FileCheck.withOpenRegularFile(path) { (fd, length) throws(EarshotError) -> CAFFile in
             try parseHeaders(fd, path: path, length: length)
         }
     }
@@ -71,18 +71,6 @@ extension CAFReader {
         let frames = f.formatID == "ima4" ? file.packetCount * IMA4Decoder.framesPerPacket : file.frameCount
         let (samples, overflow) = frames.multipliedReportingOverflow(by: f.channels)
         try options.check(samples: overflow ? Int.max : samples, bytesPerSample: f.formatID == "lpcm" && f.isFloat ? 4 : 2, name: name)
-    }
-
-    /// Opens `path` (a regular file, checked first) and runs `body` with its descriptor and size.
-    private static func withOpenFile<R>(_ path: String, _ body: (Int32, Int) throws(EarshotError) -> R) throws(EarshotError) -> R {
-        try FileCheck.requireRegularFile(path)
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unreadableFile(path: path, reason: "not a regular file") }
-        return try body(fd, Int(st.st_size))
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file or on an error).

@@ -22,14 +22,13 @@ public enum FileBytes {
     /// (`setting` names where the limit comes from) before anything is allocated.
     public static func read(path: String, limit: Int = FileBytes.defaultLimit,
                             setting: String = "FileBytes.defaultLimit") throws(EarshotError) -> [UInt8] {
-        try FileCheck.requireRegularFile(path)
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unreadableFile(path: path, reason: "not a regular file") }
-        let size = Int(st.st_size)
+        try FileCheck.withOpenRegularFile(path) { (fd, size) throws(EarshotError) -> [UInt8] in
+            try readAll(fd, size: size, path: path, limit: limit, setting: setting)
+        }
+    }
+
+    /// The whole of the open file `fd` of `size` bytes, refused over `limit` before allocating.
+    private static func readAll(_ fd: Int32, size: Int, path: String, limit: Int, setting: String) throws(EarshotError) -> [UInt8] {
         guard size <= limit else {
             throw .tooLarge(name: path, what: "reading the file", size: size, limit: limit, setting: setting)
         }

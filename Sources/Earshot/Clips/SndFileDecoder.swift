@@ -161,6 +161,19 @@ enum FileCheck {
         }
     }
 
+    /// Opens `path` (a regular file, checked first, and again on the descriptor) and runs `body`
+    /// with its descriptor and size; the descriptor is closed after.
+    static func withOpenRegularFile<R>(_ path: String, _ body: (Int32, Int) throws(EarshotError) -> R) throws(EarshotError) -> R {
+        try requireRegularFile(path)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .unreadableFile(path: path, reason: "not a regular file") }
+        return try body(fd, Int(st.st_size))
+    }
+
     /// The size of the regular file at `path` in bytes (0 when it cannot be read).
     static func size(_ path: String) -> Int {
         var st = stat()
