@@ -1,0 +1,101 @@
+import Earshot
+import Foundation
+import Yams
+
+/// The scene parser's problems and the checks it shares across sections: where a problem is, an
+/// audio file's reading and header checks, the clips' decoded-audio budget, a play's timing
+/// against its clips, and the size limits of lists and mappings.
+extension SceneParser {
+    /// Where a problem is, for sorting them in file order.
+    static func position(_ e: EarshotError) -> Int {
+        if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
+        return 0
+    }
+
+    /// A path relative to the scene's folder (absolute paths stay), which must be a readable
+    /// audio file the engine can load: as a clip (``ClipFileInfo/checkLoadable(name:)``) or, for
+    /// `music`, as a stream (``MusicTrack/checkStreamable(path:)``) — the checks `render` makes
+    /// when it loads them, so that a scene `validate` passes is one `render` starts. A clip's
+    /// header is kept (for the offsets and loops of its plays) under `clipID`.
+    mutating func audioFile(_ node: Node, _ key: String, music: Bool = false, clipID: String? = nil) -> String? {
+        guard let given = string(node, key) else { return nil }
+        let resolved = given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
+        let path = (resolved as NSString).standardizingPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
+            return nil
+        }
+        do throws(EarshotError) {
+            let info = try ClipDecoder.inspect(path: path)
+            if music {
+                do throws(EarshotError) { try MusicTrack.checkStreamable(path: path) } catch {
+                    fail(node, key, "cannot stream \(given) as music: \(error.description)")
+                    return nil
+                }
+            } else {
+                do throws(EarshotError) { try info.checkLoadable(name: given) } catch {
+                    fail(node, key, "cannot play \(given) as a clip: \(error.description)")
+                    return nil
+                }
+                if let clipID { clipInfo[clipID] = info }
+            }
+        } catch {
+            fail(node, key, "cannot read \(given) as audio: \(error.description)")
+            return nil
+        }
+        return path
+    }
+
+    /// A problem when the clips' headers already add up to more decoded audio than the engine a
+    /// scene runs on may hold (``AudioEngine/Configuration/maxTotalClipBytes``, its default):
+    /// `render` would refuse a clip part-way through loading them. Counted as the engine loads
+    /// them — each real file once (symlinks resolved), mixed down to mono, 16 bits a sample at
+    /// least — so only what the engine would surely refuse is refused.
+    mutating func checkClipBudget(_ clips: [SceneClip], at node: Node) {
+        var seen = Set<String>()
+        var total = 0
+        for c in clips {
+            guard let frames = clipInfo[c.id]?.frames,
+                  seen.insert(URL(fileURLWithPath: c.path).resolvingSymlinksInPath().path).inserted else { continue }
+            total += frames * 2   // frames <= 2^40: no overflow over 100,000 clips
+        }
+        let budget = clipMemory ?? AudioEngine.Configuration.defaultMaxTotalClipBytes
+        if total > budget {
+            fail(node, "clips", "the clips would take at least \(total) bytes of decoded audio together, over "
+                 + (clipMemory != nil ? "the scene's clipMemory of \(budget) bytes" : "the engine's budget of \(budget) (Configuration.maxTotalClipBytes; a scene may set clipMemory: in MiB)"))
+        }
+    }
+
+    /// Problems for a play of `id` (a clip, or a sound's every clip) at `offset` seconds with
+    /// `loops` extra passes that ``AudioEngine/play(_:options:)`` would refuse (an offset at or
+    /// past a clip's end, passes beyond 2³¹ frames): ``PlayOptions/checkTiming(offset:loopCount:clipFrames:sampleRate:clipName:)``.
+    mutating func checkTiming(of id: String, offset: Double, loops: Int, offsetNode: Node?, loopsNode: Node?, event: Node, _ key: String) {
+        for clip in soundClips[id] ?? [id] {
+            guard let info = clipInfo[clip], let frames = info.frames else { continue }
+            do throws(EarshotError) {
+                try PlayOptions.checkTiming(offset: offset, loopCount: loops, clipFrames: frames,
+                                            sampleRate: Int(info.sampleRate.rounded()), clipName: "clip \(clip)")
+            } catch {
+                guard case .invalidArgument(let what) = error else { return fail(event, key, error.description) }
+                if what.hasPrefix("offset") { fail(offsetNode ?? event, "\(key).offset", what) } else { fail(loopsNode ?? event, "\(key).loops", what) }
+                return
+            }
+        }
+    }
+
+    /// Whether a list or mapping has at most `limit` entries; a problem naming the limit if not.
+    mutating func within(_ node: Node, _ key: String, _ limit: Int, _ what: String) -> Bool {
+        let count: Int
+        switch node {
+        case .sequence(let s): count = s.count
+        case .mapping(let m): count = m.count
+        case .scalar: return true
+        }
+        guard count <= limit else {
+            fail(node, key, "\(count) \(what); a scene may have at most \(limit)")
+            return false
+        }
+        return true
+    }
+}
