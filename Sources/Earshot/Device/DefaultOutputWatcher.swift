@@ -92,7 +92,10 @@ final class DefaultOutputWatcher: @unchecked Sendable {
     /// Stopping the loop (joining its thread: no callback runs after that), then closing the
     /// connection and freeing the loop.
     private struct Teardown: @unchecked Sendable {
-        // @unchecked Sendable: handed to one thread, which alone uses it, after the watcher let go.
+        // @unchecked Sendable: no lock, by ownership — stop() takes `loop` and `watch` out of the
+        // watcher under its `lifecycle` lock (leaving nil there), so this value holds the only
+        // references, and the one thread it is handed to is the only one that uses them; libpulse's
+        // loop lock is not needed because pa_threaded_mainloop_stop joins the loop thread first.
         let loop: OpaquePointer
         let watch: Watch?
         func run() {
