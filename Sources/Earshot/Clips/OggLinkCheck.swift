@@ -119,19 +119,11 @@ enum OggLinkCheck {
 
     /// ``validate(name:length:read:)`` on bytes in memory.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) {
-        try validate(name: name, length: bytes.count) { offset, count in
-            guard offset < bytes.count else { return [] }
-            return Array(bytes[offset..<min(bytes.count, offset + count)])
-        }
+        try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in try validate(name: name, length: length, read: read) }
     }
 
     /// ``validate(name:length:read:)`` on a file (`pread`, a window at a time).
     static func validate(path: String) throws(EarshotError) {
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-        guard fd >= 0 else { return }   // the decoder reports why it cannot be opened
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return }
-        try validate(name: path, length: Int(st.st_size)) { offset, count in CAFReader.preadAll(fd, offset, count) }
+        try HeaderScan.file(path) { (length, read) throws(EarshotError) in try validate(name: path, length: length, read: read) }
     }
 }

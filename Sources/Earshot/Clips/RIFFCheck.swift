@@ -132,23 +132,11 @@ enum RIFFCheck {
 
     /// ``validate(name:length:read:)`` on bytes in memory.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) {
-        try validate(name: name, length: bytes.count) { offset, count in
-            guard offset < bytes.count else { return [] }
-            return Array(bytes[offset..<min(bytes.count, offset + count)])
-        }
+        try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in try validate(name: name, length: length, read: read) }
     }
 
     /// ``validate(name:length:read:)`` on a file, reading only chunk headers (`pread`).
     static func validate(path: String) throws(EarshotError) {
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
-        guard fd >= 0 else { return }   // the decoder reports why it cannot be opened
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return }
-        try validate(name: path, length: Int(st.st_size)) { offset, count in
-            var buffer = [UInt8](repeating: 0, count: count)
-            let got = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
-            return got > 0 ? Array(buffer[0..<got]) : []
-        }
+        try HeaderScan.file(path) { (length, read) throws(EarshotError) in try validate(name: path, length: length, read: read) }
     }
 }
