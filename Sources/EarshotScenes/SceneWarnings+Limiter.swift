@@ -49,11 +49,7 @@ extension Scene {
             let s = source(em.clip)
             let stop = stops[em.id]?.first { $0 >= em.start } ?? duration
             let end = em.loop ? stop : min(stop, em.start + s.seconds / Double(max(em.pitch, 0.1)))
-            var closest = Float.infinity
-            for i in 0...200 {
-                let t = em.start + (end - em.start) * Double(i) / 200
-                closest = min(closest, (em.path.position(at: t) - listener.path.position(at: t)).length)
-            }
+            let closest = closestApproach(of: em, until: end, steps: 200)
             let a = em.attenuation
             let distanceGain = distanceModel.gain(distance: closest, referenceDistance: a.referenceDistance,
                                                   maxDistance: a.maxDistance, rolloff: a.rolloff)

@@ -112,14 +112,7 @@ extension Scene {
         // stuck at the maxDistance level with a clamped one.
         if distanceModel != .none {
             for em in emitters where em.attenuation.maxDistance < .greatestFiniteMagnitude && em.attenuation.rolloff > 0 {
-                let end = duration
-                let steps = 1_000
-                var closest = Double.infinity
-                for i in 0...steps {
-                    let t = em.start + (end - em.start) * Double(i) / Double(steps)
-                    let d = Double((em.path.position(at: t) - listener.path.position(at: t)).length)
-                    closest = min(closest, d)
-                }
+                let closest = Double(closestApproach(of: em, until: duration, steps: 1_000))
                 if closest >= Double(em.attenuation.maxDistance) {
                     let effect: String
                     switch distanceModel {
@@ -133,5 +126,16 @@ extension Scene {
         }
         if let w = limiterWarning() { out.append(w) }
         return out
+    }
+
+    /// The least distance between `em` and the listener from its start until `end`, sampled at
+    /// `steps` + 1 even instants.
+    func closestApproach(of em: SceneEmitter, until end: Double, steps: Int) -> Float {
+        var closest = Float.infinity
+        for i in 0...steps {
+            let t = em.start + (end - em.start) * Double(i) / Double(steps)
+            closest = min(closest, (em.path.position(at: t) - listener.path.position(at: t)).length)
+        }
+        return closest
     }
 }
