@@ -52,7 +52,8 @@ public struct SceneRenderer {
         /// Voices and bus gains over time, in a bounded number of columns (for the plot).
         public var timeline = SceneTimeline(duration: 1)
         /// Seconds of output the engine's limiter turned down because the mix would have
-        /// exceeded full scale (0: it never engaged; see Earshot's `OutputLimiter`).
+        /// exceeded full scale (counted per game frame: with `from`, the frame the section starts
+        /// in counts whole) (0: it never engaged; see Earshot's `OutputLimiter`).
         public var limitedSeconds = 0.0
         /// The deepest gain reduction the limiter applied, in dB (0 when it never engaged).
         public var deepestLimiterReduction: Float = 0
@@ -116,7 +117,18 @@ public struct SceneRenderer {
         let names = SceneTimeline.builtInBuses + runtime.scene.buses.map(\.name).filter { !SceneTimeline.builtInBuses.contains($0) }
         var timeline = SceneTimeline(duration: seconds - from, buses: names)
         let buses: [(String, Bus)] = timeline.buses.map { ($0, Bus($0)) }
-        let stealsBefore = engine.stats.steals
+        let before = engine.stats
+        let stealsBefore = before.steals
+        // The limiter's work is read once per game frame, with the frame's other counts: what
+        // it turned down since the last reading belongs to the frame rendered in between.
+        var limitedSoFar = before.limitedFrames
+        var frameStart = 0
+        func recordLimiting(through frameEnd: Int, limitedNow: Int) {
+            if frameEnd > skip {
+                timeline.recordLimiting(time: Double(max(frameStart, skip) - skip) / Double(rate), frames: limitedNow - limitedSoFar)
+            }
+            limitedSoFar = limitedNow
+        }
         var done = 0
         var frame = 0
         while done < total {
@@ -127,6 +139,8 @@ public struct SceneRenderer {
             runtime.frame(at: Double(done) / Double(rate))
             engine.update(deltaTime: 1 / framesPerSecond)
             let stats = engine.stats
+            recordLimiting(through: done, limitedNow: stats.limitedFrames)
+            frameStart = done
             peakReal = max(peakReal, stats.realVoices)
             peakVirtual = max(peakVirtual, stats.virtualVoices)
             if done >= skip {
@@ -145,12 +159,9 @@ public struct SceneRenderer {
                 let kept = max(0, end - max(position, skip))
                 try buffer.withUnsafeMutableBufferPointer { (buf) throws(EarshotError) in
                     let slice = UnsafeMutableBufferPointer(rebasing: buf[0..<(n * channels)])
-                    let limitedBefore = engine.stats.limitedFrames
                     try engine.render(into: slice)
                     guard kept > 0 else { return }
                     let section = UnsafeBufferPointer(rebasing: slice[((n - kept) * channels)...])
-                    timeline.recordLimiting(time: Double(max(position, skip) - skip) / Double(rate),
-                                            frames: engine.stats.limitedFrames - limitedBefore)
                     try writer.write(section)
                     levels.add(section)
                 }
@@ -171,14 +182,15 @@ public struct SceneRenderer {
             moved.time -= from
             return moved
         }
+        let after = engine.stats
+        recordLimiting(through: done, limitedNow: after.limitedFrames)
         var result = Result(path: "", frames: done - skip, sampleRate: rate, channels: channels, levels: levels, events: section,
                             peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
-                            steals: engine.stats.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
+                            steals: after.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
                             renderSeconds: 0)
         result.timeline = timeline
-        let limiter = engine.stats
         result.limitedSeconds = Double(timeline.limitedFrames.reduce(0, +)) / Double(rate)
-        result.deepestLimiterReduction = limiter.deepestLimiterReduction
+        result.deepestLimiterReduction = after.deepestLimiterReduction
         return result
     }
 }
