@@ -7,7 +7,9 @@ import Glibc
 /// this runs it on bytes in memory or on a file read by `pread`.
 ///
 /// ```swift
-/// try HeaderScan.file("theme.ogg") { length, read in try OggLinkCheck.validate(name: "theme.ogg", length: length, read: read) }
+/// try HeaderScan.file("theme.ogg") { (length, read) throws(EarshotError) in
+///     try OggLinkCheck.validate(name: "theme.ogg", length: length, read: read)
+/// }
 /// ```
 enum HeaderScan {
     /// Runs `check` on bytes in memory.
