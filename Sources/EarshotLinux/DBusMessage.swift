@@ -43,10 +43,12 @@ package indirect enum DBusValue: Equatable, Sendable {
 package struct DBusFailure: Error, CustomStringConvertible {
     package var name: String
     package var message: String
+
     package init(name: String, message: String) {
         self.name = name
         self.message = message
     }
+
     package var description: String { message.isEmpty ? name : "\(name): \(message)" }
 }
 

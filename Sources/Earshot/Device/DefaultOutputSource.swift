@@ -49,11 +49,13 @@ public struct DefaultOutputChange: Sendable, Equatable, CustomStringConvertible 
     /// The output the engine plays on now, in the sound server's words (a PulseAudio sink name).
     public var output: String
 
+    /// A change to report: its reason and the output the engine is on now.
     public init(reason: AudioSession.RouteChangeReason, output: String) {
         self.reason = reason
         self.output = output
     }
 
+    /// `"playing on a new output device; now on headphones"`: for logs.
     public var description: String { "\(reason); now on \(output)" }
 }
 
