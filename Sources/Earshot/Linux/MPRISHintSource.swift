@@ -28,6 +28,7 @@ internal import EarshotLinux
 /// engine.session.addHintSource(MPRISHintSource())
 /// ```
 public final class MPRISHintSource: SecondaryAudioHintSource, Sendable {
+    /// `"mpris"`, in logs and ``AudioSession/hintSources``.
     public let name = "mpris"
     /// The bus to watch; nil: `DBUS_SESSION_BUS_ADDRESS` of this process.
     public var busAddress: String? { monitor.busAddress }
@@ -65,6 +66,8 @@ public final class MPRISHintSource: SecondaryAudioHintSource, Sendable {
     /// The watcher's counters now (tests and diagnostics).
     var counters: MPRISMonitor.Counters { monitor.counters }
 
+    /// Starts the watcher thread (nothing when it runs already); it reports to `sink` until
+    /// ``stop()``.
     public func start(reportingTo sink: HintSink) {
         monitor.start(report: { sink.report(otherAudioPlaying: $0) }, unavailable: { sink.reportUnavailable($0) })
     }
