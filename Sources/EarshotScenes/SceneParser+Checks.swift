@@ -7,8 +7,8 @@ import Yams
 /// against its clips, and the size limits of lists and mappings.
 extension SceneParser {
     /// Where a problem is, for sorting them in file order.
-    static func position(_ e: EarshotError) -> Int {
-        if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
+    static func position(_ e: SceneError) -> Int {
+        if case .invalid(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
         return 0
     }
 

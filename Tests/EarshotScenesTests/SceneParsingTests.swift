@@ -131,7 +131,7 @@ final class SceneParsingTests: XCTestCase {
                 XCTFail("case \(i) was accepted:\n\(yaml)")
                 continue
             }
-            guard case .invalidScene(let file, let l, let c, let k, let reason)? = problems.first else {
+            guard case .invalid(let file, let l, let c, let k, let reason)? = problems.first else {
                 XCTFail("case \(i): \(problems)")
                 continue
             }
@@ -150,17 +150,17 @@ final class SceneParsingTests: XCTestCase {
         let path = try write("duration: 2\nclips: { a: missing.wav }\nbogus: 1\nevents:\n  - { at: 1, play: nope }\n")
         guard case .failure(let p) = Scene.check(path: path) else { return XCTFail("accepted") }
         let keys = p.problems.compactMap { e -> String? in
-            if case .invalidScene(_, _, _, let k, _) = e { return k } else { return nil }
+            if case .invalid(_, _, _, let k, _) = e { return k } else { return nil }
         }
         XCTAssertEqual(keys, ["clips.a", "bogus", "events[0].play"])
     }
 
     func testMissingSceneFileAndNonYAML() throws {
         XCTAssertThrowsError(try Scene.load(path: tmp.appendingPathComponent("none.yaml").path)) { e in
-            XCTAssertEqual(e as? EarshotError, .fileNotFound(path: tmp.appendingPathComponent("none.yaml").path))
+            XCTAssertEqual(e as? SceneError, .unreadable(.fileNotFound(path: tmp.appendingPathComponent("none.yaml").path)))
         }
         let path = try write("- just\n- a list\n")
-        guard case .failure(let p) = Scene.check(path: path), case .invalidScene(_, 1, _, "", let reason)? = p.first else {
+        guard case .failure(let p) = Scene.check(path: path), case .invalid(_, 1, _, "", let reason)? = p.first else {
             return XCTFail("a list is not a scene")
         }
         XCTAssertTrue(reason.contains("expected a mapping"), reason)
