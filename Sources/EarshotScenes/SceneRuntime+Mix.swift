@@ -26,15 +26,15 @@ extension SceneRuntime {
     /// short clip must not fail half-way through its render. `validate` checks the same against
     /// the clips' headers; this catches a clip whose header states no length, or that changed
     /// since. Its error names the event's line.
-    func checkPlayTiming(clips: [String: Clip], sounds: [String: Sound]) throws(EarshotError) {
+    func checkPlayTiming(clips: [String: Clip]) throws(EarshotError) {
         for e in scene.events {
             guard case .play(let p) = e.action, p.offset > 0 || p.loops > 0 else { continue }
-            let candidates = sounds[p.id].map(\.definition.clips) ?? clips[p.id].map { [$0] } ?? []
-            for clip in candidates {
-                let info = clip.info
+            for id in scene.sounds.first(where: { $0.id == p.id })?.clips ?? [p.id] {
+                guard let info = clips[id]?.info else { continue }
+                let name = "clip \(id)"   // as validate names it
                 do throws(EarshotError) {
-                    _ = try PlayResolver.startFrame(offset: p.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: info.name)
-                    try PlayResolver.checkPasses(loopCount: p.loops, clipFrames: info.frameCount, clipName: info.name)
+                    _ = try PlayResolver.startFrame(offset: p.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: name)
+                    try PlayResolver.checkPasses(loopCount: p.loops, clipFrames: info.frameCount, clipName: name)
                 } catch {
                     throw .invalidArgument("\(scene.file):\(e.line): the play of \(p.id): \(SceneParser.reason(error))")
                 }

@@ -166,6 +166,18 @@ final class SceneParsingTests: XCTestCase {
         XCTAssertTrue(reason.contains("expected a mapping"), reason)
     }
 
+    /// A scene's problem is a `SceneError` (it left `EarshotError`, issue 26): one line,
+    /// FILE:LINE:COLUMN: key: reason, then where the keys are described in the package a game
+    /// installed — not a path only a checkout of the repository has at hand.
+    func testSceneErrorReadsAsOneLineAndSaysWhereTheKeysAreDescribed() throws {
+        let invalid = SceneError.invalid(file: "a.yaml", line: 3, column: 7, key: "events[0].at", reason: "not a time\n(at all)")
+        XCTAssertEqual(invalid.description,
+                       "a.yaml:3:7: events[0].at: not a time\\n(at all) (every scene key is described in Demos/Scenes/README.md of the Earshot package)")
+        XCTAssertTrue(SceneError.invalid(file: "a.yaml", line: 1, column: 1, key: "", reason: "empty").description.hasPrefix("a.yaml:1:1: empty ("))
+        let missing = EarshotError.fileNotFound(path: "gone.yaml")
+        XCTAssertEqual(SceneError.unreadable(missing).description, missing.description)
+    }
+
     func testValidateCommandPrintsTheDocumentedLines() throws {
         let bad = try write("duration: 2\nclips:\n  step: gone.wav\n", name: "cli.yaml")
         let r = try CLIRunner.run("earshot", ["validate", bad])
