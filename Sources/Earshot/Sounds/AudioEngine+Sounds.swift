@@ -49,7 +49,9 @@ extension AudioEngine {
     /// refused it; each is counted in ``stats`` and reported on ``voiceEvents``
     /// (``VoiceEndReason/cooldown`` or ``VoiceEndReason/refused``, with the sound). Throws ``EarshotError/soundRemoved`` for a
     /// removed sound, ``EarshotError/clipUnloaded`` when the picked clip was unloaded, and
-    /// ``EarshotError/invalidArgument(_:)`` for bad options (as for a clip). Allocation-free.
+    /// ``EarshotError/invalidArgument(_:)`` for bad options — the same error, word for word, as
+    /// ``play(_:options:)-(Clip,_)`` for the same voice options, through the same checks
+    /// (``PlayResolver``), before any cooldown or limit is consulted. Allocation-free.
     ///
     /// ```swift
     /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
@@ -65,7 +67,7 @@ extension AudioEngine {
         guard sound.engineID == link.id else { throw .wrongEngine }
         // The voice's options before the random variation, checked as a clip's are, before the
         // lock (the handle carries the definition its slot holds).
-        let voiceOptions = options.playOptions(for: sound.definition, pitchFactor: 1, gainFactor: 1)
+        let voiceOptions = options.playOptions(for: sound.definition)
         try PlayResolver.check(voiceOptions)
         let id = try withAL { () throws(EarshotError) -> VoiceID? in
             guard !core.isShutDown else { throw .engineShutDown }
