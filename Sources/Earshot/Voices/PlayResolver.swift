@@ -31,7 +31,9 @@ import Logging
 ///
 /// In the engine, the rest runs under the AL lock, in the section that starts the voice: the clip
 /// (this engine's, still loaded), the bus (by name, to its index) and the emitter (still there, to
-/// its index) — nothing can change between the checks and the start.
+/// its index) — nothing can change between the checks and the start. A new kind of request (a
+/// designer bank's event) takes the same steps: its voice's options checked before the lock,
+/// then `target` and `resolve` inside it, and the pool starts the `ResolvedPlay`.
 public enum PlayResolver {
     // MARK: The rule, without an engine
 
