@@ -27,9 +27,10 @@ extension SceneRuntime {
     /// the clips' headers; this catches a clip whose header states no length, or that changed
     /// since. Its error names the event's line.
     func checkPlayTiming(clips: [String: Clip]) throws(EarshotError) {
+        let soundClips = Dictionary(scene.sounds.map { ($0.id, $0.clips) }, uniquingKeysWith: { first, _ in first })
         for e in scene.events {
             guard case .play(let p) = e.action, p.offset > 0 || p.loops > 0 else { continue }
-            for id in scene.sounds.first(where: { $0.id == p.id })?.clips ?? [p.id] {
+            for id in soundClips[p.id] ?? [p.id] {
                 guard let info = clips[id]?.info else { continue }
                 let name = "clip \(id)"   // as validate names it
                 do throws(EarshotError) {
