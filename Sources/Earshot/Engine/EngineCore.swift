@@ -9,9 +9,9 @@ import Glibc
 /// exclusivity checks: removing them (`@exclusivity(unchecked)`, as before 2026-11-24) measured
 /// no difference in `earshot stress` (74–79 ns per voice either way at 1,024 voices, overhead
 /// ratio 1.11–1.13), unlike the voice pool's (see VoicePool.swift). The core is split by operation: clips, voices, the frame,
-/// the listener and buses here; `EngineCore+Environment.swift` (zones, sends, bus effects),
-/// `EngineCore+Mix.swift` (snapshots, sidechains) and `EngineCore+DeviceLoss.swift` (losing and
-/// rebuilding the device). The mix and the environment step inside the frame as ``CoreStage``s
+/// the listener and buses here; `EngineCore+Mix.swift` (snapshots, sidechains) and
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones and bus effects are
+/// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
 /// (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     private(set) var isShutDown = false
@@ -34,7 +34,7 @@ final class EngineCore {
     var freeClipIDs: [UInt32] = []
     /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift): a stage before the voices.
     let mixer = Mixer()
-    /// Reverb zones, sends and bus effects stepped each frame: a stage after the voices.
+    /// Reverb zones and bus effects, and the sends' ramps, each frame: a stage after the voices.
     let environment = EnvironmentStage()
     /// The parts of the core's frame beside the voice pool, in the order they step, rebuild and
     /// tear down (see ``CoreStage``).
@@ -60,10 +60,6 @@ final class EngineCore {
     var warnedStereoPositioned = Set<UInt32>()
     /// What the context offers for environmental audio (read again after a rebuild).
     var efx: EFXSupport
-    /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
-    var reverbZones: [ReverbZone] = []
-    /// The zones' slots, made when the first zones are set on a device with EFX.
-    var zoneMixer: ReverbZoneMixer?
     /// Each voice source's environment: sends to the zone slots, occlusion filters.
     let sendRouter: SendRouter
     let isLoopback: Bool
@@ -105,7 +101,7 @@ final class EngineCore {
         stages = [mixer, environment]
         efx = EFXSupport.read(device: device.handle)
         sendRouter = SendRouter(efxAvailable: efx.isAvailable)
-        Self.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
+        EnvironmentStage.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
@@ -118,6 +114,7 @@ final class EngineCore {
         pool.distanceModel = configuration.distanceModel
         pool.router = sendRouter
         syncBuses()
+        busChanges = BusChanges()   // the buses as they start are no change
         try applyGlobalState()
     }
 
@@ -303,30 +300,20 @@ final class EngineCore {
             }
             // A mix call never crosses the end of a reverb cross-fade except exactly at it
             // (OpenAL Soft 1.19.1 crashes otherwise: ReverbDomain.crossFadeKey).
-            if let fadeLeft = reverbCrossFades.min() { chunk = min(chunk, fadeLeft) }
+            if let fadeLeft = environment.crossFadeFramesLeft { chunk = min(chunk, fadeLeft) }
             alcRenderSamplesSOFT(device, buffer.baseAddress.map { $0 + done * channels }, ALCsizei(chunk))
             renderedFrames += chunk
             done += chunk
-            if !reverbCrossFades.isEmpty {
-                for i in reverbCrossFades.indices { reverbCrossFades[i] -= chunk }
-                reverbCrossFades.removeAll { $0 <= 0 }
-            }
+            environment.rendered(frames: chunk)
         }
         collectBuffers()
         ALCheck.after("render")
     }
 
-    // MARK: State the other EngineCore files set (+DeviceLoss, +Environment)
+    // MARK: State the other EngineCore files set (+DeviceLoss)
 
     /// The output device is lost: voices go virtual until a rebuild.
     var isDeviceLost = false
-
-    /// Frames left of each reverb cross-fade under way in OpenAL Soft (counted from the next
-    /// render after the change; at most two or three at once).
-    var reverbCrossFades: [Int] = []
-
-    /// The effects buses own, by bus index.
-    var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]
 
     // MARK: Listener
 
