@@ -92,7 +92,7 @@ public enum PlayResolver {
         return passes
     }
 
-    // MARK: In the engine (under the AL lock)
+    // MARK: In the engine (checkRequest before the AL lock, the rest under it)
 
     /// Checks `options` (``check(_:)``) and that an emitter they follow is this engine's: what a
     /// play can refuse before it takes the lock.
