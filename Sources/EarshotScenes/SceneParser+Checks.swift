@@ -7,8 +7,8 @@ import Yams
 /// against its clips, and the size limits of lists and mappings.
 extension SceneParser {
     /// Where a problem is, for sorting them in file order.
-    static func position(_ e: EarshotError) -> Int {
-        if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
+    static func position(_ e: SceneError) -> Int {
+        if case .invalid(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
         return 0
     }
 
@@ -69,19 +69,31 @@ extension SceneParser {
 
     /// Problems for a play of `id` (a clip, or a sound's every clip) at `offset` seconds with
     /// `loops` extra passes that ``AudioEngine/play(_:options:)`` would refuse (an offset at or
-    /// past a clip's end, passes beyond 2³¹ frames): ``PlayOptions/checkTiming(offset:loopCount:clipFrames:sampleRate:clipName:)``.
+    /// past a clip's end, passes beyond 2³¹ frames): the engine's own rule,
+    /// ``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)`` and
+    /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``, against each clip's header.
     mutating func checkTiming(of id: String, offset: Double, loops: Int, offsetNode: Node?, loopsNode: Node?, event: Node, _ key: String) {
         for clip in soundClips[id] ?? [id] {
             guard let info = clipInfo[clip], let frames = info.frames else { continue }
+            let name = "clip \(clip)", rate = Int(info.sampleRate.rounded())
             do throws(EarshotError) {
-                try PlayOptions.checkTiming(offset: offset, loopCount: loops, clipFrames: frames,
-                                            sampleRate: Int(info.sampleRate.rounded()), clipName: "clip \(clip)")
+                _ = try PlayResolver.startFrame(offset: offset, clipFrames: frames, sampleRate: rate, clipName: name)
             } catch {
-                guard case .invalidArgument(let what) = error else { return fail(event, key, error.description) }
-                if what.hasPrefix("offset") { fail(offsetNode ?? event, "\(key).offset", what) } else { fail(loopsNode ?? event, "\(key).loops", what) }
-                return
+                return fail(offsetNode ?? event, "\(key).offset", Self.reason(error))
+            }
+            do throws(EarshotError) {
+                try PlayResolver.checkPasses(loopCount: loops, clipFrames: frames, clipName: name)
+            } catch {
+                return fail(loopsNode ?? event, "\(key).loops", Self.reason(error))
             }
         }
+    }
+
+    /// An engine error as a scene problem's reason: an invalid argument's own words, without the
+    /// "invalid argument: " its description starts with (the key says what was given).
+    static func reason(_ error: EarshotError) -> String {
+        if case .invalidArgument(let what) = error { return what }
+        return error.description
     }
 
     /// Whether a list or mapping has at most `limit` entries; a problem naming the limit if not.

@@ -8,7 +8,7 @@ import Yams
 struct SceneParser: YAMLReader {
     let file: String
     let folder: String
-    var problems: [EarshotError] = []
+    var problems: [SceneError] = []
     /// The scene's top-level attenuation, read before the emitters that start from it.
     var sceneAttenuation = SceneAttenuation()
     /// The scene's `seed:` (default 0): the same seed gives the same jitter.
@@ -29,18 +29,18 @@ struct SceneParser: YAMLReader {
     static func parse(path: String) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return .failure(SceneProblems(problems: [.fileNotFound(path: path)]))
+            return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
         }
         // Refused by its size before it is read (SceneLimits.maxFileBytes).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
-            return .failure(SceneProblems(problems: [.invalidScene(file: path, line: 1, column: 1, key: "",
+            return .failure(SceneProblems(problems: [.invalid(file: path, line: 1, column: 1, key: "",
                 reason: "the file has \(size) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")]))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "cannot read the file")]))
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)")]))
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)"))]))
         }
         return parse(yaml: text, path: path)
     }
@@ -53,7 +53,7 @@ struct SceneParser: YAMLReader {
         }
         // Nesting and alias expansion are bounded before the (recursive) composer sees the text.
         if let p = SceneLimits.prescan(yaml) {
-            return .failure(SceneProblems(problems: [.invalidScene(file: path, line: p.line, column: p.column, key: "", reason: p.reason)]))
+            return .failure(SceneProblems(problems: [.invalid(file: path, line: p.line, column: p.column, key: "", reason: p.reason)]))
         }
         let root: Node?
         do {

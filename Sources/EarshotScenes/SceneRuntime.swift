@@ -113,7 +113,7 @@ final class SceneRuntime {
             sounds[s.id] = try engine.makeSound(d)
         }
         try applyMixSettings()
-        try checkPlayTiming(clips: clips, sounds: sounds)
+        try checkPlayTiming(clips: clips)
     }
 
     /// The time of the next step, or nil when the timeline is done.

@@ -16,7 +16,7 @@ struct SceneInfo {
         switch Scene.check(path: path) {
         case .success(let s): scene = s
         case .failure(let problems):
-            if let first = problems.first { fail(first) }
+            if let first = problems.first { fail(first.description) }
             fail("\(path): invalid scene")
         }
     }

@@ -85,11 +85,10 @@ extension AudioEngine {
     /// or position, an unknown bus or a removed emitter: none of those ever reach OpenAL.
     @discardableResult
     public func play(_ clip: Clip, options: PlayOptions = PlayOptions()) throws(EarshotError) -> Voice {
-        try options.validate()
-        if case .emitter(let e) = options.placement, e.link !== link { throw .wrongEngine }
+        try PlayResolver.checkRequest(options, link: link)
         let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
-            let id = try core.play(clip, options: options, logger: logger)
+            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger))
             ALCheck.after("play")
             return id
         }

@@ -56,7 +56,8 @@ final class EngineCore {
     private(set) var pauseAllExcept: Set<Bus>?
     /// The master gain over every bus (applied through the listener's AL gain).
     private(set) var masterGain: Float = 1
-    private var warnedStereoPositioned = Set<UInt32>()
+    /// Clips already warned about as stereo played at a position (once each; PlayResolver).
+    var warnedStereoPositioned = Set<UInt32>()
     /// What the context offers for environmental audio (read again after a rebuild).
     var efx: EFXSupport
     /// Each voice source's environment: sends to the zone slots, occlusion filters.
@@ -252,37 +253,9 @@ final class EngineCore {
 
     // MARK: Voices
 
-    func play(_ clip: Clip, options: PlayOptions, logger: Logger, sound: SoundTable.Key = 0,
-              held: Bool = false) throws(EarshotError) -> VoiceID {
-        guard clip.engineID == engineID else { throw .wrongEngine }
-        guard isLoaded(clip) else { throw .clipUnloaded }
-        let startFrame = try checkTiming(of: clip, options: options)
-        guard let bus = busIndex(options.bus) else {
-            throw .invalidArgument("no bus named \"\(options.bus.name)\" (add it with addBus first)")
-        }
-        var emitterIndex = -1
-        if case .emitter(let emitter) = options.placement {
-            guard let e = pool.emitterIndex(emitter.id) else {
-                throw .invalidArgument("the emitter was removed")
-            }
-            emitterIndex = e
-        }
-        if case .pan = options.placement {} else if clip.info.channels > 1, warnedStereoPositioned.insert(clip.id).inserted {
-            logger.warning("\(clip.info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")
-        }
-        let request = VoicePool.Request(
-            clipID: clip.id, buffer: clips[Int(clip.id)].buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
-            options: options, busIndex: bus, emitterIndex: emitterIndex,
-            startFrame: startFrame, soundKey: sound, held: held)
-        return pool.play(request, now: now)
-    }
-
-    /// The offset of `options` in `clip`'s frames, checked against the clip: it must begin inside
-    /// it, and its passes must stay within OpenAL's 32-bit sample offsets.
-    @discardableResult
-    func checkTiming(of clip: Clip, options: PlayOptions) throws(EarshotError) -> Double {
-        try PlayOptions.checkTiming(offset: options.offset, loopCount: options.loopCount, clipFrames: clip.info.frameCount,
-                                    sampleRate: clip.info.sampleRate, clipName: clip.info.name)
+    /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section.
+    func play(_ resolved: ResolvedPlay) -> VoiceID {
+        pool.play(resolved, now: now)
     }
 
     // MARK: Frame

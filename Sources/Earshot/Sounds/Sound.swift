@@ -97,9 +97,9 @@ public struct SoundPlayOptions: Sendable, Equatable {
         self.bus = bus
     }
 
-    /// The options of the voice: the definition's values, this play's overrides, and the random
-    /// variation (`pitchFactor`, `gainFactor`).
-    func playOptions(for d: SoundDefinition, pitchFactor: Float, gainFactor: Float) -> PlayOptions {
+    /// The options of the voice: the definition's values and this play's overrides, before the
+    /// sound's random variation (which the engine applies to the resolved play).
+    func playOptions(for d: SoundDefinition) -> PlayOptions {
         let place: PlayOptions.Placement
         if let placement {
             place = placement
@@ -110,7 +110,7 @@ public struct SoundPlayOptions: Sendable, Equatable {
         } else {
             place = .pan(0)
         }
-        var o = PlayOptions(gain: d.gain * gain * gainFactor, pitch: d.pitch * pitch * pitchFactor, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
+        var o = PlayOptions(gain: d.gain * gain, pitch: d.pitch * pitch, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
                             priority: priority ?? d.priority, bus: bus ?? d.bus, delay: delay, fadeIn: fadeIn, placement: place)
         o.offset = offset
         o.loopCount = loopCount

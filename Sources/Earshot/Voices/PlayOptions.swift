@@ -103,32 +103,6 @@ public struct PlayOptions: Sendable, Equatable {
                   placement: .emitter(emitter))
     }
 
-    /// Throws ``EarshotError/invalidArgument(_:)`` for values OpenAL must never see.
-    func validate() throws(EarshotError) {
-        guard gain.isFinite, gain >= 0 else { throw .invalidArgument("gain \(gain) (must be finite and ≥ 0)") }
-        guard pitch.isFinite, pitch > 0 else { throw .invalidArgument("pitch \(pitch) (must be finite and > 0)") }
-        guard delay.isFinite, delay >= 0 else { throw .invalidArgument("delay \(delay) (must be finite and ≥ 0)") }
-        guard fadeIn.isFinite, fadeIn >= 0 else { throw .invalidArgument("fadeIn \(fadeIn) (must be finite and ≥ 0)") }
-        guard offset.isFinite, offset >= 0 else { throw .invalidArgument("offset \(offset) (must be finite and ≥ 0)") }
-        guard (0...Self.maxLoopCount).contains(loopCount) else {
-            throw .invalidArgument("loopCount \(loopCount) (must be 0…\(Self.maxLoopCount))")
-        }
-        guard !(loop && loopCount > 0) else {
-            throw .invalidArgument("loop and loopCount \(loopCount) together (loop repeats until stopped; loopCount a number of times)")
-        }
-        switch placement {
-        case .pan(let pan):
-            guard pan.isFinite, (-1...1).contains(pan) else { throw .invalidArgument("pan \(pan) (must be in −1…1)") }
-        case .spatial(let s):
-            guard s.isValid else { throw .invalidArgument("spatial properties \(s) (positions must be finite, angles 0…360, distances ≥ 0)") }
-        case .emitter:
-            break
-        }
-        guard environment.isValid else {
-            throw .invalidArgument("environment \(environment) (occlusion, obstruction and sendGain 0…1, airAbsorption 0…10)")
-        }
-    }
-
     /// The head-relative position that places a non-positional voice at `pan` with constant power:
     /// on the unit circle in front of the listener, from hard left (−1) to hard right (+1).
     static func panPosition(_ pan: Float) -> Vector3 {

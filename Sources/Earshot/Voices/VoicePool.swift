@@ -223,66 +223,49 @@ final class VoicePool {
 
     // MARK: Play
 
-    struct Request {
-        var clipID: UInt32
-        var buffer: ALuint
-        var frames: Int
-        var rate: Int
-        var options: PlayOptions
-        var busIndex: Int
-        var emitterIndex: Int
-        /// ``PlayOptions/offset`` in the clip's frames.
-        var startFrame: Double = 0
-        /// The sound played (a `SoundTable.Key`), 0 for a clip.
-        var soundKey: UInt32 = 0
-        /// Held virtual by its sound's instance limit from the start.
-        var held = false
-    }
-
     /// Starts a voice: on a free source at once when it may be heard now, else as a virtual voice
     /// that the next update ranks. Returns ``VoiceID/refused`` when the pool is full and the request
-    /// has the lowest standing.
-    func play(_ r: Request, now: Double) -> VoiceID {
+    /// has the lowest standing. `r` comes from ``PlayResolver`` in the same AL lock section: its
+    /// indices are valid and its values checked.
+    func play(_ r: ResolvedPlay, now: Double) -> VoiceID {
         serviceNeeded = true
         var v = VoiceState()
         v.clipID = r.clipID
         v.buffer = r.buffer
         v.clipFrames = r.frames
         v.clipRate = Double(r.rate)
-        v.gain = r.options.gain
-        v.pitch = r.options.pitch
-        v.loop = r.options.loop
-        v.passes = Int32(r.options.loopCount + 1)
+        v.gain = r.gain
+        v.pitch = r.pitch
+        v.loop = r.loop
+        v.passes = r.passes
         v.startFrame = r.startFrame
         v.playhead = r.startFrame
         v.soundKey = r.soundKey
         v.limitHeld = r.held
-        v.priority = r.options.priority
+        v.priority = r.priority
         v.busIndex = r.busIndex
-        switch r.options.placement {
-        case .pan(let p):
-            v.placement = .pan
-            v.pan = p
-        case .spatial(let s):
-            v.placement = .spatial
-            v.spatial = s
+        v.placement = r.placement
+        switch r.placement {
+        case .pan:
+            v.pan = r.pan
+        case .spatial:
+            v.spatial = r.spatial
         case .emitter:
-            v.placement = .emitter
             v.emitterIndex = r.emitterIndex
             v.emitterVersion = emitters[r.emitterIndex].version
             v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
         }
-        v.startAt = now + r.options.delay
-        if r.options.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
+        v.startAt = now + r.delay
+        if r.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
             // Born on a paused bus: the delay counts from the resume. The next accounting adds
             // everything since `pausesAccountedUntil`, so count from there.
-            v.startAt = min(now, pausesAccountedUntil) + r.options.delay
+            v.startAt = min(now, pausesAccountedUntil) + r.delay
         }
         v.playheadClock = v.startAt
-        if r.options.fadeIn > 0 {
+        if r.fadeIn > 0 {
             v.ownFade = 0
             v.ownTarget = 1
-            v.ownRate = Float(1 / r.options.fadeIn)
+            v.ownRate = Float(1 / r.fadeIn)
             ownFadesMayRun = true
         }
         sequence &+= 1
@@ -311,10 +294,10 @@ final class VoicePool {
         v.generation = slots[index].generation
         v.liveIndex = live.count
         slots[index] = v
-        voiceEnvironment[index] = r.options.environment
+        voiceEnvironment[index] = r.environment
         live.append(index)
 
-        if r.options.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
+        if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
            let source = freeSources.popLast() {
             startReal(index, on: source, now: now)
         } else {
