@@ -138,10 +138,10 @@ final class PlayResolverTests: XCTestCase {
         let s = try e.makeSound(SoundDefinition(clips: [tone], pitchVariation: 2400, gainVariation: 48))
         for _ in 0..<40 {
             XCTAssertNotEqual(try e.play(s, options: soundOptions { $0.gain = 3e38 }).status, .refused)
-            XCTAssertNotEqual(try e.play(s, options: soundOptions { $0.pitch = 1e-45 }).status, .refused)
+            XCTAssertNotEqual(try e.play(s, options: soundOptions { $0.pitch = .leastNonzeroMagnitude }).status, .refused)
         }
         XCTAssertEqual(EngineCore.varied(3e38, by: 251), .greatestFiniteMagnitude)
-        XCTAssertEqual(EngineCore.varied(1e-45, by: 0.25), .leastNonzeroMagnitude)
+        XCTAssertEqual(EngineCore.varied(.leastNonzeroMagnitude, by: 0.25), .leastNonzeroMagnitude)
         XCTAssertEqual(EngineCore.varied(0, by: 0.25), 0, "a silent play stays silent")
         XCTAssertEqual(EngineCore.varied(0.5, by: 2), 1)
     }
