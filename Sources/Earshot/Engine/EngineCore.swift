@@ -288,6 +288,19 @@ final class EngineCore {
         var done = 0
         while done < frames {
             var chunk = min(frames - done, 4096)
+            // Scheduled starts: a voice whose start frame has come starts now, and this mix call
+            // ends where the next one is due, so each starts on its frame.
+            if var next = pool.nextPendingStart() {
+                if Int((next * Double(sampleRate)).rounded()) <= renderedFrames {
+                    alDeferUpdatesSOFT()
+                    pool.startDue(now: now, frameDuration: 1 / Double(sampleRate))
+                    alProcessUpdatesSOFT()
+                    next = pool.nextPendingStart() ?? .infinity
+                }
+                if next.isFinite {
+                    chunk = min(chunk, max(1, Int((next * Double(sampleRate)).rounded()) - renderedFrames))
+                }
+            }
             if pool.serviceNeeded {
                 if let boundary = pool.nextFadeBoundary() {
                     chunk = min(chunk, 2048, max(16, Int((boundary * Double(sampleRate)).rounded(.up))))

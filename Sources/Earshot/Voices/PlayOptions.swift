@@ -39,6 +39,13 @@ public struct PlayOptions: Sendable, Equatable {
     public var bus: Bus
     /// Seconds to wait before the voice starts, in playback time: the wait stands still while the
     /// voice or its bus is paused (see <doc:BusesAndPause>).
+    ///
+    /// On a loopback engine the voice starts on the exact frame: the frame at which the call was
+    /// made (the frames rendered so far) plus `delay` × the sample rate, rounded to the nearest
+    /// frame, whatever the size of the renders — ``AudioEngine/render(into:)`` ends a mix call
+    /// where a start is due. With a source free it starts from its first frame there; when every
+    /// source is taken it waits, virtual, for the next ``AudioEngine/update(deltaTime:)`` to rank it.
+    /// On a live device it starts at the first update at or after its time.
     public var delay: Double
     /// Seconds over which the voice fades in from silence (0 = starts at full gain), in playback
     /// time: a pause freezes the fade, which resumes at the level it had.

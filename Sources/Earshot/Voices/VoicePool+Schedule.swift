@@ -110,6 +110,8 @@ extension VoicePool {
         // Steals, resumes and starts need a service; moved emitters were sent above, and fades
         // or property changes already asked for one.
         if realPassNeeded || !waiting.isEmpty { serviceNeeded = true }
+        // Starts due by now were ranked above like any voice: their heap entries go.
+        if !pendingStarts.isEmpty { dropDueStarts(now: now) }
     }
 
     /// Moves the start of every voice still waiting for its delay on by the time it or its bus

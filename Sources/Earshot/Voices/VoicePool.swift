@@ -105,6 +105,9 @@ final class VoicePool {
     /// a fade that hands a source back, `modify`, a lost device); rebuilt on the next eviction.
     @exclusivity(unchecked) var evictionHeapValid = false
     @exclusivity(unchecked) private var sequence: UInt64 = 0
+    /// Voices waiting for their start time, as a min-heap on it (VoicePool+Starts.swift): the
+    /// loopback render cuts its mix calls at the earliest, so a delayed voice starts on its frame.
+    @exclusivity(unchecked) var pendingStarts: [PendingStart]
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
     /// The emitter table's columns under the names the pool and the engine read them by.
@@ -191,6 +194,8 @@ final class VoicePool {
         rankScratch.reserveCapacity(capacity)
         evictionHeap = []
         evictionHeap.reserveCapacity(2 * capacity)
+        pendingStarts = []
+        pendingStarts.reserveCapacity(2 * capacity + 1)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -302,6 +307,7 @@ final class VoicePool {
             startReal(index, on: source, now: now)
         } else {
             addVirtualCandidate(index)
+            if v.startAt > now { addPendingStart(index) }
         }
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
     }
