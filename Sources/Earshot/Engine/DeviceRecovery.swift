@@ -150,6 +150,8 @@ extension EngineCore {
         try applyGlobalState()
         syncBuses()
         for stage in stages { try stage.rebuild(self) }
+        // The new device's clock starts afresh: the audio clock runs on from where it stood.
+        restartAudioClock()
     }
 }
 

@@ -69,6 +69,9 @@ final class EngineCore {
     let sampleRate: Int
     /// Frames rendered so far (loopback clock).
     private(set) var renderedFrames: Int = 0
+    /// Seconds of output heard (Time/AudioClock.swift): frozen while an interruption holds the
+    /// audio or the device is lost. ``audioTime`` reads it.
+    var audioClock: AudioClock
     private let liveClockStart: Double
     private var lastUpdateClock: Double = 0
     private(set) var lastFrameTime: Double = 0
@@ -106,6 +109,10 @@ final class EngineCore {
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
         liveClockStart = Self.monotonic()
+        let heard = device.isLoopback ? nil : device.heardClock()
+        usesDeviceClock = heard != nil
+        lastHeard = heard ?? 0
+        audioClock = AudioClock(start: heard ?? 0)   // 0 now, whichever clock it reads
         let settle = isLoopback ? 0 : 2 / Double(max(device.integer(ALC_REFRESH), 1))
         pool = VoicePool(sources: voiceSources, settings: .init(
             fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
@@ -128,6 +135,23 @@ final class EngineCore {
     }
 
     static func monotonic() -> Double { Clocks.monotonic() }
+
+    /// What the output says it has played, seconds (the audio clock's source): frames rendered ÷
+    /// the rate on loopback; on a live device its clock minus its latency when it reports one
+    /// (``OutputDevice/heardClock()``), else the engine clock.
+    var heardSource: Double {
+        if isLoopback { return Double(renderedFrames) / Double(sampleRate) }
+        guard usesDeviceClock else { return now }
+        if let heard = device.heardClock() { lastHeard = heard }   // a failed read repeats the last one
+        return lastHeard
+    }
+    /// Whether the live device reports its clock (read at start and after a rebuild).
+    var usesDeviceClock = false
+    var lastHeard: Double = 0
+
+    /// The audio clock now: seconds of output heard since the engine started (see
+    /// ``AudioEngine/audioTime``).
+    func audioTime() -> Double { audioClock.time(source: heardSource) }
 
     /// The engine clock in seconds: frames rendered on loopback, monotonic time on a live device.
     var now: Double {
@@ -368,6 +392,7 @@ final class EngineCore {
         // Snapshot fades stand still during the hold: bring them up to now under the old state.
         if !mixer.snapshots.isEmpty, advanceSnapshots() { refreshMix() }
         interruptionHold = hold
+        if hold { audioClock.hold(.interruption, source: heardSource) } else { audioClock.release(.interruption, source: heardSource) }
         syncBuses()
     }
 

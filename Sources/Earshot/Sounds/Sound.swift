@@ -61,6 +61,8 @@ public struct SoundPlayOptions: Sendable, Equatable {
     public var bus: Bus?
     /// Seconds before the voice starts (playback time; see ``PlayOptions/delay``).
     public var delay: Double = 0
+    /// When the voice starts, as an ``AudioEngine/audioTime`` (see ``PlayOptions/startTime``).
+    public var startTime: Double?
     /// Seconds of fade-in (see ``PlayOptions/fadeIn``).
     public var fadeIn: Double = 0
     /// Seconds into the clip where the voice begins (see ``PlayOptions/offset``).
@@ -115,6 +117,7 @@ public struct SoundPlayOptions: Sendable, Equatable {
         o.offset = offset
         o.loopCount = loopCount
         o.environment = environment
+        o.startTime = startTime
         return o
     }
 }

@@ -47,6 +47,16 @@ public struct PlayOptions: Sendable, Equatable {
     /// source is taken it waits, virtual, for the next ``AudioEngine/update(deltaTime:)`` to rank it.
     /// On a live device it starts at the first update at or after its time.
     public var delay: Double
+    /// When the voice starts, as an ``AudioEngine/audioTime`` (seconds of output heard); nil (the
+    /// default) for now. ``delay`` counts from it. A time already past starts the voice at once,
+    /// from its first frame. On a loopback engine the voice starts on the exact frame
+    /// (`startTime` × the sample rate, rounded), whatever the size of the renders.
+    ///
+    /// ```swift
+    /// var beat = PlayOptions()
+    /// beat.startTime = engine.audioTime + 0.5   // half a second of output from now
+    /// ```
+    public var startTime: Double?
     /// Seconds over which the voice fades in from silence (0 = starts at full gain), in playback
     /// time: a pause freezes the fade, which resumes at the level it had.
     public var fadeIn: Double

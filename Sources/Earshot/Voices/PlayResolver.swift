@@ -38,7 +38,7 @@ public enum PlayResolver {
     // MARK: The rule, without an engine
 
     /// Throws ``EarshotError/invalidArgument(_:)`` for a value of `options` OpenAL must never see:
-    /// a gain, delay, fade-in or offset that is not finite or is negative, a pitch that is not
+    /// a gain, delay, start time, fade-in or offset that is not finite or is negative, a pitch that is not
     /// finite and above 0, a ``PlayOptions/loopCount`` outside 0…``PlayOptions/maxLoopCount`` or
     /// given with ``PlayOptions/loop``, a pan outside −1…1, invalid spatial or environment values.
     public static func check(_ options: PlayOptions) throws(EarshotError) {
@@ -46,6 +46,9 @@ public enum PlayResolver {
         guard o.gain.isFinite, o.gain >= 0 else { throw .invalidArgument("gain \(o.gain) (must be finite and ≥ 0)") }
         guard o.pitch.isFinite, o.pitch > 0 else { throw .invalidArgument("pitch \(o.pitch) (must be finite and > 0)") }
         guard o.delay.isFinite, o.delay >= 0 else { throw .invalidArgument("delay \(o.delay) (must be finite and ≥ 0)") }
+        if let t = o.startTime, !(t.isFinite && t >= 0) {
+            throw .invalidArgument("startTime \(t) (an audio time: must be finite and ≥ 0)")
+        }
         guard o.fadeIn.isFinite, o.fadeIn >= 0 else { throw .invalidArgument("fadeIn \(o.fadeIn) (must be finite and ≥ 0)") }
         guard o.offset.isFinite, o.offset >= 0 else { throw .invalidArgument("offset \(o.offset) (must be finite and ≥ 0)") }
         guard (0...PlayOptions.maxLoopCount).contains(o.loopCount) else {
@@ -141,7 +144,8 @@ public enum PlayResolver {
         var play = ResolvedPlay(
             clipID: clip.id, buffer: core.clips[Int(clip.id)].buffer, frames: info.frameCount, rate: info.sampleRate,
             startFrame: startFrame, passes: Int32(passes), loop: options.loop,   // 1…1001: checked options
-            gain: options.gain, pitch: options.pitch, priority: options.priority, delay: options.delay, fadeIn: options.fadeIn,
+            gain: options.gain, pitch: options.pitch, priority: options.priority,
+            delay: options.delay + (options.startTime.map { max(0, $0 - core.audioTime()) } ?? 0), fadeIn: options.fadeIn,
             busIndex: target.busIndex, placement: .pan, pan: 0, spatial: SpatialProperties(), emitterIndex: -1,
             environment: options.environment, soundKey: sound, held: held)
         switch options.placement {

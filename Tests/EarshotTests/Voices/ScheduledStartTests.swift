@@ -97,3 +97,103 @@ final class ScheduledStartTests: XCTestCase {
         XCTAssertEqual(Self.onset(out), 2_400 + 1_600)
     }
 }
+
+/// The audio clock (Time/AudioClock.swift, `AudioEngine.audioTime`) and plays placed on it.
+final class AudioClockTests: XCTestCase {
+    func testTheClockCountsRenderedFramesAndStandsWhileHeld() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        XCTAssertEqual(e.audioFrame, 0)
+        _ = try e.render(frames: 37)
+        _ = try e.render(frames: 800)
+        XCTAssertEqual(e.audioFrame, 837)
+        XCTAssertEqual(e.audioTime, 837.0 / 48_000, accuracy: 1e-12)
+        e.session.beginInterruption()
+        _ = try e.render(frames: 4_800)
+        XCTAssertEqual(e.audioFrame, 837, "an interruption holds the clock")
+        e.session.resume()
+        _ = try e.render(frames: 100)
+        XCTAssertEqual(e.audioFrame, 937)
+        e.simulateDeviceLoss()
+        e.update()
+        XCTAssertTrue(e.isDeviceLost)
+        _ = try e.render(frames: 480)
+        XCTAssertEqual(e.audioFrame, 937, "a lost device holds the clock")
+        let deadline = Date().addingTimeInterval(5)
+        while e.isDeviceLost, Date() < deadline { usleep(2_000); e.update() }
+        XCTAssertFalse(e.isDeviceLost)
+        _ = try e.render(frames: 63)
+        XCTAssertEqual(e.audioFrame, 1_000, "the new device carries on from where it stood")
+        e.shutdown()
+        XCTAssertEqual(e.audioFrame, 1_000, "after shutdown it keeps its last value")
+    }
+
+    /// Clicks placed on the clock start on frames 24,000 / 24,480 / 24,600 whatever the renders,
+    /// also after frames the clock did not count (an interruption) and with a delay added.
+    func testStartTimesLandOnTheirFrames() throws {
+        for block in [800, 512, 37] {
+            for (time, frame) in [(0.5, 24_000), (0.51, 24_480), (0.5125, 24_600)] {
+                let e = try TestSignals.loopbackEngine()
+                defer { e.shutdown() }
+                let click = try e.loadClip(ScheduledStartTests.click, name: "click")
+                var options = PlayOptions()
+                options.startTime = time - 0.01
+                options.delay = 0.01
+                _ = try e.play(click, options: options)
+                let out = try ScheduledStartTests.render(e, frames: 26_000, block: block)
+                XCTAssertEqual(ScheduledStartTests.onset(out), frame, "start \(time) s with \(block)-frame renders")
+            }
+        }
+        // 1,000 frames held by an interruption: the clock (and the start) move on by them.
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let click = try e.loadClip(ScheduledStartTests.click, name: "click")
+        var out = try e.render(frames: 200)
+        e.session.beginInterruption()
+        out += try e.render(frames: 1_000)
+        e.session.resume()
+        var options = PlayOptions()
+        options.startTime = 0.01   // audio frame 480: output frame 1,480
+        _ = try e.play(click, options: options)
+        out += try e.render(frames: 2_000)
+        XCTAssertEqual(ScheduledStartTests.onset(out), 1_480)
+        // A time already past starts at once; a sound takes the option too.
+        let s = try e.makeSound(SoundDefinition(clips: [click]))
+        var late = SoundPlayOptions()
+        late.startTime = 0
+        _ = try e.play(s, options: late)
+        let now = e.audioFrame
+        out = try e.render(frames: 100)
+        XCTAssertEqual(ScheduledStartTests.onset(out), 0, "started at once (frame \(now))")
+    }
+
+    func testAbsurdStartTimesAreRefused() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let click = try e.loadClip(ScheduledStartTests.click, name: "click")
+        for t in [-1, .nan, .infinity, -.infinity] as [Double] {
+            var options = PlayOptions()
+            options.startTime = t
+            XCTAssertThrowsError(try e.play(click, options: options)) {
+                guard case .invalidArgument(let m) = $0 as? EarshotError else { return XCTFail("\($0)") }
+                XCTAssertTrue(m.hasPrefix("startTime"), m)
+            }
+        }
+        XCTAssertEqual(e.activeVoiceCount, 0)
+    }
+
+    /// The clock model alone: holds nest, a restarted source does not jump, never backwards.
+    func testTheClockModel() {
+        var c = AudioClock(start: 10)
+        XCTAssertEqual(c.time(source: 11), 1)
+        c.hold(.interruption, source: 11)
+        c.hold(.deviceLost, source: 12)
+        c.release(.interruption, source: 13)
+        XCTAssertEqual(c.time(source: 14), 1, "still held by the lost device")
+        c.release(.deviceLost, source: 0)   // a new device's clock
+        XCTAssertEqual(c.time(source: 0.5), 1.5)
+        XCTAssertEqual(c.time(source: 0.2), 1.5, "never backwards")
+        c.restart(source: 100)
+        XCTAssertEqual(c.time(source: 101), 2.5)
+    }
+}
