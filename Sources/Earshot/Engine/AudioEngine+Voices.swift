@@ -417,9 +417,14 @@ extension AudioEngine {
     /// Hands ended voices to the event streams, outside the AL lock. Called by `update` and
     /// `render` when their pass left ended voices behind.
     func deliverVoiceEvents() {
+        var awaited: [(id: VoiceID, reason: VoiceEndReason)] = []
+        defer { completions.resume(awaited) }   // the tasks awaiting `finished`, outside the lock
         guard voiceEventBroadcast.hasConsumers else {
             // Nobody listens: drop the records so they cannot pile up.
-            withAL { core.pool.drainEnded { _, _, _ in } }
+            withAL {
+                core.pool.drainEnded { _, _, _ in }
+                swap(&awaited, &core.pool.awaitedEnds)
+            }
             return
         }
         var ended: [VoiceEvent] = []
@@ -427,7 +432,29 @@ extension AudioEngine {
             core.pool.drainEnded { id, reason, key in
                 ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason, sound: core.sounds.sound(forKey: key)))
             }
+            swap(&awaited, &core.pool.awaitedEnds)
         }
         voiceEventBroadcast.send(ended)
+    }
+
+    /// What ``Voice/finished`` waits on: the voice's end reason once it ends (at once when it has
+    /// ended already; nil when it ended so long ago that its slot has ended another voice
+    /// since), ``VoiceEndReason/engineShutDown`` when the engine shuts down first.
+    func finished(_ voice: Voice) async -> VoiceEndReason? {
+        guard voice.link === link else { return nil }
+        if voice.id == .refused { return .refused }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<VoiceEndReason?, Never>) in
+            let now: VoiceEndReason?? = withAL {
+                guard !core.isShutDown else { return .some(.engineShutDown) }
+                switch core.pool.awaitEnd(voice.id) {
+                case .ended(let reason):
+                    return .some(reason)
+                case .live:
+                    // Filed inside the AL lock: the voice cannot end before its waiter is known.
+                    return completions.register(voice.id, continuation) ? .none : .some(.engineShutDown)
+                }
+            }
+            if let reason = now { continuation.resume(returning: reason) }
+        }
     }
 }

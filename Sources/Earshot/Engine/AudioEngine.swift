@@ -64,6 +64,8 @@ public final class AudioEngine: @unchecked Sendable {
     let outputMeter = OutputMeter()
     /// The audio session, created on first use (Sources/Earshot/Session/AudioEngine+Session.swift).
     let sessionSlot = SessionSlot()
+    /// The tasks awaiting voices' ends (Sources/Earshot/Voices/VoiceCompletions.swift).
+    let completions = VoiceCompletions()
     /// Every ``EngineSubsystem``, in the order their hooks run: made once here, iterated by
     /// ``update(deltaTime:)``, ``render(into:)``, the bus setters, device recovery and
     /// ``shutdown()``. A new subsystem is one more entry.
@@ -127,7 +129,7 @@ public final class AudioEngine: @unchecked Sendable {
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
-        subsystems = [musicSystem, outputMeter, sessionSlot]
+        subsystems = [musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
             // The device capped its sources below what music needs (an `alsoft.conf` `sources`

@@ -108,6 +108,12 @@ final class VoicePool {
     /// Voices waiting for their start time, as a min-heap on it (VoicePool+Starts.swift): the
     /// loopback render cuts its mix calls at the earliest, so a delayed voice starts on its frame.
     @exclusivity(unchecked) var pendingStarts: [PendingStart]
+    /// Why the last voice of each slot ended: what ``Voice/finished`` answers for a voice that
+    /// ended before it was asked (exact while the slot has not ended another voice since).
+    @exclusivity(unchecked) var endReasons: [VoiceEndReason]
+    /// Ends of voices a task awaits (VoiceState.awaited), kept apart from the bounded ring of
+    /// events so that none is lost; taken by the engine after each update and render.
+    @exclusivity(unchecked) var awaitedEnds: [(id: VoiceID, reason: VoiceEndReason)] = []
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
     /// The emitter table's columns under the names the pool and the engine read them by.
@@ -196,6 +202,7 @@ final class VoicePool {
         evictionHeap.reserveCapacity(2 * capacity)
         pendingStarts = []
         pendingStarts.reserveCapacity(2 * capacity + 1)
+        endReasons = [VoiceEndReason](repeating: .finished, count: capacity)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -345,6 +352,25 @@ final class VoicePool {
         // Record the event (the ring keeps the newest 4096 between drains).
         ended.record(id, reason, sound: slots[index].soundKey)
         slots[index].soundKey = 0
+        endReasons[index] = reason
+        if slots[index].awaited {
+            slots[index].awaited = false
+            awaitedEnds.append((id, reason))
+        }
+    }
+
+    /// What awaiting voice `id` finds: still live (now marked awaited: its end will be filed in
+    /// ``awaitedEnds``), or ended — with its reason while the slot remembers it, nil once the
+    /// slot has ended another voice since.
+    enum AwaitedEnd { case live, ended(VoiceEndReason?) }
+    func awaitEnd(_ id: VoiceID) -> AwaitedEnd {
+        if let i = slot(id) {
+            slots[i].awaited = true
+            return .live
+        }
+        let i = Int(id.index)
+        guard i < slots.count else { return .ended(nil) }
+        return .ended(slots[i].generation == id.generation &+ 1 ? endReasons[i] : nil)
     }
 
     /// Records a play that never started (refused by the pool, a sound's limit or its cooldown).
@@ -359,7 +385,7 @@ final class VoicePool {
         }
     }
 
-    var hasEnded: Bool { !ended.isEmpty }
+    var hasEnded: Bool { !ended.isEmpty || !awaitedEnds.isEmpty }
 }
 
 extension VoiceID {

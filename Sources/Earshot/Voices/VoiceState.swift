@@ -102,6 +102,8 @@ struct VoiceState {
     var stopReason: VoiceEndReason = .stopped
     /// Its source holds a queue of `passes` buffers (cleared when the source is released).
     var queued = false
+    /// A task awaits its end (``Voice/finished``): `end` files it for the waiters.
+    var awaited = false
     // These fields took the place of padding: the stride stays 256 bytes (a multiple of the
     // cache line; `VoiceStateLayoutTests` checks it).
 
@@ -164,6 +166,9 @@ public enum VoiceEndReason: String, Sendable, Equatable {
     case refused
     /// The play never started: its sound started less than ``SoundDefinition/cooldown`` ago.
     case cooldown
+    /// The engine shut down (or was released) while it played: what ``Voice/finished`` returns
+    /// then. ``AudioEngine/voiceEvents`` never carries it (its streams finish at shutdown).
+    case engineShutDown
 }
 
 /// A voice's state, as the pool sees it.
