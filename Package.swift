@@ -99,6 +99,8 @@ let package = Package(
         // A game in miniature that LiveLifetimeTests runs as a process against a private PulseAudio
         // daemon (live engines from tasks, exits without shutdown, shutdown racing recovery).
         .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
+        // Scheduled plays on a live device, run by LiveSchedulingTests against a private daemon.
+        .executableTarget(name: "TimeProbe", dependencies: ["Earshot"], path: "Tests/TimeProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),

@@ -164,6 +164,7 @@ final class EngineCore {
         pool.endAll()
         for s in voiceSources { alSourceStop(s); alSourcei(s, AL_BUFFER, 0) }
         if !voiceSources.isEmpty { alDeleteSources(ALsizei(voiceSources.count), voiceSources) }
+        pool.deleteSilenceBuffers()   // after the sources that queued them
         for stage in stages { stage.teardown(self) }   // after the sources that sent to their slots are gone
         for c in clips where c.info != nil {
             var b = c.buffer
@@ -294,6 +295,10 @@ final class EngineCore {
         sounds.releaseHeld(pool: pool)
         for stage in stages where stage.phase == .beforeVoices { stage.step(self, time: time) }
         pool.schedule(now: t)
+        // Live: voices due before the next update start now with a lead-in (VoicePool+LiveStarts).
+        if !isLoopback, usesDeviceClock, !isDeviceLost, !pool.pendingStarts.isEmpty {
+            pool.startAhead(now: t, horizon: min(max(2 * lastFrameTime, 0.03), 0.25)) { device.mixClock() }
+        }
         // On a live device the next service is the next frame: fade over about one frame.
         if pool.serviceNeeded {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))

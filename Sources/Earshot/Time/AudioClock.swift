@@ -66,6 +66,14 @@ struct AudioClock: Sendable {
         spanStart = source
     }
 
+    /// The source clock's reading at which the clock reads `time` (the inverse of
+    /// ``time(source:)`` on the current span), or nil while held: where a live device must be
+    /// for a scheduled voice to be heard at `time`.
+    func source(at time: Double) -> Double? {
+        guard let start = spanStart else { return nil }
+        return start + (time - before)
+    }
+
     /// The last time the clock returned (what it reads while held, or once its source is gone).
     var lastTime: Double { last }
 

@@ -139,13 +139,14 @@ public enum PlayResolver {
         let info = clip.info
         let startFrame = try startFrame(offset: options.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: info.name)
         let passes = try checkPasses(loopCount: options.loopCount, clipFrames: info.frameCount, clipName: info.name)
+        let start = core.scheduledStart(delay: options.delay, startTime: options.startTime)
         let target: Target
         if let resolved { target = resolved } else { target = try Self.target(options, in: core) }
         var play = ResolvedPlay(
             clipID: clip.id, buffer: core.clips[Int(clip.id)].buffer, frames: info.frameCount, rate: info.sampleRate,
             startFrame: startFrame, passes: Int32(passes), loop: options.loop,   // 1…1001: checked options
             gain: options.gain, pitch: options.pitch, priority: options.priority,
-            delay: options.delay + (options.startTime.map { max(0, $0 - core.audioTime()) } ?? 0), fadeIn: options.fadeIn,
+            delay: start.delay, mixTarget: start.mixTarget, fadeIn: options.fadeIn,
             busIndex: target.busIndex, placement: .pan, pan: 0, spatial: SpatialProperties(), emitterIndex: -1,
             environment: options.environment, soundKey: sound, held: held)
         switch options.placement {

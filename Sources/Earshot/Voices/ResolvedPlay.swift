@@ -24,6 +24,9 @@ struct ResolvedPlay {
     var priority: UInt8
     /// Seconds before the first frame plays, and of the fade-in (both finite, ≥ 0).
     var delay: Double
+    /// On a live device: the device's mixing clock reading at which the first frame is due
+    /// (``EngineCore/scheduledStart(delay:startTime:)``), nil for no exact start.
+    var mixTarget: Double?
     var fadeIn: Double
 
     // Where it is heard.

@@ -39,6 +39,7 @@ extension VoicePool {
     func replaceSources(_ names: [ALuint]) {
         serviceNeeded = true
         precondition(real.isEmpty, "replaceSources with real voices")
+        forgetLiveStarts()   // the old device's mixing clock and silence buffers
         sources = names
         freeSources = names.reversed()
         attached = SlotTable(repeating: 0, count: Int(names.max() ?? 0) + 1)

@@ -45,7 +45,8 @@ extension VoicePool {
                 }
             }
             // `holds`: paused, or held back by its sound's instance limit.
-            if slots[index].holds != 0 || busPaused[slots[index].busIndex] || slots[index].startAt > now
+            // (A real voice before its start is in its lead-in on a live device: it competes.)
+            if slots[index].holds != 0 || busPaused[slots[index].busIndex] || (slots[index].startAt > now && !isReal)
                 || slots[index].audibility < settings.audibilityFloor {
                 slots[index].desired = false
                 if isReal { realPassNeeded = true }

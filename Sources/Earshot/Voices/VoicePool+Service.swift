@@ -120,7 +120,10 @@ extension VoicePool {
         return next
     }
 
-    func startReal(_ index: Int, on source: ALuint, now: Double) {
+    /// Gives voice `index` `source` and plays it from `now` (engine clock). With `leadIn` (a
+    /// scheduled start on a live device, VoicePool+LiveStarts.swift) the source's queue is that
+    /// silence, then the clip's passes: the caller trims the silence to end on the start's frame.
+    func startReal(_ index: Int, on source: ALuint, now: Double, leadIn: LiveStartTable.Silence? = nil) {
         // Edited in place (a slot is 256 bytes: copying it out and back cost more than the edits).
         // The playhead was last brought up to date at the previous update (a one-shot past its
         // end is clamped to its last frame below).
@@ -128,7 +131,19 @@ extension VoicePool {
         let v = slots.pointer(index)
         // A stopped source that already holds this clip's buffer plays it again from the start;
         // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
-        if v.pointee.passes > 1 {
+        if let leadIn {
+            // Silence, then every pass: one queue, played back to back (no AL_LOOPING: `loop`
+            // voices do not start this way).
+            alSourcei(source, AL_BUFFER, 0)
+            let count = Int(v.pointee.passes) + 1
+            if queueScratch.count < count { queueScratch = [ALuint](repeating: 0, count: count) }
+            queueScratch[0] = leadIn.buffer
+            for k in 1..<count { queueScratch[k] = v.pointee.buffer }
+            alSourceQueueBuffers(source, ALsizei(count), queueScratch)
+            attached[Int(source)] = 0
+            v.pointee.queued = true
+            liveStarts.lead[index] = Double(leadIn.frames)
+        } else if v.pointee.passes > 1 {
             // A loop count: the buffer queued once per pass plays them gaplessly and stops after
             // the last, sample-exact (released sources drop the queue: `releaseSource`).
             alSourcei(source, AL_BUFFER, 0)
@@ -199,6 +214,7 @@ extension VoicePool {
         alGetSourcef(source, AL_SAMPLE_OFFSET, &offset)
         var state: ALint = 0
         alGetSourcei(source, AL_SOURCE_STATE, &state)
+        let lead = liveStarts.lead[index]   // the offset counts the lead-in's silence
         releaseSource(index)
         slots[index].phase = .virtual
         invalidateEvictionHeap()
@@ -207,7 +223,19 @@ extension VoicePool {
             end(index, reason: .finished)
             return
         }
-        slots[index].playhead = Double(offset)
+        if lead > 0, Double(offset) < lead {
+            // Taken in its lead-in, before a frame was heard: it waits for its start again.
+            slots[index].playhead = slots[index].startFrame
+            slots[index].playheadClock = now
+            slots[index].fresh = true
+            slots[index].fade = 1
+            slots[index].fadeTarget = 1
+            slots[index].fadeAction = .none
+            slots[index].silentSince = -1
+            if slots[index].startAt > now { addPendingStart(index) }
+            return
+        }
+        slots[index].playhead = Double(offset) - lead
         slots[index].playheadClock = now
         // It will fade in when it comes back.
         slots[index].fade = 0
@@ -225,6 +253,7 @@ extension VoicePool {
             attached[Int(source)] = 0
             slots[index].queued = false
         }
+        liveStarts.lead[index] = 0
         freeSources.append(source)
         removeFromReal(index)
         slots[index].source = 0

@@ -81,7 +81,7 @@ extension VoicePool {
         }
     }
 
-    private func popPendingStart() {
+    func popPendingStart() {
         let last = pendingStarts.count - 1
         pendingStarts.swapAt(0, last)
         pendingStarts.removeLast()

@@ -108,6 +108,9 @@ final class VoicePool {
     /// Voices waiting for their start time, as a min-heap on it (VoicePool+Starts.swift): the
     /// loopback render cuts its mix calls at the earliest, so a delayed voice starts on its frame.
     @exclusivity(unchecked) var pendingStarts: [PendingStart]
+    /// Exact starts on a live device: mixing-clock targets, lead-ins, silence buffers
+    /// (VoicePool+LiveStarts.swift).
+    let liveStarts: LiveStartTable
     /// Why the last voice of each slot ended: what ``Voice/finished`` answers for a voice that
     /// ended before it was asked (exact while the slot has not ended another voice since).
     @exclusivity(unchecked) var endReasons: [VoiceEndReason]
@@ -203,6 +206,7 @@ final class VoicePool {
         pendingStarts = []
         pendingStarts.reserveCapacity(2 * capacity + 1)
         endReasons = [VoiceEndReason](repeating: .finished, count: capacity)
+        liveStarts = LiveStartTable(capacity: capacity)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -228,7 +232,7 @@ final class VoicePool {
         if slots[i].ownStops || slots[i].fadeAction == .stop { return .stopped }
         switch slots[i].phase {
         case .free: return .stopped
-        case .real: return .real
+        case .real: return slots[i].startAt > now ? .pending : .real   // in its lead-in (live)
         case .virtual: return slots[i].startAt > now ? .pending : .virtual
         }
     }
@@ -314,7 +318,10 @@ final class VoicePool {
             startReal(index, on: source, now: now)
         } else {
             addVirtualCandidate(index)
-            if v.startAt > now { addPendingStart(index) }
+            if v.startAt > now {
+                addPendingStart(index)
+                if r.mixTarget != nil || !liveStarts.target[index].isNaN { fileMixTarget(index, r.mixTarget) }
+            }
         }
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
     }

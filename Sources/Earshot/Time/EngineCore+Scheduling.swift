@@ -1,0 +1,46 @@
+import COpenAL
+
+// Scheduled starts on a live device: a start time (or a delay) placed on the device's mixing
+// clock, so that the voice pool can start the source early with a lead-in of silence that ends
+// on the start's frame (Voices/VoicePool+LiveStarts.swift).
+extension EngineCore {
+    /// When a play with `delay` and `startTime` (checked: finite, ≥ 0) starts: the delay on the
+    /// engine clock, and on a live device that reports its clock, the reading of the device's
+    /// mixing clock at which its first frame must be mixed (nil: no exact start, or now).
+    ///
+    /// On a loopback engine the engine clock is the audio clock: the delay is `delay` plus the
+    /// time until `startTime`. On a live device, a sample mixed when the mixing clock
+    /// (`ALC_DEVICE_CLOCK_SOFT`) reads `c` is heard when the clock minus the output latency
+    /// reads `c` — which is what the audio clock counts. So `startTime` maps onto the mixing
+    /// clock through the audio clock alone (``AudioClock/source(at:)``), without the jitter of
+    /// reading it now; a `delay` counts from the mixing clock now (the frame a play now would be
+    /// mixed on), so two plays `delay` apart in one frame are heard exactly that far apart.
+    func scheduledStart(delay: Double, startTime: Double?) -> (delay: Double, mixTarget: Double?) {
+        guard !isLoopback, usesDeviceClock, !isDeviceLost, let mixNow = device.mixClock() else {
+            return (delay + (startTime.map { max(0, $0 - audioTime()) } ?? 0), nil)
+        }
+        var target = mixNow + delay
+        if let startTime {
+            guard let heard = audioClock.source(at: startTime) else {
+                // Held (an interruption): nothing is heard; the start waits like any delay.
+                return (delay + max(0, startTime - audioTime()), nil)
+            }
+            target = heard + delay
+        }
+        guard target > mixNow else { return (0, nil) }   // due already: at once
+        return (target - mixNow, target)
+    }
+}
+
+extension OutputDevice {
+    /// The device's mixing clock in seconds (`ALC_DEVICE_CLOCK_SOFT`: frames mixed ÷ the rate,
+    /// plus the clock base), or nil when it does not report one or the read failed. The next mix
+    /// begins at this reading: a source played now is mixed from it on.
+    func mixClock() -> Double? {
+        guard alcIsExtensionPresent(handle, "ALC_SOFT_device_clock") != 0 else { return nil }
+        var value: ALCint64SOFT = 0
+        alcGetInteger64vSOFT(handle, ALC_DEVICE_CLOCK_SOFT, 1, &value)
+        guard ALCheck.alcError(handle) == ALC_NO_ERROR else { return nil }
+        return Double(value) / 1e9
+    }
+}
