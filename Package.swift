@@ -100,7 +100,7 @@ let package = Package(
         // daemon (live engines from tasks, exits without shutdown, shutdown racing recovery).
         .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
         // Scheduled plays on a live device, run by LiveSchedulingTests against a private daemon.
-        .executableTarget(name: "TimeProbe", dependencies: ["Earshot"], path: "Tests/TimeProbe"),
+        .executableTarget(name: "TimeProbe", dependencies: ["Earshot", "COpenAL"], path: "Tests/TimeProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),

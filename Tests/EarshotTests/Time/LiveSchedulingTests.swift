@@ -1,0 +1,118 @@
+@testable import Earshot
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Scheduled plays and the audio clock on a live device (issue 27): a private PulseAudio daemon
+/// with a `game` null sink, recorded from its monitor by `parec`, and `TimeProbe`
+/// (Tests/TimeProbe) as the game — its own process, so that OpenAL Soft sees this daemon from its
+/// first call. The probe plays clicks at `startTime`s on the audio clock while it updates every
+/// ~16 ms; the recording says where each one was heard.
+final class LiveSchedulingTests: XCTestCase {
+    private var probePath: String { CLIRunner.productsDirectory.appendingPathComponent("TimeProbe").path }
+
+    /// What one probe run gave: click onsets in the recording (frames at 48 kHz), the probe's
+    /// (monotonic, audioTime) samples, and the start times it scheduled.
+    struct Run {
+        var onsets: [Int]
+        var samples: [(mono: Double, audio: Double)]
+        var scheduled: [Double]
+        /// The output latency when the click played at once was mixed (nil: not sure).
+        var latency: Double?
+    }
+
+    /// Runs `TimeProbe clicks OFFSETS` against a private daemon while `parec` records the sink.
+    private func run(_ offsets: [Double]) throws -> Run {
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+        guard FileManager.default.isExecutableFile(atPath: probePath) else {
+            throw XCTSkip("TimeProbe is not built: run `swift build` (make test does) before `swift test`")
+        }
+        let fixtures = try MusicFixtures()
+        let runtime = fixtures.directory.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let env = ["XDG_RUNTIME_DIR": runtime.path, "ALSOFT_DRIVERS": "pulse"]
+        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
+                             environment: env, timeout: 10)
+        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
+            throw XCTSkip("pulseaudio did not start")
+        }
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
+        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
+
+        let recording = fixtures.directory.appendingPathComponent("rec.f32")
+        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--format=float32le", "--rate=48000", "--channels=1",
+                                                 "--raw", recording.path],
+                                     environment: env)
+        defer { parec.stop() }
+        Thread.sleep(forTimeInterval: 0.3)   // the recorder is running before the probe plays
+        let probe = try ChildProcess.run(probePath, ["clicks"] + offsets.map { "\($0)" }, environment: env, timeout: 30)
+        Thread.sleep(forTimeInterval: 0.3)
+        parec.stop()
+        XCTAssertEqual(probe.status, 0, probe.output)
+        let lines = probe.output.split(separator: "\n")
+        XCTAssertTrue(lines.contains("done"), probe.output)
+
+        var out = Run(onsets: [], samples: [], scheduled: [], latency: nil)
+        for line in lines {
+            let f = line.split(separator: " ")
+            if f.first == "sample", f.count == 3, let m = Double(f[1]), let a = Double(f[2]) { out.samples.append((m, a)) }
+            if f.first == "latency", f.count == 2 { out.latency = Double(f[1]) }
+            if f.first == "scheduled" { out.scheduled = f.dropFirst().compactMap { Double($0) } }
+        }
+        let data = try Data(contentsOf: recording)
+        let x = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var previous: Float = 0
+        for (i, v) in x.enumerated() {
+            if v > 0.15, previous <= 0.15 { out.onsets.append(i) }   // a click peaks near 0.3 (pan law, downmix)
+            previous = v
+        }
+        return out
+    }
+
+    /// Two clicks scheduled 500 ms apart on the audio clock, while the game updates every ~16 ms,
+    /// are heard 500 ± 1 ms apart (before: each started at the first update at or after its time).
+    /// And where on the clock: a click played at once when the game read `audioTime` = `a` is
+    /// mixed next and heard at `a` + the output latency L; the click at `startTime` a + 0.4 is
+    /// heard at a + 0.4, so 0.4 s − L after the first (± 1 ms).
+    func testTwoClicksScheduledHalfASecondApartAreHeardHalfASecondApart() throws {
+        let r = try run([0, 0.5])
+        XCTAssertEqual(r.onsets.count, 3, "onsets \(r.onsets)")
+        guard r.onsets.count == 3 else { return }
+        let gap = Double(r.onsets[2] - r.onsets[1]) / 48
+        let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
+        print("LiveScheduling: clicks 500 ms apart measured \(gap) ms apart; startTime a + 0.4 heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        XCTAssertEqual(gap, 500, accuracy: 1)
+        if let latency = r.latency {
+            XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
+        }
+    }
+
+    /// The audio clock advances at the device's rate and never backwards: clicks placed 3 s apart
+    /// on it are 3 s of the recorded stream apart (±0.1 %, and ±1 ms), and over those 3 s
+    /// audioTime read at every update against the monotonic clock — the null sink's own clock, so
+    /// the recorded stream's — has a slope of 1 ± 0.001 (a least-squares fit: a live reading moves
+    /// in the device's mixing periods).
+    func testTheAudioClockAdvancesAtTheDeviceRate() throws {
+        let r = try run([0, 3])
+        XCTAssertEqual(r.onsets.count, 3, "onsets \(r.onsets)")
+        guard r.onsets.count == 3, r.samples.count > 100, let first = r.scheduled.first else {
+            return XCTFail("onsets \(r.onsets), samples \(r.samples.count)")
+        }
+        let recorded = Double(r.onsets[2] - r.onsets[1]) / 48_000
+        XCTAssertEqual(recorded, 3, accuracy: 0.001)
+        XCTAssertEqual(recorded / 3 - 1, 0, accuracy: 0.001)
+        for (a, b) in zip(r.samples, r.samples.dropFirst()) {
+            XCTAssertGreaterThanOrEqual(b.audio, a.audio, "audioTime ran backwards")
+        }
+        // From the first scheduled click on: the probe waited for the stream to settle (see
+        // Tests/TimeProbe: a new stream's first seconds on a fresh daemon).
+        let later = r.samples.filter { $0.audio >= first }
+        let start = later.first?.mono ?? 0
+        let mm = later.map(\.mono).reduce(0, +) / Double(later.count)
+        let am = later.map(\.audio).reduce(0, +) / Double(later.count)
+        let slope = later.map { ($0.mono - mm) * ($0.audio - am) }.reduce(0, +) / later.map { ($0.mono - mm) * ($0.mono - mm) }.reduce(0, +)
+        print("LiveScheduling: 3 s on the audio clock recorded as \(recorded) s; audioTime/monotonic slope \(slope) over \(later.count) reads, \(later.last!.mono - start) s")
+        XCTAssertEqual(slope, 1, accuracy: 0.001)
+    }
+}
