@@ -45,12 +45,19 @@ public struct PlayOptions: Sendable, Equatable {
     /// frame, whatever the size of the renders — ``AudioEngine/render(into:)`` ends a mix call
     /// where a start is due. With a source free it starts from its first frame there; when every
     /// source is taken it waits, virtual, for the next ``AudioEngine/update(deltaTime:)`` to rank it.
-    /// On a live device it starts at the first update at or after its time.
+    /// On a live device that reports its clock, it counts from the device's mixing clock at the
+    /// call: the voice is heard `delay` after a voice played at once would be, within a fraction
+    /// of a millisecond — started in the update before its time with a lead-in of silence (see
+    /// <doc:TimeAndScheduling>). A voice that loops until stopped or begins at an ``offset``
+    /// starts at the first update at or after its time.
     public var delay: Double
     /// When the voice starts, as an ``AudioEngine/audioTime`` (seconds of output heard); nil (the
     /// default) for now. ``delay`` counts from it. A time already past starts the voice at once,
     /// from its first frame. On a loopback engine the voice starts on the exact frame
-    /// (`startTime` × the sample rate, rounded), whatever the size of the renders.
+    /// (`startTime` × the sample rate, rounded), whatever the size of the renders. On a live
+    /// device that reports its clock, its first frame is heard when ``AudioEngine/audioTime``
+    /// reads `startTime` (measured within 0.35 ms on PulseAudio), if that is later than the
+    /// output latency from now (see <doc:TimeAndScheduling>; ``delay`` has the same limits).
     ///
     /// ```swift
     /// var beat = PlayOptions()
