@@ -2,12 +2,16 @@
 // so that OpenAL Soft and libpulse see the test's private PulseAudio daemon from the first call.
 // Not a demo and not a product: only the tests run it.
 //
-//   TimeProbe clicks OFFSET...   a live engine on the default output, updated every ~16 ms (a
-//       game's frame); once the stream has played 2.5 s (audioTime ≥ 2.5) it reads audioTime `a`, plays one click (240 frames at 0.5) at
-//       once and one per OFFSET at startTime a + 0.4 + OFFSET; runs until the last has sounded, then prints,
-//       one per line: "sample MONO AUDIO" (monotonic seconds and audioTime, read at every
-//       update), "latency L" (the output latency when the click played at once was mixed, if
-//       sure), "scheduled T...", "done". "FAIL ..." when something is wrong.
+//   TimeProbe clicks OFFSET...   a live engine on the default output, updated every ~16 ms
+//       (a game's frame); once the stream has played 2.5 s (audioTime ≥ 2.5) it reads audioTime
+//       `a`, plays one click (240 frames at 0.5) at once and one per OFFSET at startTime
+//       a + 0.4 + OFFSET; runs until the last has sounded, then prints, one per line:
+//       "sample MONO AUDIO" (monotonic seconds and audioTime, read at every update), "latency L"
+//       (the output latency when the click played at once was mixed, if sure), "scheduled T...",
+//       "done".
+//   TimeProbe loop OFFSET   the same with one voice that loops a 0.25 s clip (the click, then
+//       silence) from startTime a + 0.4 + OFFSET, stopped 1.85 s after it began: eight clicks.
+// "FAIL ..." when something is wrong.
 import COpenAL
 import Earshot
 import Foundation
@@ -31,15 +35,20 @@ func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 
 
 let arguments = CommandLine.arguments
 let offsets = arguments.dropFirst(2).compactMap(Double.init)
-guard arguments.count >= 3, arguments[1] == "clicks", offsets.count == arguments.count - 2,
+let looping = arguments.count >= 2 && arguments[1] == "loop"
+guard arguments.count >= 3, arguments[1] == "clicks" || (looping && offsets.count == 1), offsets.count == arguments.count - 2,
       offsets.allSatisfy({ (0..<30).contains($0) }) else {
-    fail("usage: TimeProbe clicks OFFSET...")
+    fail("usage: TimeProbe clicks OFFSET... | TimeProbe loop OFFSET")
 }
 do {
     let engine = try AudioEngine(configuration: AudioEngine.Configuration())
     // A click: 240 frames at 0.5, at the device's rate (no resampling): its first frame is its onset.
     let click = try engine.loadClip(PCMAudio(sampleRate: engine.sampleRate, channels: 1,
                                              samples: .float32([Float](repeating: 0.5, count: 240))), name: "click")
+    // A loop of 0.25 s: the click, then silence.
+    let period = engine.sampleRate / 4
+    let loopClip = try engine.loadClip(PCMAudio(sampleRate: engine.sampleRate, channels: 1, samples: .float32(
+        [Float](repeating: 0.5, count: 240) + [Float](repeating: 0, count: period - 240))), name: "loop")
     var samples: [(Double, Double)] = []
     func frame() {
         engine.update(deltaTime: 1.0 / 60)
@@ -64,7 +73,14 @@ do {
     for t in times {
         var options = PlayOptions()
         options.startTime = t
-        _ = try engine.play(click, options: options)
+        options.loop = looping
+        let voice = try engine.play(looping ? loopClip : click, options: options)
+        if looping {
+            // Eight passes heard — more than the copies queued after the lead-in (six: 1.5 s), so
+            // the loop must have gone on with AL_LOOPING — then stopped before the ninth.
+            while engine.audioTime < t + 1.85 { frame() }
+            voice.stop(fade: 0)
+        }
     }
     while engine.audioTime < (times.max() ?? a) + 0.3 { frame() }
     engine.shutdown()

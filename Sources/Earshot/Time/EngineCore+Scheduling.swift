@@ -16,6 +16,7 @@ extension EngineCore {
     /// reading it now; a `delay` counts from the mixing clock now (the frame a play now would be
     /// mixed on), so two plays `delay` apart in one frame are heard exactly that far apart.
     func scheduledStart(delay: Double, startTime: Double?) -> (delay: Double, mixTarget: Double?) {
+        guard delay > 0 || startTime != nil else { return (0, nil) }   // now
         guard !isLoopback, usesDeviceClock, !isDeviceLost, let mixNow = device.mixClock() else {
             return (delay + (startTime.map { max(0, $0 - audioTime()) } ?? 0), nil)
         }

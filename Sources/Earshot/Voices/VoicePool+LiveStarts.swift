@@ -23,6 +23,12 @@ final class LiveStartTable {
     var silences: [Silence] = []
     /// Heap entries set aside during `startAhead` (reserved: no allocation in steady state).
     var scratch: [VoicePool.PendingStart] = []
+    /// Looping voices started with a lead-in, not yet switched to AL_LOOPING: slot, generation,
+    /// source (`settleLeadIns`).
+    var settling: [(index: Int, generation: UInt32, source: ALuint)] = []
+    /// The most copies of a looping clip queued after a lead-in (a shorter loop starts at the
+    /// first update at or after its time).
+    static let maxLoopCopies = 512
 
     /// Seconds of silence in each buffer: the longest lead-in a start can have.
     static let silenceSeconds = 1.0
@@ -60,8 +66,9 @@ extension VoicePool {
 
     /// Starts, with a lead-in, every waiting voice due within `horizon` of `now` (engine clock)
     /// that has a mixing-clock target and may be heard: not held, its bus not paused, audible,
-    /// from its first frame (no offset) and not looping forever — a `loop` voice or one with an
-    /// offset starts at the first update at or after its time, as before. `mixClock` reads the
+    /// from its first frame (no offset) — one with an offset starts at the first update at or
+    /// after its time, as before. A `loop` voice queues copies of its clip after the lead-in and
+    /// loops once past it (`settleLeadIns`). `mixClock` reads the
     /// device's mixing clock. A voice already late on the mixing clock starts at once.
     func startAhead(now: Double, horizon: Double, mixClock: () -> Double?) {
         let until = now + horizon
@@ -70,7 +77,8 @@ extension VoicePool {
             let entry = pendingStarts[0]
             let index = Int(entry.index)
             popPendingStart()
-            guard slots[index].holds == 0, !busPaused[slots[index].busIndex], !slots[index].loop,
+            guard slots[index].holds == 0, !busPaused[slots[index].busIndex],
+                  !slots[index].loop || Self.leadLoopCopies(slots[index]) <= LiveStartTable.maxLoopCopies,
                   slots[index].startFrame == 0, slots[index].audibility >= settings.audibilityFloor,
                   let target = mixTarget(index), let clock = mixClock(), !freeSources.isEmpty else {
                 liveStarts.scratch.append(entry)
@@ -79,8 +87,9 @@ extension VoicePool {
             let rate = slots[index].clipRate * Double(slots[index].pitch)   // clip frames per second
             let leadFrames = (target - clock) * rate
             if leadFrames < 1 {
-                // Late on the mixing clock already: at once, from the top.
+                // Late on the mixing clock already: at once, from the top (its start is now).
                 guard let source = freeSources.popLast() else { continue }
+                slots[index].startAt = min(slots[index].startAt, now)
                 startReal(index, on: source, now: slots[index].startAt)
                 continue
             }
@@ -91,9 +100,46 @@ extension VoicePool {
             }
             startReal(index, on: source, now: slots[index].startAt, leadIn: silence)
             aim(source, clipAt: Double(silence.frames), target: target, rate: rate)
+            if slots[index].loop {
+                liveStarts.settling.append((index, slots[index].generation, source))
+            }
         }
         for entry in liveStarts.scratch { addPendingStart(Int(entry.index)) }
         serviceNeeded = true
+    }
+
+    /// Copies of a looping voice's clip queued after its lead-in: enough to play for the longest
+    /// lead-in and half a second more, so that an update comes before they run out.
+    static func leadLoopCopies(_ v: VoiceState) -> Int {
+        let seconds = Double(v.clipFrames) / (v.clipRate * Double(v.pitch))
+        guard seconds > 0 else { return .max }
+        let copies = ((LiveStartTable.silenceSeconds + 0.5) / seconds).rounded(.up)
+        return copies < 1e6 ? max(1, Int(copies)) : .max
+    }
+
+    /// Looping voices past their lead-in: the played buffers (the silence and any copy already
+    /// through) leave the queue, and AL_LOOPING goes on: the queue is copies of the clip, so it
+    /// loops on the clip alone. Each update on a live device, while one waits.
+    func settleLeadIns() {
+        var i = 0
+        while i < liveStarts.settling.count {
+            let (index, generation, source) = liveStarts.settling[i]
+            guard slots[index].generation == generation, slots[index].phase == .real, slots[index].source == source,
+                  liveStarts.lead[index] > 0 else {
+                liveStarts.settling.remove(at: i)   // ended, stolen or released meanwhile
+                continue
+            }
+            var processed: ALint = 0
+            alGetSourcei(source, AL_BUFFERS_PROCESSED, &processed)
+            guard processed > 0 else { i += 1; continue }   // still in its lead-in
+            let count = Int(processed)
+            if queueScratch.count < count { queueScratch = [ALuint](repeating: 0, count: count) }
+            alSourceUnqueueBuffers(source, ALsizei(count), &queueScratch)
+            alSourcei(source, AL_LOOPING, AL_TRUE)
+            pushed[Int(source)].loop = true
+            liveStarts.lead[index] = 0   // offsets now count from a copy of the clip
+            liveStarts.settling.remove(at: i)
+        }
     }
 
     /// Moves `source` (playing a queue whose clip begins at queue frame `clipAt`) so that the
@@ -159,6 +205,7 @@ extension VoicePool {
     /// their exact targets (they start at the update at or after their time).
     func forgetLiveStarts() {
         liveStarts.silences.removeAll()
+        liveStarts.settling.removeAll()
         for i in liveStarts.target.indices { liveStarts.target[i] = .nan }
     }
 

@@ -132,10 +132,10 @@ extension VoicePool {
         // A stopped source that already holds this clip's buffer plays it again from the start;
         // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
         if let leadIn {
-            // Silence, then every pass: one queue, played back to back (no AL_LOOPING: `loop`
-            // voices do not start this way).
+            // Silence, then every pass (or, looping, enough copies of the clip to last until the
+            // update after the lead-in switches AL_LOOPING on): one queue, played back to back.
             alSourcei(source, AL_BUFFER, 0)
-            let count = Int(v.pointee.passes) + 1
+            let count = (v.pointee.loop ? Self.leadLoopCopies(v.pointee) : Int(v.pointee.passes)) + 1
             if queueScratch.count < count { queueScratch = [ALuint](repeating: 0, count: count) }
             queueScratch[0] = leadIn.buffer
             for k in 1..<count { queueScratch[k] = v.pointee.buffer }
@@ -157,9 +157,10 @@ extension VoicePool {
             alSourcei(source, AL_BUFFER, ALint(bitPattern: v.pointee.buffer))
             attached[Int(source)] = v.pointee.buffer
         }
-        if pushed[Int(source)].loop != v.pointee.loop {
-            alSourcei(source, AL_LOOPING, v.pointee.loop ? AL_TRUE : AL_FALSE)
-            pushed[Int(source)].loop = v.pointee.loop
+        let looping = v.pointee.loop && leadIn == nil   // a lead-in must not loop with the clip
+        if pushed[Int(source)].loop != looping {
+            alSourcei(source, AL_LOOPING, looping ? AL_TRUE : AL_FALSE)
+            pushed[Int(source)].loop = looping
         }
         pushPitch(v.pointee.pitch, to: source)
         pushSpatial(index, to: source)

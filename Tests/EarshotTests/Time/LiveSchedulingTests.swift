@@ -22,7 +22,7 @@ final class LiveSchedulingTests: XCTestCase {
     }
 
     /// Runs `TimeProbe clicks OFFSETS` against a private daemon while `parec` records the sink.
-    private func run(_ offsets: [Double]) throws -> Run {
+    private func run(_ offsets: [Double], mode: String = "clicks") throws -> Run {
         try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             throw XCTSkip("TimeProbe is not built: run `swift build` (make test does) before `swift test`")
@@ -46,7 +46,7 @@ final class LiveSchedulingTests: XCTestCase {
                                      environment: env)
         defer { parec.stop() }
         Thread.sleep(forTimeInterval: 0.3)   // the recorder is running before the probe plays
-        let probe = try ChildProcess.run(probePath, ["clicks"] + offsets.map { "\($0)" }, environment: env, timeout: 30)
+        let probe = try ChildProcess.run(probePath, [mode] + offsets.map { "\($0)" }, environment: env, timeout: 30)
         Thread.sleep(forTimeInterval: 0.3)
         parec.stop()
         XCTAssertEqual(probe.status, 0, probe.output)
@@ -83,6 +83,24 @@ final class LiveSchedulingTests: XCTestCase {
         let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
         print("LiveScheduling: clicks 500 ms apart measured \(gap) ms apart; startTime a + 0.4 heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
         XCTAssertEqual(gap, 500, accuracy: 1)
+        if let latency = r.latency {
+            XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
+        }
+    }
+
+    /// A looping voice scheduled live loops on its clip, not on its lead-in: its first frame is
+    /// heard at its `startTime` (0.4 s − the latency after the click played at once, ± 1 ms), and
+    /// each pass of its 0.25 s clip follows the last by 250 ms (± 1 ms) until it is stopped.
+    func testALoopScheduledLiveLoopsOnItsClip() throws {
+        let r = try run([0], mode: "loop")
+        // The click played at once, then eight passes: more than the six copies of the clip queued
+        // after the lead-in, so the loop went on from AL_LOOPING (VoicePool.settleLeadIns).
+        XCTAssertEqual(r.onsets.count, 9, "onsets \(r.onsets)")
+        guard r.onsets.count == 9 else { return }
+        let periods = zip(r.onsets.dropFirst(), r.onsets.dropFirst(2)).map { Double($1 - $0) / 48 }
+        let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
+        print("LiveScheduling: loop passes \(periods) ms apart; its start heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        for p in periods { XCTAssertEqual(p, 250, accuracy: 1) }
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
         }
