@@ -299,6 +299,7 @@ final class EngineCore {
         if !isLoopback, usesDeviceClock, !isDeviceLost, !pool.pendingStarts.isEmpty {
             pool.startAhead(now: t, horizon: min(max(2 * lastFrameTime, 0.03), 0.25)) { device.mixClock() }
         }
+        if !pool.liveStarts.settling.isEmpty { pool.settleLeadIns() }
         // On a live device the next service is the next frame: fade over about one frame.
         if pool.serviceNeeded {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
