@@ -11,6 +11,9 @@
 //       "done".
 //   TimeProbe loop OFFSET   the same with one voice that loops a 0.25 s clip (the click, then
 //       silence) from startTime a + 0.4 + OFFSET, stopped 1.85 s after it began: eight clicks.
+//   TimeProbe pause OFFSET   one click at startTime a + 0.4 + OFFSET whose bus is paused for
+//       ~0.2 s while it is in its lead-in: prints "paused MIN MAX" (the paused span lies
+//       between) and "pauses N" (real voices that gave up their source to the pause).
 // "FAIL ..." when something is wrong.
 import COpenAL
 import Earshot
@@ -36,9 +39,10 @@ func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 
 let arguments = CommandLine.arguments
 let offsets = arguments.dropFirst(2).compactMap(Double.init)
 let looping = arguments.count >= 2 && arguments[1] == "loop"
-guard arguments.count >= 3, arguments[1] == "clicks" || (looping && offsets.count == 1), offsets.count == arguments.count - 2,
+let pausing = arguments.count >= 2 && arguments[1] == "pause"
+guard arguments.count >= 3, arguments[1] == "clicks" || ((looping || pausing) && offsets.count == 1), offsets.count == arguments.count - 2,
       offsets.allSatisfy({ (0..<30).contains($0) }) else {
-    fail("usage: TimeProbe clicks OFFSET... | TimeProbe loop OFFSET")
+    fail("usage: TimeProbe clicks OFFSET... | TimeProbe loop OFFSET | TimeProbe pause OFFSET")
 }
 do {
     let engine = try AudioEngine(configuration: AudioEngine.Configuration())
@@ -75,6 +79,28 @@ do {
         options.startTime = t
         options.loop = looping
         let voice = try engine.play(looping ? loopClip : click, options: options)
+        if pausing {
+            // Into its lead-in, far from its time: the mixer runs the output latency ahead of
+            // the clock and mixes in bursts of up to ~85 ms, and a voice starts up to two frame
+            // times (at most 0.25 s) before the mixer reaches it. So 0.3 s before the mixer does,
+            // one long frame (0.12 s) then an update: it starts with a lead-in of ~0.16 s, and its
+            // bus pauses at once, for ~0.2 s, then resumes.
+            let latency = clockLatency().latency
+            while engine.audioTime < t - latency - 0.3 { frame() }
+            usleep(120_000)
+            frame()
+            let before = engine.stats.pauses
+            let from = monotonic()
+            try engine.setPaused(true, for: .sfx)
+            let pausedAt = monotonic()
+            for _ in 0..<12 { frame() }
+            let to = monotonic()
+            try engine.setPaused(false, for: .sfx)
+            let resumedAt = monotonic()
+            // The paused span as the engine counted it lies between these two.
+            say("paused \(to - pausedAt) \(resumedAt - from)")
+            say("pauses \(engine.stats.pauses - before)")
+        }
         if looping {
             // Eight passes heard — more than the copies queued after the lead-in (six: 1.5 s), so
             // the loop must have gone on with AL_LOOPING — then stopped before the ninth.
@@ -82,7 +108,7 @@ do {
             voice.stop(fade: 0)
         }
     }
-    while engine.audioTime < (times.max() ?? a) + 0.3 { frame() }
+    while engine.audioTime < (times.max() ?? a) + (pausing ? 0.6 : 0.3) { frame() }
     engine.shutdown()
     for (m, t) in samples { say("sample \(m) \(t)") }
     say("scheduled " + times.map { "\($0)" }.joined(separator: " "))

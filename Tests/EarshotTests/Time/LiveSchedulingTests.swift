@@ -19,6 +19,9 @@ final class LiveSchedulingTests: XCTestCase {
         var scheduled: [Double]
         /// The output latency when the click played at once was mixed (nil: not sure).
         var latency: Double?
+        /// `pause` mode: the paused span's bounds, and the real voices the pause took a source from.
+        var paused: (Double, Double)?
+        var pauses: Int?
     }
 
     /// Runs `TimeProbe clicks OFFSETS` against a private daemon while `parec` records the sink.
@@ -58,6 +61,8 @@ final class LiveSchedulingTests: XCTestCase {
             let f = line.split(separator: " ")
             if f.first == "sample", f.count == 3, let m = Double(f[1]), let a = Double(f[2]) { out.samples.append((m, a)) }
             if f.first == "latency", f.count == 2 { out.latency = Double(f[1]) }
+            if f.first == "paused", f.count == 3, let lo = Double(f[1]), let hi = Double(f[2]) { out.paused = (lo, hi) }
+            if f.first == "pauses", f.count == 2 { out.pauses = Int(f[1]) }
             if f.first == "scheduled" { out.scheduled = f.dropFirst().compactMap { Double($0) } }
         }
         let data = try Data(contentsOf: recording)
@@ -103,6 +108,22 @@ final class LiveSchedulingTests: XCTestCase {
         for p in periods { XCTAssertEqual(p, 250, accuracy: 1) }
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
+        }
+    }
+
+    /// A voice paused in its lead-in (its source taken before a frame was heard) waits for its
+    /// start again, moved on by exactly the paused span: heard once, from its first frame, at
+    /// 0.4 s + the pause − the latency after the click played at once (± 1 ms).
+    func testAVoicePausedInItsLeadInStartsLaterByThePause() throws {
+        let r = try run([0], mode: "pause")
+        XCTAssertEqual(r.onsets.count, 2, "onsets \(r.onsets)")
+        XCTAssertEqual(r.pauses, 1, "the voice held a source (its lead-in) when its bus paused")
+        guard r.onsets.count == 2, let paused = r.paused else { return }
+        let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
+        print("LiveScheduling: paused \(paused.0 * 1000)…\(paused.1 * 1000) ms in its lead-in, heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        if let latency = r.latency {
+            XCTAssertGreaterThanOrEqual(fromNow, 400 + paused.0 * 1000 - latency * 1000 - 1)
+            XCTAssertLessThanOrEqual(fromNow, 400 + paused.1 * 1000 - latency * 1000 + 1)
         }
     }
 
