@@ -43,6 +43,9 @@ protocol MusicHost: AnyObject, Sendable {
     /// Inside ``withMusicAL(_:)``: whether stereo tracks can play straight to the outputs
     /// (`AL_SOFT_direct_channels`).
     var supportsDirectChannels: Bool { get }
+    /// Inside ``withMusicAL(_:)``: the audio clock now (``AudioEngine/audioTime``): what scheduled
+    /// starts, stops and fades and the markers' times are given on.
+    var musicAudioTime: Double { get }
     /// Logs a warning in the engine's log (any lock or none).
     func logWarning(_ message: String)
 }
@@ -77,6 +80,11 @@ extension AudioEngine: MusicHost {
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }
+
+    var musicAudioTime: Double {
+        ALGlobal.lock.assertHeld("MusicHost.musicAudioTime outside withMusicAL")
+        return core.isShutDown ? core.audioClock.lastTime : core.audioTime()
+    }
 
     func logWarning(_ message: String) {
         logger.warning("\(message)")

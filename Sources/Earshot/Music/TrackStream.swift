@@ -29,7 +29,8 @@ struct QueuedBuffer {
     var buffer: ALuint
     var frames: Int
     var segments: [StreamSegment]
-    /// The decoded samples, kept only while metering is enabled.
+    /// The samples queued (before a stereo track's balance): the meters read them and a
+    /// scheduled stop queues their first part again.
     var samples: [Float]?
 }
 
@@ -168,6 +169,30 @@ final class TrackStream: @unchecked Sendable {
     /// Loops left when the device was lost (restored with the track).
     var loopsLeftAtLoss: Int?
     var meters: MeterReading
+
+    // Time (MusicSystem+Schedule.swift)
+    /// The handle, for the origin of marker events.
+    weak var handle: MusicTrack?
+    /// The audio time a scheduled start (``MusicTrack/play(at:)``) waits for; nil when none is pending.
+    var startAt: Double?
+    /// The audio time a scheduled stop (``MusicTrack/stop(at:)``) waits for.
+    var stopAt: Double?
+    /// The queue was trimmed to end on the frame of a scheduled stop: when the source stops, the
+    /// track ends (`.stopped`) at ``stopPosition`` rather than underrunning.
+    var endsAtQueueEnd = false
+    var stopPosition = 0
+    /// Beats and bars to report (``MusicTrack/tempo``).
+    var tempo: Tempo?
+    /// Markers given in code (``MusicTrack/markers``), and their file frames in order.
+    var cues: [MusicTrack.Cue] = []
+    var cueFrames: [(name: String, frame: Int)] = []
+    /// Frames unqueued from the source since it was claimed (the absolute position of the
+    /// queue's head), and how far markers have been looked for, on the same scale.
+    var queueBase = 0
+    var scannedTo = 0
+    /// The file frame the last marker search ended at (nil: a new queue).
+    var scanFile: Double?
+    var hasMarks: Bool { tempo != nil || !cueFrames.isEmpty }
     var onEnd: (@Sendable (MusicTrack.Event) -> Void)?
 
     let events: AsyncStream<MusicTrack.Event>
