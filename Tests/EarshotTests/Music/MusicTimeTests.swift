@@ -170,6 +170,31 @@ final class MusicTimeTests: XCTestCase {
         }
     }
 
+    /// An interruption holds the audio clock: a start, a stop and the markers' times are audio
+    /// times, so on the output they all move on by the frames the hold lasted.
+    func testAnInterruptionMovesTimesByItsLength() async throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        let stream = engine.markers
+        let dc = try engine.loadMusic(path: try constantWAV(files, "dc.wav", seconds: 2))
+        dc.markers = [MusicTrack.Cue(name: "m", seconds: 0.25)]
+        try dc.play(at: 0.5)
+        try dc.stop(at: 0.9)
+        var out = try MusicRender.render(engine, frames: 9_600, block: 512)   // 0.2 s
+        engine.session.beginInterruption()
+        out += try MusicRender.render(engine, frames: 14_400, block: 512)     // 0.3 s not heard
+        engine.session.resume()
+        out += try MusicRender.render(engine, frames: 40_000, block: 37)
+        let left = MusicRender.left(out)
+        XCTAssertEqual(MusicRender.firstSound(left), 24_000 + 14_400, "the start moved on by the hold")
+        XCTAssertEqual(MusicRender.lastSound(left), 43_200 + 14_400 - 1, "the stop too")
+        engine.shutdown()
+        var events: [MarkerEvent] = []
+        for await e in stream { events.append(e) }
+        XCTAssertEqual(events.map(\.name), ["m"])
+        XCTAssertEqual(events.first?.audioTime ?? 0, 0.75, accuracy: 1e-9, "an audio time: the hold is not counted")
+    }
+
     func testBadTimesAndMarkersAreRefused() throws {
         let files = try MusicFixtures()
         let engine = try TestSignals.loopbackEngine()
