@@ -82,6 +82,7 @@ let package = Package(
         .executableTarget(name: "Crowd", dependencies: ["Earshot"], path: "Demos/Crowd"),
         .executableTarget(name: "Ducking", dependencies: ["Earshot"], path: "Demos/Ducking"),
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
+        .executableTarget(name: "Beat", dependencies: ["Earshot"], path: "Demos/Beat"),
         // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
         .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
         .executableTarget(name: "Mix", dependencies: ["Earshot"], path: "Demos/Mix"),

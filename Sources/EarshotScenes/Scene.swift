@@ -52,6 +52,9 @@ public struct Scene: Sendable {
     public var emitters: [SceneEmitter]
     /// The timeline, sorted by time (events at the same time keep their file order).
     public var events: [SceneEvent]
+    /// The events that run when a named voice ends (`after:`), in file order: each runs every
+    /// time that voice ends, ``SceneAfter/delay`` later.
+    public var followUps: [SceneEvent] = []
     /// Reverb zones (`zones:`), in file order.
     public var zones: [ReverbZone] = []
     /// Sounds (`sounds:`), in file order: clips picked, varied and limited; ids shared with clips.

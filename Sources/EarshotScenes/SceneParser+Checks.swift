@@ -110,4 +110,47 @@ extension SceneParser {
         }
         return true
     }
+
+    /// The names of `after:` events: each must be the `name:` of a play, names are unique, and
+    /// every voice an event waits for must be able to play — a chain of `after:` events that
+    /// only wait for each other (a cycle) would never run, and is refused.
+    mutating func checkAfter(_ followUps: [(event: SceneEvent, node: Node, index: Int)],
+                             namedPlays: [(name: String, node: Node, index: Int, timed: Bool)]) {
+        var known: [String: Int] = [:]
+        for p in namedPlays {
+            if let first = known[p.name] {
+                fail(child(p.node, "name"), "events[\(p.index)].name", "the name \"\(p.name)\" is taken by events[\(first)]; names are unique")
+            } else {
+                known[p.name] = p.index
+            }
+        }
+        // The voices that can play: timed plays, then those after a voice that can, until none is added.
+        var playable = Set(namedPlays.filter(\.timed).map(\.name))
+        var added = true
+        while added {
+            added = false
+            for f in followUps {
+                guard let after = f.event.after, playable.contains(after.voice),
+                      case .play(let p) = f.event.action, let name = p.name, !playable.contains(name) else { continue }
+                playable.insert(name)
+                added = true
+            }
+        }
+        for f in followUps {
+            guard let after = f.event.after else { continue }
+            let key = "events[\(f.index)].after"
+            if known[after.voice] == nil {
+                fail(child(f.node, "after"), key, "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())
+                     + (known.isEmpty ? " (give a play a name: to wait for it)" : " (named plays: \(known.keys.sorted().joined(separator: ", ")))"))
+            } else if !playable.contains(after.voice) {
+                fail(child(f.node, "after"), key, "\"\(after.voice)\" only plays after this event's chain: the after: events wait for each other in a cycle and none would ever run")
+            }
+        }
+    }
+
+    /// The value of key `name` in mapping `node` (for an error's line and column), or the node itself.
+    func child(_ node: Node, _ name: String) -> Node {
+        for (k, v) in merged(node) { if case .scalar(let ks) = k, ks.string == name { return v } }
+        return node
+    }
 }

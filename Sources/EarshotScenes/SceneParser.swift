@@ -151,21 +151,29 @@ struct SceneParser: YAMLReader {
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
         var events: [SceneEvent] = []
+        var followUps: [(event: SceneEvent, node: Node, index: Int)] = []
+        var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
                     if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
-                        events.append(ev)
-                        repeatEvent(ev, e, index: i, duration: duration, into: &events)
+                        if case .play(let p) = ev.action, let name = p.name { namedPlays.append((name, e, i, ev.after == nil)) }
+                        if ev.after != nil {
+                            followUps.append((ev, e, i))
+                        } else {
+                            events.append(ev)
+                            repeatEvent(ev, e, index: i, duration: duration, into: &events)
+                        }
                     }
                 }
             } else if !isNull(n) {
                 fail(n, "events", "expected a list of events (- { at: …, … }), got \(describe(n))")
             }
             // Repeats count too: the limit holds for the events the scene will run.
-            if events.count > SceneLimits.maxEvents {
-                fail(n, "events", "\(events.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
+            if events.count + followUps.count > SceneLimits.maxEvents {
+                fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
             }
+            checkAfter(followUps, namedPlays: namedPlays)
         }
         // Time order; events at the same time keep their file order.
         events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
@@ -175,6 +183,7 @@ struct SceneParser: YAMLReader {
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
                           session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
                           zones: reverbZones)
+        scene.followUps = followUps.map(\.event)
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)

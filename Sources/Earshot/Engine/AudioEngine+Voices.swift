@@ -414,6 +414,20 @@ extension AudioEngine {
     /// ```
     public var voiceEvents: AsyncStream<VoiceEvent> { voiceEventBroadcast.stream() }
 
+    /// Calls `observer` for every ended voice (as ``voiceEvents`` carries them), on the thread that
+    /// calls ``update(deltaTime:)`` or ``render(frames:)``, right after it — before the next render:
+    /// what a synchronous game loop or a scene player reacts to in the same frame. Until
+    /// ``shutdown()``. The observer must not block; it may call the engine.
+    ///
+    /// ```swift
+    /// engine.observeVoiceEvents { event in
+    ///     if event.reason == .finished { print("ended at \(event.audioTime) s of output") }
+    /// }
+    /// ```
+    public func observeVoiceEvents(_ observer: @escaping @Sendable (VoiceEvent) -> Void) {
+        voiceEventBroadcast.observe(observer)
+    }
+
     /// Hands ended voices to the event streams, outside the AL lock. Called by `update` and
     /// `render` when their pass left ended voices behind.
     func deliverVoiceEvents() {
@@ -422,15 +436,19 @@ extension AudioEngine {
         guard voiceEventBroadcast.hasConsumers else {
             // Nobody listens: drop the records so they cannot pile up.
             withAL {
-                core.pool.drainEnded { _, _, _ in }
+                core.pool.drainEnded { _, _, _, _ in }
                 swap(&awaited, &core.pool.awaitedEnds)
             }
             return
         }
         var ended: [VoiceEvent] = []
         withAL {
-            core.pool.drainEnded { id, reason, key in
-                ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason, sound: core.sounds.sound(forKey: key)))
+            // Engine clock to audio clock: they differ by the time the output was held so far.
+            let audioNow = core.audioTime()
+            let held = core.now - audioNow
+            core.pool.drainEnded { id, reason, key, time in
+                ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason, sound: core.sounds.sound(forKey: key),
+                                        audioTime: max(0, min(audioNow, time - held))))
             }
             swap(&awaited, &core.pool.awaitedEnds)
         }

@@ -331,6 +331,7 @@ final class EngineCore {
                 }
                 let t = now
                 let span = Double(chunk) / Double(sampleRate)
+                pool.clock = t   // ends the service records (a completed stop fade) happen now
                 alDeferUpdatesSOFT()
                 pool.service(now: t, lookahead: span)
                 alProcessUpdatesSOFT()

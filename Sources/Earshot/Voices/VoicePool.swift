@@ -114,6 +114,9 @@ final class VoicePool {
     /// Ends of voices a task awaits (VoiceState.awaited), kept apart from the bounded ring of
     /// events so that none is lost; taken by the engine after each update and render.
     @exclusivity(unchecked) var awaitedEnds: [(id: VoiceID, reason: VoiceEndReason)] = []
+    /// The engine clock as the pool last saw it (play, schedule, a render's service): when an end
+    /// that has no exact time of its own (a stop, an eviction) is recorded.
+    @exclusivity(unchecked) var clock: Double = 0
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
     /// The emitter table's columns under the names the pool and the engine read them by.
@@ -240,6 +243,7 @@ final class VoicePool {
     /// has the lowest standing. `r` comes from ``PlayResolver`` in the same AL lock section: its
     /// indices are valid and its values checked.
     func play(_ r: ResolvedPlay, now: Double) -> VoiceID {
+        clock = now
         serviceNeeded = true
         var v = VoiceState()
         v.clipID = r.clipID
@@ -341,7 +345,9 @@ final class VoicePool {
     }
 
     /// Ends a voice now (its source, if any, must already be silent or be allowed to cut).
-    func end(_ index: Int, reason: VoiceEndReason) {
+    /// `time`: when it ended on the engine clock — a one-shot's exact last frame when the caller
+    /// knows it, else the pool's ``clock``.
+    func end(_ index: Int, reason: VoiceEndReason, at time: Double? = nil) {
         if slots[index].phase == .real { releaseSource(index) }
         let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
         Self.swapRemove(index, from: &live, position: \.liveIndex, in: slots)
@@ -350,7 +356,7 @@ final class VoicePool {
         slots[index].generation &+= 1
         freeSlots.append(index)
         // Record the event (the ring keeps the newest 4096 between drains).
-        ended.record(id, reason, sound: slots[index].soundKey)
+        ended.record(id, reason, sound: slots[index].soundKey, time: min(time ?? clock, clock))
         slots[index].soundKey = 0
         endReasons[index] = reason
         if slots[index].awaited {
@@ -375,13 +381,14 @@ final class VoicePool {
 
     /// Records a play that never started (refused by the pool, a sound's limit or its cooldown).
     func recordRefusal(_ reason: VoiceEndReason, sound: UInt32) {
-        ended.record(.refused, reason, sound: sound)
+        ended.record(.refused, reason, sound: sound, time: clock)
     }
 
-    /// Hands the recorded ends (voice, reason, sound key or 0) to `body` and forgets them.
-    func drainEnded(_ body: (VoiceID, VoiceEndReason, UInt32) -> Void) {
+    /// Hands the recorded ends (voice, reason, sound key or 0, engine-clock time) to `body` and
+    /// forgets them.
+    func drainEnded(_ body: (VoiceID, VoiceEndReason, UInt32, Double) -> Void) {
         while let e = ended.popOldest() {
-            body(e.id, e.reason, e.sound)
+            body(e.id, e.reason, e.sound, e.time)
         }
     }
 

@@ -204,10 +204,16 @@ public struct VoiceEvent: Sendable, Equatable {
     public var reason: VoiceEndReason
     /// The sound it was played from (nil for a clip played directly, or a sound removed since).
     public var sound: Sound?
+    /// When it ended, as an ``AudioEngine/audioTime``: for a voice that played to its end, the
+    /// time its last frame was heard (exact to the frame on a loopback engine, though the event
+    /// comes with the update or render after it); for one stopped, stolen or evicted, when that
+    /// took effect; for a refused play, the time of the call.
+    public var audioTime: Double
 
-    public init(voice: Voice, reason: VoiceEndReason, sound: Sound? = nil) {
+    public init(voice: Voice, reason: VoiceEndReason, sound: Sound? = nil, audioTime: Double = 0) {
         self.voice = voice
         self.reason = reason
         self.sound = sound
+        self.audioTime = audioTime
     }
 }

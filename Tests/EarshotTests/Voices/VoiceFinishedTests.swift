@@ -109,3 +109,42 @@ final class VoiceFinishedTests: XCTestCase {
         XCTAssertEqual(e.completions.waitingCount, 0)
     }
 }
+
+/// `VoiceEvent.audioTime`: a voice that plays to its end reports the audio time of its last
+/// frame, exactly, though the event comes with the update after it.
+final class VoiceEndTimeTests: XCTestCase {
+    func testAnEndIsTimedToItsLastFrame() throws {
+        for (pitch, delay, block, expected) in [(Float(1), 0.0, 800, 4_800), (1, 0.0, 37, 4_800), (2, 0.0, 512, 2_400),
+                                                (1, 0.25, 800, 16_800), (0.5, 0.0, 800, 9_600)] {
+            let e = try TestSignals.loopbackEngine()
+            defer { e.shutdown() }
+            let tone = try e.loadClip(TestSignals.sine(seconds: 0.1), name: "tone")   // 4,800 frames
+            let events = Locked<[VoiceEvent]>([])
+            e.observeVoiceEvents { event in events.withLock { $0.append(event) } }
+            let voice = try e.play(tone, options: .init(pitch: pitch, delay: delay))
+            _ = try ScheduledStartTests.render(e, frames: 24_000, block: block)
+            e.update()
+            let end = try XCTUnwrap(events.withLock { $0 }.first { $0.voice == voice })
+            XCTAssertEqual(end.reason, .finished)
+            XCTAssertEqual(end.audioTime * 48_000, Double(expected), accuracy: 1,
+                           "pitch \(pitch), delay \(delay), \(block)-frame renders")
+        }
+    }
+
+    func testAStopIsTimedWhenItTookEffect() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let tone = try e.loadClip(TestSignals.sine(seconds: 1), name: "tone")
+        let events = Locked<[VoiceEvent]>([])
+        e.observeVoiceEvents { event in events.withLock { $0.append(event) } }
+        let voice = try e.play(tone, options: .init(loop: true))
+        _ = try e.render(frames: 9_600)
+        voice.stop()
+        e.update()
+        _ = try e.render(frames: 4_800)
+        e.update()
+        let end = try XCTUnwrap(events.withLock { $0 }.first { $0.voice == voice })
+        XCTAssertEqual(end.reason, .stopped)
+        XCTAssertEqual(end.audioTime, 0.2, accuracy: 0.02, "the stop took effect after its 5 ms fade, at 0.2 s")
+    }
+}
