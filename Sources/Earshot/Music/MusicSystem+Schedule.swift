@@ -133,6 +133,13 @@ extension MusicSystem {
                 offset = 0
             }
         }
+        if let f = s.fade, f.startsLater {
+            if s.state == .playing, alState == AL_PLAYING,
+               bakeFadeOnset(s, source: source, offset: Int(offset), renderFrames: renderFrames, host: host) {
+                offset = 0
+            }
+            if f.start <= clock(host) + Double(ahead) / Double(rate) { s.fade?.startsLater = false }
+        }
         guard s.hasMarks, s.state == .playing, alState == AL_PLAYING, let handle = s.handle else { return }
         let position = s.queueBase + Int(offset)
         let window = Int((Double(ahead) * queueRate / Double(rate)).rounded(.up))
@@ -147,10 +154,44 @@ extension MusicSystem {
     /// more is decoded, so the source stops on the stop's frame (``endAtScheduledStop``).
     func trimQueue(_ s: TrackStream, source: ALuint, offset: Int, keep: Int, host: any MusicHost) {
         assertLocked()
-        let old = s.queue
         let endPosition = s.fileFrame(atQueueOffset: offset + keep)
+        requeue(s, source: source, offset: offset, frames: keep, gain: nil, host: host)
+        s.endsAtQueueEnd = true
+        s.stopPosition = endPosition
+    }
+
+    /// A fade at a time that begins inside the coming render (loopback): the source's gain holds
+    /// the fade's start level for the whole render, so the frames of the render from the fade's
+    /// frame on are queued again scaled by the ramp (relative to that level). The fade is heard
+    /// from its very frame; from the next render on the gain carries it, as for every fade.
+    /// Returns whether the queue was rebuilt.
+    func bakeFadeOnset(_ s: TrackStream, source: ALuint, offset: Int, renderFrames: Int, host: any MusicHost) -> Bool {
+        assertLocked()
+        guard host.isLoopback, renderFrames > 0, s.state == .playing, let f = s.fade, f.pausedAt == nil, f.duration > 0,
+              s.volume > 0 else { return false }
+        let rate = Double(host.sampleRate)
+        let now = clock(host)
+        let startFrame = Int(((f.start - now) * rate).rounded())
+        guard startFrame > 0, startFrame < renderFrames else { return false }
+        let queueRate = Double(s.fileRate) * Double(s.sourcePitch)
+        let level = s.volume
+        let from = Int((Double(startFrame) * queueRate / rate).rounded())
+        let to = Int((Double(renderFrames) * queueRate / rate).rounded(.up))
+        requeue(s, source: source, offset: offset, frames: s.queuedFrames - offset, gain: { j in
+            guard j >= from, j < to else { return 1 }
+            return f.volume(at: now + Double(j) / queueRate).0 / level
+        }, host: host)
+        return true
+    }
+
+    /// Queues again the `frames` frames from queue offset `offset` on (the frame playing now),
+    /// from the kept samples, each frame `j` of them scaled by `gain(j)`; the source goes on from
+    /// there at once (between renders on loopback: seamless).
+    private func requeue(_ s: TrackStream, source: ALuint, offset: Int, frames: Int, gain: ((Int) -> Float)?,
+                         host: any MusicHost) {
+        let old = s.queue
         var chunks: [StagedChunk] = []
-        var base = 0, from = offset, need = keep
+        var base = 0, from = offset, need = frames
         for e in old {
             defer { base += e.frames }
             guard need > 0, base + e.frames > from, let samples = e.samples else { continue }
@@ -162,8 +203,14 @@ extension MusicSystem {
                 let file = seg.fileFrame.map { $0 + Int((Double(lo - seg.offset) * seg.step).rounded(.down)) }
                 segments.append(StreamSegment(offset: lo - a, fileFrame: file, count: hi - lo, step: seg.step))
             }
-            chunks.append(StagedChunk(samples: Array(samples[(a * s.channels)..<((a + n) * s.channels)]), frames: n,
-                                      segments: segments))
+            var slice = Array(samples[(a * s.channels)..<((a + n) * s.channels)])
+            if let gain {
+                for i in 0..<n {
+                    let g = gain(from - offset + i)
+                    if g != 1 { for c in 0..<s.channels { slice[i * s.channels + c] *= g } }
+                }
+            }
+            chunks.append(StagedChunk(samples: slice, frames: n, segments: segments))
             from += n
             need -= n
         }
@@ -178,10 +225,8 @@ extension MusicSystem {
             s.scannedTo = s.queueBase + max(0, s.scannedTo - playing)
             uploadAll(chunks, to: s, source: source)
             if !s.queue.isEmpty { alSourcePlay(source) }
-            ALCheck.after("trimming a music queue for a stop at a time")
+            ALCheck.after("queueing music again for a stop or fade at a time")
         }
-        s.endsAtQueueEnd = true
-        s.stopPosition = endPosition
     }
 
     /// A stop at a time has been reached: the trimmed queue played out. Ends `s` (`.stopped`) with

@@ -135,7 +135,7 @@ final class MusicSystem: @unchecked Sendable {
                 if !scheduled.isEmpty { startScheduled(host: host, renderFrames: renderFrames, pending: &pending) }
                 for s in active {
                     service(s, host: host, now: now, renderFrames: renderFrames, pending: &pending)
-                    if s.stopAt != nil || s.hasMarks { keepTime(s, host: host, renderFrames: renderFrames, pending: &pending) }
+                    if s.stopAt != nil || s.hasMarks || s.fade?.startsLater == true { keepTime(s, host: host, renderFrames: renderFrames, pending: &pending) }
                 }
                 cpuSeconds += Clocks.threadCPU() - cpu0
             }

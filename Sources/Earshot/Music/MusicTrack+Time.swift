@@ -78,10 +78,11 @@ extension MusicTrack {
     /// ``AudioEngine/audioTime``; until then the volume stays where it is (a fade in flight is
     /// replaced now, at its current level).
     ///
-    /// The fade's timeline begins exactly at that time; the gain follows it at every refill, as
-    /// every fade does: per render on a loopback engine (the first change is heard at the first
-    /// render boundary at or after the time, on the value the ramp has there), every 10 ms live.
-    /// A time already past begins the fade now. A fade that stops the track at its end
+    /// On a loopback engine the fade begins on the frame of its time, whatever the render size:
+    /// the frames of the render that holds it are queued again with the ramp applied from that
+    /// frame on; from the next render the gain follows the ramp at every refill, as for every
+    /// fade (per render; every 10 ms live, where the fade begins within that period). A time
+    /// already past begins the fade now. A fade that stops the track at its end
     /// (`stopsAtEnd`) is a click-free ``stop(at:)``: the fade ends where it stops.
     ///
     /// ```swift

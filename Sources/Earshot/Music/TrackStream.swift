@@ -44,6 +44,9 @@ struct FadeState {
     var stopsAtEnd: Bool
     /// The volume to restore once a fade that stops the track has stopped it (crossfades).
     var restoreVolume: Float?
+    /// A fade at a time (``MusicTrack/fade(to:duration:curve:stopsAtEnd:at:)``) whose first frame
+    /// is still to come: the pump makes it begin on that frame (MusicSystem+Schedule.swift).
+    var startsLater = false
     /// Music-clock time at which the track (or its bus) was paused: the fade's timeline is
     /// playback time, frozen there until ``thaw(at:)``.
     var pausedAt: Double?

@@ -78,25 +78,30 @@ final class MusicTimeTests: XCTestCase {
         XCTAssertEqual(reasons, [.stopped])
     }
 
-    func testFadeAtBeginsAtItsTime() throws {
+    func testFadeAtBeginsOnItsFrame() throws {
         let files = try MusicFixtures()
         let dc = try constantWAV(files, "dc.wav", seconds: 2)
-        for block in [480, 37] {
+        for block in [480, 512, 37] {
             let engine = try TestSignals.loopbackEngine()
             defer { engine.shutdown() }
             let track = try engine.loadMusic(path: dc)
             try track.play()
-            track.fade(to: 0, duration: 0.5, at: 0.5)
+            track.fade(to: 0, duration: 0.5, at: 0.5125)   // frame 24,600, inside a render of each size
             let left = MusicRender.left(try MusicRender.render(engine, seconds: 1.2, block: block))
             let full = left[1_000]
             XCTAssertGreaterThan(full, 0.25)
-            // Untouched up to the fade's frame.
-            XCTAssertEqual(left[0..<24_000].min() ?? 0, full, accuracy: 1e-6, "\(block): the level holds until 0.5 s")
-            // Moving within one render of it (OpenAL ramps a gain change over 64 frames).
-            XCTAssertLessThan(left[24_000 + block + 64], full, "\(block): the fade has begun")
-            // Halfway at 0.75 s, silent from 1.0 s (within one render of the ramp).
-            XCTAssertEqual(left[36_000] / full, 0.5, accuracy: Float(block + 64) / 24_000 + 1e-3)
-            XCTAssertEqual(MusicRender.lastSound(left), 48_000 + block + 64, accuracy: block + 64)
+            // Untouched up to the fade's frame, moving from it on: the linear ramp, sample by sample,
+            // over the rest of the render that holds it.
+            XCTAssertEqual(left[0..<24_600].min() ?? 0, full, accuracy: 1e-6, "\(block): the level holds until 0.5125 s")
+            XCTAssertEqual(left[0..<24_600].max() ?? 0, full, accuracy: 1e-6)
+            let inRender = (24_600 / block + 1) * block - 24_600   // frames of the fade in the render that holds it
+            for j in [1, inRender / 2, inRender - 1] where j > 0 {
+                XCTAssertEqual(left[24_600 + j], full * (1 - Float(j) / 24_000), accuracy: 1e-5, "\(block): frame 24,600 + \(j)")
+            }
+            // Halfway at 0.7625 s, silent from 1.0125 s (per render from there, as every fade).
+            XCTAssertEqual(left[36_600] / full, 0.5, accuracy: Float(block + 64) / 24_000 + 1e-3)
+            XCTAssertEqual(MusicRender.lastSound(left), 48_600 + block + 64, accuracy: block + 64)
+            XCTAssertTrue(track.isPlaying, "faded, not stopped")
         }
     }
 
