@@ -45,6 +45,7 @@ extension MusicSystem {
             }
             s.startAt = time
             scheduled.append(s)
+            startThreadIfLive(host)   // live: the streaming thread's pump starts it
         }
     }
 
