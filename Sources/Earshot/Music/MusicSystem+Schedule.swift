@@ -52,7 +52,8 @@ extension MusicSystem {
     /// Sets (or with nil cancels) the time `s` stops at (``MusicTrack/stop(at:)``).
     func stop(_ s: TrackStream, at time: Double?, host: any MusicHost) {
         withMusicLock { _ in
-            guard !isShutDown else { return }
+            // Nothing playing, paused or scheduled: there is no session to stop.
+            guard !isShutDown, s.state != .idle || s.startAt != nil else { return }
             s.stopAt = time
         }
     }

@@ -303,6 +303,7 @@ extension MusicSystem {
     func cancelWaiting(_ s: TrackStream) {
         if s.startAt != nil {
             s.startAt = nil
+            if s.state == .idle { s.stopAt = nil }   // the stop belonged to the cancelled start
             scheduled.removeAll { $0 === s }
         }
         guard s.waiting else { return }

@@ -200,6 +200,45 @@ final class MusicTimeTests: XCTestCase {
         XCTAssertEqual(events.first?.audioTime ?? 0, 0.75, accuracy: 1e-9, "an audio time: the hold is not counted")
     }
 
+    /// A prepared track and a paused one start at a time from where they are; play() and stop()
+    /// cancel a start at a time (and its stop).
+    func testPlayAtFromPreparedAndPausedAndCancelled() throws {
+        let files = try MusicFixtures()
+        let click = try files.clickWAV("click.wav", seconds: 1, clickFrame: 4_800)
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: click)
+        try track.prepareToPlay()
+        try track.play(at: 0.25)
+        var out = try MusicRender.render(engine, frames: 24_000, block: 512)
+        XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), 12_000 + 4_800, "prepared: from frame 0 at 0.25 s")
+        // Paused before the click of a second pass: resumes at a time from where it stood.
+        track.stop()
+        track.currentTime = 0
+        try track.play()
+        out = try MusicRender.render(engine, frames: 2_400, block: 512)
+        track.pause()
+        let at = engine.audioTime + 0.1
+        try track.play(at: at)
+        out = try MusicRender.render(engine, frames: 12_000, block: 37)
+        XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), 4_800 + 2_400, "paused at frame 2,400 of the file")
+        // Cancelled: play() starts now, stop() leaves it stopped, and the stop of a cancelled start goes with it.
+        track.stop()
+        track.currentTime = 0
+        try track.play(at: engine.audioTime + 1)
+        try track.stop(at: engine.audioTime + 0.01)
+        try track.play()
+        XCTAssertFalse(track.isWaitingToPlay)
+        out = try MusicRender.render(engine, frames: 9_600, block: 512)
+        XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), 4_800, "play() started it at once, the stop went with the start")
+        track.stop()
+        try track.play(at: engine.audioTime + 0.01)
+        track.stop()
+        XCTAssertFalse(track.isWaitingToPlay)
+        out = try MusicRender.render(engine, frames: 9_600, block: 512)
+        XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), -1, "stop() cancelled the start")
+    }
+
     func testBadTimesAndMarkersAreRefused() throws {
         let files = try MusicFixtures()
         let engine = try TestSignals.loopbackEngine()
