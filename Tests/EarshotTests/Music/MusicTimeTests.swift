@@ -1,4 +1,4 @@
-import Earshot
+@testable import Earshot
 import Foundation
 import XCTest
 
@@ -237,6 +237,28 @@ final class MusicTimeTests: XCTestCase {
         XCTAssertFalse(track.isWaitingToPlay)
         out = try MusicRender.render(engine, frames: 9_600, block: 512)
         XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), -1, "stop() cancelled the start")
+    }
+
+    /// A lost device holds the audio clock: a start at a time waits through the loss and the
+    /// rebuild, and lands on its frame of audio time on the new device (after the output frames
+    /// the clock did not count, if the rebuild took renders).
+    func testAStartAtATimeOutlastsADeviceLoss() throws {
+        let files = try MusicFixtures()
+        let click = try files.clickWAV("click.wav", seconds: 0.2, clickFrame: 0)
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: click)
+        try track.play(at: 0.5)
+        var out = try MusicRender.render(engine, frames: 9_728, block: 512)
+        engine.simulateDeviceLoss()
+        let deadline = Date().addingTimeInterval(5)
+        out += try engine.render(frames: 512)
+        while engine.isDeviceLost, Date() < deadline { usleep(2_000); out += try engine.render(frames: 512) }
+        XCTAssertFalse(engine.isDeviceLost, "rebuilt")
+        out += try MusicRender.render(engine, frames: 28_800, block: 512)
+        let held = out.count / 2 - engine.audioFrame   // output frames the clock did not count
+        XCTAssertGreaterThanOrEqual(held, 0)
+        XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), 24_000 + held, "on its audio frame after \(held) held frames")
     }
 
     func testBadTimesAndMarkersAreRefused() throws {
