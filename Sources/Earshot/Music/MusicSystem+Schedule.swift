@@ -62,7 +62,7 @@ extension MusicSystem {
     func fadeStart(at time: Double, host: any MusicHost) -> Double {
         assertLocked()
         let now = clock(host)
-        let audioNow = host.withMusicAL { host.musicAudioTime }
+        let audioNow = host.withMusicAL { host.musicAudioTime + host.musicOutputLatency }   // when a gain set now is heard
         let rate = host.sampleRate
         let frames = Self.outputFrame(time, rate: rate) - Self.outputFrame(audioNow, rate: rate)
         return now + Double(max(0, frames)) / Double(rate)
@@ -75,7 +75,9 @@ extension MusicSystem {
     /// their time. A track whose bus is held waits; a time already past starts at once.
     func startScheduled(host: any MusicHost, renderFrames: Int, pending: inout [Pending]) {
         assertLocked()
-        guard let audioNow = host.withMusicAL({ host.musicCoreIsShutDown ? nil : host.musicAudioTime }) else { return }
+        // When what OpenAL mixes next is heard: now on loopback, a latency later live.
+        guard let audioNow = host.withMusicAL({ host.musicCoreIsShutDown ? nil : host.musicAudioTime + host.musicOutputLatency })
+        else { return }
         let rate = host.sampleRate
         let nowFrame = Self.outputFrame(audioNow, rate: rate)
         let ahead = horizon(host, renderFrames: renderFrames)
@@ -117,7 +119,7 @@ extension MusicSystem {
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &alState)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
-            return host.musicAudioTime
+            return host.musicAudioTime + host.musicOutputLatency   // when the frame at `offset` is heard
         }
         guard let audioNow = read else { return }
         let rate = host.sampleRate

@@ -25,7 +25,8 @@ extension MusicTrack {
     ///
     /// On a loopback engine the start is exact to the frame whatever the render size: the render
     /// that contains the time queues a silent lead-in that ends on its frame. Live, the start is
-    /// set up 30 ms ahead on the same clock (the device's own latency is not subtracted). A time
+    /// set up 30 ms ahead on the same clock, with the device's output latency taken into account
+    /// (`ALC_SOFT_device_clock`). A time
     /// already past starts at the next render (live: at once). Until the start is set up (the
     /// render that holds it; live, 30 ms ahead) ``isPlaying`` is false and ``isWaitingToPlay`` true; ``play()``, ``pause()`` and ``stop()`` cancel the start, and
     /// a new `play(at:)` replaces it. A prepared or paused track starts from where it is. While the
