@@ -104,8 +104,19 @@ extension MusicSystem {
                 continue
             }
             s.sessionActive = true
+            refreshFadeStart(s, host: host, audioNow: audioNow)
             endIfDrained(s, host: host, pending: &pending)
         }
+    }
+
+    /// Works out again where a fade at a time that has not begun starts on the music clock, from
+    /// its audio time and the audio time `audioNow` at which what is mixed next is heard.
+    func refreshFadeStart(_ s: TrackStream, host: any MusicHost, audioNow: Double) {
+        guard var f = s.fade, f.startsLater, f.pausedAt == nil, let at = f.audioStart else { return }
+        let rate = host.sampleRate
+        let frames = Self.outputFrame(at, rate: rate) - Self.outputFrame(audioNow, rate: rate)
+        f.start = clock(host) + Double(max(0, frames)) / Double(rate)
+        s.fade = f
     }
 
     /// After a stream's pump: a stop due within the coming render trims its queue to end on the
@@ -137,6 +148,7 @@ extension MusicSystem {
                 offset = 0
             }
         }
+        refreshFadeStart(s, host: host, audioNow: audioNow)
         if let f = s.fade, f.startsLater {
             if s.state == .playing, alState == AL_PLAYING,
                bakeFadeOnset(s, source: source, offset: Int(offset), renderFrames: renderFrames, host: host) {

@@ -232,7 +232,8 @@ extension MusicSystem {
             // A fade at a time starts later on the music clock: the volume holds until then.
             let start = time.map { fadeStart(at: $0, host: host) } ?? now
             s.fade = FadeState(from: s.volume, to: target, start: start, duration: max(0, duration), curve: curve,
-                               stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume, startsLater: start > now)
+                               stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume, startsLater: start > now,
+                               audioStart: start > now ? time : nil)
             // A paused track's fade waits for it: the timeline is playback time.
             if s.state == .paused { s.fade?.freeze(at: now) }
             if let source = s.source, !suspended {

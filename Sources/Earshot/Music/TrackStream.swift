@@ -47,6 +47,10 @@ struct FadeState {
     /// A fade at a time (``MusicTrack/fade(to:duration:curve:stopsAtEnd:at:)``) whose first frame
     /// is still to come: the pump makes it begin on that frame (MusicSystem+Schedule.swift).
     var startsLater = false
+    /// That fade's time on the audio clock: its start on the music clock is worked out again at
+    /// every pump until it begins, so that a hold of the audio clock (an interruption, a lost
+    /// device) before then moves it with the clock.
+    var audioStart: Double?
     /// Music-clock time at which the track (or its bus) was paused: the fade's timeline is
     /// playback time, frozen there until ``thaw(at:)``.
     var pausedAt: Double?

@@ -261,6 +261,27 @@ final class MusicTimeTests: XCTestCase {
         XCTAssertEqual(MusicRender.firstSound(MusicRender.left(out)), 24_000 + held, "on its audio frame after \(held) held frames")
     }
 
+    /// A fade at a time on a track that has not started yet stays on the audio clock through an
+    /// interruption before either: both move on by the frames the hold lasted.
+    func testAFadeAtATimeOfAScheduledTrackOutlastsAnInterruption() throws {
+        let files = try MusicFixtures()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let dc = try engine.loadMusic(path: try constantWAV(files, "dc.wav", seconds: 2))
+        try dc.play(at: 0.5)
+        dc.fade(to: 0, duration: 0.5, at: 0.6125)
+        var out = try MusicRender.render(engine, frames: 9_600, block: 480)
+        engine.session.beginInterruption()
+        out += try MusicRender.render(engine, frames: 14_400, block: 480)
+        engine.session.resume()
+        out += try MusicRender.render(engine, frames: 33_600, block: 480)
+        let left = MusicRender.left(out)
+        XCTAssertEqual(MusicRender.firstSound(left), 38_400)
+        let full = left[40_000], onset = 29_400 + 14_400   // 0.6125 s of audio time
+        XCTAssertEqual(left[onset - 1], full, accuracy: 1e-6, "untouched up to the fade's frame")
+        XCTAssertEqual(left[onset + 200], full * (1 - 200 / 24_000), accuracy: 1e-5, "the ramp from its frame")
+    }
+
     func testBadTimesAndMarkersAreRefused() throws {
         let files = try MusicFixtures()
         let engine = try TestSignals.loopbackEngine()
