@@ -50,6 +50,8 @@ public final class AudioEngine: @unchecked Sendable {
     let recovery = DeviceRecovery()
     /// Every consumer of ``voiceEvents``; finished by ``shutdown()``.
     let voiceEventBroadcast = EventBroadcast<VoiceEvent>(capacity: 1024)
+    /// Every consumer of ``markers`` (Time/MarkerEvent.swift); finished by ``shutdown()``.
+    let markerBroadcast = EventBroadcast<MarkerEvent>(capacity: 1024)
 
     /// State touched only under the AL lock (``ALContext/withCurrent(_:)``).
     /// Internal so that extensions in other files (clips, music, session) can reach it; only ever
@@ -193,7 +195,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// returns, nothing the engine started is left: no thread of its own, no device or context
     /// open (a device being reopened after a loss is closed, not announced), no default-output
     /// watcher (an in-process PulseAudio subscription; the engine starts no child process).
-    /// Every event stream has finished: ``voiceEvents``, ``deviceEvents``,
+    /// Every event stream has finished: ``voiceEvents``, ``deviceEvents``, ``markers``,
     /// ``AudioSession/events`` and each ``MusicTrack/events`` — a `for await` loop over one ends
     /// after the events already buffered, and a stream asked for later is finished at once.
     /// Afterwards every call that needs OpenAL throws ``EarshotError/engineShutDown`` or does
@@ -213,6 +215,7 @@ public final class AudioEngine: @unchecked Sendable {
             core.device.closeAsOwner()
         }
         voiceEventBroadcast.finish()
+        markerBroadcast.finish()
         recovery.events.finish()
     }
 

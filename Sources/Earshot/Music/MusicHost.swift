@@ -43,6 +43,13 @@ protocol MusicHost: AnyObject, Sendable {
     /// Inside ``withMusicAL(_:)``: whether stereo tracks can play straight to the outputs
     /// (`AL_SOFT_direct_channels`).
     var supportsDirectChannels: Bool { get }
+    /// Inside ``withMusicAL(_:)``: the audio clock now (``AudioEngine/audioTime``): what scheduled
+    /// starts, stops and fades and the markers' times are given on.
+    var musicAudioTime: Double { get }
+    /// Inside ``withMusicAL(_:)``: seconds between a frame being mixed and being heard — the live
+    /// device's output latency (`ALC_DEVICE_CLOCK_LATENCY_SOFT`), 0 on loopback or where the
+    /// device does not report it. What OpenAL mixes next is heard at audio time now + this.
+    var musicOutputLatency: Double { get }
     /// Logs a warning in the engine's log (any lock or none).
     func logWarning(_ message: String)
 }
@@ -77,6 +84,24 @@ extension AudioEngine: MusicHost {
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }
+
+    var musicAudioTime: Double {
+        ALGlobal.lock.assertHeld("MusicHost.musicAudioTime outside withMusicAL")
+        return core.isShutDown ? core.audioClock.lastTime : core.audioTime()
+    }
+
+    var musicOutputLatency: Double {
+        ALGlobal.lock.assertHeld("MusicHost.musicOutputLatency outside withMusicAL")
+        guard !core.isShutDown, !core.isLoopback, core.usesDeviceClock else { return 0 }
+        let handle = core.device.handle
+        guard alcIsExtensionPresent(handle, "ALC_SOFT_device_clock") != 0 else { return 0 }
+        var values: (ALCint64SOFT, ALCint64SOFT) = (0, 0)
+        withUnsafeMutableBytes(of: &values) { raw in
+            raw.withMemoryRebound(to: ALCint64SOFT.self) { alcGetInteger64vSOFT(handle, ALC_DEVICE_CLOCK_LATENCY_SOFT, 2, $0.baseAddress) }
+        }
+        guard ALCheck.alcError(handle) == ALC_NO_ERROR, values.1 >= 0, values.1 < 10_000_000_000 else { return 0 }
+        return Double(values.1) / 1e9
+    }
 
     func logWarning(_ message: String) {
         logger.warning("\(message)")

@@ -43,7 +43,7 @@ extension MusicSystem {
     /// left, so this one starts on the sample after it ends. `thenPlay`: starts the source in the
     /// same AL section.
     func startQueue(_ s: TrackStream, host: any MusicHost, leadInAfter previous: TrackStream?,
-                    thenPlay: Bool = false) throws(EarshotError) {
+                    leadInFrames: Int = 0, thenPlay: Bool = false) throws(EarshotError) {
         assertLocked()
         if s.source != nil { return }
         if suspended {
@@ -57,6 +57,7 @@ extension MusicSystem {
         s.restartDecoder(at: s.idlePosition)
         s.loopsLeft = s.numberOfLoops
         s.history.removeAll()
+        s.endsAtQueueEnd = false
         let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
         let now = clock(host)
         // Music's own source, claimed under the music lock: no call back into the engine.
@@ -75,6 +76,12 @@ extension MusicSystem {
                 let leadIn = Int((seconds * Double(s.fileRate) * Double(s.sourcePitch)).rounded())
                 if leadIn > 0 { uploadAll([.silence(frames: leadIn, channels: s.channels)], to: s, source: source) }
             }
+            if leadInFrames > 0 {
+                // A start at a time (``MusicTrack/play(at:)``): silence up to its frame.
+                uploadAll([.silence(frames: leadInFrames, channels: s.channels)], to: s, source: source)
+            }
+            s.scanFile = nil
+            s.scannedTo = s.queueBase   // markers are looked for from the new queue's head
             uploadAll(staged, to: s, source: source)
             ALCheck.after("queueing music buffers")
             if thenPlay, !s.queue.isEmpty {
@@ -195,6 +202,11 @@ extension MusicSystem {
         }
         var restart = false
         if s.state == .playing, state == AL_STOPPED {
+            if s.endsAtQueueEnd {
+                // A scheduled stop's trimmed queue has played out: the stop, on its frame.
+                endAtScheduledStop(s, host: host, pending: &pending)
+                return
+            }
             if s.exhausted {
                 endNaturally(s, host: host, pending: &pending)
                 return
@@ -205,6 +217,7 @@ extension MusicSystem {
             offset = 0
             restart = true
         }
+        if s.endsAtQueueEnd { return }   // trimmed for a scheduled stop: nothing more is queued
         let staged = decodeAhead(s, host: host, renderFrames: renderFrames, aheadNow: s.queuedFrames - Int(offset))
         if !staged.isEmpty || restart {
             host.withMusicAL {
@@ -263,6 +276,8 @@ extension MusicSystem {
         releaseAL(s, host: host)
         s.state = .idle
         s.heldBySession = false
+        s.stopAt = nil
+        s.endsAtQueueEnd = false
         if let f = s.fade {
             // A fade in flight when the track ends lands on its target.
             s.volume = f.to
@@ -286,6 +301,11 @@ extension MusicSystem {
     }
 
     func cancelWaiting(_ s: TrackStream) {
+        if s.startAt != nil {
+            s.startAt = nil
+            if s.state == .idle { s.stopAt = nil }   // the stop belonged to the cancelled start
+            scheduled.removeAll { $0 === s }
+        }
         guard s.waiting else { return }
         s.waiting = false
         for a in active where a.next === s { a.next = nil }
@@ -337,6 +357,7 @@ extension MusicSystem {
             for name in names {
                 precondition(!s.queue.isEmpty && s.queue[0].buffer == name, "music queue out of step with OpenAL's")  // trap: engine bug
                 let e = s.queue.removeFirst()
+                s.queueBase += e.frames
                 s.freeBuffers.append(e.buffer)
                 if s.meteringEnabled, e.samples != nil { s.history.append(e) }
             }
@@ -376,8 +397,10 @@ extension MusicSystem {
                 s.exhausted = true
                 return
             }
+            // The samples are kept (shared, not copied) for the meters and for a scheduled stop,
+            // which queues again the part before its frame (MusicSystem+Schedule.swift).
             s.queue.append(QueuedBuffer(buffer: buffer, frames: chunk.frames, segments: chunk.segments,
-                                        samples: s.meteringEnabled ? chunk.samples : nil))
+                                        samples: chunk.samples))
             framesQueued += chunk.frames
         }
     }

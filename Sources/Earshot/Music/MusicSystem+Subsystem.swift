@@ -6,7 +6,10 @@ extension MusicSystem: EngineSubsystem {
     /// Makes music's sources (``AudioEngine/Configuration/musicSources``) on the engine's
     /// context: called once, at the end of the engine's init.
     func attach(to engine: AudioEngine) throws(EarshotError) {
-        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in try makeSources(host: engine) }
+        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+            markerSink = engine.markerBroadcast
+            try makeSources(host: engine)
+        }
     }
 
     /// Makes ``sourceCount`` sources on the current context (music lock held).

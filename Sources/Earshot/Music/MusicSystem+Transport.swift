@@ -98,7 +98,7 @@ extension MusicSystem {
     func pause(_ s: TrackStream, host: any MusicHost) {
         withMusicLock { _ in
             s.heldBySession = false   // the game's own pause outlasts an interruption
-            if s.waiting { cancelWaiting(s); return }
+            if s.waiting || s.startAt != nil { cancelWaiting(s); return }
             guard s.state == .playing else { return }
             s.fade?.freeze(at: clock(host))   // the fade's timeline is playback time
             s.state = .paused
@@ -143,19 +143,20 @@ extension MusicSystem {
     /// turn a finished track into a stopped one.
     func settle(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
         assertLocked()
-        guard s.state == .playing, s.exhausted, !suspended, let source = s.source else { return }
+        guard s.state == .playing, s.exhausted || s.endsAtQueueEnd, !suspended, let source = s.source else { return }
         let stopped = host.withMusicAL { () -> Bool in
             guard !host.musicCoreIsShutDown else { return false }
             var state: ALint = 0
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             return state == AL_STOPPED
         }
-        if stopped { endNaturally(s, host: host, pending: &pending) }
+        guard stopped else { return }
+        if s.endsAtQueueEnd { endAtScheduledStop(s, host: host, pending: &pending) } else { endNaturally(s, host: host, pending: &pending) }
     }
 
     func isWaiting(_ s: TrackStream) -> Bool {
         return withMusicLock { _ in
-            return s.waiting
+            return s.waiting || s.startAt != nil
         }
     }
 
@@ -180,6 +181,9 @@ extension MusicSystem {
                 ALCheck.after("stopping a music source to seek")
             }
             s.history.removeAll()
+            s.endsAtQueueEnd = false   // a seek drops a stop's trimmed queue (its stop time stays)
+            s.scannedTo = s.queueBase
+            s.scanFile = nil
             s.restartDecoder(at: frame)
             let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
             host.withMusicAL {
@@ -221,12 +225,15 @@ extension MusicSystem {
     }
 
     func fade(_ s: TrackStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
-              restoreVolume: Float?, host: any MusicHost) {
+              restoreVolume: Float?, at time: Double? = nil, host: any MusicHost) {
         withMusicLock { pending in
             let now = clock(host)
             if let f = s.fade { s.volume = f.volume(at: now).0 }
-            s.fade = FadeState(from: s.volume, to: target, start: now, duration: max(0, duration), curve: curve,
-                               stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume)
+            // A fade at a time starts later on the music clock: the volume holds until then.
+            let start = time.map { fadeStart(at: $0, host: host) } ?? now
+            s.fade = FadeState(from: s.volume, to: target, start: start, duration: max(0, duration), curve: curve,
+                               stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume, startsLater: start > now,
+                               audioStart: start > now ? time : nil)
             // A paused track's fade waits for it: the timeline is playback time.
             if s.state == .paused { s.fade?.freeze(at: now) }
             if let source = s.source, !suspended {
@@ -235,7 +242,7 @@ extension MusicSystem {
                     return applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                 }
                 if done { stopAfterFade(s, host: host, pending: &pending) }
-            } else if duration <= 0 || !s.sessionActive {
+            } else if time == nil, duration <= 0 || !s.sessionActive {
                 // Nothing is playing: the fade is only a volume change.
                 if duration <= 0 { s.volume = target; s.fade = nil }
             }

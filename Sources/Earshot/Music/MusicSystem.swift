@@ -59,6 +59,12 @@ final class MusicSystem: @unchecked Sendable {
     private let lock = Locked<Void>(())
     /// Streams holding a source (playing, paused or prepared).
     var active: [TrackStream] = []
+    /// Idle streams waiting for a start at a time (``MusicTrack/play(at:)``), started by the pump.
+    var scheduled: [TrackStream] = []
+    /// Where marker events go (the engine's ``AudioEngine/markers``), set at attach.
+    var markerSink: EventBroadcast<MarkerEvent>?
+    /// Marker events collected under the lock, sent after it is released.
+    var pendingMarkers: [MarkerEvent] = []
     /// Every stream opened on this engine, to finish their event streams at shutdown.
     var registry: [WeakStream] = []
     var clockFrames = 0
@@ -101,8 +107,15 @@ final class MusicSystem: @unchecked Sendable {
     func withMusicLock<R, E: Error>(_ body: (inout [Pending]) throws(E) -> R) throws(E) -> R {
         ALGlobal.lock.assertNotHeld("lock order: the music lock is taken before the AL lock, never inside it")
         var pending: [Pending] = []
-        defer { deliver(pending) }
-        return try lock.withLock { (_: inout Void) throws(E) -> R in try body(&pending) }
+        var markers: [MarkerEvent] = []
+        defer {
+            deliver(pending)
+            if !markers.isEmpty { markerSink?.send(markers) }
+        }
+        return try lock.withLock { (_: inout Void) throws(E) -> R in
+            defer { if !pendingMarkers.isEmpty { swap(&markers, &pendingMarkers) } }
+            return try body(&pending)
+        }
     }
 
     /// Debug builds: traps unless the music lock is held (what the internals below need).
@@ -116,11 +129,13 @@ final class MusicSystem: @unchecked Sendable {
     /// `// music pump`), or once per period on the streaming thread (`renderFrames == 0`).
     func pump(host: any MusicHost, renderFrames: Int) {
         withMusicLock { pending in
-            if !isShutDown, !suspended, !active.isEmpty {
+            if !isShutDown, !suspended, !active.isEmpty || !scheduled.isEmpty {
                 let cpu0 = Clocks.threadCPU()
                 let now = clock(host)
+                if !scheduled.isEmpty { startScheduled(host: host, renderFrames: renderFrames, pending: &pending) }
                 for s in active {
                     service(s, host: host, now: now, renderFrames: renderFrames, pending: &pending)
+                    if s.stopAt != nil || s.hasMarks || s.fade?.startsLater == true { keepTime(s, host: host, renderFrames: renderFrames, pending: &pending) }
                 }
                 cpuSeconds += Clocks.threadCPU() - cpu0
             }
@@ -157,6 +172,8 @@ final class MusicSystem: @unchecked Sendable {
             if !isShutDown {
                 isShutDown = true
                 stopThread.store(true, ordering: .relaxed)
+                for s in scheduled { s.startAt = nil }
+                scheduled.removeAll()
                 for s in active { settle(s, host: host, pending: &pending) }
                 for s in active {
                     s.idlePosition = currentFrameLocked(s, host: host)

@@ -101,6 +101,7 @@ public final class MusicTrack: @unchecked Sendable {
         self.engine = engine
         self.system = engine.musicSystem
         self.stream = stream
+        engine.musicSystem.mutate(stream) { $0.handle = self }
     }
 
     /// The bus the track plays on (fixed when it is loaded).

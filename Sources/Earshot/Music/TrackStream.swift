@@ -29,7 +29,8 @@ struct QueuedBuffer {
     var buffer: ALuint
     var frames: Int
     var segments: [StreamSegment]
-    /// The decoded samples, kept only while metering is enabled.
+    /// The samples queued (before a stereo track's balance): the meters read them and a
+    /// scheduled stop queues their first part again.
     var samples: [Float]?
 }
 
@@ -43,6 +44,13 @@ struct FadeState {
     var stopsAtEnd: Bool
     /// The volume to restore once a fade that stops the track has stopped it (crossfades).
     var restoreVolume: Float?
+    /// A fade at a time (``MusicTrack/fade(to:duration:curve:stopsAtEnd:at:)``) whose first frame
+    /// is still to come: the pump makes it begin on that frame (MusicSystem+Schedule.swift).
+    var startsLater = false
+    /// That fade's time on the audio clock: its start on the music clock is worked out again at
+    /// every pump until it begins, so that a hold of the audio clock (an interruption, a lost
+    /// device) before then moves it with the clock.
+    var audioStart: Double?
     /// Music-clock time at which the track (or its bus) was paused: the fade's timeline is
     /// playback time, frozen there until ``thaw(at:)``.
     var pausedAt: Double?
@@ -168,6 +176,30 @@ final class TrackStream: @unchecked Sendable {
     /// Loops left when the device was lost (restored with the track).
     var loopsLeftAtLoss: Int?
     var meters: MeterReading
+
+    // Time (MusicSystem+Schedule.swift)
+    /// The handle, for the origin of marker events.
+    weak var handle: MusicTrack?
+    /// The audio time a scheduled start (``MusicTrack/play(at:)``) waits for; nil when none is pending.
+    var startAt: Double?
+    /// The audio time a scheduled stop (``MusicTrack/stop(at:)``) waits for.
+    var stopAt: Double?
+    /// The queue was trimmed to end on the frame of a scheduled stop: when the source stops, the
+    /// track ends (`.stopped`) at ``stopPosition`` rather than underrunning.
+    var endsAtQueueEnd = false
+    var stopPosition = 0
+    /// Beats and bars to report (``MusicTrack/tempo``).
+    var tempo: Tempo?
+    /// Markers given in code (``MusicTrack/markers``), and their file frames in order.
+    var cues: [MusicTrack.Cue] = []
+    var cueFrames: [(name: String, frame: Int)] = []
+    /// Frames unqueued from the source since it was claimed (the absolute position of the
+    /// queue's head), and how far markers have been looked for, on the same scale.
+    var queueBase = 0
+    var scannedTo = 0
+    /// The file frame the last marker search ended at (nil: a new queue).
+    var scanFile: Double?
+    var hasMarks: Bool { tempo != nil || !cueFrames.isEmpty }
     var onEnd: (@Sendable (MusicTrack.Event) -> Void)?
 
     let events: AsyncStream<MusicTrack.Event>
