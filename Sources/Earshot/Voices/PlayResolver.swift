@@ -139,7 +139,8 @@ public enum PlayResolver {
         let info = clip.info
         let startFrame = try startFrame(offset: options.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: info.name)
         let passes = try checkPasses(loopCount: options.loopCount, clipFrames: info.frameCount, clipName: info.name)
-        let start = core.scheduledStart(delay: options.delay, startTime: options.startTime)
+        let start = options.delay > 0 || options.startTime != nil
+            ? core.scheduledStart(delay: options.delay, startTime: options.startTime) : (delay: 0, mixTarget: .nan)
         let target: Target
         if let resolved { target = resolved } else { target = try Self.target(options, in: core) }
         var play = ResolvedPlay(

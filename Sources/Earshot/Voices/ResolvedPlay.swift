@@ -25,8 +25,8 @@ struct ResolvedPlay {
     /// Seconds before the first frame plays, and of the fade-in (both finite, ≥ 0).
     var delay: Double
     /// On a live device: the device's mixing clock reading at which the first frame is due
-    /// (``EngineCore/scheduledStart(delay:startTime:)``), nil for no exact start.
-    var mixTarget: Double?
+    /// (``EngineCore/scheduledStart(delay:startTime:)``), NaN for no exact start.
+    var mixTarget: Double = .nan
     var fadeIn: Double
 
     // Where it is heard.

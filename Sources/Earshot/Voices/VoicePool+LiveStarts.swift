@@ -50,9 +50,12 @@ final class LiveStartTable {
 // mixed when the mixing clock reaches the voice's target (EngineCore+Scheduling.swift), and so
 // heard at its audio time.
 extension VoicePool {
-    /// Files the mixing-clock target of voice `index` just played (nil: none).
-    func fileMixTarget(_ index: Int, _ target: Double?) {
-        liveStarts.target[index] = target ?? .nan
+    /// Files the mixing-clock target of voice `index` just played with a delay (NaN: none).
+    /// Out of line: `play` stays as small as it was.
+    @inline(never)
+    func fileMixTarget(_ index: Int, _ target: Double) {
+        guard !target.isNaN || !liveStarts.target[index].isNaN else { return }
+        liveStarts.target[index] = target
         liveStarts.filedAt[index] = slots[index].startAt
         liveStarts.lead[index] = 0
     }

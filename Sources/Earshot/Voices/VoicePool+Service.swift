@@ -253,8 +253,8 @@ extension VoicePool {
             alSourcei(source, AL_BUFFER, 0)
             attached[Int(source)] = 0
             slots[index].queued = false
+            liveStarts.lead[index] = 0   // a lead-in is always queued
         }
-        liveStarts.lead[index] = 0
         freeSources.append(source)
         removeFromReal(index)
         slots[index].source = 0

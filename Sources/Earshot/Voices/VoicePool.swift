@@ -324,7 +324,7 @@ final class VoicePool {
             addVirtualCandidate(index)
             if v.startAt > now {
                 addPendingStart(index)
-                if r.mixTarget != nil || !liveStarts.target[index].isNaN { fileMixTarget(index, r.mixTarget) }
+                fileMixTarget(index, r.mixTarget)
             }
         }
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
