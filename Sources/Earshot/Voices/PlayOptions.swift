@@ -48,8 +48,8 @@ public struct PlayOptions: Sendable, Equatable {
     /// On a live device that reports its clock, it counts from the device's mixing clock at the
     /// call: the voice is heard `delay` after a voice played at once would be, within a fraction
     /// of a millisecond — started in the update before its time with a lead-in of silence (see
-    /// <doc:TimeAndScheduling>). A voice that loops until stopped or begins at an ``offset``
-    /// starts at the first update at or after its time.
+    /// <doc:TimeAndScheduling>). A voice that begins at an ``offset`` starts at the first update
+    /// at or after its time.
     public var delay: Double
     /// When the voice starts, as an ``AudioEngine/audioTime`` (seconds of output heard); nil (the
     /// default) for now. ``delay`` counts from it. A time already past starts the voice at once,
