@@ -186,7 +186,10 @@ public enum CAFReader {
     /// returns (fewer only at the end of the file). Only chunk headers and the small chunks'
     /// bodies are read — never the audio — so a path can be judged before its audio is read.
     /// Every size, count and offset taken from the file is combined with checked arithmetic.
-    static func parse(name: String, length n: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> CAFFile {
+    /// `visit(type, bodyOffset, size)` sees each chunk this reader does not read itself (whole
+    /// within the file; ``MarkerReader`` finds `mark`, `regn` and `strg` through it).
+    static func parse(name: String, length n: Int, read: (Int, Int) -> [UInt8],
+                      visit: (UInt32, Int, Int) throws(EarshotError) -> Void = { _, _, _ in }) throws(EarshotError) -> CAFFile {
         let head = read(0, 8)
         guard head.count >= 4, head[0] == 0x63, head[1] == 0x61, head[2] == 0x66, head[3] == 0x66 else {
             throw .unreadableFile(path: name, reason: "not a CAF file (no 'caff' header)")
@@ -269,7 +272,7 @@ public enum CAFReader {
             case fourCC("info"):
                 info = read(pos, min(size, maxInfoBytes)).withUnsafeBytes { parseInfo($0) }
             default:
-                break   // unknown chunks are skipped
+                try visit(type, pos, size)   // unknown chunks are skipped
             }
             pos += size   // size <= remaining = n - pos: cannot pass n
         }
