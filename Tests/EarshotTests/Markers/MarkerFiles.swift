@@ -47,6 +47,8 @@ enum MarkerFiles {
         var marks: [CAFMark] = []
         var regions: [CAFRegion] = []
         var strings: [String: String] = [:]
+        /// Silence with one full-scale sample at each of these frames, instead of a tone.
+        var clicks: [Int] = []
     }
 
     static func write(_ spec: Spec, to path: String) throws {
@@ -59,7 +61,10 @@ enum MarkerFiles {
 import json, math, struct, sys, wave
 spec = json.loads(sys.argv[1]); out = sys.argv[2]
 rate, frames = spec["rate"], spec["frames"]
-def tone(i): return int(8000 * math.sin(2 * math.pi * 440 * i / rate))
+clicks = set(spec["clicks"])
+def tone(i):
+    if clicks: return 30000 if i in clicks else 0
+    return int(8000 * math.sin(2 * math.pi * 440 * i / rate))
 def name_bytes(c): return bytes.fromhex(c["nameHex"]) if c.get("nameHex") else c["name"].encode("utf-8")
 
 if spec["kind"] == "wav":
