@@ -9,6 +9,7 @@
 #   FUZZ_ARGS=...                   more libFuzzer flags
 #   make struct-fuzz                the structure-aware fuzzer: STRUCT_CASES cases (default 1,000,000)
 #                                   per container of STRUCT_CONTAINERS (caf wav aiff flac ogg mp3)
+#   make struct-fuzz STRUCT_MARKERS=1   the same cases through the marker readers only
 FUZZ_RUNS ?= 100000
 FUZZ_ARGS ?=
 FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 markers chapters scene
@@ -72,15 +73,16 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 STRUCT_CASES ?= 1000000
 STRUCT_CONTAINERS ?= caf wav aiff flac ogg mp3
 STRUCT_SEED ?= 1
-$(FUZZ_DIR)/struct-fuzz: $(CLIP_SOURCES) $(wildcard Tests/Fuzz/StructFuzz/*.swift) Makefile.fuzz.mk
+STRUCT_MARKERS ?= 0
+$(FUZZ_DIR)/struct-fuzz: $(CLIP_SOURCES) $(wildcard Tests/Fuzz/StructFuzz/*.swift) Tests/Fuzz/MarkerFuzz.swift Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	swiftc -parse-as-library -sanitize=address -O -g -module-name EarshotFuzz $(FUZZ_C_MODULES) $(CLIP_SOURCES) \
-	  $(wildcard Tests/Fuzz/StructFuzz/*.swift) $(CLIP_LIBS) -o $@
+	  $(wildcard Tests/Fuzz/StructFuzz/*.swift) Tests/Fuzz/MarkerFuzz.swift $(CLIP_LIBS) -o $@
 
 struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
 	@for c in $(STRUCT_CONTAINERS); do \
 	  echo "== struct-fuzz $$c: $(STRUCT_CASES) cases"; \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp nice -n 10 $(FUZZ_DIR)/struct-fuzz $$c \
+	  STRUCT_MARKERS=$(STRUCT_MARKERS) LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp nice -n 10 $(FUZZ_DIR)/struct-fuzz $$c \
 	    $(FUZZ_DIR)/corpus/audio $(STRUCT_CASES) $(STRUCT_SEED) $(FUZZ_DIR) 2>&1 | tail -12; \
 	  status=$${PIPESTATUS[0]}; echo "== struct-fuzz $$c: exit $$status"; [ $$status = 0 ] || exit 1; \
 	done

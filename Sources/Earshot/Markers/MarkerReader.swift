@@ -78,7 +78,7 @@ public enum MarkerReader {
         try FileCheck.withOpenRegularFile(path) { (fd, length) throws(EarshotError) -> FileMarkers in
             let head = CAFReader.preadAll(fd, 0, ClipDecoder.sniffBytes)
             if head.withUnsafeBytes({ ClipDecoder.route(for: $0) }) == .vorbis {
-                return try VorbisCommentMarkers.read(path: path)
+                return try VorbisCommentMarkers.read(path: path, frameCount: frameCount)
             }
             let raw = try read(name: path, length: length, frameCount: frameCount) { CAFReader.preadAll(fd, $0, $1) }
             return finish(raw, frameCount: frameCount)
@@ -93,7 +93,7 @@ public enum MarkerReader {
     /// The markers of a file held in memory; the bytes are only borrowed.
     public static func read(_ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
         if ClipDecoder.route(for: bytes) == .vorbis {
-            return try VorbisCommentMarkers.read(bytes, name: name)
+            return try VorbisCommentMarkers.read(bytes, name: name, frameCount: frameCount)
         }
         var result: [Marker] = []
         try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in

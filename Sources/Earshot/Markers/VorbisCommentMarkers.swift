@@ -25,20 +25,19 @@ enum VorbisCommentMarkers {
     /// The longest time value read (`HHHHHH:MM:SS.fffffffff` is 22 bytes).
     static let maxTimeBytes = 64
 
-    /// The chapters of the Ogg Vorbis file at `path`, checked against its length.
-    static func read(path: String) throws(EarshotError) -> FileMarkers {
-        try VorbisFileDecoder.withFile(path) { (vf) throws(EarshotError) in try read(vf, name: path) }
+    /// The chapters of the Ogg Vorbis file at `path`, checked against `frameCount` (the length
+    /// of its audio, as for every format: see ``MarkerReader/read(path:frameCount:)``).
+    static func read(path: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
+        try VorbisFileDecoder.withFile(path) { (vf) throws(EarshotError) in try read(vf, name: path, frames: frameCount) }
     }
 
-    /// The chapters of Ogg Vorbis bytes in memory, checked against their length.
-    static func read(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> FileMarkers {
-        try VorbisFileDecoder.withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try read(vf, name: name) }
+    /// The chapters of Ogg Vorbis bytes in memory, checked against `frameCount`.
+    static func read(_ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
+        try VorbisFileDecoder.withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try read(vf, name: name, frames: frameCount) }
     }
 
-    private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String) throws(EarshotError) -> FileMarkers {
+    private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, frames: Int) throws(EarshotError) -> FileMarkers {
         guard let info = ov_info(vf, -1), info.pointee.rate > 0 else { throw .malformedFile("\(name): no Vorbis stream information") }
-        let total = ov_pcm_total(vf, -1)
-        let frames = total >= 0 && total <= Int64(ClipFileInfo.maxPlausibleFrames) ? Int(total) : ClipFileInfo.maxPlausibleFrames
         guard let vc = ov_comment(vf, -1) else { return FileMarkers() }
         let count = Int(vc.pointee.comments)
         var lines: [[UInt8]] = []
