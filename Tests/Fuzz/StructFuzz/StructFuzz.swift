@@ -195,13 +195,16 @@ enum StructFuzz {
     /// `inspect(data:)` at the length it reports, and (when `path` is given) from a file — which
     /// must give exactly what memory gives.
     static func runMarkers(_ bytes: [UInt8], path: String?) -> String {
-        let frames = [0, 1, 400, 448, 48_000, ClipFileInfo.maxPlausibleFrames][Int(bytes.last ?? 0) % 6]
-        let memory = Result { () throws(EarshotError) in try MarkerReader.read(data: bytes, name: path ?? "fuzz", frameCount: frames) }
-        if case .success(let found) = memory { MarkerFuzz.check(found, frameCount: frames) }
-        if case .success(let info) = Result(catching: { () throws(EarshotError) in try ClipDecoder.inspect(data: bytes, name: "fuzz") }) {
+        let inspected = Result { () throws(EarshotError) in try ClipDecoder.inspect(data: bytes, name: "fuzz") }
+        if case .success(let info) = inspected {
             MarkerFuzz.check(FileMarkers(markers: info.markers, leftOut: info.markersLeftOut, shortened: info.markersShortened),
                              frameCount: info.frames ?? ClipFileInfo.maxPlausibleFrames)
         }
+        // The length the audio has (most cases), or one at an edge.
+        let known = (try? inspected.get())?.frames ?? 400
+        let frames = [known, known, known, 0, 1, known + 1, 48_000, ClipFileInfo.maxPlausibleFrames][bytes.count % 8]
+        let memory = Result { () throws(EarshotError) in try MarkerReader.read(data: bytes, name: path ?? "fuzz", frameCount: frames) }
+        if case .success(let found) = memory { MarkerFuzz.check(found, frameCount: frames) }
         if let path, !bytes.isEmpty {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             if fd >= 0 {
@@ -218,8 +221,11 @@ enum StructFuzz {
         switch memory {
         case .success(let found): return found.markers.isEmpty ? "none" : "markers"
         case .failure(let e):
-            if case .malformedFile = e { return "malformed" }
-            return "other"
+            switch e {
+            case .malformedFile: return "malformed"
+            case .unreadableFile: return "unreadable"
+            default: return "other"
+            }
         }
     }
 
