@@ -75,36 +75,37 @@ if spec["kind"] == "wav":
             w.setnchannels(1); w.setsampwidth(2); w.setframerate(rate)
             w.writeframes(b"".join(struct.pack("<h", tone(i)) for i in range(frames)))
         data = bytearray(open(out, "rb").read())
+    E = ">" if data[0:4] == b"RIFX" else "<"   # RIFX: every field big-endian
     def chunk(cid, body):
-        b = cid + struct.pack("<I", len(body)) + body
+        b = cid + struct.pack(E + "I", len(body)) + body
         return b + (b"\0" if len(body) % 2 else b"")
     extra = b""
     cues = spec["cues"]
     if cues:
         count = spec.get("cueCount")
-        body = struct.pack("<I", len(cues) if count is None else count)
+        body = struct.pack(E + "I", len(cues) if count is None else count)
         for c in cues:
-            body += struct.pack("<II4sIII", c["id"], c["frame"], b"data", 0, 0, 0 if c["positionOnly"] else c["frame"])
+            body += struct.pack(E + "II4sIII", c["id"], c["frame"], b"data", 0, 0, 0 if c["positionOnly"] else c["frame"])
         extra += chunk(b"cue ", body)
         adtl = b"adtl"
         for c in cues:
             if c.get("name") is not None or c.get("nameHex"):
-                adtl += chunk(b"labl", struct.pack("<I", c["id"]) + name_bytes(c) + b"\0")
+                adtl += chunk(b"labl", struct.pack(E + "I", c["id"]) + name_bytes(c) + b"\0")
             if c.get("length"):
-                adtl += chunk(b"ltxt", struct.pack("<II4sHHHH", c["id"], c["length"], b"rgn ", 0, 0, 0, 0))
+                adtl += chunk(b"ltxt", struct.pack(E + "II4sHHHH", c["id"], c["length"], b"rgn ", 0, 0, 0, 0))
         extra += chunk(b"LIST", adtl)
     loops = spec["loops"]
     if loops:
-        body = struct.pack("<9I", 0, 0, 1000000000 // rate, 60, 0, 0, 0, len(loops), 0)
+        body = struct.pack(E + "9I", 0, 0, 1000000000 // rate, 60, 0, 0, 0, len(loops), 0)
         for l in loops:
-            body += struct.pack("<6I", l["id"], 0, l["start"], l["end"], 0, 0)
+            body += struct.pack(E + "6I", l["id"], 0, l["start"], l["end"], 0, 0)
         extra += chunk(b"smpl", body)
     data += extra
     if data[0:4] == b"RF64":
         i = data.find(b"ds64")
         struct.pack_into("<Q", data, i + 8, len(data) - 8)
     else:
-        struct.pack_into("<I", data, 4, len(data) - 8)
+        struct.pack_into(E + "I", data, 4, len(data) - 8)
     open(out, "wb").write(data)
 else:
     def chunk(cid, body): return cid + struct.pack(">q", len(body)) + body

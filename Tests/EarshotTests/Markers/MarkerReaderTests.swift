@@ -113,6 +113,26 @@ final class MarkerReaderTests: XCTestCase {
         XCTAssertEqual(info.markers.map(\.name), ["hit", "line"])
     }
 
+    /// RIFX (a big-endian WAV, written by sox -B): the marker chunks' fields are big-endian too.
+    func testRIFXBigEndianMarkerChunks() throws {
+        guard let sox = FFmpegTool.which("sox") else { throw XCTSkip("sox is not installed") }
+        let source = tool.path("source-rifx.wav")
+        _ = try FFmpegTool.run(sox, ["-D", "-n", "-r", "48000", "-c", "1", "-b", "16", "-B", source, "synth", "1", "sine", "440"])
+        XCTAssertEqual(Array(try FileBytes.readPrefix(path: source, count: 4)), Array("RIFX".utf8))
+        let path = tool.path("cues.rifx.wav")
+        var spec = MarkerFiles.Spec(rate: 48_000, frames: 48_000, source: source)
+        spec.cues = [MarkerFiles.Cue(id: 1, frame: 12_000, name: "hit"), MarkerFiles.Cue(id: 2, frame: 36_000, name: "line", length: 2_400)]
+        spec.loops = [MarkerFiles.Loop(id: 1, start: 12_000, end: 12_479)]
+        try MarkerFiles.write(spec, to: path)
+        let info = try markers(path)
+        XCTAssertEqual(info.frames, 48_000)
+        XCTAssertEqual(info.markers, [
+            Marker(name: "hit", frame: 12_000, kind: .cue, id: 1),
+            Marker(name: "hit", frame: 12_000, length: 480, kind: .loop, id: 1),
+            Marker(name: "line", frame: 36_000, length: 2_400, kind: .region, id: 2),
+        ])
+    }
+
     /// CAF `mark` markers and `regn` regions named by `strg`, read by CAFReader's walk; the audio
     /// decodes as before.
     func testCAFMarkAndRegnChunks() throws {
