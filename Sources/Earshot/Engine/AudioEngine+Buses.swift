@@ -10,9 +10,8 @@ extension AudioEngine {
     /// ```
     public func addBus(_ bus: Bus) throws(EarshotError) {
         try bus.validate()
-        let added = withAL { core.addBus(bus) }
+        let added = changingBuses { core.addBus(bus) }   // under pauseAll(except:), a new bus is held at once
         guard added else { throw .invalidArgument("a bus named \"\(bus.name)\" exists") }
-        syncMusicHold()   // under pauseAll(except:), a new bus is held at once, its tracks too
     }
 
     /// The buses of the engine, built-in ones first.
@@ -32,20 +31,18 @@ extension AudioEngine {
     /// ```
     public func setGain(_ gain: Float, for bus: Bus) throws(EarshotError) {
         guard gain.isFinite, gain >= 0 else { throw .invalidArgument("bus gain \(gain) must be finite and ≥ 0") }
-        try withAL { () throws(EarshotError) in
+        try changingBuses { () throws(EarshotError) in   // tracks on the bus take the level now
             core.updateBus(try core.requireBus(bus)) { $0.gain = gain }
         }
-        musicSystem.frame(host: self)   // tracks on the bus take the level now
     }
 
     /// Mutes or unmutes a bus: its voices and every music track on it keep playing silently
     /// (positions and fades go on), at once. Throws ``EarshotError/invalidArgument(_:)`` for a bus
     /// the engine does not have.
     public func setMuted(_ muted: Bool, for bus: Bus) throws(EarshotError) {
-        try withAL { () throws(EarshotError) in
+        try changingBuses { () throws(EarshotError) in   // tracks on the bus take the level now
             core.updateBus(try core.requireBus(bus)) { $0.muted = muted }
         }
-        musicSystem.frame(host: self)   // tracks on the bus take the level now
     }
 
     /// Whether a bus is muted. Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine
@@ -93,10 +90,9 @@ extension AudioEngine {
     /// try engine.setPaused(false, for: .music)   // and goes on from there
     /// ```
     public func setPaused(_ paused: Bool, for bus: Bus) throws(EarshotError) {
-        try withAL { () throws(EarshotError) in
+        try changingBuses { () throws(EarshotError) in
             core.updateBus(try core.requireBus(bus)) { $0.paused = paused }
         }
-        syncMusicHold()
     }
 
     /// Whether the game paused a bus with ``setPaused(_:for:)`` (``pauseAll(except:)`` and
@@ -131,41 +127,32 @@ extension AudioEngine {
     /// Throws ``EarshotError/invalidArgument(_:)`` when `except` names a bus the engine does not
     /// have (a typo would otherwise pause the bus meant to keep playing); nothing is paused then.
     public func pauseAll(except: Set<Bus> = []) throws(EarshotError) {
-        try withAL { () throws(EarshotError) in
+        try changingBuses { () throws(EarshotError) in
             for bus in except { _ = try core.requireBus(bus) }
             core.setPauseAll(except: except)
         }
-        syncMusicHold()
     }
 
     /// Lifts ``pauseAll(except:)``: every bus it held plays on from where it was (delays and fades
     /// continue in playback time). No effect when it is not on.
     public func resumeAll() {
-        withAL { core.setPauseAll(except: nil) }
-        syncMusicHold()
+        changingBuses { core.setPauseAll(except: nil) }
     }
 
     /// Whether ``pauseAll(except:)`` is on.
     public var isPausedAll: Bool { withAL { core.pauseAllExcept != nil } }
-
-    /// Music tracks follow their bus's pause (the game's own and ``pauseAll(except:)``).
-    /// Called outside the AL lock: the music lock is taken first.
-    func syncMusicHold() {
-        musicSystem.syncBusHolds(host: self)
-    }
 
     /// Stops everything on a bus: each voice with the steal fade and every music track on it
     /// (each ends with `.stopped`, as ``MusicTrack/stop()``; tracks waiting to play after another
     /// are cancelled). Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine does not
     /// have.
     public func stopAll(on bus: Bus) throws(EarshotError) {
-        let stopped = try withAL { () throws(EarshotError) -> Bool in
+        try changingBuses { () throws(EarshotError) in   // music stops the bus's tracks
             let index = try core.requireBus(bus)
-            guard !core.isShutDown else { return false }
+            guard !core.isShutDown else { return }
             core.pool.stopAll { $0.busIndex == index }
-            return true
+            core.busChanges.stopped.append(bus)
         }
-        if stopped { musicSystem.stopAll(on: bus, host: self) }
     }
 
     /// Stops every voice of the engine, each with the steal fade (music tracks are left alone;

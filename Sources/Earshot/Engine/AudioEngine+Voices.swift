@@ -386,14 +386,14 @@ extension AudioEngine {
     /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
     /// allocates nothing.
     public func update(deltaTime: Double = 0) {
-        sessionTick()  // session tick
+        eachSubsystem { $0.beginFrame(self) }   // the session's duck ramp
         checkDevice()
-        let ended = withAL { () -> Bool in
-            guard !core.isShutDown else { return false }
+        let (ended, changes) = withAL { () -> (Bool, BusChanges) in
+            guard !core.isShutDown else { return (false, BusChanges()) }
             core.stepFrame()
-            return core.pool.hasEnded
+            return (core.pool.hasEnded, core.takeBusChanges())
         }
-        musicSystem.frame(host: self)   // track gains and fades follow the music bus
+        eachSubsystem { $0.endFrame(self, changes: changes) }   // music: gains, fades, holds
         if ended { deliverVoiceEvents() }
     }
 

@@ -57,10 +57,21 @@ public final class AudioEngine: @unchecked Sendable {
     var core: EngineCore
     /// What ``Voice`` and ``Emitter`` handles hold: a weak way back to this engine.
     let link = EngineLink()
-    /// Streamed music tracks (Sources/Earshot/Music); takes its own lock before the AL lock.
-    let musicSystem = MusicSystem()
-    /// The audio session, created on first use (Sources/Earshot/Session).
-    let sessionStorage = Locked<AudioSession?>(nil)
+    /// Streamed music tracks (Sources/Earshot/Music): a subsystem with its own lock, taken
+    /// before the AL lock; it makes its own sources.
+    let musicSystem: MusicSystem
+    /// The master-output meter of a loopback engine (Sources/Earshot/Device/OutputMeter.swift).
+    let outputMeter = OutputMeter()
+    /// The audio session, created on first use (Sources/Earshot/Session/AudioEngine+Session.swift).
+    let sessionSlot = SessionSlot()
+    /// Every ``EngineSubsystem``, in the order their hooks run: made once here, iterated by
+    /// ``update(deltaTime:)``, ``render(into:)``, the bus setters, device recovery and
+    /// ``shutdown()``. A new subsystem is one more entry.
+    let subsystems: [any EngineSubsystem]
+    /// Subsystems attached after init (``attach(_:)``), after ``subsystems`` in hook order.
+    let attachedSubsystems = Locked<[any EngineSubsystem]>([])
+    /// Whether ``attachedSubsystems`` holds any: the hooks skip its lock until one is attached.
+    let hasAttachedSubsystems = Atomic<Bool>(false)
     /// Keeps loopback renders within full scale (Sources/Earshot/Device/OutputLimiter.swift);
     /// real devices use OpenAL Soft's own limiter (`ALC_OUTPUT_LIMITER_SOFT`).
     let limiter: Locked<OutputLimiter>
@@ -114,6 +125,8 @@ public final class AudioEngine: @unchecked Sendable {
         routeWatcher = !device.isLoopback && configuration.output == .systemDefault && configuration.followsDefaultOutput
             && OpenALEnvironment.followsDefaultOutput == true ? DefaultOutputWatcher() : nil
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
+        musicSystem = MusicSystem(sourceCount: configuration.musicSources)
+        subsystems = [musicSystem, outputMeter, sessionSlot]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
             // The device capped its sources below what music needs (an `alsoft.conf` `sources`
@@ -127,7 +140,7 @@ public final class AudioEngine: @unchecked Sendable {
         do {
             core = try context.withCurrent { () throws(EarshotError) -> EngineCore in
                 try EngineCore(engineID: engineID, device: device, context: context, voiceSources: voiceSources,
-                               musicSources: configuration.musicSources, configuration: configuration)
+                               configuration: configuration)
             }
         } catch {
             context.destroy()
@@ -137,11 +150,14 @@ public final class AudioEngine: @unchecked Sendable {
         device.adoptByEngine()
         context.adoptByEngine()
         link.engine = self
+        // Every stored property is set: from here a throw runs deinit, whose shutdown() closes
+        // what was opened.
+        try musicSystem.attach(to: self)
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
         routeWatcher?.start { [weak self] reason, sink in self?.defaultOutputChanged(reason, sink: sink) }
-        logger.debug("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(core.musicSourceNames.count) music sources")
+        logger.debug("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(configuration.musicSources) music sources")
     }
 
     deinit {
@@ -168,6 +184,8 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Stops everything, releases sources and buffers, destroys the context and closes the device.
     ///
+    /// Every subsystem (music, the session) shuts down first, while the core is still alive.
+    ///
     /// Idempotent, callable from any thread (also from a device-event observer). When it
     /// returns, nothing the engine started is left: no thread of its own, no device or context
     /// open (a device being reopened after a loss is closed, not announced), no default-output
@@ -180,10 +198,9 @@ public final class AudioEngine: @unchecked Sendable {
     public func shutdown() {
         lifecycle.lock()
         defer { lifecycle.unlock() }
-        shutDownStarted.store(true, ordering: .releasing)
+        let first = !shutDownStarted.exchange(true, ordering: .acquiringAndReleasing)
         recovery.cancel()                              // first: no device is reopened from now on
-        sessionStorage.withLock { $0 }?.deactivate()   // stops the MPRIS thread
-        musicSystem.shutdown(host: self)  // music: stop tracks before the core is torn down
+        if first { eachSubsystem { $0.shutdown(self) } }   // music, session: once, before the core is torn down
         routeWatcher?.stop()
         ALGlobal.lock.withLock { current in
             guard !core.isShutDown else { return }
@@ -194,7 +211,6 @@ public final class AudioEngine: @unchecked Sendable {
         }
         voiceEventBroadcast.finish()
         recovery.events.finish()
-        sessionStorage.withLock { $0 }?.finishEvents()
     }
 
     /// Whether ``shutdown()`` has run.
@@ -253,14 +269,14 @@ public final class AudioEngine: @unchecked Sendable {
         let channels = outputChannels
         let frames = buffer.count / channels
         guard frames > 0 else { return }
-        musicSystem.pump(host: self, renderFrames: frames)  // music pump
+        eachSubsystem { $0.willRender(self, frames: frames) }   // music pump
         let ended = try withAL { () throws(EarshotError) -> Bool in
             guard !core.isShutDown else { throw .engineShutDown }
             core.render(into: buffer, channels: channels)
             return core.pool.hasEnded
         }
         limiter.withLock { $0.process(buffer) }   // never more than full scale
-        musicSystem.didRender(buffer, channels: channels)  // music meter
+        eachSubsystem { $0.didRender(self, buffer, channels: channels) }   // output meter
         if ended { deliverVoiceEvents() }
     }
 }

@@ -143,16 +143,13 @@ extension EngineCore {
 
     private func rebuildObjects() throws(EarshotError) {
         let voiceCount = configuration.voiceSourceCount(on: context)
-        let names = try Self.generateSources(max(0, voiceCount) + configuration.musicSources)
-        voiceSources = Array(names[0..<max(0, voiceCount)])
-        musicSourceNames = Array(names[max(0, voiceCount)...])
+        voiceSources = try ALSourceNames.generate(max(0, voiceCount))
         try reuploadClips()
         pool.replaceSources(voiceSources)
         pool.settings.settleTime = 2 / Double(max(device.integer(ALC_REFRESH), 1))
-        resetMusicSources()
         try applyGlobalState()
         syncBuses()
-        try rebuildZones()
+        for stage in stages { try stage.rebuild(self) }
     }
 }
 
@@ -190,7 +187,7 @@ extension AudioEngine {
     /// (from the ``DefaultOutputWatcher`` thread; PulseAudio has moved the stream already).
     func defaultOutputChanged(_ reason: AudioSession.RouteChangeReason, sink: String) {
         logger.notice("default output: \(reason); now on sink \(sink)")
-        sessionStorage.withLock { $0 }?.noteRouteChange(reason)
+        sessionSlot.existing?.noteRouteChange(reason)
     }
 
     /// Tests: behaves as if the device had just been disconnected (on a loopback engine the
@@ -229,16 +226,14 @@ extension AudioEngine {
         }
     }
 
-    /// The device went away: everything goes virtual, the reopen loop starts. (Lifecycle held.)
+    /// The device went away: everything goes virtual, the subsystems hear of it (music keeps
+    /// its tracks' positions, the session posts a route change), the reopen loop starts.
+    /// (Lifecycle held.)
     private func deviceWasLost() {
         let name = device.name
-        let positions = musicSystem.deviceLost(host: self)        // music lock before the AL lock
-        for (path, seconds) in positions {
-            logger.notice("music \(path) will resume at \(String(format: "%.2f", seconds)) s")
-        }
         withAL { core.enterDeviceLost() }
         recovery.emit(.lost(device: name))
-        sessionStorage.withLock { $0 }?.noteRouteChange(.oldDeviceUnavailable)
+        eachSubsystem { $0.deviceLost(self) }
         recovery.startReopening(configuration.output)
     }
 
@@ -278,20 +273,14 @@ extension AudioEngine {
             if !recovery.isCancelled { recovery.startReopening(configuration.output) }
             return
         }
-        // Tests: runs a game call in the window where the core is rebuilt and music is not yet
-        // reattached (another thread can call in there). No lock but the lifecycle is held here.
+        // Tests: runs a game call in the window where the core is rebuilt and the subsystems
+        // (music) have not yet heard (another thread can call in there). No lock but the
+        // lifecycle is held here.
         recovery.beforeMusicReattach.withLock { $0 }?()
         guard !shutDownStarted.load(ordering: .acquiring) else { return }   // the hook shut it down
-        musicSystem.reattach(host: self)
+        // No AL or music lock is held here, as the subsystems require.
+        let restoration = DeviceRestoration(device: opened.device.name, fellBackFrom: opened.fellBackFrom)
+        eachSubsystem { $0.deviceRestored(self, restoration) }
         recovery.emit(.restored(device: opened.device.name, fellBackFrom: opened.fellBackFrom))
-        if let session = sessionStorage.withLock({ $0 }) {
-            // No AL or music lock is held here, as the session requires.
-            if let requested = opened.fellBackFrom {
-                session.noteRouteChange(.fellBackToDefault(requested: requested))
-            } else {
-                session.noteRouteChange(.newDeviceAvailable)
-            }
-            session.noteMediaServicesWereReset()
-        }
     }
 }

@@ -1,7 +1,6 @@
 import COpenAL
 
-/// The engine core when the device goes away and comes back, and the sources it keeps for music
-/// (AL lock held).
+/// The engine core when the device goes away and comes back (AL lock held).
 extension EngineCore {
     // MARK: Device loss
 
@@ -10,9 +9,8 @@ extension EngineCore {
         guard !isDeviceLost else { return }
         isDeviceLost = true
         // A truly lost device plays nothing; stopping also makes a simulated loss faithful.
-        for source in voiceSources + musicSourceNames { alSourceStop(source) }
+        for source in voiceSources { alSourceStop(source) }   // music stops its own (MusicSystem.deviceLost)
         pool.suspendAll(now: now)
-        freeMusicSources = []
         ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
     }
 
@@ -48,23 +46,5 @@ extension EngineCore {
         }
         pool.rebindBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].buffer : 0 }
         isDeviceLost = false
-    }
-
-    func resetMusicSources() {
-        freeMusicSources = musicSourceNames.reversed()
-    }
-
-    // MARK: Music sources
-
-    /// Takes a source reserved for music (never one of the voice pool's); nil when all are in use.
-    func claimMusicSource() -> ALuint? { isDeviceLost ? nil : freeMusicSources.popLast() }
-
-    /// Returns a music source, stopped and with its queue emptied.
-    func releaseMusicSource(_ source: ALuint) {
-        precondition(musicSourceNames.contains(source) && !freeMusicSources.contains(source), "releaseMusicSource: not a claimed music source")
-        alSourceStop(source)
-        alSourcei(source, AL_BUFFER, 0)
-        ALCheck.after("releasing a music source")
-        freeMusicSources.append(source)
     }
 }

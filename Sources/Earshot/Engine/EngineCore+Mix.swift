@@ -15,19 +15,17 @@ extension EngineCore {
         mixer.ensureBuses(buses.count)
         var moved = mixer.snapshots.isEmpty ? false : advanceSnapshots()
         if !mixer.sidechains.isEmpty, stepSidechains(now: t) { moved = true }
-        if moved { _ = refreshMix() }
+        if moved { refreshMix() }
     }
 
-    /// Recomputes every bus's snapshot and sidechain factors and filter layer and writes them;
-    /// returns whether the music bus's gain changed (its tracks should take it now).
-    @discardableResult
-    func refreshMix() -> Bool {
+    /// Recomputes every bus's snapshot and sidechain factors and filter layer and writes them
+    /// (the subsystems hear of a changed level through ``busChanges``).
+    func refreshMix() {
         mixer.ensureBuses(buses.count)
         mixer.computeSnapshotFactors()
         mixer.computeSidechainFactors()
         for b in mixer.filterLayers.indices { sendRouter.setBusMix(mixer.filterLayers[b], bus: b) }
-        let music = applyMixFactors(snapshot: mixer.snapshotFactors, sidechain: mixer.sidechainFactors)
-        return music
+        applyMixFactors(snapshot: mixer.snapshotFactors, sidechain: mixer.sidechainFactors)
     }
 
     // MARK: Snapshots
@@ -43,9 +41,8 @@ extension EngineCore {
     }
 
     /// Begins `snapshot` (or retargets the active one of its name, which moves to the end of the
-    /// begin order). Throws for a bus the engine does not have. Returns whether the music bus's
-    /// gain changed.
-    func beginSnapshot(_ snapshot: Snapshot, fade: Double, intensity: Float) throws(EarshotError) -> Bool {
+    /// begin order). Throws for a bus the engine does not have.
+    func beginSnapshot(_ snapshot: Snapshot, fade: Double, intensity: Float) throws(EarshotError) {
         var gains: [(bus: Int, decibels: Double)] = []
         for (bus, db) in snapshot.busGains {
             guard let b = busIndex(bus) else { throw Self.noBus(bus) }
@@ -66,27 +63,26 @@ extension EngineCore {
         }
         active.weight.retarget(intensity, over: fade)
         mixer.snapshots.append(active)
-        return refreshMix()
+        refreshMix()
     }
 
     /// Ends the active snapshot named `name` over `fade` seconds (at once for 0); nothing when
-    /// none is active. Returns whether the music bus's gain changed.
-    func endSnapshot(named name: String, fade: Double) -> Bool {
+    /// none is active.
+    func endSnapshot(named name: String, fade: Double) {
         advanceSnapshots()
-        guard let i = mixer.index(of: name) else { return false }
+        guard let i = mixer.index(of: name) else { return }
         mixer.snapshots[i].ending = true
         mixer.snapshots[i].weight.retarget(0, over: fade)
         _ = mixer.advanceSnapshots(by: 0)   // a snapshot ended at once goes now
-        return refreshMix()
+        refreshMix()
     }
 
     /// Ramps an active, not ending snapshot's intensity to `intensity` over `fade` seconds.
-    /// Returns whether the music bus's gain changed.
-    func setSnapshotIntensity(_ intensity: Float, named name: String, fade: Double) -> Bool {
+    func setSnapshotIntensity(_ intensity: Float, named name: String, fade: Double) {
         advanceSnapshots()
-        guard let i = mixer.index(of: name), !mixer.snapshots[i].ending else { return false }
+        guard let i = mixer.index(of: name), !mixer.snapshots[i].ending else { return }
         mixer.snapshots[i].weight.retarget(intensity, over: fade)
-        return refreshMix()
+        refreshMix()
     }
 
     static func noBus(_ bus: Bus) -> EarshotError {
@@ -163,5 +159,16 @@ extension EngineCore {
 
     static func decibels(power: Float) -> Double {
         power > 0 ? 10 * log10(Double(power)) : -.infinity
+    }
+}
+
+/// The mix is the core stage before the voices: snapshot fades and sidechain ducks move the bus
+/// levels the voices take in the same frame. Nothing to do while no snapshot or ducking is in
+/// force, and nothing to remake on a new device (its filters ride on the send router's).
+extension Mixer: CoreStage {
+    var phase: CoreStage.Phase { .beforeVoices }
+
+    func step(_ core: EngineCore, time: CoreStage.FrameTime) {
+        if isActive { core.stepMix(now: time.now) }
     }
 }

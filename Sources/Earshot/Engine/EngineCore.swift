@@ -9,20 +9,18 @@ import Glibc
 /// exclusivity checks: removing them (`@exclusivity(unchecked)`, as before 2026-11-24) measured
 /// no difference in `earshot stress` (74–79 ns per voice either way at 1,024 voices, overhead
 /// ratio 1.11–1.13), unlike the voice pool's (see VoicePool.swift). The core is split by operation: clips, voices, the frame,
-/// the listener and buses here; `EngineCore+Environment.swift` (zones, sends, bus effects) and
-/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device, the music sources). State
-/// those files set is internal rather than private.
+/// the listener and buses here; `EngineCore+Environment.swift` (zones, sends, bus effects),
+/// `EngineCore+Mix.swift` (snapshots, sidechains) and `EngineCore+DeviceLoss.swift` (losing and
+/// rebuilding the device). The mix and the environment step inside the frame as ``CoreStage``s
+/// (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     private(set) var isShutDown = false
     /// The device and context in use (replaced when a lost device is reopened).
     var device: OutputDevice
     var context: ALContext
     let configuration: AudioEngine.Configuration
-    /// Sources of the voice pool.
+    /// Sources of the voice pool (music makes its own: ``MusicSystem``).
     var voiceSources: [ALuint]
-    /// Sources reserved for music, never given to voices.
-    var musicSourceNames: [ALuint]
-    var freeMusicSources: [ALuint]
     let pool: VoicePool
     /// The sounds made with ``AudioEngine/makeSound(_:)`` (Sounds/).
     let sounds = SoundTable()
@@ -34,8 +32,17 @@ final class EngineCore {
     /// another engine's identity is refused with ``EarshotError/wrongEngine``.
     let engineID: UInt64
     var freeClipIDs: [UInt32] = []
-    /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift).
+    /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift): a stage before the voices.
     let mixer = Mixer()
+    /// Reverb zones, sends and bus effects stepped each frame: a stage after the voices.
+    let environment = EnvironmentStage()
+    /// The parts of the core's frame beside the voice pool, in the order they step, rebuild and
+    /// tear down (see ``CoreStage``).
+    let stages: [any CoreStage]
+    /// Bus changes the subsystems have not heard of yet (see ``BusChanges``): gathered by
+    /// ``syncBuses()`` and ``AudioEngine/stopAll(on:)``, taken by the engine after the AL section
+    /// that made them (``AudioEngine/changingBuses(_:)``, ``AudioEngine/update(deltaTime:)``).
+    var busChanges = BusChanges()
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
     var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     private(set) var listener = Listener()
@@ -84,7 +91,7 @@ final class EngineCore {
         var levels = ClipLevels.empty
     }
 
-    init(engineID: UInt64, device: OutputDevice, context: ALContext, voiceSources count: Int, musicSources: Int,
+    init(engineID: UInt64, device: OutputDevice, context: ALContext, voiceSources count: Int,
          configuration: AudioEngine.Configuration) throws(EarshotError) {
         self.engineID = engineID
         sounds.engineID = engineID
@@ -93,10 +100,8 @@ final class EngineCore {
         self.configuration = configuration
         var system = SystemRandomNumberGenerator()
         random = SplitMix64(seed: configuration.randomSeed ?? system.next())
-        let names = try Self.generateSources(count + musicSources)
-        voiceSources = Array(names[0..<count])
-        musicSourceNames = Array(names[count...])
-        freeMusicSources = musicSourceNames.reversed()
+        voiceSources = try ALSourceNames.generate(count)
+        stages = [mixer, environment]
         efx = EFXSupport.read(device: device.handle)
         sendRouter = SendRouter(efxAvailable: efx.isAvailable)
         Self.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
@@ -113,16 +118,6 @@ final class EngineCore {
         pool.router = sendRouter
         syncBuses()
         try applyGlobalState()
-    }
-
-    static func generateSources(_ total: Int) throws(EarshotError) -> [ALuint] {
-        ALCheck.expectNoPending(before: "alGenSources")
-        var names = [ALuint](repeating: 0, count: total)
-        if total > 0 {
-            alGenSources(ALsizei(total), &names)
-            try ALCheck.throwing("alGenSources(\(total))")
-        }
-        return names
     }
 
     /// Distance model, doppler and listener: the context-wide state.
@@ -145,17 +140,9 @@ final class EngineCore {
         guard !isShutDown else { return }
         isShutDown = true
         pool.endAll()
-        let all = voiceSources + musicSourceNames
-        for s in all { alSourceStop(s); alSourcei(s, AL_BUFFER, 0) }
-        if !all.isEmpty { alDeleteSources(ALsizei(all.count), all) }
-        zoneMixer?.teardown()   // after the sources that sent to its slots are gone
-        zoneMixer = nil
-        for e in busEffects.values {
-            EFX.deleteSlot(e.slot)
-            EFX.deleteEffect(e.object)
-        }
-        busEffects = [:]
-        sendRouter.teardown()
+        for s in voiceSources { alSourceStop(s); alSourcei(s, AL_BUFFER, 0) }
+        if !voiceSources.isEmpty { alDeleteSources(ALsizei(voiceSources.count), voiceSources) }
+        for stage in stages { stage.teardown(self) }   // after the sources that sent to their slots are gone
         for c in clips where c.info != nil {
             var b = c.buffer
             alDeleteBuffers(1, &b)
@@ -308,16 +295,16 @@ final class EngineCore {
         let t = now
         lastFrameTime = t - lastUpdateClock
         lastUpdateClock = t
+        let time = CoreFrameTime(now: t, elapsed: lastFrameTime)
         alDeferUpdatesSOFT()
         sounds.releaseHeld(pool: pool)
-        if mixer.isActive { stepMix(now: t) }   // snapshots and sidechains, before the voices take the gains
+        for stage in stages where stage.phase == .beforeVoices { stage.step(self, time: time) }
         pool.schedule(now: t)
         // On a live device the next service is the next frame: fade over about one frame.
         if pool.serviceNeeded {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
         }
-        stepZones(elapsed: lastFrameTime)
-        sendRouter.step(elapsed: min(max(lastFrameTime, 0), 0.25))
+        for stage in stages where stage.phase == .afterVoices { stage.step(self, time: time) }
         alProcessUpdatesSOFT()
         collectBuffers()
         ALCheck.after("update")
@@ -358,7 +345,7 @@ final class EngineCore {
 
     // MARK: State the other EngineCore files set (+DeviceLoss, +Environment)
 
-    /// The output device is lost: voices go virtual, music sources are gone until a rebuild.
+    /// The output device is lost: voices go virtual until a rebuild.
     var isDeviceLost = false
 
     /// Frames left of each reverb cross-fade under way in OpenAL Soft (counted from the next
@@ -430,37 +417,58 @@ final class EngineCore {
     }
 
     /// Writes the mix's per-bus snapshot and sidechain factors (indexed like `buses`); the
-    /// voices are marked only when a factor changed. Returns whether the music bus's changed.
-    func applyMixFactors(snapshot: [Float], sidechain: [Float]) -> Bool {
-        var changed = false, music = false
+    /// voices are marked only when a factor changed (and the subsystems hear of it through
+    /// ``busChanges``).
+    func applyMixFactors(snapshot: [Float], sidechain: [Float]) {
+        var changed = false
         for i in buses.indices where i < snapshot.count && i < sidechain.count {
             guard buses[i].snapshot != snapshot[i] || buses[i].sidechain != sidechain[i] else { continue }
             buses[i].snapshot = snapshot[i]
             buses[i].sidechain = sidechain[i]
             changed = true
-            if buses[i].bus == .music { music = true }
         }
         if changed {
             mixer.syncs += 1
             syncBuses()
         }
-        return music
     }
 
     func syncBuses() {
         // Delays run in playback time: account the pauses so far before they change.
         pool.accountPauses(now: now)
-        let held = { (b: BusState) in b.paused || self.interruptionHold || (self.pauseAllExcept.map { !$0.contains(b.bus) } ?? false) }
         if pool.busGains.count != buses.count {
+            busChanges.levels = true
+            busChanges.holds = busChanges.holds || buses.contains(where: isHeld)
             pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map(held)
+            pool.busPaused = buses.map { isHeld($0.bus) }
         } else {
             for i in buses.indices {
-                pool.busGains[i] = buses[i].effectiveGain
-                pool.busPaused[i] = held(buses[i])
+                let gain = buses[i].effectiveGain, held = isHeld(buses[i])
+                if pool.busGains[i] != gain { busChanges.levels = true }
+                if pool.busPaused[i] != held { busChanges.holds = true }
+                pool.busGains[i] = gain
+                pool.busPaused[i] = held
             }
         }
         pool.markAllGainsDirty()
+    }
+
+    /// Whether `state`'s voices are held: the game paused the bus, `pauseAll(except:)` does not
+    /// spare it, or an interruption holds every bus.
+    private func isHeld(_ state: BusState) -> Bool {
+        state.paused || interruptionHold || (pauseAllExcept.map { !$0.contains(state.bus) } ?? false)
+    }
+
+    /// Whether `bus` is held now, for any reason (see ``isHeldByGame(_:)`` for the game's own holds).
+    func isHeld(_ bus: Bus) -> Bool {
+        busIndex(bus).map { isHeld(buses[$0]) } ?? false
+    }
+
+    /// Takes the bus changes gathered since the last call (see ``busChanges``).
+    func takeBusChanges() -> BusChanges {
+        guard !busChanges.isEmpty else { return BusChanges() }
+        defer { busChanges = BusChanges() }
+        return busChanges
     }
 
     /// bus gain × snapshot × min(duck, sidechain) (0 when muted) for `bus`, without master (the

@@ -26,11 +26,10 @@ extension AudioEngine {
         try snapshot.validate()
         try Self.checkFade(fade)
         try Self.checkIntensity(intensity)
-        let music = try withAL { () throws(EarshotError) -> Bool in
+        try changingBuses { () throws(EarshotError) in   // tracks take the level now
             guard !core.isShutDown else { throw .engineShutDown }
-            return try core.beginSnapshot(snapshot, fade: fade, intensity: intensity)
+            try core.beginSnapshot(snapshot, fade: fade, intensity: intensity)
         }
-        if music { musicSystem.frame(host: self) }   // tracks take the level now
     }
 
     /// Ends the active snapshot named like `snapshot`: its weight ramps from where it is to 0
@@ -47,11 +46,10 @@ extension AudioEngine {
     /// ```
     public func end(_ snapshot: Snapshot, fade: Double = 0) {
         let seconds = fade.isFinite && fade > 0 ? fade : 0
-        let music = withAL { () -> Bool in
-            guard !core.isShutDown else { return false }
-            return core.endSnapshot(named: snapshot.name, fade: seconds)
+        changingBuses {
+            guard !core.isShutDown else { return }
+            core.endSnapshot(named: snapshot.name, fade: seconds)
         }
-        if music { musicSystem.frame(host: self) }
     }
 
     /// Ramps an active snapshot's intensity (its weight) from where it is to `intensity` over
@@ -70,11 +68,10 @@ extension AudioEngine {
     public func setIntensity(_ intensity: Float, of snapshot: Snapshot, fade: Double = 0) throws(EarshotError) {
         try Self.checkFade(fade)
         try Self.checkIntensity(intensity)
-        let music = try withAL { () throws(EarshotError) -> Bool in
+        try changingBuses { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            return core.setSnapshotIntensity(intensity, named: snapshot.name, fade: fade)
+            core.setSnapshotIntensity(intensity, named: snapshot.name, fade: fade)
         }
-        if music { musicSystem.frame(host: self) }
     }
 
     /// The names of the active snapshots, in the order they were begun (one begun again counts
@@ -134,7 +131,7 @@ extension AudioEngine {
     public func setDucking(_ ducking: Ducking?, of target: Bus, by source: Bus) throws(EarshotError) {
         try ducking?.validate()
         guard source != target else { throw .invalidArgument("bus \"\(target.name)\" cannot duck itself") }
-        try withAL { () throws(EarshotError) in
+        try changingBuses { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let t = core.busIndex(target) else { throw EngineCore.noBus(target) }
             guard let s = core.busIndex(source) else { throw EngineCore.noBus(source) }

@@ -1,4 +1,4 @@
-/// Music tracks, their stats and master-output metering.
+/// Music tracks and their stats.
 extension AudioEngine {
     /// Opens a file as a streamed ``MusicTrack`` on `bus` (nothing plays yet): ``Bus/music`` by
     /// default, or any bus of the engine — a long spoken line on ``Bus/voice``, an ambience bed on
@@ -32,20 +32,4 @@ extension AudioEngine {
         return MusicStats(playingTracks: s.activeTracks, underruns: s.underruns,
                           streamerCPUSeconds: s.cpuSeconds, framesQueued: s.framesQueued)
     }
-
-    /// Meter the master output of a loopback engine (off by default): each render keeps its last
-    /// ~50 ms for ``outputMeters()``.
-    public var isOutputMeteringEnabled: Bool {
-        get { musicSystem.outputMeter.enabled.load(ordering: .relaxed) }
-        set {
-            if newValue, !musicSystem.outputMeter.enabled.load(ordering: .relaxed) {
-                musicSystem.outputMeter.configure(sampleRate: sampleRate, channels: outputChannels)
-            }
-            musicSystem.outputMeter.enabled.store(newValue, ordering: .relaxed)
-        }
-    }
-
-    /// Per-channel average (RMS) and peak power in dBFS of the last ~50 ms rendered, computed from
-    /// the rendered samples (loopback engines with ``isOutputMeteringEnabled``).
-    public func outputMeters() -> MeterReading { musicSystem.outputMeter.reading() }
 }

@@ -1,8 +1,8 @@
 import COpenAL
 
 /// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
-/// scope, sources reserved for music, bus gains and holds, emitters' places and whether the
-/// output is still there.
+/// scope, bus gains and holds, emitters' places, whether the output is still there and a log.
+/// (Music makes its own sources: ``MusicSystem/attach(to:)``.)
 ///
 /// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
 /// so the engine's core (voice pool, emitters, clips) is out of its reach. Members marked
@@ -34,21 +34,17 @@ protocol MusicHost: AnyObject, Sendable {
     /// excluded; 0 for a bus the engine does not have (a track's bus always exists: buses are
     /// never removed).
     func busGain(_ bus: Bus) -> Float
-    /// Inside ``withMusicAL(_:)``: the buses the game holds now (paused, or not spared by
-    /// `pauseAll(except:)`).
-    var gameHeldBuses: Set<Bus> { get }
+    /// Inside ``withMusicAL(_:)``: the buses held now — paused by the game, not spared by
+    /// `pauseAll(except:)`, or all of them during an audio-session interruption.
+    var heldBuses: Set<Bus> { get }
     /// Inside ``withMusicAL(_:)``: where an emitter is and how it sounds; nil once it was removed
     /// or for another engine's emitter.
     func spatial(of emitter: Emitter) -> SpatialProperties?
     /// Inside ``withMusicAL(_:)``: whether stereo tracks can play straight to the outputs
     /// (`AL_SOFT_direct_channels`).
     var supportsDirectChannels: Bool { get }
-    /// Inside ``withMusicAL(_:)``: how many sources are reserved for music.
-    var musicSourceCount: Int { get }
-    /// Inside ``withMusicAL(_:)``: takes a music source, nil when all are in use (or the device is lost).
-    func claimMusicSource() -> ALuint?
-    /// Inside ``withMusicAL(_:)``: gives a claimed music source back, stopped and emptied.
-    func releaseMusicSource(_ source: ALuint)
+    /// Logs a warning in the engine's log (any lock or none).
+    func logWarning(_ message: String)
 }
 
 extension AudioEngine: MusicHost {
@@ -69,9 +65,9 @@ extension AudioEngine: MusicHost {
         return core.busIndex(bus) == nil ? 0 : core.busGain(bus)
     }
 
-    var gameHeldBuses: Set<Bus> {
-        ALGlobal.lock.assertHeld("MusicHost.gameHeldBuses outside withMusicAL")
-        return Set(core.buses.map(\.bus).filter { core.isHeldByGame($0) })
+    var heldBuses: Set<Bus> {
+        ALGlobal.lock.assertHeld("MusicHost.heldBuses outside withMusicAL")
+        return Set(core.buses.map(\.bus).filter { core.isHeld($0) })
     }
 
     func spatial(of emitter: Emitter) -> SpatialProperties? {
@@ -82,18 +78,7 @@ extension AudioEngine: MusicHost {
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }
 
-    var musicSourceCount: Int {
-        ALGlobal.lock.assertHeld("MusicHost.musicSourceCount outside withMusicAL")
-        return core.musicSourceNames.count
-    }
-
-    func claimMusicSource() -> ALuint? {
-        ALGlobal.lock.assertHeld("MusicHost.claimMusicSource outside withMusicAL")
-        return core.claimMusicSource()
-    }
-
-    func releaseMusicSource(_ source: ALuint) {
-        ALGlobal.lock.assertHeld("MusicHost.releaseMusicSource outside withMusicAL")
-        core.releaseMusicSource(source)
+    func logWarning(_ message: String) {
+        logger.warning("\(message)")
     }
 }

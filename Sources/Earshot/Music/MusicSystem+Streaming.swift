@@ -40,8 +40,10 @@ extension MusicSystem {
 
     /// Claims and configures a source for an idle stream, positions the decoder and fills the
     /// queue; with `leadInAfter`, first queues silence lasting exactly as long as that track has
-    /// left, so this one starts on the sample after it ends.
-    func startQueue(_ s: TrackStream, host: any MusicHost, leadInAfter previous: TrackStream?) throws(EarshotError) {
+    /// left, so this one starts on the sample after it ends. `thenPlay`: starts the source in the
+    /// same AL section.
+    func startQueue(_ s: TrackStream, host: any MusicHost, leadInAfter previous: TrackStream?,
+                    thenPlay: Bool = false) throws(EarshotError) {
         assertLocked()
         if s.source != nil { return }
         if suspended {
@@ -57,11 +59,11 @@ extension MusicSystem {
         s.history.removeAll()
         let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
         let now = clock(host)
+        // Music's own source, claimed under the music lock: no call back into the engine.
+        guard let source = freeSources.last else { throw .musicSourcesBusy(sourceCount) }
         try host.withMusicAL { () throws(EarshotError) in
             guard !host.musicCoreIsShutDown else { throw .engineShutDown }
-            guard let source = host.claimMusicSource() else {
-                throw .musicSourcesBusy(host.musicSourceCount)
-            }
+            freeSources.removeLast()
             s.source = source
             configure(source, for: s, host: host, now: now)
             if let previous, let prevSource = previous.source {
@@ -75,6 +77,10 @@ extension MusicSystem {
             }
             uploadAll(staged, to: s, source: source)
             ALCheck.after("queueing music buffers")
+            if thenPlay, !s.queue.isEmpty {
+                alSourcePlay(source)   // in the same AL section: a play takes the AL lock once
+                ALCheck.after("starting a music source")
+            }
         }
         active.append(s)
     }
@@ -289,7 +295,7 @@ extension MusicSystem {
         guard let source = s.source else { return }
         guard !suspended else {
             // The device is lost: its sources and buffers go with the old context and device
-            // (the engine already handed out fresh music sources, or will at the rebuild).
+            // (music makes fresh sources at the rebuild: ``reattach(host:)``).
             forgetAL(s)
             return
         }
@@ -300,8 +306,9 @@ extension MusicSystem {
             let names = s.freeBuffers + s.queue.map(\.buffer)
             if !names.isEmpty { alDeleteBuffers(ALsizei(names.count), names) }
             ALCheck.after("releasing a music source and its buffers")
-            host.releaseMusicSource(source)
         }
+        precondition(sources.contains(source) && !freeSources.contains(source), "releaseAL: not a claimed music source")
+        freeSources.append(source)
         forgetAL(s)
     }
 

@@ -39,9 +39,23 @@ extension MusicSystem {
                 s.sessionActive = true
                 s.state = .playing
             case .idle:
-                try startQueue(s, host: host, leadInAfter: nil)
+                // Queued and started in one AL section (the common play: one AL lock). Playing
+                // before the queue is made, so that a fade runs from now (the source's gain is
+                // set as it is configured); a held track waits with its fade frozen.
+                let held = isHeld(s)
+                if !held { s.state = .playing }
+                do throws(EarshotError) {
+                    try startQueue(s, host: host, leadInAfter: nil, thenPlay: !held)
+                } catch {
+                    s.state = .idle
+                    throw error
+                }
                 s.sessionActive = true
                 s.state = .playing
+                if !held {
+                    endIfDrained(s, host: host, pending: &pending)
+                    return
+                }
             }
             if isHeld(s) {
                 // Interrupted or its bus paused: the track is ready and starts when the hold

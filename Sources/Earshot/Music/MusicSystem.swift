@@ -5,11 +5,15 @@ import Synchronization
 import Glibc
 #endif
 
-/// The engine's music streamer: every ``MusicTrack``'s buffer queue, refilled ahead of need.
+/// The engine's music streamer: every ``MusicTrack``'s buffer queue, refilled ahead of need. An
+/// ``EngineSubsystem`` of the engine (MusicSystem+Subsystem.swift): the engine's update, render,
+/// bus setters, device recovery and shutdown reach it only through that contract, and it reaches
+/// the engine only through ``MusicHost``.
 ///
 /// ## Streaming design
-/// Each playing track holds one source reserved for music (``EngineCore/claimMusicSource()``,
-/// never one of the voice pool's) and a queue of OpenAL buffers of decoded float samples,
+/// The music system makes its own sources when the engine attaches it
+/// (``AudioEngine/Configuration/musicSources``, never the voice pool's) and again on a new device.
+/// Each playing track holds one of them and a queue of OpenAL buffers of decoded float samples,
 /// ``defaultBufferDuration`` (125 ms) each, kept ``defaultBufferCount`` (4) deep: half a second
 /// ahead of the play position. A *pump* unqueues the buffers OpenAL has finished, decodes new
 /// chunks (outside the AL lock), queues them (inside it), re-applies the track's gain
@@ -63,13 +67,19 @@ final class MusicSystem: @unchecked Sendable {
     var isShutDown = false
     /// The output device is lost: nothing is pumped until ``reattach(host:)``.
     var suspended = false
-    /// An audio-session interruption is under way: no track plays until it is lifted.
-    var sessionHold = false
-    /// The buses the game holds (its `setPaused(_:for:)` or `pauseAll(except:)`): no track on
-    /// them plays until they are resumed. Read from the engine by ``syncBusHolds(host:)``.
+    /// The buses held now — paused by the game (`setPaused(_:for:)`, `pauseAll(except:)`) or,
+    /// all of them, by an audio-session interruption: no track on them plays until they are
+    /// released. Read from the engine by ``syncBusHolds(host:)``.
     var heldBuses: Set<Bus> = []
     /// Some hold is on for `s`: it is paused by it, and `play` readies it without starting it.
-    func isHeld(_ s: TrackStream) -> Bool { sessionHold || heldBuses.contains(s.bus) }
+    func isHeld(_ s: TrackStream) -> Bool { heldBuses.contains(s.bus) }
+    /// How many sources music keeps (``AudioEngine/Configuration/musicSources``).
+    let sourceCount: Int
+    /// The sources music made on the current device (none before ``attach(to:)``, none while
+    /// the device is lost).
+    var sources: [ALuint] = []
+    /// Those no track holds.
+    var freeSources: [ALuint] = []
     let stopThread = Atomic<Bool>(false)
 
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
@@ -79,10 +89,9 @@ final class MusicSystem: @unchecked Sendable {
     var cpuSeconds: Double = 0
     var framesQueued = 0
 
-    /// The master-output meter of a loopback engine.
-    let outputMeter = OutputMeter()
-
-    init() {}
+    init(sourceCount: Int) {
+        self.sourceCount = sourceCount
+    }
 
     struct WeakStream { weak var stream: TrackStream? }
 
@@ -140,14 +149,9 @@ final class MusicSystem: @unchecked Sendable {
         }
     }
 
-    /// Records a loopback render for master-output metering (the render path's `// music meter`).
-    func didRender(_ buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
-        outputMeter.record(buffer, channels: channels)
-    }
-
     /// Stops every track (each owing an end event gets `.stopped`), releases their sources and
-    /// buffers, ends the streaming thread and finishes every track's event stream. Call before the
-    /// engine's core is torn down.
+    /// buffers and deletes music's sources, ends the streaming thread and finishes every track's
+    /// event stream. Call before the engine's core is torn down.
     func shutdown(host: any MusicHost) {
         let streams = withMusicLock { pending in
             if !isShutDown {
@@ -158,6 +162,7 @@ final class MusicSystem: @unchecked Sendable {
                     s.idlePosition = currentFrameLocked(s, host: host)
                     end(s, reason: .stopped, error: nil, host: host, pending: &pending)
                 }
+                deleteSources(host: host)
             }
             let streams = registry.compactMap(\.stream)
             registry.removeAll()
@@ -176,6 +181,14 @@ final class MusicSystem: @unchecked Sendable {
         return withMusicLock { _ in
             guard !suspended else { return [] }
             suspended = true
+            host.withMusicAL {
+                // A truly lost device plays nothing; stopping also makes a simulated loss faithful.
+                for source in sources { alSourceStop(source) }
+                ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
+            }
+            // The names die with the old context at the rebuild; none is handed out meanwhile.
+            sources = []
+            freeSources = []
             let now = clock(host)
             for s in active {
                 var frame = s.lastHeardFrame ?? s.idlePosition
@@ -192,13 +205,20 @@ final class MusicSystem: @unchecked Sendable {
         }
     }
 
-    /// The engine rebuilt its context on a new device: every track that held a source gets a new
-    /// one, refilled from where it was, playing again if it was playing (paused ones stay paused).
-    /// The old buffer and source names belonged to the destroyed context and are forgotten.
+    /// The engine rebuilt its context on a new device: music makes its sources again, and every
+    /// track that held a source gets a new one, refilled from where it was, playing again if it
+    /// was playing (paused ones stay paused). The old buffer and source names belonged to the
+    /// destroyed context and are forgotten.
     func reattach(host: any MusicHost) {
         withMusicLock { pending in
-            guard suspended else { return }
+            guard suspended, !isShutDown else { return }
             suspended = false
+            do throws(EarshotError) {
+                try makeSources(host: host)
+            } catch {
+                // Every track below fails to start (no source) and reports it.
+                host.logWarning("music sources could not be made on the new device: \(error)")
+            }
             let tracks = active
             active.removeAll()
             for s in tracks {
@@ -233,22 +253,13 @@ final class MusicSystem: @unchecked Sendable {
 
     // MARK: Holds (interruptions, bus pauses)
 
-    /// Holds or releases every track for an audio-session interruption (see ``applyHolds(host:)``).
-    func setSessionHold(_ hold: Bool, host: any MusicHost) {
-        withMusicLock { _ in
-            guard !isShutDown, sessionHold != hold else { return }
-            sessionHold = hold
-            applyHolds(host: host)
-        }
-    }
-
-    /// Reads which buses the game holds now (its own pauses and `pauseAll(except:)`) and holds or
-    /// releases the tracks on them (see ``applyHolds(host:)``). Called after every bus pause
-    /// change, outside the AL lock.
+    /// Reads which buses are held now (the game's own pauses, `pauseAll(except:)`, an
+    /// interruption) and holds or releases the tracks on them (see ``applyHolds(host:)``).
+    /// Called after every change of the holds (``BusChanges/holds``), outside the AL lock.
     func syncBusHolds(host: any MusicHost) {
         withMusicLock { _ in
             guard !isShutDown else { return }
-            let buses = host.withMusicAL { host.musicCoreIsShutDown ? [] : host.gameHeldBuses }
+            let buses = host.withMusicAL { host.musicCoreIsShutDown ? [] : host.heldBuses }
             guard buses != heldBuses else { return }
             heldBuses = buses
             applyHolds(host: host)

@@ -224,10 +224,7 @@ public final class AudioSession: @unchecked Sendable {
                 s.appliedDuck = s.ramp.target
                 return s.ramp.target
             }
-            if let engine {
-                writeMusicDuck(duck, on: engine)
-                engine.musicSystem.frame(host: engine)   // playing tracks take the level now
-            }
+            if let engine { writeMusicDuck(duck, on: engine, now: true) }   // playing tracks take the level now
         }
     }
 
@@ -372,10 +369,7 @@ public final class AudioSession: @unchecked Sendable {
             return true
         }
         guard began else { return false }
-        if let engine {
-            applyInterruptionHold(true, on: engine)
-            engine.musicSystem.setSessionHold(true, host: engine)
-        }
+        if let engine { applyInterruptionHold(true, on: engine) }
         return true
     }
 
@@ -405,7 +399,6 @@ public final class AudioSession: @unchecked Sendable {
         }
         guard was, let engine else { return }
         applyInterruptionHold(false, on: engine)
-        engine.musicSystem.setSessionHold(false, host: engine)
     }
 
     // MARK: Route changes and resets (called by the engine's device-loss code)
@@ -468,25 +461,29 @@ public final class AudioSession: @unchecked Sendable {
             s.appliedDuck = g
             return g
         }
-        if let duck { writeMusicDuck(duck, on: engine) }
+        if let duck { writeMusicDuck(duck, on: engine, now: false) }   // music takes it at the end of this frame
     }
 
-    /// Holds or releases every bus's voices, buses added later included (the engine core keeps
-    /// the hold; nothing once the engine is shut down). Takes the AL lock: call it without holding it.
+    /// Holds or releases every bus's voices and tracks, buses added later included (the engine
+    /// core keeps the hold, the subsystems — music — hear of it at once; nothing once the engine
+    /// is shut down). Takes the AL lock: call it without holding it.
     private func applyInterruptionHold(_ hold: Bool, on engine: AudioEngine) {
-        engine.withAL {
+        engine.changingBuses {
             guard !engine.core.isShutDown else { return }
             engine.core.setInterruptionHold(hold)
         }
     }
 
     /// Writes the duck factor to the music bus (nothing once the engine is shut down). Takes the
-    /// AL lock: call it without holding it.
-    private func writeMusicDuck(_ duck: Float, on engine: AudioEngine) {
-        engine.withAL {
+    /// AL lock: call it without holding it. `now`: the subsystems (music tracks) take the level
+    /// at once; otherwise at the end of the frame under way (the per-frame ramp, from
+    /// ``AudioEngine/update(deltaTime:)``'s first step).
+    private func writeMusicDuck(_ duck: Float, on engine: AudioEngine, now: Bool) {
+        let write = {
             guard !engine.core.isShutDown else { return }
             guard let music = engine.core.busIndex(.music) else { return }
             engine.core.updateBus(music) { $0.duck = duck }
         }
+        if now { engine.changingBuses(write) } else { engine.withAL(write) }
     }
 }

@@ -66,6 +66,16 @@ final class Locked<Value>: @unchecked Sendable {
         #endif
     }
 
+    /// Debug builds: whether the calling thread holds this lock (tests check a threading rule
+    /// with it). Release builds: always false.
+    var isHeldByCurrentThread: Bool {
+        #if DEBUG
+        return owner.load(ordering: .relaxed) == UInt(pthread_self())
+        #else
+        return false
+        #endif
+    }
+
     /// Debug builds: traps if the calling thread holds this lock (a lock-order rule: `what`
     /// says which). Release builds: nothing.
     @inline(__always)

@@ -57,7 +57,7 @@ final class VoicePoolTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         // A source reserved for music, playing the tone as a music track would.
-        let music = try XCTUnwrap(e.context.withCurrent { e.core.claimMusicSource() })
+        let music = try XCTUnwrap(e.musicSystem.withMusicLock { _ in e.musicSystem.freeSources.popLast() })
         XCTAssertFalse(e.core.voiceSources.contains(music))
         let buffer = bufferName(of: tone, in: e)
         XCTAssertNotEqual(buffer, 0)

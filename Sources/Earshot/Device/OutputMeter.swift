@@ -7,7 +7,9 @@ import Synchronization
 /// load. When on, each render copies at most the last window's worth of frames into a ring, and
 /// ``AudioEngine/outputMeters()`` measures the ring on demand. A real device's mix happens inside
 /// OpenAL's own thread and is not visible to Earshot, so this meter exists for loopback engines.
-final class OutputMeter: Sendable {
+///
+/// An ``EngineSubsystem``: it records each render as it leaves the engine (after the limiter).
+final class OutputMeter: EngineSubsystem {
     let enabled = Atomic<Bool>(false)
     /// The ring of the last window's frames and where it is written next.
     private struct Ring {
@@ -67,5 +69,11 @@ final class OutputMeter: Sendable {
             }
             return acc.reading
         }
+    }
+}
+
+extension OutputMeter {
+    func didRender(_ engine: AudioEngine, _ buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
+        record(buffer, channels: channels)
     }
 }
