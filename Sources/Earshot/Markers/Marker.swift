@@ -6,7 +6,7 @@
 ///
 /// Positions are in frames of the file's audio (frame 0 is the first frame the decoder yields),
 /// not in seconds: a marker stays on the same sample whatever rate the sound is played at, and
-/// its time is ``time(sampleRate:)`` — for a clip, `marker.time(sampleRate: clip.info.sampleRate)`.
+/// its time is ``time(sampleRate:)-(Int)`` — for a clip, `marker.time(sampleRate: clip.info.sampleRate)`.
 /// A marker may lie on the frame just past the last one (the end of the sound); never further.
 ///
 /// ```swift
