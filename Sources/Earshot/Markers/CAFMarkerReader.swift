@@ -1,7 +1,8 @@
 /// Reads the markers of a CAF file: `mark` markers and `regn` regions, named by the `strg`
-/// chunk (Apple's Core Audio Format Specification). The chunks are found by ``CAFReader``'s own
-/// walk, so a file that reader refuses has no markers either. See ``MarkerReader`` for the
-/// rules and limits.
+/// chunk (Apple's Core Audio Format Specification). The chunks are found by ``CAFReader``'s
+/// chunk walk (``CAFReader/walkChunks(name:length:read:_:)``, which checks every chunk's size
+/// against the file) whatever the audio's encoding — `lpcm`, `ima4`, or the `alac`, `ulaw` and
+/// `alaw` that libsndfile decodes. See ``MarkerReader`` for the rules and limits.
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Sounds/step-ima4.caf")
@@ -22,7 +23,7 @@ enum CAFMarkerReader {
     /// not finite or beyond ``ClipFileInfo/maxPlausibleFrames`` are given frame −1 (left out).
     static func read(name: String, length: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> [Marker] {
         var chunks: [(type: String, body: Int, size: Int)] = []
-        _ = try CAFReader.parse(name: name, length: length, read: read) { (type, body, size) throws(EarshotError) in
+        try CAFReader.walkChunks(name: name, length: length, read: read) { (type, body, size) throws(EarshotError) in
             let t = CAFReader.fourCCString(type)
             guard t == "mark" || t == "regn" || t == "strg" else { return }
             guard chunks.count < 3 * MarkerReader.maxMarkers else {

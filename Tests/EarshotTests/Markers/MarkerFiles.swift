@@ -110,8 +110,7 @@ if spec["kind"] == "wav":
 else:
     def chunk(cid, body): return cid + struct.pack(">q", len(body)) + body
     def marker(mtype, frame, mid): return mtype + struct.pack(">dIbbbbII", frame, mid, 0, 0, 0, 0, 0, 0)
-    b = b"caff" + struct.pack(">HH", 1, 0)
-    b += chunk(b"desc", struct.pack(">d4sIIIII", float(rate), b"lpcm", 0, 2, 1, 1, 16))
+    b = b""
     marks = spec["marks"]
     if marks:
         b += chunk(b"mark", struct.pack(">II", 0, len(marks)) + b"".join(marker(b"\0\0\0\0", m["frame"], m["id"]) for m in marks))
@@ -128,7 +127,11 @@ else:
             entries += struct.pack(">Iq", int(sid), len(text))
             text += s.encode("utf-8") + b"\0"
         b += chunk(b"strg", struct.pack(">I", len(strings)) + entries + text)
-    b += chunk(b"data", struct.pack(">I", 0) + b"".join(struct.pack(">h", tone(i)) for i in range(frames)))
+    if spec.get("source"):   # the marker chunks after a CAF another tool wrote
+        b = open(spec["source"], "rb").read() + b
+    else:
+        head = b"caff" + struct.pack(">HH", 1, 0) + chunk(b"desc", struct.pack(">d4sIIIII", float(rate), b"lpcm", 0, 2, 1, 1, 16))
+        b = head + b + chunk(b"data", struct.pack(">I", 0) + b"".join(struct.pack(">h", tone(i)) for i in range(frames)))
     open(out, "wb").write(b)
 """#
 }

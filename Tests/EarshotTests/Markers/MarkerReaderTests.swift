@@ -154,6 +154,23 @@ final class MarkerReaderTests: XCTestCase {
         XCTAssertEqual(try CAFReader.decode(path: path).frameCount, 44_100)
     }
 
+    /// A CAF that libsndfile decodes (a-law, written by ffmpeg) has its markers read too: the
+    /// chunk walk does not depend on the encoding.
+    func testCAFMarkersWhateverTheEncoding() throws {
+        let source = tool.path("alaw.caf")
+        try tool.run(["-f", "lavfi", "-i", "sine=f=440:r=8000:d=1", "-c:a", "pcm_alaw", source])
+        let path = tool.path("alaw-marks.caf")
+        var spec = MarkerFiles.Spec(kind: "caf", rate: 8_000, frames: 8_000, source: source)
+        spec.marks = [MarkerFiles.CAFMark(id: 1, frame: 2_000)]
+        spec.strings = ["1": "hit"]
+        try MarkerFiles.write(spec, to: path)
+        let info = try markers(path)
+        XCTAssertEqual(info.codec.lowercased().contains("law"), true, info.codec)
+        XCTAssertEqual(info.frames, 8_000)
+        XCTAssertEqual(info.markers, [Marker(name: "hit", frame: 2_000, kind: .cue, id: 1)])
+        XCTAssertEqual(try ClipDecoder.decode(path: path).frameCount, 8_000)
+    }
+
     /// Ogg Vorbis chapter comments written by ffmpeg: exact frames at 44.1 kHz, UTF-8 names,
     /// a chapter whose time does not parse left out.
     func testOggVorbisChapterComments() throws {
