@@ -12,8 +12,9 @@ final class ClipMarkerTests: XCTestCase {
     override func tearDown() { tool = nil }
 
     /// A WAV of silence with a click on each cue point (0.25 and 0.75 s at 48 kHz): the clip's
-    /// markers are frames 12,000 and 36,000, and the rendered clicks are 24,000 frames apart at the
-    /// markers' frames after the voice's first frame.
+    /// markers are frames 12,000 and 36,000, and the rendered clicks sit at the markers' frames
+    /// after the voice's first frame — at pitch 1.5 at two thirds of them (±1 frame; measured
+    /// 12,000/36,000 and 8,000/24,000).
     func testClipMarkersAreWhereTheSoundIs() throws {
         let path = tool.path("clicks.wav")
         var spec = MarkerFiles.Spec(rate: 48_000, frames: 48_000)
@@ -30,15 +31,30 @@ final class ClipMarkerTests: XCTestCase {
         let fromData = try engine.loadClip(data: try FileBytes.read(path: path), name: "clicks.wav")
         XCTAssertEqual(fromData.markers, clip.markers)
 
-        _ = try engine.play(clip, options: .init(placement: .pan(0)))
-        let out = try engine.render(frames: 48_000)
-        // Frames (stereo interleaved) where the left channel clicks.
-        var clicks: [Int] = []
-        for f in 0..<(out.count / 2) where abs(out[2 * f]) > 0.1 && (clicks.last.map { f - $0 > 100 } ?? true) { clicks.append(f) }
-        XCTAssertEqual(clicks.count, 3, "\(clicks)")
-        guard clicks.count == 3 else { return }
-        XCTAssertEqual(clicks[1] - clicks[0], clip.markers[0].frame, "the first marker's frame after the voice's first frame")
-        XCTAssertEqual(clicks[2] - clicks[0], clip.markers[1].frame)
+        // At pitch 1 the clicks are the markers' frames after the voice's first frame; at pitch
+        // 1.5 (OpenAL resamples) two thirds of them, to the frame: markers are in the file's
+        // frames, so their times scale with the playback rate.
+        for pitch: Float in [1, 1.5] {
+            _ = try engine.play(clip, options: .init(pitch: pitch, placement: .pan(0)))
+            let out = try engine.render(frames: 48_000)
+            // The loudest frame of each click (left channel; stereo interleaved).
+            var clicks: [Int] = []
+            var f = 0
+            while f < out.count / 2 {
+                guard abs(out[2 * f]) > 0.1 else { f += 1; continue }
+                let end = min(out.count / 2, f + 8)
+                clicks.append((f..<end).max { abs(out[2 * $0]) < abs(out[2 * $1]) } ?? f)
+                f = end + 100
+            }
+            XCTAssertEqual(clicks.count, 3, "pitch \(pitch): \(clicks)")
+            guard clicks.count == 3 else { continue }
+            for (k, m) in clip.markers.enumerated() {
+                let expected = Double(m.frame) / Double(pitch)
+                XCTAssertEqual(Double(clicks[k + 1] - clicks[0]), expected, accuracy: 1,
+                               "pitch \(pitch): marker \(m.name) heard \(clicks[k + 1] - clicks[0]) frames after the start")
+            }
+            _ = try engine.render(frames: 48_000)   // the voice ends
+        }
     }
 
     /// Markers given in code: sorted, checked against the clip, and `loadClip(path:markers:)`
