@@ -99,7 +99,7 @@ FUZZ_SCENES ?= 10000
 FUZZ_API_OPS ?= 100000
 FUZZ_SEED ?= 1
 .PHONY: fuzz-values
-$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotLinux/*.swift Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	swift build -c release --scratch-path .build-fuzz-values --product earshot-fuzz -Xswiftc -enable-testing
 	cp .build-fuzz-values/release/earshot-fuzz $@

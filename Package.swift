@@ -42,10 +42,19 @@ let package = Package(
         // Makes libsndfile's libmpg123 handles quiet (MPG123_QUIET): libmpg123 otherwise prints
         // notes on damaged MP3s to the process's stderr (see quiet_mpg123.c).
         .target(name: "CQuietMPG123", linkerSettings: [.linkedLibrary("dl")]),
+        // The Linux session plumbing, below the engine: the session D-Bus (MPRIS players) and the
+        // PulseAudio server's events (the default sink), as plain Swift types that know nothing of
+        // Earshot. Earshot depends on it and adapts it to its own protocols (SecondaryAudioHintSource,
+        // DefaultOutputSource), so a game that imports only Earshot gets both, and the engine's
+        // policy (Sources/Earshot/Session) reads without D-Bus or libpulse. Not a product: a game
+        // supplies another platform's feeds through those protocols, not through this target.
+        .target(
+            name: "EarshotLinux",
+            dependencies: ["CDBus", "CPulse", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse", "CQuietMPG123",
+                "COpenAL", "CSndFile", "CVorbisFile", "CQuietMPG123", "EarshotLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.
@@ -73,6 +82,7 @@ let package = Package(
         .executableTarget(name: "Crowd", dependencies: ["Earshot"], path: "Demos/Crowd"),
         .executableTarget(name: "Ducking", dependencies: ["Earshot"], path: "Demos/Ducking"),
         .executableTarget(name: "Footsteps", dependencies: ["Earshot"], path: "Demos/Footsteps"),
+        .executableTarget(name: "Beat", dependencies: ["Earshot"], path: "Demos/Beat"),
         // The README's "Use Earshot in your game" program (DemoTests checks they are the same text).
         .executableTarget(name: "Minimal", dependencies: ["Earshot"], path: "Demos/Minimal"),
         .executableTarget(name: "Mix", dependencies: ["Earshot"], path: "Demos/Mix"),
@@ -97,7 +107,10 @@ let package = Package(
             name: "EarshotTests",
             // The CLI and demos are run as processes; `make test` builds them first (`swift build`).
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
-            dependencies: ["Earshot", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure"]),
+            // EarshotLinux: the D-Bus connection and the PulseAudio watcher are tested directly too
+            // (Tests/EarshotTests/Linux).
+            dependencies: ["Earshot", "EarshotLinux", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure",
+                           .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "EarshotStressTests",
             // The workload called directly (no process, no malloc interposer).

@@ -7,7 +7,7 @@ import Foundation
 /// Load one with ``load(path:)``; render it with ``SceneRenderer`` or play it live with
 /// ``ScenePlayer``. Every key of the format is described in `Demos/Scenes/README.md`. A scene with
 /// an unknown key, a missing or unreadable clip file, a value of the wrong type or out of range,
-/// or an event naming an unknown id is refused with `EarshotError/invalidScene(file:line:column:key:reason:)`,
+/// or an event naming an unknown id is refused with ``SceneError/invalid(file:line:column:key:reason:)``,
 /// giving the file, line, column and key.
 ///
 /// ```swift
@@ -52,6 +52,9 @@ public struct Scene: Sendable {
     public var emitters: [SceneEmitter]
     /// The timeline, sorted by time (events at the same time keep their file order).
     public var events: [SceneEvent]
+    /// The events that run when a named voice ends (`after:`), in file order: each runs every
+    /// time that voice ends, ``SceneAfter/delay`` later.
+    public var followUps: [SceneEvent] = []
     /// Reverb zones (`zones:`), in file order.
     public var zones: [ReverbZone] = []
     /// Sounds (`sounds:`), in file order: clips picked, varied and limited; ids shared with clips.
@@ -73,12 +76,12 @@ public struct Scene: Sendable {
     public var lines: [String: Int] = [:]
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
-    /// `EarshotError/invalidScene(file:line:column:key:reason:)` (or `EarshotError/fileNotFound(path:)`
-    /// when the scene file itself is missing).
-    public static func load(path: String) throws(EarshotError) -> Scene {
+    /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when
+    /// the scene file itself is missing or cannot be read).
+    public static func load(path: String) throws(SceneError) -> Scene {
         switch check(path: path) {
         case .success(let scene): return scene
-        case .failure(let problems): throw problems.first ?? .invalidScene(file: path, line: 1, column: 1, key: "", reason: "invalid scene")
+        case .failure(let problems): throw problems.first ?? .invalid(file: path, line: 1, column: 1, key: "", reason: "invalid scene")
         }
     }
 
@@ -99,11 +102,11 @@ public struct Scene: Sendable {
 
 /// Every problem found in one scene file, in file order.
 public struct SceneProblems: Error, Sendable, CustomStringConvertible {
-    /// The problems, each an `EarshotError/invalidScene(file:line:column:key:reason:)`
-    /// (or `EarshotError/fileNotFound(path:)` for a missing scene file).
-    public var problems: [EarshotError]
+    /// The problems, each a ``SceneError/invalid(file:line:column:key:reason:)`` (or one
+    /// ``SceneError/unreadable(_:)`` for a scene file that is missing or cannot be read).
+    public var problems: [SceneError]
     /// The first problem.
-    public var first: EarshotError? { problems.first }
+    public var first: SceneError? { problems.first }
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 

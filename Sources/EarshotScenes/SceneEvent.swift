@@ -45,16 +45,20 @@ public struct SceneEvent: Sendable, Equatable {
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
     }
 
-    /// Scene time in seconds.
+    /// Scene time in seconds (for an event that runs ``after`` a voice: when it ran, in the
+    /// events a render reports; 0 in the scene).
     public var time: Double
     public var action: Action
     /// The line of the event in the scene file.
     public var line: Int
+    /// Set for an event that runs when a named voice ends (`after:`), not at a time.
+    public var after: SceneAfter?
 
-    public init(time: Double, action: Action, line: Int = 0) {
+    public init(time: Double, action: Action, line: Int = 0, after: SceneAfter? = nil) {
         self.time = time
         self.action = action
         self.line = line
+        self.after = after
     }
 
     /// A short label for logs and plots ("hint begin", "play step", …).
@@ -85,5 +89,20 @@ public struct SceneEvent: Sendable, Equatable {
         case .hint, .interruption: return true
         default: return false
         }
+    }
+}
+
+/// When an event runs relative to another (`{ after: line1, delay: 0.5, play: reply }`): once the
+/// voice of the `play` event named `voice` (its `name:`) ends — finished, stopped, stolen or
+/// refused — plus `delay` seconds.
+public struct SceneAfter: Sendable, Equatable {
+    /// The `name:` of the play whose voice it waits for.
+    public var voice: String
+    /// Seconds after that voice's end (0…3600).
+    public var delay: Double
+
+    public init(voice: String, delay: Double = 0) {
+        self.voice = voice
+        self.delay = delay
     }
 }

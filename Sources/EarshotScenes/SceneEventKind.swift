@@ -2,11 +2,14 @@
 enum SceneEventKind: String, CaseIterable, Sendable {
     case music, play, hint, interruption, stop, start, set, snapshot
 
-    /// The keys an event of this kind may have.
-    var allowedKeys: [String] {
+    /// The keys an event of this kind may have: its own, and when it runs — `at:` a time, or
+    /// `after:` a named voice ends (plus `delay:`).
+    var allowedKeys: [String] { ["after", "delay"] + ownKeys }
+
+    private var ownKeys: [String] {
         switch self {
         case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
-        case .play: return ["at", "play", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every", "count", "until", "jitter"]
+        case .play: return ["at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every", "count", "until", "jitter"]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
         case .stop: return ["at", "stop", "fade"]
@@ -16,6 +19,6 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         }
     }
 
-    /// The keys it must have.
-    var requiredKeys: [String] { self == .music || self == .snapshot ? ["at", "action"] : ["at"] }
+    /// The keys it must have (besides `at:` or `after:`, one of which every event has).
+    var requiredKeys: [String] { self == .music || self == .snapshot ? ["action"] : [] }
 }

@@ -7,8 +7,8 @@ import Yams
 /// against its clips, and the size limits of lists and mappings.
 extension SceneParser {
     /// Where a problem is, for sorting them in file order.
-    static func position(_ e: EarshotError) -> Int {
-        if case .invalidScene(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
+    static func position(_ e: SceneError) -> Int {
+        if case .invalid(_, let line, let column, _, _) = e { return line * 100_000 + min(column, 99_999) }
         return 0
     }
 
@@ -69,19 +69,31 @@ extension SceneParser {
 
     /// Problems for a play of `id` (a clip, or a sound's every clip) at `offset` seconds with
     /// `loops` extra passes that ``AudioEngine/play(_:options:)`` would refuse (an offset at or
-    /// past a clip's end, passes beyond 2³¹ frames): ``PlayOptions/checkTiming(offset:loopCount:clipFrames:sampleRate:clipName:)``.
+    /// past a clip's end, passes beyond 2³¹ frames): the engine's own rule,
+    /// ``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)`` and
+    /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``, against each clip's header.
     mutating func checkTiming(of id: String, offset: Double, loops: Int, offsetNode: Node?, loopsNode: Node?, event: Node, _ key: String) {
         for clip in soundClips[id] ?? [id] {
             guard let info = clipInfo[clip], let frames = info.frames else { continue }
+            let name = "clip \(clip)", rate = Int(info.sampleRate.rounded())
             do throws(EarshotError) {
-                try PlayOptions.checkTiming(offset: offset, loopCount: loops, clipFrames: frames,
-                                            sampleRate: Int(info.sampleRate.rounded()), clipName: "clip \(clip)")
+                _ = try PlayResolver.startFrame(offset: offset, clipFrames: frames, sampleRate: rate, clipName: name)
             } catch {
-                guard case .invalidArgument(let what) = error else { return fail(event, key, error.description) }
-                if what.hasPrefix("offset") { fail(offsetNode ?? event, "\(key).offset", what) } else { fail(loopsNode ?? event, "\(key).loops", what) }
-                return
+                return fail(offsetNode ?? event, "\(key).offset", Self.reason(error))
+            }
+            do throws(EarshotError) {
+                try PlayResolver.checkPasses(loopCount: loops, clipFrames: frames, clipName: name)
+            } catch {
+                return fail(loopsNode ?? event, "\(key).loops", Self.reason(error))
             }
         }
+    }
+
+    /// An engine error as a scene problem's reason: an invalid argument's own words, without the
+    /// "invalid argument: " its description starts with (the key says what was given).
+    static func reason(_ error: EarshotError) -> String {
+        if case .invalidArgument(let what) = error { return what }
+        return error.description
     }
 
     /// Whether a list or mapping has at most `limit` entries; a problem naming the limit if not.
@@ -97,5 +109,48 @@ extension SceneParser {
             return false
         }
         return true
+    }
+
+    /// The names of `after:` events: each must be the `name:` of a play, names are unique, and
+    /// every voice an event waits for must be able to play — a chain of `after:` events that
+    /// only wait for each other (a cycle) would never run, and is refused.
+    mutating func checkAfter(_ followUps: [(event: SceneEvent, node: Node, index: Int)],
+                             namedPlays: [(name: String, node: Node, index: Int, timed: Bool)]) {
+        var known: [String: Int] = [:]
+        for p in namedPlays {
+            if let first = known[p.name] {
+                fail(child(p.node, "name"), "events[\(p.index)].name", "the name \"\(p.name)\" is taken by events[\(first)]; names are unique")
+            } else {
+                known[p.name] = p.index
+            }
+        }
+        // The voices that can play: timed plays, then those after a voice that can, until none is added.
+        var playable = Set(namedPlays.filter(\.timed).map(\.name))
+        var added = true
+        while added {
+            added = false
+            for f in followUps {
+                guard let after = f.event.after, playable.contains(after.voice),
+                      case .play(let p) = f.event.action, let name = p.name, !playable.contains(name) else { continue }
+                playable.insert(name)
+                added = true
+            }
+        }
+        for f in followUps {
+            guard let after = f.event.after else { continue }
+            let key = "events[\(f.index)].after"
+            if known[after.voice] == nil {
+                fail(child(f.node, "after"), key, "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())
+                     + (known.isEmpty ? " (give a play a name: to wait for it)" : " (named plays: \(known.keys.sorted().joined(separator: ", ")))"))
+            } else if !playable.contains(after.voice) {
+                fail(child(f.node, "after"), key, "\"\(after.voice)\" only plays after this event's chain: the after: events wait for each other in a cycle and none would ever run")
+            }
+        }
+    }
+
+    /// The value of key `name` in mapping `node` (for an error's line and column), or the node itself.
+    func child(_ node: Node, _ name: String) -> Node {
+        for (k, v) in merged(node) { if case .scalar(let ks) = k, ks.string == name { return v } }
+        return node
     }
 }

@@ -35,7 +35,19 @@ extension SceneParser {
             return nil
         }
         guard let m = mapping(node, key, allowed: kind.allowedKeys, required: kind.requiredKeys) else { return nil }
-        let at = m["at"].flatMap { time($0, "\(key).at", duration: duration) }
+        // When: `at:` a time, or `after:` a named voice ends (plus `delay:`).
+        if m["at"] != nil, let a = m["after"] { fail(a, "\(key).after", "give either at: or after:, not both") }
+        if m["at"] == nil, m["after"] == nil { fail(node, "\(key).at", "required key is missing (at: seconds, or after: the name of a play)") }
+        if let d = m["delay"], m["after"] == nil { fail(d, "\(key).delay", "delay: applies to after: only (use at: for a time)") }
+        if m["after"] != nil, let e = m["every"] ?? m["count"] ?? m["until"] ?? m["jitter"] {
+            fail(e, key, "every:, count:, until: and jitter: repeat a play at: a time, not one after: a voice")
+        }
+        var after: SceneAfter?
+        if let a = m["after"], let name = string(a, "\(key).after") {
+            let delay = m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0
+            after = SceneAfter(voice: name, delay: delay)
+        }
+        let at = after != nil ? 0 : m["at"].flatMap { time($0, "\(key).at", duration: duration) }
         let line = node.mark?.line ?? 0
         var action: SceneEvent.Action?
         switch kind {
@@ -78,9 +90,15 @@ extension SceneParser {
             let offset = m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the clip, 0…86400") } ?? 0
             let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: 0...PlayOptions.maxLoopCount) } ?? 0
             checkTiming(of: clip, offset: offset, loops: loops, offsetNode: m["offset"], loopsNode: m["loops"], event: idNode, key)
+            let name = m["name"].flatMap { string($0, "\(key).name") }
+            if m["name"] != nil, let e = m["every"] ?? m["count"] ?? m["until"] {
+                fail(e, key, "a named play cannot repeat: its repeats would share one name")
+            }
             if (m["position"] == nil || position != nil) && (m["bus"] == nil || bus != nil) {
-                action = .play(ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                                         priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
+                var play = ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
+                                     priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops)
+                play.name = name
+                action = .play(play)
             }
         case .snapshot:
             guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }
@@ -146,6 +164,6 @@ extension SceneParser {
             action = .stop(emitter: id, fade: fade)
         }
         guard let at, let action else { return nil }
-        return SceneEvent(time: at, action: action, line: line)
+        return SceneEvent(time: at, action: action, line: line, after: after)
     }
 }

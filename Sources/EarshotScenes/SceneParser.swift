@@ -8,7 +8,7 @@ import Yams
 struct SceneParser: YAMLReader {
     let file: String
     let folder: String
-    var problems: [EarshotError] = []
+    var problems: [SceneError] = []
     /// The scene's top-level attenuation, read before the emitters that start from it.
     var sceneAttenuation = SceneAttenuation()
     /// The scene's `seed:` (default 0): the same seed gives the same jitter.
@@ -29,18 +29,18 @@ struct SceneParser: YAMLReader {
     static func parse(path: String) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return .failure(SceneProblems(problems: [.fileNotFound(path: path)]))
+            return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
         }
         // Refused by its size before it is read (SceneLimits.maxFileBytes).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
-            return .failure(SceneProblems(problems: [.invalidScene(file: path, line: 1, column: 1, key: "",
+            return .failure(SceneProblems(problems: [.invalid(file: path, line: 1, column: 1, key: "",
                 reason: "the file has \(size) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")]))
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "cannot read the file")]))
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(SceneProblems(problems: [.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)")]))
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)"))]))
         }
         return parse(yaml: text, path: path)
     }
@@ -53,7 +53,7 @@ struct SceneParser: YAMLReader {
         }
         // Nesting and alias expansion are bounded before the (recursive) composer sees the text.
         if let p = SceneLimits.prescan(yaml) {
-            return .failure(SceneProblems(problems: [.invalidScene(file: path, line: p.line, column: p.column, key: "", reason: p.reason)]))
+            return .failure(SceneProblems(problems: [.invalid(file: path, line: p.line, column: p.column, key: "", reason: p.reason)]))
         }
         let root: Node?
         do {
@@ -151,21 +151,29 @@ struct SceneParser: YAMLReader {
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
         var events: [SceneEvent] = []
+        var followUps: [(event: SceneEvent, node: Node, index: Int)] = []
+        var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
                     if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
-                        events.append(ev)
-                        repeatEvent(ev, e, index: i, duration: duration, into: &events)
+                        if case .play(let p) = ev.action, let name = p.name { namedPlays.append((name, e, i, ev.after == nil)) }
+                        if ev.after != nil {
+                            followUps.append((ev, e, i))
+                        } else {
+                            events.append(ev)
+                            repeatEvent(ev, e, index: i, duration: duration, into: &events)
+                        }
                     }
                 }
             } else if !isNull(n) {
                 fail(n, "events", "expected a list of events (- { at: …, … }), got \(describe(n))")
             }
             // Repeats count too: the limit holds for the events the scene will run.
-            if events.count > SceneLimits.maxEvents {
-                fail(n, "events", "\(events.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
+            if events.count + followUps.count > SceneLimits.maxEvents {
+                fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
             }
+            checkAfter(followUps, namedPlays: namedPlays)
         }
         // Time order; events at the same time keep their file order.
         events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
@@ -175,6 +183,7 @@ struct SceneParser: YAMLReader {
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
                           session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
                           zones: reverbZones)
+        scene.followUps = followUps.map(\.event)
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)

@@ -71,6 +71,7 @@ public final class ScenePlayer: Sendable {
             let ran = try runtime.runDue(upTo: t)
             runtime.frame(at: t)
             engine.update(deltaTime: 1 / framesPerSecond)
+            runtime.processEnds(sceneTime: t)   // `after:` events of voices that ended
             let stats = engine.stats
             status(Status(time: t, duration: length, realVoices: stats.realVoices, virtualVoices: stats.virtualVoices, events: ran))
             frame += 1

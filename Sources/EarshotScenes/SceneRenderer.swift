@@ -138,6 +138,10 @@ public struct SceneRenderer {
             }
             runtime.frame(at: Double(done) / Double(rate))
             engine.update(deltaTime: 1 / framesPerSecond)
+            runtime.processEnds(sceneTime: Double(done) / Double(rate))   // `after:` events of voices that ended
+            while let t = runtime.nextTime, sample(t) <= done {   // one due now runs before this frame's render
+                if let e = try runtime.runNext() { ran.append(e) }
+            }
             let stats = engine.stats
             recordLimiting(through: done, limitedNow: stats.limitedFrames)
             frameStart = done

@@ -20,20 +20,24 @@ extension SceneRuntime {
     }
 
     /// Every `play:` with an `offset:` or `loops:` fits each clip it may play (a sound's: all of
-    /// them), checked before anything plays: a scene whose seed picks the short clip must not
-    /// fail half-way through its render.
-    func checkPlayTiming(clips: [String: Clip], sounds: [String: Sound]) throws(EarshotError) {
-        for e in scene.events {
+    /// them) as loaded, checked before anything plays by the engine's own rule
+    /// (``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)``,
+    /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``): a scene whose seed picks the
+    /// short clip must not fail half-way through its render. `validate` checks the same against
+    /// the clips' headers; this catches a clip whose header states no length, or that changed
+    /// since. Its error names the event's line.
+    func checkPlayTiming(clips: [String: Clip]) throws(EarshotError) {
+        let soundClips = Dictionary(scene.sounds.map { ($0.id, $0.clips) }, uniquingKeysWith: { first, _ in first })
+        for e in scene.events + scene.followUps {
             guard case .play(let p) = e.action, p.offset > 0 || p.loops > 0 else { continue }
-            let candidates = sounds[p.id].map(\.definition.clips) ?? clips[p.id].map { [$0] } ?? []
-            for clip in candidates {
-                if p.offset * Double(clip.info.sampleRate) >= Double(clip.info.frameCount) {
-                    throw .invalidScene(file: scene.file, line: e.line, column: 1, key: "play.offset",
-                                        reason: "offset \(p.offset) s is not inside \(clip.info.name) (\(clip.info.duration) s)")
-                }
-                if clip.info.frameCount * (p.loops + 1) > Int(Int32.max) {
-                    throw .invalidScene(file: scene.file, line: e.line, column: 1, key: "play.loops",
-                                        reason: "\(p.loops + 1) passes of \(clip.info.name) exceed OpenAL's 2³¹ frames")
+            for id in soundClips[p.id] ?? [p.id] {
+                guard let info = clips[id]?.info else { continue }
+                let name = "clip \(id)"   // as validate names it
+                do throws(EarshotError) {
+                    _ = try PlayResolver.startFrame(offset: p.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: name)
+                    try PlayResolver.checkPasses(loopCount: p.loops, clipFrames: info.frameCount, clipName: name)
+                } catch {
+                    throw .invalidArgument("\(scene.file):\(e.line): the play of \(p.id): \(SceneParser.reason(error))")
                 }
             }
         }

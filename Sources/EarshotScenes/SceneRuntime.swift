@@ -21,13 +21,15 @@ final class SceneRuntime {
     enum Step {
         case startEmitter(Int)
         case event(Int)
+        /// `scene.followUps[i]`, placed on the timeline once its voice's end is known.
+        case followUp(Int)
     }
 
     let scene: Scene
     let engine: AudioEngine
     let session: SceneSessionControl
     private let bank: ClipBank
-    private var clips: [String: Clip] = [:]
+    private(set) var clips: [String: Clip] = [:]
     private var sounds: [String: Sound] = [:]
     var mixSnapshots: [String: Snapshot] = [:]
     private(set) var tracks: [String: MusicTrack] = [:]
@@ -42,8 +44,10 @@ final class SceneRuntime {
     /// `set:` ramps under way.
     private var ramps: [SceneRamp] = []
     private let emitterIndex: [String: Int]
-    private let timeline: [(time: Double, step: Step)]
-    private var next = 0
+    var timeline: [(time: Double, step: Step)]
+    private(set) var next = 0
+    /// The `after:` events and the named voices they wait for (SceneRuntime+After.swift).
+    var after = AfterState()
     private let listenerMoves: Bool
     /// The emitters whose path moves, in scene order: the only ones ``frame(at:)`` repositions.
     private let movingEmitters: [Int]
@@ -113,7 +117,8 @@ final class SceneRuntime {
             sounds[s.id] = try engine.makeSound(d)
         }
         try applyMixSettings()
-        try checkPlayTiming(clips: clips, sounds: sounds)
+        try checkPlayTiming(clips: clips)
+        prepareAfter()
     }
 
     /// The time of the next step, or nil when the timeline is done.
@@ -131,6 +136,11 @@ final class SceneRuntime {
             return nil
         case .event(let i):
             let event = scene.events[i]
+            try run(event)
+            return event
+        case .followUp(let i):
+            var event = scene.followUps[i]
+            event.time = time
             try run(event)
             return event
         }
@@ -287,13 +297,15 @@ final class SceneRuntime {
                 options.offset = p.offset
                 options.loopCount = p.loops
                 options.placement = placement
-                try engine.play(sound, options: options)
+                let voice = try engine.play(sound, options: options)
+                if let name = p.name { played(name, voice: voice, at: event.time, clip: nil, p) }
             } else if let clip = clips[p.id] {
                 var options = PlayOptions(gain: p.gain, pitch: p.pitch, priority: p.priority ?? 128,
                                           bus: p.bus.map(Bus.init) ?? .sfx, placement: placement)
                 options.offset = p.offset
                 options.loopCount = p.loops
-                _ = try engine.play(clip, options: options)
+                let voice = try engine.play(clip, options: options)
+                if let name = p.name { played(name, voice: voice, at: event.time, clip: clip, p) }
             } else {
                 preconditionFailure("scene clip or sound \(p.id) was validated but not loaded")  // trap: parser invariant
             }
@@ -303,6 +315,7 @@ final class SceneRuntime {
             session.secondaryAudioHint(begins: begins, at: event.time)
         case .interruption(let began, let shouldResume):
             try session.interruption(began: began, shouldResume: shouldResume, at: event.time)
+            if began { interruptionBegan() }   // a held voice ends later than foreseen
         case .stop(let id, let fade):
             guard let i = emitterIndex[id] else { return }
             if let voice = voices[i] { voice.stop(fade: fade) } else { cancelled[i] = true }

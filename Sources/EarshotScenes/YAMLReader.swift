@@ -16,7 +16,7 @@ import Yams
 /// import Yams
 /// struct Settings: YAMLReader {
 ///     let file = "settings.yaml"
-///     var problems: [EarshotError] = []
+///     var problems: [SceneError] = []
 /// }
 /// var reader = Settings()
 /// if let root = try Yams.compose(yaml: "volume: 2"),
@@ -29,14 +29,14 @@ protocol YAMLReader {
     /// The file the nodes come from, for messages.
     var file: String { get }
     /// Every problem found so far, in the order found.
-    var problems: [EarshotError] { get set }
+    var problems: [SceneError] { get set }
 }
 
 extension YAMLReader {
     /// Records a problem at `node`'s position (the file's start without a node), under `key`.
     mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
         let mark = node?.mark
-        problems.append(.invalidScene(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
+        problems.append(.invalid(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
     }
 
     /// A Yams error as a problem at its line and column.
@@ -51,7 +51,7 @@ extension YAMLReader {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
              .composer(let context, let problem, let mark, _):
-            problems.append(.invalidScene(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
+            problems.append(.invalid(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
         case .reader(let problem, _, _, _):
             fail(nil, "", "YAML syntax: \(problem)")
         default:

@@ -16,7 +16,7 @@ struct SceneInfo {
         switch Scene.check(path: path) {
         case .success(let s): scene = s
         case .failure(let problems):
-            if let first = problems.first { fail(first) }
+            if let first = problems.first { fail(first.description) }
             fail("\(path): invalid scene")
         }
     }
@@ -61,7 +61,7 @@ struct SceneInfo {
             let object: [String: Any] = [
                 "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
                 "clips": scene.clips.map(\.id), "music": scene.music.map(\.id), "emitters": scene.emitters.map(\.id),
-                "events": scene.events.count,
+                "events": scene.events.count, "eventsAfterVoices": scene.followUps.count,
                 "sounds": scene.sounds.map { s -> [String: Any] in
                     var o: [String: Any] = ["id": s.id, "clips": s.clips, "select": s.select.rawValue, "avoidRepeat": s.avoidRepeat,
                                             "pitchCents": s.pitchCents, "gainDB": s.gainDB, "cooldown": s.cooldown,
@@ -106,6 +106,6 @@ struct SceneInfo {
         for b in scene.buses { Swift.print("  \(b.name): \(Self.describe(b))") }
         Swift.print("music:     \(scene.music.count)")
         Swift.print("emitters:  \(scene.emitters.count)")
-        Swift.print("events:    \(scene.events.count)")
+        Swift.print("events:    \(scene.events.count)" + (scene.followUps.isEmpty ? "" : " at times, \(scene.followUps.count) after named voices"))
     }
 }

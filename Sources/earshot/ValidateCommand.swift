@@ -29,7 +29,7 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         let result = Scene.check(path: scene)
         let warnings = (try? result.get())?.warnings() ?? []
-        let problems: [EarshotError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
+        let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
         let ok = problems.isEmpty && (!strict || warnings.isEmpty)
         if json {
             print(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
@@ -45,7 +45,8 @@ struct ValidateCommand: ParsableCommand {
             let moving = s.emitters.filter { $0.path.moves }.count
             print("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
                   + "\(s.clips.count) clips, \(s.music.count) music tracks, \(s.emitters.count) emitters (\(moving) moving), "
-                  + "\(s.events.count) events" + (s.hrtf ? ", HRTF" : "")
+                  + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
+                  + (s.hrtf ? ", HRTF" : "")
                   + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
         case .failure(let problems):
             SceneDescription.fail(problems, path: scene)
@@ -53,7 +54,7 @@ struct ValidateCommand: ParsableCommand {
     }
 
     /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"line","key","message"}]}`.
-    static func json(file: String, ok: Bool, problems: [EarshotError], warnings: [SceneWarning]) -> String {
+    static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> String {
         func str(_ s: String) -> String {
             var out = "\""
             for u in s.unicodeScalars {
@@ -69,7 +70,7 @@ struct ValidateCommand: ParsableCommand {
             return out + "\""
         }
         let p = problems.map { e -> String in
-            if case .invalidScene(_, let line, let column, let key, let reason) = e {
+            if case .invalid(_, let line, let column, let key, let reason) = e {
                 return "{\"line\":\(line),\"column\":\(column),\"key\":\(str(key)),\"reason\":\(str(reason))}"
             }
             return "{\"line\":null,\"column\":null,\"key\":\"\",\"reason\":\(str(e.description))}"

@@ -46,6 +46,24 @@ final class DemoTests: XCTestCase {
 
     func testFootsteps() throws { _ = try runHeadless("Footsteps", seconds: 5) }
 
+    /// The Beat demo schedules every hit on the audio clock: each starts on its exact frame
+    /// (4,800 + i × 14,400), so each clip's first audible frame sits at the same distance from
+    /// its hit's frame every time — whatever the 800-frame game frames.
+    func testBeatHitsLandOnTheirFrames() throws {
+        let audio = try runHeadless("Beat", seconds: 5)
+        let pattern = ["step", "coin", "step", "step", "coin", "step", "coin", "coin"]
+        var offsets: [String: Set<Int>] = [:]
+        for i in 0..<16 {
+            let frame = 4_800 + i * 14_400
+            let first = (frame - 48..<frame + 14_400).first { abs(audio.samples[$0 * audio.channels]) > 0.001 }
+            let onset = try XCTUnwrap(first, "hit \(i) is silent") - frame
+            XCTAssertTrue((0..<100).contains(onset), "hit \(i) begins \(onset) frames from its frame")
+            offsets[pattern[i % 8], default: []].insert(onset)
+        }
+        XCTAssertEqual(offsets["step"]?.count, 1, "every step at the same distance from its frame: \(offsets)")
+        XCTAssertEqual(offsets["coin"]?.count, 1, "every coin at the same distance from its frame: \(offsets)")
+    }
+
     /// The Mix demo: its cooldown refuses the second step of each pair, its snapshot lowers the
     /// effects between 2.5 s and 4 s (faded in by 2.5 s, out from 4 s) and lets them back after.
     func testMixShowsCooldownLimitAndSnapshot() throws {
@@ -85,7 +103,7 @@ final class DemoTests: XCTestCase {
 
     func testDemoSourcesAreShort() throws {
         var lengths: [String: Int] = [:]
-        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps", "Minimal", "Mix"] {
+        for demo in ["Orbit", "Crowd", "Ducking", "Footsteps", "Minimal", "Mix", "Beat"] {
             let text = try String(contentsOf: CLIRunner.packageRoot.appendingPathComponent("Demos/\(demo)/main.swift"), encoding: .utf8)
             lengths[demo] = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
         }

@@ -63,7 +63,7 @@ final class SceneEnvironmentTests: XCTestCase {
         for (i, (yaml, line, key, fragment)) in cases.enumerated() {
             let path = try write(yaml, name: "bad\(i).yaml")
             guard case .failure(let problems) = Scene.check(path: path),
-                  case .invalidScene(let file, let l, _, let k, let reason)? = problems.first else {
+                  case .invalid(let file, let l, _, let k, let reason)? = problems.first else {
                 XCTFail("case \(i) was accepted or gave no scene error")
                 continue
             }

@@ -14,7 +14,7 @@ final class SceneLimitsTests: XCTestCase {
 
     private func problem(_ yaml: String, file: StaticString = #filePath, line: UInt = #line) -> (line: Int, column: Int, reason: String)? {
         guard case .failure(let p) = Scene.check(yaml: yaml, path: "hostile.yaml"),
-              case .invalidScene(let f, let l, let c, _, let reason)? = p.first else {
+              case .invalid(let f, let l, let c, _, let reason)? = p.first else {
             XCTFail("accepted", file: file, line: line)
             return nil
         }
@@ -102,7 +102,7 @@ final class SceneLimitsTests: XCTestCase {
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: big))
         try handle.truncate(atOffset: UInt64(SceneLimits.maxFileBytes + 1))
         try handle.close()
-        guard case .failure(let p) = Scene.check(path: big), case .invalidScene(_, 1, 1, "", let reason)? = p.first else {
+        guard case .failure(let p) = Scene.check(path: big), case .invalid(_, 1, 1, "", let reason)? = p.first else {
             return XCTFail("a 64 MiB + 1 file was read")
         }
         XCTAssertTrue(reason.contains("a scene may have at most 67108864"), reason)

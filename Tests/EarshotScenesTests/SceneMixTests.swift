@@ -212,7 +212,7 @@ final class SceneMixTests: XCTestCase {
         // Refused when the scene is validated (issue 24: validate ok ⇒ render starts), at the
         // play event's offset, before any render begins.
         XCTAssertThrowsError(try Scene.load(path: path)) { error in
-            guard case .invalidScene(_, let line, _, let key, let reason)? = error as? EarshotError else { return XCTFail("\(error)") }
+            guard case .invalid(_, let line, _, let key, let reason)? = error as? SceneError else { return XCTFail("\(error)") }
             XCTAssertEqual(line, 9, "the play event's line")
             XCTAssertEqual(key, "events[0].offset")
             XCTAssertTrue(reason.contains("not inside"), reason)

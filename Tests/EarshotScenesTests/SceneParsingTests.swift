@@ -131,7 +131,7 @@ final class SceneParsingTests: XCTestCase {
                 XCTFail("case \(i) was accepted:\n\(yaml)")
                 continue
             }
-            guard case .invalidScene(let file, let l, let c, let k, let reason)? = problems.first else {
+            guard case .invalid(let file, let l, let c, let k, let reason)? = problems.first else {
                 XCTFail("case \(i): \(problems)")
                 continue
             }
@@ -150,20 +150,32 @@ final class SceneParsingTests: XCTestCase {
         let path = try write("duration: 2\nclips: { a: missing.wav }\nbogus: 1\nevents:\n  - { at: 1, play: nope }\n")
         guard case .failure(let p) = Scene.check(path: path) else { return XCTFail("accepted") }
         let keys = p.problems.compactMap { e -> String? in
-            if case .invalidScene(_, _, _, let k, _) = e { return k } else { return nil }
+            if case .invalid(_, _, _, let k, _) = e { return k } else { return nil }
         }
         XCTAssertEqual(keys, ["clips.a", "bogus", "events[0].play"])
     }
 
     func testMissingSceneFileAndNonYAML() throws {
         XCTAssertThrowsError(try Scene.load(path: tmp.appendingPathComponent("none.yaml").path)) { e in
-            XCTAssertEqual(e as? EarshotError, .fileNotFound(path: tmp.appendingPathComponent("none.yaml").path))
+            XCTAssertEqual(e as? SceneError, .unreadable(.fileNotFound(path: tmp.appendingPathComponent("none.yaml").path)))
         }
         let path = try write("- just\n- a list\n")
-        guard case .failure(let p) = Scene.check(path: path), case .invalidScene(_, 1, _, "", let reason)? = p.first else {
+        guard case .failure(let p) = Scene.check(path: path), case .invalid(_, 1, _, "", let reason)? = p.first else {
             return XCTFail("a list is not a scene")
         }
         XCTAssertTrue(reason.contains("expected a mapping"), reason)
+    }
+
+    /// A scene's problem is a `SceneError` (it left `EarshotError`, issue 26): one line,
+    /// FILE:LINE:COLUMN: key: reason, then where the keys are described in the package a game
+    /// installed — not a path only a checkout of the repository has at hand.
+    func testSceneErrorReadsAsOneLineAndSaysWhereTheKeysAreDescribed() throws {
+        let invalid = SceneError.invalid(file: "a.yaml", line: 3, column: 7, key: "events[0].at", reason: "not a time\n(at all)")
+        XCTAssertEqual(invalid.description,
+                       "a.yaml:3:7: events[0].at: not a time\\n(at all) (every scene key is described in Demos/Scenes/README.md of the Earshot package)")
+        XCTAssertTrue(SceneError.invalid(file: "a.yaml", line: 1, column: 1, key: "", reason: "empty").description.hasPrefix("a.yaml:1:1: empty ("))
+        let missing = EarshotError.fileNotFound(path: "gone.yaml")
+        XCTAssertEqual(SceneError.unreadable(missing).description, missing.description)
     }
 
     func testValidateCommandPrintsTheDocumentedLines() throws {

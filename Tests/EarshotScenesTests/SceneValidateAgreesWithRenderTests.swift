@@ -120,3 +120,39 @@ extension SceneValidateAgreesWithRenderTests {
         }
     }
 }
+
+extension SceneValidateAgreesWithRenderTests {
+    /// A scene's play is judged by the engine's own rule (`PlayResolver`, issue 26): `validate`
+    /// states its words against the clip's header, and a render refuses a play the loaded clip
+    /// cannot take (a scene changed after validation) with the same words, naming the event's
+    /// line, before anything is written.
+    func testScenePlayTimingIsTheEnginesRule() throws {
+        let short = try wav("rule.wav", frames: 800)   // 0.1 s at 8 kHz
+        func rule(_ body: () throws(EarshotError) -> Void) -> String {
+            do throws(EarshotError) { try body() } catch {
+                if case .invalidArgument(let what) = error { return what }
+            }
+            return "(no error)"
+        }
+        let offsetRule = rule { () throws(EarshotError) in
+            _ = try PlayResolver.startFrame(offset: 0.1, clipFrames: 800, sampleRate: 8_000, clipName: "clip c")
+        }
+        XCTAssertEqual(offsetRule, "offset 0.1 s is not inside clip c (0.1 s)")
+        let path = tmp.appendingPathComponent("rule.yaml").path
+        guard case .failure(let p) = Scene.check(yaml: "duration: 0.5\nclips:\n  c: \(short)\nevents:\n  - { at: 0, play: c, offset: 0.1 }\n", path: path),
+              case .invalid(_, 5, _, "events[0].offset", let reason)? = p.first else { return XCTFail("accepted or elsewhere") }
+        XCTAssertEqual(reason, offsetRule)
+
+        var scene = try Scene.load(path: try SceneFixtures.write("duration: 0.5\nclips:\n  c: \(short)\nevents:\n  - { at: 0.1, play: c, offset: 0.05 }\n",
+                                                                 name: "ok-rule.yaml", in: tmp))
+        guard case .play(var play) = scene.events[0].action else { return XCTFail("not a play") }
+        play.offset = 0.1
+        scene.events[0].action = .play(play)
+        let out = tmp.appendingPathComponent("rule.wav.out.wav").path
+        XCTAssertThrowsError(try SceneRenderer(scene: scene).render(to: out)) { error in
+            guard case .invalidArgument(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertEqual(what, "\(scene.file):5: the play of c: \(offsetRule)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing written")
+    }
+}

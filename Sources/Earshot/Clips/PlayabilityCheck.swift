@@ -1,12 +1,12 @@
 /// The checks that decide whether a file can be played, shared by the engine and by anything that
 /// judges a file before an engine loads it (`earshot validate`, the EarshotScenes module), so that a file
-/// judged playable is one the engine plays: one checker, two callers.
+/// judged playable is one the engine plays: one checker, two callers. A play of a clip is judged
+/// by ``PlayResolver``, the engine's own play path, whose rule needs no engine either.
 ///
 /// ```swift
 /// let info = try ClipDecoder.inspect(path: "Assets/Sounds/step.wav")
 /// try info.checkLoadable(name: "step.wav")                      // what loadClip would refuse
-/// try PlayOptions.checkTiming(offset: 0.2, loopCount: 3, clipFrames: info.frames ?? 0,
-///                             sampleRate: Int(info.sampleRate), clipName: "step.wav")
+/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0, clipName: "step.wav")   // what play would refuse
 /// try MusicTrack.checkStreamable(path: "Assets/Music/theme.ogg") // what loadMusic would refuse
 /// ```
 public enum PlayabilityCheck {
@@ -31,21 +31,15 @@ extension PlayOptions {
     /// The start frame of a play at `offset` seconds with `loopCount` extra passes of a clip of
     /// `clipFrames` frames at `sampleRate`, or ``EarshotError/invalidArgument(_:)``: the offset
     /// must begin inside the clip (an offset at its end plays nothing), and all passes must stay
-    /// within OpenAL's 32-bit sample offsets (2³¹ frames). What ``AudioEngine/play(_:options:)-(Clip,_)``
-    /// checks, for a validator to check first.
+    /// within OpenAL's 32-bit sample offsets (2³¹ frames). The engine's own rule, in two parts:
+    /// ``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)`` and
+    /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``.
+    @available(*, deprecated, message: "use PlayResolver.startFrame(offset:clipFrames:sampleRate:clipName:) and PlayResolver.checkPasses(loopCount:clipFrames:clipName:)")
     @discardableResult
     public static func checkTiming(offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
                                    clipName: String) throws(EarshotError) -> Double {
-        let startFrame = (offset * Double(sampleRate)).rounded(.down)
-        guard startFrame < Double(clipFrames) else {
-            let duration = sampleRate > 0 ? Double(clipFrames) / Double(sampleRate) : 0
-            throw .invalidArgument("offset \(offset) s is not inside \(clipName) (\(duration) s)")
-        }
-        let (passes, o1) = loopCount.addingReportingOverflow(1)
-        let (total, o2) = clipFrames.multipliedReportingOverflow(by: passes)
-        guard !o1, !o2, total <= Int(Int32.max) else {
-            throw .invalidArgument("loopCount \(loopCount) of \(clipName): \(passes) passes exceed OpenAL's 2³¹ frames (loop it and stop it instead)")
-        }
+        let startFrame = try PlayResolver.startFrame(offset: offset, clipFrames: clipFrames, sampleRate: sampleRate, clipName: clipName)
+        try PlayResolver.checkPasses(loopCount: loopCount, clipFrames: clipFrames, clipName: clipName)
         return startFrame
     }
 }

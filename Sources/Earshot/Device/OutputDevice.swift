@@ -176,6 +176,20 @@ public final class OutputDevice: @unchecked Sendable {
         return Int(value)
     }
 
+    /// Where the device's output is now, in seconds of its own clock: the time of the sample
+    /// leaving it (`ALC_DEVICE_CLOCK_LATENCY_SOFT`: the mixer's clock minus the output latency,
+    /// read together), or nil when the device does not report its clock (`ALC_SOFT_device_clock`)
+    /// or the read failed (a disconnected device).
+    func heardClock() -> Double? {
+        guard alcIsExtensionPresent(handle, "ALC_SOFT_device_clock") != 0 else { return nil }
+        var values: (ALCint64SOFT, ALCint64SOFT) = (0, 0)
+        withUnsafeMutableBytes(of: &values) { raw in
+            raw.withMemoryRebound(to: ALCint64SOFT.self) { alcGetInteger64vSOFT(handle, ALC_DEVICE_CLOCK_LATENCY_SOFT, 2, $0.baseAddress) }
+        }
+        guard ALCheck.alcError(handle) == ALC_NO_ERROR else { return nil }   // a failed read is "no clock": the caller falls back
+        return Double(values.0 - values.1) / 1e9
+    }
+
     // MARK: Enumeration
 
     /// The names of every playback device OpenAL can open.

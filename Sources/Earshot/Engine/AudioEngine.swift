@@ -64,6 +64,8 @@ public final class AudioEngine: @unchecked Sendable {
     let outputMeter = OutputMeter()
     /// The audio session, created on first use (Sources/Earshot/Session/AudioEngine+Session.swift).
     let sessionSlot = SessionSlot()
+    /// The tasks awaiting voices' ends (Sources/Earshot/Voices/VoiceCompletions.swift).
+    let completions = VoiceCompletions()
     /// Every ``EngineSubsystem``, in the order their hooks run: made once here, iterated by
     /// ``update(deltaTime:)``, ``render(into:)``, the bus setters, device recovery and
     /// ``shutdown()``. A new subsystem is one more entry.
@@ -75,9 +77,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// Keeps loopback renders within full scale (Sources/Earshot/Device/OutputLimiter.swift);
     /// real devices use OpenAL Soft's own limiter (`ALC_OUTPUT_LIMITER_SOFT`).
     let limiter: Locked<OutputLimiter>
-    /// Watches the sound server's default output for a live `.systemDefault` engine that follows
-    /// it (Sources/Earshot/Device/DefaultOutputWatcher.swift); nil otherwise.
-    let routeWatcher: DefaultOutputWatcher?
+    /// Hears of default-output changes: ``Configuration/defaultOutputSource``, or for a live
+    /// `.systemDefault` engine that follows the default output the PulseAudio server's events
+    /// (Sources/Earshot/Linux/PulseDefaultOutputSource.swift); nil otherwise.
+    let routeWatcher: (any DefaultOutputSource)?
 
     /// Opens the output and creates the context and the source pool.
     ///
@@ -122,11 +125,11 @@ public final class AudioEngine: @unchecked Sendable {
         }
         isLoopback = device.isLoopback
         loopbackChannels = device.loopbackFormat?.channels.rawValue ?? 2
-        routeWatcher = !device.isLoopback && configuration.output == .systemDefault && configuration.followsDefaultOutput
-            && OpenALEnvironment.followsDefaultOutput == true ? DefaultOutputWatcher() : nil
+        routeWatcher = configuration.defaultOutputSource ?? (!device.isLoopback && configuration.output == .systemDefault
+            && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
-        subsystems = [musicSystem, outputMeter, sessionSlot]
+        subsystems = [musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
             // The device capped its sources below what music needs (an `alsoft.conf` `sources`
@@ -156,7 +159,7 @@ public final class AudioEngine: @unchecked Sendable {
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
-        routeWatcher?.start { [weak self] reason, sink in self?.defaultOutputChanged(reason, sink: sink) }
+        routeWatcher?.start { [weak self] change in self?.defaultOutputChanged(change) }
         logger.debug("OpenAL context: \(context.grantedMonoSources) mono + \(context.grantedStereoSources) stereo sources granted; \(core.voiceSources.count) voice sources, \(configuration.musicSources) music sources")
     }
 

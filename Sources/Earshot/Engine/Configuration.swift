@@ -78,6 +78,17 @@ extension AudioEngine {
         /// pitch and gain variation (nil, the default: a different seed each run). The same seed
         /// and the same calls give a bit-identical render on a loopback engine.
         public var randomSeed: UInt64?
+        /// Where the engine hears that the system's default output changed (see
+        /// ``DefaultOutputSource``). nil (the default): on Linux, the PulseAudio server's events,
+        /// for a live `.systemDefault` engine that ``followsDefaultOutput``; no source otherwise.
+        /// A source set here is used by any engine, a loopback one too (a test's): the engine
+        /// starts it in `init` and stops it in ``AudioEngine/shutdown()``; give each engine its
+        /// own. Two configurations are equal when they hold the same source object.
+        public var defaultOutputSource: (any DefaultOutputSource)? {
+            get { defaultOutputSourceReference.source }
+            set { defaultOutputSourceReference = DefaultOutputSourceReference(source: newValue) }
+        }
+        private var defaultOutputSourceReference = DefaultOutputSourceReference(source: nil)
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
@@ -86,7 +97,8 @@ extension AudioEngine {
                     maxClipBytes: Int = ClipDecoder.Options.defaultMaxBytes, lossyClipsAsFloat: Bool = false,
                     keepsClipsForRecovery: Bool? = nil, zoneSends: Int = 2, busEffects: Bool = false,
                     followsDefaultOutput: Bool = true, randomSeed: UInt64? = nil,
-                    maxTotalClipBytes: Int = Configuration.defaultMaxTotalClipBytes) {
+                    maxTotalClipBytes: Int = Configuration.defaultMaxTotalClipBytes,
+                    defaultOutputSource: (any DefaultOutputSource)? = nil) {
             self.output = output
             self.maxRealVoices = maxRealVoices
             self.musicSources = musicSources
@@ -106,6 +118,7 @@ extension AudioEngine {
             self.busEffects = busEffects
             self.followsDefaultOutput = followsDefaultOutput
             self.randomSeed = randomSeed
+            self.defaultOutputSource = defaultOutputSource
         }
     }
 }

@@ -150,6 +150,8 @@ extension EngineCore {
         try applyGlobalState()
         syncBuses()
         for stage in stages { try stage.rebuild(self) }
+        // The new device's clock starts afresh: the audio clock runs on from where it stood.
+        restartAudioClock()
     }
 }
 
@@ -184,10 +186,12 @@ extension AudioEngine {
     }
 
     /// The sound server's default output changed, or the output the engine played on went away
-    /// (from the ``DefaultOutputWatcher`` thread; PulseAudio has moved the stream already).
-    func defaultOutputChanged(_ reason: AudioSession.RouteChangeReason, sink: String) {
-        logger.notice("default output: \(reason); now on sink \(sink)")
-        sessionSlot.existing?.noteRouteChange(reason)
+    /// (from the ``DefaultOutputSource``'s thread; the sound server has moved the stream
+    /// already). Ignored once shutdown has begun.
+    func defaultOutputChanged(_ change: DefaultOutputChange) {
+        guard !shutDownStarted.load(ordering: .acquiring) else { return }
+        logger.notice("default output: \(change)")
+        sessionSlot.existing?.noteRouteChange(change.reason)
     }
 
     /// Tests: behaves as if the device had just been disconnected (on a loopback engine the

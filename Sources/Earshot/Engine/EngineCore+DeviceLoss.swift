@@ -11,6 +11,7 @@ extension EngineCore {
         // A truly lost device plays nothing; stopping also makes a simulated loss faithful.
         for source in voiceSources { alSourceStop(source) }   // music stops its own (MusicSystem.deviceLost)
         pool.suspendAll(now: now)
+        audioClock.hold(.deviceLost, source: heardSource)   // nothing is heard until the rebuild
         ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
     }
 
@@ -46,5 +47,14 @@ extension EngineCore {
         }
         pool.rebindBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].buffer : 0 }
         isDeviceLost = false
+    }
+
+    /// After a rebuild on a new device: the audio clock reads the new device's clock (or the
+    /// engine clock, or the frames rendered) and runs on from where the loss held it.
+    func restartAudioClock() {
+        let heard = isLoopback ? nil : device.heardClock()
+        usesDeviceClock = heard != nil
+        audioClock.restart(source: heardSource)
+        audioClock.release(.deviceLost, source: heardSource)
     }
 }

@@ -9,9 +9,9 @@ import Glibc
 /// exclusivity checks: removing them (`@exclusivity(unchecked)`, as before 2026-11-24) measured
 /// no difference in `earshot stress` (74–79 ns per voice either way at 1,024 voices, overhead
 /// ratio 1.11–1.13), unlike the voice pool's (see VoicePool.swift). The core is split by operation: clips, voices, the frame,
-/// the listener and buses here; `EngineCore+Environment.swift` (zones, sends, bus effects),
-/// `EngineCore+Mix.swift` (snapshots, sidechains) and `EngineCore+DeviceLoss.swift` (losing and
-/// rebuilding the device). The mix and the environment step inside the frame as ``CoreStage``s
+/// the listener and buses here; `EngineCore+Mix.swift` (snapshots, sidechains) and
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones and bus effects are
+/// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
 /// (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     private(set) var isShutDown = false
@@ -34,7 +34,7 @@ final class EngineCore {
     var freeClipIDs: [UInt32] = []
     /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift): a stage before the voices.
     let mixer = Mixer()
-    /// Reverb zones, sends and bus effects stepped each frame: a stage after the voices.
+    /// Reverb zones and bus effects, and the sends' ramps, each frame: a stage after the voices.
     let environment = EnvironmentStage()
     /// The parts of the core's frame beside the voice pool, in the order they step, rebuild and
     /// tear down (see ``CoreStage``).
@@ -56,13 +56,10 @@ final class EngineCore {
     private(set) var pauseAllExcept: Set<Bus>?
     /// The master gain over every bus (applied through the listener's AL gain).
     private(set) var masterGain: Float = 1
-    private var warnedStereoPositioned = Set<UInt32>()
+    /// Clips already warned about as stereo played at a position (once each; PlayResolver).
+    var warnedStereoPositioned = Set<UInt32>()
     /// What the context offers for environmental audio (read again after a rebuild).
     var efx: EFXSupport
-    /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
-    var reverbZones: [ReverbZone] = []
-    /// The zones' slots, made when the first zones are set on a device with EFX.
-    var zoneMixer: ReverbZoneMixer?
     /// Each voice source's environment: sends to the zone slots, occlusion filters.
     let sendRouter: SendRouter
     let isLoopback: Bool
@@ -72,6 +69,9 @@ final class EngineCore {
     let sampleRate: Int
     /// Frames rendered so far (loopback clock).
     private(set) var renderedFrames: Int = 0
+    /// Seconds of output heard (Time/AudioClock.swift): frozen while an interruption holds the
+    /// audio or the device is lost. ``audioTime`` reads it.
+    var audioClock: AudioClock
     private let liveClockStart: Double
     private var lastUpdateClock: Double = 0
     private(set) var lastFrameTime: Double = 0
@@ -104,11 +104,15 @@ final class EngineCore {
         stages = [mixer, environment]
         efx = EFXSupport.read(device: device.handle)
         sendRouter = SendRouter(efxAvailable: efx.isAvailable)
-        Self.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
+        EnvironmentStage.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
         liveClockStart = Self.monotonic()
+        let heard = device.isLoopback ? nil : device.heardClock()
+        usesDeviceClock = heard != nil
+        lastHeard = heard ?? 0
+        audioClock = AudioClock(start: heard ?? 0)   // 0 now, whichever clock it reads
         let settle = isLoopback ? 0 : 2 / Double(max(device.integer(ALC_REFRESH), 1))
         pool = VoicePool(sources: voiceSources, settings: .init(
             fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
@@ -117,6 +121,7 @@ final class EngineCore {
         pool.distanceModel = configuration.distanceModel
         pool.router = sendRouter
         syncBuses()
+        busChanges = BusChanges()   // the buses as they start are no change
         try applyGlobalState()
     }
 
@@ -130,6 +135,23 @@ final class EngineCore {
     }
 
     static func monotonic() -> Double { Clocks.monotonic() }
+
+    /// What the output says it has played, seconds (the audio clock's source): frames rendered ÷
+    /// the rate on loopback; on a live device its clock minus its latency when it reports one
+    /// (``OutputDevice/heardClock()``), else the engine clock.
+    var heardSource: Double {
+        if isLoopback { return Double(renderedFrames) / Double(sampleRate) }
+        guard usesDeviceClock else { return now }
+        if let heard = device.heardClock() { lastHeard = heard }   // a failed read repeats the last one
+        return lastHeard
+    }
+    /// Whether the live device reports its clock (read at start and after a rebuild).
+    var usesDeviceClock = false
+    var lastHeard: Double = 0
+
+    /// The audio clock now: seconds of output heard since the engine started (see
+    /// ``AudioEngine/audioTime``).
+    func audioTime() -> Double { audioClock.time(source: heardSource) }
 
     /// The engine clock in seconds: frames rendered on loopback, monotonic time on a live device.
     var now: Double {
@@ -255,37 +277,9 @@ final class EngineCore {
 
     // MARK: Voices
 
-    func play(_ clip: Clip, options: PlayOptions, logger: Logger, sound: SoundTable.Key = 0,
-              held: Bool = false) throws(EarshotError) -> VoiceID {
-        guard clip.engineID == engineID else { throw .wrongEngine }
-        guard isLoaded(clip) else { throw .clipUnloaded }
-        let startFrame = try checkTiming(of: clip, options: options)
-        guard let bus = busIndex(options.bus) else {
-            throw .invalidArgument("no bus named \"\(options.bus.name)\" (add it with addBus first)")
-        }
-        var emitterIndex = -1
-        if case .emitter(let emitter) = options.placement {
-            guard let e = pool.emitterIndex(emitter.id) else {
-                throw .invalidArgument("the emitter was removed")
-            }
-            emitterIndex = e
-        }
-        if case .pan = options.placement {} else if clip.info.channels > 1, warnedStereoPositioned.insert(clip.id).inserted {
-            logger.warning("\(clip.info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")
-        }
-        let request = VoicePool.Request(
-            clipID: clip.id, buffer: clips[Int(clip.id)].buffer, frames: clip.info.frameCount, rate: clip.info.sampleRate,
-            options: options, busIndex: bus, emitterIndex: emitterIndex,
-            startFrame: startFrame, soundKey: sound, held: held)
-        return pool.play(request, now: now)
-    }
-
-    /// The offset of `options` in `clip`'s frames, checked against the clip: it must begin inside
-    /// it, and its passes must stay within OpenAL's 32-bit sample offsets.
-    @discardableResult
-    func checkTiming(of clip: Clip, options: PlayOptions) throws(EarshotError) -> Double {
-        try PlayOptions.checkTiming(offset: options.offset, loopCount: options.loopCount, clipFrames: clip.info.frameCount,
-                                    sampleRate: clip.info.sampleRate, clipName: clip.info.name)
+    /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section.
+    func play(_ resolved: ResolvedPlay) -> VoiceID {
+        pool.play(resolved, now: now)
     }
 
     // MARK: Frame
@@ -318,42 +312,46 @@ final class EngineCore {
         var done = 0
         while done < frames {
             var chunk = min(frames - done, 4096)
+            // Scheduled starts: a voice whose start frame has come starts now, and this mix call
+            // ends where the next one is due, so each starts on its frame.
+            if var next = pool.nextPendingStart() {
+                if Int((next * Double(sampleRate)).rounded()) <= renderedFrames {
+                    alDeferUpdatesSOFT()
+                    pool.startDue(now: now, frameDuration: 1 / Double(sampleRate))
+                    alProcessUpdatesSOFT()
+                    next = pool.nextPendingStart() ?? .infinity
+                }
+                if next.isFinite {
+                    chunk = min(chunk, max(1, Int((next * Double(sampleRate)).rounded()) - renderedFrames))
+                }
+            }
             if pool.serviceNeeded {
                 if let boundary = pool.nextFadeBoundary() {
                     chunk = min(chunk, 2048, max(16, Int((boundary * Double(sampleRate)).rounded(.up))))
                 }
                 let t = now
                 let span = Double(chunk) / Double(sampleRate)
+                pool.clock = t   // ends the service records (a completed stop fade) happen now
                 alDeferUpdatesSOFT()
                 pool.service(now: t, lookahead: span)
                 alProcessUpdatesSOFT()
             }
             // A mix call never crosses the end of a reverb cross-fade except exactly at it
             // (OpenAL Soft 1.19.1 crashes otherwise: ReverbDomain.crossFadeKey).
-            if let fadeLeft = reverbCrossFades.min() { chunk = min(chunk, fadeLeft) }
+            if let fadeLeft = environment.crossFadeFramesLeft { chunk = min(chunk, fadeLeft) }
             alcRenderSamplesSOFT(device, buffer.baseAddress.map { $0 + done * channels }, ALCsizei(chunk))
             renderedFrames += chunk
             done += chunk
-            if !reverbCrossFades.isEmpty {
-                for i in reverbCrossFades.indices { reverbCrossFades[i] -= chunk }
-                reverbCrossFades.removeAll { $0 <= 0 }
-            }
+            environment.rendered(frames: chunk)
         }
         collectBuffers()
         ALCheck.after("render")
     }
 
-    // MARK: State the other EngineCore files set (+DeviceLoss, +Environment)
+    // MARK: State the other EngineCore files set (+DeviceLoss)
 
     /// The output device is lost: voices go virtual until a rebuild.
     var isDeviceLost = false
-
-    /// Frames left of each reverb cross-fade under way in OpenAL Soft (counted from the next
-    /// render after the change; at most two or three at once).
-    var reverbCrossFades: [Int] = []
-
-    /// The effects buses own, by bus index.
-    var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]
 
     // MARK: Listener
 
@@ -395,6 +393,7 @@ final class EngineCore {
         // Snapshot fades stand still during the hold: bring them up to now under the old state.
         if !mixer.snapshots.isEmpty, advanceSnapshots() { refreshMix() }
         interruptionHold = hold
+        if hold { audioClock.hold(.interruption, source: heardSource) } else { audioClock.release(.interruption, source: heardSource) }
         syncBuses()
     }
 

@@ -5,7 +5,7 @@ extension AudioEngine {
     public var efxSupport: EFXSupport { withAL { core.efx } }
 
     /// The reverb zones in use, as last set.
-    public var reverbZones: [ReverbZone] { withAL { core.reverbZones } }
+    public var reverbZones: [ReverbZone] { withAL { core.environment.reverbZones } }
 
     /// Replaces the reverb zones. Each is validated (``ReverbZone/validated()``) and names must be
     /// unique; a bad zone throws ``EarshotError/invalidArgument(_:)`` and changes nothing.
@@ -32,7 +32,7 @@ extension AudioEngine {
         }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            try core.setReverbZones(zones)
+            try core.environment.setReverbZones(zones, core: core)
         }
     }
 }
@@ -126,13 +126,13 @@ extension AudioEngine {
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
-            try core.setBusEffect(effect, level: level, bus: b)
+            try core.environment.setBusEffect(effect, level: level, bus: b, core: core)
         }
     }
 
     /// The effect `bus` owns, or nil. Throws ``EarshotError/invalidArgument(_:)`` for a bus the
     /// engine does not have.
     public func effect(for bus: Bus) throws(EarshotError) -> BusEffect? {
-        try withAL { () throws(EarshotError) -> BusEffect? in core.busEffects[try core.requireBus(bus)]?.effect }
+        try withAL { () throws(EarshotError) -> BusEffect? in core.environment.busEffects[try core.requireBus(bus)]?.effect }
     }
 }

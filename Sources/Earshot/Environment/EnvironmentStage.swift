@@ -1,36 +1,161 @@
-/// The environment's part of the core's frame (a ``CoreStage`` after the voices): moves the
-/// reverb zones' blend with the listener, ramps each voice source's sends and occlusion filters,
-/// remakes the zone slots and bus effects on a new device and deletes them at teardown.
+import COpenAL
+
+/// The environment's part of the core (a ``CoreStage`` after the voices): the reverb zones and
+/// their slots, the effects buses own, and the reverb cross-fades under way in OpenAL Soft. Each
+/// frame it moves the zones' blend with the listener and ramps each voice source's sends and
+/// occlusion filters; on a new device it remakes the slots and bus effects with the state the
+/// old ones had; at teardown it deletes them. AL lock held throughout (it is the core's).
 ///
-/// Its state lives on the core (``EngineCore/reverbZones``, ``EngineCore/zoneMixer``,
-/// ``EngineCore/busEffects``, ``EngineCore/sendRouter``), because the voice pool's service reads
-/// the send router when it hands out sources; the stage is the one place the frame, the rebuild
-/// and the teardown reach it (EngineCore+Environment.swift holds the operations).
+/// The per-source send plumbing (``EngineCore/sendRouter``) and what the context offers
+/// (``EngineCore/efx``) stay on the core: the voice pool reads the router when it hands out
+/// sources, and the mix writes bus filter layers into it.
 ///
 /// ```swift
 /// let stage = EnvironmentStage()
-/// assert(stage.phase == .afterVoices)   // a voice started this frame gets its sends at once
+/// assert(stage.phase == .afterVoices && stage.reverbZones.isEmpty)   // sends follow this frame's sources
 /// ```
 final class EnvironmentStage: CoreStage {
+    /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
+    private(set) var reverbZones: [ReverbZone] = []
+    /// The zones' slots, made when the first zones are set on a device with EFX.
+    private(set) var zoneMixer: ReverbZoneMixer?
+    /// The effects buses own, by bus index.
+    private(set) var busEffects: [Int: (effect: BusEffect, level: Float, slot: ALuint, object: ALuint)] = [:]
+    /// Frames left of each reverb cross-fade under way in OpenAL Soft (counted from the next
+    /// render after the change; at most two or three at once).
+    private var reverbCrossFades: [Int] = []
+
     var phase: CoreStage.Phase { .afterVoices }
 
     func step(_ core: EngineCore, time: CoreStage.FrameTime) {
-        core.stepZones(elapsed: time.elapsed)
+        stepZones(elapsed: time.elapsed, core: core)
         core.sendRouter.step(elapsed: min(max(time.elapsed, 0), 0.25))
     }
 
-    func rebuild(_ core: EngineCore) throws(EarshotError) {
-        try core.rebuildZones()
-    }
-
     func teardown(_ core: EngineCore) {
-        core.zoneMixer?.teardown()   // after the sources that sent to its slots are gone
-        core.zoneMixer = nil
-        for e in core.busEffects.values {
+        zoneMixer?.teardown()   // after the sources that sent to its slots are gone
+        zoneMixer = nil
+        for e in busEffects.values {
             EFX.deleteSlot(e.slot)
             EFX.deleteEffect(e.object)
         }
-        core.busEffects = [:]
+        busEffects = [:]
         core.sendRouter.teardown()
+    }
+
+    /// The frames a loopback mix call may still run before a reverb cross-fade under way ends
+    /// (nil: none under way). OpenAL Soft 1.19.1 crashes when a mix call crosses that end
+    /// anywhere but exactly at it (``ReverbDomain/crossFadeKey(_:)``).
+    var crossFadeFramesLeft: Int? { reverbCrossFades.min() }
+
+    /// A loopback mix call rendered `frames` frames: the cross-fades under way move on.
+    func rendered(frames: Int) {
+        guard !reverbCrossFades.isEmpty else { return }
+        for i in reverbCrossFades.indices { reverbCrossFades[i] -= frames }
+        reverbCrossFades.removeAll { $0 <= 0 }
+    }
+
+    /// Sets the reverb zones; the first zones on a device with EFX make the slots and route
+    /// the positioned voices to them. Without EFX (or with no sends) the zones are kept and the
+    /// voices play dry.
+    func setReverbZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
+        reverbZones = zones
+        if zoneMixer == nil, !zones.isEmpty, !core.isDeviceLost {
+            let sends = core.sendRouter.zoneSendCount
+            guard core.efx.isAvailable, sends > 0 else { return }
+            let mixer = try ReverbZoneMixer(sends: sends)
+            zoneMixer = mixer
+            core.sendRouter.setSlots(mixer.slots, playing: core.pool.realSources())
+        }
+        zoneMixer?.setZones(zones)
+    }
+
+    /// A reverb cross-fade starts in OpenAL Soft at the next mix: `render` cuts its mix calls at
+    /// its end (``ReverbDomain/crossFadeKey(_:)`` says why).
+    func noteReverbCrossFade() {
+        reverbCrossFades.append(ReverbDomain.crossFadeFrames)
+    }
+
+    /// Splits the granted sends: the zones' first, then one for bus effects when there is room.
+    static func configureSends(_ router: SendRouter, efx: EFXSupport, zoneSends: Int) {
+        let granted = efx.isAvailable ? efx.maxAuxiliarySends : 0
+        router.zoneSendCount = min(zoneSends, granted)
+        router.hasBusSend = granted > router.zoneSendCount
+    }
+
+
+    /// Gives bus `bus` an effect at `level` (0…1), replaces it, or (nil) removes it.
+    func setBusEffect(_ effect: BusEffect?, level: Float, bus: Int, core: EngineCore) throws(EarshotError) {
+        if let old = busEffects[bus] {
+            busEffects[bus] = nil
+            core.sendRouter.setBusSlot(0, bus: bus, playing: core.pool.realSources())
+            core.sendRouter.rerouteBus(bus)
+            EFX.deleteSlot(old.slot)
+            EFX.deleteEffect(old.object)
+            try ALCheck.strict("deleting a bus effect")
+        }
+        guard let effect else { return }
+        guard core.configuration.busEffects else {
+            throw .invalidArgument("bus effects need a send of their own: create the engine with Configuration.busEffects = true")
+        }
+        guard core.efx.isAvailable, core.sendRouter.hasBusSend else {
+            throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(core.efx.maxAuxiliarySends) sends, \(core.sendRouter.zoneSendCount) for zones)")
+        }
+        let slot = try EFX.makeSlot()
+        let object: ALuint
+        do throws(EarshotError) {
+            object = try EFX.makeEffect(type: effect.alType)
+        } catch {
+            EFX.deleteSlot(slot)
+            throw error
+        }
+        switch effect {
+        case .reverb(let r):
+            try EFX.setReverb(object, r)
+            noteReverbCrossFade()
+        case .echo(let e): try EFX.setEcho(object, e)
+        }
+        try EFX.attach(object, to: slot)
+        try EFX.setSlotGain(slot, level)
+        busEffects[bus] = (effect, level, slot, object)
+        core.sendRouter.setBusSlot(slot, bus: bus, playing: core.pool.realSources())
+    }
+
+    /// Glides the zone slots toward what the listener should hear (playback time).
+    func stepZones(elapsed: Double, core: EngineCore) {
+        guard let zoneMixer, zoneMixer.isActive else { return }
+        do throws(EarshotError) {
+            let before = zoneMixer.crossFades
+            try zoneMixer.step(listener: core.listener, elapsed: min(max(elapsed, 0), 0.25))
+            if zoneMixer.crossFades != before { noteReverbCrossFade() }
+        } catch {
+            // Only AL_OUT_OF_MEMORY gets here (a misuse of our own objects traps): the zones
+            // keep their last state and the next frame tries again.
+        }
+    }
+
+    /// After a device rebuild: new slots on the new context with the state the old ones had.
+    func rebuild(_ core: EngineCore) throws(EarshotError) {
+        core.efx = EFXSupport.read(device: core.device.handle)
+        core.sendRouter.forgetSources()
+        core.sendRouter.efxAvailable = core.efx.isAvailable
+        Self.configureSends(core.sendRouter, efx: core.efx, zoneSends: core.configuration.zoneSends)
+        let effects = busEffects
+        busEffects = [:]
+        for (bus, e) in effects { try setBusEffect(e.effect, level: e.level, bus: bus, core: core) }
+        guard let zoneMixer else {
+            // Zones set while the device was lost get their slots now.
+            if !reverbZones.isEmpty { try setReverbZones(reverbZones, core: core) }
+            return
+        }
+        let sends = core.sendRouter.zoneSendCount
+        guard core.efx.isAvailable, sends > 0 else {
+            self.zoneMixer = nil
+            core.sendRouter.setSlots([], playing: [])
+            return
+        }
+        try zoneMixer.rebuild(sends: sends)
+        noteReverbCrossFade()
+        core.sendRouter.setSlots(zoneMixer.slots, playing: core.pool.realSources())
     }
 }

@@ -10,8 +10,9 @@ import Synchronization
 /// ## The secondary-audio hint
 /// ``secondaryAudioShouldBeSilencedHint`` is on while another application plays media. It is
 /// fed by *sources*: the game (or a scene) sets it by hand with
-/// ``setSecondaryAudioHint(_:source:)``, and hint sources watch the system — ``enableSystemHints(busAddress:)``
-/// adds ``MPRISHintSource``, which watches media players on the session D-Bus. The hint is on
+/// ``setSecondaryAudioHint(_:source:)``, and hint sources (``SecondaryAudioHintSource``) watch
+/// the system — ``enableSystemHints(busAddress:)`` adds the system's own (on Linux,
+/// ``MPRISHintSource``: media players on the session D-Bus). The hint is on
 /// while any input is. Activation waits (at most ``initialScanTimeout``) for each source's first
 /// report, so the value is right as soon as ``activate()`` returns, even with a player already
 /// playing; if it is on, activation posts `.secondaryAudioHint(.begin)` too.
@@ -56,7 +57,7 @@ import Synchronization
 /// ```swift
 /// let session = engine.session
 /// session.category = .soloAmbient
-/// session.enableSystemHints()          // MPRIS players on the session bus
+/// session.enableSystemHints()          // on Linux: MPRIS players on the session bus
 /// session.activate()
 /// if session.secondaryAudioShouldBeSilencedHint { print("the user's own music is playing") }
 /// Task { for await event in session.events { print("session:", event) } }
@@ -296,16 +297,6 @@ public final class AudioSession: @unchecked Sendable {
                 source.stop()
             }
         }
-    }
-
-    /// Adds an ``MPRISHintSource``: media players on the session D-Bus (at `busAddress`, or
-    /// `DBUS_SESSION_BUS_ADDRESS` when nil) feed the hint. Without a bus the source reports
-    /// itself unavailable and everything else works as before.
-    @discardableResult
-    public func enableSystemHints(busAddress: String? = nil) -> MPRISHintSource {
-        let source = MPRISHintSource(busAddress: busAddress)
-        addHintSource(source)
-        return source
     }
 
     /// The hint sources and how they are doing.

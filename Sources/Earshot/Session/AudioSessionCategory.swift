@@ -16,8 +16,8 @@ extension AudioSession {
     ///   applications' audio. On Linux the sound server mixes every stream, so Earshot does
     ///   what the interruption achieves through the hint sources: activation in
     ///   ``soloAmbient`` or ``playback`` asks each source to silence the others
-    ///   (``SecondaryAudioHintSource/silenceOthers()``; ``MPRISHintSource`` sends MPRIS `Pause` to
-    ///   every playing player, once). Without a hint source nothing is paused. Choose
+    ///   (``SecondaryAudioHintSource/silenceOthers()``; on Linux ``MPRISHintSource`` pauses
+    ///   every playing media player, once). Without a hint source nothing is paused. Choose
     ///   ``ambient`` to leave the user's music alone.
     /// - **Ringer switch.** Linux desktops have no silent switch; no category is ever silenced
     ///   for one.
@@ -39,8 +39,9 @@ extension AudioSession {
         /// players alone; the music ducks while another media player plays (the
         /// secondary-audio hint), effects never do.
         case ambient
-        /// The default for games: activation silences other applications (their playing MPRIS
-        /// players are paused); a player started later ducks the music, effects carry on.
+        /// The default for games: activation silences other applications (the hint sources
+        /// pause their playing media players); a player started later ducks the music, effects
+        /// carry on.
         case soloAmbient
         /// Audio is the point of the application (a music or rhythm game): activation
         /// silences other players; the music keeps playing whatever other players do later

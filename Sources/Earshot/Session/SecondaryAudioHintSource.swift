@@ -10,8 +10,10 @@ import Synchronization
 /// the moment activation returns. A source must never block the caller of `start` or `stop` for
 /// long and must do its work (I/O, IPC) on its own thread, never on the game's or the mixer's.
 ///
-/// Earshot ships ``MPRISHintSource`` (media players on the session D-Bus). A game can add its
-/// own, or simply set the hint by hand with ``AudioSession/setSecondaryAudioHint(_:source:)``.
+/// Earshot ships one for Linux, ``MPRISHintSource`` (media players on the session D-Bus; see
+/// ``AudioSession/enableSystemHints(busAddress:)``). Another platform or a test supplies its own
+/// (a small class with `start` and `stop`); a game can also set the hint by hand with
+/// ``AudioSession/setSecondaryAudioHint(_:source:)``.
 public protocol SecondaryAudioHintSource: AnyObject, Sendable {
     /// A short name for logs and the CLI (`"mpris"`).
     var name: String { get }

@@ -49,7 +49,9 @@ extension AudioEngine {
     /// refused it; each is counted in ``stats`` and reported on ``voiceEvents``
     /// (``VoiceEndReason/cooldown`` or ``VoiceEndReason/refused``, with the sound). Throws ``EarshotError/soundRemoved`` for a
     /// removed sound, ``EarshotError/clipUnloaded`` when the picked clip was unloaded, and
-    /// ``EarshotError/invalidArgument(_:)`` for bad options (as for a clip). Allocation-free.
+    /// ``EarshotError/invalidArgument(_:)`` for bad options — the same error, word for word, as
+    /// ``play(_:options:)-(Clip,_)`` for the same voice options, through the same checks
+    /// (``PlayResolver``), before any cooldown or limit is consulted. Allocation-free.
     ///
     /// ```swift
     /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
@@ -63,10 +65,14 @@ extension AudioEngine {
     public func play(_ sound: Sound, options: SoundPlayOptions = SoundPlayOptions()) throws(EarshotError) -> Voice {
         if case .emitter(let e) = options.placement, e.link !== link { throw .wrongEngine }
         guard sound.engineID == link.id else { throw .wrongEngine }
+        // The voice's options before the random variation, checked as a clip's are, before the
+        // lock (the handle carries the definition its slot holds).
+        let voiceOptions = options.playOptions(for: sound.definition)
+        try PlayResolver.check(voiceOptions)
         let id = try withAL { () throws(EarshotError) -> VoiceID? in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let slot = core.sounds.slot(sound) else { throw .soundRemoved }
-            return try core.play(sound: slot, options: options, logger: logger)
+            return try core.play(sound: slot, options: voiceOptions, logger: logger)
         }
         return Voice(engine: self, id: id ?? .refused)
     }
@@ -81,47 +87,48 @@ extension AudioEngine {
 }
 
 extension EngineCore {
-    /// One play of the sound in `slot`: selection, variation, cooldown and limit, then the voice.
-    /// Nil when refused (recorded for the event stream).
-    func play(sound slot: Int, options: SoundPlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
+    /// One play of the sound in `slot` with its voice's checked `options` (the definition's
+    /// values and the play's, before variation): selection, variation, cooldown and limit, then
+    /// the voice. Nil when refused (recorded for the event stream).
+    func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         let key = sounds.key(slot)
-        var emitterIndex = -1
-        if case .emitter(let emitter) = options.placement {
-            guard let e = pool.emitterIndex(emitter.id) else { throw .invalidArgument("the emitter was removed") }
-            emitterIndex = e
-        }
         // Everything that can fail or refuse before the clip is picked: a refused play must not
         // move the selection on (a sequence would skip, avoidRepeat would repeat).
-        guard busIndex(options.bus ?? definition.bus) != nil else {
-            throw .invalidArgument("no bus named \"\((options.bus ?? definition.bus).name)\" (add it with addBus first)")
-        }
+        let target = try PlayResolver.target(options, in: self)
         let t = now
         if sounds.coolingDown(slot, now: t) {
             pool.recordRefusal(.cooldown, sound: key)
             return nil
         }
-        let decision = sounds.decide(slot, emitterIndex: emitterIndex, pool: pool)
+        let decision = sounds.decide(slot, emitterIndex: target.emitterIndex, pool: pool)
         if decision == .refuse {
             pool.recordRefusal(.refused, sound: key)
             return nil
         }
         let clip = definition.clips[sounds.nextClip(slot, using: &random)]
-        guard isLoaded(clip) else { throw .clipUnloaded }
-        var pitchFactor: Float = 1, gainFactor: Float = 1
+        var resolved = try PlayResolver.resolve(clip, options: options, target: target, in: self, logger: logger,
+                                                sound: key, held: decision == .hold)
         if definition.pitchVariation > 0 {
             let cents = (random.nextUnit() * 2 - 1) * definition.pitchVariation
-            pitchFactor = Float(pow(2, cents / 1200))
+            resolved.pitch = Self.varied(resolved.pitch, by: Float(pow(2, cents / 1200)))
         }
         if definition.gainVariation > 0 {
             let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
-            gainFactor = Float(pow(10, db / 20))
+            resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
         }
-        let playOptions = options.playOptions(for: definition, pitchFactor: pitchFactor, gainFactor: gainFactor)
-        try playOptions.validate()
-        let id = try play(clip, options: playOptions, logger: logger, sound: key, held: decision == .hold)
+        let id = play(resolved)
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id
+    }
+
+    /// A checked gain or pitch (finite; a pitch above 0) times a variation factor (¼…4 for pitch,
+    /// −48…+48 dB for gain), kept finite and a pitch above 0: the engine's own randomness never
+    /// makes a valid play fail (OpenAL caps the gain at 16 and the pitch far inside these bounds).
+    static func varied(_ value: Float, by factor: Float) -> Float {
+        let v = value * factor
+        if !v.isFinite { return .greatestFiniteMagnitude }
+        return v == 0 && value > 0 ? .leastNonzeroMagnitude : v
     }
 }

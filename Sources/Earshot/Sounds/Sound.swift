@@ -61,6 +61,8 @@ public struct SoundPlayOptions: Sendable, Equatable {
     public var bus: Bus?
     /// Seconds before the voice starts (playback time; see ``PlayOptions/delay``).
     public var delay: Double = 0
+    /// When the voice starts, as an ``AudioEngine/audioTime`` (see ``PlayOptions/startTime``).
+    public var startTime: Double?
     /// Seconds of fade-in (see ``PlayOptions/fadeIn``).
     public var fadeIn: Double = 0
     /// Seconds into the clip where the voice begins (see ``PlayOptions/offset``).
@@ -97,9 +99,9 @@ public struct SoundPlayOptions: Sendable, Equatable {
         self.bus = bus
     }
 
-    /// The options of the voice: the definition's values, this play's overrides, and the random
-    /// variation (`pitchFactor`, `gainFactor`).
-    func playOptions(for d: SoundDefinition, pitchFactor: Float, gainFactor: Float) -> PlayOptions {
+    /// The options of the voice: the definition's values and this play's overrides, before the
+    /// sound's random variation (which the engine applies to the resolved play).
+    func playOptions(for d: SoundDefinition) -> PlayOptions {
         let place: PlayOptions.Placement
         if let placement {
             place = placement
@@ -110,11 +112,12 @@ public struct SoundPlayOptions: Sendable, Equatable {
         } else {
             place = .pan(0)
         }
-        var o = PlayOptions(gain: d.gain * gain * gainFactor, pitch: d.pitch * pitch * pitchFactor, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
+        var o = PlayOptions(gain: d.gain * gain, pitch: d.pitch * pitch, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
                             priority: priority ?? d.priority, bus: bus ?? d.bus, delay: delay, fadeIn: fadeIn, placement: place)
         o.offset = offset
         o.loopCount = loopCount
         o.environment = environment
+        o.startTime = startTime
         return o
     }
 }

@@ -54,9 +54,6 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case decodeFailed(path: String, reason: String)
     /// Every source reserved for music is playing a track.
     case musicSourcesBusy(Int)
-    /// A scene script that cannot be played: the file, the line and column, the key (a dotted
-    /// path such as `emitters.car.gain` or `events[2].at`) and what is wrong with it.
-    case invalidScene(file: String, line: Int, column: Int, key: String, reason: String)
     /// Something would take more than a documented limit allows, found **before** allocating:
     /// `name` is the file (or other input), `what` the quantity (`"decoded audio"`, `"output"`),
     /// `size` what it would take and `limit` the limit, both in bytes, and `setting` where the
@@ -148,9 +145,6 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): corrupt audio data while streaming: \(reason) (re-encode or replace the file)"
         case .musicSourcesBusy(let n):
             return "all \(n) music sources are playing; stop a track or raise Configuration.musicSources"
-        case .invalidScene(let file, let line, let column, let key, let reason):
-            return "\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + reason
-                + " (the scene format: Demos/Scenes/README.md)"
         case .tooLarge(let name, let what, let size, let limit, let setting):
             return "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"
         case .insufficientDiskSpace(let path, let needed, let available):

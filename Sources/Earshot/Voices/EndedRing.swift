@@ -7,6 +7,8 @@ struct EndedRing {
         var id: VoiceID
         var reason: VoiceEndReason
         var sound: UInt32 = 0
+        /// When it ended, on the engine clock (seconds).
+        var time: Double = 0
     }
     private var entries: [Entry]
     private var head = 0
@@ -21,9 +23,9 @@ struct EndedRing {
     var isEmpty: Bool { count == 0 }
 
     /// Records an end, dropping the oldest one when the ring is full.
-    mutating func record(_ id: VoiceID, _ reason: VoiceEndReason, sound: UInt32 = 0) {
+    mutating func record(_ id: VoiceID, _ reason: VoiceEndReason, sound: UInt32 = 0, time: Double = 0) {
         let pos = (head + count) % entries.count
-        entries[pos] = Entry(id: id, reason: reason, sound: sound)
+        entries[pos] = Entry(id: id, reason: reason, sound: sound, time: time)
         if count < entries.count { count += 1 } else { head = (head + 1) % entries.count }
     }
 

@@ -39,7 +39,24 @@ public struct PlayOptions: Sendable, Equatable {
     public var bus: Bus
     /// Seconds to wait before the voice starts, in playback time: the wait stands still while the
     /// voice or its bus is paused (see <doc:BusesAndPause>).
+    ///
+    /// On a loopback engine the voice starts on the exact frame: the frame at which the call was
+    /// made (the frames rendered so far) plus `delay` × the sample rate, rounded to the nearest
+    /// frame, whatever the size of the renders — ``AudioEngine/render(into:)`` ends a mix call
+    /// where a start is due. With a source free it starts from its first frame there; when every
+    /// source is taken it waits, virtual, for the next ``AudioEngine/update(deltaTime:)`` to rank it.
+    /// On a live device it starts at the first update at or after its time.
     public var delay: Double
+    /// When the voice starts, as an ``AudioEngine/audioTime`` (seconds of output heard); nil (the
+    /// default) for now. ``delay`` counts from it. A time already past starts the voice at once,
+    /// from its first frame. On a loopback engine the voice starts on the exact frame
+    /// (`startTime` × the sample rate, rounded), whatever the size of the renders.
+    ///
+    /// ```swift
+    /// var beat = PlayOptions()
+    /// beat.startTime = engine.audioTime + 0.5   // half a second of output from now
+    /// ```
+    public var startTime: Double?
     /// Seconds over which the voice fades in from silence (0 = starts at full gain), in playback
     /// time: a pause freezes the fade, which resumes at the level it had.
     public var fadeIn: Double
@@ -101,32 +118,6 @@ public struct PlayOptions: Sendable, Equatable {
                 emitter: Emitter, bus: Bus = .sfx, delay: Double = 0, fadeIn: Double = 0) {
         self.init(gain: gain, pitch: pitch, loop: loop, priority: priority, bus: bus, delay: delay, fadeIn: fadeIn,
                   placement: .emitter(emitter))
-    }
-
-    /// Throws ``EarshotError/invalidArgument(_:)`` for values OpenAL must never see.
-    func validate() throws(EarshotError) {
-        guard gain.isFinite, gain >= 0 else { throw .invalidArgument("gain \(gain) (must be finite and ≥ 0)") }
-        guard pitch.isFinite, pitch > 0 else { throw .invalidArgument("pitch \(pitch) (must be finite and > 0)") }
-        guard delay.isFinite, delay >= 0 else { throw .invalidArgument("delay \(delay) (must be finite and ≥ 0)") }
-        guard fadeIn.isFinite, fadeIn >= 0 else { throw .invalidArgument("fadeIn \(fadeIn) (must be finite and ≥ 0)") }
-        guard offset.isFinite, offset >= 0 else { throw .invalidArgument("offset \(offset) (must be finite and ≥ 0)") }
-        guard (0...Self.maxLoopCount).contains(loopCount) else {
-            throw .invalidArgument("loopCount \(loopCount) (must be 0…\(Self.maxLoopCount))")
-        }
-        guard !(loop && loopCount > 0) else {
-            throw .invalidArgument("loop and loopCount \(loopCount) together (loop repeats until stopped; loopCount a number of times)")
-        }
-        switch placement {
-        case .pan(let pan):
-            guard pan.isFinite, (-1...1).contains(pan) else { throw .invalidArgument("pan \(pan) (must be in −1…1)") }
-        case .spatial(let s):
-            guard s.isValid else { throw .invalidArgument("spatial properties \(s) (positions must be finite, angles 0…360, distances ≥ 0)") }
-        case .emitter:
-            break
-        }
-        guard environment.isValid else {
-            throw .invalidArgument("environment \(environment) (occlusion, obstruction and sendGain 0…1, airAbsorption 0…10)")
-        }
     }
 
     /// The head-relative position that places a non-positional voice at `pan` with constant power:

@@ -38,6 +38,30 @@ public struct Voice: Sendable, Hashable {
     /// ends, and its ``VoiceEvent`` comes, once the fade is over).
     public var isPlaying: Bool { engine?.isPlaying(self) ?? false }
 
+    /// Waits until the voice ends and returns why: ``VoiceEndReason/finished``, `stopped`,
+    /// `evicted`, `stolen`, ``VoiceEndReason/refused`` (a play that never started) or
+    /// ``VoiceEndReason/engineShutDown`` when the engine shuts down (or is gone) first.
+    ///
+    /// It returns within one ``AudioEngine/update(deltaTime:)`` or ``AudioEngine/render(frames:)``
+    /// of the end (the engine delivers ends after each); for a voice that has ended already it
+    /// returns at once, with its reason while the engine still knows it — nil once the voice's
+    /// slot has ended another voice since (the engine keeps one end per slot). Any number of tasks
+    /// may await one voice. A waiting task that is cancelled keeps waiting until the voice ends
+    /// or the engine shuts down.
+    ///
+    /// ```swift
+    /// let line = try engine.play(engine.loadClip(path: "Assets/Sounds/beep.wav"))
+    /// Task {
+    ///     if await line.finished == .finished { print("the line was heard to its end") }
+    /// }
+    /// ```
+    public var finished: VoiceEndReason? {
+        get async {
+            guard let engine else { return .engineShutDown }
+            return await engine.finished(self)
+        }
+    }
+
     /// Real, virtual, pending, stopped or refused.
     public var status: VoiceStatus {
         engine?.status(of: self) ?? (id == .refused ? .refused : .stopped)

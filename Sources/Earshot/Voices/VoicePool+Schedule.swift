@@ -6,6 +6,7 @@ extension VoicePool {
     /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
     /// and resume. Then `service` pushes properties and fades.
     func schedule(now: Double) {
+        clock = now
         invalidateEvictionHeap()   // every audibility is recomputed below
         // 1. Time, ends, emitters, audibility — and, in the same pass, the candidates. Unless
         // the last update had more candidates than sources, every candidate is taken as a winner
@@ -110,6 +111,8 @@ extension VoicePool {
         // Steals, resumes and starts need a service; moved emitters were sent above, and fades
         // or property changes already asked for one.
         if realPassNeeded || !waiting.isEmpty { serviceNeeded = true }
+        // Starts due by now were ranked above like any voice: their heap entries go.
+        if !pendingStarts.isEmpty { dropDueStarts(now: now) }
     }
 
     /// Moves the start of every voice still waiting for its delay on by the time it or its bus
@@ -154,7 +157,10 @@ extension VoicePool {
         case .virtual:
             guard catchUpPlayhead(index, now: now) else {
                 stats.finished += 1
-                end(index, reason: .finished)
+                // Its last frame came when the playhead passed the end: that far before now.
+                let rate = slots[index].clipRate * Double(slots[index].pitch)
+                let over = rate > 0 ? (slots[index].playhead - slots[index].totalFrames) / rate : 0
+                end(index, reason: .finished, at: now - max(0, over))
                 return false
             }
             if slots[index].ownStops, slots[index].ownFade == 0 {
@@ -167,7 +173,11 @@ extension VoicePool {
                 alGetSourcei(slots[index].source, AL_SOURCE_STATE, &state)
                 if state == AL_STOPPED {
                     stats.finished += 1
-                    end(index, reason: .finished)
+                    // Its last frame, from where its source started (`realOffset` at `realClock`,
+                    // rebased at every pitch change) at the clip rate times the pitch.
+                    let rate = slots[index].clipRate * Double(slots[index].pitch)
+                    let left = rate > 0 ? max(0, slots[index].totalFrames - slots[index].realOffset) / rate : 0
+                    end(index, reason: .finished, at: slots[index].realClock + left)
                     return false
                 }
             }

@@ -105,6 +105,18 @@ final class VoicePool {
     /// a fade that hands a source back, `modify`, a lost device); rebuilt on the next eviction.
     @exclusivity(unchecked) var evictionHeapValid = false
     @exclusivity(unchecked) private var sequence: UInt64 = 0
+    /// Voices waiting for their start time, as a min-heap on it (VoicePool+Starts.swift): the
+    /// loopback render cuts its mix calls at the earliest, so a delayed voice starts on its frame.
+    @exclusivity(unchecked) var pendingStarts: [PendingStart]
+    /// Why the last voice of each slot ended: what ``Voice/finished`` answers for a voice that
+    /// ended before it was asked (exact while the slot has not ended another voice since).
+    @exclusivity(unchecked) var endReasons: [VoiceEndReason]
+    /// Ends of voices a task awaits (VoiceState.awaited), kept apart from the bounded ring of
+    /// events so that none is lost; taken by the engine after each update and render.
+    @exclusivity(unchecked) var awaitedEnds: [(id: VoiceID, reason: VoiceEndReason)] = []
+    /// The engine clock as the pool last saw it (play, schedule, a render's service): when an end
+    /// that has no exact time of its own (a stop, an eviction) is recorded.
+    @exclusivity(unchecked) var clock: Double = 0
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
     /// The emitter table's columns under the names the pool and the engine read them by.
@@ -191,6 +203,9 @@ final class VoicePool {
         rankScratch.reserveCapacity(capacity)
         evictionHeap = []
         evictionHeap.reserveCapacity(2 * capacity)
+        pendingStarts = []
+        pendingStarts.reserveCapacity(2 * capacity + 1)
+        endReasons = [VoiceEndReason](repeating: .finished, count: capacity)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -223,66 +238,50 @@ final class VoicePool {
 
     // MARK: Play
 
-    struct Request {
-        var clipID: UInt32
-        var buffer: ALuint
-        var frames: Int
-        var rate: Int
-        var options: PlayOptions
-        var busIndex: Int
-        var emitterIndex: Int
-        /// ``PlayOptions/offset`` in the clip's frames.
-        var startFrame: Double = 0
-        /// The sound played (a `SoundTable.Key`), 0 for a clip.
-        var soundKey: UInt32 = 0
-        /// Held virtual by its sound's instance limit from the start.
-        var held = false
-    }
-
     /// Starts a voice: on a free source at once when it may be heard now, else as a virtual voice
     /// that the next update ranks. Returns ``VoiceID/refused`` when the pool is full and the request
-    /// has the lowest standing.
-    func play(_ r: Request, now: Double) -> VoiceID {
+    /// has the lowest standing. `r` comes from ``PlayResolver`` in the same AL lock section: its
+    /// indices are valid and its values checked.
+    func play(_ r: ResolvedPlay, now: Double) -> VoiceID {
+        clock = now
         serviceNeeded = true
         var v = VoiceState()
         v.clipID = r.clipID
         v.buffer = r.buffer
         v.clipFrames = r.frames
         v.clipRate = Double(r.rate)
-        v.gain = r.options.gain
-        v.pitch = r.options.pitch
-        v.loop = r.options.loop
-        v.passes = Int32(r.options.loopCount + 1)
+        v.gain = r.gain
+        v.pitch = r.pitch
+        v.loop = r.loop
+        v.passes = r.passes
         v.startFrame = r.startFrame
         v.playhead = r.startFrame
         v.soundKey = r.soundKey
         v.limitHeld = r.held
-        v.priority = r.options.priority
+        v.priority = r.priority
         v.busIndex = r.busIndex
-        switch r.options.placement {
-        case .pan(let p):
-            v.placement = .pan
-            v.pan = p
-        case .spatial(let s):
-            v.placement = .spatial
-            v.spatial = s
+        v.placement = r.placement
+        switch r.placement {
+        case .pan:
+            v.pan = r.pan
+        case .spatial:
+            v.spatial = r.spatial
         case .emitter:
-            v.placement = .emitter
             v.emitterIndex = r.emitterIndex
             v.emitterVersion = emitters[r.emitterIndex].version
             v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
         }
-        v.startAt = now + r.options.delay
-        if r.options.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
+        v.startAt = now + r.delay
+        if r.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
             // Born on a paused bus: the delay counts from the resume. The next accounting adds
             // everything since `pausesAccountedUntil`, so count from there.
-            v.startAt = min(now, pausesAccountedUntil) + r.options.delay
+            v.startAt = min(now, pausesAccountedUntil) + r.delay
         }
         v.playheadClock = v.startAt
-        if r.options.fadeIn > 0 {
+        if r.fadeIn > 0 {
             v.ownFade = 0
             v.ownTarget = 1
-            v.ownRate = Float(1 / r.options.fadeIn)
+            v.ownRate = Float(1 / r.fadeIn)
             ownFadesMayRun = true
         }
         sequence &+= 1
@@ -311,14 +310,15 @@ final class VoicePool {
         v.generation = slots[index].generation
         v.liveIndex = live.count
         slots[index] = v
-        voiceEnvironment[index] = r.options.environment
+        voiceEnvironment[index] = r.environment
         live.append(index)
 
-        if r.options.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
+        if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
            let source = freeSources.popLast() {
             startReal(index, on: source, now: now)
         } else {
             addVirtualCandidate(index)
+            if v.startAt > now { addPendingStart(index) }
         }
         return VoiceID(index: UInt32(index), generation: slots[index].generation)
     }
@@ -345,7 +345,9 @@ final class VoicePool {
     }
 
     /// Ends a voice now (its source, if any, must already be silent or be allowed to cut).
-    func end(_ index: Int, reason: VoiceEndReason) {
+    /// `time`: when it ended on the engine clock — a one-shot's exact last frame when the caller
+    /// knows it, else the pool's ``clock``.
+    func end(_ index: Int, reason: VoiceEndReason, at time: Double? = nil) {
         if slots[index].phase == .real { releaseSource(index) }
         let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
         Self.swapRemove(index, from: &live, position: \.liveIndex, in: slots)
@@ -354,23 +356,43 @@ final class VoicePool {
         slots[index].generation &+= 1
         freeSlots.append(index)
         // Record the event (the ring keeps the newest 4096 between drains).
-        ended.record(id, reason, sound: slots[index].soundKey)
+        ended.record(id, reason, sound: slots[index].soundKey, time: min(time ?? clock, clock))
         slots[index].soundKey = 0
+        endReasons[index] = reason
+        if slots[index].awaited {
+            slots[index].awaited = false
+            awaitedEnds.append((id, reason))
+        }
+    }
+
+    /// What awaiting voice `id` finds: still live (now marked awaited: its end will be filed in
+    /// ``awaitedEnds``), or ended — with its reason while the slot remembers it, nil once the
+    /// slot has ended another voice since.
+    enum AwaitedEnd { case live, ended(VoiceEndReason?) }
+    func awaitEnd(_ id: VoiceID) -> AwaitedEnd {
+        if let i = slot(id) {
+            slots[i].awaited = true
+            return .live
+        }
+        let i = Int(id.index)
+        guard i < slots.count else { return .ended(nil) }
+        return .ended(slots[i].generation == id.generation &+ 1 ? endReasons[i] : nil)
     }
 
     /// Records a play that never started (refused by the pool, a sound's limit or its cooldown).
     func recordRefusal(_ reason: VoiceEndReason, sound: UInt32) {
-        ended.record(.refused, reason, sound: sound)
+        ended.record(.refused, reason, sound: sound, time: clock)
     }
 
-    /// Hands the recorded ends (voice, reason, sound key or 0) to `body` and forgets them.
-    func drainEnded(_ body: (VoiceID, VoiceEndReason, UInt32) -> Void) {
+    /// Hands the recorded ends (voice, reason, sound key or 0, engine-clock time) to `body` and
+    /// forgets them.
+    func drainEnded(_ body: (VoiceID, VoiceEndReason, UInt32, Double) -> Void) {
         while let e = ended.popOldest() {
-            body(e.id, e.reason, e.sound)
+            body(e.id, e.reason, e.sound, e.time)
         }
     }
 
-    var hasEnded: Bool { !ended.isEmpty }
+    var hasEnded: Bool { !ended.isEmpty || !awaitedEnds.isEmpty }
 }
 
 extension VoiceID {

@@ -102,6 +102,8 @@ struct VoiceState {
     var stopReason: VoiceEndReason = .stopped
     /// Its source holds a queue of `passes` buffers (cleared when the source is released).
     var queued = false
+    /// A task awaits its end (``Voice/finished``): `end` files it for the waiters.
+    var awaited = false
     // These fields took the place of padding: the stride stays 256 bytes (a multiple of the
     // cache line; `VoiceStateLayoutTests` checks it).
 
@@ -164,6 +166,9 @@ public enum VoiceEndReason: String, Sendable, Equatable {
     case refused
     /// The play never started: its sound started less than ``SoundDefinition/cooldown`` ago.
     case cooldown
+    /// The engine shut down (or was released) while it played: what ``Voice/finished`` returns
+    /// then. ``AudioEngine/voiceEvents`` never carries it (its streams finish at shutdown).
+    case engineShutDown
 }
 
 /// A voice's state, as the pool sees it.
@@ -199,10 +204,16 @@ public struct VoiceEvent: Sendable, Equatable {
     public var reason: VoiceEndReason
     /// The sound it was played from (nil for a clip played directly, or a sound removed since).
     public var sound: Sound?
+    /// When it ended, as an ``AudioEngine/audioTime``: for a voice that played to its end, the
+    /// time its last frame was heard (exact to the frame on a loopback engine, though the event
+    /// comes with the update or render after it); for one stopped, stolen or evicted, when that
+    /// took effect; for a refused play, the time of the call.
+    public var audioTime: Double
 
-    public init(voice: Voice, reason: VoiceEndReason, sound: Sound? = nil) {
+    public init(voice: Voice, reason: VoiceEndReason, sound: Sound? = nil, audioTime: Double = 0) {
         self.voice = voice
         self.reason = reason
         self.sound = sound
+        self.audioTime = audioTime
     }
 }

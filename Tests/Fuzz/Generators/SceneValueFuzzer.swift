@@ -245,16 +245,31 @@ public struct SceneValueFuzzer {
             }
         }
         var events: [String] = []
+        var names: [String] = []   // named plays, for `after:` events
         for _ in 0..<Int(g.next() % 6) {
             let at = n(0...0.3)
-            switch g.next() % 9 {
+            switch g.next() % 10 {
             case 0, 1:
                 var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
-                if maybe(0.2) { p += ", every: \(n(0.001...1)), count: \(n(1...20, whole: true)), jitter: \(n(0...0.0005))" }
+                if maybe(0.2) {
+                    p += ", every: \(n(0.001...1)), count: \(n(1...20, whole: true)), jitter: \(n(0...0.0005))"
+                } else if maybe(0.4) {
+                    p += ", name: v\(events.count)"
+                    names.append("v\(events.count)")
+                }
                 if maybe(0.2) { p += ", bus: \(Self.pick(&g, ["sfx", "ui", "voice", "music"]))" }
+                events.append(p)
+            case 8 where !names.isEmpty:
+                // After a named voice ends (a chain when this play is named too).
+                var p = "after: \(Self.pick(&g, names)), delay: \(n(0...0.3)), play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                if maybe(0.3) { p += ", pitch: \(n(0.1...4)), offset: \(n(0...maxOffset))" }
+                if maybe(0.4) {
+                    p += ", name: v\(events.count)"
+                    names.append("v\(events.count)")
+                }
                 events.append(p)
             case 2 where hasMusic:
                 events.append("music: m, action: \(Self.pick(&g, ["play", "pause", "stop"]))"
@@ -276,7 +291,8 @@ public struct SceneValueFuzzer {
             default:
                 events.append("play: c0, pan: \(n(-1...1))")
             }
-            events[events.count - 1] = "{ at: \(at), \(events[events.count - 1]) }"
+            let last = events[events.count - 1]
+            events[events.count - 1] = last.hasPrefix("after:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotLinux
 import Foundation
 import XCTest
 

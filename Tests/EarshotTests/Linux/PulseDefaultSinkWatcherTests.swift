@@ -1,17 +1,19 @@
 @testable import Earshot
+import EarshotLinux
 import Foundation
+import Logging
 import XCTest
 
-/// The default-output watcher itself (issue 23 item 1: in-process through libpulse, no child
-/// process) against a private PulseAudio daemon with two null sinks: it reports a new default
+/// The PulseAudio default-sink watcher itself (EarshotLinux; issue 23 item 1: in-process through
+/// libpulse, no child process) against a private PulseAudio daemon with two null sinks: it reports a new default
 /// and a removed sink as before, reports nothing while there is no server and watches again when
 /// one comes back, and `stop()` is prompt in every state. The daemon is named to libpulse through
 /// `PULSE_SERVER` for the span of the test (set before the watcher connects, removed after).
-final class DefaultOutputWatcherTests: XCTestCase {
+final class PulseDefaultSinkWatcherTests: XCTestCase {
     private final class Reports: Sendable {
         let seen = Locked<[String]>([])
-        func add(_ reason: AudioSession.RouteChangeReason, _ sink: String) {
-            seen.withLock { $0.append("\(reason == .newDeviceAvailable ? "new" : reason == .oldDeviceUnavailable ? "gone" : "?") \(sink)") }
+        func add(_ change: PulseDefaultSinkWatcher.Change, _ sink: String) {
+            seen.withLock { $0.append("\(change == .defaultChanged ? "new" : "gone") \(sink)") }
         }
         var all: [String] { seen.withLock { $0 } }
     }
@@ -52,9 +54,9 @@ final class DefaultOutputWatcherTests: XCTestCase {
         setenv("PULSE_SERVER", "unix:" + runtime.appendingPathComponent("pulse/native").path, 1)
         defer { unsetenv("PULSE_SERVER") }
         let reports = Reports()
-        let watcher = DefaultOutputWatcher()
+        let watcher = PulseDefaultSinkWatcher(logger: Logger(label: "test"))
         watcher.start { reports.add($0, $1) }
-        XCTAssertNotNil(waitFor(3) { watcher.currentSink.withLock { $0 } == "a" }, "the first look finds the default")
+        XCTAssertNotNil(waitFor(3) { watcher.currentSink == "a" }, "the first look finds the default")
         XCTAssertEqual(try pactl(["list", "short", "clients"], env).split(separator: "\n").count, baseline + 1,
                        "one client of the server: the watcher (and no pactl child)")
 
@@ -65,13 +67,13 @@ final class DefaultOutputWatcherTests: XCTestCase {
 
         // A report that stops its own watcher (an engine released inside one shuts down on
         // libpulse's thread): the loop cannot join itself; another thread tears it down.
-        let selfStopping = Locked<DefaultOutputWatcher?>(DefaultOutputWatcher())
+        let selfStopping = Locked<PulseDefaultSinkWatcher?>(PulseDefaultSinkWatcher(logger: Logger(label: "test")))
         let stoppedItself = Locked<Bool>(false)
         selfStopping.withLock { $0 }?.start { _, _ in
             selfStopping.withLock { $0 }?.stop()
             stoppedItself.withLock { $0 = true }
         }
-        XCTAssertNotNil(waitFor(3) { selfStopping.withLock { $0 }?.currentSink.withLock { $0 } == "a" })
+        XCTAssertNotNil(waitFor(3) { selfStopping.withLock { $0 }?.currentSink == "a" })
         _ = try pactl(["load-module", "module-null-sink", "sink_name=d"], env)
         _ = try pactl(["set-default-sink", "d"], env)
         XCTAssertNotNil(waitFor(2) { reports.all == ["new b", "gone a", "new d"] }, "\(reports.all)")
@@ -87,8 +89,8 @@ final class DefaultOutputWatcherTests: XCTestCase {
         try startPulse(env)
         _ = try pactl(["load-module", "module-null-sink", "sink_name=c"], env)
         _ = try pactl(["set-default-sink", "c"], env)
-        XCTAssertNotNil(waitFor(8) { watcher.connections.withLock { $0 } == 2 }, "connected again (backoff ≤ 5 s)")
-        XCTAssertNotNil(waitFor(2) { watcher.currentSink.withLock { $0 } == "c" })
+        XCTAssertNotNil(waitFor(8) { watcher.connections == 2 }, "connected again (backoff ≤ 5 s)")
+        XCTAssertNotNil(waitFor(2) { watcher.currentSink == "c" })
         let ms = milliseconds { watcher.stop() }
         XCTAssertLessThanOrEqual(ms, 100, "stop() joins the loop thread at once")
         XCTAssertNotNil(waitFor(2) { ((try? self.pactl(["list", "short", "clients"], env)) ?? "").split(separator: "\n").count == baseline },
@@ -96,11 +98,11 @@ final class DefaultOutputWatcherTests: XCTestCase {
 
         // Without a server at all: no report, and stop() is as prompt with a retry pending.
         PulseDuckingTests.stopPulse(runtime: runtime)
-        let idle = DefaultOutputWatcher()
+        let idle = PulseDefaultSinkWatcher(logger: Logger(label: "test"))
         idle.start { reports.add($0, $1) }
         usleep(300_000)
-        XCTAssertEqual(idle.connections.withLock { $0 }, 0)
-        XCTAssertNil(idle.currentSink.withLock { $0 })
+        XCTAssertEqual(idle.connections, 0)
+        XCTAssertNil(idle.currentSink)
         let idleMs = milliseconds { idle.stop() }
         XCTAssertLessThanOrEqual(idleMs, 100)
         XCTAssertEqual(reports.all, ["new b", "gone a", "new d"])

@@ -1,84 +1,19 @@
 import CDBus
 
-/// A value read from a D-Bus message (the shapes MPRIS and the bus daemon use).
-indirect enum DBusValue: Equatable, Sendable {
-    case string(String)
-    case uint32(UInt32)
-    case int32(Int32)
-    case bool(Bool)
-    case array([DBusValue])
-    case dictEntry(DBusValue, DBusValue)
-    case variant(DBusValue)
-    case structure([DBusValue])
-    /// A type this reader does not decode (its D-Bus type code).
-    case other(Int32)
-
-    /// The string of a string (or of a variant holding one).
-    var string: String? {
-        switch self {
-        case .string(let s): return s
-        case .variant(let v): return v.string
-        default: return nil
-        }
-    }
-
-    /// The strings of an array of strings.
-    var strings: [String]? {
-        guard case .array(let items) = self else { return nil }
-        return items.compactMap(\.string)
-    }
-
-    /// An `a{sv}` dictionary (keys to variants' contents).
-    var dictionary: [String: DBusValue]? {
-        guard case .array(let items) = self else { return nil }
-        var out: [String: DBusValue] = [:]
-        for case .dictEntry(.string(let key), let value) in items {
-            if case .variant(let inner) = value { out[key] = inner } else { out[key] = value }
-        }
-        return out
-    }
-}
-
-/// A failed D-Bus operation: the error's name (`org.freedesktop.DBus.Error.NoReply` …) and text.
-struct DBusFailure: Error, CustomStringConvertible {
-    var name: String
-    var message: String
-    var description: String { message.isEmpty ? name : "\(name): \(message)" }
-}
-
-/// A message taken off the connection's incoming queue, copied into Swift values.
-struct DBusIncoming: Sendable {
-    var type: Int32
-    var sender: String
-    var path: String
-    var interface: String
-    var member: String
-    var arguments: [DBusValue]
-    /// For a method return or error: the serial of the call it answers (0 otherwise).
-    var replySerial: UInt32 = 0
-    /// For an error: its name (`org.freedesktop.DBus.Error.UnknownMethod` …); empty otherwise.
-    var errorName: String = ""
-
-    var isSignal: Bool { type == DBUS_MESSAGE_TYPE_SIGNAL }
-    /// A method return or an error: the answer to a call sent with ``BusConnection/send(destination:path:interface:member:values:)``.
-    var isReply: Bool { type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR }
-    var isError: Bool { type == DBUS_MESSAGE_TYPE_ERROR }
-}
-
 /// A private libdbus connection to one bus, used from a single thread (the MPRIS watcher's).
 ///
 /// It never lets libdbus end the process when the bus goes away (exit-on-disconnect is off),
 /// registers with a `Hello` call under the caller's short timeout (libdbus's own registration
 /// would wait its 25 s default), and makes every call with an explicit timeout.
-final class BusConnection {
+package final class BusConnection {
     private let raw: OpaquePointer
 
-    static let busName = "org.freedesktop.DBus"
-    static let busPath = "/org/freedesktop/DBus"
+    package static let busName = "org.freedesktop.DBus"
+    package static let busPath = "/org/freedesktop/DBus"
 
     /// Connects to the bus at `address` and registers. Throws ``DBusFailure`` when the bus
     /// cannot be reached or does not answer within `timeoutMilliseconds`.
-    init(address: String, timeoutMilliseconds: Int32) throws(DBusFailure) {
+    package init(address: String, timeoutMilliseconds: Int32) throws(DBusFailure) {
         var error = DBusError()
         dbus_error_init(&error)
         guard let connection = dbus_connection_open_private(address, &error) else {
@@ -100,20 +35,20 @@ final class BusConnection {
 
     /// Calls a method of the bus daemon itself (``busName`` at ``busPath``, interface ``busName``:
     /// `Hello`, `AddMatch`, `ListNames` …) with string arguments; waits at most `timeoutMilliseconds`.
-    func callBus(_ member: String, _ arguments: [String] = [], timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
+    package func callBus(_ member: String, _ arguments: [String] = [], timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
         try call(destination: Self.busName, path: Self.busPath, interface: Self.busName, member: member,
                  arguments: arguments, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Calls a method with string arguments and waits at most `timeoutMilliseconds` for the reply.
-    func call(destination: String, path: String, interface: String, member: String, arguments: [String] = [],
+    package func call(destination: String, path: String, interface: String, member: String, arguments: [String] = [],
               timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
         try call(destination: destination, path: path, interface: interface, member: member,
                  values: arguments.map { .string($0) }, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Calls a method with string and `uint32` arguments and waits at most `timeoutMilliseconds`.
-    func call(destination: String, path: String, interface: String, member: String, values: [DBusValue],
+    package func call(destination: String, path: String, interface: String, member: String, values: [DBusValue],
               timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
         let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member, values: values)
         defer { dbus_message_unref(message) }
@@ -129,7 +64,7 @@ final class BusConnection {
     /// Sends a method call without waiting for its answer; returns the call's serial. The answer
     /// (a method return or an error whose ``DBusIncoming/replySerial`` is that serial) comes out of
     /// ``pop()`` like any other message; the caller keeps its own timeout and drops late answers.
-    func send(destination: String, path: String, interface: String, member: String, values: [DBusValue]) throws(DBusFailure) -> UInt32 {
+    package func send(destination: String, path: String, interface: String, member: String, values: [DBusValue]) throws(DBusFailure) -> UInt32 {
         let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member, values: values)
         defer { dbus_message_unref(message) }
         var serial: dbus_uint32_t = 0
@@ -142,7 +77,7 @@ final class BusConnection {
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` (`sa{sv}as`) from `path`: the
     /// string properties in `changed` and the names in `invalidated`. (What a player does; the
     /// tests use it to act as one.) Queued; written by the next ``readWrite(timeoutMilliseconds:)`` or ``flush()``.
-    func emitPropertiesChanged(path: String, interface: String, changed: [String: String], invalidated: [String]) throws(DBusFailure) {
+    package func emitPropertiesChanged(path: String, interface: String, changed: [String: String], invalidated: [String]) throws(DBusFailure) {
         guard let message = dbus_message_new_signal(path, "org.freedesktop.DBus.Properties", "PropertiesChanged") else {
             throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a signal")
         }
@@ -172,18 +107,18 @@ final class BusConnection {
     }
 
     /// Writes everything queued (blocking until written).
-    func flush() { dbus_connection_flush(raw) }
+    package func flush() { dbus_connection_flush(raw) }
 
     /// Reads and writes for at most `timeoutMilliseconds`; false once the connection is closed.
-    func readWrite(timeoutMilliseconds: Int32) -> Bool {
+    package func readWrite(timeoutMilliseconds: Int32) -> Bool {
         dbus_connection_read_write(raw, timeoutMilliseconds) != 0
     }
 
     /// Whether the connection is still up.
-    var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
+    package var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 
     /// Takes the next incoming message (signals, and the local `Disconnected`), or nil.
-    func pop() -> DBusIncoming? {
+    package func pop() -> DBusIncoming? {
         guard let message = dbus_connection_pop_message(raw) else { return nil }
         defer { dbus_message_unref(message) }
         func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }

@@ -3,8 +3,34 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The MPRIS watcher's loop and state (``MPRISHintSource`` runs it); lives on its own thread
-/// only, the `earshot.mpris` thread, and shares nothing but what it reports through its sink.
+/// The MPRIS watcher's loop and state (``MPRISMonitor`` runs it); lives on its own thread only,
+/// the `earshot.mpris` thread, and shares nothing but what it reports and publishes.
+///
+/// Any `org.mpris.MediaPlayer2.*` player of another process whose `PlaybackStatus` is `Playing`
+/// counts as playing; players of this process are ignored (the bus daemon's
+/// `GetConnectionUnixProcessID`). How it watches, over a private libdbus connection
+/// (``BusConnection``):
+/// 1. connects to the address with libdbus's exit-on-disconnect turned off, so a vanishing bus
+///    never ends the process;
+/// 2. adds its match rules *first* — `NameOwnerChanged` for the `org.mpris.MediaPlayer2`
+///    namespace and `PropertiesChanged` on `/org/mpris/MediaPlayer2` — so that no change between
+///    the scan and the first signal is missed;
+/// 3. lists the names on the bus and, for each player, maps it to its unique name
+///    (`GetNameOwner`), asks the bus for its process (`GetConnectionUnixProcessID`) and reads
+///    `PlaybackStatus` (`Properties.Get`); this first report ends the first scan (what the audio
+///    session's activation waits for);
+/// 4. follows signals: signals come from unique names (`:1.x`), mapped back to players through
+///    `NameOwnerChanged` (an empty new owner: the player vanished, its state is dropped); a
+///    status listed as *invalidated* is read again.
+///
+/// No query ever blocks the loop: every question to a player or to the bus (after the
+/// connection's own `Hello`, `AddMatch` and `ListNames`) is sent without waiting, and its answer
+/// is picked out of the incoming messages by its serial. Each peer has at most one query
+/// outstanding; invalidations that arrive meanwhile are coalesced into one flag; a query
+/// unanswered after the call timeout counts the player as not playing and the peer rests
+/// ``MPRISMonitor/unresponsiveRetry``. The limits are ``MPRISMonitor/maxPeers`` and
+/// ``MPRISMonitor/maxNamesPerPeer``. Without a bus it reports itself unavailable and connects
+/// again with a growing delay (0.5 s … 10 s).
 final class MPRISWatcher {
     static let prefix = "org.mpris.MediaPlayer2."
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
@@ -38,11 +64,12 @@ final class MPRISWatcher {
     let address: String?
     let timeout: Int32
     let settleTime: Double
-    let sink: HintSink
-    let stopFlag: MPRISHintSource.StopFlag
-    let publish: (Bool, [String: Bool], MPRISHintSource.Counters) -> Void
+    let report: @Sendable (Bool) -> Void
+    let unavailable: @Sendable (String) -> Void
+    let stopFlag: MPRISMonitor.StopFlag
+    let publish: (Bool, [String: Bool], MPRISMonitor.Counters) -> Void
     let ownPID = UInt32(getpid())
-    let logger = EarshotLogging.logger("earshot.mpris")
+    let logger: Logger
 
     var connection: BusConnection?
     /// Peers by unique name, and the owner of each tracked player name.
@@ -50,7 +77,7 @@ final class MPRISWatcher {
     var owners: [String: String] = [:]
     /// Queries sent and not yet answered, by serial.
     var outstanding: [UInt32: Outstanding] = [:]
-    var counters = MPRISHintSource.Counters()
+    var counters = MPRISMonitor.Counters()
     /// Until the first scan is complete (or `scanDeadline` passes) nothing is reported.
     var scanning = false
     var scanDeadline = 0.0
@@ -59,14 +86,25 @@ final class MPRISWatcher {
     var reported: Bool?
     var changedSince: Double?
 
-    init(address: String?, timeoutMilliseconds: Int32, settleTime: Double, sink: HintSink,
-         stop: MPRISHintSource.StopFlag, publish: @escaping (Bool, [String: Bool], MPRISHintSource.Counters) -> Void) {
+    init(address: String?, timeoutMilliseconds: Int32, settleTime: Double, report: @escaping @Sendable (Bool) -> Void,
+         unavailable: @escaping @Sendable (String) -> Void, stop: MPRISMonitor.StopFlag, logger: Logger,
+         publish: @escaping (Bool, [String: Bool], MPRISMonitor.Counters) -> Void) {
         self.address = address
         timeout = timeoutMilliseconds
         self.settleTime = settleTime
-        self.sink = sink
+        self.report = report
+        self.unavailable = unavailable
         stopFlag = stop
+        self.logger = logger
         self.publish = publish
+    }
+
+    /// Seconds on the monotonic clock (`CLOCK_MONOTONIC`, as Earshot's `Clocks.monotonic()`,
+    /// which this target, below Earshot, cannot call).
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
     }
 
     var stopped: Bool { stopFlag.raised.load(ordering: .relaxed) }
@@ -80,7 +118,7 @@ final class MPRISWatcher {
                     try connect()
                     backoff = 0.5
                 } catch {
-                    sink.reportUnavailable(error.message)
+                    unavailable(error.message)
                     sleep(seconds: backoff)
                     backoff = min(backoff * 2, 10)
                 }
@@ -105,25 +143,25 @@ final class MPRISWatcher {
             reportIfSettled()
         }
         connection = nil
-        publish(false, [:], MPRISHintSource.Counters())
+        publish(false, [:], MPRISMonitor.Counters())
     }
 
     /// Reports the first scan at once when it is complete (nothing outstanding) or overdue:
     /// activation waits for this report. True when it reported.
     private func finishScan() -> Bool {
-        guard scanning, outstanding.isEmpty || Clocks.monotonic() >= scanDeadline else { return false }
+        guard scanning, outstanding.isEmpty || Self.now() >= scanDeadline else { return false }
         scanning = false
         reported = nil
         changedSince = nil
-        report()
+        reportValue()
         return true
     }
 
     /// How long the next read may wait: until the next query deadline, rest end or settle end
-    /// (at most 20 ms, at least 1 ms). The cap is how long ``MPRISHintSource/stop()`` — and so
+    /// (at most 20 ms, at least 1 ms). The cap is how long ``MPRISMonitor/stop()`` — and so
     /// the engine's shutdown — can wait for the loop to notice it (100 ms before issue 23).
     private func waitMilliseconds() -> Int32 {
-        let now = Clocks.monotonic()
+        let now = Self.now()
         var next = now + 0.02
         if let since = changedSince { next = min(next, since + settleTime) }
         for q in outstanding.values { next = min(next, q.deadline) }
@@ -155,14 +193,14 @@ final class MPRISWatcher {
         peers = [:]
         owners = [:]
         outstanding = [:]
-        counters = MPRISHintSource.Counters()
+        counters = MPRISMonitor.Counters()
         warnedFull = false
         reported = nil
         changedSince = nil
         scanning = true
         // Each step (owner, process, status) may take up to a timeout.
-        scanDeadline = Clocks.monotonic() + 3 * timeoutSeconds
-        let lookups = MPRISHintSource.maxPeers * MPRISHintSource.maxNamesPerPeer
+        scanDeadline = Self.now() + 3 * timeoutSeconds
+        let lookups = MPRISMonitor.maxPeers * MPRISMonitor.maxNamesPerPeer
         for name in names.lazy.filter({ $0.hasPrefix(Self.prefix) }).prefix(lookups) {
             send(.owner(name: name), to: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
                  member: "GetNameOwner", values: [.string(name)])
@@ -179,8 +217,8 @@ final class MPRISWatcher {
         scanning = false
         reported = nil
         changedSince = nil
-        publish(false, [:], MPRISHintSource.Counters())
-        sink.reportUnavailable("the session bus went away")
+        publish(false, [:], MPRISMonitor.Counters())
+        unavailable("the session bus went away")
     }
 
     // MARK: Queries (never waited for)
@@ -190,7 +228,7 @@ final class MPRISWatcher {
                       values: [DBusValue]) -> UInt32? {
         guard let c = connection, let serial = try? c.send(destination: destination, path: path, interface: interface,
                                                            member: member, values: values) else { return nil }
-        outstanding[serial] = Outstanding(question: question, deadline: Clocks.monotonic() + timeoutSeconds)
+        outstanding[serial] = Outstanding(question: question, deadline: Self.now() + timeoutSeconds)
         counters.queriesSent += 1
         return serial
     }
@@ -199,7 +237,7 @@ final class MPRISWatcher {
 
     /// Sends each idle peer that needs one its next query (its process, then its status).
     private func ask() -> Bool {
-        let now = Clocks.monotonic()
+        let now = Self.now()
         var touched = false
         for (owner, p) in peers where p.query == nil && needsQuery(p) && now >= p.restUntil {
             let serial: UInt32?
@@ -211,7 +249,7 @@ final class MPRISWatcher {
                 serial = send(.status(peer: owner), to: owner, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
                               member: "Get", values: [.string(Self.playerInterface), .string("PlaybackStatus")])
             }
-            if let serial { peers[owner]?.query = serial } else { peers[owner]?.restUntil = now + MPRISHintSource.unresponsiveRetry }
+            if let serial { peers[owner]?.query = serial } else { peers[owner]?.restUntil = now + MPRISMonitor.unresponsiveRetry }
             touched = true
         }
         return touched
@@ -238,7 +276,7 @@ final class MPRISWatcher {
 
     /// Queries past their deadline: the peer counts as not playing and rests.
     private func expire() -> Bool {
-        let now = Clocks.monotonic()
+        let now = Self.now()
         var touched = false
         for (serial, q) in outstanding where q.deadline <= now {
             outstanding[serial] = nil
@@ -255,7 +293,7 @@ final class MPRISWatcher {
                 guard peers[owner]?.query == serial else { continue }
                 peers[owner]?.query = nil
                 peers[owner]?.playing = false
-                peers[owner]?.restUntil = now + MPRISHintSource.unresponsiveRetry
+                peers[owner]?.restUntil = now + MPRISMonitor.unresponsiveRetry
             }
         }
         return touched
@@ -266,11 +304,11 @@ final class MPRISWatcher {
     /// Tracks `name` as owned by `owner`, within the limits.
     private func add(_ name: String, owner: String) {
         if peers[owner] == nil {
-            guard peers.count < MPRISHintSource.maxPeers else { return full("\(MPRISHintSource.maxPeers) peers", name) }
+            guard peers.count < MPRISMonitor.maxPeers else { return full("\(MPRISMonitor.maxPeers) peers", name) }
             peers[owner] = Peer()
         }
-        guard peers[owner]?.names.count ?? 0 < MPRISHintSource.maxNamesPerPeer else {
-            return full("\(MPRISHintSource.maxNamesPerPeer) names of \(owner)", name)
+        guard peers[owner]?.names.count ?? 0 < MPRISMonitor.maxNamesPerPeer else {
+            return full("\(MPRISMonitor.maxNamesPerPeer) names of \(owner)", name)
         }
         peers[owner]?.names.insert(name)
         owners[name] = owner
@@ -310,7 +348,7 @@ final class MPRISWatcher {
                 peers[m.sender]?.playing = status == "Playing"
             } else if m.arguments.count > 2, m.arguments[2].strings?.contains("PlaybackStatus") == true {
                 // Coalesced: one flag, read once the outstanding query (or the rest) is over.
-                if let p = peers[m.sender], p.query != nil || p.wantsStatus || p.restUntil > Clocks.monotonic() { counters.coalesced += 1 }
+                if let p = peers[m.sender], p.query != nil || p.wantsStatus || p.restUntil > Self.now() { counters.coalesced += 1 }
                 peers[m.sender]?.wantsStatus = true
             }
             return true
@@ -337,20 +375,20 @@ final class MPRISWatcher {
     private func changed() {
         publishPlayers()
         guard !scanning else { return }
-        if value == reported { changedSince = nil } else if changedSince == nil { changedSince = Clocks.monotonic() }
+        if value == reported { changedSince = nil } else if changedSince == nil { changedSince = Self.now() }
     }
 
     private func reportIfSettled() {
-        guard !scanning, let since = changedSince, Clocks.monotonic() - since >= settleTime else { return }
-        if value != reported { report() }
+        guard !scanning, let since = changedSince, Self.now() - since >= settleTime else { return }
+        if value != reported { reportValue() }
         changedSince = nil
     }
 
-    private func report() {
+    private func reportValue() {
         let v = value
         reported = v
         publishPlayers()
-        sink.report(otherAudioPlaying: v)
+        report(v)
     }
 
     private func publishPlayers() {

@@ -1,0 +1,46 @@
+import COpenAL
+
+/// A play request after ``PlayResolver`` checked and converted it: everything the voice pool
+/// needs to start a voice, as indices, frames and plain values, and nothing it must look up or
+/// check again. What ``VoicePool/play(_:now:)`` takes — made under the AL lock, used in the same
+/// lock section (the indices are valid only there).
+struct ResolvedPlay {
+    // The clip.
+    var clipID: UInt32
+    var buffer: ALuint
+    /// The clip's length in frames and its sample rate.
+    var frames: Int
+    var rate: Int
+    /// Where the first pass begins, in the clip's frames (``PlayOptions/offset`` converted).
+    var startFrame: Double
+    /// Passes of the clip: ``PlayOptions/loopCount`` + 1, within OpenAL's 2³¹ frames.
+    var passes: Int32
+    /// Loop until stopped.
+    var loop: Bool
+
+    // The voice.
+    var gain: Float
+    var pitch: Float
+    var priority: UInt8
+    /// Seconds before the first frame plays, and of the fade-in (both finite, ≥ 0).
+    var delay: Double
+    var fadeIn: Double
+
+    // Where it is heard.
+    /// Index of the bus in the engine's bus table (and in the pool's gains).
+    var busIndex: Int
+    var placement: VoiceState.Placement
+    /// The pan of a `.pan` voice (−1…1).
+    var pan: Float
+    /// The spatial properties of a `.spatial` voice.
+    var spatial: SpatialProperties
+    /// The emitter table index of an `.emitter` voice, −1 otherwise.
+    var emitterIndex: Int
+    var environment: EnvironmentProperties
+
+    // The sound that played it.
+    /// The sound played (a `SoundTable.Key`), 0 for a clip.
+    var soundKey: UInt32 = 0
+    /// Held virtual by its sound's instance limit from the start.
+    var held = false
+}
