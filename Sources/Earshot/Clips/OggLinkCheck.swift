@@ -13,9 +13,10 @@ import Glibc
 /// — and every page found must:
 /// - if it begins a logical stream (its BOS flag), begin a Vorbis stream (`\u{1}vorbis`);
 /// - otherwise belong to a logical stream that began earlier in the file;
-/// - if it begins a new link (a BOS page after other pages), come after audio of every stream
-///   begun before: vorbisfile fails such a chain with a read error and leaks the audio-less
-///   link's `vorbis_info` (18,566 bytes per open; found by the markers fuzzer, 2026-11-25).
+/// - if it begins a new link (a BOS page after other pages), come after audio (a page with a
+///   positive granule position) of every stream begun before: vorbisfile fails such a chain with
+///   a read error and leaks the audio-less link's `vorbis_info` (18,566 bytes per open; found by
+///   the markers fuzzer, 2026-11-25).
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Music/theme.ogg")
@@ -70,7 +71,9 @@ enum OggLinkCheck {
     struct Streams {
         /// Streams that began (a BOS page).
         var begun = Set<UInt32>()
-        /// Streams that have had an audio page (not BOS, granule position other than 0).
+        /// Streams that have had an audio page: not BOS, with a positive granule position (header
+        /// pages carry 0; −1, "no packet ends here", does not count: a link whose only audio
+        /// page says −1 fails and leaks the same way).
         var withAudio = Set<UInt32>()
         /// Whether a page that is not BOS came after the last BOS page (a BOS page now starts a
         /// new link rather than joining the group at the start of one).
@@ -98,7 +101,8 @@ enum OggLinkCheck {
             throw .malformedFile("\(name): a page at byte \(offset) belongs to an Ogg stream that never began (serial \(serial))")
         } else {
             streams.pastBOSGroup = true
-            if (s + 6..<s + 14).contains(where: { page[$0] != 0 }) { streams.withAudio.insert(serial) }   // granule position ≠ 0
+            let granule = (0..<8).reduce(UInt64(0)) { $0 | UInt64(page[s + 6 + $1]) << (8 * UInt64($1)) }
+            if Int64(bitPattern: granule) > 0 { streams.withAudio.insert(serial) }
         }
     }
 

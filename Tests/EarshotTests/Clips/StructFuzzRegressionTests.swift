@@ -103,6 +103,14 @@ final class StructFuzzRegressionTests: XCTestCase {
             }
         }
 
+        // The same with a link whose only audio page says granule position −1 ("no packet ends
+        // here"): vorbisfile failed it and leaked the same 18,566 bytes.
+        let unknown = Self.regression("struct-ogg-link-with-unknown-granule-leak.ogg")
+        XCTAssertThrowsError(try ClipDecoder.decode(data: try FileBytes.read(path: unknown), name: unknown)) { error in
+            guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertTrue(what.contains("after a link without audio (serial 2539335178)"), what)
+        }
+
         // Two whole links (ffmpeg's, the second with another serial) pass the check. (The clip
         // decoder yields the first link's 400 frames, as before this check; inspect says 800.)
         let tool = try FFmpegTool()
