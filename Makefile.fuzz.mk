@@ -9,9 +9,10 @@
 #   FUZZ_ARGS=...                   more libFuzzer flags
 #   make struct-fuzz                the structure-aware fuzzer: STRUCT_CASES cases (default 1,000,000)
 #                                   per container of STRUCT_CONTAINERS (caf wav aiff flac ogg mp3)
+#   make struct-fuzz STRUCT_MARKERS=1   the same cases through the marker readers only
 FUZZ_RUNS ?= 100000
 FUZZ_ARGS ?=
-FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 scene
+FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 markers chapters scene
 FUZZ_DIR := .build/fuzz
 FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name EarshotFuzz
 FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
@@ -22,6 +23,8 @@ CLIP_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFR
 	Sources/Earshot/Clips/SndFileDecoder.swift Sources/Earshot/Clips/SndFileDecoder+Memory.swift \
 	Sources/Earshot/Clips/VorbisFileDecoder.swift Sources/Earshot/Clips/MemorySource.swift Sources/Earshot/Clips/FileBytes.swift \
 	Sources/Earshot/Clips/RIFFCheck.swift Sources/Earshot/Clips/OggLinkCheck.swift Sources/Earshot/Clips/HeaderScan.swift \
+	Sources/Earshot/Markers/Marker.swift Sources/Earshot/Markers/MarkerReader.swift Sources/Earshot/Markers/RIFFMarkerReader.swift \
+	Sources/Earshot/Markers/CAFMarkerReader.swift Sources/Earshot/Markers/VorbisCommentMarkers.swift \
 	Sources/Earshot/Music/MusicDecoder.swift Sources/Earshot/Music/SndFileStreamDecoder.swift Sources/Earshot/Music/VorbisStreamDecoder.swift \
 	Sources/Earshot/Support/EarshotError.swift Sources/Earshot/Support/RawPath.swift Tests/Fuzz/FuzzShims.swift
 CLIP_LIBS := -lsndfile -lvorbisfile
@@ -33,10 +36,10 @@ $(FUZZ_DIR)/caf-fuzz: $(CLIP_SOURCES) Tests/Fuzz/CAFFuzz.swift Tests/Fuzz/FuzzMa
 	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_SWIFTC) $(FUZZ_C_MODULES) $(CLIP_SOURCES) Tests/Fuzz/CAFFuzz.swift Tests/Fuzz/FuzzMain.swift $(CLIP_LIBS) -o $@
 
-# The decoders: one binary per entry point, chosen by -D.
-$(FUZZ_DIR)/%-fuzz: $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift Makefile.fuzz.mk
+# The decoders and the marker readers: one binary per entry point, chosen by -D.
+$(FUZZ_DIR)/%-fuzz: $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift Tests/Fuzz/MarkerFuzz.swift Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
-	$(FUZZ_SWIFTC) -D FUZZ_$(shell echo $* | tr 'a-z-' 'A-Z_') $(FUZZ_C_MODULES) $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift $(CLIP_LIBS) -o $@
+	$(FUZZ_SWIFTC) -D FUZZ_$(shell echo $* | tr 'a-z-' 'A-Z_') $(FUZZ_C_MODULES) $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift Tests/Fuzz/MarkerFuzz.swift $(CLIP_LIBS) -o $@
 
 # The scene parser: the package's own modules built with the fuzzer's instrumentation
 # (EARSHOT_FUZZ=1 adds the SceneFuzz executable to Package.swift), in a scratch folder of its own.
@@ -60,7 +63,7 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 	  echo "== fuzz $$t: $(FUZZ_RUNS) runs"; \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( [ $$t = scene ] && echo 8192 || echo 65536 ) -rss_limit_mb=2048 \
 	    -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_ARGS) \
-	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( [ $$t = scene ] && echo scene || echo audio ) Tests/Fuzz/regressions \
+	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( case $$t in scene|chapters) echo $$t;; *) echo audio;; esac ) Tests/Fuzz/regressions \
 	    2>&1 | tail -12 || exit 1; \
 	done
 
@@ -70,15 +73,16 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 STRUCT_CASES ?= 1000000
 STRUCT_CONTAINERS ?= caf wav aiff flac ogg mp3
 STRUCT_SEED ?= 1
-$(FUZZ_DIR)/struct-fuzz: $(CLIP_SOURCES) $(wildcard Tests/Fuzz/StructFuzz/*.swift) Makefile.fuzz.mk
+STRUCT_MARKERS ?= 0
+$(FUZZ_DIR)/struct-fuzz: $(CLIP_SOURCES) $(wildcard Tests/Fuzz/StructFuzz/*.swift) Tests/Fuzz/MarkerFuzz.swift Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	swiftc -parse-as-library -sanitize=address -O -g -module-name EarshotFuzz $(FUZZ_C_MODULES) $(CLIP_SOURCES) \
-	  $(wildcard Tests/Fuzz/StructFuzz/*.swift) $(CLIP_LIBS) -o $@
+	  $(wildcard Tests/Fuzz/StructFuzz/*.swift) Tests/Fuzz/MarkerFuzz.swift $(CLIP_LIBS) -o $@
 
 struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
 	@for c in $(STRUCT_CONTAINERS); do \
 	  echo "== struct-fuzz $$c: $(STRUCT_CASES) cases"; \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp nice -n 10 $(FUZZ_DIR)/struct-fuzz $$c \
+	  STRUCT_MARKERS=$(STRUCT_MARKERS) LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp nice -n 10 $(FUZZ_DIR)/struct-fuzz $$c \
 	    $(FUZZ_DIR)/corpus/audio $(STRUCT_CASES) $(STRUCT_SEED) $(FUZZ_DIR) 2>&1 | tail -12; \
 	  status=$${PIPESTATUS[0]}; echo "== struct-fuzz $$c: exit $$status"; [ $$status = 0 ] || exit 1; \
 	done

@@ -2,16 +2,19 @@ import ArgumentParser
 import Earshot
 import Foundation
 
-/// `earshot info FILE`: container, codec, rate, channels, frames, duration, packets, bytes.
+/// `earshot info FILE`: container, codec, rate, channels, frames, duration, packets, bytes, markers.
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe an audio file (container, codec, rate, channels, frames, duration) or a scene (its sounds, limits, snapshots, buses).",
+        abstract: "Describe an audio file (container, codec, rate, channels, frames, duration, markers) or a scene (its sounds, limits, snapshots, buses).",
         discussion: """
             A file ending in .yaml or .yml is read as a scene: it is validated, then its clips, \
             sounds (selection, variation, limit, cooldown, bus), snapshots, buses (gain, ducking), \
             music, emitters and events are listed. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
-            other formats are described from libsndfile's header. Exits 1 with \
+            other formats are described from libsndfile's header. Markers are listed with their \
+            time, frame, kind, length and name: WAV cue points (labl names, ltxt lengths) and smpl \
+            loops, CAF mark and regn chunks, Ogg Vorbis CHAPTERxxx comments; marker chunks that \
+            cannot be read are reported as unreadable without failing the file. Exits 1 with \
             `earshot: FILE: reason` on stderr when the file cannot be read.
             """)
 
@@ -20,6 +23,28 @@ struct InfoCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
+
+    /// The markers, one a line: time, frame, kind, length for regions and loops, id, name.
+    func printMarkers(_ info: ClipFileInfo) {
+        if let reason = info.markersUnreadable {
+            print("markers:     unreadable (the audio is not affected): \(EarshotError.oneLine(reason))")
+            return
+        }
+        var notes: [String] = []
+        if info.markersLeftOut > 0 { notes.append("\(info.markersLeftOut) past the end of the audio or unusable, left out") }
+        if info.markersShortened > 0 { notes.append("\(info.markersShortened) shortened to end with the audio") }
+        print("markers:     \(info.markers.isEmpty ? "none" : String(info.markers.count))\(notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")")
+        for m in info.markers {
+            let seconds = String(format: "%.6f s", m.time(sampleRate: info.sampleRate))
+            var line = "  \(seconds)  frame \(m.frame)  \(m.kind.rawValue)"
+            if let length = m.length {
+                line += String(format: "  length %d frames (%.6f s)", length, info.sampleRate > 0 ? Double(length) / info.sampleRate : 0)
+            }
+            if let id = m.id { line += "  id \(id)" }
+            line += "  \"\(EarshotError.oneLine(m.name))\""
+            print(line)
+        }
+    }
 
     func run() throws {
         if SceneInfo.isScene(file) {
@@ -41,6 +66,14 @@ struct InfoCommand: ParsableCommand {
             if object["audioBytes"] == nil { object["audioBytes"] = NSNull() }
             if object["frames"] == nil { object["frames"] = NSNull() }
             if object["duration"] == nil { object["duration"] = NSNull() }
+            object["markersUnreadable"] = info.markersUnreadable ?? NSNull()
+            object["markers"] = info.markers.map { m -> [String: Any] in
+                [
+                    "name": m.name, "frame": m.frame, "seconds": m.time(sampleRate: info.sampleRate), "kind": m.kind.rawValue,
+                    "id": m.id ?? NSNull(), "length": m.length ?? NSNull(),
+                    "lengthSeconds": m.length.map { info.sampleRate > 0 ? Double($0) / info.sampleRate : 0 } ?? NSNull(),
+                ]
+            }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
@@ -53,6 +86,7 @@ struct InfoCommand: ParsableCommand {
             print("duration:    \(info.duration.map { String(format: "%.6f s", $0) } ?? "unknown")")
             print("packets:     \(info.packets.map(String.init) ?? "-")")
             print("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")
+            printMarkers(info)
         }
     }
 }

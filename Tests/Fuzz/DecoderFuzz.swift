@@ -1,7 +1,8 @@
 // libFuzzer harnesses for every clip and music decoder. Built by `make fuzz` (Makefile.fuzz.mk)
 // with swiftc -sanitize=fuzzer,address from the decoder sources alone (no OpenAL), one binary
 // per target, the target chosen at compile time by -D (FUZZ_SNDFILE, FUZZ_VORBIS, FUZZ_MEMORY,
-// FUZZ_SNIFF, FUZZ_MUSIC_SNDFILE, FUZZ_MUSIC_VORBIS, FUZZ_MP3). Any EarshotError is an accepted outcome; a
+// FUZZ_SNIFF, FUZZ_MUSIC_SNDFILE, FUZZ_MUSIC_VORBIS, FUZZ_MP3; FUZZ_MARKERS and FUZZ_CHAPTERS
+// run MarkerFuzz.swift's harnesses). Any EarshotError is an accepted outcome; a
 // crash, a sanitizer report (leaks included), a hang or memory beyond -rss_limit_mb is a finding.
 #if canImport(Glibc)
 import Glibc
@@ -153,6 +154,10 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     DecoderFuzz.music(bytes, vorbis: true)
     #elseif FUZZ_MP3
     DecoderFuzz.mp3(bytes)
+    #elseif FUZZ_MARKERS
+    MarkerFuzz.markers(bytes)
+    #elseif FUZZ_CHAPTERS
+    MarkerFuzz.chapters(bytes)
     #endif
     return 0
 }

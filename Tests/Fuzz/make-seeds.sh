@@ -26,3 +26,32 @@ cp Demos/Scenes/*.yaml "$corpus/scene/"
 ff -ac 1 -c:a libmp3lame -b:a 16k "$corpus/audio/mono-8k.mp3"
 ffmpeg -hide_banner -loglevel error -y -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=0.1" -ac 2 -c:a libmp3lame -b:a 64k "$corpus/audio/stereo-44k.mp3"
 ffmpeg -hide_banner -loglevel error -y -f lavfi -i "sine=frequency=440:sample_rate=22050:duration=0.1" -ac 1 -c:a libmp3lame -b:a 32k -write_xing 0 -id3v2_version 0 "$corpus/audio/bare-22k.mp3"
+# Markers (no encoder writes WAV cue/smpl or CAF mark/regn chunks: python3 appends them, built
+# from the specifications): a WAV with cue points, labl/ltxt names and lengths and a smpl loop; a
+# CAF with mark, regn and strg chunks; an Ogg Vorbis file with CHAPTERxxx comments (ffmpeg); and
+# comment lines for the chapters parser.
+mkdir -p "$corpus/chapters"
+python3 - "$corpus/audio/s16.wav" "$corpus/audio/cues.wav" "$corpus/audio/marks.caf" <<'PY'
+import struct, sys
+src, wav, caf = sys.argv[1:4]
+d = bytearray(open(src, "rb").read())
+def ch(i, b): return i + struct.pack("<I", len(b)) + b + (b"\0" if len(b) % 2 else b"")
+cue = struct.pack("<I", 2) + struct.pack("<II4sIII", 1, 100, b"data", 0, 0, 100) + struct.pack("<II4sIII", 2, 300, b"data", 0, 0, 300)
+adtl = b"adtl" + ch(b"labl", struct.pack("<I", 1) + b"hit\0") + ch(b"labl", struct.pack("<I", 2) + b"caf\xe9\0") \
+    + ch(b"ltxt", struct.pack("<II4sHHHH", 2, 50, b"rgn ", 0, 0, 0, 0)) + ch(b"note", struct.pack("<I", 1) + b"n\0")
+smpl = struct.pack("<9I", 0, 0, 125000, 60, 0, 0, 0, 1, 0) + struct.pack("<6I", 2, 0, 300, 349, 0, 0)
+d += ch(b"cue ", cue) + ch(b"LIST", adtl) + ch(b"smpl", smpl)
+struct.pack_into("<I", d, 4, len(d) - 8)
+open(wav, "wb").write(d)
+def c(i, b): return i + struct.pack(">q", len(b)) + b
+def m(t, f, i): return t + struct.pack(">dIbbbbII", f, i, 0, 0, 0, 0, 0, 0)
+b = b"caff" + struct.pack(">HH", 1, 0) + c(b"desc", struct.pack(">d4sIIIII", 8000.0, b"lpcm", 0, 2, 1, 1, 16))
+b += c(b"mark", struct.pack(">II", 0, 2) + m(b"\0\0\0\0", 100.0, 1) + m(b"\0\0\0\0", 300.0, 2))
+b += c(b"regn", struct.pack(">II", 0, 1) + struct.pack(">III", 3, 0, 2) + m(b"rbeg", 50.0, 3) + m(b"rend", 150.0, 3))
+b += c(b"strg", struct.pack(">I", 3) + struct.pack(">Iq", 1, 0) + struct.pack(">Iq", 2, 4) + struct.pack(">Iq", 3, 9) + b"hit\0line\0chorus\0")
+b += c(b"data", struct.pack(">I", 0) + b"\0\x10" * 400)
+open(caf, "wb").write(b)
+PY
+ff -ac 1 -c:a libvorbis -metadata CHAPTER000=00:00:00.010 -metadata CHAPTER000NAME=hit -metadata CHAPTER001=00:00:00.03 \
+  -metadata CHAPTER001NAME=line "$corpus/audio/chapters.ogg"
+printf '\x01\x00CHAPTER000=00:00:00.250\nCHAPTER000NAME=hit\nchapter001=1:02:03.123456789\nCHAPTER001NAME=l\xc3\xa4uft\n' > "$corpus/chapters/two.txt"

@@ -18,7 +18,44 @@ extension AudioEngine {
     /// ``loadClip(path:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(path: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
         let audio = try ClipDecoder.decode(path: path, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
-        return try loadClip(audio, name: path, forPositioning: forPositioning)
+        var clip = try loadClip(audio, name: path, forPositioning: forPositioning)
+        clip.markers = fileMarkers(name: path, frameCount: audio.frameCount) { () throws(EarshotError) in
+            try MarkerReader.read(path: path, frameCount: audio.frameCount)
+        }
+        return clip
+    }
+
+    /// Decodes a file into a clip that carries `markers` instead of the file's own: what
+    /// ``loadClip(path:forPositioning:)`` then ``Clip/withMarkers(_:)`` do, unloading the clip
+    /// again when a marker is refused.
+    ///
+    /// ```swift
+    /// let line = try engine.loadClip(path: "Assets/Sounds/step.wav",
+    ///                                markers: [Marker(name: "hit", seconds: 0.05, sampleRate: 48_000)])
+    /// ```
+    public func loadClip(path: String, forPositioning: Bool = true, markers: [Marker]) throws(EarshotError) -> Clip {
+        let clip = try loadClip(path: path, forPositioning: forPositioning)
+        do throws(EarshotError) {
+            return try clip.withMarkers(markers)
+        } catch {
+            unload(clip)
+            throw error
+        }
+    }
+
+    /// The markers `read` finds; when the file's marker chunks cannot be read (or some markers are
+    /// past the end of the audio), a warning says so and the clip loads all the same.
+    func fileMarkers(name: String, frameCount: Int, _ read: () throws(EarshotError) -> FileMarkers) -> [Marker] {
+        do throws(EarshotError) {
+            let found = try read()
+            if found.leftOut > 0 || found.shortened > 0 {
+                logger.warning("\(EarshotError.oneLine(name)): \(found.leftOut) markers past the end of the audio (\(frameCount) frames) left out, \(found.shortened) regions shortened")
+            }
+            return found.markers
+        } catch {
+            logger.warning("\(EarshotError.oneLine(name)): markers unreadable, the clip loads without them: \(error.description)")
+            return []
+        }
     }
 
     /// The decoder options for one more clip: the per-clip limit (`maxBytes`, named `setting`),
@@ -111,6 +148,10 @@ extension AudioEngine {
     /// ``loadClip(data:name:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(data: [UInt8], name: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
         let audio = try ClipDecoder.decode(data: data, name: name, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
-        return try loadClip(audio, name: name, forPositioning: forPositioning)
+        var clip = try loadClip(audio, name: name, forPositioning: forPositioning)
+        clip.markers = fileMarkers(name: name, frameCount: audio.frameCount) { () throws(EarshotError) in
+            try MarkerReader.read(data: data, name: name, frameCount: audio.frameCount)
+        }
+        return clip
     }
 }

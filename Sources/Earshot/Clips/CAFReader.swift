@@ -182,11 +182,13 @@ public enum CAFReader {
     /// The most bytes of an `info` chunk read: it is metadata, and entries past this are dropped.
     public static let maxInfoBytes = 64 << 10
 
-    /// Parses the structure of a CAF file of `length` bytes whose bytes `read(offset, count)`
-    /// returns (fewer only at the end of the file). Only chunk headers and the small chunks'
-    /// bodies are read — never the audio — so a path can be judged before its audio is read.
-    /// Every size, count and offset taken from the file is combined with checked arithmetic.
-    static func parse(name: String, length n: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> CAFFile {
+    /// Walks the chunks of a CAF file of `length` bytes whose bytes `read(offset, count)` returns:
+    /// checks the `caff` version 1 header, then calls `visit(type, bodyOffset, size)` for each
+    /// chunk, its size checked against the file (negative sizes refused, −1 only for `data`, which
+    /// then runs to the end) with at most ``maxChunks`` chunks. ``parse(name:length:read:)`` and
+    /// the marker reader walk files through it.
+    static func walkChunks(name: String, length n: Int, read: (Int, Int) -> [UInt8],
+                           _ visit: (_ type: UInt32, _ body: Int, _ size: Int) throws(EarshotError) -> Void) throws(EarshotError) {
         let head = read(0, 8)
         guard head.count >= 4, head[0] == 0x63, head[1] == 0x61, head[2] == 0x66, head[3] == 0x66 else {
             throw .unreadableFile(path: name, reason: "not a CAF file (no 'caff' header)")
@@ -195,27 +197,14 @@ public enum CAFReader {
         let version = UInt16(head[4]) << 8 | UInt16(head[5])
         guard version == 1 else { throw .unsupportedEncoding("\(name): CAF version \(version) (only version 1 exists)") }
 
-        var format: CAFFile.Format?
-        var data: (offset: Int, count: Int, edits: UInt32)?
-        var pakt: CAFFile.PacketTable?
-        var cookie = 0
-        var layoutTag: UInt32?
-        var info: [String: String] = [:]
-
-        /// Exactly `count` bytes at `offset`, or a typed error (the file changed under us).
-        func body(_ offset: Int, _ count: Int, _ what: String) throws(EarshotError) -> [UInt8] {
-            let b = read(offset, count)
-            guard b.count == count else {
-                throw .malformedFile("\(name): truncated: the \(what) chunk at offset \(offset) could not be read whole")
-            }
-            return b
-        }
-
         var pos = 8, walked = 0
         while n - pos >= 12 {
             walked += 1
             guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) chunks") }
-            let header = try body(pos, 12, "next")
+            let header = read(pos, 12)
+            guard header.count == 12 else {
+                throw .malformedFile("\(name): truncated: the next chunk at offset \(pos) could not be read whole")
+            }
             let (type, declared) = header.withUnsafeBytes { h in (readU32(h, 0), Int64(bitPattern: readU64(h, 4))) }
             let chunkStart = pos
             pos += 12
@@ -234,6 +223,33 @@ public enum CAFReader {
                 size = Int(declared)
             }
 
+            try visit(type, pos, size)
+            pos += size   // size <= remaining = n - pos: cannot pass n
+        }
+    }
+
+    /// Parses the structure of a CAF file of `length` bytes whose bytes `read(offset, count)`
+    /// returns (fewer only at the end of the file). Only chunk headers and the small chunks'
+    /// bodies are read — never the audio — so a path can be judged before its audio is read.
+    /// Every size, count and offset taken from the file is combined with checked arithmetic.
+    static func parse(name: String, length n: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> CAFFile {
+        var format: CAFFile.Format?
+        var data: (offset: Int, count: Int, edits: UInt32)?
+        var pakt: CAFFile.PacketTable?
+        var cookie = 0
+        var layoutTag: UInt32?
+        var info: [String: String] = [:]
+
+        /// Exactly `count` bytes at `offset`, or a typed error (the file changed under us).
+        func body(_ offset: Int, _ count: Int, _ what: String) throws(EarshotError) -> [UInt8] {
+            let b = read(offset, count)
+            guard b.count == count else {
+                throw .malformedFile("\(name): truncated: the \(what) chunk at offset \(offset) could not be read whole")
+            }
+            return b
+        }
+
+        try walkChunks(name: name, length: n, read: read) { (type, pos, size) throws(EarshotError) in
             switch type {
             case fourCC("desc"):
                 guard size >= 32 else { throw .malformedFile("\(name): desc chunk is \(size) bytes (needs 32)") }
@@ -271,7 +287,6 @@ public enum CAFReader {
             default:
                 break   // unknown chunks are skipped
             }
-            pos += size   // size <= remaining = n - pos: cannot pass n
         }
 
         guard let format else { throw .malformedFile("\(name): no desc chunk") }

@@ -8,9 +8,14 @@
 /// ``EarshotError/wrongEngine`` (never plays that engine's clip in the same slot), and two clips
 /// of different engines are never equal.
 ///
+/// A clip carries its ``markers``: those of its file (read when it is loaded from a path or from
+/// bytes), or those given in code (``withMarkers(_:)``, ``AudioEngine/loadClip(path:forPositioning:markers:)``).
+/// They are part of the handle's value: two handles of one loaded clip with different markers
+/// play the same buffer but are not equal.
+///
 /// ```swift
 /// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
-/// print(step.info.duration)
+/// print(step.info.duration, step.markers.map(\.name))
 /// ```
 public struct Clip: Sendable, Hashable {
     /// The identity of the engine that loaded it (``EngineLink/id``).
@@ -19,6 +24,40 @@ public struct Clip: Sendable, Hashable {
     let generation: UInt32
     /// What the clip holds.
     public let info: ClipInfo
+    /// Named places in the clip (cue points, regions, loops), by frame, in frames of the clip
+    /// (``ClipInfo/sampleRate`` frames per second). See ``Marker``.
+    public internal(set) var markers: [Marker] = []
+
+    /// This clip with `markers` instead of its own (for instance the file's plus some of yours:
+    /// `clip.withMarkers(clip.markers + [Marker(name: "hit", frame: 4_800)])`), sorted by frame.
+    ///
+    /// Throws ``EarshotError/invalidArgument(_:)`` for a marker outside the clip — a frame below 0
+    /// or past ``ClipInfo/frameCount``, a negative length or one that runs past the end — or for
+    /// more than ``MarkerReader/maxMarkers`` markers. The handle is not checked against an
+    /// engine: an unloaded clip's handle with markers still refuses to play.
+    ///
+    /// ```swift
+    /// let line = try engine.loadClip(path: "Assets/Sounds/step.wav")
+    ///     .withMarkers([Marker(name: "hit", frame: 4_800)])
+    /// ```
+    public func withMarkers(_ markers: [Marker]) throws(EarshotError) -> Clip {
+        guard markers.count <= MarkerReader.maxMarkers else {
+            throw .invalidArgument("\(info.name): \(markers.count) markers (at most \(MarkerReader.maxMarkers), MarkerReader.maxMarkers)")
+        }
+        for m in markers {
+            guard m.frame >= 0, m.frame <= info.frameCount else {
+                throw .invalidArgument("\(info.name): marker '\(m.name)' at frame \(m.frame), outside the clip's 0…\(info.frameCount)")
+            }
+            if let length = m.length {
+                guard length >= 0, length <= info.frameCount - m.frame else {
+                    throw .invalidArgument("\(info.name): marker '\(m.name)' of \(length) frames from frame \(m.frame) runs past the clip's \(info.frameCount) frames")
+                }
+            }
+        }
+        var copy = self
+        copy.markers = MarkerReader.finish(markers, frameCount: info.frameCount).markers
+        return copy
+    }
 }
 
 /// The format and size of a loaded clip.

@@ -83,7 +83,18 @@ public enum ClipDecoder {
     /// headers (the audio is not read), Ogg Vorbis as libvorbisfile reports
     /// it, other formats as libsndfile's header reports them. A length the file does not state
     /// (or states beyond ``ClipFileInfo/maxPlausibleFrames``) is reported as unknown (`nil`).
+    ///
+    /// The file's markers (``MarkerReader``) are in ``ClipFileInfo/markers``; marker chunks that
+    /// cannot be read do not fail the inspection: ``ClipFileInfo/markersUnreadable`` says why.
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
+        var info = try inspectAudio(path: path)
+        let frames = info.frames ?? ClipFileInfo.maxPlausibleFrames
+        info.attach { () throws(EarshotError) in try MarkerReader.read(path: path, frameCount: frames) }
+        return info
+    }
+
+    /// ``inspect(path:)`` without the markers.
+    private static func inspectAudio(path: String) throws(EarshotError) -> ClipFileInfo {
         let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
         guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
         switch head.withUnsafeBytes({ route(for: $0) }) {
@@ -103,19 +114,27 @@ public enum ClipDecoder {
         }
     }
 
-    /// Describes a file held in memory.
+    /// Describes a file held in memory, its markers included (as ``inspect(path:)``).
     public static func inspect(data: [UInt8], name: String) throws(EarshotError) -> ClipFileInfo {
         try CAFReader.withBytes(data) { (b) throws(EarshotError) -> ClipFileInfo in
-            guard !b.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
-            switch route(for: b) {
-            case .caf:
-                return describe(try CAFReader.parse(b, name: name), bytes: b.count)
-            case .vorbis:
-                return try VorbisFileDecoder.inspect(b, name: name)
-            case .sndfile:
-                return try SndFileDecoder.withVirtualFile(b, name: name) { (_, info) throws(EarshotError) -> ClipFileInfo in
-                    try describe(info, name: name, bytes: b.count)
-                }
+            var info = try inspectAudio(b, name: name)
+            let frames = info.frames ?? ClipFileInfo.maxPlausibleFrames
+            info.attach { () throws(EarshotError) in try MarkerReader.read(b, name: name, frameCount: frames) }
+            return info
+        }
+    }
+
+    /// ``inspect(data:name:)`` without the markers.
+    private static func inspectAudio(_ b: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> ClipFileInfo {
+        guard !b.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
+        switch route(for: b) {
+        case .caf:
+            return describe(try CAFReader.parse(b, name: name), bytes: b.count)
+        case .vorbis:
+            return try VorbisFileDecoder.inspect(b, name: name)
+        case .sndfile:
+            return try SndFileDecoder.withVirtualFile(b, name: name) { (_, info) throws(EarshotError) -> ClipFileInfo in
+                try describe(info, name: name, bytes: b.count)
             }
         }
     }
@@ -178,6 +197,29 @@ public struct ClipFileInfo: Sendable, Equatable, Codable {
     /// The most frames a length may state and still be reported: 2⁴⁰ (about 289 days at
     /// 44.1 kHz). Anything longer is a damaged or hostile header, reported as unknown.
     public static let maxPlausibleFrames = 1 << 40
+
+    /// The file's markers (see ``MarkerReader``): cue points, regions and loops, by frame.
+    public var markers: [Marker] = []
+    /// Markers the file states that are past the end of its audio or unusable, left out of
+    /// ``markers`` (``FileMarkers/leftOut``).
+    public var markersLeftOut = 0
+    /// Regions and loops shortened to end at the end of the audio (``FileMarkers/shortened``).
+    public var markersShortened = 0
+    /// Why the file's marker chunks could not be read (the error's description), or nil. The
+    /// audio is described and plays all the same; ``markers`` is then empty.
+    public var markersUnreadable: String?
+
+    /// Reads the markers with `read`, or records why they could not be read.
+    mutating func attach(_ read: () throws(EarshotError) -> FileMarkers) {
+        do throws(EarshotError) {
+            let found = try read()
+            markers = found.markers
+            markersLeftOut = found.leftOut
+            markersShortened = found.shortened
+        } catch {
+            markersUnreadable = error.description
+        }
+    }
 
     public init(container: String, codec: String, sampleRate: Double, channels: Int, frames: Int?,
                 packets: Int?, bytes: Int, audioBytes: Int?) {

@@ -50,11 +50,27 @@ enum RIFFCheck {
         throw .malformedFile("\(name): more than \(maxID3Tags) ID3 tags in front of the audio")
     }
 
+    /// A chunk the walk passes: its id, where its body starts, its declared size (which a
+    /// top-level chunk may state past the end of the file), and the type of the `LIST` that holds
+    /// it (nil at the top level).
+    struct Chunk {
+        var id: String
+        var body: Int
+        var size: Int
+        var list: String?
+    }
+
     /// Walks the chunks of the file whose bytes `read(offset, count)` returns (fewer at its end),
     /// from where libsndfile starts (``audioStart(name:length:read:)``). Behind ID3 tags, an Ogg
     /// stream is refused (libsndfile cannot read it there, and 1.2.0 leaks 5,784 bytes on
     /// finding that out when the stream is Vorbis: `make fuzz` found it, 2026-11-24).
-    static func validate(name: String, length: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) {
+    ///
+    /// `visit` sees every chunk walked, top-level and inside `LIST`s (``MarkerReader`` finds the
+    /// marker chunks through it). In an RF64 file, a chunk whose size is 0xFFFFFFFF (the `data`
+    /// chunk) takes the size its `ds64` chunk states, so that the chunks after the audio are
+    /// walked too.
+    static func validate(name: String, length: Int, read: (Int, Int) -> [UInt8],
+                         visit: (Chunk) throws(EarshotError) -> Void = { _ in }) throws(EarshotError) {
         let start = try audioStart(name: name, length: length, read: read)
         let head = read(start, 12)
         guard head.count == 12 else { return }
@@ -85,14 +101,25 @@ enum RIFFCheck {
             length = riffEnd
         }
         var offset = start + 12, walked = 0
+        var rf64DataSize: Int?
         while offset + 8 <= length {
             walked += 1
             guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks") }
             let header = read(offset, 8)
             guard header.count == 8 else { return }
             let id = String(decoding: header[0..<4], as: UTF8.self)
-            let chunkSize = size(header, 4)
+            var chunkSize = size(header, 4)
             let body = offset + 8
+            if magic == "RF64", id == "ds64", chunkSize >= 16 {
+                // The 64-bit RIFF size, then the 64-bit data size (little-endian).
+                let d = read(body + 8, 8)
+                if d.count == 8 {
+                    let v = d.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    rf64DataSize = v <= UInt64(Int.max) ? Int(v) : nil
+                }
+            }
+            if magic == "RF64", id == "data", chunkSize == 0xFFFF_FFFF, let rf64DataSize { chunkSize = rf64DataSize }
+            try visit(Chunk(id: id, body: body, size: chunkSize, list: nil))
             if id == "fact", chunkSize < 4 {
                 // libsndfile reads the 4-byte sample count whatever the size says, and from there
                 // walks the chunks out of step with the file (it never returned on one such).
@@ -107,6 +134,8 @@ enum RIFFCheck {
                     throw .malformedFile("\(name): a LIST chunk of \(chunkSize) bytes cannot hold its 4-byte type")
                 }
                 // The list's type (4 bytes), then sub-chunks that must each fit inside it.
+                let type = read(body, 4)
+                let listType = String(decoding: type, as: UTF8.self)
                 var sub = body + 4
                 while sub + 8 <= end {
                     walked += 1
@@ -117,6 +146,7 @@ enum RIFFCheck {
                     guard sub + 8 + subSize <= end else {
                         throw .malformedFile("\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
                     }
+                    try visit(Chunk(id: String(decoding: subHeader[0..<4], as: UTF8.self), body: sub + 8, size: subSize, list: listType))
                     sub += 8 + subSize + (subSize & 1)
                 }
                 // Bytes left that cannot hold a sub-chunk header: libsndfile reads a header there

@@ -75,7 +75,7 @@ public enum VorbisFileDecoder {
     }
 
     /// Opens `path` with `ov_fopen` and runs `body` with the open file.
-    private static func withFile<R>(_ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    static func withFile<R>(_ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
         try FileCheck.requireRegularFile(path)
         try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
@@ -117,7 +117,7 @@ public enum VorbisFileDecoder {
     }
 
     /// Opens bytes in memory with `ov_open_callbacks` and runs `body` with the open file.
-    private static func withMemoryFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
+    static func withMemoryFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
                                           _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
         try OggLinkCheck.validate(bytes, name: name)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         return try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in

@@ -81,4 +81,66 @@ final class StructFuzzRegressionTests: XCTestCase {
             XCTAssertFalse("\(error)".contains("never began") || "\(error)".contains("not Vorbis"), "\(error)")
         }
     }
+    /// A chain whose middle link has its headers but no audio before the next link begins (found
+    /// by the markers fuzzer through `decode(data:)` and the marker reader, 2026-11-25):
+    /// libvorbisfile 1.3.7 failed it with a read error and leaked that link's vorbis_info (18,566
+    /// bytes) per open. Refused before vorbisfile sees it, by every door; a chain of two links
+    /// with audio still decodes, and so does a link without audio at the end of a file.
+    func testLinkWithoutAudioBeforeTheNextIsRefused() throws {
+        let path = Self.regression("struct-ogg-link-without-audio-leak.ogg")
+        let bytes = try FileBytes.read(path: path)
+        let doors: [(String, () throws -> Void)] = [
+            ("decode(path:)", { _ = try ClipDecoder.decode(path: path) }),
+            ("decode(data:)", { _ = try ClipDecoder.decode(data: bytes, name: path) }),
+            ("inspect(data:)", { _ = try ClipDecoder.inspect(data: bytes, name: path) }),
+            ("markers", { _ = try MarkerReader.read(data: bytes, name: path, frameCount: 400) }),
+            ("music", { try MusicTrack.checkStreamable(path: path) }),
+        ]
+        for (door, run) in doors {
+            XCTAssertThrowsError(try run(), door) { error in
+                guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(door): \(error)") }
+                XCTAssertTrue(what.contains("after a link without audio (serial 1660998465)"), "\(door): \(what)")
+            }
+        }
+
+        // The same with a link whose only audio page says granule position −1 ("no packet ends
+        // here"): vorbisfile failed it and leaked the same 18,566 bytes.
+        let unknown = Self.regression("struct-ogg-link-with-unknown-granule-leak.ogg")
+        XCTAssertThrowsError(try ClipDecoder.decode(data: try FileBytes.read(path: unknown), name: unknown)) { error in
+            guard case .malformedFile(let what)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertTrue(what.contains("after a link without audio (serial 2539335178)"), what)
+        }
+
+        // Two whole links (ffmpeg's, the second with another serial) pass the check. (The clip
+        // decoder yields the first link's 400 frames, as before this check; inspect says 800.)
+        let tool = try FFmpegTool()
+        let one = tool.path("one.ogg")
+        try tool.run(["-f", "lavfi", "-i", "sine=f=440:r=8000:d=0.05", "-c:a", "libvorbis", one])
+        let link = try FileBytes.read(path: one)
+        var second = link
+        second[14] ^= 0xFF   // another serial: each page's CRC made true again below
+        second = Self.withPageCRCs(second)
+        XCTAssertEqual(try ClipDecoder.inspect(data: link + second, name: "chain.ogg").frames, 800)
+        XCTAssertEqual(try ClipDecoder.decode(data: link + second, name: "chain.ogg").frameCount, 400)
+    }
+
+    /// `bytes` with every Ogg page's serial byte 14 set to the first page's and its CRC recomputed.
+    static func withPageCRCs(_ bytes: [UInt8]) -> [UInt8] {
+        var b = bytes
+        var pos = 0
+        while pos + 27 <= b.count, b[pos] == 0x4F {
+            let segments = Int(b[pos + 26])
+            let size = 27 + segments + b[(pos + 27)..<(pos + 27 + segments)].reduce(0) { $0 + Int($1) }
+            b[pos + 14] = bytes[14]
+            b.replaceSubrange((pos + 22)..<(pos + 26), with: [0, 0, 0, 0])
+            var crc: UInt32 = 0
+            for byte in b[pos..<(pos + size)] {
+                crc ^= UInt32(byte) << 24
+                for _ in 0..<8 { crc = crc & 0x8000_0000 != 0 ? (crc << 1) ^ 0x04C1_1DB7 : crc << 1 }
+            }
+            b.replaceSubrange((pos + 22)..<(pos + 26), with: [UInt8(crc & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 24)])
+            pos += size
+        }
+        return b
+    }
 }

@@ -169,7 +169,22 @@ public struct APIOperationFuzzer {
         if trace { FileHandle.standardError.write(Data("kind \(kind)\n".utf8)) }
         switch kind {
         case 0...5:
-            let clip = Self.pick(&g, w.clips)
+            var clip = Self.pick(&g, w.clips)
+            if Self.chance(&g, 0.1) {
+                // Markers given in code, at and around the clip's edges: refused with a typed
+                // error outside the clip, and only inside it when accepted.
+                let frames = clip.info.frameCount
+                var markers: [Marker] = []
+                for _ in 0..<(g.next() % 4) {
+                    let frame = Self.pick(&g, [0, 1, frames / 2, frames, frames + 1, -1, Int.max, Int.min])
+                    let length: Int? = Self.chance(&g, 0.5) ? nil : Self.pick(&g, [0, 1, frames &- frame, frames &- frame &+ 1, -1, Int.max])
+                    markers.append(Marker(name: "m", frame: frame, length: length))
+                }
+                clip = try clip.withMarkers(markers)
+                for m in clip.markers where m.frame < 0 || m.frame > frames || (m.length.map { $0 < 0 || $0 > frames - m.frame } ?? false) {
+                    report.findings.append("withMarkers accepted \(m) on a clip of \(frames) frames")
+                }
+            }
             let placement: PlayOptions.Placement
             switch g.next() % 3 {
             case 0: placement = .pan(Self.value(&g, -1...1))

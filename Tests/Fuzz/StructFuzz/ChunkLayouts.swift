@@ -65,6 +65,13 @@ enum ChunkLayouts {
         let be = c != .wav || Bytes.tag(b, 0) == "RIFX"
         var f: [Field] = []
         func int(_ name: String, _ at: Int, _ n: Int) { if at + n <= b.count { f.append(Field(name: name, offset: at, bytes: n, bigEndian: be)) } }
+        /// A CAFMarker: its type, its 64-bit float frame position, its id.
+        func cafMarker(_ at: Int, _ chunk: String) {
+            guard at + 28 <= b.count else { return }
+            f.append(Field(name: "\(chunk).marker.type", offset: at, bytes: 4, bigEndian: true, kind: .fourCC))
+            f.append(Field(name: "\(chunk).marker.frame", offset: at + 4, bytes: 8, bigEndian: true, kind: .double))
+            int("\(chunk).marker.id", at + 12, 4)
+        }
         if c == .caf {
             int("caff.version", 4, 2); int("caff.flags", 6, 2)
         } else {
@@ -93,10 +100,45 @@ enum ChunkLayouts {
                 var sub = s + 4
                 while sub + 8 <= min(ch.end, b.count), f.count < 200 {
                     int("LIST.sub.size", sub + 4, 4)
+                    // adtl: the cue point id of labl/ltxt/note, the ltxt length, a name's bytes.
+                    let id = Bytes.tag(b, sub)
+                    if ["labl", "ltxt", "note"].contains(id) {
+                        int("\(id).id", sub + 8, 4)
+                        if id == "ltxt" { int("ltxt.length", sub + 12, 4) }
+                        let text = sub + 8 + (id == "ltxt" ? 20 : 4)
+                        for k in 0..<3 { int("\(id).name\(k)", text + k, 1) }
+                    }
                     sub += 8 + Int(Bytes.readLE(b, sub + 4, 4) ?? 0)
                 }
-            case (.wav, "smpl"): int("smpl.loops", s + 28, 4); int("smpl.extra", s + 32, 4); int("smpl.loop.start", s + 44, 4); int("smpl.loop.end", s + 48, 4)
-            case (.wav, "cue "): int("cue.count", s, 4); int("cue.position", s + 8, 4)
+            case (.wav, "smpl"):
+                int("smpl.loops", s + 28, 4); int("smpl.extra", s + 32, 4)
+                for k in 0..<min(8, Int(Bytes.readLE(b, s + 28, 4) ?? 0)) {
+                    let l = s + 36 + 24 * k
+                    int("smpl.loop.id", l, 4); int("smpl.loop.type", l + 4, 4); int("smpl.loop.start", l + 8, 4); int("smpl.loop.end", l + 12, 4); int("smpl.loop.count", l + 20, 4)
+                }
+            case (.wav, "cue "):
+                int("cue.count", s, 4)
+                for k in 0..<min(8, Int(Bytes.readLE(b, s, 4) ?? 0)) {
+                    let p = s + 4 + 24 * k
+                    int("cue.id", p, 4); int("cue.position", p + 4, 4); int("cue.chunk", p + 8, 4)
+                    int("cue.chunkStart", p + 12, 4); int("cue.blockStart", p + 16, 4); int("cue.sampleOffset", p + 20, 4)
+                }
+            case (.caf, "mark"):
+                int("mark.timeType", s, 4); int("mark.count", s + 4, 4)
+                for k in 0..<min(8, Int(Bytes.readBE(b, s + 4, 4) ?? 0)) { cafMarker(s + 8 + 28 * k, "mark") }
+            case (.caf, "regn"):
+                int("regn.count", s + 4, 4)
+                var r = s + 8
+                for _ in 0..<min(4, Int(Bytes.readBE(b, s + 4, 4) ?? 0)) {
+                    int("regn.id", r, 4); int("regn.flags", r + 4, 4); int("regn.markers", r + 8, 4)
+                    let n = Int(Bytes.readBE(b, r + 8, 4) ?? 0)
+                    for k in 0..<min(4, n) { cafMarker(r + 12 + 28 * k, "regn") }
+                    guard n <= 1_000 else { break }
+                    r += 12 + 28 * n
+                }
+            case (.caf, "strg"):
+                int("strg.count", s, 4)
+                for k in 0..<min(8, Int(Bytes.readBE(b, s, 4) ?? 0)) { int("strg.id", s + 4 + 12 * k, 4); int("strg.offset", s + 8 + 12 * k, 8) }
             case (.wav, "PEAK"), (.aiff, "PEAK"): int("PEAK.version", s, 4)
             case (.aiff, "COMM"):
                 int("COMM.channels", s, 2); int("COMM.frames", s + 2, 4); int("COMM.bits", s + 6, 2)
@@ -149,15 +191,16 @@ enum ChunkLayouts {
 
     /// A chunk the seeds do not have, with fields at edges.
     static func crafted(_ c: Container, rng: inout FuzzRNG) -> [UInt8] {
+        let lie = rng.chance(15)
         func chunk(_ id: String, _ body: [UInt8], be: Bool, sizeBytes: Int = 4, lie: Bool = false) -> [UInt8] {
             let size = lie ? edge32(&rng) : UInt64(body.count)
             var out = Array(id.utf8) + (be ? Bytes.be(size, sizeBytes) : Bytes.le(size, sizeBytes)) + body
             if sizeBytes == 4, body.count & 1 == 1 { out.append(0) }
             return out
         }
-        let lie = rng.chance(15)
         switch c {
         case .caf:
+            if rng.chance(40) { return MarkerChunks.caf(rng: &rng, lie: lie) }
             switch rng.below(6) {
             case 0: return chunk("pakt", Bytes.be(edge64(&rng), 8) + Bytes.be(edge64(&rng), 8) + Bytes.be(edge32(&rng), 4) + Bytes.be(edge32(&rng), 4) + [0x81, 0x00, 0x40], be: true, sizeBytes: 8)
             case 1: let n = rng.below(4); return chunk("chan", Bytes.be(edge32(&rng), 4) + Bytes.be(0, 4) + Bytes.be(rng.chance(50) ? UInt64(n) : edge32(&rng), 4) + [UInt8](repeating: 0, count: 20 * n), be: true, sizeBytes: 8)
@@ -170,6 +213,7 @@ enum ChunkLayouts {
                 return chunk("desc", body, be: true, sizeBytes: 8)
             }
         case .wav:
+            if rng.chance(40) { return MarkerChunks.wav(rng: &rng, lie: lie) }
             switch rng.below(7) {
             case 0: return chunk("fact", Bytes.le(edge32(&rng), 4), be: false, lie: lie)
             case 1:

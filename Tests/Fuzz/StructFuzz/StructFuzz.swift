@@ -46,6 +46,7 @@ enum StructFuzz {
         // STRUCT_LEAK_CHECK=N: a leak check after every Nth case (1: every case; slow), to find the
         // case that leaked; STRUCT_FROM=K: cases before K are generated (the same sequence) but not run.
         let leakEvery = getenv("STRUCT_LEAK_CHECK").flatMap { Int(String(cString: $0)) } ?? 0
+        markersOnly = getenv("STRUCT_MARKERS").map { String(cString: $0) == "1" } ?? false
         let from = getenv("STRUCT_FROM").flatMap { Int(String(cString: $0)) } ?? 0
         var tally: [String: Int] = [:]
         var start = timespec()
@@ -144,13 +145,15 @@ enum StructFuzz {
     /// Runs one case through the decoders; returns the outcome's name for the tally. Any
     /// EarshotError is an accepted outcome; a broken invariant traps (a finding).
     static func run(_ bytes: [UInt8], _ c: Container, path: String?, music: Bool) -> String {
+        if markersOnly { return runMarkers(bytes, path: path) }
         let memory = Result { () throws(EarshotError) in try ClipDecoder.decode(data: bytes, name: "fuzz", options: options) }
         if case .success(let audio) = memory {
             precondition(audio.byteCount <= options.maxBytes, "decoded past the limit")  // trap: a finding
         }
-        if case .success(let info) = Result(catching: { () throws(EarshotError) in try ClipDecoder.inspect(data: bytes, name: "fuzz") }),
-           let frames = info.frames {
-            precondition(frames <= ClipFileInfo.maxPlausibleFrames, "implausible length reported")  // trap: a finding
+        if case .success(let info) = Result(catching: { () throws(EarshotError) in try ClipDecoder.inspect(data: bytes, name: "fuzz") }) {
+            if let frames = info.frames { precondition(frames <= ClipFileInfo.maxPlausibleFrames, "implausible length reported") }  // trap: a finding
+            MarkerFuzz.check(FileMarkers(markers: info.markers, leftOut: info.markersLeftOut, shortened: info.markersShortened),
+                             frameCount: info.frames ?? ClipFileInfo.maxPlausibleFrames)
         }
         if let path, !bytes.isEmpty {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -179,6 +182,48 @@ enum StructFuzz {
             case .unsupportedEncoding: return "unsupported"
             case .unreadableFile: return "unreadable"
             case .tooLarge: return "tooLarge"
+            default: return "other"
+            }
+        }
+    }
+
+    /// STRUCT_MARKERS=1: each case goes through the marker readers only (faster, so more cases).
+    /// Set once by main before the first case; the fuzzer runs on one thread.
+    nonisolated(unsafe) static var markersOnly = false
+
+    /// The marker readers on one case: from memory at a length the case picks, through
+    /// `inspect(data:)` at the length it reports, and (when `path` is given) from a file — which
+    /// must give exactly what memory gives.
+    static func runMarkers(_ bytes: [UInt8], path: String?) -> String {
+        let inspected = Result { () throws(EarshotError) in try ClipDecoder.inspect(data: bytes, name: "fuzz") }
+        if case .success(let info) = inspected {
+            MarkerFuzz.check(FileMarkers(markers: info.markers, leftOut: info.markersLeftOut, shortened: info.markersShortened),
+                             frameCount: info.frames ?? ClipFileInfo.maxPlausibleFrames)
+        }
+        // The length the audio has (most cases), or one at an edge.
+        let known = (try? inspected.get())?.frames ?? 400
+        let frames = [known, known, known, 0, 1, known + 1, 48_000, ClipFileInfo.maxPlausibleFrames][bytes.count % 8]
+        let memory = Result { () throws(EarshotError) in try MarkerReader.read(data: bytes, name: path ?? "fuzz", frameCount: frames) }
+        if case .success(let found) = memory { MarkerFuzz.check(found, frameCount: frames) }
+        if let path, !bytes.isEmpty {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            if fd >= 0 {
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+                let disk = Result { () throws(EarshotError) in try MarkerReader.read(path: path, frameCount: frames) }
+                switch (memory, disk) {
+                case (.success(let a), .success(let b)): precondition(a == b, "path and memory markers differ")  // trap: a finding
+                case (.failure(let a), .failure(let b)): precondition(a == b, "path and memory fail differently: \(a) / \(b)")  // trap: a finding
+                default: preconditionFailure("path and memory disagree: \(memory) / \(disk)")  // trap: a finding
+                }
+            }
+        }
+        switch memory {
+        case .success(let found): return found.markers.isEmpty ? "none" : "markers"
+        case .failure(let e):
+            switch e {
+            case .malformedFile: return "malformed"
+            case .unreadableFile: return "unreadable"
             default: return "other"
             }
         }
