@@ -24,13 +24,6 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
         return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func startPulse(_ env: [String: String]) throws {
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: env, timeout: 10)
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
-            throw XCTSkip("pulseaudio did not start")
-        }
-    }
 
     private func milliseconds(_ body: () -> Void) -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -39,19 +32,16 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
     }
 
     func testReportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly() throws {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl"])
         let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path]
-        try startPulse(env)
-        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+        let pulse = try PrivatePulse.start(in: fixtures.directory)
+        let env = pulse.environment
+        defer { pulse.stop() }
         _ = try pactl(["load-module", "module-null-sink", "sink_name=a"], env)
         let moduleB = try pactl(["load-module", "module-null-sink", "sink_name=b"], env)
         _ = try pactl(["set-default-sink", "a"], env)
         let baseline = try pactl(["list", "short", "clients"], env).split(separator: "\n").count
 
-        setenv("PULSE_SERVER", "unix:" + runtime.appendingPathComponent("pulse/native").path, 1)
+        setenv("PULSE_SERVER", "unix:" + pulse.runtime.appendingPathComponent("pulse/native").path, 1)
         defer { unsetenv("PULSE_SERVER") }
         let reports = Reports()
         let watcher = PulseDefaultSinkWatcher(logger: Logger(label: "test"))
@@ -83,10 +73,10 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
                         "its connection closed; the first watcher's stays")
 
         // The server goes away: nothing is reported; it comes back: watched again.
-        PulseDuckingTests.stopPulse(runtime: runtime)
+        pulse.stop()
         usleep(700_000)
         XCTAssertEqual(reports.all, ["new b", "gone a", "new d"], "no report without a server")
-        try startPulse(env)
+        _ = try PrivatePulse.start(in: fixtures.directory)   // the same runtime folder: the watcher's server again
         _ = try pactl(["load-module", "module-null-sink", "sink_name=c"], env)
         _ = try pactl(["set-default-sink", "c"], env)
         XCTAssertNotNil(waitFor(8) { watcher.connections == 2 }, "connected again (backoff ≤ 5 s)")
@@ -97,7 +87,7 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
                         "its connection closed")
 
         // Without a server at all: no report, and stop() is as prompt with a retry pending.
-        PulseDuckingTests.stopPulse(runtime: runtime)
+        pulse.stop()
         let idle = PulseDefaultSinkWatcher(logger: Logger(label: "test"))
         idle.start { reports.add($0, $1) }
         usleep(300_000)

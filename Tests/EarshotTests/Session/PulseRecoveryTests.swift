@@ -13,30 +13,18 @@ final class PulseRecoveryTests: XCTestCase {
     /// The music: 1 s steps whose tone says where the track is (second i plays 400 + 100·i Hz).
     static let stepHz = (0..<8).map { 400.0 + 100.0 * Double($0) }
 
-    private func startPulse(_ env: [String: String]) throws {
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: env, timeout: 10)
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
-            throw XCTSkip("pulseaudio did not start")
-        }
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
-    }
-
     /// Fixtures and a private daemon with a `game` null sink as default (stop it by `runtime`).
     private func privateDaemon() throws -> (MusicFixtures, URL, [String: String]) {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+        try requireTools(["/usr/bin/parec"])
         let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path]
+        let pulse = try PrivatePulse.start(in: fixtures.directory)
         do {
-            try startPulse(env)
+            try pulse.nullSink("game", makeDefault: true)
         } catch {
-            PulseDuckingTests.stopPulse(runtime: runtime)
+            pulse.stop()
             throw error
         }
-        return (fixtures, runtime, env)
+        return (fixtures, pulse.runtime, pulse.environment)
     }
 
     private static func pulsePID(_ runtime: URL) -> pid_t? {
@@ -93,7 +81,7 @@ final class PulseRecoveryTests: XCTestCase {
         rec1.stop(signal: SIGINT)
         usleep(1_000_000)
         XCTAssertTrue(earshot.isRunning, "earshot survives the loss of its sound server")
-        try startPulse(env)
+        try PrivatePulse.start(in: runtime.deletingLastPathComponent()).nullSink("game", makeDefault: true)   // the same runtime folder
         let ready = Date()
         let rec2 = try ChildProcess("/usr/bin/parec", parecArgs, environment: env, output: after)
         defer { rec2.stop() }

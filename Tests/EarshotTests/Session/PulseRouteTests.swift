@@ -45,17 +45,11 @@ final class PulseRouteTests: XCTestCase {
     }
 
     func testSoundFollowsTheDefaultSinkAndComesBackWhenItGoesAway() throws {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+        try requireTools(["/usr/bin/parec"])
         let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path]
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: env, timeout: 10)
-        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
-            throw XCTSkip("pulseaudio did not start")
-        }
+        let pulse = try PrivatePulse.start(in: fixtures.directory)
+        defer { pulse.stop() }
+        let env = pulse.environment
         _ = try pactl(["load-module", "module-null-sink", "sink_name=a"], env)
         let moduleB = try pactl(["load-module", "module-null-sink", "sink_name=b"], env).trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try pactl(["set-default-sink", "a"], env)

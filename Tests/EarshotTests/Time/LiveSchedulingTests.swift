@@ -31,17 +31,10 @@ final class LiveSchedulingTests: XCTestCase {
             throw XCTSkip("TimeProbe is not built: run `swift build` (make test does) before `swift test`")
         }
         let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path, "ALSOFT_DRIVERS": "pulse"]
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: env, timeout: 10)
-        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
-            throw XCTSkip("pulseaudio did not start")
-        }
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
+        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        defer { pulse.stop() }
+        try pulse.nullSink("game", makeDefault: true)
+        let env = pulse.environment
 
         let recording = fixtures.directory.appendingPathComponent("rec.f32")
         let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--format=float32le", "--rate=48000", "--channels=1",
