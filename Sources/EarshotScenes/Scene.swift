@@ -54,7 +54,10 @@ public struct Scene: Sendable {
     public var events: [SceneEvent]
     /// The events that run when a named voice ends (`after:`), in file order: each runs every
     /// time that voice ends, ``SceneAfter/delay`` later.
-    public var followUps: [SceneEvent] = []
+    public var followUps: [SceneFollowUp] = []
+    /// The `name:` of each named timed play, by its index in ``events`` (a side table: most
+    /// events have none, and a scene may have a million).
+    public var playNames: [Int: String] = [:]
     /// Reverb zones (`zones:`), in file order.
     public var zones: [ReverbZone] = []
     /// Sounds (`sounds:`), in file order: clips picked, varied and limited; ids shared with clips.

@@ -45,20 +45,17 @@ public struct SceneEvent: Sendable, Equatable {
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
     }
 
-    /// Scene time in seconds (for an event that runs ``after`` a voice: when it ran, in the
-    /// events a render reports; 0 in the scene).
+    /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
+    /// render reports; 0 in the scene).
     public var time: Double
     public var action: Action
     /// The line of the event in the scene file.
     public var line: Int
-    /// Set for an event that runs when a named voice ends (`after:`), not at a time.
-    public var after: SceneAfter?
 
-    public init(time: Double, action: Action, line: Int = 0, after: SceneAfter? = nil) {
+    public init(time: Double, action: Action, line: Int = 0) {
         self.time = time
         self.action = action
         self.line = line
-        self.after = after
     }
 
     /// A short label for logs and plots ("hint begin", "play step", …).
@@ -89,6 +86,24 @@ public struct SceneEvent: Sendable, Equatable {
         case .hint, .interruption: return true
         default: return false
         }
+    }
+}
+
+/// An event that runs when a named voice ends (`after:`), not at a time: kept apart from the
+/// timed events (``Scene/followUps``), so that the million events a scene may have stay as small
+/// as they were.
+public struct SceneFollowUp: Sendable, Equatable {
+    /// The voice it waits for, and how long after its end.
+    public var after: SceneAfter
+    /// What it does (its ``SceneEvent/time`` is 0 in the scene).
+    public var event: SceneEvent
+    /// The `name:` of its voice when it is a play others wait for.
+    public var name: String?
+
+    public init(after: SceneAfter, event: SceneEvent, name: String? = nil) {
+        self.after = after
+        self.event = event
+        self.name = name
     }
 }
 

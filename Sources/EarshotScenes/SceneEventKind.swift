@@ -4,7 +4,10 @@ enum SceneEventKind: String, CaseIterable, Sendable {
 
     /// The keys an event of this kind may have: its own, and when it runs — `at:` a time, or
     /// `after:` a named voice ends (plus `delay:`).
-    var allowedKeys: [String] { ["after", "delay"] + ownKeys }
+    var allowedKeys: [String] { Self.allowed[self] ?? ownKeys }
+
+    /// Each kind's keys, made once (a scene may have a million events).
+    private static let allowed = Dictionary(uniqueKeysWithValues: allCases.map { ($0, ["after", "delay"] + $0.ownKeys) })
 
     private var ownKeys: [String] {
         switch self {

@@ -115,8 +115,6 @@ public struct ScenePlay: Sendable, Equatable {
     public var offset: Double = 0
     /// How many more times the clip plays after the first, gaplessly (0…1000).
     public var loops: Int = 0
-    /// The voice's name, for events that run `after:` it ends (unique in the scene).
-    public var name: String?
 
     public init(id: String, position: Vector3? = nil, pan: Float = 0, gain: Float = 1, pitch: Float = 1,
                 priority: UInt8? = nil, bus: String? = nil, offset: Double = 0, loops: Int = 0) {

@@ -114,7 +114,7 @@ extension SceneParser {
     /// The names of `after:` events: each must be the `name:` of a play, names are unique, and
     /// every voice an event waits for must be able to play — a chain of `after:` events that
     /// only wait for each other (a cycle) would never run, and is refused.
-    mutating func checkAfter(_ followUps: [(event: SceneEvent, node: Node, index: Int)],
+    mutating func checkAfter(_ followUps: [(followUp: SceneFollowUp, node: Node, index: Int)],
                              namedPlays: [(name: String, node: Node, index: Int, timed: Bool)]) {
         var known: [String: Int] = [:]
         for p in namedPlays {
@@ -130,14 +130,14 @@ extension SceneParser {
         while added {
             added = false
             for f in followUps {
-                guard let after = f.event.after, playable.contains(after.voice),
-                      case .play(let p) = f.event.action, let name = p.name, !playable.contains(name) else { continue }
+                let after = f.followUp.after
+                guard playable.contains(after.voice), let name = f.followUp.name, !playable.contains(name) else { continue }
                 playable.insert(name)
                 added = true
             }
         }
         for f in followUps {
-            guard let after = f.event.after else { continue }
+            let after = f.followUp.after
             let key = "events[\(f.index)].after"
             if known[after.voice] == nil {
                 fail(child(f.node, "after"), key, "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())

@@ -5,8 +5,10 @@ import Yams
 /// The events of a scene's `events:` list: each one's word, keys and ranges (the kinds are in
 /// `SceneEventKind.swift`; `every:` repeats in `SceneParser.swift`).
 extension SceneParser {
+    /// The event at `node`; `after` is set when it runs after a named voice instead of at a time,
+    /// `name` when it is a play with a `name:`.
     mutating func event(_ node: Node, index: Int, names: SceneNames, musicIDs: Set<String>, emitterIDs: Set<String>,
-                        duration: Double?) -> SceneEvent? {
+                        duration: Double?, after: inout SceneAfter?, name playName: inout String?) -> SceneEvent? {
         let clipIDs = names.clips
         let key = "events[\(index)]"
         guard case .mapping = node else {
@@ -42,7 +44,8 @@ extension SceneParser {
         if m["after"] != nil, let e = m["every"] ?? m["count"] ?? m["until"] ?? m["jitter"] {
             fail(e, key, "every:, count:, until: and jitter: repeat a play at: a time, not one after: a voice")
         }
-        var after: SceneAfter?
+        after = nil
+        playName = nil
         if let a = m["after"], let name = string(a, "\(key).after") {
             let delay = m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0
             after = SceneAfter(voice: name, delay: delay)
@@ -95,10 +98,9 @@ extension SceneParser {
                 fail(e, key, "a named play cannot repeat: its repeats would share one name")
             }
             if (m["position"] == nil || position != nil) && (m["bus"] == nil || bus != nil) {
-                var play = ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                                     priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops)
-                play.name = name
-                action = .play(play)
+                playName = name
+                action = .play(ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
+                                         priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
             }
         case .snapshot:
             guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }
@@ -164,6 +166,6 @@ extension SceneParser {
             action = .stop(emitter: id, fade: fade)
         }
         guard let at, let action else { return nil }
-        return SceneEvent(time: at, action: action, line: line, after: after)
+        return SceneEvent(time: at, action: action, line: line)
     }
 }

@@ -151,16 +151,21 @@ struct SceneParser: YAMLReader {
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
         var events: [SceneEvent] = []
-        var followUps: [(event: SceneEvent, node: Node, index: Int)] = []
+        var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
+        var timedNames: [Int: String] = [:]   // by index in `events` before it is sorted
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
-                    if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration) {
-                        if case .play(let p) = ev.action, let name = p.name { namedPlays.append((name, e, i, ev.after == nil)) }
-                        if ev.after != nil {
-                            followUps.append((ev, e, i))
+                    var after: SceneAfter?
+                    var name: String?
+                    if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration,
+                                      after: &after, name: &name) {
+                        if let name { namedPlays.append((name, e, i, after == nil)) }
+                        if let after {
+                            followUps.append((SceneFollowUp(after: after, event: ev, name: name), e, i))
                         } else {
+                            if let name { timedNames[events.count] = name }
                             events.append(ev)
                             repeatEvent(ev, e, index: i, duration: duration, into: &events)
                         }
@@ -175,15 +180,22 @@ struct SceneParser: YAMLReader {
             }
             checkAfter(followUps, namedPlays: namedPlays)
         }
-        // Time order; events at the same time keep their file order.
-        events = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        // Time order; events at the same time keep their file order (sorted as indices: no copy
+        // of a million events beside their offsets). The names follow their events.
+        let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
+        events = order.map { events[$0] }
+        var playNames: [Int: String] = [:]
+        if !timedNames.isEmpty {
+            for (new, old) in order.enumerated() { if let n = timedNames[old] { playNames[new] = n } }
+        }
 
         guard let duration else { return nil }
         var scene = Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
                           session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
                           zones: reverbZones)
-        scene.followUps = followUps.map(\.event)
+        scene.followUps = followUps.map(\.followUp)
+        scene.playNames = playNames
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)

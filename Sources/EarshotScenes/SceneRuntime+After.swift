@@ -36,9 +36,7 @@ extension SceneRuntime {
     /// Files the follow-ups by name and asks the engine for end reports (only when there are any).
     func prepareAfter() {
         guard !scene.followUps.isEmpty else { return }
-        for (i, e) in scene.followUps.enumerated() {
-            if let a = e.after { after.waiting[a.voice, default: []].append(i) }
-        }
+        for (i, f) in scene.followUps.enumerated() { after.waiting[f.after.voice, default: []].append(i) }
         let ended = SceneEndedVoices()
         after.ended = ended
         engine.observeVoiceEvents { ended.add($0) }
@@ -94,7 +92,7 @@ extension SceneRuntime {
     /// Puts the follow-ups of `name` on the timeline at `end` plus each one's delay.
     private func place(followersOf name: String, at end: Double) {
         for i in after.waiting[name] ?? [] {
-            let t = end + (scene.followUps[i].after?.delay ?? 0)
+            let t = end + scene.followUps[i].after.delay
             guard t <= scene.duration else { continue }
             // After what is due at the same time (file order), never before what already ran.
             var position = next

@@ -28,7 +28,7 @@ extension SceneRuntime {
     /// since. Its error names the event's line.
     func checkPlayTiming(clips: [String: Clip]) throws(EarshotError) {
         let soundClips = Dictionary(scene.sounds.map { ($0.id, $0.clips) }, uniquingKeysWith: { first, _ in first })
-        for e in scene.events + scene.followUps {
+        for e in scene.events + scene.followUps.map(\.event) {
             guard case .play(let p) = e.action, p.offset > 0 || p.loops > 0 else { continue }
             for id in soundClips[p.id] ?? [p.id] {
                 guard let info = clips[id]?.info else { continue }

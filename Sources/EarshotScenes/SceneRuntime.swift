@@ -136,12 +136,12 @@ final class SceneRuntime {
             return nil
         case .event(let i):
             let event = scene.events[i]
-            try run(event)
+            try run(event, name: scene.playNames.isEmpty ? nil : scene.playNames[i])
             return event
         case .followUp(let i):
-            var event = scene.followUps[i]
+            var event = scene.followUps[i].event
             event.time = time
-            try run(event)
+            try run(event, name: scene.followUps[i].name)
             return event
         }
     }
@@ -259,7 +259,8 @@ final class SceneRuntime {
                                                           priority: spec.priority, emitter: e))
     }
 
-    private func run(_ event: SceneEvent) throws(EarshotError) {
+    /// Runs `event`; `name`: the `name:` of a play others wait for.
+    private func run(_ event: SceneEvent, name: String? = nil) throws(EarshotError) {
         switch event.action {
         case .music(let id, let action):
             guard let track = tracks[id] else {
@@ -298,14 +299,14 @@ final class SceneRuntime {
                 options.loopCount = p.loops
                 options.placement = placement
                 let voice = try engine.play(sound, options: options)
-                if let name = p.name { played(name, voice: voice, at: event.time, clip: nil, p) }
+                if let name { played(name, voice: voice, at: event.time, clip: nil, p) }
             } else if let clip = clips[p.id] {
                 var options = PlayOptions(gain: p.gain, pitch: p.pitch, priority: p.priority ?? 128,
                                           bus: p.bus.map(Bus.init) ?? .sfx, placement: placement)
                 options.offset = p.offset
                 options.loopCount = p.loops
                 let voice = try engine.play(clip, options: options)
-                if let name = p.name { played(name, voice: voice, at: event.time, clip: clip, p) }
+                if let name { played(name, voice: voice, at: event.time, clip: clip, p) }
             } else {
                 preconditionFailure("scene clip or sound \(p.id) was validated but not loaded")  // trap: parser invariant
             }

@@ -98,7 +98,7 @@ extension Scene {
 
         // Clips nobody plays.
         var used = Set(emitters.map(\.clip))
-        for e in events + followUps { if case .play(let p) = e.action { used.insert(p.id) } }
+        for e in events + followUps.map(\.event) { if case .play(let p) = e.action { used.insert(p.id) } }
         let playedSounds = used
         for s in sounds where playedSounds.contains(s.id) { used.formUnion(s.clips) }
         for s in sounds where !playedSounds.contains(s.id) {
