@@ -21,8 +21,8 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
     /// such as `emitters.car.gain` or `events[2].at`; empty for the file as a whole) and what is
     /// wrong with it.
     case invalid(file: String, line: Int, column: Int, key: String, reason: String)
-    /// The scene file itself cannot be read: ``EarshotError/fileNotFound(path:)`` or
-    /// ``EarshotError/unreadableFile(path:reason:)``.
+    /// The scene file itself cannot be read: `EarshotError.fileNotFound(path:)` or
+    /// `EarshotError.unreadableFile(path:reason:)`.
     case unreadable(EarshotError)
 
     /// Where the scene keys are described, for a reader of an installed package as much as of a
@@ -30,7 +30,7 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
     static let reference = "every scene key is described in Demos/Scenes/README.md of the Earshot package"
 
     /// The problem on one line: `FILE:LINE:COLUMN: key: reason (where the keys are described)`,
-    /// control characters escaped as ``EarshotError/oneLine(_:)`` does.
+    /// control characters escaped as `EarshotError.oneLine(_:)` does.
     public var description: String {
         switch self {
         case .invalid(let file, let line, let column, let key, let reason):
