@@ -134,9 +134,11 @@ extension MusicTrack {
         system.mutate(stream) { $0.tempo = tempo }
     }
 
-    /// Markers given in code: while the track plays, ``AudioEngine/markers`` reports each one
-    /// (``MarkerEvent/Kind/marker``, its name) with the audio time its frame is heard at — on
-    /// every pass of a loop, at any ``rate``. Each lies on the file frame nearest its time.
+    /// The track's markers: those of its file when it is loaded (``MarkerReader``: WAV cue points
+    /// and regions, CAF markers, Ogg chapters — unreadable ones are logged and left out), or
+    /// those given in code, which replace them. While the track plays, ``AudioEngine/markers``
+    /// reports each one (``MarkerEvent/Kind/marker``, its name) with the audio time its frame is
+    /// heard at — on every pass of a loop, at any ``rate``. Each lies on the file frame nearest its time.
     ///
     /// A marker outside `0 … duration` (or not finite), or more than ``maxMarkers``, is a
     /// programmer error (trap); ``setMarkers(_:)`` throws instead, for values from data.

@@ -1,3 +1,4 @@
+import Logging
 /// A streamed music track: a file decoded in small chunks onto a reserved source, with the
 /// controls of AVAudioPlayer, gapless loops, fades, a finished event and level meters.
 ///
@@ -102,6 +103,28 @@ public final class MusicTrack: @unchecked Sendable {
         self.system = engine.musicSystem
         self.stream = stream
         engine.musicSystem.mutate(stream) { $0.handle = self }
+        readMarkers(path: path, logger: engine.logger)
+    }
+
+    /// The file's own markers (``MarkerReader``: WAV cue points and regions, CAF markers, Ogg
+    /// chapters) become the track's ``markers``. A marker chunk that cannot be read leaves the
+    /// track without markers — it still plays — and says why in the log.
+    private func readMarkers(path: String, logger: Logger) {
+        let found: FileMarkers
+        do throws(EarshotError) {
+            found = try MarkerReader.read(path: path, frameCount: stream.frameCount)
+        } catch {
+            logger.warning("\(path): its markers cannot be read (\(error)); the track plays without them")
+            return
+        }
+        guard !found.markers.isEmpty else { return }
+        let rate = Double(max(stream.fileRate, 1))
+        let cues = found.markers.map { Cue(name: $0.name, seconds: Double($0.frame) / rate) }
+        let frames = found.markers.map { (name: $0.name, frame: min(stream.frameCount, $0.frame)) }   // exact, by frame
+        system.mutate(stream) {
+            $0.cues = cues
+            $0.cueFrames = frames
+        }
     }
 
     /// The bus the track plays on (fixed when it is loaded).

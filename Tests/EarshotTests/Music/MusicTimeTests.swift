@@ -175,6 +175,34 @@ final class MusicTimeTests: XCTestCase {
         }
     }
 
+    /// A track takes its file's markers (WAV cue points named by labl, written by python3: no
+    /// encoder here writes them) and reports them on every loop; a file whose cue chunk lies about
+    /// its count plays without markers.
+    func testFileMarkersOfATrack() async throws {
+        let files = try MusicFixtures()
+        let path = files.directory.appendingPathComponent("cues.wav").path
+        try MarkerFiles.write(.init(rate: 48_000, frames: 48_000,
+                                    cues: [.init(id: 1, frame: 12_000, name: "a"), .init(id: 2, frame: 36_000, name: "b")]), to: path)
+        let engine = try TestSignals.loopbackEngine()
+        let track = try engine.loadMusic(path: path)
+        XCTAssertEqual(track.markers, [MusicTrack.Cue(name: "a", seconds: 0.25), MusicTrack.Cue(name: "b", seconds: 0.75)])
+        let events = try await markerEvents(engine, seconds: 2.1, block: 37) {
+            track.numberOfLoops = 1
+            try track.play()
+        }
+        XCTAssertEqual(events.map(\.name), ["a", "b", "a", "b"])
+        for (e, t) in zip(events, [0.25, 0.75, 1.25, 1.75]) { XCTAssertEqual(e.audioTime, t, accuracy: 0.001) }
+
+        let lying = files.directory.appendingPathComponent("lying.wav").path
+        try MarkerFiles.write(.init(rate: 48_000, frames: 48_000, cues: [.init(id: 1, frame: 12_000, name: "a")], cueCount: 1_000_000), to: lying)
+        let other = try TestSignals.loopbackEngine()
+        defer { other.shutdown() }
+        let plain = try other.loadMusic(path: lying)
+        XCTAssertEqual(plain.markers, [], "unreadable markers: none, and the track still plays")
+        try plain.play()
+        XCTAssertGreaterThan(TestSignals.rms(try MusicRender.render(other, seconds: 0.2, block: 512), 2_400..<9_600), 0.05)
+    }
+
     /// An interruption holds the audio clock: a start, a stop and the markers' times are audio
     /// times, so on the output they all move on by the frames the hold lasted.
     func testAnInterruptionMovesTimesByItsLength() async throws {
