@@ -61,6 +61,29 @@ final class EventStreamTests: XCTestCase {
         XCTAssertEqual(late.result(timeout: 2)?.count, 0, "a stream read after shutdown ends at once")
     }
 
+    /// `markers` (issue 27) is a broadcast like the others: two consumers each see every beat
+    /// of a 120 bpm track, in the same order, both loops end at shutdown, and a stream read
+    /// after shutdown is finished at once.
+    func testTwoConsumersOfMarkersEachSeeEveryBeatAndBothEndAtShutdown() throws {
+        let e = try TestSignals.loopbackEngine()
+        let a = Consumer(e.markers), b = Consumer(e.markers)
+        let files = try MusicFixtures()   // kept: its folder goes with it
+        let track = try e.loadMusic(path: try files.sineWAV("beats.wav", seconds: 2))
+        track.tempo = Tempo(bpm: 120, beatsPerBar: 4, firstBeat: 0)
+        try track.play()
+        _ = try TestSignals.renderGameFrames(e, seconds: 1.9)   // beats at 0, 0.5, 1 and 1.5 s
+        let beats = { (events: [MarkerEvent]) in events.filter { if case .beat = $0.kind { return true } else { return false } } }
+        XCTAssertNotNil(waitFor(2) { beats(a.events).count == 4 && beats(b.events).count == 4 })
+        XCTAssertEqual(beats(a.events).map(\.audioTime), [0, 0.5, 1, 1.5], "the first consumer sees every beat")
+        XCTAssertEqual(b.events.map(\.audioTime), a.events.map(\.audioTime), "and the second the same, in the same order")
+        XCTAssertNil(a.result(timeout: 0.05), "the loops wait while the engine runs")
+
+        e.shutdown()
+        XCTAssertNotNil(a.result(timeout: 2), "shutdown ends the first loop")
+        XCTAssertNotNil(b.result(timeout: 2), "and the second")
+        XCTAssertEqual(Consumer(e.markers).result(timeout: 2)?.count, 0, "a stream read after shutdown ends at once")
+    }
+
     /// The buffer is per consumer and bounded: a consumer that does not read keeps the newest
     /// 1024 events (the documented policy); one that reads gets all of them.
     func testAConsumerThatFallsBehindKeepsTheNewest1024() throws {
