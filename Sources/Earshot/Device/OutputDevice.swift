@@ -57,6 +57,8 @@ public final class OutputDevice: @unchecked Sendable {
     /// The device's ALC extensions, read once at open.
     public let extensions: Set<String>
     private let canReportDisconnect: Bool
+    /// `ALC_SOFT_device_clock`: the device reports its mixing clock and output latency.
+    private let reportsClock: Bool
     private var closed = false
 
     private init(handle: OpaquePointer, isLoopback: Bool, loopbackFormat: (Int, ChannelLayout)?) {
@@ -67,6 +69,7 @@ public final class OutputDevice: @unchecked Sendable {
         self.name = Self.string(handle, ALC_ALL_DEVICES_SPECIFIER) ?? Self.string(handle, ALC_DEVICE_SPECIFIER) ?? "?"
         self.extensions = Set((Self.string(handle, ALC_EXTENSIONS) ?? "").split(separator: " ").map(String.init))
         canReportDisconnect = !isLoopback && extensions.contains("ALC_EXT_disconnect")
+        reportsClock = extensions.contains("ALC_SOFT_device_clock")
     }
 
     /// Opens the output. Throws ``EarshotError/noOutputDevice(detail:)`` when the machine has none,
@@ -181,13 +184,27 @@ public final class OutputDevice: @unchecked Sendable {
     /// read together), or nil when the device does not report its clock (`ALC_SOFT_device_clock`)
     /// or the read failed (a disconnected device).
     func heardClock() -> Double? {
-        guard alcIsExtensionPresent(handle, "ALC_SOFT_device_clock") != 0 else { return nil }
+        readClock(ALC_DEVICE_CLOCK_LATENCY_SOFT).map { Double($0.0 - $0.1) / 1e9 }
+    }
+
+    /// The device's mixing clock in seconds (`ALC_DEVICE_CLOCK_SOFT`: the time of the next sample
+    /// OpenAL mixes, which is heard an output latency later), or nil as for ``heardClock()``.
+    func mixClock() -> Double? {
+        readClock(ALC_DEVICE_CLOCK_SOFT).map { Double($0.0) / 1e9 }
+    }
+
+    /// One or two 64-bit values of `param` (the clock; with the latency for
+    /// `ALC_DEVICE_CLOCK_LATENCY_SOFT`, read together); nil when the device reports no clock or
+    /// the read failed — a failed read is "no clock" and the caller falls back.
+    private func readClock(_ param: ALCenum) -> (Int64, Int64)? {
+        guard reportsClock else { return nil }
         var values: (ALCint64SOFT, ALCint64SOFT) = (0, 0)
+        let count: ALCsizei = param == ALC_DEVICE_CLOCK_LATENCY_SOFT ? 2 : 1
         withUnsafeMutableBytes(of: &values) { raw in
-            raw.withMemoryRebound(to: ALCint64SOFT.self) { alcGetInteger64vSOFT(handle, ALC_DEVICE_CLOCK_LATENCY_SOFT, 2, $0.baseAddress) }
+            raw.withMemoryRebound(to: ALCint64SOFT.self) { alcGetInteger64vSOFT(handle, param, count, $0.baseAddress) }
         }
-        guard ALCheck.alcError(handle) == ALC_NO_ERROR else { return nil }   // a failed read is "no clock": the caller falls back
-        return Double(values.0 - values.1) / 1e9
+        guard ALCheck.alcError(handle) == ALC_NO_ERROR else { return nil }
+        return (Int64(values.0), Int64(values.1))
     }
 
     // MARK: Enumeration

@@ -32,16 +32,3 @@ extension EngineCore {
         return (target - mixNow, target)
     }
 }
-
-extension OutputDevice {
-    /// The device's mixing clock in seconds (`ALC_DEVICE_CLOCK_SOFT`: frames mixed ÷ the rate,
-    /// plus the clock base), or nil when it does not report one or the read failed. The next mix
-    /// begins at this reading: a source played now is mixed from it on.
-    func mixClock() -> Double? {
-        guard alcIsExtensionPresent(handle, "ALC_SOFT_device_clock") != 0 else { return nil }
-        var value: ALCint64SOFT = 0
-        alcGetInteger64vSOFT(handle, ALC_DEVICE_CLOCK_SOFT, 1, &value)
-        guard ALCheck.alcError(handle) == ALC_NO_ERROR else { return nil }
-        return Double(value) / 1e9
-    }
-}
