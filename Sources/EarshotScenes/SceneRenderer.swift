@@ -129,19 +129,21 @@ public struct SceneRenderer {
             }
             limitedSoFar = limitedNow
         }
+        /// Runs every step due at or before output frame `position`.
+        func runDue(at position: Int) throws(EarshotError) {
+            while let t = runtime.nextTime, sample(t) <= position {
+                if let e = try runtime.runNext() { ran.append(e) }
+            }
+        }
         var done = 0
         var frame = 0
         while done < total {
             let frameEnd = min(total, max(done + 1, Int((Double(frame + 1) * Double(rate) / framesPerSecond).rounded())))
-            while let t = runtime.nextTime, sample(t) <= done {
-                if let e = try runtime.runNext() { ran.append(e) }
-            }
+            try runDue(at: done)
             runtime.frame(at: Double(done) / Double(rate))
             engine.update(deltaTime: 1 / framesPerSecond)
             runtime.processEnds(sceneTime: Double(done) / Double(rate))   // `after:` events of voices that ended
-            while let t = runtime.nextTime, sample(t) <= done {   // one due now runs before this frame's render
-                if let e = try runtime.runNext() { ran.append(e) }
-            }
+            try runDue(at: done)   // one of those due now runs before this frame's render
             let stats = engine.stats
             recordLimiting(through: done, limitedNow: stats.limitedFrames)
             frameStart = done
@@ -170,9 +172,7 @@ public struct SceneRenderer {
                     levels.add(section)
                 }
                 position = end
-                while position < frameEnd, let t = runtime.nextTime, sample(t) <= position {
-                    if let e = try runtime.runNext() { ran.append(e) }
-                }
+                if position < frameEnd { try runDue(at: position) }
             }
             done = frameEnd
             frame += 1
