@@ -24,22 +24,10 @@ final class LiveLifetimeTests: XCTestCase {
     }
 
     private func startDaemon() throws -> Daemon {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl"])
         let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let env = ["XDG_RUNTIME_DIR": runtime.path, "ALSOFT_DRIVERS": "pulse"]
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: env, timeout: 10)
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
-            PulseDuckingTests.stopPulse(runtime: runtime)
-            throw XCTSkip("pulseaudio did not start")
-        }
-        let module = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env)
-        XCTAssertEqual(module.status, 0)
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
-        return Daemon(fixtures: fixtures, runtime: runtime, env: env,
-                      module: module.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        let module = try pulse.nullSink("game", makeDefault: true)
+        return Daemon(fixtures: fixtures, runtime: pulse.runtime, env: pulse.environment, module: module)
     }
 
     /// The daemon's clients, not counting the pactl that asks.
@@ -85,7 +73,7 @@ final class LiveLifetimeTests: XCTestCase {
 
     func testEnginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEnds() throws {
         let d = try startDaemon()
-        defer { PulseDuckingTests.stopPulse(runtime: d.runtime) }
+        defer { PrivatePulse.stop(runtime: d.runtime) }
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             return XCTFail("LifetimeProbe is not built: run `swift build` (make test does) before `swift test`")
         }
@@ -130,7 +118,7 @@ final class LiveLifetimeTests: XCTestCase {
 
     func testShutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEvent() throws {
         let d = try startDaemon()
-        defer { PulseDuckingTests.stopPulse(runtime: d.runtime) }
+        defer { PrivatePulse.stop(runtime: d.runtime) }
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             return XCTFail("LifetimeProbe is not built: run `swift build` (make test does) before `swift test`")
         }

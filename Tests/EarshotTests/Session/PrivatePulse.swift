@@ -33,14 +33,30 @@ struct PrivatePulse {
         return pulse
     }
 
-    /// Loads a `module-null-sink` named `name` (and makes it the default sink).
-    func nullSink(_ name: String, makeDefault: Bool = false) throws {
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=\(name)"], environment: environment).status, 0)
+    /// Loads a `module-null-sink` named `name` (and makes it the default sink); returns the
+    /// module's index, for `pactl unload-module`.
+    @discardableResult
+    func nullSink(_ name: String, makeDefault: Bool = false) throws -> String {
+        let module = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=\(name)"], environment: environment)
+        XCTAssertEqual(module.status, 0)
         if makeDefault {
             XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", name], environment: environment).status, 0)
         }
+        return module.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops the daemon (SIGTERM, then SIGKILL after 2 s).
-    func stop() { PulseDuckingTests.stopPulse(runtime: runtime) }
+    func stop() { Self.stop(runtime: runtime) }
+
+    /// Stops the daemon of `runtime` by the PID in its pid file (it refuses `pactl exit` with
+    /// --disallow-exit): SIGTERM, then SIGKILL after 2 s.
+    static func stop(runtime: URL) {
+        let pidFile = runtime.appendingPathComponent("pulse/pid").path
+        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while kill(pid, 0) == 0, Date() < deadline { usleep(10_000) }
+        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
 }

@@ -41,19 +41,11 @@ final class PulseDuckingTests: XCTestCase {
         try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec", "/usr/bin/mpv", "/usr/bin/playerctl",
                           "/usr/bin/dbus-daemon"])
         let fixtures = try MusicFixtures()
-        let runtime = fixtures.directory.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        let pulseEnv = ["XDG_RUNTIME_DIR": runtime.path]
-
         // The sound server, stopped by the PID in its pid file whatever happens.
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: pulseEnv, timeout: 10)
-        defer { Self.stopPulse(runtime: runtime) }
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: pulseEnv).status) == 0 }) != nil else {
-            throw XCTSkip("pulseaudio did not start")
-        }
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: pulseEnv).status, 0)
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: pulseEnv).status, 0)
+        let pulse = try PrivatePulse.start(in: fixtures.directory)
+        defer { pulse.stop() }
+        try pulse.nullSink("game", makeDefault: true)
+        let pulseEnv = pulse.environment
 
         let bus = try PrivateBus()
         defer { bus.stop() }
@@ -131,16 +123,5 @@ final class PulseDuckingTests: XCTestCase {
         XCTAssertEqual(effectDown, effectUp, accuracy: 1, "the effect is not ducked")
         let strays = heard.filter { abs($0.effect - e0) > 1 }.count
         XCTAssertLessThanOrEqual(strays, heard.count / 10, "the effect stays within 1 dB throughout")
-    }
-
-    /// Stops the daemon by the PID in its pid file (it refuses `pactl exit` with --disallow-exit).
-    static func stopPulse(runtime: URL) {
-        let pidFile = runtime.appendingPathComponent("pulse/pid").path
-        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
-              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return }
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(2)
-        while kill(pid, 0) == 0, Date() < deadline { usleep(10_000) }
-        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
     }
 }

@@ -50,7 +50,7 @@ final class PulseRecoveryTests: XCTestCase {
 
     func testKilledAndRestartedDaemonIsHeardAgainWithNothingLost() throws {
         let (fixtures, runtime, env) = try privateDaemon()
-        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+        defer { PrivatePulse.stop(runtime: runtime) }
 
         // The stepped music and a looping effect.
         let musicPath = fixtures.directory.appendingPathComponent("steps.wav").path
@@ -117,7 +117,7 @@ final class PulseRecoveryTests: XCTestCase {
 
     func testANamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo() throws {
         let (fixtures, runtime, env) = try privateDaemon()
-        defer { PulseDuckingTests.stopPulse(runtime: runtime) }
+        defer { PrivatePulse.stop(runtime: runtime) }
         // A second sink, the one earshot is asked to play on.
         let loaded = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=second",
                                                              "sink_properties=device.description=Second"], environment: env)

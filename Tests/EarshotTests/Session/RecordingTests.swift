@@ -14,20 +14,15 @@ final class RecordingTests: XCTestCase {
     override func setUpWithError() throws {
         try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/paplay", "/usr/bin/sox"])
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-record-\(UUID().uuidString)")
-        runtime = folder.appendingPathComponent("runtime")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        env = ["XDG_RUNTIME_DIR": runtime.path]
-        try ChildProcess.run("/usr/bin/pulseaudio", ["-D", "--system=false", "--exit-idle-time=-1", "--disallow-exit"],
-                             environment: env, timeout: 10)
-        guard waitFor(5, { (try? ChildProcess.run("/usr/bin/pactl", ["info"], environment: env).status) == 0 }) != nil else {
-            throw XCTSkip("pulseaudio did not start")
-        }
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=game"], environment: env).status, 0)
-        XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", "game"], environment: env).status, 0)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let pulse = try PrivatePulse.start(in: folder)
+        runtime = pulse.runtime
+        env = pulse.environment
+        try pulse.nullSink("game", makeDefault: true)
     }
 
     override func tearDownWithError() throws {
-        if let runtime { PulseDuckingTests.stopPulse(runtime: runtime) }
+        if let runtime { PrivatePulse.stop(runtime: runtime) }
         if let folder { try? FileManager.default.removeItem(at: folder) }
     }
 
