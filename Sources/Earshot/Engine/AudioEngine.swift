@@ -158,6 +158,7 @@ public final class AudioEngine: @unchecked Sendable {
         // Every stored property is set: from here a throw runs deinit, whose shutdown() closes
         // what was opened.
         try musicSystem.attach(to: self)
+        try startMonitorIfAsked(output: device.name, sampleRate: context.sampleRate)   // Monitor/AudioEngine+Monitor.swift
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }

@@ -89,6 +89,13 @@ extension AudioEngine {
             set { defaultOutputSourceReference = DefaultOutputSourceReference(source: newValue) }
         }
         private var defaultOutputSourceReference = DefaultOutputSourceReference(source: nil)
+        /// Open the live monitor (default false): a Unix-domain socket, mode 0600, in
+        /// `$XDG_RUNTIME_DIR/earshot/` named by the process id, that `earshot monitor` connects to
+        /// (see <doc:MonitoringARunningGame>). The environment variable `EARSHOT_MONITOR=1` turns it
+        /// on too, without a rebuild. Set here, a socket that cannot be opened fails the engine's
+        /// init with ``EarshotError/monitor(_:)``; asked by the environment, it is logged and the
+        /// engine runs without. Nothing is done while no client is connected.
+        public var monitor = false
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,

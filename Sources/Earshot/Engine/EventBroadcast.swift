@@ -49,13 +49,24 @@ final class EventBroadcast<Event: Sendable>: Sendable {
         return stream
     }
 
-    /// Calls `call` for every event until ``finish()``.
-    func observe(_ call: @escaping @Sendable (Event) -> Void) {
+    /// Calls `call` for every event until ``finish()`` (or ``removeObserver(_:)`` with the token
+    /// returned; nil after ``finish()``).
+    @discardableResult
+    func observe(_ call: @escaping @Sendable (Event) -> Void) -> UInt64? {
         state.withLock { s in
-            guard !s.finished else { return }
+            guard !s.finished else { return nil }
             s.next &+= 1
             s.observers.append((s.next, call))
+            return s.next
         }
+    }
+
+    /// Forgets the observer `observe` returned `token` for (the monitor's, while no client listens).
+    func removeObserver(_ token: UInt64) {
+        let removed = state.withLock { s in
+            s.observers.firstIndex { $0.token == token }.map { s.observers.remove(at: $0) }
+        }
+        _ = removed   // released here, outside the lock
     }
 
     /// Whether anybody would receive an event (a stream or an observer).

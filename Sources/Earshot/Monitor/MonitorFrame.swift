@@ -1,0 +1,194 @@
+/// One `frame` line of the monitor protocol: the engine's state at one game frame, and what
+/// happened since the previous frame (see the MonitorProtocol article for every field).
+///
+/// Sections marked "present when the engine has them" are absent (nil) from engines without that
+/// feature: a reader treats a missing section as "not there", never as an error.
+///
+/// ```swift
+/// func loudest(_ frame: MonitorFrame) -> String? {
+///     frame.voices.max { $0.audibility < $1.audibility }?.name
+/// }
+/// ```
+public struct MonitorFrame: Codable, Sendable, Equatable {
+    public var type = "frame"
+    /// Counts frames sent since the monitor started (a gap: frames skipped for a slow client).
+    public var seq: Int
+    /// Seconds since the monitor started (monotonic clock).
+    public var time: Double
+    public var engine: Engine
+    /// The voices, real first; at most ``MonitorProtocol/maxVoiceRows``.
+    public var voices: [VoiceRow]
+    /// Live voices left out of ``voices`` (beyond ``MonitorProtocol/maxVoiceRows``).
+    public var voicesOmitted: Int
+    public var buses: [BusRow]
+    /// The active snapshots, in begin order.
+    public var snapshots: [SnapshotRow]
+    /// Game parameters (designer banks). Present when the engine has them.
+    public var parameters: [ParameterRow]?
+    public var music: Music
+    /// Reverb zones heard from the listener's place now.
+    public var zones: [ZoneRow]
+    /// The audio session; nil until the game made one.
+    public var session: Session?
+    /// What happened since the previous frame, oldest first.
+    public var events: [EventRow]
+    /// Events lost because more than ``MonitorProtocol/maxEvents`` happened between two frames.
+    public var eventsDropped: Int
+
+    public struct Engine: Codable, Sendable, Equatable {
+        /// The output device's name.
+        public var output: String
+        public var sampleRate: Int
+        /// ``AudioEngine/audioTime`` at the frame.
+        public var audioTime: Double
+        /// CPU milliseconds of the last ``AudioEngine/update(deltaTime:)`` (the engine's part of the
+        /// game frame, measured on the game's thread).
+        public var updateMs: Double
+        /// CPU milliseconds of the last ``AudioEngine/render(into:)`` on a loopback engine; nil on
+        /// a device (OpenAL Soft mixes on its own thread).
+        public var renderMs: Double?
+        /// Game frames since the previous monitor frame.
+        public var updates: Int
+        public var realVoices: Int
+        public var virtualVoices: Int
+        /// Sources of the voice pool not holding a voice.
+        public var freeSources: Int
+        public var voiceSources: Int
+        /// Totals since the engine started (``EngineStats``).
+        public var steals: Int
+        public var refusals: Int
+        public var limiter: Limiter
+        /// Whether the output device is lost (voices play on virtually until it is back).
+        public var deviceLost: Bool
+    }
+
+    public struct Limiter: Codable, Sendable, Equatable {
+        /// Output frames turned down since the engine started (loopback; 0 on a device).
+        public var limitedFrames: Int
+        /// The deepest reduction so far, dB (0: never).
+        public var deepestDB: Double
+        /// Whether it turned anything down since the previous monitor frame.
+        public var active: Bool
+    }
+
+    public struct VoiceRow: Codable, Sendable, Equatable {
+        /// The voice's identity in the engine (stable for the voice's life).
+        public var id: String
+        /// The sound's name, else the clip's.
+        public var name: String
+        public var clip: String
+        /// The sound the voice plays, when played from a ``Sound``.
+        public var sound: String?
+        public var bus: String
+        /// `real`, `virtual`, `paused` or `pending` (waiting for its start time).
+        public var state: String
+        /// The voice's own gain (``Voice/gain``), dB.
+        public var gainDB: Double
+        /// How loud it is heard (gain × bus × distance × cone × fades, as the pool ranks it), dB.
+        public var audibilityDB: Double
+        /// Metres from the listener; nil for a voice that is not positioned.
+        public var distance: Double?
+        /// [x, y, z]; nil for a voice that is not positioned.
+        public var position: [Double]?
+        /// Seconds since it started (negative while pending).
+        public var age: Double
+    }
+
+    public struct BusRow: Codable, Sendable, Equatable {
+        public var name: String
+        /// The bus's own gain (``AudioEngine/gain(for:)``), dB.
+        public var gainDB: Double
+        /// master × gain × snapshot × duck (``AudioEngine/effectiveGain(for:)``), dB.
+        public var effectiveDB: Double
+        public var paused: Bool
+        public var muted: Bool
+        /// Held by the game (its pause or ``AudioEngine/pauseAll(except:)``).
+        public var held: Bool
+        /// ``AudioEngine/level(of:)``, dBFS.
+        public var levelDBFS: Double
+        /// The lower of the session's duck and the sidechain ducking, dB (0: not ducked).
+        public var duckDB: Double
+        /// The active snapshots' factor on it, dB.
+        public var snapshotDB: Double
+    }
+
+    public struct SnapshotRow: Codable, Sendable, Equatable {
+        public var name: String
+        /// Its weight now, 0…1 (fading in or out, times its intensity).
+        public var intensity: Double
+        /// ``AudioEngine/end(_:fade:)`` was called: it is fading out.
+        public var ending: Bool
+    }
+
+    public struct ParameterRow: Codable, Sendable, Equatable {
+        public var name: String
+        public var value: Double
+        public init(name: String, value: Double) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public struct Music: Codable, Sendable, Equatable {
+        public var tracks: [TrackRow]
+        /// The adaptive music state machine. Present when the engine has one.
+        public var state: MusicState?
+    }
+
+    public struct MusicState: Codable, Sendable, Equatable {
+        public var current: String
+        public var next: String?
+        public init(current: String, next: String? = nil) {
+            self.current = current
+            self.next = next
+        }
+    }
+
+    public struct TrackRow: Codable, Sendable, Equatable {
+        /// The file's name (its last path component).
+        public var name: String
+        public var bus: String
+        /// `playing`, `paused` or `idle`.
+        public var state: String
+        /// Seconds into the file.
+        public var position: Double
+        public var duration: Double
+        public var volume: Double
+        /// Beats per minute, when the track has a ``Tempo``.
+        public var bpm: Double?
+        /// The bar (from 1) and beat in the bar (from 1) at ``position``, when it has a tempo and
+        /// is past its first beat.
+        public var bar: Int?
+        public var beat: Int?
+    }
+
+    public struct ZoneRow: Codable, Sendable, Equatable {
+        public var name: String
+        /// The gain of its reverb on the send it holds (energy-shared between the zones heard).
+        public var gain: Double
+    }
+
+    public struct Session: Codable, Sendable, Equatable {
+        public var category: String
+        public var active: Bool
+        /// The secondary-audio hint: another app's audio is playing.
+        public var otherAudio: Bool
+        public var interrupted: Bool
+        /// The session's music duck, dB.
+        public var duckDB: Double
+    }
+
+    public struct EventRow: Codable, Sendable, Equatable {
+        /// ``AudioEngine/audioTime`` when it happened (the frame's, for non-voice events).
+        public var time: Double
+        /// A voice's end — `finished`, `stopped`, `stolen`, `evicted`, `refused`, `cooldown` —
+        /// or `device-lost`, `device-restored`, `session`.
+        public var kind: String
+        /// The sound or clip's name, when a voice's.
+        public var name: String?
+        /// The voice's id (absent for refused plays, which never had one).
+        public var voice: String?
+        /// More words (a device's name, a session change).
+        public var detail: String?
+    }
+}
