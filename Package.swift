@@ -102,6 +102,8 @@ let package = Package(
         .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
         // Scheduled plays on a live device, run by LiveSchedulingTests against a private daemon.
         .executableTarget(name: "TimeProbe", dependencies: ["Earshot", "COpenAL"], path: "Tests/TimeProbe"),
+        // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
+        .executableTarget(name: "MonitorProbe", dependencies: ["Earshot"], path: "Tests/MonitorProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),

@@ -50,7 +50,7 @@ public enum MonitorMessage: Sendable, Equatable {
     /// The line for this message (JSON, no newline).
     public func encoded() -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let data: Data?
         switch self {
         case .hello(let h): data = try? encoder.encode(h)

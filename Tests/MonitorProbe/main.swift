@@ -1,0 +1,70 @@
+// A game in miniature with its monitor on, for MonitorCLITests (issue 30), run as its own process
+// so that `earshot monitor PID` finds it as it would find a game. Not a demo and not a product:
+// only the tests run it.
+//
+//   MonitorProbe voices SECONDS   a loopback engine (Configuration.monitor) plays a known set of
+//       voices — tone on sfx at −6 dB (3 m right), tone on sfx at −12 dB (left), tone on ui at
+//       0 dB, tone on voice at −3.5 dB (paused) — and a sound refused by its cooldown; prints
+//       "ready PID PATH", then one line "voice ID BUS GAINDB STATE" per voice as the engine
+//       reports them, then "listed", and drives 60 frames a second (update + render) until
+//       SECONDS have passed or its stdin closes.
+import Earshot
+import Foundation
+import Synchronization
+
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, arguments[1] == "voices", let seconds = Double(arguments[2]) else {
+    say("usage: MonitorProbe voices SECONDS")
+    exit(2)
+}
+
+var configuration = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000))
+configuration.monitor = true
+let engine = try AudioEngine(configuration: configuration)
+let tone = PCMAudio(sampleRate: 48_000, channels: 1, samples: .float32(
+    (0..<48_000).map { Float(0.2 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }))
+let clip = try engine.loadClip(tone, name: "tone.wav")
+func dB(_ g: Double) -> Float { Float(pow(10, g / 20)) }
+let voices: [Voice] = [
+    try engine.play(clip, options: .init(gain: dB(-6), loop: true, position: Vector3(3, 0, 0), bus: .sfx)),
+    try engine.play(clip, options: .init(gain: dB(-12), loop: true, position: Vector3(-2, 0, 0), bus: .sfx)),
+    try engine.play(clip, options: .init(gain: 1, loop: true, bus: .ui)),
+    try engine.play(clip, options: .init(gain: dB(-3.5), loop: true, bus: .voice)),
+]
+engine.setPaused(true, of: voices[3])
+var cooldown = SoundDefinition(clips: [clip])
+cooldown.cooldown = 60
+let sound = try engine.makeSound(cooldown)
+_ = try engine.play(sound, options: .init(pan: 0, bus: .sfx))   // plays (a one-shot of 1 s)
+engine.update(deltaTime: 1.0 / 60)
+_ = try engine.render(frames: 800)
+
+say("ready \(getpid()) \(engine.monitorSocketPath ?? "-")")
+for (v, bus) in zip(voices, ["sfx", "sfx", "ui", "voice"]) {
+    let gain = 20 * log10(Double(v.gain ?? 0))
+    say("voice \(bus) \(String(format: "%.3f", gain)) \(engine.status(of: v).rawValue)")
+}
+say("listed")
+
+// Stdin closed (the test ended): stop.
+let stop = Atomic<Bool>(false)
+Thread.detachNewThread {
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    stop.store(true, ordering: .relaxed)
+}
+let start = Date()
+var refusedOnce = false
+var buffer = [Float](repeating: 0, count: 800 * 2)
+while Date().timeIntervalSince(start) < seconds, !stop.load(ordering: .relaxed) {
+    if !refusedOnce && engine.monitorClientCount > 0 {
+        _ = try engine.play(sound, options: .init(pan: 0, bus: .sfx))   // refused: its cooldown
+        refusedOnce = true
+    }
+    engine.update(deltaTime: 1.0 / 60)
+    try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+    usleep(16_000)
+}
+engine.shutdown()
+say("done")
