@@ -132,6 +132,7 @@ package final class LineServer: @unchecked Sendable {
         }
         guard first else { return }
         let th = Thread { [self] in
+            Thread.current.name = name   // set on the thread itself: what /proc and debuggers show
             loop()
             done.signal()
         }

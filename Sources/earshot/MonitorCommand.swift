@@ -101,7 +101,7 @@ struct MonitorCommand: ParsableCommand {
             var count = 0
             while true {
                 let line: [UInt8]?
-                do { line = try client.nextLine(timeout: 3600) } catch { break }
+                do { line = try client.nextLine(timeout: 3600) } catch { fail(error) }   // closed before its bye: refused or gone
                 guard let line else { continue }
                 let message = decodeOrFail(line, where: title)
                 recorder?.write(line)

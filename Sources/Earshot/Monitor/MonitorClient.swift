@@ -73,9 +73,9 @@ public final class MonitorClient {
             }
             if ended { throw .monitor("the engine closed the connection") }
             let left = deadline - Clocks.monotonic()
-            guard left > 0 else { return nil }
             do {
-                guard try socket.wait(timeout: left) else { return nil }
+                // A timeout of 0 still reads what is waiting.
+                guard try socket.wait(timeout: max(0, left)) else { return nil }
                 var chunk = [UInt8](repeating: 0, count: 65_536)
                 let n = try chunk.withUnsafeMutableBytes { raw throws(UnixSocketError) in try socket.receive(into: raw) }
                 guard let n else {

@@ -63,12 +63,19 @@ final class MonitorSubsystem: EngineSubsystem {
 
     private let started = Clocks.monotonic()
 
+    /// How long a client with bytes waiting may read nothing before it is closed, seconds
+    /// (``LineServer/Limits/stuckTimeout``, 5 s). Tests shorten it for monitors started afterwards.
+    static let stuckTimeout = Locked(5.0)
+
     private init(path: String, listener: UnixSocket, hello: MonitorHello) throws(UnixSocketError) {
         self.path = path
         self.hello = Locked(hello)
         let weakSelf = WeakBox()
+        var limits = LineServer.Limits()
+        limits.maxLineBytes = MonitorProtocol.maxRequestBytes
+        limits.stuckTimeout = Self.stuckTimeout.withLock { $0 }
         server = try LineServer(
-            listener: listener, path: path, allowedUID: geteuid(),
+            listener: listener, path: path, allowedUID: geteuid(), limits: limits,
             greeting: { weakSelf.monitor?.greeting() ?? [] },
             answer: { line in weakSelf.monitor?.answer(line) ?? .close(nil) },
             next: { weakSelf.monitor?.nextFrame() })
