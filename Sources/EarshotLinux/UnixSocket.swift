@@ -89,17 +89,20 @@ package final class UnixSocket {
         var (address, length) = try address(path)
         let fd = try makeSocket()
         let socket = UnixSocket(adopting: fd)
-        let r = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
-        }
-        if r != 0 {
-            let e = errno
-            guard e == EINPROGRESS || e == EAGAIN else { throw UnixSocketError(operation: "connect \(path)", code: e) }
-            guard try socket.wait(forWriting: true, timeout: timeout) else {
-                throw UnixSocketError(operation: "connect \(path)", code: ETIMEDOUT)
+        // A Unix-domain connect completes at once or fails; EAGAIN means the listener's backlog is
+        // full: try again shortly, until the timeout.
+        var waited = 0.0
+        while true {
+            let r = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
             }
+            if r == 0 { return socket }
+            let e = errno
+            guard e == EAGAIN || e == EINTR else { throw UnixSocketError(operation: "connect \(path)", code: e) }
+            guard waited < timeout else { throw UnixSocketError(operation: "connect \(path)", code: ETIMEDOUT) }
+            usleep(2_000)
+            waited += 0.002
         }
-        return socket
     }
 
     /// Accepts one waiting connection (non-blocking, close-on-exec), or nil when none waits.
