@@ -62,8 +62,8 @@ enum MonitorBenchmark {
         let stop = Atomic<Bool>(false)
         let reader = DispatchSemaphore(value: 0)
         if monitor, let path = engine.monitorSocketPath {
-            let client = try MonitorClient(path: path)
             Thread.detachNewThread {
+                guard let client = try? MonitorClient(path: path) else { reader.signal(); return }
                 while !stop.load(ordering: .relaxed) {
                     guard let line = try? client.nextLine(timeout: 0.1) else { continue }
                     if case .frame? = try? MonitorMessage.decode(line: line) { seen.add(1, ordering: .relaxed) }
@@ -71,7 +71,7 @@ enum MonitorBenchmark {
                 client.close()
                 reader.signal()
             }
-            while engine.monitorClientCount == 0 { engine.update(deltaTime: 0); usleep(1_000) }
+            for _ in 0..<2_000 where engine.monitorClientCount == 0 { engine.update(deltaTime: 0); usleep(1_000) }
         }
         var buffer = [Float](repeating: 0, count: 800 * 2)
         var updates: [Double] = [], totals: [Double] = []

@@ -4,7 +4,8 @@
 //
 //   MonitorProbe voices SECONDS   a loopback engine (Configuration.monitor) plays a known set of
 //       voices — tone on sfx at −6 dB (3 m right), tone on sfx at −12 dB (left), tone on ui at
-//       0 dB, tone on voice at −3.5 dB (paused) — and a sound refused by its cooldown; prints
+//       0 dB, tone on voice at −3.5 dB (paused) — and a sound (blip.wav, 50 ms) played once
+//       before and refused by its cooldown when the first monitor client connects; prints
 //       "ready PID PATH", then one line "voice ID BUS GAINDB STATE" per voice as the engine
 //       reports them, then "listed", and drives 60 frames a second (update + render) until
 //       SECONDS have passed or its stdin closes.
@@ -34,12 +35,18 @@ let voices: [Voice] = [
     try engine.play(clip, options: .init(gain: dB(-3.5), loop: true, bus: .voice)),
 ]
 engine.setPaused(true, of: voices[3])
-var cooldown = SoundDefinition(clips: [clip])
+// The sound: a 50 ms blip, over before the probe says it is ready.
+let blip = try engine.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .float32(
+    (0..<2_400).map { Float(0.2 * sin(2 * Double.pi * 880 * Double($0) / 48_000)) })), name: "blip.wav")
+var cooldown = SoundDefinition(clips: [blip])
 cooldown.cooldown = 60
 let sound = try engine.makeSound(cooldown)
 _ = try engine.play(sound, options: .init(pan: 0, bus: .sfx))   // plays (a one-shot of 1 s)
+for _ in 0..<6 {   // 0.1 s: the blip ends
+    engine.update(deltaTime: 1.0 / 60)
+    _ = try engine.render(frames: 800)
+}
 engine.update(deltaTime: 1.0 / 60)
-_ = try engine.render(frames: 800)
 
 say("ready \(getpid()) \(engine.monitorSocketPath ?? "-")")
 for (v, bus) in zip(voices, ["sfx", "sfx", "ui", "voice"]) {

@@ -104,7 +104,7 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertGreaterThan(last.buses[0].levelDBFS, -60, "sfx is heard")
         XCTAssertEqual(last.buses[1].levelDBFS, MonitorProtocol.silenceDecibels, "music is silent")
         let events = frames.flatMap(\.events)
-        XCTAssertTrue(events.contains { $0.kind == "cooldown" && $0.name == "tone.wav" }, "\(events)")
+        XCTAssertTrue(events.contains { $0.kind == "cooldown" && $0.name == "blip.wav" }, "\(events)")
         XCTAssertTrue(zip(frames, frames.dropFirst()).allSatisfy { $0.seq < $1.seq && $0.engine.audioTime <= $1.engine.audioTime })
     }
 
@@ -145,23 +145,24 @@ final class MonitorCLITests: XCTestCase {
 
     // MARK: The terminal view, in tmux
 
-    /// Runs a tmux command on the test's own tmux server and returns what it printed. The output
-    /// goes through a file, not a pipe: the server that `new-session` starts would inherit a
-    /// pipe's end and keep it open for its whole life.
+    /// Runs a tmux command on the test's own tmux server and returns what it printed. Spawned
+    /// through `/bin/sh` with `posix_spawn` and reaped with `waitpid`, its output through a file:
+    /// the server that `new-session` daemonizes must inherit nothing of this process (Foundation's
+    /// `Process` did not see the tmux client end while the server lived).
     private func tmux(_ args: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux", "-L", socketName] + args
         let file = NSTemporaryDirectory() + "\(socketName)-\(UUID().uuidString).out"
-        FileManager.default.createFile(atPath: file, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let command = (["tmux", "-L", socketName] + args).map(quote).joined(separator: " ")
+            + " >\(quote(file)) 2>/dev/null </dev/null"
+        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { $0.withCString { strdup($0) } } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0 else {
+            throw CLIRunnerError.notBuilt("/bin/sh")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
     }
 
@@ -202,8 +203,8 @@ final class MonitorCLITests: XCTestCase {
         // Bus meters: sfx and ui heard, music and voice silent.
         XCTAssertTrue(lines.contains { $0.hasPrefix("  sfx") && $0.contains("█") }, first)
         XCTAssertTrue(lines.contains { $0.hasPrefix("  music") && !$0.contains("█") && $0.contains("-144.0 dBFS") }, first)
-        XCTAssertTrue(lines.contains { $0.contains("cooldown") && $0.contains("tone.wav") }, "the event log: \(first)")
-        XCTAssertEqual(lines.count, 40, "one screen, redrawn in place")
+        XCTAssertTrue(lines.contains { $0.contains("cooldown") && $0.contains("blip.wav") }, "the event log: \(first)")
+        XCTAssertEqual(lines.count, 41, "one screen of 40 rows (and capture-pane's last newline), redrawn in place")
 
         _ = try tmux(["send-keys", "-t", "view", "b"])   // bus filter: sfx
         let sfx = try screen { $0.contains("bus: sfx") && $0.contains("VOICES (2 shown of 4)") }
