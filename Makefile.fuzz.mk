@@ -12,7 +12,7 @@
 #   make struct-fuzz STRUCT_MARKERS=1   the same cases through the marker readers only
 FUZZ_RUNS ?= 100000
 FUZZ_ARGS ?=
-FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 markers chapters scene
+FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 markers chapters scene monitor-request monitor-message
 FUZZ_DIR := .build/fuzz
 FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name EarshotFuzz
 FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
@@ -49,6 +49,15 @@ $(FUZZ_DIR)/scene-fuzz: Tests/Fuzz/SceneFuzz/SceneFuzz.swift $(wildcard Sources/
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 	cp .build-fuzz/release/SceneFuzz $@
 
+# The monitor protocol's parsers (issue 30): the requests a game's monitor reads from clients, and
+# the lines `earshot monitor` reads from a game or a recording. Their own sources only.
+MONITOR_SOURCES := Sources/Earshot/Monitor/MonitorRequest.swift Sources/Earshot/Monitor/MonitorMessage.swift \
+	Sources/Earshot/Monitor/MonitorFrame.swift Sources/Earshot/Support/EarshotError.swift Sources/Earshot/Support/RawPath.swift \
+	Tests/Fuzz/FuzzShims.swift
+$(FUZZ_DIR)/monitor-request-fuzz $(FUZZ_DIR)/monitor-message-fuzz: $(MONITOR_SOURCES) Tests/Fuzz/MonitorFuzz.swift Makefile.fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	$(FUZZ_SWIFTC) -D FUZZ_$(shell echo $(notdir $@) | sed 's/-fuzz$$//' | tr 'a-z-' 'A-Z_') $(MONITOR_SOURCES) Tests/Fuzz/MonitorFuzz.swift -o $@
+
 fuzz-build: $(addprefix $(FUZZ_DIR)/,$(addsuffix -fuzz,$(FUZZ_TARGETS)))
 
 # Seeds: small real files from ffmpeg and sox, and the demo scenes.
@@ -63,7 +72,7 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 	  echo "== fuzz $$t: $(FUZZ_RUNS) runs"; \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( [ $$t = scene ] && echo 8192 || echo 65536 ) -rss_limit_mb=2048 \
 	    -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_ARGS) \
-	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( case $$t in scene|chapters) echo $$t;; *) echo audio;; esac ) Tests/Fuzz/regressions \
+	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( case $$t in scene|chapters) echo $$t;; monitor-*) echo monitor;; *) echo audio;; esac ) Tests/Fuzz/regressions \
 	    2>&1 | tail -12 || exit 1; \
 	done
 

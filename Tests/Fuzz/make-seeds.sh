@@ -55,3 +55,8 @@ PY
 ff -ac 1 -c:a libvorbis -metadata CHAPTER000=00:00:00.010 -metadata CHAPTER000NAME=hit -metadata CHAPTER001=00:00:00.03 \
   -metadata CHAPTER001NAME=line "$corpus/audio/chapters.ogg"
 printf '\x01\x00CHAPTER000=00:00:00.250\nCHAPTER000NAME=hit\nchapter001=1:02:03.123456789\nCHAPTER001NAME=l\xc3\xa4uft\n' > "$corpus/chapters/two.txt"
+# The monitor protocol (issue 30): request lines a client sends, and the lines of a recording
+# (hello, frames, pong, error, bye) as `earshot monitor --record` writes them.
+mkdir -p "$corpus/monitor"
+printf '%s\n' '{"request":"ping"}' '{"request":"pause"}' '{"request":"resume"}' '{"request":"rate","hz":30}' > "$corpus/monitor/requests"
+cp Tests/Fuzz/monitor-seeds/*.jsonl "$corpus/monitor/" 2>/dev/null || true
