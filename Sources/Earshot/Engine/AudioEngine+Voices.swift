@@ -103,6 +103,7 @@ extension AudioEngine {
         withAL {
             guard !core.isShutDown else { return }
             core.pool.stop(voice.id, fade: fade)
+            core.parameters.forEachLayer(of: voice.id) { core.pool.stop($0, fade: fade) }   // a layered voice's other layers
         }
     }
 
@@ -252,6 +253,7 @@ extension AudioEngine {
             guard !core.isShutDown else { return }
             core.pool.accountPauses(now: core.now)   // a start delay is playback time
             core.pool.modify(voice.id) { $0.paused = paused }
+            core.parameters.forEachLayer(of: voice.id) { core.pool.modify($0) { $0.paused = paused } }   // in step
         }
     }
 
