@@ -19,12 +19,18 @@ struct SceneParser: YAMLReader {
     var soundClips: [String: [String]] = [:]
     /// The scene's `clipMemory:` in bytes (nil: the engine's default budget).
     var clipMemory: Int?
+    /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
+    var parameterDefs: [String: SceneParameter] = [:]
+    /// `of:` names of parameter `set:` events that are not emitters: checked against the named
+    /// plays once every event is read.
+    var parameterTargets: [(name: String, node: Node, key: String)] = []
     /// The largest `clipMemory:` a scene may ask for, in MiB (64 GiB).
     static let maxClipMemoryMiB = 65_536
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "clipMemory", "session",
-                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses"]
+                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
+                          "parameters"]
 
     static func parse(path: String) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
@@ -111,6 +117,8 @@ struct SceneParser: YAMLReader {
             }
             checkClipBudget(clips, at: n)
         }
+        let parameters = self.parameters(top["parameters"])
+        parameterDefs = Dictionary(parameters.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
@@ -179,6 +187,7 @@ struct SceneParser: YAMLReader {
                 fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
             }
             checkAfter(followUps, namedPlays: namedPlays)
+            checkParameterTargets(Set(namedPlays.map(\.name)))
         }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
@@ -200,6 +209,7 @@ struct SceneParser: YAMLReader {
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)
         scene.sounds = sounds
+        scene.parameters = parameters
         scene.snapshots = snapshots
         scene.buses = buses
         scene.seed = seed
