@@ -291,8 +291,12 @@ final class EngineCore {
     /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section.
     func play(_ resolved: ResolvedPlay) -> VoiceID {
         guard parameters.isActive else { return pool.play(resolved, now: now) }
-        return parameters.play(resolved, set: -1, in: self)   // some bus has curves
+        return playOnCurvedBus(resolved)
     }
+
+    /// Some bus has curves: the voice goes through the parameters (Parameters/).
+    @inline(never)
+    private func playOnCurvedBus(_ resolved: ResolvedPlay) -> VoiceID { parameters.play(resolved, set: -1, in: self) }
 
     // MARK: Frame
 

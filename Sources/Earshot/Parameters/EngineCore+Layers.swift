@@ -4,8 +4,14 @@ import Logging
 extension EngineCore {
     /// A voice of sound `key` (`definition`, not layered) started from `resolved`: through the
     /// parameters when the sound has curves.
+    @inline(__always)
     func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition) throws(EarshotError) -> VoiceID {
-        guard !definition.curves.isEmpty else { return play(resolved) }
+        guard definition.parameterPart != nil else { return play(resolved) }
+        return try playCurvedSoundVoice(resolved, key: key, definition: definition)
+    }
+
+    @inline(never)   // out of the plain sound's play path
+    private func playCurvedSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition) throws(EarshotError) -> VoiceID {
         let set = try parameters.set(forSound: key, layer: -1, definition: definition)
         return parameters.play(resolved, set: set, in: self)
     }
@@ -16,6 +22,7 @@ extension EngineCore {
     /// machinery (a play without a delay or start time is given a lead of two frames, at least
     /// 30 ms, so that every layer can be scheduled on one frame). Returns the first layer's
     /// voice (the handle the game holds), nil when refused.
+    @inline(never)   // out of the plain sound's play path
     func playLayers(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         let key = sounds.key(slot)
