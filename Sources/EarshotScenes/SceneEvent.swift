@@ -44,7 +44,7 @@ public struct SceneEvent: Sendable, Equatable {
         /// A snapshot begins (at `intensity`) or ends, fading over `fade` seconds.
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
         /// A game parameter's value moves: globally, or of a named play or an emitter.
-        indirect case parameter(SceneParameterSet)   // boxed: a million events keep their size
+        case parameter(SceneParameterSet)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a

@@ -141,11 +141,3 @@ extension SceneParameterTests {
     }
 }
 
-extension SceneParameterTests {
-    /// A parameter event does not make every scene event larger (a scene may hold a million):
-    /// its payload is boxed. Inline, it was the largest case — a million hint events took 957 MiB
-    /// to validate instead of 937.
-    func testParameterEventsKeepTheEventSize() {
-        XCTAssertLessThan(MemoryLayout<SceneEvent.Action>.size, MemoryLayout<SceneParameterSet>.size)
-    }
-}
