@@ -15,7 +15,7 @@ extension EngineCore {
     @inline(never)   // out of the plain sound's play path
     private func playCurvedSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition) throws(EarshotError) -> VoiceID {
         let set = try parameters.set(forSound: key, layer: -1, definition: definition)
-        return parameters.play(resolved, set: set, in: self)
+        return parameters.play(resolved, set: set, soundKey: key, in: self)
     }
 
     /// One play of the layered sound in `slot`: cooldown and limit once for the whole voice, then
@@ -62,7 +62,7 @@ extension EngineCore {
             }
             plays.append(r)
         }
-        let leader = parameters.play(plays[0], set: sets[0], in: self)
+        let leader = parameters.play(plays[0], set: sets[0], layer: 0, soundKey: key, in: self)
         guard leader != .refused else { return nil }
         // The first layer's markers: reported for the voice the game holds.
         let markers = definition.layers[0].clip.markers
@@ -71,6 +71,8 @@ extension EngineCore {
         if parameters.voices.entry(leader) == nil, let i = pool.slot(leader) {
             var e = VoiceCurveEntry()
             e.generation = leader.generation
+            e.layer = 0
+            e.soundKey = key
             e.baseGain = plays[0].gain
             e.basePitch = plays[0].pitch
             e.basePriority = plays[0].priority
@@ -82,7 +84,7 @@ extension EngineCore {
             parameters.voices.activate(i, e)
         }
         for k in plays.indices.dropFirst() {
-            _ = parameters.play(plays[k], set: sets[k], leader: leader, in: self)
+            _ = parameters.play(plays[k], set: sets[k], leader: leader, layer: k, soundKey: key, in: self)
         }
         sounds.started(slot, voice: leader, now: t, decision: decision, pool: pool)
         return leader

@@ -3,7 +3,8 @@
 extension ParameterStage {
     /// Starts the voice of `resolved` under curve set `set` (-1: its bus's only), as layer of
     /// `leader` when given; registers it when some curve applies to it.
-    func play(_ resolved: ResolvedPlay, set: Int, leader: VoiceID? = nil, in core: EngineCore) -> VoiceID {
+    func play(_ resolved: ResolvedPlay, set: Int, leader: VoiceID? = nil, layer: Int = -1, soundKey: UInt32 = 0,
+              in core: EngineCore) -> VoiceID {
         let pool = core.pool
         let bus = busSetIndex(resolved.busIndex)
         guard set >= 0 || bus >= 0 || leader != nil else { return pool.play(resolved, now: core.now) }
@@ -29,6 +30,8 @@ extension ParameterStage {
         var e = VoiceCurveEntry()
         e.generation = id.generation
         e.set = Int32(set)
+        e.layer = Int16(layer)
+        e.soundKey = soundKey
         e.baseGain = resolved.gain
         e.basePitch = resolved.pitch
         e.basePriority = resolved.priority

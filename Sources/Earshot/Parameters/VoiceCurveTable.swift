@@ -11,6 +11,10 @@ struct VoiceCurveEntry {
     /// game holds), -1 otherwise.
     var leader: Int32 = -1
     var leaderGeneration: UInt32 = 0
+    /// The layer of a layered voice it plays (-1: not a layer), and the sound (its key) whose
+    /// curves it follows (0: none) — for a live change of the sound's curves.
+    var layer: Int16 = -1
+    var soundKey: UInt32 = 0
     /// For the first layer of a layered voice: the other layers.
     var followers: [VoiceID] = []
     /// The voice's own values (without curves) and its share of the layered voice's own (a

@@ -65,6 +65,12 @@ final class SoundTable {
         return (slot, entries[slot].generation)
     }
 
+    /// Replaces a live sound's definition in place (its curves changed: AudioEngine+LiveCurves.swift);
+    /// its selection, voices and counters stay.
+    func replaceDefinition(_ slot: Int, _ definition: SoundDefinition) {
+        entries[slot].definition = definition
+    }
+
     /// The slot of a live sound handle, or nil when it was removed.
     func slot(_ sound: Sound) -> Int? {
         guard sound.engineID == engineID else { return nil }

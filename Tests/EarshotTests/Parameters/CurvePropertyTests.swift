@@ -142,3 +142,37 @@ extension CurvePropertyTests {
         XCTAssertEqual(quarter.direct, full.direct, accuracy: 1, "the direct sound unchanged")
     }
 }
+
+extension CurvePropertyTests {
+    /// New curves for a playing sound (a designer's live edit): the voice is 12 dB down within one
+    /// frame of the next update, the same voice playing on (its time runs on); a layer's curve too.
+    func testCurvesChangedWhilePlaying() throws {
+        let e = try engine()
+        defer { e.shutdown() }
+        let tone = try e.loadClip(TestSignals.sine(frequency: 500, amplitude: 0.2), name: "tone")
+        let plain = try e.makeSound(SoundDefinition(clips: [tone], loop: true))
+        let v = try e.play(plain)
+        let before = try level(e, 500)
+        let time = v.time ?? -1
+        try e.setCurves([ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, -12)])], for: plain)
+        e.update()
+        _ = try e.render(frames: 800)   // the game frame of the update: OpenAL ramps the gain over its mix
+        let out = MusicRender.left(try e.render(frames: 800))
+        XCTAssertEqual(dB(amplitude(out, 500)) - before, -12, accuracy: 0.3, "down by the end of the update's frame")
+        XCTAssertEqual(v.status, .real)
+        XCTAssertEqual(v.time ?? -1, time + 1_600.0 / 48_000, accuracy: 1e-4, "the same voice, its time running on")
+
+        let hi = try e.loadClip(TestSignals.sine(frequency: 2_000, amplitude: 0.2), name: "hi")
+        let pair = try e.makeSound(SoundDefinition(layers: [SoundLayer(clip: tone), SoundLayer(clip: hi)]))
+        v.stop()
+        _ = try e.play(pair)
+        let a = (try level(e, 500), try level(e, 2_000))
+        try e.setCurves([], layers: [[], [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, -20)])]], for: pair)
+        let b = (try level(e, 500), try level(e, 2_000))
+        XCTAssertEqual(b.0 - a.0, 0, accuracy: 0.3, "the first layer as it was")
+        XCTAssertEqual(b.1 - a.1, -20, accuracy: 0.3, "the second layer's new curve")
+        XCTAssertThrowsError(try e.setCurves([], layers: [[]], for: pair), "one list per layer")
+        e.removeSound(plain)
+        XCTAssertThrowsError(try e.setCurves([], for: plain)) { XCTAssertEqual($0 as? EarshotError, .soundRemoved) }
+    }
+}
