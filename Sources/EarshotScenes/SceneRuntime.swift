@@ -114,6 +114,7 @@ final class SceneRuntime {
                                     avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
                                     limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
             d.spatial = scene.attenuation.spatial(position: .zero)
+            d.gain = s.linearLevel
             sounds[s.id] = try engine.makeSound(d)
         }
         try applyMixSettings()
