@@ -103,6 +103,7 @@ extension AudioEngine {
         withAL {
             guard !core.isShutDown else { return }
             core.pool.stop(voice.id, fade: fade)
+            core.parameters.forEachLayer(of: voice.id) { core.pool.stop($0, fade: fade) }   // a layered voice's other layers
         }
     }
 
@@ -260,6 +261,7 @@ extension AudioEngine {
             // Its time runs up to the pause (and, resumed, from now on): ``Voice/time``.
             if let i = core.pool.slot(voice.id) { core.pool.accountPosition(i, now: core.now) }
             core.pool.modify(voice.id) { $0.paused = paused }
+            core.parameters.forEachLayer(of: voice.id) { core.pool.modify($0) { $0.paused = paused } }   // in step
         }
     }
 

@@ -36,6 +36,9 @@ final class EngineCore {
     let mixer = Mixer()
     /// Reverb zones and bus effects, and the sends' ramps, each frame: a stage after the voices.
     let environment = EnvironmentStage()
+    /// Game parameters: their values and seeks, and the curves of sounds, layers and buses on
+    /// the voices (Parameters/): a stage before the voices, and its filters' stage after them.
+    let parameters: ParameterStage
     /// The parts of the core's frame beside the voice pool, in the order they step, rebuild and
     /// tear down (see ``CoreStage``).
     let stages: [any CoreStage]
@@ -107,7 +110,8 @@ final class EngineCore {
         var system = SystemRandomNumberGenerator()
         random = SplitMix64(seed: configuration.randomSeed ?? system.next())
         voiceSources = try ALSourceNames.generate(count)
-        stages = [mixer, environment]
+        parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
+        stages = [mixer, parameters, environment, ParameterFilterStage(parameters: parameters)]
         efx = EFXSupport.read(device: device.handle)
         sendRouter = SendRouter(efxAvailable: efx.isAvailable)
         EnvironmentStage.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
@@ -286,7 +290,8 @@ final class EngineCore {
 
     /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section.
     func play(_ resolved: ResolvedPlay) -> VoiceID {
-        pool.play(resolved, now: now)
+        guard parameters.isActive else { return pool.play(resolved, now: now) }
+        return parameters.play(resolved, set: -1, in: self)   // some bus has curves
     }
 
     // MARK: Frame

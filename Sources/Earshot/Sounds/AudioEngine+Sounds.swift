@@ -26,6 +26,7 @@ extension AudioEngine {
             guard core.busIndex(definition.bus) != nil else {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
+            try core.parameters.check(definition)   // its curves name defined parameters
             let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
             return Sound(engineID: core.engineID, id: UInt32(slot), generation: generation, definition: definition)
         }
@@ -36,6 +37,7 @@ extension AudioEngine {
     public func removeSound(_ sound: Sound) {
         withAL {
             guard !core.isShutDown, let slot = core.sounds.slot(sound) else { return }
+            core.parameters.forgetSound(core.sounds.key(slot))
             core.sounds.remove(slot, pool: core.pool)
         }
     }
@@ -72,6 +74,7 @@ extension AudioEngine {
         let id = try withAL { () throws(EarshotError) -> VoiceID? in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let slot = core.sounds.slot(sound) else { throw .soundRemoved }
+            if sound.definition.isLayered { return try core.playLayers(sound: slot, options: voiceOptions, logger: logger) }
             return try core.play(sound: slot, options: voiceOptions, logger: logger)
         }
         return Voice(engine: self, id: id ?? .refused)
@@ -117,7 +120,7 @@ extension EngineCore {
             let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
             resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
         }
-        let id = play(resolved)
+        let id = try playSoundVoice(resolved, key: key, definition: definition)   // through its curves, if any
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id

@@ -106,6 +106,14 @@ public struct SoundDefinition: Sendable, Equatable {
     /// The distance, cone and rolloff settings of a play at a position
     /// (``SoundPlayOptions/position``); the position itself comes from the play.
     public var spatial: SpatialProperties
+    /// Curves from game parameters to the properties of its voices (``ParameterCurve``; default
+    /// none): each voice follows the global value of each parameter, or its own
+    /// (``Voice/setParameter(_:_:)``), or its emitter's.
+    public var curves: [ParameterCurve] = []
+    /// The layers of a layered sound (``SoundLayer``, made with
+    /// ``init(layers:curves:loop:gain:pitch:limit:cooldown:bus:priority:spatial:)``); empty for a
+    /// sound that picks one clip per play.
+    public var layers: [SoundLayer] = []
 
     /// The most clips one sound may hold.
     public static let maxClips = 256
@@ -182,5 +190,6 @@ public struct SoundDefinition: Sendable, Equatable {
             throw .invalidArgument("cooldown \(cooldown) s (must be 0…3600)")
         }
         guard spatial.isValid else { throw .invalidArgument("spatial properties \(spatial)") }
+        try validateParameters()
     }
 }
