@@ -7,7 +7,10 @@ extension AudioEngine {
     ///
     /// - its playing voices take the new ``SoundDefinition/gain`` and ``SoundDefinition/pitch``:
     ///   each voice's gain (and pitch) is multiplied by new ÷ old, so a play's own factor and its
-    ///   random variation are kept; nothing restarts, the playhead runs on;
+    ///   random variation are kept; nothing restarts, the playhead runs on; the layers of a
+    ///   layered sound each take their layer's new gain and pitch the same way;
+    /// - its curves (``SoundDefinition/curves``, each layer's) are those its playing voices
+    ///   follow from the next ``update(deltaTime:)`` — a voice that had none gets them;
     /// - its next plays take every new value: clips and selection, variation, the instance
     ///   ``SoundDefinition/limit`` (counting the voices playing now), the
     ///   ``SoundDefinition/cooldown`` (from the last start), the bus, the priority, looping and
@@ -15,11 +18,12 @@ extension AudioEngine {
     ///
     /// The selection carries on (a `shuffle` keeps its order, `avoidRepeat` its history) while
     /// the clips, the selection rule, the weights and `avoidRepeat` stay the same; otherwise it
-    /// starts afresh.
+    /// starts afresh. Layers added or removed, and a layer's new clip, apply to the next plays.
     ///
     /// Returns the handle to play from now on (equal to `sound`, carrying `definition`; plays of
     /// the old handle value take the old handle's gain, pitch, bus and priority). Throws as
-    /// ``makeSound(_:)`` does for `definition`, ``EarshotError/soundRemoved`` for a removed sound
+    /// ``makeSound(_:)`` does for `definition` (``EarshotError/unknownParameter(name:nearest:)``
+    /// for a curve naming an undefined parameter), ``EarshotError/soundRemoved`` for a removed sound
     /// and ``EarshotError/wrongEngine`` for another engine's; nothing changes then.
     ///
     /// ```swift
@@ -39,12 +43,20 @@ extension AudioEngine {
             guard let slot = core.sounds.slot(sound), let old = core.sounds.entries[slot].definition else { throw .soundRemoved }
             for clip in definition.clips where clip.engineID != core.engineID { throw .wrongEngine }
             for clip in definition.clips where !core.isLoaded(clip) { throw .clipUnloaded }
+            for layer in definition.layers where layer.clip.engineID != core.engineID { throw .wrongEngine }
+            for layer in definition.layers where !core.isLoaded(layer.clip) { throw .clipUnloaded }
             guard core.busIndex(definition.bus) != nil else {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
-            let playing = core.voices(ofSound: core.sounds.key(slot))
+            try core.parameters.check(definition)   // its curves name defined parameters
+            let key = core.sounds.key(slot)
+            let playing = core.voices(ofSound: key)
+            try core.parameters.redefineSound(key, definition)
             core.sounds.redefine(slot, as: definition, playing: playing, pool: core.pool)
-            core.rescale(playing, gain: Self.ratio(definition.gain, old.gain), pitch: Self.ratio(definition.pitch, old.pitch))
+            let gain = Self.ratio(definition.gain, old.gain), pitch = Self.ratio(definition.pitch, old.pitch)
+            core.rescale(playing, gain: gain, pitch: pitch)
+            core.redefineLayers(playing, key: key, old: old, new: definition, gain: gain, pitch: pitch)
+            core.attachCurves(playing, key: key, definition: definition)
             return Sound(engineID: core.engineID, id: sound.id, generation: sound.generation, definition: definition)
         }
     }
@@ -86,6 +98,80 @@ extension EngineCore {
                     v.dirtyPitch = true
                 }
             }
+        }
+    }
+}
+
+extension EngineCore {
+    /// The layers of the playing voices of a layered sound (each first layer's followers, in
+    /// layer order) take their layer's new gain and pitch, times the sound's change.
+    func redefineLayers(_ leaders: [VoiceID], key: UInt32, old: SoundDefinition, new: SoundDefinition, gain: Float?, pitch: Float?) {
+        guard old.isLayered, new.isLayered else { return }
+        func ratio(_ n: Float, _ o: Float, _ sound: Float?) -> Float? {
+            let layer: Float? = n == o ? nil : (o > 0 ? n / o : n)
+            switch (layer, sound) {
+            case (nil, nil): return nil
+            case (let l?, nil): return l
+            case (nil, let s?): return s
+            case (let l?, let s?): return l * s
+            }
+        }
+        for leader in leaders {
+            guard let e = parameters.voices.entry(leader) else { continue }
+            // The first layer is the leader, already rescaled by the sound's change: its layer's own.
+            if new.layers.count > 0, old.layers.count > 0 {
+                rescale([leader], gain: ratio(new.layers[0].gain, old.layers[0].gain, nil), pitch: ratio(new.layers[0].pitch, old.layers[0].pitch, nil))
+            }
+            for (k, follower) in parameters.voices.entries[e].followers.enumerated() {
+                let layer = k + 1
+                guard layer < new.layers.count, layer < old.layers.count else {
+                    rescale([follower], gain: gain, pitch: pitch)
+                    continue
+                }
+                rescale([follower], gain: ratio(new.layers[layer].gain, old.layers[layer].gain, gain),
+                        pitch: ratio(new.layers[layer].pitch, old.layers[layer].pitch, pitch))
+            }
+        }
+    }
+
+    /// Playing voices of the sound `key` that follow no curve set (it had no curves when they
+    /// started) get the sound's sets now, so that curves added by an edit reach them too. A
+    /// layered sound's voices are all registered (their sets are set, or made, here).
+    func attachCurves(_ leaders: [VoiceID], key: UInt32, definition: SoundDefinition) {
+        let layered = definition.isLayered
+        guard layered || !definition.curves.isEmpty else { return }
+        for leader in leaders {
+            guard let i = pool.slot(leader) else { continue }
+            if layered {
+                guard let e = parameters.voices.entry(leader) else { continue }
+                var members = [leader] + parameters.voices.entries[e].followers
+                if members.count > definition.layers.count { members = Array(members.prefix(definition.layers.count)) }
+                for (layer, id) in members.enumerated() {
+                    guard let j = parameters.voices.entry(id),
+                          let s = try? parameters.set(forSound: key, layer: layer, definition: definition) else { continue }
+                    parameters.voices.entries[j].set = Int32(s)
+                    parameters.voices.entries[j].dirty = true
+                }
+                continue
+            }
+            guard let s = try? parameters.set(forSound: key, layer: -1, definition: definition), s >= 0 else { continue }
+            if let j = parameters.voices.entry(leader) {
+                parameters.voices.entries[j].set = Int32(s)
+                parameters.voices.entries[j].dirty = true
+                continue
+            }
+            var e = VoiceCurveEntry()
+            e.generation = leader.generation
+            e.set = Int32(s)
+            e.baseGain = pool.slots[i].gain
+            e.basePitch = pool.slots[i].pitch
+            e.basePriority = pool.slots[i].priority
+            e.writtenGain = pool.slots[i].gain
+            e.writtenPitch = pool.slots[i].pitch
+            e.writtenPriority = pool.slots[i].priority
+            e.globalEpoch = 0   // evaluates at the next frame
+            e.dirty = true
+            parameters.voices.activate(i, e)
         }
     }
 }
