@@ -82,6 +82,9 @@ public struct Scene: Sendable {
     /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the
     /// scene's own.
     public var includedFiles: [String] = []
+    /// Where each entry was defined, `FILE:LINE`, by key (`clips.step`): the scene's own and
+    /// its included banks' (for telling one definition met twice from two that clash).
+    var origins: [String: String] = [:]
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when

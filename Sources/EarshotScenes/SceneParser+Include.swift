@@ -14,6 +14,8 @@ struct SceneIncludeState {
     /// Every included file as its path reads (resolved against its includer's folder), in the
     /// order read.
     var files: [String] = []
+    /// Each bank read, by canonical path: a second include of it takes these definitions again.
+    var parsed: [String: Scene] = [:]
 }
 
 /// What the banks a file includes define, together (in include order).
@@ -81,7 +83,11 @@ extension SceneParser {
                 fail(item, key, "includes nest deeper than \(SceneLimits.maxIncludeDepth) files (the most a scene may have)")
                 continue
             }
-            if includeState.read.contains(canonical) { continue }   // read already, through another include
+            if includeState.read.contains(canonical) {
+                // Read already, through another include: the same definitions, not read twice.
+                if let bank = includeState.parsed[canonical] { merge(bank, from: path, into: &out, at: item, key) }
+                continue
+            }
             guard includeState.files.count < SceneLimits.maxIncludes else {
                 fail(item, key, "more than \(SceneLimits.maxIncludes) included files in all (the most a scene may have)")
                 continue
@@ -116,7 +122,9 @@ extension SceneParser {
         problems += sub.problems
         for (id, info) in sub.clipInfo where clipInfo[id] == nil { clipInfo[id] = info }
         for (id, clips) in sub.soundClips where soundClips[id] == nil { soundClips[id] = clips }
-        return sub.problems.isEmpty ? scene : nil
+        guard sub.problems.isEmpty, let scene else { return nil }
+        includeState.parsed[canonical] = scene
+        return scene
     }
 
     /// The pre-scan, the composer and the schema over `yaml` (this parser's file): the scene, or
@@ -151,17 +159,16 @@ extension SceneParser {
     /// Adds one included bank's definitions to `out`; an id another included bank defined too is
     /// a problem at the `include:` that brings it in a second time.
     private mutating func merge(_ bank: Scene, from path: String, into out: inout SceneIncluded, at node: Node, _ key: String) {
-        func where_(_ section: String, _ id: String) -> String {
-            bank.lines["\(section).\(id)"].map { "\(path):\($0)" } ?? path
-        }
         func take(_ section: String, _ id: String, namespace: [String]) -> Bool {
+            let origin = bank.origins["\(section).\(id)"] ?? path
             for ns in namespace {
                 if let other = out.origin["\(ns).\(id)"] {
-                    fail(node, key, "\(path) defines \(section).\(id), which \(other) defines too (ids are unique across included banks)")
+                    if ns == section, other == origin { return false }   // the same definition, through two includes
+                    fail(node, key, "\(origin) defines \(section).\(id), which \(other) defines too (ids are unique across included banks)")
                     return false
                 }
             }
-            out.origin["\(section).\(id)"] = where_(section, id)
+            out.origin["\(section).\(id)"] = origin
             return true
         }
         for c in bank.clips where take("clips", c.id, namespace: ["clips", "sounds"]) { out.clips.append(c) }

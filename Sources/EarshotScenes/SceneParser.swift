@@ -201,6 +201,8 @@ struct SceneParser: YAMLReader {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
         }
+        scene.origins = included.origin
+        for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
         return scene
     }
 
