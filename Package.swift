@@ -131,7 +131,7 @@ let package = Package(
 
         // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
         // test runs and the long-run executable (`make fuzz-values`) share.
-        .target(name: "EarshotFuzzing", dependencies: ["Earshot", "EarshotScenes"], path: "Tests/Fuzz/Generators"),
+        .target(name: "EarshotFuzzing", dependencies: ["Earshot", "EarshotScenes", "EarshotBanks"], path: "Tests/Fuzz/Generators"),
         .executableTarget(name: "earshot-fuzz", dependencies: ["EarshotFuzzing"], path: "Tests/Fuzz/EarshotFuzz"),
         .testTarget(
             name: "EarshotBanksTests",
@@ -147,4 +147,7 @@ let package = Package(
 if Context.environment["EARSHOT_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "SceneFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/SceneFuzz"))
     package.products.append(.executable(name: "SceneFuzz", targets: ["SceneFuzz"]))
+    // The bank parser's (issue 28): bank text, includes read from the scratch folder.
+    package.targets.append(.executableTarget(name: "BankFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/BankFuzz"))
+    package.products.append(.executable(name: "BankFuzz", targets: ["BankFuzz"]))
 }
