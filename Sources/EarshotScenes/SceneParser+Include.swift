@@ -16,6 +16,9 @@ struct SceneIncludeState {
     var files: [String] = []
     /// Each bank read, by canonical path: a second include of it takes these definitions again.
     var parsed: [String: Scene] = [:]
+    /// Bytes of every included file read so far (with the includer's, at most
+    /// ``SceneLimits/maxFileBytes`` in all).
+    var bytes = 0
 }
 
 /// What the banks a file includes define, together (in include order).
@@ -104,10 +107,12 @@ extension SceneParser {
     /// Parses the bank at `path` with this parser's include chain (its problems become ours, with
     /// its own file name); nil when it has problems.
     private mutating func includedBank(_ path: String, canonical: String, at node: Node, _ key: String) -> Scene? {
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
-            fail(node, key, "\(path) has \(size) bytes; a bank may have at most \(SceneLimits.maxFileBytes) (64 MiB)")
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+        guard size <= SceneLimits.maxFileBytes - includeState.bytes else {
+            fail(node, key, "\(path) has \(size) bytes; a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
             return nil
         }
+        includeState.bytes += size
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             fail(node, key, "cannot read \(path) as UTF-8 text (a bank is a YAML file)")
             return nil
@@ -181,9 +186,22 @@ extension SceneParser {
         out.busNames.formUnion(bank.buses.map(\.name))
     }
 
-    /// Own ids the included banks define already: one problem at each own key.
+    /// Own ids the included banks define already: one problem at each own key; and each
+    /// section's entries, the included ones counted, within their limit.
     mutating func checkAgainstIncluded(_ top: [String: Node], _ included: SceneIncluded) {
         guard !included.origin.isEmpty else { return }
+        let limits: [(String, Int, Int, String)] = [
+            ("clips", included.clips.count, SceneLimits.maxClips, "clips"), ("sounds", included.sounds.count, SceneLimits.maxSounds, "sounds"),
+            ("snapshots", included.snapshots.count, SceneLimits.maxSnapshots, "snapshots"), ("zones", included.zones.count, SceneLimits.maxZones, "zones"),
+            ("music", included.music.count, SceneLimits.maxMusic, "music tracks"),
+        ]
+        for (section, count, limit, what) in limits {
+            var own = 0
+            if case .mapping(let m)? = top[section] { own = m.count }
+            if count + own > limit {
+                fail(top["include"], "include", "\(count + own) \(what) with those of the included banks; a scene may have at most \(limit)")
+            }
+        }
         for section in Self.includedSections {
             guard case .mapping(let m)? = top[section] else { continue }
             let namespace = section == "clips" || section == "sounds" ? ["clips", "sounds"] : [section]

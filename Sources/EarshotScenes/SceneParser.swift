@@ -56,6 +56,7 @@ struct SceneParser: YAMLReader {
         parser.isBank = bank
         // The file itself heads the include chain (a bank that includes itself is a cycle).
         parser.includeState.stack = [URL(fileURLWithPath: (path as NSString).standardizingPath).resolvingSymlinksInPath().path]
+        parser.includeState.bytes = yaml.utf8.count
         var scene = parser.read(yaml: yaml)
         scene?.includedFiles = parser.includeState.files
         if let scene, parser.problems.isEmpty { return .success(scene) }

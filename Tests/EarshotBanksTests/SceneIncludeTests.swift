@@ -58,6 +58,16 @@ final class SceneIncludeTests: XCTestCase {
         try f.write("lib.yaml", "clips: { step: audio/k1.wav }\n")
         XCTAssertEqual(problems(Scene.check(path: scene)),
                        ["\(scene):4:3: clips.step: duplicate id: \(f.path("lib.yaml")):1 (an included bank) defines clips.step already"])
+        // More than 64 MiB with what it includes: refused before the included file is read.
+        let big = f.path("big.yaml")
+        XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: big))
+        try handle.truncate(atOffset: UInt64(SceneLimits.maxFileBytes - 10))   // sparse: nothing to read
+        try handle.close()
+        try f.write("huge.yaml", "include: big.yaml\nclips: { step: audio/k1.wav }\n")
+        let huge = problems(SceneBank.check(path: f.path("huge.yaml")))
+        XCTAssertEqual(huge.count, 1)
+        XCTAssertTrue(huge[0].hasPrefix("\(f.path("huge.yaml")):1:10: include: \(big) has 67108854 bytes; a file and everything it includes may have at most 67108864"), "\(huge)")
         // A missing file, and a bank that includes a scene (its timeline refused).
         try f.write("m.yaml", "include: [nowhere.yaml, s2.yaml]\n")
         try f.write("s2.yaml", "duration: 1\n")
