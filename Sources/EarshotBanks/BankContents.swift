@@ -73,8 +73,8 @@ enum BankLoader {
                 byPath[c.path] = clip
             } catch {
                 for clip in new { engine.unload(clip) }
-                let line = bank.lines["clips.\(c.id)"] ?? 1
-                throw .invalid([.invalid(file: bank.file, line: line, column: 1, key: "clips.\(c.id)",
+                let (file, line) = bank.origin(of: "clips.\(c.id)")
+                throw .invalid([.invalid(file: file, line: line, column: 1, key: "clips.\(c.id)",
                                          reason: "cannot load \(c.path): \(error.description)")])
             }
         }

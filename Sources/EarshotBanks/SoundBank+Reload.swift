@@ -76,8 +76,8 @@ extension SoundBank {
                 let d = BankLoader.definition(s, clips: loaded.byID, attenuation: new.attenuation)
                 do throws(EarshotError) { try d.validate() } catch {
                     for clip in loaded.new { engine.unload(clip) }
-                    throw .invalid([.invalid(file: new.file, line: new.lines["sounds.\(s.id)"] ?? 1, column: 1, key: "sounds.\(s.id)",
-                                             reason: error.description)])
+                    let (file, line) = new.origin(of: "sounds.\(s.id)")
+                    throw .invalid([.invalid(file: file, line: line, column: 1, key: "sounds.\(s.id)", reason: error.description)])
                 }
                 definitions[s.id] = d
             }

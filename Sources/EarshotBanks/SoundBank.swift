@@ -36,8 +36,13 @@ public final class SoundBank: Sendable {
     private let reloadLock = NSLock()
     // Guarded by `lock` (a pthread mutex): nil once unloaded or the engine shut down.
     nonisolated(unsafe) private var contents: BankContents?
-    // Written in init only (before any other thread sees the bank), then read.
-    nonisolated(unsafe) private var watcher: BankWatcher?
+    // Guarded by `lock` (a pthread mutex); stopped outside it.
+    nonisolated(unsafe) private var _watcher: BankWatcher?
+    private var watcher: BankWatcher? {
+        lock.lock()
+        defer { lock.unlock() }
+        return _watcher
+    }
     private let broadcast = BankEventBroadcast()
     private let lifetime = BankLifetime()
 
@@ -80,12 +85,17 @@ public final class SoundBank: Sendable {
         lifetime.bank = self
         if watch {
             do throws(BankWatcher.WatchError) {
-                watcher = try BankWatcher(files: bank.files) { [weak self] in self?.reloadQuietly() }
+                let w = try BankWatcher(files: bank.files) { [weak self] in self?.reloadQuietly() }
+                lock.lock()
+                _watcher = w
+                lock.unlock()
             } catch {
                 unload()
                 throw .engine(.invalidArgument("cannot watch \(path): \(error.reason)"))
             }
         }
+        // A shutdown that came before the hook knew the bank: end as the hook would have.
+        if engine.isShutDown { engineShutDown() }
     }
 
     /// Unloads the bank when the game lets go of it without ``unload()``.
@@ -109,14 +119,18 @@ public final class SoundBank: Sendable {
     /// ```
     @discardableResult
     public func play(_ name: String, options: SoundPlayOptions = SoundPlayOptions()) throws(BankError) -> Voice? {
-        let sound = try self.sound(name)
-        do throws(EarshotError) {
-            let voice = try engine.play(sound, options: options)
-            return voice.status == .refused ? nil : voice
-        } catch {
-            if error == .soundRemoved { throw .unloaded(bank: path) }   // unloaded meanwhile
-            throw .engine(error)
+        var sound = try self.sound(name)
+        for attempt in 0..<2 {
+            do throws(EarshotError) {
+                let voice = try engine.play(sound, options: options)
+                return voice.status == .refused ? nil : voice
+            } catch {
+                // A reload or unload removed it meanwhile: as the bank is now.
+                guard error == .soundRemoved, attempt == 0 else { throw .engine(error) }
+                sound = try self.sound(name)
+            }
         }
+        return nil
     }
 
     /// The engine sound `name` (for ``AudioEngine/play(_:options:)-(Sound,_)`` and
@@ -215,6 +229,7 @@ public final class SoundBank: Sendable {
         lock.lock()
         let c = contents
         contents = nil
+        _watcher = nil
         lock.unlock()
         if let c { Self.release(c, engine: engine) }
         broadcast.finish()

@@ -57,6 +57,8 @@ public struct SceneBank: Sendable {
     public var includedFiles: [String]
     /// The line of each own entry's key (`sounds.footstep` → 12).
     public var lines: [String: Int]
+    /// Where each entry is defined, own or included: `FILE:LINE` by key (`clips.step`).
+    public var origins: [String: String]
 
     /// The bank file and every file it includes: what a watcher of the bank watches.
     public var files: [String] { [file] + includedFiles }
@@ -73,6 +75,14 @@ public struct SceneBank: Sendable {
         attenuation = scene.attenuation
         includedFiles = scene.includedFiles
         lines = scene.lines
+        origins = scene.origins
+    }
+
+    /// The file and line where the entry `key` (`sounds.footstep`) is defined: the bank's own or
+    /// an included bank's (the bank file's first line when unknown).
+    public func origin(of key: String) -> (file: String, line: Int) {
+        guard let o = origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return (file, 1) }
+        return (String(o[..<colon]), line)
     }
 
     /// Reads, parses and validates a bank file; throws its first problem.
