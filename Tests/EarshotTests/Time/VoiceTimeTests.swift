@@ -162,6 +162,24 @@ final class VoiceTimeTests: XCTestCase {
         XCTAssertEqual(low.time ?? -1, 2.1, accuracy: 1.0 / 48_000, "back on a source, 0.5 s later")
     }
 
+    /// A lost device takes every source: the voice goes on virtually from where it was, and on
+    /// the rebuilt device its time has kept every pass.
+    func testTimeRunsOnThroughADeviceLoss() throws {
+        let engine = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true }
+        defer { engine.shutdown() }
+        let clip = try clickClip(engine, clicks: [0], frames: 12_000)   // a 0.25 s loop
+        let voice = try engine.play(clip, options: .init(loop: true))
+        _ = try render(engine, seconds: 0.6, block: 800)
+        engine.simulateDeviceLoss()
+        engine.update()   // lost: every voice virtual
+        let lost = voice.time ?? -1
+        XCTAssertEqual(lost, 0.6, accuracy: 1.0 / 48_000)
+        engine.update()   // a new (loopback) device: sources again
+        _ = try render(engine, seconds: 0.7, block: 800)
+        XCTAssertEqual(voice.status, .real)
+        XCTAssertEqual(voice.time ?? -1, 1.3, accuracy: 1.0 / 48_000, "five passes and a fifth, across the loss")
+    }
+
     func testTimeOfAnOffsetOneShotAndItsEnd() throws {
         let engine = try TestSignals.loopbackEngine()
         defer { engine.shutdown() }
