@@ -19,6 +19,8 @@ struct BankContents {
     var duckings: Set<BusPair> = []
     /// The buses whose gain the bank set.
     var busGains: Set<String> = []
+    /// The buses the bank gave curves.
+    var busCurves: Set<String> = []
 
     struct BusPair: Hashable {
         var target: String
@@ -36,12 +38,29 @@ struct BankContents {
 enum BankLoader {
     /// The engine sound of `s`, its clips from `clips`.
     static func definition(_ s: SceneSound, clips: [String: Clip], attenuation: SceneAttenuation) -> SoundDefinition {
-        var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
+        var d: SoundDefinition
+        if s.layers.isEmpty {
+            d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
                                 avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
                                 gain: s.linearLevel, limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus),
                                 priority: s.priority, loop: s.loop)
+            d.curves = s.curves
+        } else {
+            let layers = s.layers.compactMap { l -> SoundLayer? in
+                guard let clip = clips[l.clip] else { return nil }
+                return SoundLayer(clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
+            }
+            d = SoundDefinition(layers: layers, curves: s.curves, loop: s.loop, gain: s.linearLevel, limit: s.limit,
+                                cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority)
+        }
         d.spatial = attenuation.spatial(position: .zero)
         return d
+    }
+
+    /// Defines the bank's parameters in the engine (a parameter of that name the game or another
+    /// bank defined takes the bank's range, default and seek; its value is kept).
+    static func defineParameters(_ bank: SceneBank, engine: AudioEngine) throws(EarshotError) {
+        for p in bank.parameters { try engine.defineParameter(p.definition) }
     }
 
     static func snapshot(_ s: SceneSnapshot) -> Snapshot {
@@ -97,6 +116,15 @@ enum BankLoader {
                 duckings.insert(.init(target: d.target, source: b.name))
             }
         }
+        var curves = Set<String>()
+        for b in bank.buses where !b.curves.isEmpty || contents.busCurves.contains(b.name) {
+            try engine.setCurves(b.curves, for: Bus(b.name))
+            if !b.curves.isEmpty { curves.insert(b.name) }
+        }
+        for name in contents.busCurves.subtracting(curves) where !bank.buses.contains(where: { $0.name == name }) {
+            try? engine.setCurves([], for: Bus(name))
+        }
+        contents.busCurves = curves
         for name in contents.busGains.subtracting(gains) { try? engine.setGain(1, for: Bus(name)) }
         for pair in contents.duckings.subtracting(duckings) { try? engine.setDucking(nil, of: Bus(pair.target), by: Bus(pair.source)) }
         contents.busGains = gains

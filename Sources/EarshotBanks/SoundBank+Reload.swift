@@ -83,6 +83,7 @@ extension SoundBank {
             }
             let changes = Self.changes(from: c.bank, to: new)
             do throws(EarshotError) {
+                try BankLoader.defineParameters(new, engine: engine)
                 try BankLoader.applyBuses(new, to: &c, engine: engine)
                 var sounds: [String: Sound] = [:]
                 for s in new.sounds {
@@ -169,6 +170,7 @@ extension SoundBank {
         diff("snapshots", old.snapshots, new.snapshots, \.id)
         diff("zones", old.zones, new.zones, \.name)
         diff("music", old.music, new.music, \.id)
+        diff("parameters", old.parameters, new.parameters, \.id)
         if old.attenuation != new.attenuation { out.changed.append("attenuation") }
         out.added.sort()
         out.changed.sort()

@@ -69,6 +69,7 @@ public final class SoundBank: Sendable {
         c.clips = loaded.byID
         c.clipsByPath = loaded.byPath
         do throws(EarshotError) {
+            try BankLoader.defineParameters(bank, engine: engine)
             try BankLoader.applyBuses(bank, to: &c, engine: engine)
             for s in bank.sounds {
                 c.sounds[s.id] = try engine.makeSound(BankLoader.definition(s, clips: c.clips, attenuation: bank.attenuation))
@@ -247,6 +248,7 @@ public final class SoundBank: Sendable {
         let kept = zones.filter { c.zones[$0.name] != $0 }
         if kept.count != zones.count { try? engine.setReverbZones(kept) }
         for pair in c.duckings { try? engine.setDucking(nil, of: Bus(pair.target), by: Bus(pair.source)) }
+        for name in c.busCurves { try? engine.setCurves([], for: Bus(name)) }
         for clip in c.clipsByPath.values { engine.unload(clip) }
     }
 

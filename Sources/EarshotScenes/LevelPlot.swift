@@ -132,7 +132,7 @@ public enum LevelPlot {
             case .hint: kind = 0
             case .interruption: kind = 1
             case .play: kind = 2
-            case .music, .stop, .start, .set, .snapshot: kind = 3
+            case .music, .stop, .start, .set, .snapshot, .parameter: kind = 3
             }
             guard drawn.insert(Int(x(e.time)) * 4 + kind).inserted else { continue }
             switch kind {

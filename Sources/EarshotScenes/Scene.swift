@@ -66,6 +66,8 @@ public struct Scene: Sendable {
     public var snapshots: [SceneSnapshot] = []
     /// Buses with settings (`buses:`): gains, new buses, sidechain ducking; in file order.
     public var buses: [SceneBus] = []
+    /// The game parameters (`parameters:`).
+    public var parameters: [SceneParameter] = []
     /// The scene's `seed:` (default 0): its jitter and every random choice of its sounds follow
     /// from it, so a scene renders bit-identically each time; another seed, other choices.
     public var seed: UInt64 = 0

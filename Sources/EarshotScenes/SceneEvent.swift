@@ -43,6 +43,8 @@ public struct SceneEvent: Sendable, Equatable {
         case set(target: SceneSetTarget, changes: [SceneChange], ramp: Double, curve: SceneRampCurve?)
         /// A snapshot begins (at `intensity`) or ends, fading over `fade` seconds.
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
+        /// A game parameter's value moves: globally, or of a named play or an emitter.
+        case parameter(SceneParameterSet)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
@@ -77,6 +79,7 @@ public struct SceneEvent: Sendable, Equatable {
         case .set(let target, let changes, _, _):
             return "set \(target.name) " + changes.map { "\($0.property.rawValue) \($0.value)" }.joined(separator: ", ")
         case .snapshot(let id, let begins, _, _): return "snapshot \(id) \(begins ? "begin" : "end")"
+        case .parameter(let p): return "set \(p.parameter) \(p.value)" + (p.of.map { " of \($0)" } ?? "")
         }
     }
 

@@ -36,6 +36,10 @@ public struct SceneSound: Sendable, Equatable {
     public var bus = "sfx"
     public var priority: UInt8 = 128
     public var loop = false
+    /// Curves from game parameters (`gain: { parameter: rpm, curve: … }`, …).
+    public var curves: [ParameterCurve] = []
+    /// The layers of a layered sound (`layers:`; then `clips` is empty).
+    public var layers: [SceneLayer] = []
 
     public init(id: String, clips: [String]) {
         self.id = id
@@ -95,6 +99,8 @@ public struct SceneBus: Sendable, Equatable {
     /// Its gain in dB at the start (nil: unchanged).
     public var gainDB: Double?
     public var ducks: [Duck] = []
+    /// Curves from game parameters on every voice of the bus.
+    public var curves: [ParameterCurve] = []
 
     public init(name: String) { self.name = name }
 

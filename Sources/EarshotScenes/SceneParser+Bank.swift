@@ -3,12 +3,12 @@ import Foundation
 import Yams
 
 /// A bank's schema: the scene language without the timeline. A bank holds `clips:`, `sounds:`,
-/// `buses:`, `snapshots:`, `zones:` and `music:` (and `include:`s other banks), with the scene's
+/// `buses:`, `snapshots:`, `zones:`, `music:` and `parameters:` (and `include:`s other banks), with the scene's
 /// attenuation keys for its sounds' positioned plays; what a game plays from it is up to the game
 /// (EarshotBanks' `SoundBank`).
 extension SceneParser {
     /// The top-level keys of a bank.
-    static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music",
+    static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters",
                            "referenceDistance", "maxDistance", "rolloff"]
 
     /// The top-level mapping with the keys of a scene or, for a bank, of a bank: a scene key a
@@ -50,6 +50,8 @@ public struct SceneBank: Sendable {
     public var snapshots: [SceneSnapshot]
     public var zones: [ReverbZone]
     public var music: [SceneMusic]
+    /// The game parameters (`parameters:`) its curves name; a game sets them by name.
+    public var parameters: [SceneParameter]
     /// The distance attenuation of the sounds' positioned plays (`referenceDistance:`,
     /// `maxDistance:`, `rolloff:`).
     public var attenuation: SceneAttenuation
@@ -72,6 +74,7 @@ public struct SceneBank: Sendable {
         snapshots = scene.snapshots
         zones = scene.zones
         music = scene.music
+        parameters = scene.parameters
         attenuation = scene.attenuation
         includedFiles = scene.includedFiles
         lines = scene.lines

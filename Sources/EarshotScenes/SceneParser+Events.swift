@@ -129,6 +129,14 @@ extension SceneParser {
             if !emitterIDs.contains(id) { fail(idNode, "\(key).start", unknown("emitter", id, emitterIDs)) }
             action = .start(emitter: id)
         case .set:
+            if let s = m["set"], case .mapping = s {   // a game parameter (SceneParser+Parameters.swift)
+                for k in ["gain", "pitch", "pan", "rate", "occlusion", "curve"] where m[k] != nil {
+                    fail(m[k], "\(key).\(k)", "\(k) does not apply to a parameter's set: (it takes parameter, value, ramp, of)")
+                }
+                action = parameterSet(s, key, eventOf: m["of"], eventRamp: m["ramp"], emitterIDs: emitterIDs).map { .parameter($0) }
+                break
+            }
+            if let o = m["of"] { fail(o, "\(key).of", "of: applies to a parameter's set: { parameter, value } only") }
             guard let idNode = m["set"], let id = string(idNode, "\(key).set") else { return nil }
             let buses = names.buses.sorted()
             var targets: [SceneSetTarget] = []

@@ -29,6 +29,7 @@ struct SceneIncluded {
     var snapshots: [SceneSnapshot] = []
     var zones: [ReverbZone] = []
     var music: [SceneMusic] = []
+    var parameters: [SceneParameter] = []
     var busNames: Set<String> = []
     /// Where each id was defined, `FILE:LINE`, by section (`clips.step`, `sounds.footstep`…).
     var origin: [String: String] = [:]
@@ -47,7 +48,7 @@ struct SceneIncluded {
 extension SceneParser {
     /// The sections whose ids an include shares, and the namespaces they live in (clips and
     /// sounds share one).
-    static let includedSections = ["clips", "sounds", "buses", "snapshots", "zones", "music"]
+    static let includedSections = ["clips", "sounds", "buses", "snapshots", "zones", "music", "parameters"]
 
     /// Reads every bank `node` names (nil: none) and returns their definitions.
     mutating func includes(_ node: Node?) -> SceneIncluded {
@@ -182,6 +183,7 @@ extension SceneParser {
         for s in bank.snapshots where take("snapshots", s.id, namespace: ["snapshots"]) { out.snapshots.append(s) }
         for z in bank.zones where take("zones", z.name, namespace: ["zones"]) { out.zones.append(z) }
         for m in bank.music where take("music", m.id, namespace: ["music"]) { out.music.append(m) }
+        for p in bank.parameters where take("parameters", p.id, namespace: ["parameters"]) { out.parameters.append(p) }
         // Every bus the bank declares (its own and those it includes: `buses` holds both).
         out.busNames.formUnion(bank.buses.map(\.name))
     }

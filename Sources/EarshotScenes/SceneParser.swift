@@ -19,6 +19,11 @@ struct SceneParser: YAMLReader {
     var soundClips: [String: [String]] = [:]
     /// The scene's `clipMemory:` in bytes (nil: the engine's default budget).
     var clipMemory: Int?
+    /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
+    var parameterDefs: [String: SceneParameter] = [:]
+    /// `of:` names of parameter `set:` events that are not emitters: checked against the named
+    /// plays once every event is read.
+    var parameterTargets: [(name: String, node: Node, key: String)] = []
     /// The largest `clipMemory:` a scene may ask for, in MiB (64 GiB).
     static let maxClipMemoryMiB = 65_536
     /// Read as a bank (SceneParser+Bank.swift): no timeline, no `duration:`.
@@ -30,7 +35,8 @@ struct SceneParser: YAMLReader {
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "clipMemory", "session",
-                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses", "include"]
+                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
+                          "parameters", "include"]
 
     static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
@@ -103,6 +109,8 @@ struct SceneParser: YAMLReader {
             }
             checkClipBudget(clips, at: n)
         }
+        let parameters = self.parameters(top["parameters"])
+        parameterDefs = Dictionary((included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
@@ -176,6 +184,7 @@ struct SceneParser: YAMLReader {
             }
             checkAfter(followUps, namedPlays: namedPlays)
             checkMarkerFollowUps(followUps, playIDs: playIDs)
+            checkParameterTargets(Set(namedPlays.map(\.name)))
         }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
@@ -197,11 +206,12 @@ struct SceneParser: YAMLReader {
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)
         scene.sounds = included.sounds + sounds
+        scene.parameters = included.parameters + parameters
         scene.snapshots = included.snapshots + snapshots
         scene.buses = included.buses + buses
         scene.seed = seed
         scene.clipMemory = clipMemory
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
         }
