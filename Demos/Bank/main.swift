@@ -1,5 +1,6 @@
-// Bank: the game side of a designer's bank (Demos/Bank/game.yaml) — footsteps, a car and a pause
-// snapshot played by name. Renders to out/Bank.wav (or the path given); `--live` plays it too.
+// Bank: the game side of a designer's bank (Demos/Bank/game.yaml) — footsteps, a car whose
+// layers follow its rpm, and a pause snapshot, played by name. Renders to out/Bank.wav (or the
+// path given); `--live` plays it too.
 import Earshot
 import EarshotBanks
 import Foundation
@@ -11,7 +12,8 @@ func drive(_ engine: AudioEngine, _ run: (FrameLoop, (Double) throws -> Void) th
     var paused = false
     try run(FrameLoop(engine: engine)) { t in
         if car == nil { car = try bank.play("car", options: SoundPlayOptions(position: Vector3(-6, 0, -4))) }
-        car?.position = Vector3(Float(-6 + 3 * t), 0, -4)            // the car drives past
+        car?.position = Vector3(Float(-6 + 3 * t), 0, -4)            // the car drives past,
+        try car?.setParameter("rpm", min(800 + 2_000 * t, 5_000))     // revving up
         if Int((t * 60).rounded()) % 24 == 0 {                         // a step every 0.4 s
             _ = try bank.play("footstep", options: SoundPlayOptions(position: Vector3(0.5, 0, -1)))
         }

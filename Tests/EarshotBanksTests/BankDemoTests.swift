@@ -3,7 +3,8 @@ import EarshotTestSupport
 import XCTest
 
 /// Demos/Bank runs headless (no output device: it renders its WAV and exits 0), stays within
-/// 60 lines, and does what it says: footsteps and a car, then the bank's pause snapshot.
+/// 60 lines, and does what it says: footsteps and a car revving through its layers, then the
+/// bank's pause snapshot.
 final class BankDemoTests: XCTestCase {
     func testTheBankDemoPlaysFootstepsACarAndPauses() throws {
         let root = CLIRunner.packageRoot
@@ -23,5 +24,14 @@ final class BankDemoTests: XCTestCase {
         XCTAssertGreaterThan(playing, 0.01, "footsteps and the car are heard")
         XCTAssertLessThan(Level.dB(paused, over: playing), -15, "the pause snapshot takes the game down")
         XCTAssertGreaterThan(paused, 0, "paused, not stopped")
+        // The car revs: from 2.1 s its rpm is 5000 (pitch ×1.646 by the bank's curve), the high
+        // layer (hum an octave up: 2 × 110 × 1.646 = 362 Hz) over the low one (181 Hz) at −24 dB;
+        // early on (rpm 1100–1500) there is nothing at 362 Hz. Between the footsteps, both channels.
+        var mono = [Float](repeating: 0, count: x.count)
+        for i in 0..<audio.frameCount { mono[i * 2] = x[i * 2] + x[i * 2 + 1] }
+        let late = (from: 103_200, to: 112_800), early = (from: 7_200, to: 16_800)
+        let high = BankParameterTests.band(mono, 362.2, from: late.from, to: late.to)
+        XCTAssertGreaterThan(high - BankParameterTests.band(mono, 181.1, from: late.from, to: late.to), 10, "the high layer leads at 5000 rpm")
+        XCTAssertGreaterThan(high - BankParameterTests.band(mono, 362.2, from: early.from, to: early.to), 15, "and was not there at idle")
     }
 }
