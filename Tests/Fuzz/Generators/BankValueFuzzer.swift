@@ -150,12 +150,29 @@ public struct BankValueFuzzer {
         if !includes.isEmpty { y += "include: [\(includes.joined(separator: ", "))]\n" }
         if maybe(0.2) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
         if maybe(0.2) { y += "rolloff: \(n(0...100))\n" }
+        // Parameters (each bank its own name, now and then a shared one: a duplicate across banks).
+        let parameter = maybe(0.1) ? "rpm" : "\(p)rpm"
+        let hasParameter = maybe(0.5)
+        if hasParameter {
+            y += "parameters:\n  \(parameter): { range: [\(n(-100...0)), \(n(1...8_000))], default: \(n(0...1)), seek: \(n(0...10_000)) }\n"
+        }
+        func curve(_ property: ClosedRange<Double>) -> String {
+            let name = maybe(0.05) ? "undefined" : parameter
+            var x = -100.0
+            var points: [String] = []
+            for _ in 0..<(1 + Int(g.next() % 4)) {
+                points.append("[\(x), \(n(property))]")
+                x += maybe(0.05) ? 0 : 1 + g.nextUnit() * 3_000
+            }
+            return "{ parameter: \(name), curve: [\(points.joined(separator: ", "))]"
+                + (maybe(0.3) ? ", shape: \(SceneValueFuzzer.pick(&g, ["linear", "exponential", "sCurve"]))" : "") + " }"
+        }
         if maybe(0.03) { y += SceneValueFuzzer.pick(&g, ["duration: 1\n", "events: []\n", "listener: { position: [0, 0, 0] }\n"]) }
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
         for (i, f) in clipFiles.enumerated() where maybe(0.6) || i == 0 { y += "  \(p)c\(i): \(assets)/\(f)\n" }
         if maybe(0.4) {
-            y += "buses:\n  \(p)bus: { gain: \(n(-120...24)) }\n"
+            y += "buses:\n  \(p)bus: { gain: \(hasParameter && maybe(0.4) ? curve(-144...24) : n(-120...24)) }\n"
             if maybe(0.5) { y += "  \(p)duck: { ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n" }
         }
         y += "sounds:\n"
@@ -171,6 +188,19 @@ public struct BankValueFuzzer {
             if maybe(0.3) { m += ", priority: \(n(0...255, whole: true))" }
             if maybe(0.3) { m += ", loop: \(SceneValueFuzzer.pick(&g, ["true", "false"]))" }
             y += "  \(p)s\(s): { \(m) }\n"
+        }
+        if hasParameter || maybe(0.05) {
+            // A layered sound: layers' gain and pitch as numbers or curves, the sound's pitch curve.
+            var layers: [String] = []
+            for _ in 0..<(1 + Int(g.next() % 3)) {
+                var l = "clip: \(p)c0"
+                if maybe(0.6) { l += ", gain: \(maybe() ? curve(-144...24) : n(-120...24))" }
+                if maybe(0.3) { l += ", pitch: \(maybe() ? curve(1.0 / 64...64) : n(1.0 / 64...64))" }
+                if maybe(0.2) { l += ", lowPass: \(curve(0...1))" }
+                layers.append("{ \(l) }")
+            }
+            y += "  \(p)layered: { loop: true, layers: [\(layers.joined(separator: ", "))]"
+                + (maybe(0.4) ? ", pitch: \(curve(1.0 / 64...64))" : "") + (maybe(0.3) ? ", gain: \(n(-120...24))" : "") + " }\n"
         }
         if maybe(0.4) {
             y += "snapshots:\n  \(p)snap: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"
