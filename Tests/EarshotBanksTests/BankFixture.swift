@@ -49,3 +49,15 @@ enum Level {
 
     static func dB(_ a: Double, over b: Double) -> Double { 20 * log10(a / b) }
 }
+
+extension BankFixture {
+    /// `count` game frames of a loopback engine (update, then 800 frames rendered, each).
+    static func frames(_ engine: AudioEngine, _ count: Int) throws -> [Float] {
+        var out: [Float] = []
+        for _ in 0..<count {
+            engine.update(deltaTime: 800.0 / 48_000)
+            out += try engine.render(frames: 800)
+        }
+        return out
+    }
+}

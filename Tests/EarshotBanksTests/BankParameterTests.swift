@@ -100,3 +100,39 @@ final class BankParameterTests: XCTestCase {
         XCTAssertLessThan(abs(midLow - midHigh), 25)
     }
 }
+
+/// Bus settings a reload changes: a bus curve added (measured on the playing loop) and removed,
+/// a ducking added and taken away again.
+final class BankBusReloadTests: XCTestCase {
+    func testBusCurvesAndDuckingsFollowTheBank() throws {
+        let f = try BankFixture("buses")
+        defer { f.remove() }
+        func bank(_ buses: String) -> String {
+            """
+            parameters: { speed: { range: [0, 100], default: 50 } }
+            clips: { tone: audio/a440.wav }
+            buses:
+            \(buses)
+            sounds: { hum: { clips: [tone], loop: true, bus: cars } }
+            """
+        }
+        let path = try f.write("b.yaml", bank("  cars: { gain: 0 }"))
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        let bank0 = try SoundBank(path: path, engine: engine)
+        _ = try bank0.play("hum")
+        let before = Level.rms(try BankFixture.frames(engine, 4), from: 800)
+        try f.write("b.yaml", bank("  cars: { gain: { parameter: speed, curve: [[0, 0], [100, -24]] }, ducks: { music: { level: -9 } } }"))
+        XCTAssertEqual(try bank0.reload(), BankChanges(changed: ["buses.cars"]))
+        _ = try BankFixture.frames(engine, 1)
+        let curved = Level.rms(try BankFixture.frames(engine, 4), from: 800)
+        XCTAssertEqual(Level.dB(curved, over: before), -12, accuracy: 0.5, "speed 50 on the bus curve: −12 dB on the playing loop")
+        XCTAssertEqual(try engine.ducking(of: .music, by: Bus("cars"))?.level, -9)
+        try f.write("b.yaml", bank("  cars: { gain: 0 }"))
+        _ = try bank0.reload()
+        _ = try BankFixture.frames(engine, 1)
+        XCTAssertEqual(Level.dB(Level.rms(try BankFixture.frames(engine, 4), from: 800), over: before), 0, accuracy: 0.5, "the curve is gone")
+        _ = try BankFixture.frames(engine, 60)   // the ducking's release
+        XCTAssertNil(try engine.ducking(of: .music, by: Bus("cars")), "the ducking is gone")
+    }
+}
