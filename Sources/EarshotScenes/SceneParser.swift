@@ -183,8 +183,8 @@ struct SceneParser: YAMLReader {
                 fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
             }
             checkAfter(followUps, namedPlays: namedPlays)
-            checkMarkerFollowUps(followUps, playIDs: playIDs)
             checkParameterTargets(Set(namedPlays.map(\.name)))
+            checkMarkerFollowUps(followUps, playIDs: playIDs)
         }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.

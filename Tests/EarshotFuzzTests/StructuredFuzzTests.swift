@@ -19,6 +19,7 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.cases, 20)
         XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
         XCTAssertGreaterThan(report.cases - report.valid, 5, "and invalid ones")
+        XCTAssertGreaterThan(report.validLayered, 2, "and valid scenes with parameters and layered sounds")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 

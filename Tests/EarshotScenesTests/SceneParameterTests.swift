@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+@testable import EarshotScenes
 import EarshotTestSupport
 import XCTest
 
@@ -110,5 +110,33 @@ final class SceneParameterTests: XCTestCase {
         guard case .failure(let p) = Scene.check(yaml: bad, path: "bad.yaml") else { return XCTFail("accepted") }
         XCTAssertTrue(p.description.contains("parameters.rpm.range"), p.description)
         XCTAssertTrue(p.description.contains("parameters.x.default"), p.description)
+    }
+}
+
+extension SceneParameterTests {
+    /// The plot draws a lane per parameter: the global value and a named play's own, paced by
+    /// the seek and the ramp.
+    func testPlotHasALanePerParameter() throws {
+        let yaml = "duration: 4\n" + header + "  intensity: { range: [0, 1] }\n" + (try tones()) + """
+            sounds:
+              hum: { clips: [t1000], loop: true, gain: { parameter: intensity, curve: [[0, -20], [1, 0]] } }
+            events:
+              - { at: 0, play: hum, name: h }
+              - { at: 1, set: { parameter: rpm, value: 4800 } }
+              - { at: 2, set: { parameter: intensity, value: 1, ramp: 1, of: h } }
+            """
+        let path = try SceneFixtures.write(yaml, in: tmp)
+        let scene = try Scene.load(path: path)
+        XCTAssertEqual(scene.parameters.map(\.id), ["rpm", "intensity"])
+        let result = try SceneRenderer(scene: scene).render(to: tmp.appendingPathComponent("p.wav").path, format: .f32)
+        let svg = LevelPlot.svg(levels: result.levels, events: result.events, title: scene.name, timeline: result.timeline, scene: scene)
+        XCTAssertTrue(svg.contains("parameter rpm"))
+        XCTAssertTrue(svg.contains("parameter intensity"))
+        XCTAssertTrue(svg.contains("data-series=\"of h\""))
+        // The rpm lane: 800 until 1 s, then 4000/s to 4800 by 2 s (values per column, sampled).
+        let v = LevelPlot.values(scene.parameters[0], [(1, 4800, nil)], columns: 400, total: 4)
+        XCTAssertEqual(v[50]!, 800)                    // 0.505 s
+        XCTAssertEqual(v[150]!, 800 + 4000 * 0.505, accuracy: 1)
+        XCTAssertEqual(v[250]!, 4800)
     }
 }

@@ -261,7 +261,10 @@ extension AudioEngine {
             // Its time runs up to the pause (and, resumed, from now on): ``Voice/time``.
             if let i = core.pool.slot(voice.id) { core.pool.accountPosition(i, now: core.now) }
             core.pool.modify(voice.id) { $0.paused = paused }
-            core.parameters.forEachLayer(of: voice.id) { core.pool.modify($0) { $0.paused = paused } }   // in step
+            core.parameters.forEachLayer(of: voice.id) { layer in   // a layered voice's other layers, in step
+                if let i = core.pool.slot(layer) { core.pool.accountPosition(i, now: core.now) }
+                core.pool.modify(layer) { $0.paused = paused }
+            }
         }
     }
 

@@ -74,7 +74,8 @@ extension AudioEngine {
     /// ``EarshotError/engineShutDown`` after shutdown.
     ///
     /// ```swift
-    /// let car = try engine.play(carEngine, options: SoundPlayOptions(position: Vector3(4, 0, -10)))
+    /// let hum = try engine.makeSound(SoundDefinition(clips: [try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")], loop: true))
+    /// let car = try engine.play(hum, options: SoundPlayOptions(position: Vector3(4, 0, -10)))
     /// try engine.setParameter("rpm", 5200, of: car)
     /// ```
     public func setParameter(_ name: String, _ value: Double, of voice: Voice, ramp: Double? = nil) throws(EarshotError) {
@@ -179,7 +180,8 @@ extension Voice {
     /// ``EarshotError/engineShutDown``.
     ///
     /// ```swift
-    /// let car = try engine.play(carEngine)
+    /// let hum = try engine.makeSound(SoundDefinition(clips: [try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")], loop: true))
+    /// let car = try engine.play(hum)
     /// try car.setParameter("rpm", 3200)
     /// ```
     public func setParameter(_ name: String, _ value: Double, ramp: Double? = nil) throws(EarshotError) {

@@ -92,7 +92,7 @@ final class VoiceCurveTable {
                 deactivate(i)
                 continue   // `managed[k]` is another entry now
             }
-            if entries[i].leader >= 0, followLeader(i, pool: pool) {
+            if entries[i].leader >= 0, followLeader(i, pool: pool, now: now) {
                 k += 1
                 continue
             }
@@ -131,7 +131,7 @@ final class VoiceCurveTable {
             pool.serviceNeeded = true
         }
         if pool.slots[i].pitch != pitch {
-            pool.slots[i].rebaseRealPlayhead(now: now)
+            pool.accountPosition(i, now: now)   // the time played so far counts at the old pitch
             pool.slots[i].pitch = pitch
             pool.slots[i].dirtyPitch = true
             pool.serviceNeeded = true
@@ -149,7 +149,7 @@ final class VoiceCurveTable {
 
     /// A layer follows its first layer: it stops when that one ends or is stopped, and pauses
     /// and moves with it. True when the layer was stopped (nothing else to do this frame).
-    private func followLeader(_ i: Int, pool: VoicePool) -> Bool {
+    private func followLeader(_ i: Int, pool: VoicePool, now: Double) -> Bool {
         let l = Int(entries[i].leader)
         let id = VoiceID(index: UInt32(i), generation: entries[i].generation)
         guard pool.slots[l].phase != .free, pool.slots[l].generation == entries[i].leaderGeneration,
@@ -161,6 +161,7 @@ final class VoiceCurveTable {
             return true
         }
         if pool.slots[i].paused != pool.slots[l].paused {
+            pool.accountPosition(i, now: now)
             pool.modify(id) { $0.paused = pool.slots[l].paused }
         }
         switch pool.slots[l].placement {

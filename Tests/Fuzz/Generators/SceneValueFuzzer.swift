@@ -38,6 +38,8 @@ public struct SceneValueFuzzer {
         public var valid = 0
         public var rendered = 0
         public var warnings = 0
+        /// Valid scenes with game parameters and a layered sound (issue 28).
+        public var validLayered = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
@@ -67,6 +69,7 @@ public struct SceneValueFuzzer {
                 _ = problems.description
             case .success(let scene):
                 report.valid += 1
+                if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -162,6 +165,7 @@ public struct SceneValueFuzzer {
             Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1))
         }
         func maybe(_ p: Double = 0.5) -> Bool { Self.chance(&g, p) }
+        func unit() -> Double { g.nextUnit() }
         let duration = maybe(0.9) ? 0.3 + g.nextUnit() * 0.3 : 0.3 + g.nextUnit() * 86_399.7
         var y = "duration: \(duration)\n"
         if maybe(0.3) { y += "sampleRate: \(n(8_000...192_000, whole: true))\n" }
@@ -187,16 +191,23 @@ public struct SceneValueFuzzer {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
                 + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"])) }\n"
         }
-        if maybe(0.4) {
+        // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift).
+        let hasParameters = maybe(0.4)
+        if hasParameters { y += parameters(n, unit) }
+        let hasSounds = maybe(0.4)
+        if hasSounds || hasParameters { y += "sounds:\n" }
+        if hasParameters { y += layeredSound(n, unit) }
+        if hasSounds {
             let select = Self.pick(&g, ["random", "shuffle", "sequence"])
-            y += "sounds:\n  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
+            y += "  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
                 + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"])) }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
-            y += "buses:\n  extra: { gain: \(n(-120...24)) }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
+            y += "buses:\n  extra: { gain: \(hasParameters && maybe() ? curve(n, unit, .gain) : n(-120...24))"
+                + (hasParameters && maybe(0.3) ? ", lowPass: \(curve(n, unit, .lowPass)), pitch: \(curve(n, unit, .pitch))" : "") + " }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
                 + "release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n"
         }
         let hasSnapshot = maybe(0.3)
@@ -224,7 +235,7 @@ public struct SceneValueFuzzer {
         if emitterCount > 0 {
             y += "emitters:\n"
             for e in 0..<emitterCount {
-                var m = "clip: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                var m = "clip: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "car"] : ["c0", "c1", "c2", "c3", "c4"]))"
                 m += maybe() ? ", position: \(Self.vector(&g))" : ", path: \(Self.path(&g))"
                 if maybe() { m += ", loop: true" }
                 if maybe(0.3) { m += ", gain: \(n(0...16))" }
@@ -251,7 +262,7 @@ public struct SceneValueFuzzer {
             let at = n(0...0.3)
             switch g.next() % 10 {
             case 0, 1:
-                var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4", "c5"]))"
+                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
@@ -294,6 +305,8 @@ public struct SceneValueFuzzer {
                 let target = emitterCount > 0 && maybe() ? "e0" : (hasMusic && maybe() ? "m" : "sfx")
                 let prop = target == "sfx" ? "gain: \(n(0...2))" : Self.pick(&g, ["gain: \(n(0...16))", "pitch: \(n(0.1...4))", "pan: \(n(-1...1))", "rate: \(n(0.5...2))"])
                 events.append("set: \(target), \(prop), ramp: \(n(0...3_600)), curve: \(Self.pick(&g, ["linear", "exponential", "sCurve"]))")
+            case 6 where hasParameters && maybe():
+                events.append(parameterSet(n, unit, targets: names + (0..<emitterCount).map { "e\($0)" }))
             case 6:
                 events.append(maybe() ? "hint: \(Self.pick(&g, ["begin", "end"]))" : "interruption: \(Self.pick(&g, ["began", "ended"]))"
                                         + (maybe() ? ", shouldResume: \(Self.pick(&g, ["true", "false"]))" : ""))
