@@ -10,7 +10,8 @@ import Glibc
 /// It watches the *folders* of the files (a save by rename replaces the file's inode, which a
 /// watch on the file itself would lose) and reacts to the watched names only. ``setFiles(_:)``
 /// follows a bank whose includes changed. ``stop()`` ends the thread and returns once it has
-/// ended (from the thread itself — a reload that released the last reference — it only asks).
+/// ended, joined (from the thread itself — a reload that released the last reference — it only
+/// asks, and the thread is detached).
 final class BankWatcher: Sendable {
     /// Seconds without a further change before `changed` runs.
     static let settle = 0.05
@@ -30,6 +31,8 @@ final class BankWatcher: Sendable {
     // Guarded by `lock` (a pthread mutex), never held while calling `changed`.
     nonisolated(unsafe) private var state = State()
     private let done = DispatchSemaphore(value: 0)
+    /// Signalled by the thread once it runs (named): init returns then.
+    private let started = DispatchSemaphore(value: 0)
 
     /// Starts watching `files`; nil when inotify is not available (the error's words).
     init(files: [String], changed: @escaping @Sendable () -> Void) throws(WatchError) {
@@ -63,10 +66,10 @@ final class BankWatcher: Sendable {
             close(p[1])
             throw WatchError(reason: "pthread_create: \(rc)")
         }
-        pthread_detach(thread)
         lock.lock()
         state.thread = thread
         lock.unlock()
+        started.wait()
     }
 
     struct WatchError: Error {
@@ -102,8 +105,13 @@ final class BankWatcher: Sendable {
         guard first else { return }
         var byte: UInt8 = 1
         _ = write(wake.1, &byte, 1)
-        if let thread, pthread_equal(thread, pthread_self()) != 0 { return }
+        guard let thread else { return }
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)   // it ends after this call returns; nobody joins it
+            return
+        }
         done.wait()
+        pthread_join(thread, nil)
     }
 
     private var isStopped: Bool {
@@ -112,7 +120,18 @@ final class BankWatcher: Sendable {
         return state.stopped
     }
 
+    /// The thread's name (`/proc/self/task/*/comm`): at most 15 bytes.
+    static let threadName = "earshot-bankwat"
+
     private func run() {
+        // Its name, as pthread_setname_np sets it (not in Swift's Glibc module): for `top -H`,
+        // debuggers and the tests that count watch threads.
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = Self.threadName.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        started.signal()
         defer {
             close(inotify)
             close(wake.0)

@@ -169,7 +169,9 @@ final class BankLoadTests: XCTestCase {
         let engine = try BankFixture.engine()
         let bank = try SoundBank(path: path, engine: engine, watch: true)
         let events = bank.events
+        XCTAssertEqual(BankReloadTests.watchThreads(1), 1)
         engine.shutdown()
+        XCTAssertEqual(BankReloadTests.watchThreads(0), 0, "the watch thread ends with the engine")
         for await _ in events {}
         XCTAssertFalse(bank.isLoaded)
         XCTAssertThrowsError(try bank.play("hum")) { XCTAssertEqual($0 as? BankError, .unloaded(bank: path)) }

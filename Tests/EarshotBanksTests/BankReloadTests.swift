@@ -177,9 +177,9 @@ final class BankReloadTests: XCTestCase {
         try f.write("more.yaml", "sounds: { extra: { clips: [x] } }\nclips: { x: audio/k1.wav }\n")
         let engine = try BankFixture.engine()
         defer { engine.shutdown() }
-        let threads = Self.threadCount()
+        XCTAssertEqual(Self.watchThreads(0), 0)
         let bank = try SoundBank(path: path, engine: engine, watch: true)
-        XCTAssertEqual(Self.threadCount(), threads + 1, "one watch thread")
+        XCTAssertEqual(Self.watchThreads(1), 1, "one watch thread")
         var events = bank.events.makeAsyncIterator()
         // A save of the bank (by rename, as editors do): one reload.
         try f.write("game.yaml", Self.bank(gain: "-6", extra: "include: more.yaml"))
@@ -198,10 +198,25 @@ final class BankReloadTests: XCTestCase {
         bank.unload()
         let end = await events.next()
         XCTAssertNil(end, "the events finish at unload")
-        XCTAssertEqual(Self.threadCount(), threads, "the watch thread ended")
+        XCTAssertEqual(Self.watchThreads(0), 0, "the watch thread ended")
     }
 
-    static func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    /// The process's bank watch threads (by their name, "earshot-bankwat"), waiting up to 1 s
+    /// for the count to become `expected` (the kernel lets go of a joined thread's task a
+    /// moment after the join returns).
+    static func watchThreads(_ expected: Int) -> Int {
+        var n = countWatchThreads()
+        for _ in 0..<100 where n != expected {
+            usleep(10_000)
+            n = countWatchThreads()
+        }
+        return n
+    }
+
+    static func countWatchThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.hasPrefix("earshot-bankwat") ?? false
+        }.count
     }
 }
