@@ -21,7 +21,9 @@ extension SceneParser {
                 fail(k, s.string, "a bank has no \(s.string): (it is a scene's; a bank holds only \(Self.bankKeys.joined(separator: ", ")))")
             }
         }
-        return mapping(root, "", allowed: Self.topKeys)
+        // What a bank has no use for is not read further: a timeline's repeats would otherwise
+        // be built (up to a million events) only to be refused.
+        return mapping(root, "", allowed: Self.topKeys)?.filter { Self.bankKeys.contains($0.key) }
     }
 }
 

@@ -77,6 +77,15 @@ final class SceneIncludeTests: XCTestCase {
         XCTAssertTrue(m.contains { $0.hasPrefix("\(f.path("s2.yaml")):1:1: duration: a bank has no duration:") }, "\(m)")
     }
 
+    /// A bank's scene keys are refused and not read further: a timeline of a million repeats is
+    /// one problem (the key), not built (found by the bank fuzzer: 10 s of repeats to refuse).
+    func testABanksTimelineIsRefusedUnread() throws {
+        let text = "clips: { c: \(CLIRunner.packageRoot.path)/Assets/Sounds/beep.wav }\nevents:\n  - { at: 0, play: c, every: 0.001 }\n"
+        guard case .failure(let p) = SceneBank.check(yaml: text, path: "/tmp/b.yaml") else { return XCTFail("accepted") }
+        XCTAssertEqual(p.problems.count, 1, p.description)
+        XCTAssertTrue(p.description.hasPrefix("/tmp/b.yaml:2:1: events: a bank has no events:"), p.description)
+    }
+
     func testABankIncludedTwiceThroughTwoOthersIsReadOnce() throws {
         let f = try BankFixture("diamond")
         defer { f.remove() }
