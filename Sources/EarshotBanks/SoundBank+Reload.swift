@@ -17,7 +17,10 @@ extension SoundBank {
     /// - an active snapshot takes its new gains and filters at its present weight
     ///   (``AudioEngine/redefine(_:)``); a removed one ends;
     /// - a reverb zone the game put in the engine changes there; a music track the bank loaded
-    ///   takes its new volume, loops and rate.
+    ///   takes its new volume, loops and rate;
+    /// - clips are kept by file: a new path loads, a path no sound uses any more is unloaded; an
+    ///   audio file saved again under the same path is read at the bank's next load (a reload
+    ///   watches the YAML files, not the audio).
     ///
     /// An edit with a problem — a YAML or schema error, a clip that does not load — changes
     /// nothing: the bank keeps what it had, the problems are sent on ``events`` as
