@@ -33,8 +33,8 @@ struct BankContents {
     var clipBytes: Int { clipsByPath.values.reduce(0) { $0 + $1.info.byteCount } }
 }
 
-/// Turns a ``SceneBank`` into engine objects — the first load and each reload's new parts —
-/// with the same conversions ``SceneRenderer`` makes for a scene.
+/// Turns a `SceneBank` into engine objects — the first load and each reload's new parts —
+/// with the same conversions `SceneRenderer` makes for a scene.
 enum BankLoader {
     /// The engine sound of `s`, its clips from `clips`.
     static func definition(_ s: SceneSound, clips: [String: Clip], attenuation: SceneAttenuation) -> SoundDefinition {

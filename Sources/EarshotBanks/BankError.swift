@@ -18,7 +18,7 @@ import EarshotScenes
 /// }
 /// ```
 public enum BankError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A problem at a place in the bank file or in a file it includes (``SceneError``): every
+    /// A problem at a place in the bank file or in a file it includes (`SceneError`): every
     /// one found, in file order (at least one).
     case invalid([SceneError])
     /// The bank defines nothing of this kind by this name: the bank file, what was asked for

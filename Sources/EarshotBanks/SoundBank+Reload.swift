@@ -7,7 +7,7 @@ extension SoundBank {
     /// frame and without restarting anything that plays:
     ///
     /// - a changed sound keeps its voices: their gain follows the new `gain:` at once (each
-    ///   voice's own factor and variation kept, ``AudioEngine/redefine(_:as:)``); its next plays
+    ///   voice's own factor and variation kept, `AudioEngine.redefine(_:as:)`); its next plays
     ///   take every new value — clips, selection, variation, `limit:` (counting the voices
     ///   playing now), `cooldown:`, bus, priority;
     /// - an added sound is playable; a removed one can no longer be played (its voices stop with
@@ -15,7 +15,7 @@ extension SoundBank {
     /// - bus gains and duckings change at once; a gain or ducking the bank no longer names is put
     ///   back (gain 0 dB, no ducking);
     /// - an active snapshot takes its new gains and filters at its present weight
-    ///   (``AudioEngine/redefine(_:)``); a removed one ends;
+    ///   (`AudioEngine.redefine(_:)`); a removed one ends;
     /// - a reverb zone the game put in the engine changes there; a music track the bank loaded
     ///   takes its new volume, loops and rate;
     /// - clips are kept by file: a new path loads, a path no sound uses any more is unloaded; an

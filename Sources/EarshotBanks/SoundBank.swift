@@ -134,20 +134,20 @@ public final class SoundBank: Sendable {
         return nil
     }
 
-    /// The engine sound `name` (for ``AudioEngine/play(_:options:)-(Sound,_)`` and
-    /// ``AudioEngine/instanceCount(of:)``). After a reload that changed it, ask again: a handle
+    /// The engine sound `name` (for `AudioEngine.play(_:options:)` and
+    /// `AudioEngine.instanceCount(of:)`). After a reload that changed it, ask again: a handle
     /// kept from before plays with the gain, pitch, bus and priority it had.
     public func sound(_ name: String) throws(BankError) -> Sound {
         try lookup("sound", name) { $0.sounds }
     }
 
-    /// The snapshot `name`, for ``AudioEngine/begin(_:fade:intensity:)`` and
-    /// ``AudioEngine/end(_:fade:)``.
+    /// The snapshot `name`, for `AudioEngine.begin(_:fade:intensity:)` and
+    /// `AudioEngine.end(_:fade:)`.
     public func snapshot(_ name: String) throws(BankError) -> Snapshot {
         try lookup("snapshot", name) { $0.snapshots }
     }
 
-    /// The reverb zone `name`, for ``AudioEngine/setReverbZones(_:)``. A reload that changes it
+    /// The reverb zone `name`, for `AudioEngine.setReverbZones(_:)`. A reload that changes it
     /// changes it in the engine's zones too, where the game put it.
     public func zone(_ name: String) throws(BankError) -> ReverbZone {
         try lookup("zone", name) { $0.zones }
@@ -280,7 +280,7 @@ public final class SoundBank: Sendable {
 }
 
 /// The bank's hook into its engine's life: the engine's shutdown ends the bank's watch and
-/// events (Earshot's ``EngineSubsystem``, attached at load, detached at unload).
+/// events (Earshot's `EngineSubsystem`, attached at load, detached at unload).
 final class BankLifetime: EngineSubsystem {
     private let lock = NSLock()
     // Guarded by `lock`; weak: the engine's list of subsystems must not keep the bank alive.
