@@ -92,6 +92,7 @@ enum BankLoader {
                 byPath[c.path] = clip
             } catch {
                 for clip in new { engine.unload(clip) }
+                if error == .engineShutDown { throw .engine(error) }   // not the file's problem
                 let (file, line) = bank.origin(of: "clips.\(c.id)")
                 throw .invalid([.invalid(file: file, line: line, column: 1, key: "clips.\(c.id)",
                                          reason: "cannot load \(c.path): \(error.description)")])

@@ -177,5 +177,7 @@ final class BankLoadTests: XCTestCase {
         XCTAssertThrowsError(try bank.play("hum")) { XCTAssertEqual($0 as? BankError, .unloaded(bank: path)) }
         XCTAssertThrowsError(try bank.reload()) { XCTAssertEqual($0 as? BankError, .unloaded(bank: path)) }
         bank.unload()
+        // A bank loaded into a shut-down engine: the engine's refusal, not a problem of the file.
+        XCTAssertThrowsError(try SoundBank(path: path, engine: engine)) { XCTAssertEqual($0 as? BankError, .engine(.engineShutDown)) }
     }
 }
