@@ -181,3 +181,38 @@ final class BankLoadTests: XCTestCase {
         XCTAssertThrowsError(try SoundBank(path: path, engine: engine)) { XCTAssertEqual($0 as? BankError, .engine(.engineShutDown)) }
     }
 }
+
+/// Plays from several threads while the bank reloads and the engine renders: every call returns
+/// (a voice, nil or a typed error), nothing traps, and the bank ends as the file says.
+final class BankConcurrencyTests: XCTestCase {
+    func testPlaysFromManyThreadsWhileItReloads() throws {
+        let f = try BankFixture("threads")
+        defer { f.remove() }
+        let path = try f.write("game.yaml", BankLoadTests.bank)
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        let bank = try SoundBank(path: path, engine: engine)
+        let plays = DispatchGroup()
+        let errors = NSLock()
+        nonisolated(unsafe) var unexpected: [String] = []
+        for t in 0..<4 {
+            DispatchQueue.global().async(group: plays) {
+                for i in 0..<200 {
+                    do { _ = try bank.play(i % 2 == 0 ? "footstep" : "hum", options: SoundPlayOptions(pan: Float(t) / 4)) } catch {
+                        errors.lock(); unexpected.append("\(error)"); errors.unlock()
+                    }
+                }
+            }
+        }
+        for k in 0..<20 {
+            try f.write("game.yaml", BankLoadTests.bank.replacingOccurrences(of: "gain: -6", with: "gain: -\(6 + k % 3)"))
+            _ = try bank.reload()
+            _ = try engine.render(frames: 480)
+        }
+        plays.wait()
+        XCTAssertEqual(unexpected, [])
+        XCTAssertEqual(bank.soundNames, ["footstep", "hum"])
+        bank.unload()
+        XCTAssertEqual(engine.stats.clips, 0)
+    }
+}
