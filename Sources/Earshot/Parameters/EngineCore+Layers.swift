@@ -4,10 +4,12 @@ import Logging
 extension EngineCore {
     /// A voice of sound `key` (`definition`, not layered) started from `resolved`: through the
     /// parameters when the sound has curves.
-    func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition) throws(EarshotError) -> VoiceID {
-        guard !definition.curves.isEmpty else { return play(resolved) }
+    func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition, markers: [Marker]) throws(EarshotError) -> VoiceID {
+        guard !definition.curves.isEmpty else { return play(resolved, markers: markers) }
         let set = try parameters.set(forSound: key, layer: -1, definition: definition)
-        return parameters.play(resolved, set: set, in: self)
+        let id = parameters.play(resolved, set: set, in: self)
+        mark(id, markers, from: resolved)
+        return id
     }
 
     /// One play of the layered sound in `slot`: cooldown and limit once for the whole voice, then
@@ -55,6 +57,7 @@ extension EngineCore {
         }
         let leader = parameters.play(plays[0], set: sets[0], in: self)
         guard leader != .refused else { return nil }
+        mark(leader, definition.layers[0].clip.markers, from: plays[0])
         // The leader is registered even without curves: its layers follow it.
         if parameters.voices.entry(leader) == nil, let i = pool.slot(leader) {
             var e = VoiceCurveEntry()
@@ -70,7 +73,7 @@ extension EngineCore {
             parameters.voices.activate(i, e)
         }
         for k in plays.indices.dropFirst() {
-            _ = parameters.play(plays[k], set: sets[k], leader: leader, in: self)
+            mark(parameters.play(plays[k], set: sets[k], leader: leader, in: self), definition.layers[k].clip.markers, from: plays[k])
         }
         sounds.started(slot, voice: leader, now: t, decision: decision, pool: pool)
         return leader

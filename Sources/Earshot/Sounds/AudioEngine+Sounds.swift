@@ -120,7 +120,7 @@ extension EngineCore {
             let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
             resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
         }
-        let id = try playSoundVoice(resolved, key: key, definition: definition)   // through its curves, if any
+        let id = try playSoundVoice(resolved, key: key, definition: definition, markers: clip.markers)   // through its curves, if any
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id
