@@ -1,3 +1,4 @@
+import Foundation
 import Earshot
 
 /// A game parameter of a scene (`parameters:`): an Earshot `ParameterDefinition`.
@@ -59,5 +60,36 @@ public struct SceneParameterSet: Sendable, Equatable {
         self.value = value
         self.ramp = ramp
         self.of = of
+    }
+}
+
+extension SceneSound {
+    /// The engine's definition of this sound — its selection, limits, curves, or its layers —
+    /// with its clip ids looked up in `clips` (ids missing there are left out) and `spatial` as
+    /// the distance settings of its positioned plays. What a scene (and a bank) makes its sounds
+    /// from.
+    ///
+    /// ```swift
+    /// let scene = try Scene.load(path: "Demos/Scenes/mix.yaml")
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// var clips: [String: Clip] = [:]
+    /// for c in scene.clips { clips[c.id] = try engine.loadClip(path: c.path) }
+    /// for p in scene.parameters { try engine.defineParameter(p.definition) }
+    /// let sounds = try scene.sounds.map { try engine.makeSound($0.definition(clips: clips)) }
+    /// ```
+    public func definition(clips: [String: Clip], spatial: SpatialProperties = SpatialProperties()) -> SoundDefinition {
+        if !layers.isEmpty {
+            let made = layers.compactMap { l -> SoundLayer? in
+                guard let clip = clips[l.clip] else { return nil }
+                return SoundLayer(clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
+            }
+            return SoundDefinition(layers: made, curves: curves, loop: loop, limit: limit, cooldown: cooldown, bus: Bus(bus),
+                                   priority: priority, spatial: spatial)
+        }
+        var d = SoundDefinition(clips: self.clips.compactMap { clips[$0] }, selection: select, weights: weights,
+                                avoidRepeat: avoidRepeat, pitchVariation: pitchCents, gainVariation: gainDB,
+                                limit: limit, cooldown: cooldown, bus: Bus(bus), priority: priority, loop: loop, spatial: spatial)
+        d.curves = curves
+        return d
     }
 }

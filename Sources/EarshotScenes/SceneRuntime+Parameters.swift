@@ -4,18 +4,10 @@ import Earshot
 /// Game parameters in a running scene: sounds with curves and layers, and `set:` events on a
 /// parameter (globally, of a named play, or of an emitter).
 extension SceneRuntime {
-    /// The scene sound's curves and layers on its definition `d`.
+    /// The scene sound's curves and layers on its definition `d` (``SceneSound/definition(clips:spatial:)``).
     func withParameters(_ s: SceneSound, _ d: inout SoundDefinition) {
-        if s.layers.isEmpty {
-            d.curves = s.curves
-            return
-        }
-        let layers = s.layers.compactMap { l -> SoundLayer? in
-            guard let clip = clips[l.clip] else { return nil }
-            return SoundLayer(clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
-        }
-        d = SoundDefinition(layers: layers, curves: s.curves, loop: s.loop, limit: s.limit, cooldown: s.cooldown, bus: d.bus,
-                            priority: s.priority, spatial: d.spatial)
+        guard !s.layers.isEmpty || !s.curves.isEmpty else { return }
+        d = s.definition(clips: clips, spatial: d.spatial)
     }
 
     /// A parameter's `set:` event. The parser checked the name, the value's range and the

@@ -140,3 +140,4 @@ extension SceneParameterTests {
         XCTAssertEqual(v[250]!, 4800)
     }
 }
+

@@ -288,22 +288,19 @@ final class EngineCore {
 
     // MARK: Voices
 
-    /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section (through the
-    /// parameter stage when some bus has curves), with its clip's `markers` (reported as the voice
-    /// passes them). The markers are handed over here, not in the `ResolvedPlay`: an array there
-    /// made every play 12–15 ns dearer (a play into a full pool, `earshot stress --play-cost`),
-    /// clips with markers or not.
+    /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section, with its
+    /// clip's `markers` (reported as the voice passes them). The markers are handed over here, not
+    /// in the `ResolvedPlay`: an array there made every play 12–15 ns dearer (a play into a full
+    /// pool, `earshot stress --play-cost`), clips with markers or not.
     func play(_ resolved: ResolvedPlay, markers: [Marker]) -> VoiceID {
-        let id = parameters.isActive ? parameters.play(resolved, set: -1, in: self) : pool.play(resolved, now: now)
-        mark(id, markers, from: resolved)
+        let id = parameters.isActive ? playOnCurvedBus(resolved) : pool.play(resolved, now: now)   // some bus has curves
+        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
         return id
     }
 
-    /// Gives a voice just started its clip's markers (nothing for none, or a refused play).
-    @inline(__always)
-    func mark(_ id: VoiceID, _ markers: [Marker], from resolved: ResolvedPlay) {
-        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
-    }
+    /// Some bus has curves: the voice goes through the parameters (Parameters/).
+    @inline(never)
+    private func playOnCurvedBus(_ resolved: ResolvedPlay) -> VoiceID { parameters.play(resolved, set: -1, in: self) }
 
     // MARK: Frame
 

@@ -4,12 +4,18 @@ import Logging
 extension EngineCore {
     /// A voice of sound `key` (`definition`, not layered) started from `resolved`: through the
     /// parameters when the sound has curves.
+    @inline(__always)
     func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition, markers: [Marker]) throws(EarshotError) -> VoiceID {
-        guard !definition.curves.isEmpty else { return play(resolved, markers: markers) }
-        let set = try parameters.set(forSound: key, layer: -1, definition: definition)
-        let id = parameters.play(resolved, set: set, in: self)
-        mark(id, markers, from: resolved)
+        guard definition.parameterPart != nil else { return play(resolved, markers: markers) }
+        let id = try playCurvedSoundVoice(resolved, key: key, definition: definition)
+        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
         return id
+    }
+
+    @inline(never)   // out of the plain sound's play path
+    private func playCurvedSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition) throws(EarshotError) -> VoiceID {
+        let set = try parameters.set(forSound: key, layer: -1, definition: definition)
+        return parameters.play(resolved, set: set, in: self)
     }
 
     /// One play of the layered sound in `slot`: cooldown and limit once for the whole voice, then
@@ -18,6 +24,7 @@ extension EngineCore {
     /// machinery (a play without a delay or start time is given a lead of two frames, at least
     /// 30 ms, so that every layer can be scheduled on one frame). Returns the first layer's
     /// voice (the handle the game holds), nil when refused.
+    @inline(never)   // out of the plain sound's play path
     func playLayers(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         let key = sounds.key(slot)
@@ -57,7 +64,9 @@ extension EngineCore {
         }
         let leader = parameters.play(plays[0], set: sets[0], in: self)
         guard leader != .refused else { return nil }
-        mark(leader, definition.layers[0].clip.markers, from: plays[0])
+        // The first layer's markers: reported for the voice the game holds.
+        let markers = definition.layers[0].clip.markers
+        if !markers.isEmpty { pool.timeline.mark(Int(leader.index), markers: markers, from: plays[0].startFrame) }
         // The leader is registered even without curves: its layers follow it.
         if parameters.voices.entry(leader) == nil, let i = pool.slot(leader) {
             var e = VoiceCurveEntry()
@@ -73,7 +82,7 @@ extension EngineCore {
             parameters.voices.activate(i, e)
         }
         for k in plays.indices.dropFirst() {
-            mark(parameters.play(plays[k], set: sets[k], leader: leader, in: self), definition.layers[k].clip.markers, from: plays[k])
+            _ = parameters.play(plays[k], set: sets[k], leader: leader, in: self)
         }
         sounds.started(slot, voice: leader, now: t, decision: decision, pool: pool)
         return leader

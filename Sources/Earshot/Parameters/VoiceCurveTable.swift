@@ -30,7 +30,7 @@ struct VoiceCurveEntry {
     var globalEpoch: UInt64 = 0
     var emitterEpoch: UInt64 = 0
     var dirty = true
-    /// The voice's own parameter values (the game's ``Voice/setParameter(_:_:)``).
+    /// The voice's own parameter values (the game's ``Voice/setParameter(_:_:ramp:)``).
     var locals: [LocalParameter] = []
     /// Position in ``VoiceCurveTable/managed``.
     var managedIndex: Int32 = -1
@@ -57,6 +57,7 @@ final class VoiceCurveTable {
     }
 
     func activate(_ i: Int, _ e: VoiceCurveEntry) {
+        if i >= entries.count { entries += [VoiceCurveEntry](repeating: VoiceCurveEntry(), count: i + 1 - entries.count) }
         if entries[i].active { deactivate(i) }
         var e = e
         e.active = true

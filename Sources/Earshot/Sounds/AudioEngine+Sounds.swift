@@ -74,7 +74,6 @@ extension AudioEngine {
         let id = try withAL { () throws(EarshotError) -> VoiceID? in
             guard !core.isShutDown else { throw .engineShutDown }
             guard let slot = core.sounds.slot(sound) else { throw .soundRemoved }
-            if sound.definition.isLayered { return try core.playLayers(sound: slot, options: voiceOptions, logger: logger) }
             return try core.play(sound: slot, options: voiceOptions, logger: logger)
         }
         return Voice(engine: self, id: id ?? .refused)
@@ -95,6 +94,7 @@ extension EngineCore {
     /// the voice. Nil when refused (recorded for the event stream).
     func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
+        if definition.parameterPart != nil, definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
         let key = sounds.key(slot)
         // Everything that can fail or refuse before the clip is picked: a refused play must not
         // move the selection on (a sequence would skip, avoidRepeat would repeat).

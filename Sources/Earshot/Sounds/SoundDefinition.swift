@@ -106,14 +106,10 @@ public struct SoundDefinition: Sendable, Equatable {
     /// The distance, cone and rolloff settings of a play at a position
     /// (``SoundPlayOptions/position``); the position itself comes from the play.
     public var spatial: SpatialProperties
-    /// Curves from game parameters to the properties of its voices (``ParameterCurve``; default
-    /// none): each voice follows the global value of each parameter, or its own
-    /// (``Voice/setParameter(_:_:)``), or its emitter's.
-    public var curves: [ParameterCurve] = []
-    /// The layers of a layered sound (``SoundLayer``, made with
-    /// ``init(layers:curves:loop:gain:pitch:limit:cooldown:bus:priority:spatial:)``); empty for a
-    /// sound that picks one clip per play.
-    public var layers: [SoundLayer] = []
+    /// Its curves and layers (``curves``, ``layers``; SoundLayer.swift), nil for a sound with
+    /// neither: one optional, so that copying a plain sound's definition on every play costs
+    /// what it did before parameters existed.
+    var parameterPart: ParameterPart?
 
     /// The most clips one sound may hold.
     public static let maxClips = 256

@@ -40,7 +40,33 @@ public struct SoundLayer: Sendable, Equatable {
     public static let maxLayers = 16
 }
 
+/// A sound definition's curves and layers, kept together behind one optional.
+struct ParameterPart: Sendable, Equatable {
+    var curves: [ParameterCurve] = []
+    var layers: [SoundLayer] = []
+}
+
 extension SoundDefinition {
+    /// Curves from game parameters to the properties of its voices (``ParameterCurve``; default
+    /// none): each voice follows the global value of each parameter, or its own
+    /// (``Voice/setParameter(_:_:ramp:)``), or its emitter's.
+    public var curves: [ParameterCurve] {
+        get { parameterPart?.curves ?? [] }
+        set { setParameterPart(curves: newValue, layers: layers) }
+    }
+
+    /// The layers of a layered sound (``SoundLayer``, made with
+    /// ``init(layers:curves:loop:gain:pitch:limit:cooldown:bus:priority:spatial:)``); empty for a
+    /// sound that picks one clip per play.
+    public var layers: [SoundLayer] {
+        get { parameterPart?.layers ?? [] }
+        set { setParameterPart(curves: curves, layers: newValue) }
+    }
+
+    private mutating func setParameterPart(curves: [ParameterCurve], layers: [SoundLayer]) {
+        parameterPart = curves.isEmpty && layers.isEmpty ? nil : ParameterPart(curves: curves, layers: layers)
+    }
+
     /// A layered sound: every layer starts with each play, sample-aligned, and loops until
     /// stopped (unless `loop` is false). ``clips`` are the layers' clips; selection, weights and
     /// variations do not apply.
@@ -54,7 +80,7 @@ extension SoundDefinition {
     }
 
     /// Whether the sound plays layers (``layers`` is not empty).
-    public var isLayered: Bool { !layers.isEmpty }
+    public var isLayered: Bool { !(parameterPart?.layers.isEmpty ?? true) }
 
     /// The checks of ``curves`` and ``layers`` (part of ``validate()``).
     func validateParameters() throws(EarshotError) {

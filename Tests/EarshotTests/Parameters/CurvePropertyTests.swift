@@ -115,3 +115,30 @@ final class CurvePropertyTests: XCTestCase {
         XCTAssertEqual(e.read(v) { $0.priority }, 50, "100 − 50")
     }
 }
+
+extension CurvePropertyTests {
+    /// A reverb-send curve scales a positioned voice's sends: in a hangar, the tail after a
+    /// burst is 12 dB lower at a send level of 0.25 than at 1, the direct sound the same.
+    func testReverbSendCurve() throws {
+        let hangar = try ReverbZone(name: "hangar", shape: .box(center: Vector3(0, 5, 0), size: Vector3(40, 10, 40)),
+                                    reverb: ReverbProperties.preset(named: "hangar"), fade: 2)
+        func tail(rpm: Double) throws -> (direct: Double, tail: Double) {
+            let e = try engine()
+            defer { e.shutdown() }
+            try e.setReverbZones([hangar])
+            var noise = SplitMix64(seed: 3)
+            let burst = (0..<4_800).map { _ in Int16((Double.random(in: -0.3...0.3, using: &noise) * 32767).rounded()) }
+            let clip = try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(burst)), name: "burst")
+            var d = SoundDefinition(clips: [clip])
+            d.curves = [ParameterCurve(parameter: "rpm", property: .reverbSend, points: [.init(0, 1), .init(8000, 0.25)])]
+            try e.setParameter("rpm", rpm)
+            try TestSignals.renderFrames(e, seconds: 0.2)
+            _ = try e.play(try e.makeSound(d), options: SoundPlayOptions(position: Vector3(0, 0, -2)))
+            let out = MusicRender.left(try TestSignals.renderFrames(e, seconds: 1.0))
+            return (dB(TestSignals.rms(out, 0..<4_000)), dB(TestSignals.rms(out, 19_200..<out.count)))
+        }
+        let full = try tail(rpm: 0), quarter = try tail(rpm: 8000)
+        XCTAssertEqual(quarter.tail - full.tail, -12.04, accuracy: 1, "the sends at 0.25: \(full) → \(quarter)")
+        XCTAssertEqual(quarter.direct, full.direct, accuracy: 1, "the direct sound unchanged")
+    }
+}
