@@ -86,6 +86,39 @@ final class SceneIncludeTests: XCTestCase {
         XCTAssertTrue(p.description.hasPrefix("/tmp/b.yaml:2:1: events: a bank has no events:"), p.description)
     }
 
+    /// A scene that includes a bank with parameters and a layered sound: its `set:` events drive
+    /// the bank's parameter, rendered (the layers cross over as in the bank).
+    func testASceneDrivesAnIncludedBanksParameter() throws {
+        let f = try BankFixture("params")
+        defer { f.remove() }
+        try SoxTone.write(to: f.path("audio/t3000.wav"), frequency: 3000, amplitude: 0.5, seconds: 0.25)
+        try f.write("car.yaml", """
+            parameters: { rpm: { range: [0, 8000], default: 800 } }
+            clips: { low: audio/a440.wav, high: audio/t3000.wav }
+            sounds:
+              car:
+                layers:
+                  - { clip: low, gain: { parameter: rpm, curve: [[800, 0], [4000, -40]] } }
+                  - { clip: high, gain: { parameter: rpm, curve: [[800, -40], [4000, 0]] } }
+            """)
+        let scenePath = try f.write("drive.yaml", """
+            duration: 1
+            include: car.yaml
+            events:
+              - { at: 0, play: car }
+              - { at: 0.5, set: { parameter: rpm, value: 4000 } }
+            """)
+        let scene = try Scene.load(path: scenePath)
+        XCTAssertEqual(scene.parameters.map(\.id), ["rpm"])
+        let out = f.path("drive.wav")
+        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
+        guard case .float32(let s) = try SndFileDecoder.decode(path: out).samples else { return XCTFail("not float") }
+        let idle = (low: BankParameterTests.band(s, 440, from: 4_800, to: 19_200), high: BankParameterTests.band(s, 3000, from: 4_800, to: 19_200))
+        let revved = (low: BankParameterTests.band(s, 440, from: 28_800, to: 43_200), high: BankParameterTests.band(s, 3000, from: 28_800, to: 43_200))
+        XCTAssertGreaterThan(idle.low - idle.high, 30)
+        XCTAssertGreaterThan(revved.high - revved.low, 30)
+    }
+
     func testABankIncludedTwiceThroughTwoOthersIsReadOnce() throws {
         let f = try BankFixture("diamond")
         defer { f.remove() }
