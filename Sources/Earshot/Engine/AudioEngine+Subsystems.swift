@@ -31,7 +31,12 @@ extension AudioEngine {
     package func detach(_ subsystem: any EngineSubsystem) {
         lifecycle.lock()
         defer { lifecycle.unlock() }
-        attachedSubsystems.withLock { list in list.removeAll { $0 === subsystem } }
+        let empty = attachedSubsystems.withLock { list -> Bool in
+            list.removeAll { $0 === subsystem }
+            return list.isEmpty
+        }
+        // None left: the hooks cost one atomic load again, as before the first attach.
+        if empty { hasAttachedSubsystems.store(false, ordering: .releasing) }
     }
 
     /// Calls `body` on every subsystem in hook order: the engine's own, then the attached ones
