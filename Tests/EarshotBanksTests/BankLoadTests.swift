@@ -1,4 +1,4 @@
-import Earshot
+@testable import Earshot
 import EarshotBanks
 import EarshotScenes
 import XCTest
@@ -133,10 +133,12 @@ final class BankLoadTests: XCTestCase {
         XCTAssertEqual(third.clipBytes, 24_000)
         // The other bank plays on.
         XCTAssertNotNil(try second.play("footstep"))
+        XCTAssertTrue(engine.hasAttachedSubsystems.load(ordering: .acquiring), "loaded banks follow the engine's shutdown")
         first.unload()   // idempotent
         second.unload()
         third.unload()
         XCTAssertEqual(engine.stats.clips, 0)
+        XCTAssertFalse(engine.hasAttachedSubsystems.load(ordering: .acquiring), "unloaded, they cost the frames nothing")
     }
 
     func testEventsReachEveryConsumerAndFinishAtUnload() async throws {
