@@ -84,6 +84,8 @@ docs: deps
 	  --output-path out/docs/Earshot --transform-for-static-hosting
 	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotScenes \
 	  --output-path out/docs/EarshotScenes --transform-for-static-hosting
+	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotBanks \
+	  --output-path out/docs/EarshotBanks --transform-for-static-hosting
 
 ## assets: regenerate every committed asset
 assets: deps

@@ -1,4 +1,5 @@
 import Earshot
+import Foundation
 
 /// A sound of a scene (`sounds:`): clips picked by a rule, varied, limited and cooled down —
 /// what `SoundDefinition` holds, by clip id. A `play:` event may name it like a clip.
@@ -24,6 +25,11 @@ public struct SceneSound: Sendable, Equatable {
     public var pitchCents: Double = 0
     /// ± dB of gain variation.
     public var gainDB: Double = 0
+    /// The sound's level in dB (`gain: -6`; default 0): ``SoundDefinition/gain`` as a linear
+    /// factor, ``linearLevel``.
+    public var levelDB: Double = 0
+    /// ``levelDB`` as a linear gain.
+    public var linearLevel: Float { Float(pow(10, levelDB / 20)) }
     public var limit: SoundDefinition.InstanceLimit?
     public var cooldown: Double = 0
     /// Its default bus (a built-in bus or one under `buses:`).

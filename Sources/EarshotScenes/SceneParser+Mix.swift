@@ -12,7 +12,7 @@ extension SceneParser {
     /// Every name under `buses:` (and each `ducks:` target) becomes a bus of the scene; `ducks:`
     /// targets must be built-in buses or named under `buses:`. Returns the buses and every bus name.
     mutating func buses(_ node: Node?) -> (buses: [SceneBus], names: Set<String>) {
-        var names = Set(SceneBus.builtIn)
+        var names = Set(SceneBus.builtIn).union(includedBusNames)
         guard let node, within(node, "buses", SceneLimits.maxBuses, "buses") else { return ([], names) }
         let entries = idMapping(node, "buses")
         for (name, nameNode, _) in entries {
@@ -123,7 +123,10 @@ extension SceneParser {
             } else if let n = m["pitch"], let pm = mapping(n, "\(key).pitch", allowed: ["cents"], required: ["cents"]) {
                 s.pitchCents = pm["cents"].flatMap { number($0, "\(key).pitch.cents", in: 0...2400, "± cents 0…2400") } ?? 0
             }
-            if let n = m["gain"], isCurve(n) {
+            if let n = m["gain"], case .scalar = n {
+                // A number: the sound's level in dB (the mapping form varies it: `{ db: ± dB }`).
+                s.levelDB = number(n, "\(key).gain", in: -120...24, "the sound's level in dB −120…24, or { db: ± dB } to vary it") ?? 0
+            } else if let n = m["gain"], isCurve(n) {
                 s.curves += curves(n, "\(key).gain", .gain)
             } else if let n = m["gain"], let gm = mapping(n, "\(key).gain", allowed: ["db"], required: ["db"]) {
                 s.gainDB = gm["db"].flatMap { number($0, "\(key).gain.db", in: 0...48, "± dB 0…48") } ?? 0

@@ -120,6 +120,7 @@ final class SceneRuntime {
                                     limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
             d.spatial = scene.attenuation.spatial(position: .zero)
             withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
+            d.gain = s.linearLevel
             sounds[s.id] = try engine.makeSound(d)
         }
         try applyMixSettings()

@@ -23,6 +23,18 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 
+    /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
+    /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
+    func testBankValuesBounded() {
+        let report = BankValueFuzzer(assets: assets, seed: 2028).run(cases: 120, seconds: 4)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 20)
+        XCTAssertGreaterThan(report.loaded, 5, "the generator reaches valid banks")
+        XCTAssertGreaterThan(report.cases - report.valid, 3, "and invalid ones")
+        XCTAssertGreaterThan(report.refusedEdits, 0, "and edits that are refused")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
     /// Random public calls on a loopback engine: no trap, output finite and within full scale.
     func testAPIOperationsBounded() {
         var fuzzer = APIOperationFuzzer(assets: assets, seed: 2024)

@@ -146,6 +146,25 @@ final class ParameterStage: CoreStage {
         return s
     }
 
+    /// Gives the compiled sets of sound `key` (its own and each layer's) the curves of
+    /// `definition` in place (``AudioEngine/redefine(_:as:)``): the voices under them evaluate
+    /// the new curves at the next frame; a set whose curves are all gone stays, empty (no
+    /// effect). Sets not made yet are made on first use, as before. Throws, changing nothing,
+    /// for a curve naming an undefined parameter.
+    func redefineSound(_ key: UInt32, _ definition: SoundDefinition) throws(EarshotError) {
+        var compiled: [(set: Int, curves: CurveSet)] = []
+        for (k, s) in setBySound where k >> 8 == UInt64(key) && s >= 0 {
+            let layer = Int(k & 0xFF) - 1
+            var curves = definition.curves
+            if layer >= 0, layer < definition.layers.count { curves += definition.layers[layer].curves }
+            compiled.append((s, try compile(curves)))
+        }
+        for (s, c) in compiled { sets[s] = c }
+        // Those known to have no curves are asked again at the next play.
+        setBySound = setBySound.filter { $0.key >> 8 != UInt64(key) || $0.value >= 0 }
+        globalEpoch &+= 1   // every voice evaluates again
+    }
+
     /// Forgets a removed sound's compiled sets (their slots stay, unused, until the table is
     /// compacted by the next removal that leaves no set in use).
     func forgetSound(_ key: UInt32) {
