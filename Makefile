@@ -50,6 +50,7 @@ bench: deps
 	.build/release/earshot-bench limiter
 	.build/release/earshot-bench music --seconds 600
 	.build/release/earshot-bench scenes
+	.build/release/earshot-bench parameters
 	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done
 	@echo "== stress: 10000 emitters, 1024 real"; .build/release/earshot stress --voices 10000 --max-real 1024 --seconds 10
 	@for n in 256 1024; do echo "== stress: $$n voices with 1 and 2 reverb sends"; .build/release/earshot stress --voices $$n --seconds 10 --reverb || exit 1; done
@@ -74,7 +75,7 @@ soak: deps
 
 ## tsan: the concurrency tests under ThreadSanitizer
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests|EventStreamTests|ShutdownRaceTests|SubsystemContractTests|VoiceFinishedTests|SourceProtocolTests'
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests|EventStreamTests|ShutdownRaceTests|SubsystemContractTests|VoiceFinishedTests|SourceProtocolTests|VoiceTimeTests'
 
 ## docs: the DocC documentation of the library and the scenes module, as static HTML in out/docs
 docs: deps
@@ -83,6 +84,8 @@ docs: deps
 	  --output-path out/docs/Earshot --transform-for-static-hosting
 	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotScenes \
 	  --output-path out/docs/EarshotScenes --transform-for-static-hosting
+	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotBanks \
+	  --output-path out/docs/EarshotBanks --transform-for-static-hosting
 
 ## assets: regenerate every committed asset
 assets: deps

@@ -12,7 +12,7 @@
 #   make struct-fuzz STRUCT_MARKERS=1   the same cases through the marker readers only
 FUZZ_RUNS ?= 100000
 FUZZ_ARGS ?=
-FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 markers chapters scene monitor-request monitor-message
+FUZZ_TARGETS ?= caf sndfile vorbis memory sniff music-sndfile music-vorbis mp3 markers chapters scene bank monitor-request monitor-message
 FUZZ_DIR := .build/fuzz
 FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-name EarshotFuzz
 FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
@@ -49,6 +49,13 @@ $(FUZZ_DIR)/scene-fuzz: Tests/Fuzz/SceneFuzz/SceneFuzz.swift $(wildcard Sources/
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 	cp .build-fuzz/release/SceneFuzz $@
 
+# The bank parser (issue 28), the same way: bank text with includes resolved in the scratch folder.
+$(FUZZ_DIR)/bank-fuzz: Tests/Fuzz/BankFuzz/BankFuzz.swift $(wildcard Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+	@mkdir -p $(FUZZ_DIR)
+	EARSHOT_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product BankFuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+	cp .build-fuzz/release/BankFuzz $@
+
 # The monitor protocol's parsers (issue 30): the requests a game's monitor reads from clients, and
 # the lines `earshot monitor` reads from a game or a recording. Their own sources only.
 MONITOR_SOURCES := Sources/Earshot/Monitor/MonitorRequest.swift Sources/Earshot/Monitor/MonitorMessage.swift \
@@ -70,9 +77,9 @@ fuzz: fuzz-build $(FUZZ_DIR)/corpus/.seeded
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/work-$$t; \
 	  echo "== fuzz $$t: $(FUZZ_RUNS) runs"; \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( [ $$t = scene ] && echo 8192 || echo 65536 ) -rss_limit_mb=2048 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-known.supp $(FUZZ_DIR)/$$t-fuzz -runs=$(FUZZ_RUNS) -max_len=$$( case $$t in scene|bank) echo 8192;; *) echo 65536;; esac ) -rss_limit_mb=2048 \
 	    -timeout=20 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_ARGS) \
-	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( case $$t in scene|chapters) echo $$t;; monitor-*) echo monitor;; *) echo audio;; esac ) Tests/Fuzz/regressions \
+	    $(FUZZ_DIR)/work-$$t $(FUZZ_DIR)/corpus/$$( case $$t in scene|chapters|bank) echo $$t;; monitor-*) echo monitor;; *) echo audio;; esac ) Tests/Fuzz/regressions \
 	    2>&1 | tail -12 || exit 1; \
 	done
 
@@ -103,12 +110,13 @@ struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
 # is its exit status (0: no finding); Tests/Fuzz/README.md has the figures.
 #
 #   make fuzz-values                                    both, the default sizes
-#   make fuzz-values FUZZ_SCENES=100000 FUZZ_API_OPS=1000000 FUZZ_SEED=3
+#   make fuzz-values FUZZ_SCENES=100000 FUZZ_API_OPS=1000000 FUZZ_BANKS=10000 FUZZ_SEED=3
 FUZZ_SCENES ?= 10000
+FUZZ_BANKS ?= 2000
 FUZZ_API_OPS ?= 100000
 FUZZ_SEED ?= 1
 .PHONY: fuzz-values
-$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotLinux/*.swift Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotLinux/*.swift Sources/EarshotScenes/*.swift Sources/EarshotBanks/*.swift) Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	swift build -c release --scratch-path .build-fuzz-values --product earshot-fuzz -Xswiftc -enable-testing
 	cp .build-fuzz-values/release/earshot-fuzz $@
@@ -117,6 +125,9 @@ fuzz-values: $(FUZZ_DIR)/earshot-fuzz
 	@echo "== fuzz scene values: $(FUZZ_SCENES) scenes, seed $(FUZZ_SEED)"
 	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz scene-values $(FUZZ_SCENES) $(FUZZ_SEED) > $(FUZZ_DIR)/scene-values.log 2>&1; \
 	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/scene-values.log | tail -40; echo "exit status $$s"; exit $$s
+	@echo "== fuzz banks: $(FUZZ_BANKS) banks, seed $(FUZZ_SEED)"
+	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz banks $(FUZZ_BANKS) $(FUZZ_SEED) > $(FUZZ_DIR)/banks.log 2>&1; \
+	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/banks.log | tail -40; echo "exit status $$s"; exit $$s
 	@echo "== fuzz API operations: $(FUZZ_API_OPS) operations, seed $(FUZZ_SEED)"
 	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz api $(FUZZ_API_OPS) $(FUZZ_SEED) > $(FUZZ_DIR)/api.log 2>&1; \
 	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/api.log | tail -40; echo "exit status $$s"; exit $$s

@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "Earshot", targets: ["Earshot"]),
         .library(name: "EarshotScenes", targets: ["EarshotScenes"]),
+        // Designer banks (issue 28): a game opts in; one that does not compiles no YAML.
+        .library(name: "EarshotBanks", targets: ["EarshotBanks"]),
         .executable(name: "earshot", targets: ["earshot"]),
     ],
     dependencies: [
@@ -61,6 +63,9 @@ let package = Package(
         .target(
             name: "EarshotScenes",
             dependencies: ["Earshot", .product(name: "Yams", package: "Yams")]),
+        // Designer banks: YAML files of sounds, snapshots, music and zones a game plays by name,
+        // reloaded live (issue 28).
+        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotScenes"]),
         // The `earshot stress` workload (engine against raw OpenAL) and the voices-per-core search,
         // as a typed API. Not a product: a game has no use for it; the CLI and the tests use it.
         // It does not link CAllocCounter: it counts allocations through the counter it is handed.
@@ -72,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot", "EarshotScenes", "EarshotStress", "CAllocCounter",
+                "Earshot", "EarshotScenes", "EarshotBanks", "EarshotStress", "CAllocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -89,6 +94,8 @@ let package = Package(
         // The README's async start-up (`@main` with `async main()`); AsyncGameDemoTests checks
         // they are the same text and runs it.
         .executableTarget(name: "AsyncGame", dependencies: ["Earshot"], path: "Demos/AsyncGame"),
+        // Footsteps, a car and a pause snapshot from one designer bank (issue 28).
+        .executableTarget(name: "Bank", dependencies: ["Earshot", "EarshotBanks"], path: "Demos/Bank", exclude: ["game.yaml"]),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
@@ -126,8 +133,12 @@ let package = Package(
 
         // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
         // test runs and the long-run executable (`make fuzz-values`) share.
-        .target(name: "EarshotFuzzing", dependencies: ["Earshot", "EarshotScenes"], path: "Tests/Fuzz/Generators"),
+        .target(name: "EarshotFuzzing", dependencies: ["Earshot", "EarshotScenes", "EarshotBanks"], path: "Tests/Fuzz/Generators"),
         .executableTarget(name: "earshot-fuzz", dependencies: ["EarshotFuzzing"], path: "Tests/Fuzz/EarshotFuzz"),
+        .testTarget(
+            name: "EarshotBanksTests",
+            // Banks on loopback engines (measured output) and the CLI's bank commands as processes.
+            dependencies: ["EarshotBanks", "EarshotScenes", "Earshot", "EarshotTestSupport", "EarshotMeasure"]),
         .testTarget(name: "EarshotFuzzTests", dependencies: ["EarshotFuzzing", "Earshot", "EarshotTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
@@ -138,4 +149,7 @@ let package = Package(
 if Context.environment["EARSHOT_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "SceneFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/SceneFuzz"))
     package.products.append(.executable(name: "SceneFuzz", targets: ["SceneFuzz"]))
+    // The bank parser's (issue 28): bank text, includes read from the scratch folder.
+    package.targets.append(.executableTarget(name: "BankFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/BankFuzz"))
+    package.products.append(.executable(name: "BankFuzz", targets: ["BankFuzz"]))
 }

@@ -15,6 +15,8 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
                 LimiterBenchmark.run),
     "scenes": ("scene validation time and peak RSS for 10k, 100k and 1M events, and one over the limit",
                ScenesBenchmark.run),
+    "parameters": ("a game frame of 256 voices each under 2 parameter curves against the same frame without curves",
+                   ParametersBenchmark.run),
     "monitor": ("the live monitor's cost to a 60 Hz game frame at 1,024 voices: off against on with a client attached",
                 MonitorBenchmark.run),
 ]

@@ -47,7 +47,7 @@ public enum LevelPlot {
         let windows = levels.rms.first?.count ?? 0
         let total = max(duration ?? Double(windows) * levels.windowSeconds, levels.windowSeconds)
         let levelsH = 420.0, laneH = 170.0, mapH = 470.0
-        let height = levelsH + (timeline != nil ? 2 * laneH : 0) + (scene != nil ? mapH : 0)
+        let height = levelsH + (timeline != nil ? 2 * laneH : 0) + (scene != nil ? mapH : 0) + parameterLanesHeight(scene)
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -64,6 +64,10 @@ public enum LevelPlot {
             y += laneH
             out += busLane(timeline, total: total, top: y, height: laneH)
             y += laneH
+        }
+        if let scene, !scene.parameters.isEmpty {   // a lane per game parameter (LevelPlot+Parameters.swift)
+            out += parameterLanes(scene, events: events, total: total, top: y)
+            y += parameterLanesHeight(scene)
         }
         if let scene { out += mapPanel(scene, total: total, top: y, height: mapH) }
         out += "</svg>\n"
@@ -132,7 +136,7 @@ public enum LevelPlot {
             case .hint: kind = 0
             case .interruption: kind = 1
             case .play: kind = 2
-            case .music, .stop, .start, .set, .snapshot: kind = 3
+            case .music, .stop, .start, .set, .snapshot, .parameter: kind = 3
             }
             guard drawn.insert(Int(x(e.time)) * 4 + kind).inserted else { continue }
             switch kind {

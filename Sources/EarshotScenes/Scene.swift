@@ -66,6 +66,8 @@ public struct Scene: Sendable {
     public var snapshots: [SceneSnapshot] = []
     /// Buses with settings (`buses:`): gains, new buses, sidechain ducking; in file order.
     public var buses: [SceneBus] = []
+    /// The game parameters (`parameters:`).
+    public var parameters: [SceneParameter] = []
     /// The scene's `seed:` (default 0): its jitter and every random choice of its sounds follow
     /// from it, so a scene renders bit-identically each time; another seed, other choices.
     public var seed: UInt64 = 0
@@ -77,6 +79,14 @@ public struct Scene: Sendable {
     /// (`clips.beep`, `sounds.steps`, `emitters.car`, `zones.hall`, `music.theme`, `snapshots.x`,
     /// `buses.sfx`): warnings about an entry say `FILE:LINE` with it.
     public var lines: [String: Int] = [:]
+    /// Every bank the scene reads through `include:` (directly or through other banks), each
+    /// once, in the order read, as its path reads (resolved against its includer's folder).
+    /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the
+    /// scene's own.
+    public var includedFiles: [String] = []
+    /// Where each entry was defined, `FILE:LINE`, by key (`clips.step`): the scene's own and
+    /// its included banks' (for telling one definition met twice from two that clash).
+    var origins: [String: String] = [:]
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when

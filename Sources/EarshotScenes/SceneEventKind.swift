@@ -17,7 +17,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .interruption: return ["at", "interruption", "shouldResume"]
         case .stop: return ["at", "stop", "fade"]
         case .start: return ["at", "start"]
-        case .set: return ["at", "set", "gain", "pitch", "pan", "rate", "occlusion", "ramp", "curve"]
+        case .set: return ["at", "set", "gain", "pitch", "pan", "rate", "occlusion", "ramp", "curve", "of"]
         case .snapshot: return ["at", "snapshot", "action", "fade", "intensity"]
         }
     }

@@ -17,6 +17,8 @@ import Foundation
 /// | snapshots | 256 |
 /// | buses | 64 (with the four built-in ones) |
 /// | waypoints in one path | 100,000 |
+/// | files a scene or bank includes, in all (`include:`) | 64 |
+/// | includes nested in includes | 8 |
 ///
 /// ```swift
 /// print(SceneLimits.maxEvents)   // 1000000
@@ -34,6 +36,10 @@ public enum SceneLimits {
     public static let maxSounds = 10_000
     public static let maxSnapshots = 256
     public static let maxBuses = 64
+    /// The most files one scene or bank reads through `include:`, counting nested ones.
+    public static let maxIncludes = 64
+    /// The deepest chain of includes (a bank that includes a bank that includes …).
+    public static let maxIncludeDepth = 8
 
     /// Top-level keys whose entries are counted while scanning: the limit, the word, and how
     /// many YAML nodes make one entry (a mapping's key and value; a list's item).

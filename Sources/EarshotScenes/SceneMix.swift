@@ -1,4 +1,5 @@
 import Earshot
+import Foundation
 
 /// A sound of a scene (`sounds:`): clips picked by a rule, varied, limited and cooled down —
 /// what `SoundDefinition` holds, by clip id. A `play:` event may name it like a clip.
@@ -24,12 +25,21 @@ public struct SceneSound: Sendable, Equatable {
     public var pitchCents: Double = 0
     /// ± dB of gain variation.
     public var gainDB: Double = 0
+    /// The sound's level in dB (`gain: -6`; default 0): ``SoundDefinition/gain`` as a linear
+    /// factor, ``linearLevel``.
+    public var levelDB: Double = 0
+    /// ``levelDB`` as a linear gain.
+    public var linearLevel: Float { Float(pow(10, levelDB / 20)) }
     public var limit: SoundDefinition.InstanceLimit?
     public var cooldown: Double = 0
     /// Its default bus (a built-in bus or one under `buses:`).
     public var bus = "sfx"
     public var priority: UInt8 = 128
     public var loop = false
+    /// Curves from game parameters (`gain: { parameter: rpm, curve: … }`, …).
+    public var curves: [ParameterCurve] = []
+    /// The layers of a layered sound (`layers:`; then `clips` is empty).
+    public var layers: [SceneLayer] = []
 
     public init(id: String, clips: [String]) {
         self.id = id
@@ -89,6 +99,8 @@ public struct SceneBus: Sendable, Equatable {
     /// Its gain in dB at the start (nil: unchanged).
     public var gainDB: Double?
     public var ducks: [Duck] = []
+    /// Curves from game parameters on every voice of the bus.
+    public var curves: [ParameterCurve] = []
 
     public init(name: String) { self.name = name }
 

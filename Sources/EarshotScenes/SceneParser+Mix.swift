@@ -5,14 +5,14 @@ import Yams
 /// ranges are those of ``SoundDefinition``, ``Snapshot`` and ``Ducking``.
 extension SceneParser {
     static let soundKeys = ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
-    static let busKeys = ["gain", "ducks"]
+    static let busKeys = ["gain", "ducks"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
     /// `buses: { NAME: { gain: dB, ducks: { OTHER: { level, attack, release, threshold, hold } } } }`.
     /// Every name under `buses:` (and each `ducks:` target) becomes a bus of the scene; `ducks:`
     /// targets must be built-in buses or named under `buses:`. Returns the buses and every bus name.
     mutating func buses(_ node: Node?) -> (buses: [SceneBus], names: Set<String>) {
-        var names = Set(SceneBus.builtIn)
+        var names = Set(SceneBus.builtIn).union(includedBusNames)
         guard let node, within(node, "buses", SceneLimits.maxBuses, "buses") else { return ([], names) }
         let entries = idMapping(node, "buses")
         for (name, nameNode, _) in entries {
@@ -31,7 +31,12 @@ extension SceneParser {
             let key = "buses.\(name)"
             var bus = SceneBus(name: name)
             guard let m = mapping(value, key, allowed: Self.busKeys) else { continue }
-            bus.gainDB = m["gain"].flatMap { number($0, "\(key).gain", in: -120...24, "dB −120…24") }
+            if let g = m["gain"], isCurve(g) {
+                bus.curves += curves(g, "\(key).gain", .gain)
+            } else {
+                bus.gainDB = m["gain"].flatMap { number($0, "\(key).gain", in: -120...24, "dB −120…24") }
+            }
+            busCurves(&bus, m, key)
             if let d = m["ducks"] {
                 for (target, targetNode, spec) in idMapping(d, "\(key).ducks") {
                     let dk = "\(key).ducks.\(target)"
@@ -80,7 +85,9 @@ extension SceneParser {
                 fail(keyNode, key, "\"\(id)\" is a clip id too; clips and sounds share one namespace (play: names either)")
                 continue
             }
-            guard let m = mapping(value, key, allowed: Self.soundKeys, required: ["clips"]) else { continue }
+            // A layered sound has `layers:` instead of `clips:` (SceneParser+Parameters.swift).
+            let layered = merged(value).contains { k, _ in if case .scalar(let ks) = k { return ks.string == "layers" } else { return false } }
+            guard let m = mapping(value, key, allowed: Self.soundKeys + Self.soundParameterKeys, required: layered ? [] : ["clips"]) else { continue }
             var clips: [String] = []
             if let c = m["clips"] {
                 if case .sequence(let items) = c, !items.isEmpty, items.count <= SoundDefinition.maxClips {
@@ -111,10 +118,17 @@ extension SceneParser {
                 }
             }
             s.avoidRepeat = m["avoidRepeat"].flatMap { integer($0, "\(key).avoidRepeat", in: 0...255) } ?? 0
-            if let n = m["pitch"], let pm = mapping(n, "\(key).pitch", allowed: ["cents"], required: ["cents"]) {
+            if let n = m["pitch"], isCurve(n) {
+                s.curves += curves(n, "\(key).pitch", .pitch)
+            } else if let n = m["pitch"], let pm = mapping(n, "\(key).pitch", allowed: ["cents"], required: ["cents"]) {
                 s.pitchCents = pm["cents"].flatMap { number($0, "\(key).pitch.cents", in: 0...2400, "± cents 0…2400") } ?? 0
             }
-            if let n = m["gain"], let gm = mapping(n, "\(key).gain", allowed: ["db"], required: ["db"]) {
+            if let n = m["gain"], case .scalar = n {
+                // A number: the sound's level in dB (the mapping form varies it: `{ db: ± dB }`).
+                s.levelDB = number(n, "\(key).gain", in: -120...24, "the sound's level in dB −120…24, or { db: ± dB } to vary it") ?? 0
+            } else if let n = m["gain"], isCurve(n) {
+                s.curves += curves(n, "\(key).gain", .gain)
+            } else if let n = m["gain"], let gm = mapping(n, "\(key).gain", allowed: ["db"], required: ["db"]) {
                 s.gainDB = gm["db"].flatMap { number($0, "\(key).gain.db", in: 0...48, "± dB 0…48") } ?? 0
             }
             if let n = m["limit"], let lm = mapping(n, "\(key).limit", allowed: ["count", "steal", "perEmitter"], required: ["count"]) {
@@ -129,8 +143,13 @@ extension SceneParser {
             }
             s.cooldown = m["cooldown"].flatMap { number($0, "\(key).cooldown", in: 0...3600, "seconds 0…3600") } ?? 0
             if let n = m["bus"], let b = busName(n, "\(key).bus", busNames) { s.bus = b }
-            s.priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
-            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? false
+            if let n = m["priority"], isCurve(n) {
+                s.curves += curves(n, "\(key).priority", .priority)
+            } else {
+                s.priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
+            }
+            soundParameters(&s, m, key, clipIDs: clipIDs)
+            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty   // layers are loops unless said otherwise
             // The rules that tie keys together, as SoundDefinition.validate() states them.
             if let w = s.weights {
                 if s.select != .random { fail(m["weights"], "\(key).weights", "weights apply to select: random only") }

@@ -19,14 +19,26 @@ struct SceneParser: YAMLReader {
     var soundClips: [String: [String]] = [:]
     /// The scene's `clipMemory:` in bytes (nil: the engine's default budget).
     var clipMemory: Int?
+    /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
+    var parameterDefs: [String: SceneParameter] = [:]
+    /// `of:` names of parameter `set:` events that are not emitters: checked against the named
+    /// plays once every event is read.
+    var parameterTargets: [(name: String, node: Node, key: String)] = []
     /// The largest `clipMemory:` a scene may ask for, in MiB (64 GiB).
     static let maxClipMemoryMiB = 65_536
+    /// Read as a bank (SceneParser+Bank.swift): no timeline, no `duration:`.
+    var isBank = false
+    /// The chain of `include:`s being read and every file read so far (SceneParser+Include.swift).
+    var includeState = SceneIncludeState()
+    /// Bus names the included banks declare (own `buses:` may duck them).
+    var includedBusNames: Set<String> = []
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "voices", "clipMemory", "session",
-                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses"]
+                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
+                          "parameters", "include"]
 
-    static func parse(path: String) -> Result<Scene, SceneProblems> {
+    static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
@@ -42,42 +54,28 @@ struct SceneParser: YAMLReader {
         guard let text = String(data: data, encoding: .utf8) else {
             return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)"))]))
         }
-        return parse(yaml: text, path: path)
+        return parse(yaml: text, path: path, bank: bank)
     }
 
-    static func parse(yaml: String, path: String) -> Result<Scene, SceneProblems> {
+    static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var parser = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
-        if yaml.utf8.count > SceneLimits.maxFileBytes {
-            parser.fail(nil, "", "the text has \(yaml.utf8.count) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")
-            return .failure(SceneProblems(problems: parser.problems))
-        }
-        // Nesting and alias expansion are bounded before the (recursive) composer sees the text.
-        if let p = SceneLimits.prescan(yaml) {
-            return .failure(SceneProblems(problems: [.invalid(file: path, line: p.line, column: p.column, key: "", reason: p.reason)]))
-        }
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch let error as YamlError {
-            parser.yamlProblem(error)
-            return .failure(SceneProblems(problems: parser.problems))
-        } catch {
-            parser.fail(nil, "", "YAML syntax: \(error)")
-            return .failure(SceneProblems(problems: parser.problems))
-        }
-        guard let root else {
-            parser.fail(nil, "", "the file is empty (a scene needs at least `duration:`)")
-            return .failure(SceneProblems(problems: parser.problems))
-        }
-        let scene = parser.scene(root)
+        parser.isBank = bank
+        // The file itself heads the include chain (a bank that includes itself is a cycle).
+        parser.includeState.stack = [URL(fileURLWithPath: (path as NSString).standardizingPath).resolvingSymlinksInPath().path]
+        parser.includeState.bytes = yaml.utf8.count
+        var scene = parser.read(yaml: yaml)
+        scene?.includedFiles = parser.includeState.files
         if let scene, parser.problems.isEmpty { return .success(scene) }
+        if parser.problems.isEmpty { parser.fail(nil, "", "invalid scene") }
         return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
     }
 
     // MARK: The scene
 
     mutating func scene(_ root: Node) -> Scene? {
-        guard let top = mapping(root, "", allowed: Self.topKeys, required: ["duration"]) else { return nil }
+        guard let top = topMapping(root) else { return nil }
+        let included = includes(top["include"])
+        checkAgainstIncluded(top, included)
         let defaultName = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = top["name"].flatMap { string($0, "name") } ?? defaultName
         let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, 0.001…86400") }
@@ -103,7 +101,7 @@ struct SceneParser: YAMLReader {
 
         var clips: [SceneClip] = []
         // Ids of clips that failed to load count as known, so one missing file is one problem.
-        var clipIDs = Set<String>()
+        var clipIDs = included.clipIDs
         if let n = top["clips"], within(n, "clips", SceneLimits.maxClips, "clips") {
             for (id, _, value) in idMapping(n, "clips") {
                 clipIDs.insert(id)
@@ -111,6 +109,8 @@ struct SceneParser: YAMLReader {
             }
             checkClipBudget(clips, at: n)
         }
+        let parameters = self.parameters(top["parameters"])
+        parameterDefs = Dictionary((included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
@@ -119,13 +119,15 @@ struct SceneParser: YAMLReader {
             soundIDs = Set(sounds.map(\.id))
             soundClips = Dictionary(sounds.map { ($0.id, $0.clips) }, uniquingKeysWith: { first, _ in first })
         }
+        soundIDs.formUnion(included.soundIDs)
+        for s in included.sounds where soundClips[s.id] == nil { soundClips[s.id] = s.clips }
         var snapshots: [SceneSnapshot] = []
         if let n = top["snapshots"], within(n, "snapshots", SceneLimits.maxSnapshots, "snapshots") {
             snapshots = self.snapshots(n, busNames: busNames)
         }
-        let names = SceneNames(clips: clipIDs, sounds: soundIDs, buses: busNames, snapshots: Set(snapshots.map(\.id)))
+        let names = SceneNames(clips: clipIDs, sounds: soundIDs, buses: busNames, snapshots: Set(snapshots.map(\.id)).union(included.snapshotIDs))
         var music: [SceneMusic] = []
-        var musicIDs = Set<String>()
+        var musicIDs = included.musicIDs
         var musicNodes: [String: Node] = [:]
         if let n = top["music"], within(n, "music", SceneLimits.maxMusic, "music tracks") {
             for (id, _, value) in idMapping(n, "music") {
@@ -141,7 +143,7 @@ struct SceneParser: YAMLReader {
 
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
-        let soundsByID = Dictionary(sounds.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let soundsByID = Dictionary((included.sounds + sounds).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if let n = top["emitters"], within(n, "emitters", SceneLimits.maxEmitters, "emitters") {
             for (id, _, value) in idMapping(n, "emitters") {
                 emitterIDs.insert(id)
@@ -154,6 +156,7 @@ struct SceneParser: YAMLReader {
         var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
         var timedNames: [Int: String] = [:]   // by index in `events` before it is sorted
+        var playIDs: [String: String] = [:]   // the clip or sound each named play plays
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
@@ -162,6 +165,7 @@ struct SceneParser: YAMLReader {
                     if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration,
                                       after: &after, name: &name) {
                         if let name { namedPlays.append((name, e, i, after == nil)) }
+                        if let name, case .play(let p) = ev.action { playIDs[name] = p.id }
                         if let after {
                             followUps.append((SceneFollowUp(after: after, event: ev, name: name), e, i))
                         } else {
@@ -179,6 +183,8 @@ struct SceneParser: YAMLReader {
                 fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
             }
             checkAfter(followUps, namedPlays: namedPlays)
+            checkParameterTargets(Set(namedPlays.map(\.name)))
+            checkMarkerFollowUps(followUps, playIDs: playIDs)
         }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
@@ -189,25 +195,28 @@ struct SceneParser: YAMLReader {
             for (new, old) in order.enumerated() { if let n = timedNames[old] { playNames[new] = n } }
         }
 
-        guard let duration else { return nil }
+        guard let duration = isBank ? 0 : duration else { return nil }
         var scene = Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
-                          session: session, clips: clips, music: music, listener: listener, emitters: emitters, events: events,
-                          zones: reverbZones)
+                          session: session, clips: included.clips + clips, music: included.music + music, listener: listener,
+                          emitters: emitters, events: events, zones: included.zones + reverbZones)
         scene.followUps = followUps.map(\.followUp)
         scene.playNames = playNames
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
         scene.speedOfSound = Float(speedOfSound)
-        scene.sounds = sounds
-        scene.snapshots = snapshots
-        scene.buses = buses
+        scene.sounds = included.sounds + sounds
+        scene.parameters = included.parameters + parameters
+        scene.snapshots = included.snapshots + snapshots
+        scene.buses = included.buses + buses
         scene.seed = seed
         scene.clipMemory = clipMemory
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
         }
+        scene.origins = included.origin
+        for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
         return scene
     }
 

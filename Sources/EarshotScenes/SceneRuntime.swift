@@ -34,16 +34,18 @@ final class SceneRuntime {
     var mixSnapshots: [String: Snapshot] = [:]
     private(set) var tracks: [String: MusicTrack] = [:]
     private var trackVolumes: [String: Float] = [:]
-    private var emitters: [Emitter?]
+    var emitters: [Emitter?]   // internal: SceneRuntime+Parameters makes one early for a parameter
     private var voices: [Voice?]
     private var cancelled: [Bool]
     /// Each emitter's gain and pitch now (its own, or what `set:` events made them).
     private var emitterGain: [Float]
     private var emitterPitch: [Float]
-    private var emitterEnvironment: [EnvironmentProperties]
+    var emitterEnvironment: [EnvironmentProperties]
     /// `set:` ramps under way.
     private var ramps: [SceneRamp] = []
-    private let emitterIndex: [String: Int]
+    let emitterIndex: [String: Int]
+    /// Named plays, for `set:` events on a parameter `of:` one (SceneRuntime+Parameters.swift).
+    var parameterVoices: [String: Voice] = [:]
     var timeline: [(time: Double, step: Step)]
     private(set) var next = 0
     /// The `after:` events and the named voices they wait for (SceneRuntime+After.swift).
@@ -61,11 +63,14 @@ final class SceneRuntime {
         for c in scene.clips {
             clips[c.id] = try bank.preload(name: c.id, path: c.path)
         }
+        // Parameters before the buses and sounds whose curves name them.
+        for p in scene.parameters { try engine.defineParameter(p.definition) }
         // Buses before music, sounds and plays: they may name them.
         for b in scene.buses {
             let bus = Bus(b.name)
             if !engine.buses.contains(bus) { try engine.addBus(bus) }
             if let db = b.gainDB { try engine.setGain(Float(pow(10, db / 20)), for: bus) }
+            if !b.curves.isEmpty { try engine.setCurves(b.curves, for: bus) }
         }
         var ordered: [MusicTrack] = []
         for m in scene.music {
@@ -114,6 +119,8 @@ final class SceneRuntime {
                                     avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
                                     limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
             d.spatial = scene.attenuation.spatial(position: .zero)
+            withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
+            d.gain = s.linearLevel
             sounds[s.id] = try engine.makeSound(d)
         }
         try applyMixSettings()
@@ -299,6 +306,7 @@ final class SceneRuntime {
                 options.loopCount = p.loops
                 options.placement = placement
                 let voice = try engine.play(sound, options: options)
+                if let name { parameterVoices[name] = voice }
                 if let name { played(name, voice: voice, at: event.time, clip: nil, p) }
             } else if let clip = clips[p.id] {
                 var options = PlayOptions(gain: p.gain, pitch: p.pitch, priority: p.priority ?? 128,
@@ -306,12 +314,15 @@ final class SceneRuntime {
                 options.offset = p.offset
                 options.loopCount = p.loops
                 let voice = try engine.play(clip, options: options)
+                if let name { parameterVoices[name] = voice }
                 if let name { played(name, voice: voice, at: event.time, clip: clip, p) }
             } else {
                 preconditionFailure("scene clip or sound \(p.id) was validated but not loaded")  // trap: parser invariant
             }
         case .snapshot(let id, let begins, let fade, let intensity):
             try runSnapshot(id, begins: begins, fade: fade, intensity: intensity)
+        case .parameter(let p):
+            try runParameter(p, at: event.time)
         case .hint(let begins):
             session.secondaryAudioHint(begins: begins, at: event.time)
         case .interruption(let began, let shouldResume):

@@ -83,7 +83,7 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set, .snapshot:
+            case .play, .interruption, .set, .snapshot, .parameter:
                 break
             }
         }
@@ -100,7 +100,7 @@ extension Scene {
         var used = Set(emitters.map(\.clip))
         for e in events + followUps.map(\.event) { if case .play(let p) = e.action { used.insert(p.id) } }
         let playedSounds = used
-        for s in sounds where playedSounds.contains(s.id) { used.formUnion(s.clips) }
+        for s in sounds where playedSounds.contains(s.id) { used.formUnion(s.clips + s.layers.map(\.clip)) }
         for s in sounds where !playedSounds.contains(s.id) {
             warn(nil, "sounds.\(s.id)", "never played (no play event names it)")
         }

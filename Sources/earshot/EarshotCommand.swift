@@ -48,6 +48,7 @@ struct EarshotCommand: ParsableCommand {
             InfoCommand.self,
             DecodeCommand.self,
             RecordCommand.self,
+            AuditionCommand.self,
             MonitorCommand.self,
         ])
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Earshot
+import EarshotScenes
 import Foundation
 
 /// `earshot info FILE`: container, codec, rate, channels, frames, duration, packets, bytes, markers.
@@ -8,7 +9,8 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Describe an audio file (container, codec, rate, channels, frames, duration, markers) or a scene (its sounds, limits, snapshots, buses).",
         discussion: """
-            A file ending in .yaml or .yml is read as a scene: it is validated, then its clips, \
+            A file ending in .yaml or .yml is read as a scene (or, without `duration:` and a \
+            timeline, as a bank, with the files it includes): it is validated, then its clips, \
             sounds (selection, variation, limit, cooldown, bus), snapshots, buses (gain, ducking), \
             music, emitters and events are listed. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
             other formats are described from libsndfile's header. Markers are listed with their \
@@ -48,6 +50,10 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         if SceneInfo.isScene(file) {
+            if SceneBank.isBank(path: file) {
+                try SceneInfo.printBank(path: file, json: json)
+                return
+            }
             try SceneInfo(path: file).print(json: json)
             return
         }

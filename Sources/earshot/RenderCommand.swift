@@ -37,7 +37,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "End the section at S seconds (the same as --duration).")
     var to: Double?
 
-    @Flag(name: .long, help: "Keep watching: render again (and plot again) whenever the scene file or one of its audio files changes; Ctrl-C ends.")
+    @Flag(name: .long, help: "Keep watching: render again (and plot again) whenever the scene file, a bank it includes or one of its audio files changes; Ctrl-C ends.")
     var watch = false
 
     @Flag(name: .long, help: "Print nothing but errors.")
@@ -71,9 +71,9 @@ struct RenderCommand: ParsableCommand {
                 last = now
                 switch Scene.check(path: scene) {
                 case .success(let loaded):
-                    watched = [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path)
+                    watched = [scene] + loaded.includedFiles + loaded.clips.map(\.path) + loaded.music.map(\.path)
                     last = watched.map(Self.stamp)
-                    if renderOnce(loaded, exitOnFailure: false), !quiet { note("earshot: watching \(scene) and its \(watched.count - 1) audio files (Ctrl-C ends)") }
+                    if renderOnce(loaded, exitOnFailure: false), !quiet { note("earshot: watching \(scene) and its \(watched.count - 1) included and audio files (Ctrl-C ends)") }
                 case .failure(let problems):
                     for p in problems.problems { note("earshot: \(p.description)") }
                     note("earshot: not rendered; watching \(scene) for the next change")

@@ -7,17 +7,20 @@ import EarshotScenes
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a scene (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids, and warnings.",
+        abstract: "Check a scene or a bank (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids, and warnings.",
         discussion: """
             Prints a one-line summary on stdout and exits 0 for a valid scene. Otherwise prints \
             every problem as `earshot: FILE:LINE:COLUMN: KEY: reason` on stderr and exits 1. \
             Warnings — an event with no effect, a fade shorter than the engine plays, an emitter \
             never heard, a clip never used — are printed as `earshot: warning: FILE:LINE: KEY: …` \
             and leave the exit status 0, unless --strict. --json prints everything as one JSON \
-            object on stdout instead. The scene format is described in Demos/Scenes/README.md.
+            object on stdout instead. The scene format is described in Demos/Scenes/README.md. \
+            A bank — a YAML file without `duration:` and without a timeline (clips, sounds, \
+            buses, snapshots, zones, music, include) — is checked as a bank, with the banks it \
+            includes: their problems name their own files.
             """)
 
-    @Argument(help: "The scene file (.yaml).")
+    @Argument(help: "The scene or bank file (.yaml).")
     var scene: String
 
     @Flag(name: .long, help: "Treat warnings as errors (exit 1).")
@@ -27,6 +30,7 @@ struct ValidateCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        if SceneBank.isBank(path: scene) { return validateBank() }
         let result = Scene.check(path: scene)
         let warnings = (try? result.get())?.warnings() ?? []
         let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
@@ -48,6 +52,25 @@ struct ValidateCommand: ParsableCommand {
                   + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
                   + (s.hrtf ? ", HRTF" : "")
                   + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
+        case .failure(let problems):
+            SceneDescription.fail(problems, path: scene)
+        }
+    }
+
+    /// A bank: its problems, or a summary of what it defines.
+    func validateBank() {
+        let result = SceneBank.check(path: scene)
+        let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
+        if json {
+            print(Self.json(file: scene, ok: problems.isEmpty, problems: problems, warnings: []))
+            if !problems.isEmpty { Foundation.exit(1) }
+            return
+        }
+        switch result {
+        case .success(let b):
+            print("\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
+                  + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
+                  + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")"))
         case .failure(let problems):
             SceneDescription.fail(problems, path: scene)
         }

@@ -19,6 +19,19 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.cases, 20)
         XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
         XCTAssertGreaterThan(report.cases - report.valid, 5, "and invalid ones")
+        XCTAssertGreaterThan(report.validLayered, 2, "and valid scenes with parameters and layered sounds")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
+    /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
+    /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
+    func testBankValuesBounded() {
+        let report = BankValueFuzzer(assets: assets, seed: 2028).run(cases: 120, seconds: 4)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 20)
+        XCTAssertGreaterThan(report.loaded, 5, "the generator reaches valid banks")
+        XCTAssertGreaterThan(report.cases - report.valid, 3, "and invalid ones")
+        XCTAssertGreaterThan(report.refusedEdits, 0, "and edits that are refused")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 

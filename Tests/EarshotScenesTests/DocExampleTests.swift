@@ -2,8 +2,8 @@ import EarshotTestSupport
 import Foundation
 import XCTest
 
-/// Every ```swift example in the documentation — doc comments of `Sources/Earshot` and
-/// `Sources/EarshotScenes`, and the DocC articles — is compiled (type-checked against the built
+/// Every ```swift example in the documentation — doc comments of `Sources/Earshot`,
+/// `Sources/EarshotScenes` and `Sources/EarshotBanks`, and the DocC articles — is compiled (type-checked against the built
 /// modules), so that an example a game developer copies is one that builds. Each example becomes
 /// the body of a function whose errors point back at the example's own file and line
 /// (`#sourceLocation`). Examples may use an `engine` they did not create (the parameter the
@@ -51,7 +51,7 @@ final class DocExampleTests: XCTestCase {
     func testEveryDocumentationExampleCompiles() throws {
         let root = CLIRunner.packageRoot
         var examples: [Example] = []
-        for folder in ["Sources/Earshot", "Sources/EarshotScenes"] {
+        for folder in ["Sources/Earshot", "Sources/EarshotScenes", "Sources/EarshotBanks"] {
             let base = root.appendingPathComponent(folder)
             let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
             for f in files.sorted() where f.hasSuffix(".swift") || f.hasSuffix(".md") {
@@ -61,7 +61,7 @@ final class DocExampleTests: XCTestCase {
         XCTAssertGreaterThan(examples.count, 50, "the documentation's examples were found")
 
         // One file: each example is the body of its own function.
-        var source = "@testable import Earshot\n@testable import EarshotScenes\nimport Foundation\n"
+        var source = "@testable import Earshot\n@testable import EarshotScenes\n@testable import EarshotBanks\nimport Foundation\n"
         var imports = Set<String>()
         for e in examples {
             for l in e.code where l.hasPrefix("import ") { imports.insert(l) }

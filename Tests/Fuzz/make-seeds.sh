@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Seeds for `make fuzz`: tiny real files from ffmpeg and sox (every container and codec the
-# decoders meet) in CORPUS/audio, and the demo scenes in CORPUS/scene. Deterministic.
+# decoders meet) in CORPUS/audio, the demo scenes in CORPUS/scene and banks in CORPUS/bank.
+# Deterministic.
 set -euo pipefail
 corpus=$1
-mkdir -p "$corpus/audio" "$corpus/scene"
+mkdir -p "$corpus/audio" "$corpus/scene" "$corpus/bank"
 src="sine=frequency=440:sample_rate=8000:duration=0.05"
 ff() { ffmpeg -hide_banner -loglevel error -y -f lavfi -i "$src" "$@"; }
 ff -ac 1 -c:a pcm_s16le "$corpus/audio/s16.wav"
@@ -21,6 +22,17 @@ ff -ac 1 -c:a pcm_alaw "$corpus/audio/alaw.caf"
 sox -n -r 8000 -c 1 -b 8 "$corpus/audio/u8.wav" synth 0.05 sine 440
 sox -n -r 8000 -c 1 -b 16 "$corpus/audio/s16.aifc" synth 0.05 sine 440
 cp Demos/Scenes/*.yaml "$corpus/scene/"
+# Banks (issue 28): the demo's, and small ones that include each other in /dev/shm/fuzz (where
+# the bank harness resolves its includes), a diamond and a cycle among them.
+cp Demos/Bank/game.yaml "$corpus/bank/"
+mkdir -p /dev/shm/fuzz
+printf 'clips: { s: %s/Assets/Sounds/step.wav }\nsounds: { step: { clips: [s], gain: -3 } }\n' "$PWD" > /dev/shm/fuzz/common.yaml
+printf 'include: common.yaml\nsounds: { walk: { clips: [s], limit: { count: 2 } } }\n' > /dev/shm/fuzz/left.yaml
+printf 'include: [common.yaml, left.yaml]\nsnapshots: { p: { buses: { sfx: { gain: -6 } } } }\n' > /dev/shm/fuzz/right.yaml
+printf 'include: loop.yaml\n' > /dev/shm/fuzz/loop.yaml
+printf 'include: [left.yaml, right.yaml]\nbuses: { x: { gain: -1 } }\n' > "$corpus/bank/diamond.yaml"
+printf 'include: loop.yaml\n' > "$corpus/bank/cycle.yaml"
+cp /dev/shm/fuzz/right.yaml "$corpus/bank/right.yaml"
 # MP3 (libsndfile 1.2 reads it through libmpg123): MPEG-2.5 mono at 8 kHz with an ID3v2 tag and
 # a Xing/LAME header, MPEG-1 stereo at 44.1 kHz, and a bare CBR stream (no tag, no Xing header).
 ff -ac 1 -c:a libmp3lame -b:a 16k "$corpus/audio/mono-8k.mp3"

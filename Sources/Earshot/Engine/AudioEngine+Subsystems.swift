@@ -25,6 +25,20 @@ extension AudioEngine {
         hasAttachedSubsystems.store(true, ordering: .releasing)
     }
 
+    /// Removes a subsystem ``attach(_:)`` added (by identity; one not attached is ignored): its
+    /// hooks are not called from the next one on. For parts that end before the engine (a bank
+    /// unloaded).
+    package func detach(_ subsystem: any EngineSubsystem) {
+        lifecycle.lock()
+        defer { lifecycle.unlock() }
+        let empty = attachedSubsystems.withLock { list -> Bool in
+            list.removeAll { $0 === subsystem }
+            return list.isEmpty
+        }
+        // None left: the hooks cost one atomic load again, as before the first attach.
+        if empty { hasAttachedSubsystems.store(false, ordering: .releasing) }
+    }
+
     /// Calls `body` on every subsystem in hook order: the engine's own, then the attached ones
     /// (read once, outside their lock while `body` runs). Until one is attached this is a loop
     /// over a constant array and one atomic load.

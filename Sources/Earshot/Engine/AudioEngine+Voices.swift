@@ -88,7 +88,7 @@ extension AudioEngine {
         try PlayResolver.checkRequest(options, link: link)
         let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
-            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger))
+            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger), markers: clip.markers)
             ALCheck.after("play")
             return id
         }
@@ -103,6 +103,7 @@ extension AudioEngine {
         withAL {
             guard !core.isShutDown else { return }
             core.pool.stop(voice.id, fade: fade)
+            core.parameters.forEachLayer(of: voice.id) { core.pool.stop($0, fade: fade) }   // a layered voice's other layers
         }
     }
 
@@ -222,10 +223,16 @@ extension AudioEngine {
     /// Sets a voice's pitch (finite, > 0; other values are ignored).
     public func setPitch(_ pitch: Float, of voice: Voice) {
         guard pitch.isFinite, pitch > 0 else { return }
-        modify(voice) { v in
-            v.rebaseRealPlayhead(now: core.now)   // the sidechain's playhead estimate stays true
-            v.pitch = pitch
-            v.dirtyPitch = true
+        guard voice.link === link else { return }
+        withAL {
+            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return }
+            // The time played so far counts at the old pitch: the voice's time, its markers'
+            // times and the sidechain's playhead estimate stay true.
+            core.pool.accountPosition(i, now: core.now)
+            core.pool.modify(voice.id) { v in
+                v.pitch = pitch
+                v.dirtyPitch = true
+            }
         }
     }
 
@@ -251,7 +258,13 @@ extension AudioEngine {
         withAL {
             guard !core.isShutDown else { return }
             core.pool.accountPauses(now: core.now)   // a start delay is playback time
+            // Its time runs up to the pause (and, resumed, from now on): ``Voice/time``.
+            if let i = core.pool.slot(voice.id) { core.pool.accountPosition(i, now: core.now) }
             core.pool.modify(voice.id) { $0.paused = paused }
+            core.parameters.forEachLayer(of: voice.id) { layer in   // a layered voice's other layers, in step
+                if let i = core.pool.slot(layer) { core.pool.accountPosition(i, now: core.now) }
+                core.pool.modify(layer) { $0.paused = paused }
+            }
         }
     }
 
@@ -387,12 +400,13 @@ extension AudioEngine {
     public func update(deltaTime: Double = 0) {
         eachSubsystem { $0.beginFrame(self) }   // the session's duck ramp
         checkDevice()
-        let (ended, changes) = withAL { () -> (Bool, BusChanges) in
-            guard !core.isShutDown else { return (false, BusChanges()) }
+        let (ended, changes, marks) = withAL { () -> (Bool, BusChanges, [MarkerEvent]) in
+            guard !core.isShutDown else { return (false, BusChanges(), []) }
             core.stepFrame()
-            return (core.pool.hasEnded, core.takeBusChanges())
+            return (core.pool.hasEnded, core.takeBusChanges(), takeVoiceMarkers())
         }
         eachSubsystem { $0.endFrame(self, changes: changes) }   // music: gains, fades, holds
+        sendMarkers(marks)
         if ended { deliverVoiceEvents() }
     }
 

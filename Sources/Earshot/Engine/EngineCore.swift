@@ -36,6 +36,9 @@ final class EngineCore {
     let mixer = Mixer()
     /// Reverb zones and bus effects, and the sends' ramps, each frame: a stage after the voices.
     let environment = EnvironmentStage()
+    /// Game parameters: their values and seeks, and the curves of sounds, layers and buses on
+    /// the voices (Parameters/): a stage before the voices, and its filters' stage after them.
+    let parameters: ParameterStage
     /// The parts of the core's frame beside the voice pool, in the order they step, rebuild and
     /// tear down (see ``CoreStage``).
     let stages: [any CoreStage]
@@ -75,6 +78,12 @@ final class EngineCore {
     private let liveClockStart: Double
     private var lastUpdateClock: Double = 0
     private(set) var lastFrameTime: Double = 0
+    /// Live: the engine time and the audio time read together at most 50 ms ago, and the
+    /// device's output latency then (Time/EngineCore+VoiceTime.swift); 0 on loopback.
+    var liveAnchor: (engine: Double, audio: Double) = (0, 0)
+    var outputLatency: Double = 0
+    /// Clip markers voices passed, collected under the lock and sent by the engine after it.
+    var voiceMarkers: [(id: VoiceID, name: String, time: Double)] = []
     /// Odd while an ``AudioEngine/batch(_:)`` call runs; each call moves it on twice, so a
     /// ``AudioEngine/Batch`` kept past its call never matches it again.
     var batchEpoch: UInt64 = 0
@@ -101,7 +110,8 @@ final class EngineCore {
         var system = SystemRandomNumberGenerator()
         random = SplitMix64(seed: configuration.randomSeed ?? system.next())
         voiceSources = try ALSourceNames.generate(count)
-        stages = [mixer, environment]
+        parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
+        stages = [mixer, parameters, environment, ParameterFilterStage(parameters: parameters)]
         efx = EFXSupport.read(device: device.handle)
         sendRouter = SendRouter(efxAvailable: efx.isAvailable)
         EnvironmentStage.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
@@ -278,10 +288,19 @@ final class EngineCore {
 
     // MARK: Voices
 
-    /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section.
-    func play(_ resolved: ResolvedPlay) -> VoiceID {
-        pool.play(resolved, now: now)
+    /// Starts a voice for a play ``PlayResolver`` resolved in this AL lock section, with its
+    /// clip's `markers` (reported as the voice passes them). The markers are handed over here, not
+    /// in the `ResolvedPlay`: an array there made every play 12–15 ns dearer (a play into a full
+    /// pool, `earshot stress --play-cost`), clips with markers or not.
+    func play(_ resolved: ResolvedPlay, markers: [Marker]) -> VoiceID {
+        let id = parameters.isActive ? playOnCurvedBus(resolved) : pool.play(resolved, now: now)   // some bus has curves
+        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
+        return id
     }
+
+    /// Some bus has curves: the voice goes through the parameters (Parameters/).
+    @inline(never)
+    private func playOnCurvedBus(_ resolved: ResolvedPlay) -> VoiceID { parameters.play(resolved, set: -1, in: self) }
 
     // MARK: Frame
 
@@ -306,6 +325,8 @@ final class EngineCore {
         }
         for stage in stages where stage.phase == .afterVoices { stage.step(self, time: time) }
         alProcessUpdatesSOFT()
+        // Live: the markers heard before the next update (on loopback, each render reports its own).
+        if !isLoopback { scanVoiceMarkers(until: heardEngineTime + min(max(lastFrameTime, 0.001), 0.1)) }
         collectBuffers()
         ALCheck.after("update")
     }
@@ -315,6 +336,7 @@ final class EngineCore {
     func render(into buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
         let device = self.device.handle
         let frames = buffer.count / channels
+        scanVoiceMarkers(until: now + Double(frames) / Double(sampleRate))   // reported before they play
         var done = 0
         while done < frames {
             var chunk = min(frames - done, 4096)

@@ -49,6 +49,9 @@ final class SendRouter {
     private var scratch: ALuint = 0
     /// Whether the context has EFX (read again after a device rebuild).
     var efxAvailable: Bool
+    /// Per source: the low-pass and send factors of parameter curves (``ParameterFilterStage``),
+    /// back to none whenever a voice starts on the source.
+    private var curveFilters: [CurveFilter] = []
 
     init(efxAvailable: Bool) {
         self.efxAvailable = efxAvailable
@@ -64,6 +67,11 @@ final class SendRouter {
         let i = Int(source)
         if i >= states.count { states += [SourceState](repeating: SourceState(), count: i + 1 - states.count) }
         let env = positioned ? environment : .open
+        if starting, i < curveFilters.count, curveFilters[i] != CurveFilter() {
+            curveFilters[i] = CurveFilter()   // a new voice on the source: no curve filter of the last one
+            applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
+            return
+        }
         if states[i].routed == epoch, states[i].positioned == positioned, states[i].bus == Int32(truncatingIfNeeded: bus),
            states[i].target == env, !starting || states[i].current == env { return }
         applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
@@ -192,7 +200,13 @@ final class SendRouter {
         let s = states[Int(source)]
         let bus = Int(s.bus)
         let busFilter = bus >= 0 && bus < busCurrent.count ? busCurrent[bus] : .open
-        let filters = curve.filters(occlusion: s.current.occlusion, obstruction: s.current.obstruction)
+        var filters = curve.filters(occlusion: s.current.occlusion, obstruction: s.current.obstruction)
+        if Int(source) < curveFilters.count {
+            let c = curveFilters[Int(source)]
+            filters.direct.gainHF *= c.gainHF
+            filters.send.gainHF *= c.gainHF
+            filters.send.gain *= c.send
+        }
         do throws(EarshotError) {
             try EFX.setDirectFilter(source, try filter(filters.direct * busFilter))
             if s.positioned, !slots.isEmpty {
@@ -211,6 +225,27 @@ final class SendRouter {
             // Only AL_OUT_OF_MEMORY from making the scratch filter gets here: the source plays
             // unfiltered, and the next change tries again.
         }
+    }
+
+    /// A parameter curve's part of a source's filters (``ParameterFilterStage``): the direct
+    /// path's and the sends' high-frequency gain, and the sends' level.
+    struct CurveFilter: Equatable {
+        var gainHF: Float = 1
+        var send: Float = 1
+    }
+
+    /// The curve filter on `source` now.
+    func curveFilter(_ source: ALuint) -> CurveFilter {
+        Int(source) < curveFilters.count ? curveFilters[Int(source)] : CurveFilter()
+    }
+
+    /// Puts a curve filter on `source` (pushed at once when the source is routed).
+    func setCurveFilter(_ f: CurveFilter, source: ALuint) {
+        let i = Int(source)
+        if i >= curveFilters.count { curveFilters += [CurveFilter](repeating: CurveFilter(), count: i + 1 - curveFilters.count) }
+        guard curveFilters[i] != f else { return }
+        curveFilters[i] = f
+        if i < states.count, states[i].routed != 0 { push(source) }
     }
 
     /// The scratch filter set to `f`, or 0 (no filter) when `f` changes nothing.
@@ -238,6 +273,7 @@ final class SendRouter {
     /// (bus filters stay; bus effects are made again by the engine).
     func forgetSources() {
         states.removeAll(keepingCapacity: true)
+        curveFilters.removeAll(keepingCapacity: true)
         gliding.removeAll(keepingCapacity: true)
         for b in busSlots.indices { busSlots[b] = 0 }
         scratch = 0

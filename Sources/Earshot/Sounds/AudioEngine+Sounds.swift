@@ -26,6 +26,7 @@ extension AudioEngine {
             guard core.busIndex(definition.bus) != nil else {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
+            try core.parameters.check(definition)   // its curves name defined parameters
             let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
             return Sound(engineID: core.engineID, id: UInt32(slot), generation: generation, definition: definition)
         }
@@ -36,6 +37,7 @@ extension AudioEngine {
     public func removeSound(_ sound: Sound) {
         withAL {
             guard !core.isShutDown, let slot = core.sounds.slot(sound) else { return }
+            core.parameters.forgetSound(core.sounds.key(slot))
             core.sounds.remove(slot, pool: core.pool)
         }
     }
@@ -92,6 +94,7 @@ extension EngineCore {
     /// the voice. Nil when refused (recorded for the event stream).
     func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
+        if definition.parameterPart != nil, definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
         let key = sounds.key(slot)
         // Everything that can fail or refuse before the clip is picked: a refused play must not
         // move the selection on (a sequence would skip, avoidRepeat would repeat).
@@ -117,7 +120,7 @@ extension EngineCore {
             let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
             resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
         }
-        let id = play(resolved)
+        let id = try playSoundVoice(resolved, key: key, definition: definition, markers: clip.markers)   // through its curves, if any
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id

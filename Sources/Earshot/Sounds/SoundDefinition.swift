@@ -106,6 +106,10 @@ public struct SoundDefinition: Sendable, Equatable {
     /// The distance, cone and rolloff settings of a play at a position
     /// (``SoundPlayOptions/position``); the position itself comes from the play.
     public var spatial: SpatialProperties
+    /// Its curves and layers (``curves``, ``layers``; SoundLayer.swift), nil for a sound with
+    /// neither: one optional, so that copying a plain sound's definition on every play costs
+    /// what it did before parameters existed.
+    var parameterPart: ParameterPart?
 
     /// The most clips one sound may hold.
     public static let maxClips = 256
@@ -182,5 +186,6 @@ public struct SoundDefinition: Sendable, Equatable {
             throw .invalidArgument("cooldown \(cooldown) s (must be 0…3600)")
         }
         guard spatial.isValid else { throw .invalidArgument("spatial properties \(spatial)") }
+        try validateParameters()
     }
 }

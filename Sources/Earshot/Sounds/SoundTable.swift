@@ -65,6 +65,37 @@ final class SoundTable {
         return (slot, entries[slot].generation)
     }
 
+    /// Replaces a live sound's definition in place (its curves changed: AudioEngine+LiveCurves.swift);
+    /// its selection, voices and counters stay.
+    func replaceDefinition(_ slot: Int, _ definition: SoundDefinition) {
+        entries[slot].definition = definition
+    }
+
+    /// Replaces a live sound's definition in place (``AudioEngine/redefine(_:as:)``): its voices,
+    /// last start and held count stay; the selector carries on unless what it picks from changed.
+    /// `playing`: the sound's live voices, oldest first — a sound given a limit starts counting
+    /// them; one whose limit goes lets its held voices be heard.
+    func redefine(_ slot: Int, as definition: SoundDefinition, playing: [VoiceID], pool: VoicePool) {
+        guard let old = entries[slot].definition else { return }
+        entries[slot].definition = definition
+        if old.clips != definition.clips || old.selection != definition.selection || old.weights != definition.weights
+            || old.avoidRepeat != definition.avoidRepeat {
+            entries[slot].selector = SoundSelector(definition)
+        }
+        if let limit = definition.limit {
+            entries[slot].voices.reserveCapacity(limit.count + 4 + (limit.steal == .virtual ? pool.capacity : 0))
+            if old.limit == nil { entries[slot].voices = playing }
+        } else {
+            entries[slot].voices = []
+        }
+        if entries[slot].held > 0, definition.limit?.steal != .virtual {
+            // Nothing holds them any more: they compete for sources like any voice.
+            for id in playing { if let i = pool.slot(id), pool.slots[i].limitHeld { pool.release(held: i) } }
+            entries[slot].held = 0
+            soundsWithHeld -= 1
+        }
+    }
+
     /// The slot of a live sound handle, or nil when it was removed.
     func slot(_ sound: Sound) -> Int? {
         guard sound.engineID == engineID else { return nil }

@@ -77,6 +77,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file gave fewer frames than its header promised when it was opened (`decoded` of
     /// `expected`): it shrank, or was replaced, while being read.
     case fileChangedWhileReading(path: String, decoded: Int, expected: Int)
+    /// No game parameter of that name is defined in the engine (``AudioEngine/defineParameter(_:)``);
+    /// `nearest` is the defined name closest to it, if any is close.
+    case unknownParameter(name: String, nearest: String?)
     /// The engine's monitor (``AudioEngine/Configuration/monitor``) could not open its socket, or
     /// a monitor connection or recording broke the protocol (`detail` says how).
     case monitor(String)
@@ -160,6 +163,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
         case .fileChangedWhileReading(let path, let decoded, let expected):
             return "\(path): the file ended after \(decoded) of the \(expected) frames its header gave: it changed while being read"
+        case .unknownParameter(let name, let nearest):
+            return "no parameter named \"\(name)\"" + (nearest.map { " (did you mean \"\($0)\"?)" } ?? " (define it with defineParameter first)")
         case .monitor(let detail):
             return "monitor: \(detail)"
         }

@@ -28,6 +28,8 @@ struct ResolvedPlay {
     /// (``EngineCore/scheduledStart(delay:startTime:)``), NaN for no exact start.
     var mixTarget: Double = .nan
     var fadeIn: Double
+    /// The audio time its first frame is heard at (``Voice/startTime``).
+    var startAudioTime: Double = 0
 
     // Where it is heard.
     /// Index of the bus in the engine's bus table (and in the pool's gains).

@@ -19,6 +19,10 @@ final class LiveSchedulingTests: XCTestCase {
         var scheduled: [Double]
         /// The output latency when the click played at once was mixed (nil: not sure).
         var latency: Double?
+        /// `Voice.startTime` of the click played at once.
+        var startNow: Double?
+        /// `loop` mode: the audio times the loop's "tick" markers were reported at.
+        var markers: [Double] = []
         /// `pause` mode: the paused span's bounds, and the real voices the pause took a source from.
         var paused: (Double, Double)?
         var pauses: Int?
@@ -54,9 +58,11 @@ final class LiveSchedulingTests: XCTestCase {
             let f = line.split(separator: " ")
             if f.first == "sample", f.count == 3, let m = Double(f[1]), let a = Double(f[2]) { out.samples.append((m, a)) }
             if f.first == "latency", f.count == 2 { out.latency = Double(f[1]) }
+            if f.first == "startnow", f.count == 2 { out.startNow = Double(f[1]) }
             if f.first == "paused", f.count == 3, let lo = Double(f[1]), let hi = Double(f[2]) { out.paused = (lo, hi) }
             if f.first == "pauses", f.count == 2 { out.pauses = Int(f[1]) }
             if f.first == "scheduled" { out.scheduled = f.dropFirst().compactMap { Double($0) } }
+            if f.first == "markers" { out.markers = f.dropFirst().compactMap { Double($0) } }
         }
         let data = try Data(contentsOf: recording)
         let x = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
@@ -84,6 +90,14 @@ final class LiveSchedulingTests: XCTestCase {
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
         }
+        // The click played at once knows when it is heard (Voice.startTime): as far before the
+        // scheduled one as the recording says (± 1 ms).
+        if let now = r.startNow, let first = r.scheduled.first {
+            print("LiveScheduling: startTime of a play at once \((first - now) * 1000) ms before the scheduled one; heard \(fromNow) ms before")
+            XCTAssertEqual((first - now) * 1000, fromNow, accuracy: 1)
+        } else {
+            XCTFail("no startTime of the play at once")
+        }
     }
 
     /// A looping voice scheduled live loops on its clip, not on its lead-in: its first frame is
@@ -102,6 +116,14 @@ final class LiveSchedulingTests: XCTestCase {
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
         }
+        // Each pass's "tick" marker is reported at the audio time its click is heard: the first at
+        // the start time (heard there, as above), each later one as far after it as its click is
+        // in the recording (± 1 ms).
+        XCTAssertEqual(r.markers.count, 8, "markers \(r.markers)")
+        guard let start = r.scheduled.first, r.markers.count == 8 else { return }
+        let errors = r.markers.enumerated().map { k, t in (t - start - Double(r.onsets[k + 1] - r.onsets[1]) / 48_000) * 1000 }
+        print("LiveScheduling: loop markers reported \(errors.map { String(format: "%.3f", $0) }) ms from where their clicks are heard")
+        for e in errors { XCTAssertEqual(e, 0, accuracy: 1) }
     }
 
     /// A voice paused in its lead-in (its source taken before a frame was heard) waits for its
@@ -120,20 +142,20 @@ final class LiveSchedulingTests: XCTestCase {
         }
     }
 
-    /// The audio clock advances at the device's rate and never backwards: clicks placed 3 s apart
-    /// on it are 3 s of the recorded stream apart (±0.1 %, and ±1 ms), and over those 3 s
+    /// The audio clock advances at the device's rate and never backwards: clicks placed 10 s apart
+    /// on it are 10 s of the recorded stream apart (±0.1 %, and ±1 ms), and over those 10 s
     /// audioTime read at every update against the monotonic clock — the null sink's own clock, so
     /// the recorded stream's — has a slope of 1 ± 0.001 (a least-squares fit: a live reading moves
     /// in the device's mixing periods).
     func testTheAudioClockAdvancesAtTheDeviceRate() throws {
-        let r = try run([0, 3])
+        let r = try run([0, 10])
         XCTAssertEqual(r.onsets.count, 3, "onsets \(r.onsets)")
         guard r.onsets.count == 3, r.samples.count > 100, let first = r.scheduled.first else {
             return XCTFail("onsets \(r.onsets), samples \(r.samples.count)")
         }
         let recorded = Double(r.onsets[2] - r.onsets[1]) / 48_000
-        XCTAssertEqual(recorded, 3, accuracy: 0.001)
-        XCTAssertEqual(recorded / 3 - 1, 0, accuracy: 0.001)
+        XCTAssertEqual(recorded, 10, accuracy: 0.001)
+        XCTAssertEqual(recorded / 10 - 1, 0, accuracy: 0.001)
         for (a, b) in zip(r.samples, r.samples.dropFirst()) {
             XCTAssertGreaterThanOrEqual(b.audio, a.audio, "audioTime ran backwards")
         }
@@ -144,7 +166,7 @@ final class LiveSchedulingTests: XCTestCase {
         let mm = later.map(\.mono).reduce(0, +) / Double(later.count)
         let am = later.map(\.audio).reduce(0, +) / Double(later.count)
         let slope = later.map { ($0.mono - mm) * ($0.audio - am) }.reduce(0, +) / later.map { ($0.mono - mm) * ($0.mono - mm) }.reduce(0, +)
-        print("LiveScheduling: 3 s on the audio clock recorded as \(recorded) s; audioTime/monotonic slope \(slope) over \(later.count) reads, \(later.last!.mono - start) s")
+        print("LiveScheduling: 10 s on the audio clock recorded as \(recorded) s; audioTime/monotonic slope \(slope) over \(later.count) reads, \(later.last!.mono - start) s")
         XCTAssertEqual(slope, 1, accuracy: 0.001)
     }
 }

@@ -283,6 +283,12 @@ public struct APIOperationFuzzer {
             }
         case 23:
             if Self.chance(&g, 0.3) { e.simulateDeviceLoss() }
+        case 25, 26:
+            // Game parameters, curves and layered sounds (APIOperationFuzzer+Parameters.swift).
+            let v = voice(), em = w.emitters.isEmpty ? nil : w.emitters[Int(g.next() % UInt64(w.emitters.count))]
+            if let played = try Self.parameterOperation(e, voice: v, emitter: em, clips: w.clips, buses: w.buses, &g) {
+                w.voices.append(played)
+            }
         case 24:
             if Self.chance(&g, 0.05) { return true }   // shutdown; a new engine follows
             if Self.chance(&g, 0.3), let c = w.clips.popLast() { e.unload(c); if w.clips.isEmpty { return true } }

@@ -38,6 +38,8 @@ public struct SceneValueFuzzer {
         public var valid = 0
         public var rendered = 0
         public var warnings = 0
+        /// Valid scenes with game parameters and a layered sound (issue 28).
+        public var validLayered = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
@@ -52,7 +54,7 @@ public struct SceneValueFuzzer {
         let started = Date()
         var g = SplitMix64(seed: seed)
         let out = "\(scratch)/earshot-scene-fuzz-\(getpid()).wav"
-        defer { unlink(out) }
+        defer { unlink(out); unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav") }
         let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
         for i in 0..<cases {
             if Date().timeIntervalSince(started) > seconds { break }
@@ -67,6 +69,7 @@ public struct SceneValueFuzzer {
                 _ = problems.description
             case .success(let scene):
                 report.valid += 1
+                if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -162,6 +165,7 @@ public struct SceneValueFuzzer {
             Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1))
         }
         func maybe(_ p: Double = 0.5) -> Bool { Self.chance(&g, p) }
+        func unit() -> Double { g.nextUnit() }
         let duration = maybe(0.9) ? 0.3 + g.nextUnit() * 0.3 : 0.3 + g.nextUnit() * 86_399.7
         var y = "duration: \(duration)\n"
         if maybe(0.3) { y += "sampleRate: \(n(8_000...192_000, whole: true))\n" }
@@ -181,21 +185,29 @@ public struct SceneValueFuzzer {
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
         for (i, f) in clipFiles.enumerated() { y += "  c\(i): \(assets)/\(f)\n" }
+        if let marked = markedClip() { y += "  c5: \(marked)\n" }   // cue markers hit and tail
         let hasMusic = maybe(0.4)
         if hasMusic {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
                 + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"])) }\n"
         }
-        if maybe(0.4) {
+        // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift).
+        let hasParameters = maybe(0.4)
+        if hasParameters { y += parameters(n, unit) }
+        let hasSounds = maybe(0.4)
+        if hasSounds || hasParameters { y += "sounds:\n" }
+        if hasParameters { y += layeredSound(n, unit) }
+        if hasSounds {
             let select = Self.pick(&g, ["random", "shuffle", "sequence"])
-            y += "sounds:\n  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
+            y += "  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
                 + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"])) }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
-            y += "buses:\n  extra: { gain: \(n(-120...24)) }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
+            y += "buses:\n  extra: { gain: \(hasParameters && maybe() ? curve(n, unit, .gain) : n(-120...24))"
+                + (hasParameters && maybe(0.3) ? ", lowPass: \(curve(n, unit, .lowPass)), pitch: \(curve(n, unit, .pitch))" : "") + " }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
                 + "release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n"
         }
         let hasSnapshot = maybe(0.3)
@@ -223,7 +235,7 @@ public struct SceneValueFuzzer {
         if emitterCount > 0 {
             y += "emitters:\n"
             for e in 0..<emitterCount {
-                var m = "clip: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                var m = "clip: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "car"] : ["c0", "c1", "c2", "c3", "c4"]))"
                 m += maybe() ? ", position: \(Self.vector(&g))" : ", path: \(Self.path(&g))"
                 if maybe() { m += ", loop: true" }
                 if maybe(0.3) { m += ", gain: \(n(0...16))" }
@@ -250,7 +262,7 @@ public struct SceneValueFuzzer {
             let at = n(0...0.3)
             switch g.next() % 10 {
             case 0, 1:
-                var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
@@ -271,6 +283,16 @@ public struct SceneValueFuzzer {
                     names.append("v\(events.count)")
                 }
                 events.append(p)
+            case 9 where !names.isEmpty:
+                // At a named voice's marker (valid when that voice plays c5, which has them).
+                var p = "at: { marker: \(Self.pick(&g, names)).\(Self.pick(&g, ["hit", "tail", "hit", "none"])) }, play: \(Self.pick(&g, ["c0", "c2", "c5"]))"
+                if maybe() { p += ", delay: \(n(0...0.3))" }
+                if maybe(0.3) { p += ", pitch: \(n(0.1...4)), offset: \(n(0...maxOffset))" }
+                if maybe(0.3) {
+                    p += ", name: v\(events.count)"
+                    names.append("v\(events.count)")
+                }
+                events.append(p)
             case 2 where hasMusic:
                 events.append("music: m, action: \(Self.pick(&g, ["play", "pause", "stop"]))"
                               + (maybe() ? ", volume: \(n(0...1)), rate: \(n(0.5...2))" : ""))
@@ -283,6 +305,8 @@ public struct SceneValueFuzzer {
                 let target = emitterCount > 0 && maybe() ? "e0" : (hasMusic && maybe() ? "m" : "sfx")
                 let prop = target == "sfx" ? "gain: \(n(0...2))" : Self.pick(&g, ["gain: \(n(0...16))", "pitch: \(n(0.1...4))", "pan: \(n(-1...1))", "rate: \(n(0.5...2))"])
                 events.append("set: \(target), \(prop), ramp: \(n(0...3_600)), curve: \(Self.pick(&g, ["linear", "exponential", "sCurve"]))")
+            case 6 where hasParameters && maybe():
+                events.append(parameterSet(n, unit, targets: names + (0..<emitterCount).map { "e\($0)" }))
             case 6:
                 events.append(maybe() ? "hint: \(Self.pick(&g, ["begin", "end"]))" : "interruption: \(Self.pick(&g, ["began", "ended"]))"
                                         + (maybe() ? ", shouldResume: \(Self.pick(&g, ["true", "false"]))" : ""))
@@ -292,9 +316,30 @@ public struct SceneValueFuzzer {
                 events.append("play: c0, pan: \(n(-1...1))")
             }
             let last = events[events.count - 1]
-            events[events.count - 1] = last.hasPrefix("after:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
+            events[events.count - 1] = last.hasPrefix("after:") || last.hasPrefix("at:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
+    }
+
+    /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the
+    /// `at: { marker: }` events: the step asset with a `cue ` and a `LIST/adtl` chunk appended,
+    /// written once per process into the scratch folder. Nil when it cannot be written.
+    func markedClip() -> String? {
+        let path = "\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        guard var data = FileManager.default.contents(atPath: "\(assets)/Sounds/step.wav"),
+              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames, frames > 200 else { return nil }
+        func u32(_ v: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(v).littleEndian) { Array($0) } }
+        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + u32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
+        let cues = [("hit", 100), ("tail", frames - 100)]
+        var cue = u32(cues.count), adtl = Array("adtl".utf8)
+        for (i, c) in cues.enumerated() {
+            cue += u32(i + 1) + u32(c.1) + Array("data".utf8) + u32(0) + u32(0) + u32(c.1)
+            adtl += chunk("labl", u32(i + 1) + Array(c.0.utf8) + [0])
+        }
+        data.append(contentsOf: chunk("cue ", cue) + chunk("LIST", adtl))
+        data.replaceSubrange(4..<8, with: u32(data.count - 8))
+        return FileManager.default.createFile(atPath: path, contents: data) ? path : nil
     }
 }

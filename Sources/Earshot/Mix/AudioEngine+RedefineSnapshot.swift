@@ -1,0 +1,50 @@
+extension AudioEngine {
+    /// Gives the active snapshot named like `snapshot` its gains and filters, keeping where it
+    /// is: its weight and any fade under way, whether it is ending, and its place in the begin
+    /// order (a live edit of a designer's bank must not bring back a snapshot the game ended,
+    /// nor move one the game faded half-way in). The buses take the new values from the next
+    /// rendered frame. Returns whether such a snapshot was active (one that is not is left alone:
+    /// the next ``begin(_:fade:intensity:)`` uses the new values anyway).
+    ///
+    /// Throws ``EarshotError/invalidArgument(_:)`` as ``begin(_:fade:intensity:)`` does for the
+    /// snapshot's values or a bus the engine does not have, and ``EarshotError/engineShutDown``
+    /// after ``shutdown()``; nothing changes then.
+    ///
+    /// ```swift
+    /// try engine.begin(Snapshot("pause", busGains: [.sfx: -12]), fade: 0.3)
+    /// try engine.redefine(Snapshot("pause", busGains: [.sfx: -18]))   // deeper, same fade
+    /// ```
+    @discardableResult
+    public func redefine(_ snapshot: Snapshot) throws(EarshotError) -> Bool {
+        try snapshot.validate()
+        return try changingBuses { () throws(EarshotError) -> Bool in
+            guard !core.isShutDown else { throw .engineShutDown }
+            return try core.redefineSnapshot(snapshot)
+        }
+    }
+}
+
+extension EngineCore {
+    /// Replaces an active snapshot's gains and filters in place; false when none is active.
+    func redefineSnapshot(_ snapshot: Snapshot) throws(EarshotError) -> Bool {
+        var gains: [(bus: Int, decibels: Double)] = []
+        for (bus, db) in snapshot.busGains {
+            guard let b = busIndex(bus) else { throw Self.noBus(bus) }
+            gains.append((b, db))
+        }
+        var filters: [(bus: Int, filter: LowPassFilter)] = []
+        for (bus, filter) in snapshot.busFilters {
+            guard let b = busIndex(bus) else { throw Self.noBus(bus) }
+            filters.append((b, filter))
+        }
+        gains.sort { $0.bus < $1.bus }
+        filters.sort { $0.bus < $1.bus }
+        _ = advanceSnapshots()   // one that ended meanwhile goes first
+        guard let i = mixer.index(of: snapshot.name) else { return false }
+        mixer.snapshots[i].snapshot = snapshot
+        mixer.snapshots[i].gains = gains
+        mixer.snapshots[i].filters = filters
+        refreshMix()
+        return true
+    }
+}

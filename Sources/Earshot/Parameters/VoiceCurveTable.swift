@@ -1,0 +1,234 @@
+/// One voice under curves, or one layer of a layered voice: what the voice's own gain, pitch and
+/// priority are (the curves multiply or offset them), what was written to the pool last, and its
+/// own parameter values. Kept beside the pool (``VoiceCurveTable``), not in its hot per-voice state.
+struct VoiceCurveEntry {
+    /// The pool generation of the voice this entry describes (stale once it differs).
+    var generation: UInt32 = 0
+    var active = false
+    /// The curve set of its sound (and layer), -1: none (a voice under bus curves only).
+    var set: Int32 = -1
+    /// For a layer after the first: the slot of the layered voice's first layer (the voice the
+    /// game holds), -1 otherwise.
+    var leader: Int32 = -1
+    var leaderGeneration: UInt32 = 0
+    /// The layer of a layered voice it plays (-1: not a layer), and the sound (its key) whose
+    /// curves it follows (0: none) — for a live change of the sound's curves.
+    var layer: Int16 = -1
+    var soundKey: UInt32 = 0
+    /// For the first layer of a layered voice: the other layers.
+    var followers: [VoiceID] = []
+    /// The voice's own values (without curves) and its share of the layered voice's own (a
+    /// layer's gain and pitch relative to the first layer's when the game changes them).
+    var baseGain: Float = 1
+    var basePitch: Float = 1
+    var basePriority: UInt8 = 128
+    /// What was last written to the pool (a different value there is the game's own change).
+    var writtenGain: Float = 1
+    var writtenPitch: Float = 1
+    var writtenPriority: UInt8 = 128
+    /// The filter factors last computed (applied to the source by ``ParameterFilterStage``).
+    var lowPass: Float = 1
+    var send: Float = 1
+    var hasFilters = false
+    /// The epochs the factors were computed at, and whether its own values moved since.
+    var globalEpoch: UInt64 = 0
+    var emitterEpoch: UInt64 = 0
+    var dirty = true
+    /// The voice's own parameter values (the game's ``Voice/setParameter(_:_:ramp:)``).
+    var locals: [LocalParameter] = []
+    /// Position in ``VoiceCurveTable/managed``.
+    var managedIndex: Int32 = -1
+}
+
+/// The voices under curves (``VoiceCurveEntry``, indexed by pool slot) and the list of them.
+final class VoiceCurveTable {
+    var entries: [VoiceCurveEntry]
+    /// Slots of active entries, unordered.
+    private(set) var managed: [Int] = []
+    /// Active entries with a low-pass or send curve (the filter stage's list).
+    var filtered = 0
+
+    init(capacity: Int) {
+        entries = [VoiceCurveEntry](repeating: VoiceCurveEntry(), count: capacity)
+        managed.reserveCapacity(capacity)
+    }
+
+    /// The active entry of a live voice, or nil.
+    func entry(_ id: VoiceID) -> Int? {
+        let i = Int(id.index)
+        guard i < entries.count, entries[i].active, entries[i].generation == id.generation else { return nil }
+        return i
+    }
+
+    func activate(_ i: Int, _ e: VoiceCurveEntry) {
+        if i >= entries.count { entries += [VoiceCurveEntry](repeating: VoiceCurveEntry(), count: i + 1 - entries.count) }
+        if entries[i].active { deactivate(i) }
+        var e = e
+        e.active = true
+        e.managedIndex = Int32(managed.count)
+        entries[i] = e
+        managed.append(i)
+        if e.hasFilters { filtered += 1 }
+    }
+
+    func deactivate(_ i: Int) {
+        guard entries[i].active else { return }
+        let at = Int(entries[i].managedIndex)
+        let last = managed.removeLast()
+        if last != i {
+            managed[at] = last
+            entries[last].managedIndex = Int32(at)
+        }
+        if entries[i].hasFilters { filtered -= 1 }
+        entries[i].active = false
+        entries[i].managedIndex = -1
+        entries[i].followers.removeAll()
+        entries[i].locals.removeAll()
+    }
+
+    /// One frame: ends entries of ended voices (and the layers of an ended or stopping first
+    /// layer), moves the voices' own values, notices the game's own changes, and writes gain,
+    /// pitch and priority where the factors changed.
+    func step(_ stage: ParameterStage, pool: VoicePool, now: Double, elapsed: Double, emitterEpoch: UInt64) {
+        var k = 0
+        while k < managed.count {
+            let i = managed[k]
+            guard pool.slots[i].phase != .free, pool.slots[i].generation == entries[i].generation else {
+                deactivate(i)
+                continue   // `managed[k]` is another entry now
+            }
+            if entries[i].leader >= 0, followLeader(i, pool: pool, now: now) {
+                k += 1
+                continue
+            }
+            if !entries[i].locals.isEmpty, !pool.slots[i].paused, !pool.busPaused[pool.slots[i].busIndex] {
+                for l in entries[i].locals.indices where entries[i].locals[l].value.advance(elapsed) { entries[i].dirty = true }
+                if entries[i].dirty { for f in entries[i].followers { if let j = entry(f) { entries[j].dirty = true } } }
+            }
+            // The game's own change of the voice's gain, pitch or priority (through `Voice`).
+            if pool.slots[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
+            if pool.slots[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
+            if pool.slots[i].priority != entries[i].writtenPriority {
+                entries[i].basePriority = pool.slots[i].priority
+                entries[i].writtenPriority = pool.slots[i].priority
+                entries[i].dirty = true
+            }
+            if entries[i].dirty || entries[i].globalEpoch != stage.globalEpoch
+                || (pool.slots[i].emitterIndex >= 0 && entries[i].emitterEpoch != emitterEpoch) {
+                apply(i, stage: stage, pool: pool, now: now)
+                entries[i].emitterEpoch = emitterEpoch
+            }
+            k += 1
+        }
+    }
+
+    /// The factors of slot `i` written to the pool.
+    func apply(_ i: Int, stage: ParameterStage, pool: VoicePool, now: Double) {
+        let f = stage.factors(slot: i, set: Int(entries[i].set), pool: pool)
+        entries[i].dirty = false
+        entries[i].globalEpoch = stage.globalEpoch
+        let gain = ParameterStage.finite(entries[i].baseGain * f.gain, max: .greatestFiniteMagnitude)
+        let pitch = ParameterStage.finitePitch(entries[i].basePitch * Float(f.pitch))
+        let priority = UInt8(max(0, min(255, (Double(entries[i].basePriority) + f.priority).rounded())))
+        if pool.slots[i].gain != gain {
+            pool.slots[i].gain = gain
+            pool.slots[i].dirtyGain = true
+            pool.serviceNeeded = true
+        }
+        if pool.slots[i].pitch != pitch {
+            pool.accountPosition(i, now: now)   // the time played so far counts at the old pitch
+            pool.slots[i].pitch = pitch
+            pool.slots[i].dirtyPitch = true
+            pool.serviceNeeded = true
+        }
+        if pool.slots[i].priority != priority {
+            pool.slots[i].priority = priority
+            pool.invalidateEvictionHeap()
+        }
+        entries[i].writtenGain = gain
+        entries[i].writtenPitch = pitch
+        entries[i].writtenPriority = priority
+        entries[i].lowPass = Float(max(0, min(1, f.lowPass)))
+        entries[i].send = Float(max(0, min(1, f.send)))
+    }
+
+    /// A layer follows its first layer: it stops when that one ends or is stopped, and pauses
+    /// and moves with it. True when the layer was stopped (nothing else to do this frame).
+    private func followLeader(_ i: Int, pool: VoicePool, now: Double) -> Bool {
+        let l = Int(entries[i].leader)
+        let id = VoiceID(index: UInt32(i), generation: entries[i].generation)
+        guard pool.slots[l].phase != .free, pool.slots[l].generation == entries[i].leaderGeneration,
+              !pool.slots[l].ownStops, pool.slots[l].fadeAction != .stop else {
+            if pool.slots[i].fadeAction != .stop, !pool.slots[i].ownStops {
+                pool.slots[i].stopReason = .stopped
+                pool.stop(id, fade: 0)
+            }
+            return true
+        }
+        if pool.slots[i].paused != pool.slots[l].paused {
+            pool.accountPosition(i, now: now)
+            pool.modify(id) { $0.paused = pool.slots[l].paused }
+        }
+        switch pool.slots[l].placement {
+        case .spatial where pool.slots[i].placement == .spatial && pool.slots[i].spatial != pool.slots[l].spatial:
+            pool.slots[i].spatial = pool.slots[l].spatial
+            pool.slots[i].dirtySpatial = true
+            pool.serviceNeeded = true
+        case .pan where pool.slots[i].placement == .pan && pool.slots[i].pan != pool.slots[l].pan:
+            pool.slots[i].pan = pool.slots[l].pan
+            pool.slots[i].dirtySpatial = true
+            pool.serviceNeeded = true
+        default:
+            break
+        }
+        return false
+    }
+
+    /// The game set the voice's gain: for a first layer, its layers follow in proportion.
+    private func adoptGain(_ i: Int, pool: VoicePool) {
+        let old = entries[i].baseGain
+        let new = pool.slots[i].gain
+        entries[i].baseGain = new
+        entries[i].writtenGain = new
+        entries[i].dirty = true
+        for f in entries[i].followers {
+            guard let j = entry(f) else { continue }
+            entries[j].baseGain = old > 0 ? entries[j].baseGain * (new / old) : new
+            entries[j].dirty = true
+        }
+    }
+
+    private func adoptPitch(_ i: Int, pool: VoicePool) {
+        let old = entries[i].basePitch
+        let new = pool.slots[i].pitch
+        entries[i].basePitch = new
+        entries[i].writtenPitch = new
+        entries[i].dirty = true
+        for f in entries[i].followers {
+            guard let j = entry(f) else { continue }
+            entries[j].basePitch = ParameterStage.finitePitch(entries[j].basePitch * (new / old))
+            entries[j].dirty = true
+        }
+    }
+}
+
+extension ParameterStage {
+    /// A gain kept finite and within 0…`max`.
+    @inline(__always)
+    static func finite(_ v: Float, max m: Float) -> Float { v.isFinite ? min(max(v, 0), m) : m }
+    /// A pitch kept finite and above 0 (OpenAL clamps it further).
+    @inline(__always)
+    static func finitePitch(_ v: Float) -> Float {
+        if !v.isFinite { return 64 }
+        return v > 0 ? v : .leastNormalMagnitude
+    }
+}
+
+extension VoiceCurveTable {
+    /// Changes whether an active entry has a low-pass or send curve.
+    func setHasFilters(_ i: Int, _ has: Bool) {
+        guard entries[i].active, entries[i].hasFilters != has else { return }
+        entries[i].hasFilters = has
+        filtered += has ? 1 : -1
+    }
+}

@@ -1,0 +1,179 @@
+import ArgumentParser
+import Earshot
+import EarshotBanks
+import EarshotScenes
+import Foundation
+
+/// `earshot audition BANK SOUND`: one sound of a bank, heard alone, while parameters sweep —
+/// a designer hears a curve without a game.
+struct AuditionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audition",
+        abstract: "Play or render one sound (or layered sound) of a bank while sweeping game parameters.",
+        discussion: """
+            Loads BANK (with the banks it includes) and plays SOUND centred, again each time a \
+            one-shot ends, for --seconds. Each --param NAME=FROM:TO:SECONDS sets the global \
+            parameter NAME to FROM at the start and moves it to TO over SECONDS (linearly, in \
+            playback time); give it once per parameter. With -o the audition is rendered offline \
+            (48 kHz stereo) to OUT.wav, and with --plot its level to OUT.svg; both appear only \
+            when complete, and nothing is written on a failure. Without -o it plays live on the \
+            default output. A bad bank, an unknown sound or parameter prints \
+            `earshot: FILE:LINE:COLUMN: key: reason` (or the nearest name) and exits 1.
+            """)
+
+    @Argument(help: "The bank file (.yaml).")
+    var bank: String
+
+    @Argument(help: "The sound to play.")
+    var sound: String
+
+    @Option(name: .customLong("param"), parsing: .unconditionalSingleValue,
+            help: "A parameter sweep NAME=FROM:TO:SECONDS (e.g. rpm=800:8000:10); repeatable.")
+    var params: [String] = []
+
+    @Option(name: .long, help: "Seconds to play or render (default: the longest sweep, at least 3).")
+    var seconds: Double?
+
+    @Option(name: .short, help: "Render offline to this audio file instead of playing live.")
+    var o: String?
+
+    @Option(name: .long, help: "With -o: write the level plot (SVG) here too.")
+    var plot: String?
+
+    /// One `--param`.
+    struct Sweep: Equatable {
+        var name: String
+        var from: Double
+        var to: Double
+        var seconds: Double
+
+        /// `NAME=FROM:TO:SECONDS`; nil with the reason when it is not that.
+        static func parse(_ text: String) -> Result<Sweep, ValidationError> {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                return .failure(ValidationError("--param \(text): expected NAME=FROM:TO:SECONDS (e.g. rpm=800:8000:10)"))
+            }
+            let numbers = parts[1].split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+            guard numbers.count == 3, let from = numbers[0], let to = numbers[1], let s = numbers[2],
+                  from.isFinite, to.isFinite, s.isFinite, (0...3600).contains(s) else {
+                return .failure(ValidationError("--param \(text): expected NAME=FROM:TO:SECONDS, finite numbers, SECONDS 0…3600"))
+            }
+            return .success(Sweep(name: parts[0], from: from, to: to, seconds: s))
+        }
+    }
+
+    func validate() throws {
+        for p in params { _ = try Sweep.parse(p).get() }
+        if let seconds, !(seconds.isFinite && (0.01...3600).contains(seconds)) {
+            throw ValidationError("--seconds \(seconds): must be 0.01…3600")
+        }
+        if plot != nil, o == nil { throw ValidationError("--plot needs -o (the plot is of an offline render)") }
+    }
+
+    func run() throws {
+        let sweeps = params.compactMap { try? Sweep.parse($0).get() }
+        let duration = seconds ?? max(3, sweeps.map(\.seconds).max() ?? 0)
+        guard let out = o else { return try live(sweeps, duration) }
+        // Before any work: the outputs can be written, over no input.
+        do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error.cliDescription) }
+        var inputs = [bank]
+        if let b = try? SceneBank.load(path: bank) { inputs += b.includedFiles + b.clips.map(\.path) + b.music.map(\.path) }
+        OutputGuard.refuseOverwriting([out] + (plot.map { [$0] } ?? []), inputs: inputs)
+        for path in [out] + (plot.map { [$0] } ?? []) {
+            OutputGuard.requireWritableFolder(path)
+            if let problem = OutputGuard.notAFileProblem(path) { fail(problem) }
+        }
+        OutputGuard.removePartialOutputOnInterrupt()
+        let engine: AudioEngine
+        do { engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) } catch { fail(error.cliDescription) }
+        defer { engine.shutdown() }
+        let loaded = load(engine)
+        let outputs = OutputTransaction()
+        var levels = LevelTrace(sampleRate: 48_000, channels: 2)
+        do {
+            let writer = try AudioFileWriter(path: out, sampleRate: 48_000, channels: 2, expectedFrames: Int(duration * 48_000),
+                                             transaction: outputs)
+            let total = Int((duration * 48_000).rounded())
+            var voice: Voice?
+            try start(sweeps, engine)
+            var done = 0
+            while done < total {
+                let n = min(800, total - done)   // one game frame at 60 Hz
+                voice = try retrigger(voice, loaded)
+                engine.update(deltaTime: Double(n) / 48_000)
+                let block = try engine.render(frames: n)
+                block.withUnsafeBufferPointer { levels.add($0) }
+                try writer.write(block)
+                done += n
+            }
+            try writer.close()
+            levels.finish()
+            if let plot {
+                let title = "\(sound) of \(bank)" + sweeps.map { " — \($0.name) \(Self.f($0.from))→\(Self.f($0.to)) in \(Self.f($0.seconds)) s" }.joined()
+                try outputs.write(Array(LevelPlot.svg(levels: levels, events: [], title: title, duration: duration).utf8), to: plot)
+            }
+            try outputs.commit()
+        } catch let error as EarshotError {
+            outputs.rollback()
+            fail(error.cliDescription + " (nothing written)")
+        } catch let error as BankError {
+            outputs.rollback()
+            fail(error.description + " (nothing written)")
+        }
+        loaded.unload()
+        note("earshot: wrote \(out) (\(Self.f(duration)) s of \(sound))" + (plot.map { "; plot \($0)" } ?? ""))
+    }
+
+    /// The bank loaded into `engine`, the sound checked; exits 1 with the problem otherwise.
+    func load(_ engine: AudioEngine) -> SoundBank {
+        do throws(BankError) {
+            let b = try SoundBank(path: bank, engine: engine)
+            _ = try b.sound(sound)
+            return b
+        } catch {
+            if case .invalid(let problems) = error, let last = problems.last {
+                for p in problems.dropLast() { note("earshot: \(p.description)") }
+                fail(last.description)
+            }
+            fail(error.description)
+        }
+    }
+
+    /// Sets each swept parameter to where it starts, then on its way to where it ends.
+    func start(_ sweeps: [Sweep], _ engine: AudioEngine) throws {
+        for s in sweeps {
+            try engine.setParameter(s.name, s.from, ramp: 0)
+            try engine.setParameter(s.name, s.to, ramp: s.seconds)
+        }
+    }
+
+    /// The sound again when it is not playing (a one-shot that ended, or the first frame).
+    func retrigger(_ voice: Voice?, _ bank: SoundBank) throws -> Voice? {
+        if let voice, voice.isPlaying { return voice }
+        return try bank.play(sound) ?? voice
+    }
+
+    func live(_ sweeps: [Sweep], _ duration: Double) throws {
+        let engine: AudioEngine
+        do { engine = try AudioEngine() } catch { fail(error.cliDescription) }
+        defer { engine.shutdown() }
+        let loaded = load(engine)
+        do {
+            try start(sweeps, engine)
+            var voice: Voice?
+            try FrameLoop(engine: engine).runLive(seconds: duration) { _ in
+                voice = try retrigger(voice, loaded)
+                return true
+            }
+            voice?.stop(fade: 0.05)
+            usleep(80_000)
+        } catch let error as EarshotError {
+            fail(error.cliDescription)
+        } catch let error as BankError {
+            fail(error.description)
+        }
+        loaded.unload()
+    }
+
+    static func f(_ v: Double) -> String { v.rounded() == v && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v) }
+}

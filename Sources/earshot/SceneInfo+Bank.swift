@@ -1,0 +1,55 @@
+import Earshot
+import EarshotScenes
+import Foundation
+
+/// `earshot info BANK`: what a bank defines — its included files, clips, sounds, snapshots,
+/// buses, zones and music — as `earshot info SCENE` lists a scene's.
+extension SceneInfo {
+    static func printBank(path: String, json: Bool) throws {
+        let bank: SceneBank
+        switch SceneBank.check(path: path) {
+        case .success(let b): bank = b
+        case .failure(let problems):
+            for p in problems.problems.dropLast() { note("earshot: \(p.description)") }
+            fail(problems.first?.description ?? "\(path): invalid bank")
+        }
+        if json {
+            let object: [String: Any] = [
+                "file": bank.file, "name": bank.name, "kind": "bank", "includes": bank.includedFiles,
+                "clips": bank.clips.map(\.id), "music": bank.music.map(\.id), "zones": bank.zones.map(\.name),
+                "sounds": bank.sounds.map { s -> [String: Any] in
+                    var o: [String: Any] = ["id": s.id, "clips": s.clips, "select": s.select.rawValue, "gain": s.levelDB,
+                                            "gainDB": s.gainDB, "pitchCents": s.pitchCents, "cooldown": s.cooldown,
+                                            "bus": s.bus, "priority": Int(s.priority), "loop": s.loop]
+                    if let l = s.limit { o["limit"] = ["count": l.count, "steal": l.steal.rawValue] }
+                    return o
+                },
+                "snapshots": bank.snapshots.map { s -> [String: Any] in
+                    ["id": s.id, "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 })]
+                },
+                "buses": bank.buses.map { b -> [String: Any] in
+                    var o: [String: Any] = ["name": b.name, "ducks": b.ducks.map(\.target)]
+                    if let g = b.gainDB { o["gain"] = g }
+                    return o
+                },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            Swift.print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        Swift.print("bank:      \(bank.file)")
+        Swift.print("name:      \(bank.name)")
+        Swift.print("includes:  \(bank.includedFiles.count)\(bank.includedFiles.isEmpty ? "" : " (\(bank.includedFiles.joined(separator: ", ")))")")
+        Swift.print("clips:     \(bank.clips.count)\(bank.clips.isEmpty ? "" : " (\(bank.clips.map(\.id).joined(separator: ", ")))")")
+        Swift.print("sounds:    \(bank.sounds.count)")
+        for s in bank.sounds {
+            Swift.print("  \(s.id): \(describe(s))" + (s.levelDB != 0 ? ", level \(format(s.levelDB)) dB" : ""))
+        }
+        Swift.print("snapshots: \(bank.snapshots.count)")
+        for s in bank.snapshots { Swift.print("  \(s.id): \(describe(s))") }
+        Swift.print("buses:     \(bank.buses.count)")
+        for b in bank.buses { Swift.print("  \(b.name): \(describe(b))") }
+        Swift.print("zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")")
+        Swift.print("music:     \(bank.music.count)\(bank.music.isEmpty ? "" : " (\(bank.music.map(\.id).joined(separator: ", ")))")")
+    }
+}

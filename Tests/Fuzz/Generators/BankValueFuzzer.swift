@@ -1,0 +1,242 @@
+import Earshot
+import EarshotBanks
+import EarshotScenes
+import Foundation
+
+/// Bank fuzzing (issue 28): banks written from every bank key (Demos/Scenes/README.md, "Banks")
+/// with values at their ranges' edges, just inside and outside them, in random combinations and
+/// with `include:` graphs (chains, diamonds, now and then a cycle or a missing file); each
+/// validated as `earshot validate` does, loaded into a loopback engine when valid, every sound
+/// played and rendered — then one field edited and the bank reloaded, as a designer saving does.
+///
+/// A finding is a bank that validates but does not load; a valid edit that `reload()` refuses;
+/// an invalid edit `reload()` takes (or one that changes the bank); a render with a non-finite
+/// sample; or (by killing the process) a trap or signal. Invalid banks are an accepted outcome.
+///
+/// ```swift
+/// let report = BankValueFuzzer(assets: "Assets", seed: 1).run(cases: 50)
+/// print(report.summary)
+/// ```
+public struct BankValueFuzzer {
+    public var assets: String
+    public var seed: UInt64
+    /// The folder each case's files are written to (a tmpfs by default).
+    public var scratch: String = "/dev/shm"
+
+    public init(assets: String, seed: UInt64) {
+        self.assets = assets.hasPrefix("/") ? assets : FileManager.default.currentDirectoryPath + "/" + assets
+        self.seed = seed
+    }
+
+    public struct Report: Sendable {
+        public var cases = 0
+        public var valid = 0
+        public var loaded = 0
+        public var reloads = 0
+        public var refusedEdits = 0
+        public var findings: [String] = []
+        public var seconds = 0.0
+        public var summary: String {
+            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused) in "
+                + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
+        }
+    }
+
+    public func run(cases: Int, seconds: Double = .infinity, log: ((String) -> Void)? = nil) -> Report {
+        var report = Report()
+        let started = Date()
+        var g = SplitMix64(seed: seed)
+        let folder = "\(scratch)/earshot-bank-fuzz-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for i in 0..<cases {
+            if Date().timeIntervalSince(started) > seconds { break }
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            report.cases += 1
+            let files = bankFiles(&g)
+            for (name, text) in files { try? text.write(toFile: "\(folder)/\(name)", atomically: false, encoding: .utf8) }
+            let main = "\(folder)/main.yaml"
+            func dump() -> String { files.map { "--- \($0.0)\n\($0.1)" }.joined(separator: "\n") }
+            guard case .success(let definition) = SceneBank.check(path: main) else { continue }
+            report.valid += 1
+            guard let engine = try? AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) else { continue }
+            defer { engine.shutdown() }
+            let bank: SoundBank
+            do { bank = try SoundBank(path: main, engine: engine) } catch {
+                report.findings.append("case \(i): valid but not loaded: \(error)\n\(dump())")
+                continue
+            }
+            report.loaded += 1
+            playAll(bank, engine, definition.sounds.map(\.id), case: i, into: &report)
+            // One field edited, as a save does: the edit is valid or not; reload must agree.
+            let (file, edited) = edit(&g, files)
+            try? edited.write(toFile: "\(folder)/\(file)", atomically: false, encoding: .utf8)
+            let before = bank.soundNames
+            let expected = SceneBank.check(path: main)
+            report.reloads += 1
+            do {
+                _ = try bank.reload()
+                if case .success(let b) = expected {
+                    if bank.soundNames != b.sounds.map(\.id).sorted() {
+                        report.findings.append("case \(i): reloaded sounds \(bank.soundNames), the file has \(b.sounds.map(\.id).sorted())\n\(dump())")
+                    }
+                } else {
+                    report.findings.append("case \(i): an invalid edit of \(file) was taken\n\(edited)")
+                }
+            } catch {
+                report.refusedEdits += 1
+                if case .success = expected, case .invalid = error {
+                    report.findings.append("case \(i): a valid edit of \(file) refused: \(error)\n\(edited)")
+                }
+                if bank.soundNames != before { report.findings.append("case \(i): a refused edit changed the bank\n\(edited)") }
+            }
+            playAll(bank, engine, bank.soundNames, case: i, into: &report)
+            bank.unload()
+            if engine.stats.clips != 0 { report.findings.append("case \(i): \(engine.stats.clips) clips left after unload\n\(dump())") }
+            if let log, report.cases % 200 == 0 {
+                report.seconds = Date().timeIntervalSince(started)
+                log(report.summary)
+            }
+        }
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Plays each sound (positioned and not), renders 50 ms in game frames: every sample finite.
+    func playAll(_ bank: SoundBank, _ engine: AudioEngine, _ names: [String], case i: Int, into report: inout Report) {
+        for (k, name) in names.enumerated() {
+            let options = k % 2 == 0 ? SoundPlayOptions(position: Vector3(1, 0, -1)) : SoundPlayOptions(pan: -0.5)
+            do { _ = try bank.play(name, options: options) } catch {
+                report.findings.append("case \(i): play \(name): \(error)")
+            }
+        }
+        for _ in 0..<3 {
+            engine.update(deltaTime: 1.0 / 60)
+            guard let out = try? engine.render(frames: 800) else { continue }
+            if let bad = out.firstIndex(where: { !$0.isFinite }) { report.findings.append("case \(i): sample \(bad) is \(out[bad])") }
+        }
+    }
+
+    // MARK: Banks
+
+    typealias N = (ClosedRange<Double>, Bool) -> String
+
+    /// The files of one case: main.yaml and up to three included banks.
+    func bankFiles(_ g: inout SplitMix64) -> [(String, String)] {
+        let count = Int(g.next() % 4)
+        var files: [(String, String)] = []
+        for f in 0...count {
+            let name = f == 0 ? "main.yaml" : "b\(f).yaml"
+            var includes: [String] = []
+            for other in 1...max(1, count) where other > f && count > 0 && SceneValueFuzzer.chance(&g, 0.6) { includes.append("b\(other).yaml") }
+            if SceneValueFuzzer.chance(&g, 0.03) { includes.append("main.yaml") }   // a cycle (or an include of the includer)
+            if SceneValueFuzzer.chance(&g, 0.02) { includes.append("missing.yaml") }
+            files.append((name, bank(&g, prefix: f == 0 ? "m" : "b\(f)", includes: includes)))
+        }
+        return files
+    }
+
+    /// One bank: every key with some probability, ids prefixed by `prefix` (now and then not:
+    /// a duplicate across banks).
+    func bank(_ g: inout SplitMix64, prefix: String, includes: [String]) -> String {
+        let outside = SceneValueFuzzer.chance(&g, 0.2)
+        func n(_ r: ClosedRange<Double>, whole: Bool = false) -> String {
+            SceneValueFuzzer.number(&g, r, whole: whole, outside: outside && SceneValueFuzzer.chance(&g, 0.1))
+        }
+        func maybe(_ p: Double = 0.5) -> Bool { SceneValueFuzzer.chance(&g, p) }
+        let p = maybe(0.05) ? "x" : prefix
+        var y = ""
+        if maybe(0.3) { y += "name: \(prefix) bank\n" }
+        if !includes.isEmpty { y += "include: [\(includes.joined(separator: ", "))]\n" }
+        if maybe(0.2) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
+        if maybe(0.2) { y += "rolloff: \(n(0...100))\n" }
+        // Parameters (each bank its own name, now and then a shared one: a duplicate across banks).
+        let parameter = maybe(0.1) ? "rpm" : "\(p)rpm"
+        let hasParameter = maybe(0.5)
+        if hasParameter {
+            y += "parameters:\n  \(parameter): { range: [\(n(-100...0)), \(n(1...8_000))], default: \(n(0...1)), seek: \(n(0...10_000)) }\n"
+        }
+        func curve(_ property: ClosedRange<Double>) -> String {
+            let name = maybe(0.05) ? "undefined" : parameter
+            var x = -100.0
+            var points: [String] = []
+            for _ in 0..<(1 + Int(g.next() % 4)) {
+                points.append("[\(x), \(n(property))]")
+                x += maybe(0.05) ? 0 : 1 + g.nextUnit() * 3_000
+            }
+            return "{ parameter: \(name), curve: [\(points.joined(separator: ", "))]"
+                + (maybe(0.3) ? ", shape: \(SceneValueFuzzer.pick(&g, ["linear", "exponential", "sCurve"]))" : "") + " }"
+        }
+        if maybe(0.03) { y += SceneValueFuzzer.pick(&g, ["duration: 1\n", "events: []\n", "listener: { position: [0, 0, 0] }\n"]) }
+        let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
+        y += "clips:\n"
+        for (i, f) in clipFiles.enumerated() where maybe(0.6) || i == 0 { y += "  \(p)c\(i): \(assets)/\(f)\n" }
+        if maybe(0.4) {
+            y += "buses:\n  \(p)bus: { gain: \(hasParameter && maybe(0.4) ? curve(-144...24) : n(-120...24)) }\n"
+            if maybe(0.5) { y += "  \(p)duck: { ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n" }
+        }
+        y += "sounds:\n"
+        for s in 0..<(1 + Int(g.next() % 3)) {
+            let select = SceneValueFuzzer.pick(&g, ["random", "shuffle", "sequence"])
+            var m = "clips: [\(p)c0]"
+            if maybe(0.5) { m += ", select: \(select)" }
+            if maybe(0.4) { m += ", gain: \(maybe() ? n(-120...24) : "{ db: \(n(0...48)) }")" }
+            if maybe(0.3) { m += ", pitch: { cents: \(n(0...2_400)) }" }
+            if maybe(0.3) { m += ", limit: { count: \(n(1...1_024, whole: true)), steal: \(SceneValueFuzzer.pick(&g, ["oldest", "quietest", "refuse", "virtual"])) }" }
+            if maybe(0.3) { m += ", cooldown: \(n(0...3_600))" }
+            if maybe(0.3) { m += ", bus: \(SceneValueFuzzer.pick(&g, ["sfx", "ui", "music", "\(p)bus", "nobus"]))" }
+            if maybe(0.3) { m += ", priority: \(n(0...255, whole: true))" }
+            if maybe(0.3) { m += ", loop: \(SceneValueFuzzer.pick(&g, ["true", "false"]))" }
+            y += "  \(p)s\(s): { \(m) }\n"
+        }
+        if hasParameter || maybe(0.05) {
+            // A layered sound: layers' gain and pitch as numbers or curves, the sound's pitch curve.
+            var layers: [String] = []
+            for _ in 0..<(1 + Int(g.next() % 3)) {
+                var l = "clip: \(p)c0"
+                if maybe(0.6) { l += ", gain: \(maybe() ? curve(-144...24) : n(-120...24))" }
+                if maybe(0.3) { l += ", pitch: \(maybe() ? curve(1.0 / 64...64) : n(1.0 / 64...64))" }
+                if maybe(0.2) { l += ", lowPass: \(curve(0...1))" }
+                layers.append("{ \(l) }")
+            }
+            y += "  \(p)layered: { loop: true, layers: [\(layers.joined(separator: ", "))]"
+                + (maybe(0.4) ? ", pitch: \(curve(1.0 / 64...64))" : "") + (maybe(0.3) ? ", gain: \(n(-120...24))" : "") + " }\n"
+        }
+        if maybe(0.4) {
+            y += "snapshots:\n  \(p)snap: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"
+        }
+        if maybe(0.3) {
+            y += "zones:\n  \(p)z: { reverb: \(SceneValueFuzzer.pick(&g, ReverbProperties.presetNames)), "
+                + "box: { center: \(SceneValueFuzzer.vector(&g, 10)), size: [\(n(0.01...100)), \(n(0.01...100)), \(n(0.01...100))] }, fade: \(n(0...100)) }\n"
+        }
+        if maybe(0.2) {
+            y += "music:\n  \(p)m: { file: \(assets)/Music/\(SceneValueFuzzer.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)) }\n"
+        }
+        return y
+    }
+
+    /// One field of one file changed: a number replaced by another drawn for its range (or any
+    /// value), a line dropped, or a sound added.
+    func edit(_ g: inout SplitMix64, _ files: [(String, String)]) -> (String, String) {
+        let (name, text) = files[Int(g.next() % UInt64(files.count))]
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let i = Int(g.next() % UInt64(max(lines.count, 1)))
+        switch g.next() % 4 {
+        case 0:
+            if lines.indices.contains(i), lines.count > 2 { lines.remove(at: i) }
+        case 1:
+            lines.append("  added\(g.next() % 100): { clips: [\(name == "main.yaml" ? "m" : name.replacingOccurrences(of: ".yaml", with: ""))c0] }")
+        default:
+            guard lines.indices.contains(i) else { break }
+            // Each number in the line may become another.
+            let parts = lines[i].split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+                let trimmed = word.trimmingCharacters(in: CharacterSet(charactersIn: ",}]"))
+                guard Double(trimmed) != nil, SceneValueFuzzer.chance(&g, 0.5) else { return String(word) }
+                let replacement = SceneValueFuzzer.number(&g, -200...200, outside: true)
+                return String(word).replacingOccurrences(of: trimmed, with: replacement)
+            }
+            lines[i] = parts.joined(separator: " ")
+        }
+        return (name, lines.joined(separator: "\n"))
+    }
+}
