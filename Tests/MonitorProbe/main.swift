@@ -5,7 +5,8 @@
 //   MonitorProbe voices SECONDS   a loopback engine (Configuration.monitor) plays a known set of
 //       voices — tone on sfx at −6 dB (3 m right), tone on sfx at −12 dB (left), tone on ui at
 //       0 dB, tone on voice at −3.5 dB (paused) — and a sound (blip.wav, 50 ms) played once
-//       before and refused by its cooldown when the first monitor client connects; prints
+//       before and refused by its cooldown when the first monitor client connects, and a game
+//       parameter, speed = 3.5; prints
 //       "ready PID PATH", then one line "voice ID BUS GAINDB STATE" per voice as the engine
 //       reports them, then "listed", and drives 60 frames a second (update + render) until
 //       SECONDS have passed or its stdin closes.
@@ -42,6 +43,9 @@ var cooldown = SoundDefinition(clips: [blip])
 cooldown.cooldown = 60
 let sound = try engine.makeSound(cooldown)
 _ = try engine.play(sound, options: .init(pan: 0, bus: .sfx))   // plays (a one-shot of 1 s)
+// A game parameter at 3.5 of 0…10.
+try engine.defineParameter(ParameterDefinition(name: "speed", range: 0...10))
+try engine.setParameter("speed", 3.5, ramp: 0)
 for _ in 0..<6 {   // 0.1 s: the blip ends
     engine.update(deltaTime: 1.0 / 60)
     _ = try engine.render(frames: 800)

@@ -32,6 +32,8 @@ struct MonitorCapture {
     var buses: [MonitorFrame.BusRow] = []
     var snapshots: [MonitorFrame.SnapshotRow] = []
     var zones: [MonitorFrame.ZoneRow] = []
+    /// Game parameters' global values (at most 256), in definition order.
+    var parameters: [MonitorFrame.ParameterRow] = []
 
     mutating func reset() {
         voices.removeAll(keepingCapacity: true)
@@ -40,6 +42,7 @@ struct MonitorCapture {
         buses.removeAll(keepingCapacity: true)
         snapshots.removeAll(keepingCapacity: true)
         zones.removeAll(keepingCapacity: true)
+        parameters.removeAll(keepingCapacity: true)
     }
 }
 
@@ -91,6 +94,9 @@ extension EngineCore {
         }
         for s in mixer.snapshots {
             capture.snapshots.append(.init(name: s.snapshot.name, intensity: Double(s.weight.value), ending: s.ending))
+        }
+        for (i, d) in parameters.definitions.prefix(256).enumerated() where i < parameters.global.count {
+            capture.parameters.append(.init(name: d.name, value: parameters.global[i].current))
         }
         let zones = environment.reverbZones
         if !zones.isEmpty {

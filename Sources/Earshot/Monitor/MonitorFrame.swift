@@ -23,7 +23,8 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
     public var buses: [BusRow]
     /// The active snapshots, in begin order.
     public var snapshots: [SnapshotRow]
-    /// Game parameters (designer banks). Present when the engine has them.
+    /// Game parameters' global values (``AudioEngine/parameter(_:)``), in definition order, at
+    /// most 256. Present when the game has defined some.
     public var parameters: [ParameterRow]?
     public var music: Music
     /// Reverb zones heard from the listener's place now.

@@ -328,7 +328,7 @@ final class MonitorSubsystem: EngineSubsystem {
             limiter: x.limiter, deviceLost: c.deviceLost)
         return MonitorFrame(seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,
                             voicesOmitted: max(0, c.liveVoices - voices.count), buses: c.buses, snapshots: c.snapshots,
-                            parameters: nil, music: .init(tracks: x.tracks, state: nil), zones: c.zones,
+                            parameters: c.parameters.isEmpty ? nil : c.parameters, music: .init(tracks: x.tracks, state: nil), zones: c.zones,
                             session: x.session, events: named, eventsDropped: dropped)
     }
 
