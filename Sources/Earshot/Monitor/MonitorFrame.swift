@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// func loudest(_ frame: MonitorFrame) -> String? {
-///     frame.voices.max { $0.audibility < $1.audibility }?.name
+///     frame.voices.max { $0.audibilityDB < $1.audibilityDB }?.name
 /// }
 /// ```
 public struct MonitorFrame: Codable, Sendable, Equatable {
