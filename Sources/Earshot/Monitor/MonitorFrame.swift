@@ -50,6 +50,9 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         public var renderMs: Double?
         /// Game frames since the previous monitor frame.
         public var updates: Int
+        /// CPU milliseconds the monitor took on the game's thread to copy this frame's state
+        /// (included in ``updateMs`` of the frame it was taken in; none in the others).
+        public var monitorMs: Double
         public var realVoices: Int
         public var virtualVoices: Int
         /// Sources of the voice pool not holding a voice.

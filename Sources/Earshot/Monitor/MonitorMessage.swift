@@ -90,7 +90,7 @@ public enum MonitorProtocol {
     /// The most events one frame carries (older ones are counted in ``MonitorFrame/eventsDropped``).
     public static let maxEvents = 1_024
     /// Frames per second a server sends by default (1…60; a client asks for another with `rate`).
-    public static let defaultRate = 20.0
+    public static let defaultRate = 10.0
     /// The silence floor of every dB value: −∞ (a gain of 0, nothing heard) is written as this.
     public static let silenceDecibels = -144.0
 }

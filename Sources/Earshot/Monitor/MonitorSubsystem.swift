@@ -56,6 +56,7 @@ final class MonitorSubsystem: EngineSubsystem {
         var updateMs = 0.0
         var renderMs: Double?
         var updates = 0
+        var monitorMs = 0.0
         var tracks: [MonitorFrame.TrackRow] = []
         var session: MonitorFrame.Session?
         var limiter = MonitorFrame.Limiter(limitedFrames: 0, deepestDB: 0, active: false)
@@ -176,6 +177,7 @@ final class MonitorSubsystem: EngineSubsystem {
     // MARK: Capturing
 
     private func capture(_ engine: AudioEngine) {
+        let cpu0 = Clocks.threadCPU()
         var capture = outbox.withLock { o -> MonitorCapture in
             defer { o.spare = nil }
             return o.spare ?? MonitorCapture()
@@ -192,6 +194,7 @@ final class MonitorSubsystem: EngineSubsystem {
                                  interrupted: s.isInterrupted, duckDB: MonitorNames.decibels(s.musicDuckGain))
         }
         let (limited, deepest) = engine.limiter.withLock { ($0.limitedFrames, $0.deepestReductionDecibels) }
+        let monitorMs = (Clocks.threadCPU() - cpu0) * 1000
         var sessionEdges: [String] = []
         let extras = game.withLock { g -> Extras in
             defer {
@@ -205,7 +208,7 @@ final class MonitorSubsystem: EngineSubsystem {
                 if s.category != before.category { sessionEdges.append("category \(s.category)") }
             }
             return Extras(output: output, updateMs: g.updateMs, renderMs: engine.isLoopback ? g.renderMs : nil, updates: g.updates,
-                          tracks: tracks, session: session,
+                          monitorMs: monitorMs, tracks: tracks, session: session,
                           limiter: .init(limitedFrames: limited, deepestDB: Double(deepest), active: limited > g.lastLimitedFrames))
         }
         let time = capture.audioTime
@@ -323,7 +326,7 @@ final class MonitorSubsystem: EngineSubsystem {
         }
         let engine = MonitorFrame.Engine(
             output: x.output, sampleRate: c.sampleRate, audioTime: c.audioTime, updateMs: x.updateMs, renderMs: x.renderMs,
-            updates: x.updates, realVoices: c.realVoices, virtualVoices: c.liveVoices - c.realVoices,
+            updates: x.updates, monitorMs: x.monitorMs, realVoices: c.realVoices, virtualVoices: c.liveVoices - c.realVoices,
             freeSources: c.freeSources, voiceSources: c.voiceSources, steals: c.steals, refusals: c.refusals,
             limiter: x.limiter, deviceLost: c.deviceLost)
         return MonitorFrame(seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,

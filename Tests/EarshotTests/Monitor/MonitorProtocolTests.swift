@@ -36,7 +36,7 @@ final class MonitorProtocolTests: XCTestCase {
                                  sampleRate: 48_000, loopback: true, rate: 20)
         let frame = MonitorFrame(
             seq: 3, time: 1.5,
-            engine: .init(output: "Loopback", sampleRate: 48_000, audioTime: 2, updateMs: 0.1, renderMs: nil, updates: 3,
+            engine: .init(output: "Loopback", sampleRate: 48_000, audioTime: 2, updateMs: 0.1, renderMs: nil, updates: 3, monitorMs: 0.02,
                           realVoices: 1, virtualVoices: 0, freeSources: 254, voiceSources: 255, steals: 0, refusals: 1,
                           limiter: .init(limitedFrames: 0, deepestDB: 0, active: false), deviceLost: false),
             voices: [.init(id: "0.1", name: "step", clip: "step.wav", sound: "step", bus: "sfx", state: "real", gainDB: -6,
