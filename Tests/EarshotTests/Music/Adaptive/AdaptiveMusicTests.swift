@@ -1,0 +1,185 @@
+@testable import Earshot
+import Foundation
+import XCTest
+
+/// Music sets measured on the loopback output (issue 29): a change lands on the frame of the
+/// playing segment's bar or beat, the old state falls by the fade's curve, a stinger starts on the
+/// next beat, a second request replaces a pending one, and a bridge plays between. Each state is a
+/// sox tone of its own frequency, so the output tells them apart.
+final class AdaptiveMusicTests: XCTestCase {
+    static let rate = 48_000
+    let tempo = Tempo(bpm: 120, beatsPerBar: 4)
+
+    /// explore 500 Hz, combat 1 kHz, victory 1.5 kHz (8 s each: four bars at 120 bpm), a 2 kHz
+    /// stinger of 0.3 s and a 0.5 s bridge at 3 kHz.
+    struct Files {
+        let fixtures: MusicFixtures
+        let explore, combat, victory, stinger, bridge: String
+        init() throws {
+            fixtures = try MusicFixtures()
+            explore = try fixtures.sineWAV("explore.wav", frequency: 500, seconds: 8)
+            combat = try fixtures.sineWAV("combat.wav", frequency: 1_000, seconds: 8)
+            victory = try fixtures.sineWAV("victory.wav", frequency: 1_500, seconds: 8)
+            stinger = try fixtures.sineWAV("stinger.wav", frequency: 2_000, seconds: 0.3)
+            bridge = try fixtures.sineWAV("bridge.wav", frequency: 3_000, seconds: 0.5)
+        }
+    }
+
+    func definition(_ f: Files, _ rules: [MusicTransition]) -> MusicSetDefinition {
+        MusicSetDefinition(name: "level", states: [
+            .init(name: "explore", content: .track(.init(path: f.explore, tempo: tempo))),
+            .init(name: "combat", content: .track(.init(path: f.combat, tempo: tempo))),
+            .init(name: "victory", content: .track(.init(path: f.victory, tempo: tempo))),
+        ], transitions: rules, stingers: ["hit": .init(path: f.stinger)], bridges: ["bridge": .init(path: f.bridge)])
+    }
+
+    /// What a file sounds like played alone from t = 0 (the left channel), `seconds` of it.
+    func reference(_ path: String, seconds: Double) throws -> [Float] {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        try engine.loadMusic(path: path).play()
+        return MusicRender.left(try MusicRender.render(engine, seconds: seconds))
+    }
+
+    /// The amplitude of the `frequency` component of `x[range]` (a whole number of periods).
+    static func amplitude(_ x: [Float], _ frequency: Double, _ range: Range<Int>) -> Double {
+        var s = 0.0, c = 0.0
+        for i in range {
+            let w = 2 * Double.pi * frequency * Double(i) / Double(rate)
+            s += Double(x[i]) * sin(w)
+            c += Double(x[i]) * cos(w)
+        }
+        return 2 * (s * s + c * c).squareRoot() / Double(range.count)
+    }
+
+    /// Renders `seconds` from t = 0 with `explore` playing, asking for `state` at `askAt`.
+    func change(to state: String, rule: MusicTransition, askAt: Double, seconds: Double, block: Int = 480,
+                _ f: Files) throws -> (out: [Float], begins: Double, set: MusicSet, engine: AudioEngine) {
+        let engine = try TestSignals.loopbackEngine()
+        addTeardownBlock { engine.shutdown() }
+        let set = try engine.makeMusicSet(definition(f, [rule]))
+        try set.play(state: "explore", at: 0)
+        var out = try MusicRender.render(engine, seconds: askAt, block: block)
+        let begins = try set.setState(state)
+        XCTAssertEqual(set.pendingState?.state, state)
+        out += try MusicRender.render(engine, frames: Int(seconds * 48_000) - out.count / 2, block: block)
+        return (MusicRender.left(out), begins, set, engine)
+    }
+
+    func testNextBarBeginsOnTheBarLineToTheFrame() throws {
+        let f = try Files()
+        let explore = try reference(f.explore, seconds: 4.1)
+        let combat = try reference(f.combat, seconds: 0.2)
+        for block in [480, 37] {
+            let r = try change(to: "combat", rule: .init(from: "explore", to: "combat", at: .nextBar), askAt: 2.7,
+                               seconds: 4.2, block: block, f)
+            XCTAssertEqual(r.begins, 4.0, accuracy: 1e-9, "the next bar line after 2.7 s at 120 bpm")
+            let bar = 192_000
+            // Explore up to the frame before 4.000 s, combat's own samples from it on.
+            for i in (bar - 4_800)..<bar { XCTAssertEqual(r.out[i], explore[i], accuracy: 1e-6, "explore at frame \(i) (\(block))") }
+            for i in 0..<4_800 { XCTAssertEqual(r.out[bar + i], combat[i], accuracy: 1e-6, "combat's frame \(i) at \(bar + i) (\(block))") }
+            XCTAssertEqual(r.set.currentState, "combat")
+        }
+    }
+
+    func testNextBeatBeginsOnTheBeat() throws {
+        let f = try Files()
+        let combat = try reference(f.combat, seconds: 0.2)
+        let r = try change(to: "combat", rule: .init(to: "combat", at: .nextBeat), askAt: 2.7, seconds: 3.2, f)
+        XCTAssertEqual(r.begins, 3.0, accuracy: 1e-9)
+        for i in 0..<4_800 { XCTAssertEqual(r.out[144_000 + i], combat[i], accuracy: 1e-6, "combat's frame \(i)") }
+        // Nothing of combat before 3.000 s: the 1 kHz component is absent in the last 10 ms before it.
+        XCTAssertLessThan(Self.amplitude(r.out, 1_000, 143_520..<144_000), 1e-4)
+    }
+
+    func testEqualPowerFadeIsThreeDecibelsDownAtItsMiddle() throws {
+        let f = try Files()
+        let r = try change(to: "combat", rule: .init(to: "combat", at: .nextBar, fade: 0.5, curve: .equalPower),
+                           askAt: 2.7, seconds: 4.8, f)
+        let before = Self.amplitude(r.out, 500, 187_200..<187_680)        // 3.90 s
+        let middle = Self.amplitude(r.out, 500, 204_000..<204_480)        // 4.25 s
+        let after = Self.amplitude(r.out, 500, 220_800..<221_280)         // 4.60 s
+        let drop = TestSignals.dB(middle / before)
+        print("equal-power fade: explore \(String(format: "%.2f", drop)) dB at the middle")
+        XCTAssertEqual(drop, -3.01, accuracy: 0.5)
+        XCTAssertLessThan(after / before, 1e-3, "gone after the fade")
+        // Combat is at full level from the bar line on.
+        XCTAssertEqual(Self.amplitude(r.out, 1_000, 192_480..<192_960) / before, 1, accuracy: 0.02)
+        XCTAssertEqual(r.set.tracks.filter(\.isPlaying).count, 1, "explore stopped after its fade")
+    }
+
+    func testStingerStartsOnTheNextBeat() throws {
+        let f = try Files()
+        let stinger = try reference(f.stinger, seconds: 0.2)
+        func run(_ withStinger: Bool) throws -> ([Float], Double?) {
+            let engine = try TestSignals.loopbackEngine()
+            defer { engine.shutdown() }
+            let set = try engine.makeMusicSet(definition(f, []))
+            try set.play(state: "explore", at: 0)
+            var out = try MusicRender.render(engine, seconds: 5.1)
+            let at = withStinger ? try set.playStinger("hit") : nil
+            out += try MusicRender.render(engine, seconds: 0.6)
+            return (MusicRender.left(out), at)
+        }
+        let (plain, _) = try run(false)
+        let (with, at) = try run(true)
+        XCTAssertEqual(at ?? 0, 5.5, accuracy: 1e-9)
+        let diff = zip(with, plain).map { $0 - $1 }
+        XCTAssertLessThan(diff[0..<264_000].map(abs).max() ?? 1, 1e-6, "nothing before 5.5 s")
+        for i in 0..<4_800 { XCTAssertEqual(diff[264_000 + i], stinger[i], accuracy: 1e-5, "the stinger's frame \(i)") }
+    }
+
+    func testSecondRequestReplacesThePendingOne() throws {
+        let f = try Files()
+        let victory = try reference(f.victory, seconds: 0.2)
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let set = try engine.makeMusicSet(definition(f, [.init(to: "combat", at: .nextBar), .init(to: "victory", at: .nextBeat)]))
+        try set.play(state: "explore", at: 0)
+        var out = try MusicRender.render(engine, seconds: 2.7)
+        XCTAssertEqual(try set.setState("combat"), 4.0, accuracy: 1e-9)
+        out += try MusicRender.render(engine, seconds: 0.5)
+        XCTAssertEqual(try set.setState("victory"), 3.5, accuracy: 1e-9, "from explore, by victory's rule")
+        out += try MusicRender.render(engine, seconds: 1.3)
+        let left = MusicRender.left(out)
+        XCTAssertLessThan(Self.amplitude(left, 1_000, 0..<216_000), 1e-4, "combat is never heard")
+        for i in 0..<4_800 { XCTAssertEqual(left[168_000 + i], victory[i], accuracy: 1e-6, "victory's frame \(i)") }
+        XCTAssertLessThan(Self.amplitude(left, 500, 168_480..<168_960), 1e-4, "explore stopped at 3.5 s")
+        XCTAssertEqual(set.currentState, "victory")
+        XCTAssertEqual(set.changes.map(\.state), ["explore", "victory"])
+    }
+
+    func testBridgePlaysBetweenTheStates() throws {
+        let f = try Files()
+        let bridge = try reference(f.bridge, seconds: 0.2)
+        let combat = try reference(f.combat, seconds: 0.2)
+        let r = try change(to: "combat", rule: .init(to: "combat", at: .nextBar, via: "bridge"), askAt: 2.7, seconds: 4.8, f)
+        XCTAssertEqual(r.begins, 4.5, accuracy: 1e-9, "the bar line plus the 0.5 s bridge")
+        for i in 0..<4_800 { XCTAssertEqual(r.out[192_000 + i], bridge[i], accuracy: 1e-6, "the bridge's frame \(i)") }
+        for i in 0..<4_800 { XCTAssertEqual(r.out[216_000 + i], combat[i], accuracy: 1e-6, "combat's frame \(i)") }
+    }
+
+    func testBadDefinitionsAndNamesThrow() throws {
+        let f = try Files()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        var d = definition(f, [.init(from: "explore", to: "nowhere")])
+        XCTAssertThrowsError(try engine.makeMusicSet(d))
+        d = definition(f, [.init(to: "combat", stinger: "nope")])
+        XCTAssertThrowsError(try engine.makeMusicSet(d))
+        d = definition(f, [.init(to: "combat", fade: .nan)])
+        XCTAssertThrowsError(try engine.makeMusicSet(d))
+        d = definition(f, [])
+        d.states.append(.init(name: "explore", content: .track(.init(path: f.explore))))
+        XCTAssertThrowsError(try engine.makeMusicSet(d), "two states named explore")
+        d = definition(f, [])
+        d.states[0].content = .track(.init(path: f.explore, entry: "nowhere"))
+        XCTAssertThrowsError(try engine.makeMusicSet(d), "an entry naming no cue")
+        let set = try engine.makeMusicSet(definition(f, []))
+        XCTAssertThrowsError(try set.setState("nowhere"))
+        XCTAssertThrowsError(try set.playStinger("nowhere"))
+        XCTAssertThrowsError(try set.setLayerGain(1, layer: "drums"))
+        engine.shutdown()
+        XCTAssertThrowsError(try set.setState("combat")) { XCTAssertEqual($0 as? EarshotError, .engineShutDown) }
+    }
+}
