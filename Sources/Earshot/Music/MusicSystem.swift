@@ -87,6 +87,9 @@ final class MusicSystem: @unchecked Sendable {
     /// Those no track holds.
     var freeSources: [ALuint] = []
     let stopThread = Atomic<Bool>(false)
+    /// The engine's music sets (``MusicSet``), held weakly, ticked before each loopback render and
+    /// after each game frame (``tickSets(engine:)``). Their own lock, taken before any set's.
+    let adaptiveSets = Locked<[WeakMusicSet]>([])
 
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
     /// provoke an underrun).

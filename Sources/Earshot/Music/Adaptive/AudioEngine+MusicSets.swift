@@ -83,7 +83,9 @@ extension AudioEngine {
         var inner = MusicSet.Inner(parts: parts, layered: layered, stingers: stingers, bridges: bridges,
                                    margin: isLoopback ? 0 : MusicSet.minimumLiveLead)
         inner.layerGains = gains
-        return MusicSet(engine: self, definition: definition, inner: inner)
+        let set = MusicSet(engine: self, definition: definition, inner: inner)
+        musicSystem.register(set)
+        return set
     }
 }
 

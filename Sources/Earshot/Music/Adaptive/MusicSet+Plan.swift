@@ -63,6 +63,8 @@ extension MusicSet {
         var layerGains: [String: Float] = [:]
         var paused = false
         var deferred: String?
+        /// A change put aside while the bus held the music (``MusicSet/tick()``).
+        var heldDeferred: String?
         var history: [Change] = []
         /// Live: how long before its boundary a change is settled (its starts set up).
         var margin: Double

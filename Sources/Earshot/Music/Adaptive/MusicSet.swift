@@ -96,6 +96,7 @@ public final class MusicSet: @unchecked Sendable {
         try lock.withLock { (inner: inout Inner) throws(EarshotError) in
             guard let parts = inner.parts[name] else { throw .invalidArgument(Inner.unknown(name, in: self)) }
             inner.cancelPending(system: system, engine: engine)
+            inner.heldDeferred = nil
             for list in inner.parts.values { for p in list { p.track.stop() } }
             for p in inner.stingers.values { p.track.stop() }
             for p in inner.bridges.values { p.track.stop() }
@@ -141,6 +142,7 @@ public final class MusicSet: @unchecked Sendable {
         }
         return try lock.withLock { (inner: inout Inner) throws(EarshotError) -> Double in
             inner.cancelPending(system: system, engine: engine)
+            inner.heldDeferred = nil
             guard let from = inner.current, from != state else { return now }
             let rule = definition.rule(from: from, to: state) ?? MusicTransition(from: from, to: state, at: .immediate)
             return try inner.change(from: from, to: state, rule: rule, definition: definition, system: system, engine: engine)
@@ -285,6 +287,36 @@ public final class MusicSet: @unchecked Sendable {
             }
             inner.current = nil
             inner.paused = false
+            inner.heldDeferred = nil
+            inner.deferred = nil
+        }
+    }
+
+    /// Called by the music system before each loopback render and after each game frame: a
+    /// change pending while the bus holds the set's music (paused by the game, an interruption)
+    /// is put aside — its boundary was planned on the audio clock, which runs on while the music
+    /// stands — and asked for again from where the music is when the hold ends.
+    func tick() {
+        guard let engine else { return }
+        let system = self.system
+        let replan = lock.withLock { inner -> String? in
+            guard !inner.paused else { return nil }
+            if let p = inner.pending {
+                if p.old.contains(where: { system.isHeldByBus($0.track.stream) }) {
+                    inner.heldDeferred = p.to
+                    inner.cancelPending(system: system, engine: engine)
+                }
+                return nil
+            }
+            guard let again = inner.heldDeferred else { return nil }
+            if let current = inner.current, inner.parts[current]?.contains(where: { system.isHeldByBus($0.track.stream) }) == true {
+                return nil
+            }
+            inner.heldDeferred = nil
+            return again
+        }
+        if let replan {
+            do throws(EarshotError) { try setState(replan) } catch { engine.logger.warning("music set \(name): \(replan) could not be planned again after a hold: \(error)") }
         }
     }
 

@@ -176,3 +176,31 @@ extension MusicSystem {
         }
     }
 }
+
+/// A music set the music system ticks, held weakly.
+struct WeakMusicSet {
+    weak var set: MusicSet?
+}
+
+extension MusicSystem {
+    /// Ticks every music set of the engine (no lock held): a change pending while the set's
+    /// music is held by its bus (paused, an interruption) is put aside, and planned again from
+    /// where the music is once the hold ends. Allocates nothing when no set has work.
+    func tickSets(engine: AudioEngine) {
+        let sets = adaptiveSets.withLock { list -> [WeakMusicSet] in
+            guard !list.isEmpty else { return [] }
+            if list.contains(where: { $0.set == nil }) { list.removeAll { $0.set == nil } }
+            return list
+        }
+        for s in sets { s.set?.tick() }
+    }
+
+    func register(_ set: MusicSet) {
+        adaptiveSets.withLock { $0.append(WeakMusicSet(set: set)) }
+    }
+
+    /// Whether `s` is paused by a hold of its bus (not by the game's own pause).
+    func isHeldByBus(_ s: TrackStream) -> Bool {
+        withMusicLock { _ in s.state == .paused && (s.heldBySession || isHeld(s)) }
+    }
+}

@@ -183,3 +183,79 @@ final class AdaptiveMusicTests: XCTestCase {
         XCTAssertThrowsError(try set.setState("combat")) { XCTAssertEqual($0 as? EarshotError, .engineShutDown) }
     }
 }
+
+extension AdaptiveMusicTests {
+    /// The music bus paused while a change is pending: the change is planned again from where
+    /// explore is when the pause ends. Asked at 2.7 s for the bar at 4.0 s, paused from 3.0 to
+    /// 4.0 s: explore's next bar line is then heard at 5.0 s, and combat begins there.
+    func testABusPauseWhileAChangeIsPendingMovesItToTheBarHeardAfter() throws {
+        let f = try Files()
+        let combat = try reference(f.combat, seconds: 0.2)
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let set = try engine.makeMusicSet(definition(f, [.init(to: "combat", at: .nextBar)]))
+        try set.play(state: "explore", at: 0)
+        var out = try MusicRender.render(engine, seconds: 2.7)
+        XCTAssertEqual(try set.setState("combat"), 4.0, accuracy: 1e-9)
+        out += try MusicRender.render(engine, seconds: 0.3)
+        try engine.setPaused(true, for: .music)
+        out += try MusicRender.render(engine, seconds: 1.0)
+        try engine.setPaused(false, for: .music)
+        out += try MusicRender.render(engine, seconds: 1.2)
+        let left = MusicRender.left(out)
+        XCTAssertEqual(set.pendingState?.state, nil)
+        XCTAssertEqual(set.changes.last?.audioTime ?? 0, 5.0, accuracy: 1e-9)
+        XCTAssertLessThan(Self.amplitude(left, 1_000, 0..<240_000), 1e-4, "no combat before 5.0 s")
+        XCTAssertGreaterThan(Self.amplitude(left, 500, 196_800..<197_280), 0.1, "explore again after the pause")
+        for i in 0..<4_800 { XCTAssertEqual(left[240_000 + i], combat[i], accuracy: 1e-6, "combat's frame \(i)") }
+    }
+
+    /// A state of two segments: the intro plays once, the loop follows it gaplessly and loops;
+    /// a nextBar change asked during the intro lands on the intro's bar.
+    func testSegmentsPlayInOrderAndTheLastLoops() throws {
+        let f = try Files()
+        let intro = try f.fixtures.sineWAV("intro.wav", frequency: 2_500, seconds: 3)
+        let loop = try reference(f.explore, seconds: 0.2)
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        var d = definition(f, [.init(to: "combat", at: .nextBar)])
+        d.states[0].content = .segments([.init(path: intro, tempo: tempo), .init(path: f.explore, tempo: tempo)])
+        let set = try engine.makeMusicSet(d)
+        try set.play(state: "explore", at: 0)
+        let left = MusicRender.left(try MusicRender.render(engine, seconds: 3.2))
+        for i in 0..<4_800 { XCTAssertEqual(left[144_000 + i], loop[i], accuracy: 1e-6, "the loop's frame \(i) right after the 3 s intro") }
+        XCTAssertLessThan(Self.amplitude(left, 2_500, 144_480..<144_960), 1e-4, "the intro is over")
+        // A change asked in the loop now lands on the loop's grid: 3.2 s → its bar at 5.0 s.
+        XCTAssertEqual(try set.setState("combat"), 5.0, accuracy: 1e-9)
+
+        let engine2 = try TestSignals.loopbackEngine()
+        defer { engine2.shutdown() }
+        let set2 = try engine2.makeMusicSet(d)
+        try set2.play(state: "explore", at: 0)
+        _ = try MusicRender.render(engine2, seconds: 0.7)
+        XCTAssertEqual(try set2.setState("combat"), 2.0, accuracy: 1e-9, "the intro's bar")
+        let out = MusicRender.left(try MusicRender.render(engine2, seconds: 3.0))
+        XCTAssertLessThan(Self.amplitude(out, 500, 0..<out.count - out.count % 480), 1e-4, "the loop never starts")
+    }
+
+    /// Cues listed on a segment: nextCue lands on the next one; the entry cue is where a state
+    /// starts; an `end` change leaves at the exit cue.
+    func testCuesEntryAndExit() throws {
+        let f = try Files()
+        let combat = try reference(f.combat, seconds: 2.2)
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        var d = definition(f, [.init(to: "combat", at: .nextCue), .init(to: "victory", at: .end)])
+        d.states[0].content = .track(.init(path: f.explore, tempo: tempo, cues: ["drop": 1.25, "out": 3.0], exit: "out"))
+        d.states[1].content = .track(.init(path: f.combat, tempo: tempo, cues: ["in": 2.0, "late": 6.5], entry: "in", exit: "late"))
+        let set = try engine.makeMusicSet(d)
+        try set.play(state: "explore", at: 0)
+        var out = try MusicRender.render(engine, seconds: 1.0)
+        XCTAssertEqual(try set.setState("combat"), 1.25, accuracy: 1e-9, "the drop cue")
+        out += try MusicRender.render(engine, seconds: 0.5)
+        let left = MusicRender.left(out)
+        for i in 0..<4_800 { XCTAssertEqual(left[60_000 + i], combat[96_000 + i], accuracy: 1e-6, "combat from its entry cue at 2.0 s") }
+        // Combat is at 2.25 s of its file at 1.5 s; its exit cue (6.5 s) is heard at 5.75 s.
+        XCTAssertEqual(try set.setState("victory"), 5.75, accuracy: 1e-9)
+    }
+}
