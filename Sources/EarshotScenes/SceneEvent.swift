@@ -107,17 +107,22 @@ public struct SceneFollowUp: Sendable, Equatable {
     }
 }
 
-/// When an event runs relative to another (`{ after: line1, delay: 0.5, play: reply }`): once the
-/// voice of the `play` event named `voice` (its `name:`) ends — finished, stopped, stolen or
-/// refused — plus `delay` seconds.
+/// When an event runs relative to another: once the voice of the `play` event named `voice` (its
+/// `name:`) ends — finished, stopped, stolen or refused — plus `delay` seconds
+/// (`{ after: line1, delay: 0.5, play: reply }`); or, with a `marker`, each time that voice passes
+/// its clip's marker of that name, plus `delay` (`{ at: { marker: line1.hit }, play: boom }`).
 public struct SceneAfter: Sendable, Equatable {
     /// The `name:` of the play whose voice it waits for.
     public var voice: String
-    /// Seconds after that voice's end (0…3600).
+    /// Seconds after that voice's end, or after its marker (0…3600).
     public var delay: Double
+    /// The marker of the voice's clip it runs at (every time the voice passes it), or nil: at
+    /// the voice's end.
+    public var marker: String?
 
-    public init(voice: String, delay: Double = 0) {
+    public init(voice: String, delay: Double = 0, marker: String? = nil) {
         self.voice = voice
         self.delay = delay
+        self.marker = marker
     }
 }

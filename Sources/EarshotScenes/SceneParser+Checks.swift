@@ -138,12 +138,13 @@ extension SceneParser {
         }
         for f in followUps {
             let after = f.followUp.after
-            let key = "events[\(f.index)].after"
+            let key = after.marker == nil ? "events[\(f.index)].after" : "events[\(f.index)].at.marker"
+            let at = after.marker == nil ? child(f.node, "after") : child(child(f.node, "at"), "marker")
             if known[after.voice] == nil {
-                fail(child(f.node, "after"), key, "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())
+                fail(at, key, "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())
                      + (known.isEmpty ? " (give a play a name: to wait for it)" : " (named plays: \(known.keys.sorted().joined(separator: ", ")))"))
             } else if !playable.contains(after.voice) {
-                fail(child(f.node, "after"), key, "\"\(after.voice)\" only plays after this event's chain: the after: events wait for each other in a cycle and none would ever run")
+                fail(at, key, "\"\(after.voice)\" only plays after this event's chain: the after: events wait for each other in a cycle and none would ever run")
             }
         }
     }

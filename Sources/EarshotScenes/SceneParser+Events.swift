@@ -37,18 +37,24 @@ extension SceneParser {
             return nil
         }
         guard let m = mapping(node, key, allowed: kind.allowedKeys, required: kind.requiredKeys) else { return nil }
-        // When: `at:` a time, or `after:` a named voice ends (plus `delay:`).
+        // When: `at:` a time or a marker of a named voice (`{ marker: line1.hit }`), or `after:`
+        // a named voice ends (plus `delay:` for both of those).
+        var relative = m["after"] != nil
+        if let a = m["at"], case .mapping = a { relative = true }
         if m["at"] != nil, let a = m["after"] { fail(a, "\(key).after", "give either at: or after:, not both") }
-        if m["at"] == nil, m["after"] == nil { fail(node, "\(key).at", "required key is missing (at: seconds, or after: the name of a play)") }
-        if let d = m["delay"], m["after"] == nil { fail(d, "\(key).delay", "delay: applies to after: only (use at: for a time)") }
-        if m["after"] != nil, let e = m["every"] ?? m["count"] ?? m["until"] ?? m["jitter"] {
-            fail(e, key, "every:, count:, until: and jitter: repeat a play at: a time, not one after: a voice")
+        if m["at"] == nil, m["after"] == nil { fail(node, "\(key).at", "required key is missing (at: seconds or { marker: NAME.MARKER }, or after: the name of a play)") }
+        if let d = m["delay"], !relative { fail(d, "\(key).delay", "delay: applies to after: and at: { marker: } only (use at: for a time)") }
+        if relative, let e = m["every"] ?? m["count"] ?? m["until"] ?? m["jitter"] {
+            fail(e, key, "every:, count:, until: and jitter: repeat a play at: a time, not one after: a voice or on its marker")
         }
         after = nil
         playName = nil
+        let delay = relative ? m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0 : 0
         if let a = m["after"], let name = string(a, "\(key).after") {
-            let delay = m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0
             after = SceneAfter(voice: name, delay: delay)
+        } else if let a = m["at"], case .mapping = a {
+            after = relativeAt(a, "\(key).at", delay: delay)
+            if after == nil { return nil }
         }
         let at = after != nil ? 0 : m["at"].flatMap { time($0, "\(key).at", duration: duration) }
         let line = node.mark?.line ?? 0

@@ -154,6 +154,7 @@ struct SceneParser: YAMLReader {
         var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
         var timedNames: [Int: String] = [:]   // by index in `events` before it is sorted
+        var playIDs: [String: String] = [:]   // the clip or sound each named play plays
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
@@ -162,6 +163,7 @@ struct SceneParser: YAMLReader {
                     if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration,
                                       after: &after, name: &name) {
                         if let name { namedPlays.append((name, e, i, after == nil)) }
+                        if let name, case .play(let p) = ev.action { playIDs[name] = p.id }
                         if let after {
                             followUps.append((SceneFollowUp(after: after, event: ev, name: name), e, i))
                         } else {
@@ -179,6 +181,7 @@ struct SceneParser: YAMLReader {
                 fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
             }
             checkAfter(followUps, namedPlays: namedPlays)
+            checkMarkerFollowUps(followUps, playIDs: playIDs)
         }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.

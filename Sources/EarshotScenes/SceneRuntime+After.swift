@@ -1,16 +1,17 @@
 import Earshot
 import Foundation
 
-/// The ends of named voices, as the engine reports them (on the thread that updates it).
-// @unchecked Sendable: `ended` is read and written only under `lock`.
-final class SceneEndedVoices: @unchecked Sendable {
+/// What the engine reports about voices — their ends, the markers they pass — as it reports
+/// them (on the thread that updates or renders it), kept for the runtime's next look.
+// @unchecked Sendable: `reports` is read and written only under `lock`.
+final class SceneReports<Report: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var ended: [VoiceEvent] = []
-    func add(_ event: VoiceEvent) { lock.lock(); ended.append(event); lock.unlock() }
-    func take() -> [VoiceEvent] {
+    private var reports: [Report] = []
+    func add(_ report: Report) { lock.lock(); reports.append(report); lock.unlock() }
+    func take() -> [Report] {
         lock.lock()
-        defer { ended = []; lock.unlock() }
-        return ended
+        defer { reports = []; lock.unlock() }
+        return reports
     }
 }
 
@@ -25,28 +26,44 @@ final class SceneEndedVoices: @unchecked Sendable {
 /// is already past (up to one game frame late).
 extension SceneRuntime {
     struct AfterState {
-        /// Follow-up indices by the name they wait for.
+        /// Follow-up indices by the name they wait for: at the voice's end, at its markers.
         var waiting: [String: [Int]] = [:]
-        /// Named voices playing, with their foreseen end (scene time; nil: unknown).
-        var playing: [String: (voice: Voice, foreseen: Double?)] = [:]
-        /// The engine's end reports, taken after each update.
-        var ended: SceneEndedVoices?
+        var markerWaiting: [String: [Int]] = [:]
+        /// Named voices playing, with their foreseen end (scene time; nil: unknown) and whether
+        /// their markers' followers are on the timeline already (a clip's, foreseen at its start);
+        /// if not, they are placed as the engine reports the markers.
+        var playing: [String: (voice: Voice, foreseen: Double?, markersPlaced: Bool)] = [:]
+        /// The engine's end and marker reports, taken after each update.
+        var ended: SceneReports<VoiceEvent>?
+        var markers: SceneReports<MarkerEvent>?
     }
 
-    /// Files the follow-ups by name and asks the engine for end reports (only when there are any).
+    /// Files the follow-ups by name and asks the engine for end (and marker) reports, only when
+    /// there are follow-ups of that kind.
     func prepareAfter() {
         guard !scene.followUps.isEmpty else { return }
-        for (i, f) in scene.followUps.enumerated() { after.waiting[f.after.voice, default: []].append(i) }
-        let ended = SceneEndedVoices()
+        for (i, f) in scene.followUps.enumerated() {
+            if f.after.marker == nil {
+                after.waiting[f.after.voice, default: []].append(i)
+            } else {
+                after.markerWaiting[f.after.voice, default: []].append(i)
+            }
+        }
+        let ended = SceneReports<VoiceEvent>()
         after.ended = ended
         engine.observeVoiceEvents { ended.add($0) }
+        if !after.markerWaiting.isEmpty {
+            let markers = SceneReports<MarkerEvent>()
+            after.markers = markers
+            engine.observeMarkers { if $0.voice != nil { markers.add($0) } }
+        }
     }
 
     /// A named play ran at scene time `time`.
     func played(_ name: String, voice: Voice, at time: Double, clip: Clip?, _ p: ScenePlay) {
-        guard after.waiting[name] != nil else { return }
+        guard after.waiting[name] != nil || after.markerWaiting[name] != nil else { return }
         if voice.status == .refused {
-            place(followersOf: name, at: time)   // it ended as it began
+            place(followersOf: name, at: time)   // it ended as it began (and passes no marker)
             return
         }
         var foreseen: Double?
@@ -55,13 +72,15 @@ extension SceneRuntime {
             let frames = Double(clip.info.frameCount * (p.loops + 1)) - (p.offset * Double(clip.info.sampleRate)).rounded(.down)
             if rate > 0 { foreseen = time + frames / rate }
         }
-        after.playing[name] = (voice, foreseen)
+        after.playing[name] = (voice, foreseen, clip != nil)
         if let foreseen { place(followersOf: name, at: foreseen) }
+        if let clip { placeMarkerFollowers(of: name, clip: clip, startingAt: time, p) }
     }
 
     /// After each update: the named voices that ended. One that ended where it was foreseen is
     /// followed already; one that ended earlier, or whose end was not foreseen, is followed now.
     func processEnds(sceneTime now: Double) {
+        processMarkers(sceneTime: now)
         guard let reports = after.ended?.take(), !reports.isEmpty else { return }
         let audioNow = engine.audioTime
         for report in reports {
@@ -74,7 +93,7 @@ extension SceneRuntime {
             if let foreseen = entry.foreseen {
                 // Within a frame of the foreseen end: its followers are on the timeline there.
                 if end >= foreseen - 1.5 / Double(engine.sampleRate) { continue }
-                unplace(followersOf: name)
+                unplace(followersOf: name, endedAt: end)   // it ended early: later markers never come
             }
             place(followersOf: name, at: max(now, end))
         }
@@ -83,30 +102,43 @@ extension SceneRuntime {
     /// An interruption holds every voice: the foreseen ends of the named voices playing no longer
     /// hold; they are followed when the engine reports their ends.
     func interruptionBegan() {
-        for (name, entry) in after.playing where entry.foreseen != nil {
-            unplace(followersOf: name)
+        for (name, entry) in after.playing where entry.foreseen != nil || entry.markersPlaced {
+            unplace(followersOf: name, endedAt: nil)
             after.playing[name]?.foreseen = nil
+            after.playing[name]?.markersPlaced = false   // the engine reports them from now on
         }
     }
 
     /// Puts the follow-ups of `name` on the timeline at `end` plus each one's delay.
     private func place(followersOf name: String, at end: Double) {
-        for i in after.waiting[name] ?? [] {
-            let t = end + scene.followUps[i].after.delay
-            guard t <= scene.duration else { continue }
-            // After what is due at the same time (file order), never before what already ran.
-            var position = next
-            while position < timeline.count, timeline[position].time <= t { position += 1 }
-            timeline.insert((t, .followUp(i)), at: position)
-        }
+        for i in after.waiting[name] ?? [] { placeFollowUp(i, at: end + scene.followUps[i].after.delay) }
     }
 
-    /// Takes the follow-ups of `name` that have not run off the timeline.
-    private func unplace(followersOf name: String) {
-        let mine = Set(after.waiting[name] ?? [])
+    /// Puts follow-up `i` on the timeline at scene time `t` (nothing past the scene's end).
+    func placeFollowUp(_ i: Int, at t: Double) {
+        guard t <= scene.duration else { return }
+        // After what is due at the same time (file order), never before what already ran.
+        var position = next
+        while position < timeline.count, timeline[position].time <= t { position += 1 }
+        timeline.insert((t, .followUp(i)), at: position)
+    }
+
+    /// Takes the follow-ups of `name` that have not run off the timeline: those placed at its
+    /// foreseen end, and those placed at its foreseen markers — all of them (`endedAt` nil: an
+    /// interruption makes every foreseen time uncertain), or those of markers past `endedAt`
+    /// (a voice that ended early passes no more markers; those it passed still run).
+    private func unplace(followersOf name: String, endedAt end: Double?) {
+        let atEnd = Set(after.waiting[name] ?? [])
+        let atMarkers = Set(after.markerWaiting[name] ?? [])
+        let slack = 0.5 / Double(engine.sampleRate)
         var i = next
         while i < timeline.count {
-            if case .followUp(let j) = timeline[i].step, mine.contains(j) { timeline.remove(at: i) } else { i += 1 }
+            if case .followUp(let j) = timeline[i].step,
+               atEnd.contains(j) || (atMarkers.contains(j) && (end.map { timeline[i].time - scene.followUps[j].after.delay > $0 + slack } ?? true)) {
+                timeline.remove(at: i)
+            } else {
+                i += 1
+            }
         }
     }
 }

@@ -56,12 +56,31 @@ struct SceneInfo {
         v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v)
     }
 
+    /// Each clip's markers (its file's, as the engine reads them when it loads the clip): what
+    /// `{ at: { marker: NAME.MARKER } }` events may name. Clips without markers are left out.
+    var clipMarkers: [(id: String, markers: [(name: String, seconds: Double)])] {
+        scene.clips.compactMap { c in
+            guard let info = try? ClipDecoder.inspect(path: c.path), !info.markers.isEmpty else { return nil }
+            return (c.id, info.markers.map { ($0.name, $0.time(sampleRate: info.sampleRate)) })
+        }
+    }
+
+    /// The follow-ups that wait for a voice's end and those at its markers.
+    var followUpCounts: (ends: Int, markers: Int) {
+        let markers = scene.followUps.filter { $0.after.marker != nil }.count
+        return (scene.followUps.count - markers, markers)
+    }
+
     func print(json: Bool) throws {
+        let markers = clipMarkers
+        let follow = followUpCounts
         if json {
             let object: [String: Any] = [
                 "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
                 "clips": scene.clips.map(\.id), "music": scene.music.map(\.id), "emitters": scene.emitters.map(\.id),
-                "events": scene.events.count, "eventsAfterVoices": scene.followUps.count,
+                "events": scene.events.count, "eventsAfterVoices": follow.ends, "eventsAtMarkers": follow.markers,
+                "clipMarkers": Dictionary(markers.map { c in (c.id, c.markers.map { ["name": $0.name, "seconds": $0.seconds] as [String: Any] }) },
+                                          uniquingKeysWith: { a, _ in a }),
                 "sounds": scene.sounds.map { s -> [String: Any] in
                     var o: [String: Any] = ["id": s.id, "clips": s.clips, "select": s.select.rawValue, "avoidRepeat": s.avoidRepeat,
                                             "pitchCents": s.pitchCents, "gainDB": s.gainDB, "cooldown": s.cooldown,
@@ -98,6 +117,9 @@ struct SceneInfo {
         Swift.print("duration:  \(Self.format(scene.duration)) s")
         Swift.print("seed:      \(scene.seed)")
         Swift.print("clips:     \(scene.clips.count)\(scene.clips.isEmpty ? "" : " (\(scene.clips.map(\.id).joined(separator: ", ")))")")
+        for c in markers {
+            Swift.print("  \(c.id) markers: " + c.markers.map { "\($0.name) at \(Self.format(($0.seconds * 1_000).rounded() / 1_000)) s" }.joined(separator: ", "))
+        }
         Swift.print("sounds:    \(scene.sounds.count)")
         for s in scene.sounds { Swift.print("  \(s.id): \(Self.describe(s))") }
         Swift.print("snapshots: \(scene.snapshots.count)")
@@ -106,6 +128,12 @@ struct SceneInfo {
         for b in scene.buses { Swift.print("  \(b.name): \(Self.describe(b))") }
         Swift.print("music:     \(scene.music.count)")
         Swift.print("emitters:  \(scene.emitters.count)")
-        Swift.print("events:    \(scene.events.count)" + (scene.followUps.isEmpty ? "" : " at times, \(scene.followUps.count) after named voices"))
+        var events = "events:    \(scene.events.count)"
+        if !scene.followUps.isEmpty {
+            events += " at times"
+            if follow.ends > 0 { events += ", \(follow.ends) after named voices" }
+            if follow.markers > 0 { events += ", \(follow.markers) at their markers" }
+        }
+        Swift.print(events)
     }
 }

@@ -79,6 +79,8 @@ do {
         options.startTime = t
         options.loop = looping
         let voice = try engine.play(looping ? loopClip : click, options: options)
+        // A scheduled start knows its audio time exactly (Voice.startTime).
+        guard let start = voice.startTime, abs(start - t) < 1e-9 else { fail("startTime \(String(describing: voice.startTime)) for a play at \(t)") }
         if pausing {
             // Into its lead-in, far from its time: the mixer runs the output latency ahead of
             // the clock and mixes in bursts of up to ~85 ms, and a voice starts up to two frame

@@ -187,6 +187,14 @@ public final class OutputDevice: @unchecked Sendable {
         readClock(ALC_DEVICE_CLOCK_LATENCY_SOFT).map { Double($0.0 - $0.1) / 1e9 }
     }
 
+    /// The device's output latency in seconds (`ALC_DEVICE_CLOCK_LATENCY_SOFT`'s second value:
+    /// how long a mixed sample takes to leave it), or nil as for ``heardClock()`` or when the
+    /// value is implausible (negative, 10 s or more).
+    func outputLatency() -> Double? {
+        guard let (_, latency) = readClock(ALC_DEVICE_CLOCK_LATENCY_SOFT), latency >= 0, latency < 10_000_000_000 else { return nil }
+        return Double(latency) / 1e9
+    }
+
     /// The device's mixing clock in seconds (`ALC_DEVICE_CLOCK_SOFT`: the time of the next sample
     /// OpenAL mixes, which is heard an output latency later), or nil as for ``heardClock()``.
     func mixClock() -> Double? {

@@ -222,10 +222,16 @@ extension AudioEngine {
     /// Sets a voice's pitch (finite, > 0; other values are ignored).
     public func setPitch(_ pitch: Float, of voice: Voice) {
         guard pitch.isFinite, pitch > 0 else { return }
-        modify(voice) { v in
-            v.rebaseRealPlayhead(now: core.now)   // the sidechain's playhead estimate stays true
-            v.pitch = pitch
-            v.dirtyPitch = true
+        guard voice.link === link else { return }
+        withAL {
+            guard !core.isShutDown, let i = core.pool.slot(voice.id) else { return }
+            // The time played so far counts at the old pitch: the voice's time, its markers'
+            // times and the sidechain's playhead estimate stay true.
+            core.pool.accountPosition(i, now: core.now)
+            core.pool.modify(voice.id) { v in
+                v.pitch = pitch
+                v.dirtyPitch = true
+            }
         }
     }
 
@@ -251,6 +257,8 @@ extension AudioEngine {
         withAL {
             guard !core.isShutDown else { return }
             core.pool.accountPauses(now: core.now)   // a start delay is playback time
+            // Its time runs up to the pause (and, resumed, from now on): ``Voice/time``.
+            if let i = core.pool.slot(voice.id) { core.pool.accountPosition(i, now: core.now) }
             core.pool.modify(voice.id) { $0.paused = paused }
         }
     }
@@ -387,12 +395,13 @@ extension AudioEngine {
     public func update(deltaTime: Double = 0) {
         eachSubsystem { $0.beginFrame(self) }   // the session's duck ramp
         checkDevice()
-        let (ended, changes) = withAL { () -> (Bool, BusChanges) in
-            guard !core.isShutDown else { return (false, BusChanges()) }
+        let (ended, changes, marks) = withAL { () -> (Bool, BusChanges, [MarkerEvent]) in
+            guard !core.isShutDown else { return (false, BusChanges(), []) }
             core.stepFrame()
-            return (core.pool.hasEnded, core.takeBusChanges())
+            return (core.pool.hasEnded, core.takeBusChanges(), takeVoiceMarkers())
         }
         eachSubsystem { $0.endFrame(self, changes: changes) }   // music: gains, fades, holds
+        sendMarkers(marks)
         if ended { deliverVoiceEvents() }
     }
 

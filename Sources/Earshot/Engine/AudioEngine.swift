@@ -276,11 +276,12 @@ public final class AudioEngine: @unchecked Sendable {
         let frames = buffer.count / channels
         guard frames > 0 else { return }
         eachSubsystem { $0.willRender(self, frames: frames) }   // music pump
-        let ended = try withAL { () throws(EarshotError) -> Bool in
+        let (ended, marks) = try withAL { () throws(EarshotError) -> (Bool, [MarkerEvent]) in
             guard !core.isShutDown else { throw .engineShutDown }
             core.render(into: buffer, channels: channels)
-            return core.pool.hasEnded
+            return (core.pool.hasEnded, takeVoiceMarkers())
         }
+        sendMarkers(marks)   // the render's markers, each with its frame's time
         limiter.withLock { $0.process(buffer) }   // never more than full scale
         eachSubsystem { $0.didRender(self, buffer, channels: channels) }   // output meter
         if ended { deliverVoiceEvents() }

@@ -75,6 +75,12 @@ final class EngineCore {
     private let liveClockStart: Double
     private var lastUpdateClock: Double = 0
     private(set) var lastFrameTime: Double = 0
+    /// Live: the engine time and the audio time read together at most 50 ms ago, and the
+    /// device's output latency then (Time/EngineCore+VoiceTime.swift); 0 on loopback.
+    var liveAnchor: (engine: Double, audio: Double) = (0, 0)
+    var outputLatency: Double = 0
+    /// Clip markers voices passed, collected under the lock and sent by the engine after it.
+    var voiceMarkers: [(id: VoiceID, name: String, time: Double)] = []
     /// Odd while an ``AudioEngine/batch(_:)`` call runs; each call moves it on twice, so a
     /// ``AudioEngine/Batch`` kept past its call never matches it again.
     var batchEpoch: UInt64 = 0
@@ -306,6 +312,8 @@ final class EngineCore {
         }
         for stage in stages where stage.phase == .afterVoices { stage.step(self, time: time) }
         alProcessUpdatesSOFT()
+        // Live: the markers heard before the next update (on loopback, each render reports its own).
+        if !isLoopback { scanVoiceMarkers(until: heardEngineTime + min(max(lastFrameTime, 0.001), 0.1)) }
         collectBuffers()
         ALCheck.after("update")
     }
@@ -315,6 +323,7 @@ final class EngineCore {
     func render(into buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
         let device = self.device.handle
         let frames = buffer.count / channels
+        scanVoiceMarkers(until: now + Double(frames) / Double(sampleRate))   // reported before they play
         var done = 0
         while done < frames {
             var chunk = min(frames - done, 4096)

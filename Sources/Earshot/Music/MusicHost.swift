@@ -93,14 +93,7 @@ extension AudioEngine: MusicHost {
     var musicOutputLatency: Double {
         ALGlobal.lock.assertHeld("MusicHost.musicOutputLatency outside withMusicAL")
         guard !core.isShutDown, !core.isLoopback, core.usesDeviceClock else { return 0 }
-        let handle = core.device.handle
-        guard alcIsExtensionPresent(handle, "ALC_SOFT_device_clock") != 0 else { return 0 }
-        var values: (ALCint64SOFT, ALCint64SOFT) = (0, 0)
-        withUnsafeMutableBytes(of: &values) { raw in
-            raw.withMemoryRebound(to: ALCint64SOFT.self) { alcGetInteger64vSOFT(handle, ALC_DEVICE_CLOCK_LATENCY_SOFT, 2, $0.baseAddress) }
-        }
-        guard ALCheck.alcError(handle) == ALC_NO_ERROR, values.1 >= 0, values.1 < 10_000_000_000 else { return 0 }
-        return Double(values.1) / 1e9
+        return core.device.outputLatency() ?? 0
     }
 
     func logWarning(_ message: String) {

@@ -74,6 +74,13 @@ struct AudioClock: Sendable {
         return start + (time - before)
     }
 
+    /// The time the clock will read when its source reads `source` (a reading ahead of now, on
+    /// the current span), without moving the clock; nil while held.
+    func projectedTime(source: Double) -> Double? {
+        guard let start = spanStart else { return nil }
+        return max(last, before + max(0, source - start))
+    }
+
     /// The last time the clock returned (what it reads while held, or once its source is gone).
     var lastTime: Double { last }
 

@@ -87,6 +87,20 @@ extension AudioEngine {
     /// ```
     public var markers: AsyncStream<MarkerEvent> { markerBroadcast.stream() }
 
+    /// Calls `observer` for every marker event (as ``markers`` carries them), on the thread that
+    /// sends it: the one that calls ``update(deltaTime:)`` or ``render(frames:)`` for voices' markers
+    /// (right after it) and for music on a loopback engine; the music's streaming thread for music
+    /// on a live device. Until ``shutdown()``. The observer must not block; it may call the engine.
+    ///
+    /// ```swift
+    /// engine.observeMarkers { event in
+    ///     if event.name == "hit" { print("hit heard at \(event.audioTime)") }
+    /// }
+    /// ```
+    public func observeMarkers(_ observer: @escaping @Sendable (MarkerEvent) -> Void) {
+        markerBroadcast.observe(observer)
+    }
+
     /// Hands `events` to every consumer of ``markers`` (any thread, no engine lock needed; nothing
     /// after shutdown).
     func sendMarkers(_ events: [MarkerEvent]) {

@@ -7,6 +7,9 @@ import COpenAL
 struct ResolvedPlay {
     // The clip.
     var clipID: UInt32
+    /// The clip's markers (``Clip/markers``): reported on ``AudioEngine/markers`` as the voice
+    /// passes them.
+    var markers: [Marker] = []
     var buffer: ALuint
     /// The clip's length in frames and its sample rate.
     var frames: Int
@@ -28,6 +31,8 @@ struct ResolvedPlay {
     /// (``EngineCore/scheduledStart(delay:startTime:)``), NaN for no exact start.
     var mixTarget: Double = .nan
     var fadeIn: Double
+    /// The audio time its first frame is heard at (``Voice/startTime``).
+    var startAudioTime: Double = 0
 
     // Where it is heard.
     /// Index of the bus in the engine's bus table (and in the pool's gains).

@@ -22,7 +22,11 @@ extension VoicePool {
                 end(index, reason: stopping ? v.stopReason : .finished)
                 continue
             }
-            if v.loop { playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames)) }
+            if v.loop {
+                let unwrapped = playhead
+                playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames))
+                noteWrap(index, frames: unwrapped - playhead)
+            }
             slots[index].playhead = playhead
             slots[index].playheadClock = now
             slots[index].fresh = false

@@ -45,11 +45,15 @@ extension VoicePool {
 extension VoiceState {
     /// Moves a real voice's playhead estimate (`realOffset` at `realClock`) to `now` at the
     /// current pitch: call before the pitch changes, so that the estimate stays true after it.
-    mutating func rebaseRealPlayhead(now: Double) {
-        guard phase == .real, now > realClock else { return }
-        var p = realOffset + (now - realClock) * clipRate * Double(pitch)
-        if loop, clipFrames > 0 { p = p.truncatingRemainder(dividingBy: Double(clipFrames)) }
-        realOffset = p
+    /// Returns the frames a loop wrapped away (for the voice's timeline, VoiceTimeline.swift).
+    @discardableResult
+    mutating func rebaseRealPlayhead(now: Double) -> Double {
+        guard phase == .real, now > realClock else { return 0 }
+        let p = realOffset + (now - realClock) * clipRate * Double(pitch)
+        var wrapped = p
+        if loop, clipFrames > 0 { wrapped = p.truncatingRemainder(dividingBy: Double(clipFrames)) }
+        realOffset = wrapped
         realClock = now
+        return p - wrapped
     }
 }

@@ -191,7 +191,9 @@ extension VoicePool {
             slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
             if slots[index].loop {
                 if slots[index].playhead >= Double(slots[index].clipFrames) {
-                    slots[index].playhead = slots[index].playhead.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+                    let p = slots[index].playhead
+                    slots[index].playhead = p.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+                    noteWrap(index, frames: p - slots[index].playhead)
                 }
             } else if slots[index].playhead >= slots[index].totalFrames {
                 return false

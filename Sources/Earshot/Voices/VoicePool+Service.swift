@@ -166,8 +166,11 @@ extension VoicePool {
         pushSpatial(index, to: source)
         let late = now - v.pointee.startAt
         let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
-        v.pointee.realClock = now
+        // With a lead-in the clip's first frame is heard at its start time, not now: the
+        // estimate of where the source is (`realOffset` at `realClock`) begins there.
+        v.pointee.realClock = leadIn == nil ? now : max(now, v.pointee.startAt)
         if fromStart {
+            timeline.wrapped[index] = 0   // from its first frame again, whatever it did virtually
             v.pointee.playhead = v.pointee.startFrame
             v.pointee.realOffset = v.pointee.startFrame
             if v.pointee.startFrame > 0 {
@@ -179,7 +182,10 @@ extension VoicePool {
             }
         } else {
             var offset = v.pointee.playhead
-            if v.pointee.loop { offset = offset.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames)) }
+            if v.pointee.loop {
+                offset = offset.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames))
+                noteWrap(index, frames: v.pointee.playhead - offset)
+            }
             offset = min(max(0, offset), (v.pointee.loop ? Double(v.pointee.clipFrames) : v.pointee.totalFrames) - 1)
             v.pointee.realOffset = offset
             alSourcei(source, AL_SAMPLE_OFFSET, ALint(offset))
@@ -216,6 +222,9 @@ extension VoicePool {
         var state: ALint = 0
         alGetSourcei(source, AL_SOURCE_STATE, &state)
         let lead = liveStarts.lead[index]   // the offset counts the lead-in's silence
+        // Where the estimate from its start puts it, unwrapped: the passes its looping source went
+        // round while real are counted on its timeline.
+        let estimated = slots[index].realOffset + max(0, now - slots[index].realClock) * slots[index].clipRate * Double(slots[index].pitch)
         releaseSource(index)
         slots[index].phase = .virtual
         invalidateEvictionHeap()
@@ -237,6 +246,7 @@ extension VoicePool {
             return
         }
         slots[index].playhead = Double(offset) - lead
+        noteRealWraps(index, estimated: estimated, heard: slots[index].playhead)
         slots[index].playheadClock = now
         // It will fade in when it comes back.
         slots[index].fade = 0

@@ -120,6 +120,9 @@ final class VoicePool {
     /// The engine clock as the pool last saw it (play, schedule, a render's service): when an end
     /// that has no exact time of its own (a stop, an eviction) is recorded.
     @exclusivity(unchecked) var clock: Double = 0
+    /// Where each voice is on its clip's timeline, its start's audio time and its clip's
+    /// markers (VoiceTimeline.swift, VoicePool+Timeline.swift).
+    let timeline: VoiceTimeline
     /// Emitters: handles, properties, environments and cached attenuations (EmitterTable.swift).
     let emitterTable = EmitterTable()
     /// The emitter table's columns under the names the pool and the engine read them by.
@@ -210,6 +213,7 @@ final class VoicePool {
         pendingStarts.reserveCapacity(2 * capacity + 1)
         endReasons = [VoiceEndReason](repeating: .finished, count: capacity)
         liveStarts = LiveStartTable(capacity: capacity)
+        timeline = VoiceTimeline(capacity: capacity)
         for s in sources {
             alSourcef(s, AL_MAX_GAIN, 16)
         }
@@ -315,6 +319,7 @@ final class VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
+        timeline.begin(index, startAudio: r.startAudioTime, startFrame: r.startFrame, markers: r.markers)
         live.append(index)
 
         if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
@@ -365,6 +370,7 @@ final class VoicePool {
         // Record the event (the ring keeps the newest 4096 between drains).
         ended.record(id, reason, sound: slots[index].soundKey, time: min(time ?? clock, clock))
         slots[index].soundKey = 0
+        timeline.end(index)
         endReasons[index] = reason
         if slots[index].awaited {
             slots[index].awaited = false

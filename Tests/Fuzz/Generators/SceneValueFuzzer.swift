@@ -52,7 +52,7 @@ public struct SceneValueFuzzer {
         let started = Date()
         var g = SplitMix64(seed: seed)
         let out = "\(scratch)/earshot-scene-fuzz-\(getpid()).wav"
-        defer { unlink(out) }
+        defer { unlink(out); unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav") }
         let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
         for i in 0..<cases {
             if Date().timeIntervalSince(started) > seconds { break }
@@ -181,6 +181,7 @@ public struct SceneValueFuzzer {
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
         for (i, f) in clipFiles.enumerated() { y += "  c\(i): \(assets)/\(f)\n" }
+        if let marked = markedClip() { y += "  c5: \(marked)\n" }   // cue markers hit and tail
         let hasMusic = maybe(0.4)
         if hasMusic {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
@@ -250,7 +251,7 @@ public struct SceneValueFuzzer {
             let at = n(0...0.3)
             switch g.next() % 10 {
             case 0, 1:
-                var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
+                var p = "play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4", "c5"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
@@ -267,6 +268,16 @@ public struct SceneValueFuzzer {
                 var p = "after: \(Self.pick(&g, names)), delay: \(n(0...0.3)), play: \(Self.pick(&g, ["c0", "c1", "c2", "c3", "c4"]))"
                 if maybe(0.3) { p += ", pitch: \(n(0.1...4)), offset: \(n(0...maxOffset))" }
                 if maybe(0.4) {
+                    p += ", name: v\(events.count)"
+                    names.append("v\(events.count)")
+                }
+                events.append(p)
+            case 9 where !names.isEmpty:
+                // At a named voice's marker (valid when that voice plays c5, which has them).
+                var p = "at: { marker: \(Self.pick(&g, names)).\(Self.pick(&g, ["hit", "tail", "hit", "none"])) }, play: \(Self.pick(&g, ["c0", "c2", "c5"]))"
+                if maybe() { p += ", delay: \(n(0...0.3))" }
+                if maybe(0.3) { p += ", pitch: \(n(0.1...4)), offset: \(n(0...maxOffset))" }
+                if maybe(0.3) {
                     p += ", name: v\(events.count)"
                     names.append("v\(events.count)")
                 }
@@ -292,9 +303,30 @@ public struct SceneValueFuzzer {
                 events.append("play: c0, pan: \(n(-1...1))")
             }
             let last = events[events.count - 1]
-            events[events.count - 1] = last.hasPrefix("after:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
+            events[events.count - 1] = last.hasPrefix("after:") || last.hasPrefix("at:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
+    }
+
+    /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the
+    /// `at: { marker: }` events: the step asset with a `cue ` and a `LIST/adtl` chunk appended,
+    /// written once per process into the scratch folder. Nil when it cannot be written.
+    func markedClip() -> String? {
+        let path = "\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        guard var data = FileManager.default.contents(atPath: "\(assets)/Sounds/step.wav"),
+              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames, frames > 200 else { return nil }
+        func u32(_ v: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(v).littleEndian) { Array($0) } }
+        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + u32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
+        let cues = [("hit", 100), ("tail", frames - 100)]
+        var cue = u32(cues.count), adtl = Array("adtl".utf8)
+        for (i, c) in cues.enumerated() {
+            cue += u32(i + 1) + u32(c.1) + Array("data".utf8) + u32(0) + u32(0) + u32(c.1)
+            adtl += chunk("labl", u32(i + 1) + Array(c.0.utf8) + [0])
+        }
+        data.append(contentsOf: chunk("cue ", cue) + chunk("LIST", adtl))
+        data.replaceSubrange(4..<8, with: u32(data.count - 8))
+        return FileManager.default.createFile(atPath: path, contents: data) ? path : nil
     }
 }

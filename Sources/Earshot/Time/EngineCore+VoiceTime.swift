@@ -1,0 +1,51 @@
+// Voices on the audio clock: when a voice's first frame is heard (``Voice/startTime``), where it
+// is now (``Voice/time``), and the clip markers it passes (``AudioEngine/markers``).
+//
+// The voice pool keeps time on the engine clock (frames rendered on loopback, the monotonic
+// clock live). A frame the pool places at engine time `t` is mixed then and heard an output
+// latency later; on the audio clock that is `audioTime() + (t − now) + latency`. On a loopback
+// engine the latency is 0 and the two clocks step together, so the mapping is exact to the frame.
+extension EngineCore {
+    /// The audio time at which a frame the pool places at engine time `t` is heard. While the
+    /// output is held (an interruption, a lost device) nothing is heard: the clock's standing value.
+    func audioTime(ofEngine t: Double) -> Double {
+        if audioClock.isHeld { return audioClock.lastTime }
+        if isLoopback { return audioTime() + (t - now) }
+        refreshLiveAnchor()
+        return liveAnchor.audio + (t - liveAnchor.engine) + outputLatency
+    }
+
+    /// When a play starting after `delay` (engine clock) is heard, on the audio clock: on a live
+    /// device with an exact start (`mixTarget`, a mixing-clock reading) the audio time of that
+    /// reading; else the delay after the frame a play now is heard at.
+    func startAudioTime(delay: Double, mixTarget: Double) -> Double {
+        if mixTarget.isFinite, let t = audioClock.projectedTime(source: mixTarget) { return t }
+        return audioTime(ofEngine: now + delay)
+    }
+
+    /// The engine time of the frame heard now: the mixing position less the output latency.
+    var heardEngineTime: Double { now - (isLoopback ? 0 : outputLatency) }
+
+    /// Live: reads the audio clock and the output latency again when the last reading is more
+    /// than 50 ms old, so that voice times and marker times cost one device-clock read per
+    /// frame, not one per play.
+    func refreshLiveAnchor() {
+        let t = now
+        guard t - liveAnchor.engine > 0.05 || liveAnchor.engine == 0 else { return }
+        liveAnchor = (t, audioTime())
+        outputLatency = usesDeviceClock ? (device.outputLatency() ?? 0) : 0
+    }
+
+    /// Collects the markers voices pass up to engine time `until` into ``voiceMarkers`` (sent by
+    /// the engine once the lock is released): on loopback before each render (`until` its end),
+    /// live in each update (`until` about one frame ahead of what is heard).
+    func scanVoiceMarkers(until: Double) {
+        guard !pool.timeline.marked.isEmpty else { return }
+        let heard = heardEngineTime
+        pool.scanMarkers(heardAt: heard, until: until, limit: Self.markersPerScan,
+                         audioAt: { audioTime(ofEngine: $0) }, into: &voiceMarkers)
+    }
+
+    /// The most markers one voice reports per render or update (the rest follow in the next).
+    static let markersPerScan = 256
+}
