@@ -43,6 +43,8 @@ public struct SceneEvent: Sendable, Equatable {
         case set(target: SceneSetTarget, changes: [SceneChange], ramp: Double, curve: SceneRampCurve?)
         /// A snapshot begins (at `intensity`) or ends, fading over `fade` seconds.
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
+        /// A music set changes state, plays a stinger, sets a stem's gain, or starts, pauses, stops.
+        case musicSet(id: String, SceneMusicSetAction)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
@@ -77,6 +79,7 @@ public struct SceneEvent: Sendable, Equatable {
         case .set(let target, let changes, _, _):
             return "set \(target.name) " + changes.map { "\($0.property.rawValue) \($0.value)" }.joined(separator: ", ")
         case .snapshot(let id, let begins, _, _): return "snapshot \(id) \(begins ? "begin" : "end")"
+        case .musicSet(let id, let a): return "music \(id) \(a.label)"
         }
     }
 

@@ -34,6 +34,10 @@ final class SceneRuntime {
     var mixSnapshots: [String: Snapshot] = [:]
     private(set) var tracks: [String: MusicTrack] = [:]
     private var trackVolumes: [String: Float] = [:]
+    /// The scene's music sets by id, and the bar lines and state changes heard (SceneRuntime+MusicSets.swift).
+    var musicSets: [String: MusicSet] = [:]
+    var musicLog: SceneMusicLog?
+    var stateChanges: [(time: Double, label: String)] = []
     private var emitters: [Emitter?]
     private var voices: [Voice?]
     private var cancelled: [Bool]
@@ -116,6 +120,7 @@ final class SceneRuntime {
             d.spatial = scene.attenuation.spatial(position: .zero)
             sounds[s.id] = try engine.makeSound(d)
         }
+        try loadMusicSets()
         try applyMixSettings()
         try checkPlayTiming(clips: clips)
         prepareAfter()
@@ -285,6 +290,8 @@ final class SceneRuntime {
                 trackVolumes[id] = volume
                 track.fade(to: volume, duration: duration)
             }
+        case .musicSet(let id, let action):
+            try run(id, action, sceneTime: event.time)
         case .play(let p):
             // The parser refuses position and pan together: one placement.
             let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)

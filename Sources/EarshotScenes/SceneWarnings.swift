@@ -83,7 +83,7 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set, .snapshot:
+            case .play, .interruption, .set, .snapshot, .musicSet:
                 break
             }
         }
