@@ -20,8 +20,8 @@
 /// var def = MusicSetDefinition(name: "level1")
 /// let tempo = Tempo(bpm: 120, beatsPerBar: 4)
 /// def.states = [
-///     .init(name: "explore", content: .track(.init(path: "Assets/Music/explore.ogg", tempo: tempo))),
-///     .init(name: "combat", content: .track(.init(path: "Assets/Music/combat.ogg", tempo: tempo))),
+///     .init(name: "explore", content: .track(.init(path: "Assets/Music/theme.ogg", tempo: tempo))),
+///     .init(name: "combat", content: .track(.init(path: "Assets/Music/drums.ogg", tempo: tempo))),
 /// ]
 /// def.transitions = [.init(from: "explore", to: "combat", at: .nextBar, fade: 0.5, curve: .equalPower)]
 /// let music = try engine.makeMusicSet(def)

@@ -6,14 +6,14 @@
 /// var def = MusicSetDefinition(name: "level1")
 /// let tempo = Tempo(bpm: 120, beatsPerBar: 4)
 /// def.states = [
-///     .init(name: "explore", content: .track(.init(path: "Assets/Music/explore.ogg", tempo: tempo))),
+///     .init(name: "explore", content: .track(.init(path: "Assets/Music/theme.ogg", tempo: tempo))),
 ///     .init(name: "combat", content: .layers([
-///         .init(name: "drums", segment: .init(path: "Assets/Music/combat-drums.ogg", tempo: tempo)),
-///         .init(name: "bass", segment: .init(path: "Assets/Music/combat-bass.ogg", tempo: tempo)),
+///         .init(name: "drums", segment: .init(path: "Assets/Music/drums.ogg", tempo: tempo)),
+///         .init(name: "bass", segment: .init(path: "Assets/Music/bass.ogg", tempo: tempo)),
 ///     ])),
 /// ]
 /// def.transitions = [.init(from: "*", to: "combat", at: .nextBar, fade: 0.5)]
-/// def.stingers = ["hit": .init(path: "Assets/Sounds/hit.wav")]
+/// def.stingers = ["hit": .init(path: "Assets/Sounds/coin.wav")]
 /// ```
 public struct MusicSetDefinition: Sendable, Equatable {
     /// The set's name (scenes and banks refer to it by this name).
@@ -55,7 +55,7 @@ public struct MusicSetDefinition: Sendable, Equatable {
 /// A file the set plays, with its tempo and cues.
 ///
 /// ```swift
-/// let loop = MusicSegment(path: "Assets/Music/explore.ogg", tempo: Tempo(bpm: 120), cues: ["drop": 16.0],
+/// let loop = MusicSegment(path: "Assets/Music/theme.ogg", tempo: Tempo(bpm: 120), cues: ["drop": 16.0],
 ///                         entry: "drop")
 /// ```
 public struct MusicSegment: Sendable, Equatable {
