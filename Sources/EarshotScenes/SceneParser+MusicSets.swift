@@ -29,8 +29,14 @@ extension SceneParser {
         return Tempo(bpm: b, beatsPerBar: beats ?? base?.beatsPerBar ?? 4, firstBeat: offset ?? base?.firstBeat ?? 0)
     }
 
-    /// `cues: { name: seconds, … }` of mapping `m`.
-    mutating func cues(_ m: [String: Node], _ key: String) -> [String: Double] {
+    /// The header of the music file at `path` (nil when it cannot be read: reported already).
+    func musicInfo(_ path: String?) -> ClipFileInfo? {
+        guard let path else { return nil }
+        return try? ClipDecoder.inspect(path: path)
+    }
+
+    /// `cues: { name: seconds, … }` of mapping `m`; each within the file's `duration` when known.
+    mutating func cues(_ m: [String: Node], _ key: String, duration: Double? = nil) -> [String: Double] {
         guard let n = m["cues"] else { return [:] }
         guard case .mapping = n else {
             fail(n, "\(key).cues", "expected cue names and their seconds ({ drop: 16.0 }), got \(describe(n))")
@@ -40,7 +46,10 @@ extension SceneParser {
         let entries = idMapping(n, "\(key).cues")
         if entries.count > MusicTrack.maxMarkers { fail(n, "\(key).cues", "\(entries.count) cues; at most \(MusicTrack.maxMarkers)") }
         for (name, _, v) in entries.prefix(MusicTrack.maxMarkers) {
-            if let s = number(v, "\(key).cues.\(name)", in: 0...86_400, "seconds into the file, 0…86400") { out[name] = s }
+            let limit = duration ?? 86_400
+            if let s = number(v, "\(key).cues.\(name)", in: 0...limit, duration == nil ? "seconds into the file, 0…86400" : "seconds into the file, 0…\(Self.format(limit)) (its length)") {
+                out[name] = s
+            }
         }
         return out
     }
@@ -50,12 +59,15 @@ extension SceneParser {
         guard let m = mapping(node, key, allowed: Self.segmentKeys + extra, required: ["file"]) else { return nil }
         musicFiles += 1
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
+        let info = musicInfo(path)
         let tempo = self.tempo(m, key, over: base)
-        let cues = self.cues(m, key)
+        let cues = self.cues(m, key, duration: info?.duration)
         var names = Set(cues.keys)
         // A cue named in entry:/exit: may also be one of the file's own markers.
-        if let path, (m["entry"] != nil || m["exit"] != nil), let found = try? MarkerReader.read(path: path, frameCount: Int.max) {
-            names.formUnion(found.markers.map(\.name))
+        var seconds = cues
+        for marker in info?.markers ?? [] where cues[marker.name] == nil {
+            names.insert(marker.name)
+            seconds[marker.name] = marker.time(sampleRate: info?.sampleRate ?? 0)
         }
         var entry: String?, exit: String?
         for (k, slot) in [("entry", 0), ("exit", 1)] {
@@ -66,8 +78,10 @@ extension SceneParser {
             }
             if slot == 0 { entry = name } else { exit = name }
         }
-        if let e = entry.flatMap({ cues[$0] }), let x = exit.flatMap({ cues[$0] }), x <= e {
-            fail(m["exit"] ?? node, "\(key).exit", "the exit cue (\(Self.format(x)) s) must come after the entry cue (\(Self.format(e)) s)")
+        let e = entry.flatMap { seconds[$0] } ?? 0
+        if let x = exit.flatMap({ seconds[$0] }), x <= e {
+            fail(m["exit"] ?? node, "\(key).exit", "the exit cue (\(Self.format(x)) s) must come after "
+                 + (entry == nil ? "the start (the segment plays from 0 s)" : "the entry cue (\(Self.format(e)) s)"))
         }
         guard let path else { return nil }
         return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit)

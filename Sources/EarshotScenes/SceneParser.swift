@@ -286,7 +286,7 @@ struct SceneParser: YAMLReader {
         if let bus = bus ?? nil { music.bus = bus }
         music.emitter = emitter ?? nil
         music.tempo = tempo(m, key)
-        music.cues = cues(m, key)
+        music.cues = cues(m, key, duration: musicInfo(path)?.duration)
         return music
     }
 
