@@ -74,7 +74,7 @@ soak: deps
 
 ## tsan: the concurrency tests under ThreadSanitizer
 tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests|EventStreamTests|ShutdownRaceTests|SubsystemContractTests|VoiceFinishedTests|SourceProtocolTests'
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests|EventStreamTests|ShutdownRaceTests|SubsystemContractTests|VoiceFinishedTests|SourceProtocolTests|VoiceTimeTests'
 
 ## docs: the DocC documentation of the library and the scenes module, as static HTML in out/docs
 docs: deps

@@ -2,11 +2,14 @@
 /// track's ``Tempo``, with the ``AudioEngine/audioTime`` of the frame it marks.
 ///
 /// Every consumer of ``AudioEngine/markers`` sees every event. An event is delivered within one
-/// render (one streaming period live) of its frame being heard — on a loopback engine just
-/// *before* the render that plays it — and carries the exact time of the frame on the audio clock,
+/// render (one streaming period or game frame live) of its frame being heard — on a loopback
+/// engine by the render that plays it (a track's just before it mixes, a voice's as it returns) —
+/// and carries the exact time of the frame on the audio clock,
 /// so a game can line up what it shows with what is heard. A track that loops reports its markers
 /// and beats again on every pass; at a ``MusicTrack/rate`` other than 1 their times scale (a beat
-/// every 0.5 s of the file comes every 0.333 s of audio at rate 1.5).
+/// every 0.5 s of the file comes every 0.333 s of audio at rate 1.5). A voice reports its clip's
+/// markers the same way: every pass of its loops, scaled by its pitch, none while it is paused or
+/// once it is stopped.
 ///
 /// ```swift
 /// let song = try engine.loadMusic(path: "Assets/Music/theme.ogg")
