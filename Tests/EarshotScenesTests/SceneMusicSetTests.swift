@@ -168,3 +168,33 @@ final class SceneMusicSetTests: XCTestCase {
         XCTAssertEqual(result.timeline.music.bars.map { ($0 * 1_000).rounded() / 1_000 }, [0.5, 2.5])
     }
 }
+
+extension SceneMusicSetTests {
+    /// `earshot info` prints the demo's set (states, tempo, rules); `validate` passes it and
+    /// refuses an unreachable rule with exit status 1.
+    func testInfoAndValidateOfTheAdaptiveDemo() throws {
+        let demo = CLIRunner.packageRoot.appendingPathComponent("Demos/Scenes/adaptive.yaml").path
+        let info = try CLIRunner.run("earshot", ["info", demo])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        for line in ["music sets: 1", "state explore: track theme.ogg, 120 bpm, 4 beats a bar",
+                     "state combat: layers drums drums.ogg, bass bass.ogg gain 0, 120 bpm",
+                     "state victory: segments fanfare.ogg → theme.ogg (the last loops)",
+                     "transition explore → combat at nextBar, fade 0.5 s equalPower, stinger hit",
+                     "transition combat → victory at end"] {
+            XCTAssertTrue(info.stdout.contains(line), "\(line)\n\(info.stdout)")
+        }
+        let json = try CLIRunner.run("earshot", ["info", "--json", demo])
+        XCTAssertTrue(json.stdout.contains("\"musicSets\""), json.stdout)
+        let ok = try CLIRunner.run("earshot", ["validate", demo])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(ok.stdout.contains("1 music sets"), ok.stdout)
+        let text = try String(contentsOfFile: demo, encoding: .utf8)
+            .replacingOccurrences(of: "- { from: \"*\", to: explore, at: nextBar, fade: 1 }",
+                                  with: "- { from: \"*\", to: explore, at: nextBar, fade: 1 }\n      - { from: victory, to: explore }")
+            .replacingOccurrences(of: "../../Assets", with: CLIRunner.packageRoot.appendingPathComponent("Assets").path)
+        let bad = try SceneFixtures.write(text, in: tmp)
+        let refused = try CLIRunner.run("earshot", ["validate", bad])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("music.level.transitions[3]: this rule is never reached: rule [2]"), refused.stderr)
+    }
+}
