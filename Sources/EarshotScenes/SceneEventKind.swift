@@ -11,7 +11,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
 
     private var ownKeys: [String] {
         switch self {
-        case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape", "state", "stinger", "boundary", "layer"]
+        case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape", "state", "stinger", "boundary", "duck", "layer"]
         case .play: return ["at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every", "count", "until", "jitter"]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]

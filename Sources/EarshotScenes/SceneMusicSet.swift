@@ -42,8 +42,9 @@ public enum SceneMusicSetAction: Sendable, Equatable {
     case pause
     /// `action: stop`: fade out over `fade` seconds (at least 20 ms) and stop.
     case stop(fade: Double)
-    /// `stinger: NAME` (with `boundary:`, default `nextBeat`): a stinger on the next beat, bar, ….
-    case stinger(String, boundary: MusicTransition.Boundary)
+    /// `stinger: NAME` (with `boundary:`, default `nextBeat`, and `duck:` dB, default 0): a
+    /// stinger on the next beat, bar, …, ducking the state under it when `duck` is below 0.
+    case stinger(String, boundary: MusicTransition.Boundary, duck: Float = 0)
     /// `layer: NAME, volume: V` (with `fade:` seconds): a stem's gain in every state that has it.
     case layer(String, volume: Float, fade: Double)
 
@@ -54,7 +55,7 @@ public enum SceneMusicSetAction: Sendable, Equatable {
         case .play(let s): return "play" + (s.map { " \($0)" } ?? "")
         case .pause: return "pause"
         case .stop: return "stop"
-        case .stinger(let s, _): return "stinger \(s)"
+        case .stinger(let s, _, _): return "stinger \(s)"
         case .layer(let l, let v, _): return "layer \(l) \(v)"
         }
     }

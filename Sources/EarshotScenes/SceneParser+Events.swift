@@ -71,7 +71,7 @@ extension SceneParser {
                 action = musicSetEvent(m, node, id: id, key: key)
                 break
             }
-            for k in ["state", "stinger", "boundary", "layer"] where m[k] != nil {
+            for k in ["state", "stinger", "boundary", "duck", "layer"] where m[k] != nil {
                 fail(m[k], "\(key).\(k)", "\(k) applies to a music set (a music entry with states:); \(id) is a track")
             }
             if m["action"] == nil { fail(node, "\(key).action", "required key is missing") }

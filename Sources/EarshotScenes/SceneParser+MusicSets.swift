@@ -230,10 +230,10 @@ extension SceneParser {
                                           : "an event of music set \(id) does one thing; this one has \(words.joined(separator: " and "))")
             return nil
         }
-        let allowed: [String: [String]] = ["state": ["state", "action"], "stinger": ["stinger", "boundary"],
+        let allowed: [String: [String]] = ["state": ["state", "action"], "stinger": ["stinger", "boundary", "duck"],
                                            "layer": ["layer", "volume", "fade"], "action": ["action", "state", "fade"]]
         let mine = Set(allowed[words.contains("action") ? "action" : words[0]] ?? [])
-        for k in ["state", "stinger", "boundary", "layer", "volume", "fade", "duration", "rate", "tape"] where m[k] != nil && !mine.contains(k) {
+        for k in ["state", "stinger", "boundary", "duck", "layer", "volume", "fade", "duration", "rate", "tape"] where m[k] != nil && !mine.contains(k) {
             fail(m[k], "\(key).\(k)", "\(k) does not apply here (a music set's \(words.first ?? "event") takes \(mine.sorted().joined(separator: ", ")))")
         }
         func state(_ n: Node) -> String? {
@@ -255,7 +255,8 @@ extension SceneParser {
         if let n = m["stinger"], let s = string(n, "\(key).stinger") {
             if def.stingers[s] == nil { fail(n, "\(key).stinger", unknown("stinger of music set \(id)", s, Set(def.stingers.keys))) }
             let b = m["boundary"].flatMap { choice($0, "\(key).boundary", MusicTransition.Boundary.allCases.map(\.rawValue)) }
-            return .musicSet(id: id, .stinger(s, boundary: b.flatMap(MusicTransition.Boundary.init(rawValue:)) ?? .nextBeat))
+            let duck = m["duck"].flatMap { number($0, "\(key).duck", in: -60...0, "dB −60…0") } ?? 0
+            return .musicSet(id: id, .stinger(s, boundary: b.flatMap(MusicTransition.Boundary.init(rawValue:)) ?? .nextBeat, duck: Float(duck)))
         }
         if let n = m["layer"], let l = string(n, "\(key).layer") {
             let layers = Set(def.states.flatMap { s -> [String] in if case .layers(let ls) = s.content { return ls.map(\.name) } else { return [] } })

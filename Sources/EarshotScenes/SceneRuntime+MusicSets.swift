@@ -58,8 +58,8 @@ extension SceneRuntime {
             set.pause()
         case .stop(let fade):
             set.stop(fade: max(fade, 0.02))
-        case .stinger(let name, let boundary):
-            try set.playStinger(name, at: boundary)
+        case .stinger(let name, let boundary, let duck):
+            try set.playStinger(name, at: boundary, duck: duck)
         case .layer(let layer, let volume, let fade):
             try set.setLayerGain(volume, layer: layer, fade: fade)
         }

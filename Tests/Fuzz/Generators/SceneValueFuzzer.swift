@@ -359,7 +359,7 @@ public struct SceneValueFuzzer {
         func n(_ r: ClosedRange<Double>, _ whole: Bool) -> String { Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1)) }
         switch g.next() % 5 {
         case 0, 1: return "music: level, state: \(Self.pick(&g, ["a", "b", "c", "a"]))"
-        case 2: return "music: level, stinger: hit, boundary: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))"
+        case 2: return "music: level, stinger: hit, boundary: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))" + (Self.chance(&g, 0.4) ? ", duck: \(n(-60...0, false))" : "")
         case 3: return "music: level, layer: \(Self.pick(&g, ["x", "y"])), volume: \(n(0...1, false)), fade: \(n(0...600, false))"
         default: return "music: level, action: \(Self.pick(&g, ["play", "pause", "stop"])), " + Self.pick(&g, ["state: a", "fade: \(n(0...60, false))", "state: b"])
         }

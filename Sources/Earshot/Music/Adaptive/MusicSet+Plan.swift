@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a ``MusicSet`` plans: its tracks, where the playing segment is, the boundaries of its
 /// grid, and the starts, stops and fades a change schedules on the audio clock. Everything here
 /// runs under the set's lock.
@@ -65,6 +67,8 @@ extension MusicSet {
         var deferred: String?
         /// A change put aside while the bus held the music (``MusicSet/tick()``).
         var heldDeferred: String?
+        /// Stingers' ducks under way: until when, and the tracks with the volume to return to.
+        var ducks: [(until: Double, tracks: [(MusicTrack, Float)])] = []
         var history: [Change] = []
         /// Live: how long before its boundary a change is settled (its starts set up).
         var margin: Double
@@ -203,6 +207,34 @@ extension MusicSet {
                 }
             }
             stateStart = (time, first)
+        }
+
+        /// Ducks the current state's playing tracks by `db` from `time`; ``releaseDucks(now:)``
+        /// brings them back after `until`. Nothing while a change is pending.
+        mutating func duck(by db: Float, at time: Double, until: Double) {
+            guard pending == nil, let state = current, let list = parts[state] else { return }
+            let factor = Float(pow(10, Double(db) / 20))
+            var tracks: [(MusicTrack, Float)] = []
+            for p in list where p.track.isPlaying && !leaving.contains(where: { $0 === p.track }) {
+                let volume = p.layer.flatMap { layerGains[Self.key(state, $0)] } ?? 1
+                p.track.fade(to: volume * factor, duration: MusicSet.stingerDuckAttack, at: time)
+                tracks.append((p.track, volume))
+            }
+            if !tracks.isEmpty && ducks.count < MusicSetDefinition.maxEntries { ducks.append((until, tracks)) }
+        }
+
+        /// Ducks whose stinger has played come back up (tracks that left their state meanwhile,
+        /// or a pending change's, are left to the change).
+        mutating func releaseDucks(now: Double) {
+            guard ducks.contains(where: { now >= $0.until }) else { return }
+            let heard = current.flatMap { parts[$0] } ?? []
+            for d in ducks where now >= d.until {
+                for (t, volume) in d.tracks where pending == nil && heard.contains(where: { $0.track === t })
+                    && !leaving.contains(where: { $0 === t }) && t.isPlaying {
+                    t.fade(to: volume, duration: MusicSet.stingerDuckRelease)
+                }
+            }
+            ducks.removeAll { now >= $0.until }
         }
 
         func startStinger(_ part: Part, at time: Double) throws(EarshotError) {

@@ -41,6 +41,10 @@ public final class MusicSet: @unchecked Sendable {
     let system: MusicSystem
     let lock: Locked<Inner>
 
+    /// How fast a stinger's duck falls (``playStinger(_:at:duck:)``), and how fast it recovers.
+    public static let stingerDuckAttack = 0.05
+    public static let stingerDuckRelease = 0.25
+
     /// Live devices: the least time between a request and its boundary; a boundary closer than
     /// this moves to the next one, so that its start can be set up in time.
     public static let minimumLiveLead = 0.05
@@ -150,11 +154,17 @@ public final class MusicSet: @unchecked Sendable {
     }
 
     /// Plays stinger `name` (``MusicSetDefinition/stingers``) on the next beat (or bar, cue, …)
-    /// of the playing segment, on the set's bus, over the music (it ducks nothing); returns the
-    /// audio time it starts at. A stinger already playing starts again there. With nothing
-    /// playing (or a boundary the segment has no grid for) it plays at once.
+    /// of the playing segment, on the set's bus, over the music; returns the audio time it starts
+    /// at. A stinger already playing starts again there. With nothing playing (or a boundary the
+    /// segment has no grid for) it plays at once.
     ///
-    /// Throws ``EarshotError/invalidArgument(_:)`` for a stinger the set does not have.
+    /// It ducks nothing unless asked: with `duck` below 0 (dB, down to −60) the current state's
+    /// tracks fall by that much over ``stingerDuckAttack`` from the stinger's first sample and
+    /// come back over ``stingerDuckRelease`` once it has played (within a render or a game
+    /// frame). While a change is pending nothing is ducked: the change's own fade has the tracks.
+    ///
+    /// Throws ``EarshotError/invalidArgument(_:)`` for a stinger the set does not have or a
+    /// `duck` outside −60…0 dB.
     ///
     /// ```swift
     /// let music = try engine.makeMusicSet(MusicSetDefinition(name: "m", states: [
@@ -164,7 +174,8 @@ public final class MusicSet: @unchecked Sendable {
     /// try music.playStinger("hit", at: .nextBeat)
     /// ```
     @discardableResult
-    public func playStinger(_ name: String, at boundary: MusicTransition.Boundary = .nextBeat) throws(EarshotError) -> Double {
+    public func playStinger(_ name: String, at boundary: MusicTransition.Boundary = .nextBeat, duck: Float = 0) throws(EarshotError) -> Double {
+        guard duck.isFinite, (-60...0).contains(duck) else { throw .invalidArgument("stinger duck \(duck) dB is not −60…0") }
         guard let engine else { throw .engineShutDown }
         let system = self.system
         return try lock.withLock { (inner: inout Inner) throws(EarshotError) -> Double in
@@ -174,6 +185,7 @@ public final class MusicSet: @unchecked Sendable {
             inner.commit(now: engine.audioTime)
             let at = inner.boundary(boundary, system: system, engine: engine)?.time ?? engine.audioTime
             try inner.startStinger(part, at: at)
+            if duck < 0 { inner.duck(by: duck, at: at, until: at + part.length - part.entry) }
             return at
         }
     }
@@ -299,7 +311,9 @@ public final class MusicSet: @unchecked Sendable {
     func tick() {
         guard let engine else { return }
         let system = self.system
+        let now = engine.audioTime
         let replan = lock.withLock { inner -> String? in
+            if !inner.ducks.isEmpty { inner.releaseDucks(now: now) }
             guard !inner.paused else { return nil }
             if let p = inner.pending {
                 if p.old.contains(where: { system.isHeldByBus($0.track.stream) }) {

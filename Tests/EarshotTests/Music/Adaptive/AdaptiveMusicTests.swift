@@ -259,3 +259,34 @@ extension AdaptiveMusicTests {
         XCTAssertEqual(try set.setState("victory"), 5.75, accuracy: 1e-9)
     }
 }
+
+extension AdaptiveMusicTests {
+    /// A stinger ducks nothing unless asked; with `duck: -6` the state falls 6 dB from the
+    /// stinger's first sample and comes back once it has played.
+    func testAStingerDucksOnlyWhenAsked() throws {
+        let f = try Files()
+        func run(duck: Float) throws -> [Float] {
+            let engine = try TestSignals.loopbackEngine()
+            defer { engine.shutdown() }
+            let set = try engine.makeMusicSet(definition(f, []))
+            try set.play(state: "explore", at: 0)
+            var out = try MusicRender.render(engine, seconds: 1.1)
+            XCTAssertEqual(try set.playStinger("hit", at: .nextBeat, duck: duck), 1.5, accuracy: 1e-9)
+            out += try MusicRender.render(engine, seconds: 1.5)
+            return MusicRender.left(out)
+        }
+        let plain = try run(duck: 0), ducked = try run(duck: -6)
+        let before = Self.amplitude(plain, 500, 67_200..<67_680)                          // 1.40 s
+        XCTAssertEqual(Self.amplitude(plain, 500, 81_600..<82_080) / before, 1, accuracy: 1e-3, "no duck by default")
+        let during = TestSignals.dB(Self.amplitude(ducked, 500, 81_600..<82_080) / before)   // 1.70 s
+        let after = TestSignals.dB(Self.amplitude(ducked, 500, 120_000..<120_480) / before)  // 2.50 s
+        print("stinger duck: \(String(format: "%.2f", during)) dB under the stinger, \(String(format: "%.2f", after)) dB after")
+        XCTAssertEqual(during, -6, accuracy: 0.2)
+        XCTAssertEqual(after, 0, accuracy: 0.05, "back once the 0.3 s stinger has played (+ the release)")
+        XCTAssertThrowsError(try {
+            let engine = try TestSignals.loopbackEngine()
+            defer { engine.shutdown() }
+            try engine.makeMusicSet(definition(f, [])).playStinger("hit", duck: -61)
+        }())
+    }
+}
