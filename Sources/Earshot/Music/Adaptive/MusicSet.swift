@@ -288,14 +288,15 @@ public final class MusicSet: @unchecked Sendable {
         if let again { try setState(again) }
     }
 
-    /// Stops the set: every track fades out over `fade` seconds (0: at once) and stops.
+    /// Stops the set: every track fades out over `fade` seconds (0, negative or not finite: at
+    /// once) and stops.
     public func stop(fade: Double = 0) {
         guard let engine else { return }
         let system = self.system
         lock.withLock { inner in
             inner.cancelPending(system: system, engine: engine)
             for t in inner.allTracks {
-                if fade > 0, t.isPlaying { t.fade(to: 0, duration: fade, stopsAtEnd: true) } else { t.stop() }
+                if fade > 0, fade.isFinite, t.isPlaying { t.fade(to: 0, duration: fade, stopsAtEnd: true) } else { t.stop() }
             }
             inner.current = nil
             inner.paused = false
