@@ -190,11 +190,7 @@ extension VoicePool {
             if slots[index].isOwnFading { stepOwnFade(index, by: now - from) }   // playback time
             slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
             if slots[index].loop {
-                if slots[index].playhead >= Double(slots[index].clipFrames) {
-                    let p = slots[index].playhead
-                    slots[index].playhead = p.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
-                    noteWrap(index, frames: p - slots[index].playhead)
-                }
+                if slots[index].playhead >= Double(slots[index].clipFrames) { wrapPlayhead(index) }
             } else if slots[index].playhead >= slots[index].totalFrames {
                 return false
             }
@@ -203,9 +199,19 @@ extension VoicePool {
         return true
     }
 
-    // The ends of one-shots, timed to their last frame. Out of line (`@inline(never)`): inlined,
-    // they made `advance` too large to inline in `schedule`'s loop over every voice, which cost
-    // 25 → 34 ns per voice a frame with 10,000 voices (earshot stress --voices 10000 --max-real 1024).
+    // The ends of one-shots, timed to their last frame, and a loop's wrap. Out of line
+    // (`@inline(never)`): inlined, they made `advance` too large to inline in `schedule`'s loop
+    // over every voice, which cost 25 → 34 ns per voice a frame with 10,000 voices (earshot stress
+    // --voices 10000 --max-real 1024); the wrap's timeline bookkeeping inlined cost 28 → 40 ns.
+
+    /// A virtual loop's playhead passed the clip's end: it wraps, and the voice's timeline keeps
+    /// the frames wrapped away (VoiceTimeline.swift).
+    @inline(never)
+    private func wrapPlayhead(_ index: Int) {
+        let p = slots[index].playhead
+        slots[index].playhead = p.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
+        noteWrap(index, frames: p - slots[index].playhead)
+    }
 
     /// A virtual one-shot's playhead passed its end: its last frame came that far before `now`.
     @inline(never)

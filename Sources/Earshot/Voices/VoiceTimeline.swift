@@ -11,11 +11,13 @@
 /// markers cost nothing per frame.
 ///
 /// Every field is indexed by slot and used under the AL lock, like the pool (the pool owns it).
+/// The columns written at every play are `SlotTable`s (a store, no copy-on-write check): as
+/// arrays they added 20–25 ns to a play into a full pool (`earshot stress --play-cost`).
 final class VoiceTimeline {
     /// Clip frames wrapped away from the slot's playhead by its loops (0 at play).
-    @exclusivity(unchecked) var wrapped: [Double]
+    let wrapped: SlotTable<Double>
     /// The audio time (``AudioEngine/audioTime``) the slot's first frame is, or was to be, heard.
-    @exclusivity(unchecked) var startAudio: [Double]
+    let startAudio: SlotTable<Double>
     /// The markers of a marked slot's clip (empty for the others), sorted by frame.
     @exclusivity(unchecked) var marks: [[Marker]]
     /// Timeline position (frames, loops counted) from which a marked slot's markers are still
@@ -23,16 +25,16 @@ final class VoiceTimeline {
     @exclusivity(unchecked) var markFrom: [Double]
     /// Slots whose clips have markers, unordered, and each slot's index in that list (−1).
     @exclusivity(unchecked) private(set) var marked: [Int]
-    @exclusivity(unchecked) private var markedAt: [Int32]
+    private let markedAt: SlotTable<Int32>
 
     init(capacity: Int) {
-        wrapped = [Double](repeating: 0, count: capacity)
-        startAudio = [Double](repeating: 0, count: capacity)
+        wrapped = SlotTable(repeating: 0, count: capacity)
+        startAudio = SlotTable(repeating: 0, count: capacity)
         marks = [[Marker]](repeating: [], count: capacity)
         markFrom = [Double](repeating: 0, count: capacity)
         marked = []
         marked.reserveCapacity(capacity)
-        markedAt = [Int32](repeating: -1, count: capacity)
+        markedAt = SlotTable(repeating: -1, count: capacity)
     }
 
     /// A voice starts in `slot`, heard from audio time `startAudio`, from clip frame `startFrame`
