@@ -198,3 +198,38 @@ extension SceneMusicSetTests {
         XCTAssertTrue(refused.stderr.contains("music.level.transitions[3]: this rule is never reached: rule [2]"), refused.stderr)
     }
 }
+
+extension SceneMusicSetTests {
+    /// The file's own cue points are cues of its segment: `at: nextCue` lands on a WAV `cue `
+    /// point (1.25 s) and `entry:` may name one (combat starts from its 0.5 s cue).
+    func testFileMarkersAreCues() throws {
+        let explore = try tone("explore.wav", frequency: 500, seconds: 4)
+        let combat = try tone("combat.wav", frequency: 1_000, seconds: 4)
+        try CueWAV.addCues([(name: "drop", frame: 60_000)], to: explore)
+        try CueWAV.addCues([(name: "in", frame: 24_000)], to: combat)
+        let scene = try Scene.load(path: try SceneFixtures.write("""
+            duration: 2
+            music:
+              level:
+                states:
+                  explore: { file: \(explore) }
+                  combat: { file: \(combat), entry: in }
+                transitions:
+                  - { to: combat, at: nextCue }
+            events:
+              - { at: 0, music: level, state: explore }
+              - { at: 1.0, music: level, state: combat }
+            """, in: tmp))
+        let out = tmp.appendingPathComponent("cues.wav").path
+        let result = try SceneRenderer(scene: scene).render(to: out, format: .f32)
+        let audio = try RenderedAudio(path: out)
+        XCTAssertEqual(result.timeline.music.changes.last?.time ?? 0, 1.25, accuracy: 1e-6)
+        XCTAssertLessThan(audio.power(at: [1_000], 1.24, 1.25), audio.power(at: [1_000], 1.25, 1.26) * 1e-6)
+        XCTAssertLessThan(audio.power(at: [500], 1.25, 1.26), audio.power(at: [500], 1.24, 1.25) * 1e-6)
+        XCTAssertTrue(try problems("""
+            duration: 1
+            music:
+              level: { states: { combat: { file: \(combat), entry: nope } } }
+            """).contains("no cue \"nope\" (cues: in)"))
+    }
+}

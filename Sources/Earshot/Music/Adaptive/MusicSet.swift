@@ -101,6 +101,8 @@ public final class MusicSet: @unchecked Sendable {
             guard let parts = inner.parts[name] else { throw .invalidArgument(Inner.unknown(name, in: self)) }
             inner.cancelPending(system: system, engine: engine)
             inner.heldDeferred = nil
+            inner.deferred = nil
+            inner.paused = false
             for list in inner.parts.values { for p in list { p.track.stop() } }
             for p in inner.stingers.values { p.track.stop() }
             for p in inner.bridges.values { p.track.stop() }
@@ -116,7 +118,9 @@ public final class MusicSet: @unchecked Sendable {
     /// (none: at once, no fade), and returns the audio time the new state begins at. With nothing
     /// playing, it starts `state` now (``play(state:at:)``). Asking for the state already playing
     /// cancels a pending change and changes nothing else. A second request while a change is
-    /// pending replaces it (see ``MusicSet``).
+    /// pending replaces it (see ``MusicSet``). While the set is paused (``pause()``) the change
+    /// waits for ``resume()``, which plans it from where the music is then; the time returned is
+    /// the audio time now.
     ///
     /// Throws ``EarshotError/invalidArgument(_:)`` for a state the set does not have and
     /// ``EarshotError/engineShutDown`` after shutdown.
@@ -147,6 +151,11 @@ public final class MusicSet: @unchecked Sendable {
         return try lock.withLock { (inner: inout Inner) throws(EarshotError) -> Double in
             inner.cancelPending(system: system, engine: engine)
             inner.heldDeferred = nil
+            if inner.paused {
+                // Planned from where the music is when ``resume()`` is called.
+                inner.deferred = state
+                return now
+            }
             guard let from = inner.current, from != state else { return now }
             let rule = definition.rule(from: from, to: state) ?? MusicTransition(from: from, to: state, at: .immediate)
             return try inner.change(from: from, to: state, rule: rule, definition: definition, system: system, engine: engine)

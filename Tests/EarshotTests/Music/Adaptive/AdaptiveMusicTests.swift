@@ -290,3 +290,26 @@ extension AdaptiveMusicTests {
         }())
     }
 }
+
+extension AdaptiveMusicTests {
+    /// A change asked for while the set is paused waits for resume(), and is planned then from
+    /// where explore is: paused at 1.0 s for 2 s, asked at 2.0 s, resumed at 3.0 s (explore at
+    /// 1.0 s of its file) — the next bar of explore (its 2.0 s) is heard at 4.0 s.
+    func testAChangeAskedWhilePausedIsPlannedAtResume() throws {
+        let f = try Files()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let set = try engine.makeMusicSet(definition(f, [.init(to: "combat", at: .nextBar)]))
+        try set.play(state: "explore", at: 0)
+        _ = try MusicRender.render(engine, seconds: 1.0)
+        set.pause()
+        _ = try MusicRender.render(engine, seconds: 1.0)
+        XCTAssertEqual(try set.setState("combat"), 2.0, accuracy: 1e-9, "the time now: nothing is planned while paused")
+        XCTAssertNil(set.pendingState)
+        _ = try MusicRender.render(engine, seconds: 1.0)
+        try set.resume()
+        XCTAssertEqual(set.pendingState?.audioTime ?? 0, 4.0, accuracy: 1e-9)
+        _ = try MusicRender.render(engine, seconds: 1.1)
+        XCTAssertEqual(set.currentState, "combat")
+    }
+}
