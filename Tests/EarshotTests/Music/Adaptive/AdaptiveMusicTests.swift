@@ -41,15 +41,19 @@ final class AdaptiveMusicTests: XCTestCase {
         return MusicRender.left(try MusicRender.render(engine, seconds: seconds))
     }
 
-    /// The amplitude of the `frequency` component of `x[range]` (a whole number of periods).
+    /// The amplitude of the `frequency` component of `x[range]`: a least-squares fit of a sine
+    /// and a cosine of that frequency (exact for any window, whole periods or not).
     static func amplitude(_ x: [Float], _ frequency: Double, _ range: Range<Int>) -> Double {
-        var s = 0.0, c = 0.0
+        var ss = 0.0, cc = 0.0, sc = 0.0, xs = 0.0, xc = 0.0
         for i in range {
             let w = 2 * Double.pi * frequency * Double(i) / Double(rate)
-            s += Double(x[i]) * sin(w)
-            c += Double(x[i]) * cos(w)
+            let s = sin(w), c = cos(w), v = Double(x[i])
+            ss += s * s; cc += c * c; sc += s * c; xs += v * s; xc += v * c
         }
-        return 2 * (s * s + c * c).squareRoot() / Double(range.count)
+        let det = ss * cc - sc * sc
+        guard det > 1e-12 else { return 0 }
+        let a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det
+        return (a * a + b * b).squareRoot()
     }
 
     /// Renders `seconds` from t = 0 with `explore` playing, asking for `state` at `askAt`.

@@ -68,4 +68,47 @@ final class LiveMusicSetTests: XCTestCase {
         let after = Array(x[(onsets[2] + 2_400)..<(onsets[2] + 7_200)])
         XCTAssertEqual(ToneMeasure.frequency(after, sampleRate: 48_000), 1_000, accuracy: 5)
     }
+
+    /// Two identical 3,989 Hz stems on a live device sum to +6.02 dB over one stem (±0.05 dB in
+    /// nine windows of ten) after the change that starts them together, a pause and resume of
+    /// the set and a seek: each in one `alSourcePlayv`/`alSourcePausev`, so the mixer takes them
+    /// from the same frame (one frame apart would read 5.72 dB).
+    func testStemsStayAlignedLive() throws {
+        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+        guard FileManager.default.isExecutableFile(atPath: probePath) else {
+            throw XCTSkip("MusicProbe is not built: run `swift build` (make test does) before `swift test`")
+        }
+        let fixtures = try MusicFixtures()
+        // 3,989 Hz: no whole number of frames is a whole number of its periods for any offset a
+        // mixing period could make (4 kHz would hide offsets of 12 frames).
+        let stem = try fixtures.sineWAV("stem.wav", frequency: 3_989, amplitude: 0.3, seconds: 2)
+        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        defer { pulse.stop() }
+        try pulse.nullSink("game", makeDefault: true)
+        let recording = fixtures.directory.appendingPathComponent("rec.f32")
+        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--format=float32le", "--rate=48000", "--channels=1",
+                                                        "--raw", recording.path], environment: pulse.environment)
+        defer { parec.stop() }
+        Thread.sleep(forTimeInterval: 0.3)
+        let probe = try ChildProcess.run(probePath, ["stems", stem], environment: pulse.environment, timeout: 30)
+        Thread.sleep(forTimeInterval: 0.3)
+        parec.stop()
+        XCTAssertEqual(probe.status, 0, probe.output)
+        let data = try Data(contentsOf: recording)
+        let x = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let amplitudes = stride(from: 0, to: x.count - 480, by: 480).map { AdaptiveMusicTests.amplitude(x, 3_989, $0..<($0 + 480)) }
+        guard let loudest = amplitudes.max(), loudest > 0.05, let first = amplitudes.firstIndex(where: { $0 > loudest / 4 }) else {
+            return XCTFail("no stems in the recording")
+        }
+        // One stem: the first second of sound (its first and last windows left out).
+        let one = amplitudes[(first + 5)..<(first + 90)].sorted()[42]
+        let later = amplitudes[(first + 110)...].filter { $0 > one * 1.5 }
+        let within = later.filter { abs(TestSignals.dB($0 / one) - 6.0206) <= 0.05 }
+        let last = amplitudes.lastIndex { $0 > one * 1.5 } ?? 0
+        let gap = amplitudes[(first + 110)..<max(first + 110, last)].filter { $0 < one / 10 }.count
+        print("LiveMusicSet: two stems over one: \(within.count) of \(later.count) windows at +6.02 ± 0.05 dB (median \(String(format: "%.3f", TestSignals.dB(later.sorted()[later.count / 2] / one))) dB); \(gap) silent windows (the pause)")
+        XCTAssertGreaterThan(later.count, 200, "about 2.7 s of two stems")
+        XCTAssertGreaterThanOrEqual(Double(within.count), 0.9 * Double(later.count))
+        XCTAssertGreaterThanOrEqual(gap, 20, "the 0.3 s pause, between sound")
+    }
 }
