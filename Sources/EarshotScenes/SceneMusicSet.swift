@@ -1,7 +1,7 @@
 import Earshot
 
 /// A music set of a scene: a `music:` entry with `states:` (adaptive music, see
-/// ``MusicSetDefinition``). Nothing plays until an event starts it or names a state.
+/// `MusicSetDefinition`). Nothing plays until an event starts it or names a state.
 ///
 /// ```yaml
 /// music:
@@ -24,6 +24,7 @@ public struct SceneMusicSet: Sendable, Equatable {
     /// The set, with its files resolved against the scene's folder.
     public var definition: MusicSetDefinition
 
+    /// The set `definition` under `music.<id>`.
     public init(id: String, definition: MusicSetDefinition) {
         self.id = id
         self.definition = definition

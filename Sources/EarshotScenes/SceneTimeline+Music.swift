@@ -12,8 +12,11 @@ import Earshot
 public struct SceneMusicMarks: Sendable, Equatable {
     /// A state change: when the new state's first sample is heard, and what changed.
     public struct Change: Sendable, Equatable {
+        /// Scene seconds at which the new state's first sample is heard.
         public var time: Double
+        /// "set: old → new" (or "set: state" for a start).
         public var label: String
+        /// A change at scene time `time`, labelled `label`.
         public init(time: Double, label: String) {
             self.time = time
             self.label = label
@@ -28,6 +31,7 @@ public struct SceneMusicMarks: Sendable, Equatable {
     public private(set) var changes: [Change] = []
     private var barColumns = Set<Int>()
 
+    /// No marks.
     public init() {}
 
     mutating func addBar(_ time: Double, column: Int) {
@@ -35,6 +39,7 @@ public struct SceneMusicMarks: Sendable, Equatable {
         bars.append(time)
     }
 
+    /// Adds a state change (the oldest goes past ``maxChanges``).
     public mutating func addChange(_ change: Change) {
         changes.append(change)
         if changes.count > Self.maxChanges { changes.removeFirst(changes.count - Self.maxChanges) }

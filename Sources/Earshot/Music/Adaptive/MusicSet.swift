@@ -250,6 +250,14 @@ public final class MusicSet: @unchecked Sendable {
 
     /// Pauses every track of the set together (stems in one OpenAL call, so they stay aligned).
     /// A pending change is put aside and planned again by ``resume()`` from where the music is.
+    ///
+    /// ```swift
+    /// let music = try engine.makeMusicSet(MusicSetDefinition(name: "m", states: [
+    ///     .init(name: "calm", content: .track(.init(path: "Assets/Music/theme.ogg")))]))
+    /// try music.play(state: "calm")
+    /// music.pause()          // the game's pause menu
+    /// try music.resume()
+    /// ```
     public func pause() {
         guard let engine else { return }
         let system = self.system
@@ -279,7 +287,15 @@ public final class MusicSet: @unchecked Sendable {
     }
 
     /// Moves the current state's segment (all its stems together) to `seconds` into its file.
-    /// A pending change is cancelled and asked for again from the new position.
+    /// A pending change is cancelled and asked for again from the new position. Throws
+    /// ``EarshotError/invalidArgument(_:)`` for a time that is not finite.
+    ///
+    /// ```swift
+    /// let music = try engine.makeMusicSet(MusicSetDefinition(name: "m", states: [
+    ///     .init(name: "calm", content: .track(.init(path: "Assets/Music/theme.ogg")))]))
+    /// try music.play(state: "calm")
+    /// try music.seek(to: 4)   // the third bar of a 120 bpm piece
+    /// ```
     public func seek(to seconds: Double) throws(EarshotError) {
         guard seconds.isFinite else { throw .invalidArgument("seek to \(seconds) s") }
         guard let engine else { throw .engineShutDown }
@@ -298,7 +314,14 @@ public final class MusicSet: @unchecked Sendable {
     }
 
     /// Stops the set: every track fades out over `fade` seconds (0, negative or not finite: at
-    /// once) and stops.
+    /// once) and stops; ``currentState`` is nil after it.
+    ///
+    /// ```swift
+    /// let music = try engine.makeMusicSet(MusicSetDefinition(name: "m", states: [
+    ///     .init(name: "calm", content: .track(.init(path: "Assets/Music/theme.ogg")))]))
+    /// try music.play(state: "calm")
+    /// music.stop(fade: 2)   // the level is over
+    /// ```
     public func stop(fade: Double = 0) {
         guard let engine else { return }
         let system = self.system

@@ -22,7 +22,7 @@ public struct MusicSetDefinition: Sendable, Equatable {
     public var states: [MusicState]
     /// The rules a state change follows; the first that matches wins (see ``MusicTransition``).
     public var transitions: [MusicTransition]
-    /// One-shots played on the next beat or bar (``MusicSet/playStinger(_:at:)``), by name.
+    /// One-shots played on the next beat or bar (``MusicSet/playStinger(_:at:duck:)``), by name.
     public var stingers: [String: MusicSegment]
     /// Segments that transitions play between two states (``MusicTransition/via``), by name.
     public var bridges: [String: MusicSegment]
