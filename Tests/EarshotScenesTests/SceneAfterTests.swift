@@ -26,18 +26,6 @@ final class SceneAfterTests: XCTestCase {
         return (try RenderedAudio(path: out), result.events)
     }
 
-    /// Whether frames `range` of the left channel are the tone from its first frame at `start`.
-    private func isTone(_ audio: RenderedAudio, _ range: Range<Int>, from start: Int, amplitude a: Float) -> Bool {
-        range.allSatisfy { n in
-            let expected: Float = [0, a, 0, -a][(n - start) % 4]
-            return abs(audio.samples[n * audio.channels] - expected) < 0.01 * a
-        }
-    }
-
-    private func isSilent(_ audio: RenderedAudio, _ range: Range<Int>) -> Bool {
-        range.allSatisfy { abs(audio.samples[$0 * audio.channels]) < 1e-5 }
-    }
-
     func testAChainOfClipsPlaysFrameAfterFrame() throws {
         let s = try scene("""
         events:
@@ -50,11 +38,11 @@ final class SceneAfterTests: XCTestCase {
         let (audio, events) = try render(s)
         let a = audio.samples[24_001 * audio.channels]
         XCTAssertGreaterThan(a, 0.1)
-        XCTAssertTrue(isSilent(audio, 0..<24_000))
-        XCTAssertTrue(isTone(audio, 24_000..<48_000, from: 24_000, amplitude: a), "line1, then line2 on the very next frame")
-        XCTAssertTrue(isSilent(audio, 48_000..<60_000), "the delay")
-        XCTAssertTrue(isTone(audio, 60_000..<72_000, from: 60_000, amplitude: a), "0.25 s after line2's end")
-        XCTAssertTrue(isSilent(audio, 72_000..<96_000))
+        XCTAssertTrue(audio.isSilent(0..<24_000))
+        XCTAssertTrue(audio.isTone(24_000..<48_000, from: 24_000, amplitude: a), "line1, then line2 on the very next frame")
+        XCTAssertTrue(audio.isSilent(48_000..<60_000), "the delay")
+        XCTAssertTrue(audio.isTone(60_000..<72_000, from: 60_000, amplitude: a), "0.25 s after line2's end")
+        XCTAssertTrue(audio.isSilent(72_000..<96_000))
         XCTAssertEqual(events.map(\.time), [0.5, 0.75, 1.25], "the render reports when each ran")
         XCTAssertFalse(s.warnings().contains { $0.message.contains("never") }, "a clip played only after a voice is used: \(s.warnings())")
     }
@@ -69,12 +57,12 @@ final class SceneAfterTests: XCTestCase {
         """)
         let (audio, events) = try render(s)
         let a = audio.samples[24_001 * audio.channels]
-        XCTAssertTrue(isTone(audio, 24_000..<36_000, from: 24_000, amplitude: a))
+        XCTAssertTrue(audio.isTone(24_000..<36_000, from: 24_000, amplitude: a))
         let reply = try XCTUnwrap(events.last?.time)
         let start = Int((reply * 48_000).rounded())
         XCTAssertTrue((36_000...36_800).contains(start), "within one 800-frame game frame of the end: \(start)")
-        XCTAssertTrue(isSilent(audio, 36_000..<start))
-        XCTAssertTrue(isTone(audio, start..<start + 12_000, from: start, amplitude: a))
+        XCTAssertTrue(audio.isSilent(36_000..<start))
+        XCTAssertTrue(audio.isTone(start..<start + 12_000, from: start, amplitude: a))
     }
 
     func testAfterIsValidated() throws {

@@ -32,18 +32,6 @@ final class SceneMarkerTests: XCTestCase {
         return (try RenderedAudio(path: out), result.events)
     }
 
-    /// Whether frames `range` of the left channel are the tone from its first frame at `start`.
-    private func isTone(_ audio: RenderedAudio, _ range: Range<Int>, from start: Int, amplitude a: Float) -> Bool {
-        range.allSatisfy { n in
-            let expected: Float = [0, a, 0, -a][(n - start) % 4]
-            return abs(audio.samples[n * audio.channels] - expected) < 0.01 * a
-        }
-    }
-
-    private func isSilent(_ audio: RenderedAudio, _ range: Range<Int>) -> Bool {
-        range.allSatisfy { abs(audio.samples[$0 * audio.channels]) < 1e-5 }
-    }
-
     func testAClipsMarkerStartsAnEventOnItsFrameEveryPass() throws {
         let s = try scene("""
         events:
@@ -59,12 +47,12 @@ final class SceneMarkerTests: XCTestCase {
         XCTAssertEqual(events.map { Int(($0.time * 48_000).rounded()) }, [24_000] + starts)
         let a = audio.samples[(28_800 + 1) * audio.channels]
         XCTAssertGreaterThan(a, 0.1)
-        XCTAssertTrue(isSilent(audio, 0..<28_800))
+        XCTAssertTrue(audio.isSilent(0..<28_800))
         for start in starts {
-            XCTAssertTrue(isTone(audio, start..<start + 4_800, from: start, amplitude: a), "a boom from frame \(start)")
+            XCTAssertTrue(audio.isTone(start..<start + 4_800, from: start, amplitude: a), "a boom from frame \(start)")
         }
-        XCTAssertTrue(isSilent(audio, 33_600..<40_800))
-        XCTAssertTrue(isSilent(audio, 74_400..<96_000))
+        XCTAssertTrue(audio.isSilent(33_600..<40_800))
+        XCTAssertTrue(audio.isSilent(74_400..<96_000))
     }
 
     func testAnOffsetPastAMarkerSkipsItOnTheFirstPassAndAPitchScalesTheTimes() throws {
@@ -92,9 +80,9 @@ final class SceneMarkerTests: XCTestCase {
         // The engine reports the marker with the render that plays it: the boom comes at most one
         // 800-frame game frame after the marker's frame (28,800).
         XCTAssertTrue((28_800...29_600).contains(start), "boom at \(start)")
-        XCTAssertTrue(isSilent(audio, 0..<start))
+        XCTAssertTrue(audio.isSilent(0..<start))
         let a = audio.samples[(start + 1) * audio.channels]
-        XCTAssertTrue(isTone(audio, start..<start + 4_800, from: start, amplitude: a))
+        XCTAssertTrue(audio.isTone(start..<start + 4_800, from: start, amplitude: a))
     }
 
     func testMarkersAreValidated() throws {

@@ -88,7 +88,7 @@ extension AudioEngine {
         try PlayResolver.checkRequest(options, link: link)
         let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
-            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger))
+            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger), markers: clip.markers)
             ALCheck.after("play")
             return id
         }

@@ -117,7 +117,7 @@ extension EngineCore {
             let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
             resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
         }
-        let id = play(resolved)
+        let id = play(resolved, markers: clip.markers)
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id

@@ -150,7 +150,6 @@ public enum PlayResolver {
             delay: start.delay, mixTarget: start.mixTarget, fadeIn: options.fadeIn,
             busIndex: target.busIndex, placement: .pan, pan: 0, spatial: SpatialProperties(), emitterIndex: -1,
             environment: options.environment, soundKey: sound, held: held)
-        play.markers = clip.markers
         play.startAudioTime = core.startAudioTime(delay: start.delay, mixTarget: start.mixTarget)
         switch options.placement {
         case .pan(let p):

@@ -7,9 +7,6 @@ import COpenAL
 struct ResolvedPlay {
     // The clip.
     var clipID: UInt32
-    /// The clip's markers (``Clip/markers``): reported on ``AudioEngine/markers`` as the voice
-    /// passes them.
-    var markers: [Marker] = []
     var buffer: ALuint
     /// The clip's length in frames and its sample rate.
     var frames: Int

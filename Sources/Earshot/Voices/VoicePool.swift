@@ -319,7 +319,7 @@ final class VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
-        timeline.begin(index, startAudio: r.startAudioTime, startFrame: r.startFrame, markers: r.markers)
+        timeline.begin(index, startAudio: r.startAudioTime)
         live.append(index)
 
         if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,

@@ -11,8 +11,7 @@
 /// markers cost nothing per frame.
 ///
 /// Every field is indexed by slot and used under the AL lock, like the pool (the pool owns it).
-/// The columns written at every play are `SlotTable`s (a store, no copy-on-write check): as
-/// arrays they added 20–25 ns to a play into a full pool (`earshot stress --play-cost`).
+/// The columns written at every play are `SlotTable`s (a store, no copy-on-write check).
 final class VoiceTimeline {
     /// Clip frames wrapped away from the slot's playhead by its loops (0 at play).
     let wrapped: SlotTable<Double>
@@ -37,13 +36,17 @@ final class VoiceTimeline {
         markedAt = SlotTable(repeating: -1, count: capacity)
     }
 
-    /// A voice starts in `slot`, heard from audio time `startAudio`, from clip frame `startFrame`
-    /// (its markers from there on are reported; those before an offset are not).
+    /// A voice starts in `slot`, heard from audio time `startAudio`.
     @inline(__always)
-    func begin(_ slot: Int, startAudio time: Double, startFrame: Double, markers: [Marker]) {
+    func begin(_ slot: Int, startAudio time: Double) {
         wrapped[slot] = 0
         startAudio[slot] = time
-        guard !markers.isEmpty else { return }
+    }
+
+    /// The voice in `slot` plays a clip with `markers`, from clip frame `startFrame` (its markers
+    /// from there on are reported; those before an offset are not).
+    func mark(_ slot: Int, markers: [Marker], from startFrame: Double) {
+        guard markedAt[slot] < 0 else { return }
         marks[slot] = markers
         markFrom[slot] = startFrame
         markedAt[slot] = Int32(marked.count)

@@ -144,3 +144,20 @@ enum SceneFixtures {
         return (result, try RenderedAudio(path: out))
     }
 }
+
+/// Frame-exact checks on the left channel, for tests that play a 12 kHz sine: at 48 kHz its
+/// samples run 0, +a, 0, −a from its first frame, so a start one frame off breaks the pattern.
+extension RenderedAudio {
+    /// Whether frames `range` are the sine from its first frame at `start`, at amplitude `a`.
+    func isTone(_ range: Range<Int>, from start: Int, amplitude a: Float) -> Bool {
+        range.allSatisfy { n in
+            let expected: Float = [0, a, 0, -a][(n - start) % 4]
+            return abs(samples[n * channels] - expected) < 0.01 * a
+        }
+    }
+
+    /// Whether frames `range` are silent.
+    func isSilent(_ range: Range<Int>) -> Bool {
+        range.allSatisfy { abs(samples[$0 * channels]) < 1e-5 }
+    }
+}
