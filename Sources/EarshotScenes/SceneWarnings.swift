@@ -125,6 +125,7 @@ extension Scene {
             }
         }
         if let w = limiterWarning() { out.append(w) }
+        out += musicSetWarnings()
         return out
     }
 

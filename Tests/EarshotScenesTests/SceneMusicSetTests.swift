@@ -233,3 +233,19 @@ extension SceneMusicSetTests {
             """).contains("no cue \"nope\" (cues: in)"))
     }
 }
+
+extension SceneMusicSetTests {
+    /// Warnings: a set no event starts; a rule whose `from` state no event enters.
+    func testWarningsForSetsAndRulesThatNeverPlay() throws {
+        let a = try tone("a.wav", frequency: 500, seconds: 1)
+        let b = try tone("b.wav", frequency: 700, seconds: 1)
+        let silent = try Scene.load(path: try SceneFixtures.write("duration: 1\n" + set(a, b), in: tmp))
+        XCTAssertTrue(silent.warnings().contains { $0.key == "music.level" && $0.message.hasPrefix("never plays") }, "\(silent.warnings())")
+        let rules = try Scene.load(path: try SceneFixtures.write("duration: 1\n" + set(a, b, rules: "- { from: combat, to: explore }")
+                                                                  + "\nevents:\n  - { at: 0, music: level, state: explore }", in: tmp))
+        let w = rules.warnings().map(\.description)
+        XCTAssertTrue(w.contains { $0.contains("music.level: transitions[0] (from combat) never applies in this scene: no event enters combat") }, "\(w)")
+        let demo = try Scene.load(path: CLIRunner.packageRoot.appendingPathComponent("Demos/Scenes/adaptive.yaml").path)
+        XCTAssertEqual(demo.warnings().map(\.description), [], "the demo does what it says")
+    }
+}
