@@ -272,12 +272,13 @@ public final class MusicSet: @unchecked Sendable {
         }
     }
 
-    /// Resumes what ``pause()`` paused, together; a change put aside is asked for again.
+    /// Resumes what ``pause()`` paused, together; a change put aside is asked for again. Tracks
+    /// whose bus is still held (paused by the game, or an interruption that ended without
+    /// resuming) are readied and start together when the hold ends.
     public func resume() throws(EarshotError) {
         guard let engine else { throw .engineShutDown }
         let system = self.system
         let deferred = lock.withLock { inner -> String? in
-            guard inner.paused else { return nil }
             inner.paused = false
             system.resumeGroup(inner.allTracks.map(\.stream), host: engine)
             defer { inner.deferred = nil }

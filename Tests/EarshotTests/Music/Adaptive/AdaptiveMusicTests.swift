@@ -317,3 +317,32 @@ extension AdaptiveMusicTests {
         XCTAssertEqual(set.currentState, "combat")
     }
 }
+
+extension AdaptiveMusicTests {
+    /// An interruption that ends without resuming keeps the set's tracks held, as it keeps every
+    /// track: resume() on the set readies them, and they play — together — when the session
+    /// resumes.
+    func testResumeAfterAnInterruptionThatDidNotResume() throws {
+        let f = try Files()
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        var d = definition(f, [])
+        d.states[1].content = .layers([.init(name: "x", segment: .init(path: f.combat)), .init(name: "y", segment: .init(path: f.victory))])
+        let set = try engine.makeMusicSet(d)
+        try set.play(state: "combat", at: 0)
+        _ = try MusicRender.render(engine, seconds: 0.5)
+        engine.session.beginInterruption()
+        _ = try MusicRender.render(engine, seconds: 0.2)
+        engine.session.endInterruption(shouldResume: false)
+        _ = try MusicRender.render(engine, seconds: 0.2)
+        XCTAssertEqual(set.tracks.filter(\.isPlaying).count, 0, "held: the session did not resume")
+        try set.resume()
+        _ = try MusicRender.render(engine, seconds: 0.1)
+        XCTAssertEqual(set.tracks.filter(\.isPlaying).count, 0, "still held")
+        engine.session.resume()
+        let out = MusicRender.left(try MusicRender.render(engine, seconds: 0.2))
+        XCTAssertEqual(set.tracks.filter(\.isPlaying).count, 2)
+        XCTAssertGreaterThan(Self.amplitude(out, 1_000, 4_800..<5_280), 0.1)
+        XCTAssertGreaterThan(Self.amplitude(out, 1_500, 4_800..<5_280), 0.1)
+    }
+}
