@@ -10,7 +10,8 @@
 //       (the output latency when the click played at once was mixed, if sure), "scheduled T...",
 //       "done".
 //   TimeProbe loop OFFSET   the same with one voice that loops a 0.25 s clip (the click, then
-//       silence) from startTime a + 0.4 + OFFSET, stopped 1.85 s after it began: eight clicks.
+//       silence, marker "tick" on the click) from startTime a + 0.4 + OFFSET, stopped 1.85 s after
+//       it began: eight clicks; also prints "markers T..." (the ticks' reported audio times).
 //   TimeProbe pause OFFSET   one click at startTime a + 0.4 + OFFSET whose bus is paused for
 //       ~0.2 s while it is in its lead-in: prints "paused MIN MAX" (the paused span lies
 //       between) and "pauses N" (real voices that gave up their source to the pause).
@@ -36,6 +37,14 @@ func clockLatency() -> (clock: Double, latency: Double) {
 
 func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
+/// The audio times of the loop's "tick" markers, as the engine reports them (on the thread that updates it).
+final class TickLog: @unchecked Sendable {   // `times` is only touched under `lock`
+    private let lock = NSLock()
+    private var list: [Double] = []
+    func add(_ t: Double) { lock.lock(); list.append(t); lock.unlock() }
+    var times: [Double] { lock.lock(); defer { lock.unlock() }; return list }
+}
+
 let arguments = CommandLine.arguments
 let offsets = arguments.dropFirst(2).compactMap(Double.init)
 let looping = arguments.count >= 2 && arguments[1] == "loop"
@@ -51,8 +60,12 @@ do {
                                              samples: .float32([Float](repeating: 0.5, count: 240))), name: "click")
     // A loop of 0.25 s: the click, then silence.
     let period = engine.sampleRate / 4
+    // Its click's first frame is marker "tick": each pass reports it with the time it is heard.
     let loopClip = try engine.loadClip(PCMAudio(sampleRate: engine.sampleRate, channels: 1, samples: .float32(
         [Float](repeating: 0.5, count: 240) + [Float](repeating: 0, count: period - 240))), name: "loop")
+        .withMarkers([Marker(name: "tick", frame: 0)])
+    let ticks = TickLog()
+    engine.observeMarkers { if $0.name == "tick" { ticks.add($0.audioTime) } }
     var samples: [(Double, Double)] = []
     func frame() {
         engine.update(deltaTime: 1.0 / 60)
@@ -68,11 +81,12 @@ do {
     if engine.audioTime < 2.5 { fail("the stream did not play 2.5 s in 8 s") }
     let before = clockLatency()
     let a = engine.audioTime
-    _ = try engine.play(click)   // at once: mixed next, heard one output latency after `a`
+    let atOnce = try engine.play(click)   // at once: mixed next, heard one output latency after `a`
     let after = clockLatency()
     // The click played at once is mixed where the device clock stood (unless a mix came between
     // the reads: then nothing is said), so heard the output latency after `a`.
     if before.clock == after.clock { say("latency \(after.latency)") }
+    say("startnow \(atOnce.startTime ?? -1)")   // when the engine says it is heard
     let times = offsets.map { a + 0.4 + $0 }
     for t in times {
         var options = PlayOptions()
@@ -113,6 +127,7 @@ do {
     while engine.audioTime < (times.max() ?? a) + (pausing ? 0.6 : 0.3) { frame() }
     engine.shutdown()
     for (m, t) in samples { say("sample \(m) \(t)") }
+    if looping { say("markers " + ticks.times.map { "\($0)" }.joined(separator: " ")) }
     say("scheduled " + times.map { "\($0)" }.joined(separator: " "))
     say("done")
 } catch {

@@ -37,7 +37,7 @@ extension AudioEngine {
         withSlot(of: voice) { i in
             let pool = core.pool
             let rate = pool.slots[i].clipRate
-            return rate > 0 ? pool.timelinePosition(i, at: core.heardEngineTime) / rate : 0
+            return rate > 0 ? core.heardPosition(i) / rate : 0
         }
     }
 

@@ -17,9 +17,12 @@ extension EngineCore {
 
     /// When a play starting after `delay` (engine clock) is heard, on the audio clock: on a live
     /// device with an exact start (`mixTarget`, a mixing-clock reading) the audio time of that
-    /// reading; else the delay after the frame a play now is heard at.
+    /// reading; on one that reports its clock, the delay after the frame it mixes next (one read
+    /// of the clock); else the delay after the frame a play now is heard at.
     func startAudioTime(delay: Double, mixTarget: Double) -> Double {
         if mixTarget.isFinite, let t = audioClock.projectedTime(source: mixTarget) { return t }
+        if !isLoopback, usesDeviceClock, !isDeviceLost, let mix = device.mixClock(),
+           let t = audioClock.projectedTime(source: mix + delay) { return t }
         return audioTime(ofEngine: now + delay)
     }
 
@@ -43,7 +46,28 @@ extension EngineCore {
         guard !pool.timeline.marked.isEmpty else { return }
         let heard = heardEngineTime
         pool.scanMarkers(heardAt: heard, until: until, limit: Self.markersPerScan,
-                         audioAt: { audioTime(ofEngine: $0) }, into: &voiceMarkers)
+                         audioAt: { audioTime(ofEngine: $0) }, exact: { exactAnchor($0) }, into: &voiceMarkers)
+    }
+
+    /// Live: where real voice `index` is and the audio time that is heard at, from one read of
+    /// its source's offset with the device's mixing clock (`VoicePool.mixAnchor`); nil on
+    /// loopback (whose engine clock is exact), without the device's clock, while it is lost or
+    /// the output held, and for a voice without a source.
+    func exactAnchor(_ index: Int) -> (position: Double, audio: Double)? {
+        guard !isLoopback, usesDeviceClock, !isDeviceLost, let m = pool.mixAnchor(index, now: now),
+              let audio = audioClock.projectedTime(source: m.clock) else { return nil }
+        return (m.position, audio)
+    }
+
+    /// ``Voice/time`` of the voice in slot `index`, in clip frames along its timeline: where the
+    /// frame heard now is — from the device's reading of its source live, from the engine clock
+    /// otherwise.
+    func heardPosition(_ index: Int) -> Double {
+        if let e = exactAnchor(index) {
+            let speed = pool.slots[index].clipRate * Double(pool.slots[index].pitch)
+            return max(pool.slots[index].startFrame, e.position + (audioTime() - e.audio) * speed)
+        }
+        return pool.timelinePosition(index, at: heardEngineTime)
     }
 
     /// The most markers one voice reports per render or update (the rest follow in the next).

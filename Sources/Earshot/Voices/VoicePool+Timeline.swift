@@ -1,3 +1,5 @@
+import COpenAL
+
 // The voice pool, timelines: where a voice is on its clip's timeline (loops counted), and the
 // clip markers its playhead passes (VoiceTimeline.swift holds the side table). Positions are in
 // clip frames along the timeline: a voice's first pass runs from its start frame to the clip's
@@ -48,6 +50,35 @@ extension VoicePool {
         noteWrap(index, frames: ((estimated - heard) / length).rounded() * length)
     }
 
+    /// Live: real voice `index`'s timeline position at the frame its source mixes next, and the
+    /// device's mixing clock (seconds) then — one atomic read (`AL_SAMPLE_OFFSET_CLOCK_SOFT`). A
+    /// frame mixed when that clock reads `c` is heard when the audio clock's source does, so this
+    /// places the voice on the audio clock exactly, where the engine-clock estimate is only as
+    /// good as two clock readings taken apart (measured: up to 13 ms off on PulseAudio, whose
+    /// device clock moves in mixing periods). Negative in a lead-in of silence. Nil for a voice
+    /// that is not real or when the read fails.
+    func mixAnchor(_ index: Int, now: Double) -> (position: Double, clock: Double)? {
+        guard slots[index].phase == .real else { return nil }
+        var values: (ALint64SOFT, ALint64SOFT) = (0, 0)
+        withUnsafeMutableBytes(of: &values) { raw in
+            raw.withMemoryRebound(to: ALint64SOFT.self) { alGetSourcei64vSOFT(slots[index].source, AL_SAMPLE_OFFSET_CLOCK_SOFT, $0.baseAddress) }
+        }
+        // A read that failed (a device going away): its times come from the engine clock.
+        do throws(EarshotError) { try ALCheck.throwing("reading a voice's offset and mixing clock") } catch { return nil }
+        // Frames into the source's queue (32.32 fixed point), less a lead-in's silence: a frame of
+        // the clip, or of its copies queued after a lead-in, counted from its first.
+        let played = Double(values.0) / 4_294_967_296 - liveStarts.lead[index]
+        let length = Double(slots[index].clipFrames)
+        var position = timeline.wrapped[index] + played
+        if slots[index].loop, length > 0, played >= 0 {
+            // A looping source's offset wraps within the clip: the passes it went round since it
+            // started are those the estimate from its start says.
+            let estimated = timelinePosition(index, at: now)
+            position += ((estimated - position) / length).rounded() * length
+        }
+        return (position, Double(values.1) / 1e9)
+    }
+
     /// The markers voices pass from what is heard now on, up to engine time `until`: for each
     /// voice whose clip has markers and that plays (not paused, not leaving), the markers between
     /// the last one reported and where it will be at `until`, each with the audio time it is
@@ -56,7 +87,10 @@ extension VoicePool {
     /// loopback). Markers the voice passed before (a voice that started late, or while it was
     /// virtual) are reported with their past times. At most `limit` per voice per call: a voice
     /// that has more (a tiny loop full of markers at a high pitch) reports the rest next time.
+    /// `exact(index)`, where it has one (a real voice on a live device), is where the voice is
+    /// and when that is heard, read from the device: the times then follow from it.
     func scanMarkers(heardAt: Double, until: Double, limit: Int, audioAt: (Double) -> Double,
+                     exact: (Int) -> (position: Double, audio: Double)?,
                      into out: inout [(id: VoiceID, name: String, time: Double)]) {
         var k = 0
         while k < timeline.marked.count {
@@ -68,15 +102,16 @@ extension VoicePool {
             guard begin < until else { continue }
             let speed = slots[index].clipRate * Double(slots[index].pitch)
             guard speed > 0 else { continue }
-            let p0 = timelinePosition(index, at: begin)
-            var p1 = p0 + (until - begin) * speed
+            var p0 = timelinePosition(index, at: begin), a0 = audioAt(begin)
+            if let e = exact(index) { (p0, a0) = e }
+            var p1 = p0 + (audioAt(until) - a0) * speed
             if !slots[index].loop { p1 = min(p1, timeline.wrapped[index] + slots[index].totalFrames) }
             let from = timeline.markFrom[index]
             guard p1 > from else { continue }
             let id = VoiceID(index: UInt32(index), generation: slots[index].generation)
             let resume = VoiceTimeline.positions(of: timeline.marks[index], clipFrames: slots[index].clipFrames,
                                                  from: from, to: p1, limit: limit) { p, name in
-                out.append((id, name, audioAt(begin + (p - p0) / speed)))
+                out.append((id, name, a0 + (p - p0) / speed))
             }
             timeline.markFrom[index] = resume ?? p1
         }

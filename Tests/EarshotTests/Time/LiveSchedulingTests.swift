@@ -19,6 +19,10 @@ final class LiveSchedulingTests: XCTestCase {
         var scheduled: [Double]
         /// The output latency when the click played at once was mixed (nil: not sure).
         var latency: Double?
+        /// `Voice.startTime` of the click played at once.
+        var startNow: Double?
+        /// `loop` mode: the audio times the loop's "tick" markers were reported at.
+        var markers: [Double] = []
         /// `pause` mode: the paused span's bounds, and the real voices the pause took a source from.
         var paused: (Double, Double)?
         var pauses: Int?
@@ -54,9 +58,11 @@ final class LiveSchedulingTests: XCTestCase {
             let f = line.split(separator: " ")
             if f.first == "sample", f.count == 3, let m = Double(f[1]), let a = Double(f[2]) { out.samples.append((m, a)) }
             if f.first == "latency", f.count == 2 { out.latency = Double(f[1]) }
+            if f.first == "startnow", f.count == 2 { out.startNow = Double(f[1]) }
             if f.first == "paused", f.count == 3, let lo = Double(f[1]), let hi = Double(f[2]) { out.paused = (lo, hi) }
             if f.first == "pauses", f.count == 2 { out.pauses = Int(f[1]) }
             if f.first == "scheduled" { out.scheduled = f.dropFirst().compactMap { Double($0) } }
+            if f.first == "markers" { out.markers = f.dropFirst().compactMap { Double($0) } }
         }
         let data = try Data(contentsOf: recording)
         let x = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
@@ -84,6 +90,14 @@ final class LiveSchedulingTests: XCTestCase {
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
         }
+        // The click played at once knows when it is heard (Voice.startTime): as far before the
+        // scheduled one as the recording says (± 1 ms).
+        if let now = r.startNow, let first = r.scheduled.first {
+            print("LiveScheduling: startTime of a play at once \((first - now) * 1000) ms before the scheduled one; heard \(fromNow) ms before")
+            XCTAssertEqual((first - now) * 1000, fromNow, accuracy: 1)
+        } else {
+            XCTFail("no startTime of the play at once")
+        }
     }
 
     /// A looping voice scheduled live loops on its clip, not on its lead-in: its first frame is
@@ -102,6 +116,14 @@ final class LiveSchedulingTests: XCTestCase {
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
         }
+        // Each pass's "tick" marker is reported at the audio time its click is heard: the first at
+        // the start time (heard there, as above), each later one as far after it as its click is
+        // in the recording (± 1 ms).
+        XCTAssertEqual(r.markers.count, 8, "markers \(r.markers)")
+        guard let start = r.scheduled.first, r.markers.count == 8 else { return }
+        let errors = r.markers.enumerated().map { k, t in (t - start - Double(r.onsets[k + 1] - r.onsets[1]) / 48_000) * 1000 }
+        print("LiveScheduling: loop markers reported \(errors.map { String(format: "%.3f", $0) }) ms from where their clicks are heard")
+        for e in errors { XCTAssertEqual(e, 0, accuracy: 1) }
     }
 
     /// A voice paused in its lead-in (its source taken before a frame was heard) waits for its
