@@ -221,7 +221,7 @@ struct SceneParser: YAMLReader {
                           session: session, clips: included.clips + clips, music: included.music + music, listener: listener,
                           emitters: emitters, events: events, zones: included.zones + reverbZones)
         scene.followUps = followUps.map(\.followUp)
-        scene.musicSets = musicSets
+        scene.musicSets = included.musicSets + musicSets
         scene.playNames = playNames
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
