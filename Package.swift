@@ -109,6 +109,8 @@ let package = Package(
         .executableTarget(name: "LifetimeProbe", dependencies: ["Earshot"], path: "Tests/LifetimeProbe"),
         // Scheduled plays on a live device, run by LiveSchedulingTests against a private daemon.
         .executableTarget(name: "TimeProbe", dependencies: ["Earshot", "COpenAL"], path: "Tests/TimeProbe"),
+        // A music set changing state on a live device, run by LiveMusicSetTests against a private daemon.
+        .executableTarget(name: "MusicProbe", dependencies: ["Earshot"], path: "Tests/MusicProbe"),
         // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
         .executableTarget(name: "MonitorProbe", dependencies: ["Earshot"], path: "Tests/MonitorProbe"),
 

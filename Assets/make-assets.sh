@@ -47,6 +47,21 @@ ff -i "$tmp/theme.wav" -c:a libvorbis -q:a 3 -bitexact Music/theme.ogg
 # An ambience bed to play under the theme (PCM WAV, so music streams through libsndfile too).
 sox -R -n -r 22050 -c 2 -b 16 Music/ambience.wav synth 3.0 pinknoise pinknoise lowpass 400 fade q 0.05 3.0 0.05 norm -20
 
+# --- Adaptive music (issue 29): stems and a fanfare at 120 bpm, 4/4 (a bar is 2 s) -------------
+# Each is one bar long, so they loop on the bar line and start together with the theme's bars.
+# Drums: a kick on every beat (0.5 s each). Bass: a root for two beats, a fifth for two.
+for i in 1 2 3 4; do sox -R -n -r 44100 -c 1 -b 16 "$tmp/kick$i.wav" synth 0.5 sine 70 fade q 0.002 0.5 0.42 gain -10; done
+sox "$tmp/kick1.wav" "$tmp/kick2.wav" "$tmp/kick3.wav" "$tmp/kick4.wav" "$tmp/drums.wav"
+ff -i "$tmp/drums.wav" -c:a libvorbis -q:a 2 -bitexact Music/drums.ogg
+sox -R -n -r 44100 -c 1 -b 16 "$tmp/b1.wav" synth 1.0 sawtooth 110 lowpass 500 fade q 0.02 1.0 0.02 gain -12
+sox -R -n -r 44100 -c 1 -b 16 "$tmp/b2.wav" synth 1.0 sawtooth 165 lowpass 500 fade q 0.02 1.0 0.02 gain -12
+sox "$tmp/b1.wav" "$tmp/b2.wav" "$tmp/bass.wav"
+ff -i "$tmp/bass.wav" -c:a libvorbis -q:a 2 -bitexact Music/bass.ogg
+# A fanfare: four rising notes, one per beat (the victory state's first segment).
+for n in 523 659 784 1047; do sox -R -n -r 44100 -c 1 -b 16 "$tmp/f$n.wav" synth 0.5 square "$n" gain -14 lowpass 3000 fade q 0.01 0.5 0.1; done
+sox "$tmp/f523.wav" "$tmp/f659.wav" "$tmp/f784.wav" "$tmp/f1047.wav" "$tmp/fanfare.wav"
+ff -i "$tmp/fanfare.wav" -c:a libvorbis -q:a 2 -bitexact Music/fanfare.ogg
+
 # --- A spoken cue ----------------------------------------------------------------------------
 espeak-ng -v en -s 150 -w "$tmp/cue.wav" "Earshot ready."
 sox "$tmp/cue.wav" -r 22050 -c 1 -b 16 Voice/ready.wav norm -3

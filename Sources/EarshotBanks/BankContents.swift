@@ -15,6 +15,9 @@ struct BankContents {
     var music: [String: SceneMusic] = [:]
     /// Tracks loaded by ``SoundBank/music(_:)``, by id (each loaded at its first call).
     var tracks: [String: MusicTrack] = [:]
+    /// Music sets as read, and those made by ``SoundBank/musicSet(_:)`` (at its first call).
+    var musicSets: [String: SceneMusicSet] = [:]
+    var sets: [String: MusicSet] = [:]
     /// The duckings the bank set, as (target, source) bus names.
     var duckings: Set<BusPair> = []
     /// The buses whose gain the bank set.

@@ -154,6 +154,12 @@ extension SoundBank {
             if m != c.music[id] { Self.apply(m, to: track) }
         }
         c.music = music
+        // A music set plays on as it was made; one edited or gone is made anew at the next
+        // musicSet(_:) (the one playing stops then, for the new one to take over).
+        var sets: [String: SceneMusicSet] = [:]
+        for s in new.musicSets { sets[s.id] = s }
+        for (id, set) in c.sets where sets[id] != c.musicSets[id] { set.stop(fade: 0.5); c.sets[id] = nil }
+        c.musicSets = sets
     }
 
     /// The entries added, changed and removed between two readings of the bank.

@@ -82,6 +82,7 @@ public final class SoundBank: Sendable {
         for s in bank.snapshots { c.snapshots[s.id] = BankLoader.snapshot(s) }
         for z in bank.zones { c.zones[z.name] = z }
         for m in bank.music { c.music[m.id] = m }
+        for s in bank.musicSets { c.musicSets[s.id] = s }
         contents = c
         lifetime.bank = self
         if watch {
@@ -242,6 +243,7 @@ public final class SoundBank: Sendable {
         guard !engine.isShutDown else { return }
         for s in c.sounds.values { engine.removeSound(s) }
         for t in c.tracks.values { t.stop() }
+        for s in c.sets.values { s.stop() }
         let active = Set(engine.activeSnapshots)
         for s in c.snapshots.values where active.contains(s.name) { engine.end(s) }
         let zones = engine.reverbZones

@@ -58,6 +58,7 @@ public enum LevelPlot {
             """
         out += levelsPanel(levels: levels, events: events, title: title, total: total, top: 0, height: levelsH)
         if let timeline { out += limiterMarks(timeline, total: total, panelTop: 0, height: levelsH) }
+        if let timeline { out += musicMarks(timeline.music, total: total, panelTop: 0, height: levelsH) }
         var y = levelsH
         if let timeline {
             out += voicesLane(timeline, total: total, top: y, height: laneH)
@@ -136,7 +137,7 @@ public enum LevelPlot {
             case .hint: kind = 0
             case .interruption: kind = 1
             case .play: kind = 2
-            case .music, .stop, .start, .set, .snapshot, .parameter: kind = 3
+            case .music, .stop, .start, .set, .snapshot, .parameter, .musicSet: kind = 3
             }
             guard drawn.insert(Int(x(e.time)) * 4 + kind).inserted else { continue }
             switch kind {

@@ -46,6 +46,8 @@ public struct Scene: Sendable {
     public var clips: [SceneClip]
     /// Music tracks by id, in file order.
     public var music: [SceneMusic]
+    /// Music sets by id, in file order: `music:` entries with `states:` (see ``SceneMusicSet``).
+    public var musicSets: [SceneMusicSet] = []
     /// Where the listener is, and how it moves.
     public var listener: SceneListener
     /// Emitters, in file order.
@@ -147,6 +149,11 @@ public struct SceneMusic: Sendable, Equatable {
     public var bus = "music"
     /// The emitter it follows (a mono file, placed and moved with the emitter), or nil.
     public var emitter: String?
+    /// Its tempo (`bpm:`, `beatsPerBar:`, `offset:`): the beats and bars the engine reports and
+    /// `{ at: { bar: N } }` counts, or nil.
+    public var tempo: Tempo?
+    /// Its cues (`cues: { drop: 16.0 }`): seconds into the file by name, reported as markers.
+    public var cues: [String: Double] = [:]
 }
 
 /// The listener: a position or a path, and a fixed orientation.

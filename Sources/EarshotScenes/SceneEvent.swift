@@ -45,6 +45,8 @@ public struct SceneEvent: Sendable, Equatable {
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
         /// A game parameter's value moves: globally, or of a named play or an emitter.
         case parameter(SceneParameterSet)
+        /// A music set changes state, plays a stinger, sets a stem's gain, or starts, pauses, stops.
+        case musicSet(id: String, SceneMusicSetAction)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
@@ -80,6 +82,7 @@ public struct SceneEvent: Sendable, Equatable {
             return "set \(target.name) " + changes.map { "\($0.property.rawValue) \($0.value)" }.joined(separator: ", ")
         case .snapshot(let id, let begins, _, _): return "snapshot \(id) \(begins ? "begin" : "end")"
         case .parameter(let p): return "set \(p.parameter) \(p.value)" + (p.of.map { " of \($0)" } ?? "")
+        case .musicSet(let id, let a): return "music \(id) \(a.label)"
         }
     }
 

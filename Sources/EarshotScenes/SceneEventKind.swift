@@ -11,7 +11,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
 
     private var ownKeys: [String] {
         switch self {
-        case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape"]
+        case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape", "state", "stinger", "boundary", "duck", "layer"]
         case .play: return ["at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every", "count", "until", "jitter"]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
@@ -23,5 +23,5 @@ enum SceneEventKind: String, CaseIterable, Sendable {
     }
 
     /// The keys it must have (besides `at:` or `after:`, one of which every event has).
-    var requiredKeys: [String] { self == .music || self == .snapshot ? ["action"] : [] }
+    var requiredKeys: [String] { self == .snapshot ? ["action"] : [] }   // a music track's action: is checked with the track
 }

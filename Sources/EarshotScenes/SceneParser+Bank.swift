@@ -52,6 +52,9 @@ public struct SceneBank: Sendable {
     public var snapshots: [SceneSnapshot]
     public var zones: [ReverbZone]
     public var music: [SceneMusic]
+    /// The music sets (`music:` entries with `states:`): adaptive music a game drives by state
+    /// (`SoundBank.setMusicState(_:of:)`).
+    public var musicSets: [SceneMusicSet]
     /// The game parameters (`parameters:`) its curves name; a game sets them by name.
     public var parameters: [SceneParameter]
     /// The distance attenuation of the sounds' positioned plays (`referenceDistance:`,
@@ -76,6 +79,7 @@ public struct SceneBank: Sendable {
         snapshots = scene.snapshots
         zones = scene.zones
         music = scene.music
+        musicSets = scene.musicSets
         parameters = scene.parameters
         attenuation = scene.attenuation
         includedFiles = scene.includedFiles

@@ -49,20 +49,32 @@ extension SceneParser {
         }
         after = nil
         playName = nil
+        pendingBar = nil
         let delay = relative ? m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0 : 0
         if let a = m["after"], let name = string(a, "\(key).after") {
             after = SceneAfter(voice: name, delay: delay)
+        } else if let a = m["at"], case .mapping = a, isBarAt(a) {
+            pendingBar = barAt(a, "\(key).at", delay: delay)   // placed once the music's start is known
+            if pendingBar == nil { return nil }
         } else if let a = m["at"], case .mapping = a {
             after = relativeAt(a, "\(key).at", delay: delay)
             if after == nil { return nil }
         }
-        let at = after != nil ? 0 : m["at"].flatMap { time($0, "\(key).at", duration: duration) }
+        let at = after != nil || pendingBar != nil ? 0 : m["at"].flatMap { time($0, "\(key).at", duration: duration) }
         let line = node.mark?.line ?? 0
         var action: SceneEvent.Action?
         switch kind {
         case .music:
             guard let idNode = m["music"], let id = string(idNode, "\(key).music") else { return nil }
             if !musicIDs.contains(id) { fail(idNode, "\(key).music", unknown("music track", id, musicIDs)) }
+            if musicSetNames[id] != nil {
+                action = musicSetEvent(m, node, id: id, key: key)
+                break
+            }
+            for k in ["state", "stinger", "boundary", "duck", "layer"] where m[k] != nil {
+                fail(m[k], "\(key).\(k)", "\(k) applies to a music set (a music entry with states:); \(id) is a track")
+            }
+            if m["action"] == nil { fail(node, "\(key).action", "required key is missing") }
             guard let actionNode = m["action"],
                   let a = choice(actionNode, "\(key).action", ["play", "pause", "stop", "fade"]) else { return nil }
             for (k, valid) in [("volume", ["play", "fade"]), ("duration", ["fade"]), ("fade", ["stop"]), ("rate", ["play"]), ("tape", ["play"])]
@@ -141,6 +153,10 @@ extension SceneParser {
             let buses = names.buses.sorted()
             var targets: [SceneSetTarget] = []
             if emitterIDs.contains(id) { targets.append(.emitter(id)) }
+            if musicSetNames[id] != nil {
+                fail(idNode, "\(key).set", "\(id) is a music set: set a stem's gain with { music: \(id), layer: NAME, volume: V, fade: S }")
+                return nil
+            }
             if musicIDs.contains(id) { targets.append(.music(id)) }
             if buses.contains(id) { targets.append(.bus(id)) }
             guard targets.count == 1, let target = targets.first else {

@@ -29,6 +29,8 @@ struct SceneIncluded {
     var snapshots: [SceneSnapshot] = []
     var zones: [ReverbZone] = []
     var music: [SceneMusic] = []
+    /// Music sets (`music:` entries with `states:`), in the music namespace.
+    var musicSets: [SceneMusicSet] = []
     var parameters: [SceneParameter] = []
     var busNames: Set<String> = []
     /// Where each id was defined, `FILE:LINE`, by section (`clips.step`, `sounds.footstep`…).
@@ -37,7 +39,7 @@ struct SceneIncluded {
     var clipIDs: Set<String> { Set(clips.map(\.id)) }
     var soundIDs: Set<String> { Set(sounds.map(\.id)) }
     var snapshotIDs: Set<String> { Set(snapshots.map(\.id)) }
-    var musicIDs: Set<String> { Set(music.map(\.id)) }
+    var musicIDs: Set<String> { Set(music.map(\.id)).union(musicSets.map(\.id)) }
 }
 
 /// `include:` — a scene or a bank takes the definitions of other banks: a path, or a list of
@@ -183,6 +185,7 @@ extension SceneParser {
         for s in bank.snapshots where take("snapshots", s.id, namespace: ["snapshots"]) { out.snapshots.append(s) }
         for z in bank.zones where take("zones", z.name, namespace: ["zones"]) { out.zones.append(z) }
         for m in bank.music where take("music", m.id, namespace: ["music"]) { out.music.append(m) }
+        for s in bank.musicSets where take("music", s.id, namespace: ["music"]) { out.musicSets.append(s) }
         for p in bank.parameters where take("parameters", p.id, namespace: ["parameters"]) { out.parameters.append(p) }
         // Every bus the bank declares (its own and those it includes: `buses` holds both).
         out.busNames.formUnion(bank.buses.map(\.name))
@@ -195,7 +198,7 @@ extension SceneParser {
         let limits: [(String, Int, Int, String)] = [
             ("clips", included.clips.count, SceneLimits.maxClips, "clips"), ("sounds", included.sounds.count, SceneLimits.maxSounds, "sounds"),
             ("snapshots", included.snapshots.count, SceneLimits.maxSnapshots, "snapshots"), ("zones", included.zones.count, SceneLimits.maxZones, "zones"),
-            ("music", included.music.count, SceneLimits.maxMusic, "music tracks"),
+            ("music", included.music.count + included.musicSets.count, SceneLimits.maxMusic, "music tracks and sets"),
         ]
         for (section, count, limit, what) in limits {
             var own = 0

@@ -24,6 +24,11 @@ struct SceneParser: YAMLReader {
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
+    /// The music sets read so far, by id, and the files the music opens (SceneParser+MusicSets.swift).
+    var musicSetNames: [String: MusicSetDefinition] = [:]
+    var musicFiles = 0
+    /// The bar of the event being read (`at: { bar: N }`, SceneParser+Bars.swift).
+    var pendingBar: SceneBarAt?
     /// The largest `clipMemory:` a scene may ask for, in MiB (64 GiB).
     static let maxClipMemoryMiB = 65_536
     /// Read as a bank (SceneParser+Bank.swift): no timeline, no `duration:`.
@@ -127,13 +132,22 @@ struct SceneParser: YAMLReader {
         }
         let names = SceneNames(clips: clipIDs, sounds: soundIDs, buses: busNames, snapshots: Set(snapshots.map(\.id)).union(included.snapshotIDs))
         var music: [SceneMusic] = []
+        var musicSets: [SceneMusicSet] = []
         var musicIDs = included.musicIDs
         var musicNodes: [String: Node] = [:]
         if let n = top["music"], within(n, "music", SceneLimits.maxMusic, "music tracks") {
             for (id, _, value) in idMapping(n, "music") {
                 musicIDs.insert(id)
                 musicNodes[id] = value
+                if isMusicSet(value) {
+                    if let set = musicSet(value, id: id, busNames: busNames) { musicSets.append(set) }
+                    continue
+                }
+                musicFiles += 1
                 if let m = musicTrack(value, id: id, busNames: busNames) { music.append(m) }
+            }
+            if musicFiles > SceneLimits.maxMusic {
+                fail(n, "music", "\(musicFiles) music files with the sets' segments, stems, stingers and bridges; a scene may open at most \(SceneLimits.maxMusic)")
             }
         }
         // Emitters a track follows may play nothing themselves (no `clip:`).
@@ -156,6 +170,7 @@ struct SceneParser: YAMLReader {
         var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
         var timedNames: [Int: String] = [:]   // by index in `events` before it is sorted
+        var bars: [(event: Int, bar: SceneBarAt, node: Node, index: Int)] = []   // `at: { bar: N }`, placed below
         var playIDs: [String: String] = [:]   // the clip or sound each named play plays
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
@@ -164,6 +179,10 @@ struct SceneParser: YAMLReader {
                     var name: String?
                     if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration,
                                       after: &after, name: &name) {
+                        if let bar = pendingBar {
+                            bars.append((events.count, bar, e, i))
+                            pendingBar = nil
+                        }
                         if let name { namedPlays.append((name, e, i, after == nil)) }
                         if let name, case .play(let p) = ev.action { playIDs[name] = p.id }
                         if let after {
@@ -186,6 +205,7 @@ struct SceneParser: YAMLReader {
             checkParameterTargets(Set(namedPlays.map(\.name)))
             checkMarkerFollowUps(followUps, playIDs: playIDs)
         }
+        if !bars.isEmpty { placeBars(bars, in: &events, music: music, sets: musicSets, duration: duration) }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -201,6 +221,7 @@ struct SceneParser: YAMLReader {
                           session: session, clips: included.clips + clips, music: included.music + music, listener: listener,
                           emitters: emitters, events: events, zones: included.zones + reverbZones)
         scene.followUps = followUps.map(\.followUp)
+        scene.musicSets = included.musicSets + musicSets
         scene.playNames = playNames
         scene.dopplerFactor = Float(dopplerFactor)
         scene.attenuation = sceneAttenuation
@@ -257,7 +278,8 @@ struct SceneParser: YAMLReader {
 
     mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
         let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter"], required: ["file"]) else { return nil }
+        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues"],
+                              required: ["file"]) else { return nil }
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
         let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
         let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
@@ -269,6 +291,8 @@ struct SceneParser: YAMLReader {
         var music = SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
         if let bus = bus ?? nil { music.bus = bus }
         music.emitter = emitter ?? nil
+        music.tempo = tempo(m, key)
+        music.cues = cues(m, key, duration: musicInfo(path)?.duration)
         return music
     }
 

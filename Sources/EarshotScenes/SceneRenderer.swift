@@ -142,6 +142,7 @@ public struct SceneRenderer {
             try runDue(at: done)
             runtime.frame(at: Double(done) / Double(rate))
             engine.update(deltaTime: 1 / framesPerSecond)
+            for t in runtime.takeBars(sceneTime: Double(done) / Double(rate)) where t >= from { timeline.recordBar(time: t - from) }
             runtime.processEnds(sceneTime: Double(done) / Double(rate))   // `after:` events of voices that ended
             try runDue(at: done)   // one of those due now runs before this frame's render
             let stats = engine.stats
@@ -181,6 +182,8 @@ public struct SceneRenderer {
             progress?(Double(done) / Double(max(total, 1)))
         }
         levels.finish()
+        for t in runtime.takeBars(sceneTime: Double(done) / Double(rate)) where t >= from { timeline.recordBar(time: t - from) }
+        for c in runtime.stateChanges where c.time >= from { timeline.recordStateChange(time: c.time - from, label: c.label) }
         let section = ran.filter { $0.time >= from }.map { e -> SceneEvent in
             var moved = e
             moved.time -= from

@@ -10,6 +10,12 @@ extension Scene {
         if let virtualVoices { c.maxVirtualVoices = virtualVoices }
         c.randomSeed = seed
         if let clipMemory { c.maxTotalClipBytes = clipMemory }
+        // Music sets: a change plays the old state (fading) and the new one at once, with a
+        // bridge and stingers; each track holds a music source while it plays.
+        let setSources = musicSets.reduce(0) { n, s in
+            n + 2 * (s.definition.states.map(\.segments.count).max() ?? 1) + min(s.definition.stingers.count, 4) + 1
+        }
+        if setSources > 0 { c.musicSources = min(64, max(c.musicSources, 4 + setSources)) }
         return c
     }
 }
@@ -34,6 +40,10 @@ final class SceneRuntime {
     var mixSnapshots: [String: Snapshot] = [:]
     private(set) var tracks: [String: MusicTrack] = [:]
     private var trackVolumes: [String: Float] = [:]
+    /// The scene's music sets by id, and the bar lines and state changes heard (SceneRuntime+MusicSets.swift).
+    var musicSets: [String: MusicSet] = [:]
+    var musicLog: SceneMusicLog?
+    var stateChanges: [(time: Double, label: String)] = []
     var emitters: [Emitter?]   // internal: SceneRuntime+Parameters makes one early for a parameter
     private var voices: [Voice?]
     private var cancelled: [Bool]
@@ -123,6 +133,7 @@ final class SceneRuntime {
             d.gain = s.linearLevel
             sounds[s.id] = try engine.makeSound(d)
         }
+        try loadMusicSets()
         try applyMixSettings()
         try checkPlayTiming(clips: clips)
         prepareAfter()
@@ -292,6 +303,8 @@ final class SceneRuntime {
                 trackVolumes[id] = volume
                 track.fade(to: volume, duration: duration)
             }
+        case .musicSet(let id, let action):
+            try run(id, action, sceneTime: event.time)
         case .play(let p):
             // The parser refuses position and pan together: one placement.
             let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)

@@ -32,6 +32,8 @@ public struct SceneTimeline: Sendable, Equatable {
     public private(set) var busMaxDB: [[Float]]
     /// Per column: output frames the engine's limiter turned down (0: it did not work there).
     public private(set) var limitedFrames: [Int]
+    /// The music's bar lines and state changes (SceneTimeline+Music.swift), for the plot.
+    public internal(set) var music = SceneMusicMarks()
 
     public init(duration: Double, buses: [String] = SceneTimeline.builtInBuses) {
         self.duration = max(duration, 1e-6)

@@ -83,7 +83,7 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set, .snapshot, .parameter:
+            case .play, .interruption, .set, .snapshot, .parameter, .musicSet:
                 break
             }
         }
@@ -125,6 +125,7 @@ extension Scene {
             }
         }
         if let w = limiterWarning() { out.append(w) }
+        out += musicSetWarnings()
         return out
     }
 

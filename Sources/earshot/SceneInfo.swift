@@ -77,7 +77,7 @@ struct SceneInfo {
         if json {
             let object: [String: Any] = [
                 "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
-                "clips": scene.clips.map(\.id), "music": scene.music.map(\.id), "emitters": scene.emitters.map(\.id),
+                "clips": scene.clips.map(\.id), "music": scene.music.map(\.id), "musicSets": musicSetsJSON, "emitters": scene.emitters.map(\.id),
                 "events": scene.events.count, "eventsAfterVoices": follow.ends, "eventsAtMarkers": follow.markers,
                 "clipMarkers": Dictionary(markers.map { c in (c.id, c.markers.map { ["name": $0.name, "seconds": $0.seconds] as [String: Any] }) },
                                           uniquingKeysWith: { a, _ in a }),
@@ -127,6 +127,7 @@ struct SceneInfo {
         Swift.print("buses:     \(scene.buses.count)")
         for b in scene.buses { Swift.print("  \(b.name): \(Self.describe(b))") }
         Swift.print("music:     \(scene.music.count)")
+        if !scene.musicSets.isEmpty { printMusicSets() }
         Swift.print("emitters:  \(scene.emitters.count)")
         var events = "events:    \(scene.events.count)"
         if !scene.followUps.isEmpty {

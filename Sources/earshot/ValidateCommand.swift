@@ -48,7 +48,7 @@ struct ValidateCommand: ParsableCommand {
             }
             let moving = s.emitters.filter { $0.path.moves }.count
             print("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
-                  + "\(s.clips.count) clips, \(s.music.count) music tracks, \(s.emitters.count) emitters (\(moving) moving), "
+                  + "\(s.clips.count) clips, \(s.music.count) music tracks, " + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ") + "\(s.emitters.count) emitters (\(moving) moving), "
                   + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
                   + (s.hrtf ? ", HRTF" : "")
                   + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))

@@ -81,6 +81,18 @@ extension MusicSystem {
         let rate = host.sampleRate
         let nowFrame = Self.outputFrame(audioNow, rate: rate)
         let ahead = horizon(host, renderFrames: renderFrames)
+        // Every start due now begins in one `alSourcePlayv`: the stems of a music set that start
+        // together are mixed from the same frame on a live device too.
+        var starting: [ALuint] = []
+        defer {
+            if !starting.isEmpty {
+                host.withMusicAL {
+                    guard !host.musicCoreIsShutDown else { return }
+                    alSourcePlayv(ALsizei(starting.count), starting)
+                    ALCheck.after("starting scheduled music")
+                }
+            }
+        }
         for s in scheduled {
             guard let at = s.startAt, !isHeld(s) else { continue }
             let lead = Self.outputFrame(at, rate: rate) - nowFrame
@@ -95,7 +107,7 @@ extension MusicSystem {
             let leadIn = Int((Double(max(0, lead)) * Double(s.fileRate) * Double(s.sourcePitch) / Double(rate)).rounded())
             s.state = .playing
             do throws(EarshotError) {
-                try startQueue(s, host: host, leadInAfter: nil, leadInFrames: leadIn, thenPlay: true)
+                try startQueue(s, host: host, leadInAfter: nil, leadInFrames: leadIn)
             } catch {
                 s.state = .idle
                 s.sessionActive = true
@@ -104,6 +116,7 @@ extension MusicSystem {
                 continue
             }
             s.sessionActive = true
+            if let source = s.source, !s.queue.isEmpty { starting.append(source) }
             refreshFadeStart(s, host: host, audioNow: audioNow)
             endIfDrained(s, host: host, pending: &pending)
         }
@@ -308,11 +321,13 @@ extension TrackStream {
             out.append(MarkerEvent(origin: origin, kind: .marker, name: c.name, audioTime: time(Double(c.frame))))
         }
         guard let tempo else { return }
+        let cut = beatsUntil ?? .infinity
         let first = tempo.firstBeat * Double(fileRate), every = tempo.secondsPerBeat * Double(fileRate)
         var k = max(0, Int(((fa - first) / every).rounded(.up)))
         while first + Double(k) * every < fb {
             let x = first + Double(k) * every
             let bar = k / tempo.beatsPerBar + 1, beat = k % tempo.beatsPerBar + 1
+            if time(x) >= cut { k += 1; continue }
             if beat == 1 { out.append(MarkerEvent(origin: origin, kind: .bar(bar), audioTime: time(x))) }
             out.append(MarkerEvent(origin: origin, kind: .beat(bar: bar, beat: beat), audioTime: time(x)))
             k += 1

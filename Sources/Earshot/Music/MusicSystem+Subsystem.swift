@@ -43,6 +43,7 @@ extension MusicSystem: EngineSubsystem {
     func endFrame(_ engine: AudioEngine, changes: BusChanges) {
         frame(host: engine)
         applyBusChanges(changes, host: engine, levelsApplied: true)
+        tickSets(engine: engine)
     }
 
     func busesChanged(_ engine: AudioEngine, _ changes: BusChanges) {
@@ -59,6 +60,7 @@ extension MusicSystem: EngineSubsystem {
 
     /// The loopback render's music pump: every track topped up for the frames about to be mixed.
     func willRender(_ engine: AudioEngine, frames: Int) {
+        tickSets(engine: engine)   // before the pump: a change put aside by a hold is planned again first
         pump(host: engine, renderFrames: frames)
     }
 

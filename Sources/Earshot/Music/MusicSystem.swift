@@ -87,6 +87,9 @@ final class MusicSystem: @unchecked Sendable {
     /// Those no track holds.
     var freeSources: [ALuint] = []
     let stopThread = Atomic<Bool>(false)
+    /// The engine's music sets (``MusicSet``), held weakly, ticked before each loopback render and
+    /// after each game frame (``tickSets(engine:)``). Their own lock, taken before any set's.
+    let adaptiveSets = Locked<[WeakMusicSet]>([])
 
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
     /// provoke an underrun).
@@ -218,6 +221,7 @@ final class MusicSystem: @unchecked Sendable {
                 s.idlePosition = max(0, min(frame, s.frameCount))
                 s.loopsLeftAtLoss = s.loopsLeft
             }
+            alignGroupsAfterLoss()
             return active.map { ($0.path, Double($0.idlePosition) / Double(max($0.fileRate, 1))) }
         }
     }
@@ -238,6 +242,7 @@ final class MusicSystem: @unchecked Sendable {
             }
             let tracks = active
             active.removeAll()
+            var restart: [ALuint] = []
             for s in tracks {
                 forgetAL(s)
                 let wasPlaying = s.state == .playing
@@ -260,9 +265,15 @@ final class MusicSystem: @unchecked Sendable {
                     let now = clock(host)
                     host.withMusicAL {
                         _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                        alSourcePlay(source)
-                        ALCheck.after("starting a music source")
                     }
+                    restart.append(source)
+                }
+            }
+            // All in one call, so that the stems of a music set start again on the same mix.
+            if !restart.isEmpty {
+                host.withMusicAL {
+                    alSourcePlayv(ALsizei(restart.count), restart)
+                    ALCheck.after("starting music sources on the new device")
                 }
             }
         }

@@ -200,6 +200,12 @@ final class TrackStream: @unchecked Sendable {
     /// The file frame the last marker search ended at (nil: a new queue).
     var scanFile: Double?
     var hasMarks: Bool { tempo != nil || !cueFrames.isEmpty }
+    /// Beats and bars heard at or after this audio time are not reported: a ``MusicSet`` state
+    /// that is left stops counting at its boundary while it fades out (nil: no cut-off).
+    var beatsUntil: Double?
+    /// The stems of one ``MusicSet`` state share a group: after a device loss they resume from
+    /// one position (``MusicSystem/alignGroupsAfterLoss()``).
+    var group: ObjectIdentifier?
     var onEnd: (@Sendable (MusicTrack.Event) -> Void)?
 
     let events: AsyncStream<MusicTrack.Event>

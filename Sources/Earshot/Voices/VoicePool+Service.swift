@@ -183,12 +183,16 @@ extension VoicePool {
         } else {
             var offset = v.pointee.playhead
             if v.pointee.loop {
-                offset = offset.truncatingRemainder(dividingBy: Double(v.pointee.clipFrames))
+                let length = Double(v.pointee.clipFrames)
+                offset = offset.truncatingRemainder(dividingBy: length)
+                // A playhead a rounding error short of the clip's end (time summed over many
+                // frames) is the next pass's first frame, not the last frame again.
+                if length - offset < 0.5 { offset -= length }
                 noteWrap(index, frames: v.pointee.playhead - offset)
             }
             offset = min(max(0, offset), (v.pointee.loop ? Double(v.pointee.clipFrames) : v.pointee.totalFrames) - 1)
             v.pointee.realOffset = offset
-            alSourcei(source, AL_SAMPLE_OFFSET, ALint(offset))
+            alSourcei(source, AL_SAMPLE_OFFSET, ALint(offset.rounded()))
             // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
             v.pointee.fade = 0
             v.pointee.fadeTarget = 1

@@ -66,6 +66,7 @@ public struct APIOperationFuzzer {
         var buses: [Bus] = [.sfx, .music, .ui, .voice]
         var snapshots: [Snapshot] = []
         var tracks: [MusicTrack] = []
+        var sets: [MusicSet] = []
         init(engine: AudioEngine) { self.engine = engine }
     }
 
@@ -289,6 +290,37 @@ public struct APIOperationFuzzer {
             if let played = try Self.parameterOperation(e, voice: v, emitter: em, clips: w.clips, buses: w.buses, &g) {
                 w.voices.append(played)
             }
+        case 27:
+            // A music set (issue 29): three states, rules at every boundary, a stinger.
+            if w.sets.count < 2 {
+                let m = "\(assets)/Music"
+                let tempo = Self.chance(&g, 0.8) ? Tempo(bpm: Self.pick(&g, [1, 60, 120, 999.9, 1_000]), beatsPerBar: Self.pick(&g, [1, 3, 4, 64])) : nil
+                let boundary = Self.pick(&g, MusicTransition.Boundary.allCases)
+                w.sets.append(try e.makeMusicSet(MusicSetDefinition(name: "s", states: [
+                    .init(name: "a", content: .track(.init(path: "\(m)/theme.ogg", tempo: tempo, cues: ["c": 1]))),
+                    .init(name: "b", content: .layers([.init(name: "x", segment: .init(path: "\(m)/drums.ogg", tempo: tempo)),
+                                                       .init(name: "y", segment: .init(path: "\(m)/bass.ogg"), gain: 0.5)])),
+                    .init(name: "c", content: .segments([.init(path: "\(m)/fanfare.ogg", tempo: tempo), .init(path: "\(m)/drums.ogg")])),
+                ], transitions: [.init(from: "*", to: "*", at: boundary, fade: Self.chance(&g, 0.5) ? 0 : Double(Self.value(&g, 0...2)),
+                                       stinger: Self.chance(&g, 0.3) ? "hit" : nil, via: Self.chance(&g, 0.2) ? "br" : nil)],
+                   stingers: ["hit": .init(path: "\(assets)/Sounds/coin.wav")], bridges: ["br": .init(path: "\(m)/fanfare.ogg")])))
+            }
+        case 28:
+            guard !w.sets.isEmpty else { break }
+            let s = Self.pick(&g, w.sets)
+            switch g.next() % 9 {
+            case 0: try s.play(state: Self.pick(&g, ["a", "b", "c", "nope"]), at: Self.chance(&g, 0.7) ? nil : Self.seconds(&g))
+            case 1, 2: try s.setState(Self.pick(&g, ["a", "b", "c", "nope"]))
+            case 3: try s.playStinger(Self.pick(&g, ["hit", "nope"]), at: Self.pick(&g, MusicTransition.Boundary.allCases),
+                                      duck: Self.chance(&g, 0.5) ? 0 : Self.value(&g, -60...0))
+            case 4: try s.setLayerGain(Self.value(&g, 0...1), layer: Self.pick(&g, ["x", "y", "z"]), fade: Self.seconds(&g))
+            case 5: s.pause()
+            case 6: try s.resume()
+            case 7: try s.seek(to: Self.seconds(&g))
+            default: s.stop(fade: Self.seconds(&g))
+            }
+            _ = s.currentState
+            _ = s.pendingState
         case 24:
             if Self.chance(&g, 0.05) { return true }   // shutdown; a new engine follows
             if Self.chance(&g, 0.3), let c = w.clips.popLast() { e.unload(c); if w.clips.isEmpty { return true } }

@@ -189,7 +189,14 @@ public struct SceneValueFuzzer {
         let hasMusic = maybe(0.4)
         if hasMusic {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
-                + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"])) }\n"
+                + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"]))"
+                + (maybe(0.4) ? ", bpm: \(n(1...1_000)), beatsPerBar: \(n(1...64, whole: true)), offset: \(n(0...4)), cues: { drop: \(n(0...2)) }" : "") + " }\n"
+        }
+        // A music set (issue 29): its keys in valid combinations, values at and around their edges.
+        let hasSet = maybe(0.35)
+        if hasSet {
+            if !hasMusic { y += "music:\n" }
+            y += musicSet(&g, outside: outside)
         }
         // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift).
         let hasParameters = maybe(0.4)
@@ -298,6 +305,12 @@ public struct SceneValueFuzzer {
                               + (maybe() ? ", volume: \(n(0...1)), rate: \(n(0.5...2))" : ""))
             case 3 where hasMusic:
                 events.append("music: m, action: fade, volume: \(n(0...1)), duration: \(n(0...2))")
+            case 2, 3 where hasSet:
+                events.append(setEvent(&g, outside: outside))
+            case 1 where hasSet && maybe(0.3):
+                // On a bar of the scene's music (valid when a set or a track with bpm starts).
+                let bar = "at: { bar: \(n(1...3, whole: true)) }, delay: \(n(0...0.1)), "
+                events.append(bar + setEvent(&g, outside: outside))
             case 4 where emitterCount > 0:
                 let target = "e\(g.next() % UInt64(emitterCount))"
                 events.append(maybe() ? "stop: \(target), fade: \(n(0...60))" : "start: \(target)")
@@ -320,6 +333,49 @@ public struct SceneValueFuzzer {
         }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
+    }
+
+    /// A music set entry `level`: a track state with cues, a layered state, a state of segments,
+    /// rules between them (wildcards, every boundary, fades, curves, a stinger, a bridge).
+    func musicSet(_ g: inout SplitMix64, outside: Bool) -> String {
+        func maybe(_ p: Double = 0.5) -> Bool { Self.chance(&g, p) }
+        func n(_ r: ClosedRange<Double>, _ whole: Bool) -> String { Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1)) }
+        let music = "\(assets)/Music"
+        var y = "  level:\n"
+        if maybe(0.8) { y += "    bpm: \(n(1...1_000, false))\n" }
+        if maybe(0.3) { y += "    beatsPerBar: \(n(1...64, true))\n" }
+        if maybe(0.3) { y += "    offset: \(n(0...2, false))\n" }
+        y += "    states:\n"
+        let cue = maybe(0.3) ? ", cues: { drop: \(n(0...8, false)), out: \(n(0...8, false)) }" + (maybe() ? ", entry: drop" : "") + (maybe(0.3) ? ", exit: out" : "") : ""
+        y += "      a: { file: \(music)/\(Self.pick(&g, ["theme.ogg", "drums.ogg", "ambience.wav"]))\(cue) }\n"
+        y += "      b: { layers: { x: { file: \(music)/drums.ogg, gain: \(n(0...1, false)) }" + (maybe() ? ", y: { file: \(music)/bass.ogg }" : "") + " } }\n"
+        if maybe() { y += "      c: { segments: [ { file: \(music)/fanfare.ogg }, { file: \(music)/\(Self.pick(&g, ["theme.ogg", "bass.ogg"])) } ] }\n" }
+        let states = y.contains("      c:") ? ["a", "b", "c", "*"] : ["a", "b", "*"]
+        let rules = Int(g.next() % 4)
+        if rules > 0 {
+            y += "    transitions:\n"
+            for _ in 0..<rules {
+                var r = "from: \"\(Self.pick(&g, states))\", to: \"\(Self.pick(&g, states))\", at: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))"
+                if maybe() { r += ", fade: \(n(0...600, false)), curve: \(Self.pick(&g, ["linear", "equalPower"]))" }
+                if maybe(0.3) { r += ", stinger: hit" }
+                if maybe(0.2) { r += ", via: br" }
+                y += "      - { \(r) }\n"
+            }
+        }
+        y += "    stingers: { hit: { file: \(assets)/Sounds/\(Self.pick(&g, ["coin.wav", "beep.wav"])) } }\n"
+        y += "    bridges: { br: { file: \(music)/fanfare.ogg, cues: { x: \(n(0...2, false)) }" + (maybe() ? ", exit: x" : "") + " } }\n"
+        return y
+    }
+
+    /// An event of the set `level`.
+    func setEvent(_ g: inout SplitMix64, outside: Bool) -> String {
+        func n(_ r: ClosedRange<Double>, _ whole: Bool) -> String { Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1)) }
+        switch g.next() % 5 {
+        case 0, 1: return "music: level, state: \(Self.pick(&g, ["a", "b", "c", "a"]))"
+        case 2: return "music: level, stinger: hit, boundary: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))" + (Self.chance(&g, 0.4) ? ", duck: \(n(-60...0, false))" : "")
+        case 3: return "music: level, layer: \(Self.pick(&g, ["x", "y"])), volume: \(n(0...1, false)), fade: \(n(0...600, false))"
+        default: return "music: level, action: \(Self.pick(&g, ["play", "pause", "stop"])), " + Self.pick(&g, ["state: a", "fade: \(n(0...60, false))", "state: b"])
+        }
     }
 
     /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the

@@ -1,0 +1,206 @@
+import COpenAL
+
+/// What adaptive music (``MusicSet``) needs from the streamer beyond a track's own controls: where
+/// a track is heard on the audio clock, chained segments, a cut-off for its beats, and transport
+/// for a group of stems in one lock scope and one OpenAL call (so that stems stay sample-aligned
+/// on a live device too: `alSourcePlayv`/`alSourcePausev` act on all of them in one mix).
+extension MusicSystem {
+    /// Where a track is, read in one AL section: the file frame whose sound is heard at `audioTime`
+    /// (what OpenAL mixes next, plus the live output latency), or, while a silent lead-in still
+    /// plays, how many frames of it are left (`leadIn`, frames of the file's rate at the track's
+    /// pitch).
+    struct HeardPosition {
+        var frame: Int
+        var leadIn: Int
+        var audioTime: Double
+        var playing: Bool
+    }
+
+    /// The position of `s` now, or nil when it holds no source (idle, waiting, or the device is lost).
+    func heardPosition(_ s: TrackStream, host: any MusicHost) -> HeardPosition? {
+        withMusicLock { _ in
+            guard !isShutDown, !suspended, let source = s.source else { return nil }
+            var offset: ALint = 0
+            let now = host.withMusicAL { () -> Double? in
+                guard !host.musicOutputIsGone else { return nil }
+                unqueueProcessed(s, source: source)
+                alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
+                return host.musicAudioTime + host.musicOutputLatency
+            }
+            guard let now else { return nil }
+            // Silence at the queue's head (a lead-in) counts down to the first file frame.
+            var leadIn = 0, base = 0
+            scan: for entry in s.queue {
+                for seg in entry.segments {
+                    let start = base + seg.offset
+                    if Int(offset) >= start + seg.count { continue }
+                    if seg.fileFrame != nil { break scan }
+                    leadIn += start + seg.count - max(start, Int(offset))
+                }
+                base += entry.frames
+            }
+            return HeardPosition(frame: s.fileFrame(atQueueOffset: Int(offset)), leadIn: leadIn, audioTime: now,
+                                 playing: s.state == .playing)
+        }
+    }
+
+    /// Queues `s` to start when `previous` ends, like ``play(_:after:host:)``, but also behind a
+    /// `previous` that is itself only scheduled or waiting (a chain of segments set up at once).
+    func chain(_ s: TrackStream, after previous: TrackStream) throws(EarshotError) {
+        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            guard s !== previous else { throw .invalidArgument("a segment cannot follow itself") }
+            guard s.state == .idle else { throw .invalidArgument("\(s.path) is already playing") }
+            cancelWaiting(s)
+            if let old = previous.next { old.waiting = false }
+            previous.next = s
+            s.waiting = true
+        }
+    }
+
+    /// Beats and bars of `s` heard at or after audio time `time` are not reported (nil: all are):
+    /// a state that is left reports no beats past its boundary while it fades out.
+    func setBeatsUntil(_ s: TrackStream, _ time: Double?) {
+        withMusicLock { _ in s.beatsUntil = time }
+    }
+
+    /// Pauses every playing stream of `group` in one AL call.
+    func pauseGroup(_ group: [TrackStream], host: any MusicHost) {
+        withMusicLock { _ in
+            guard !isShutDown else { return }
+            let now = clock(host)
+            var names: [ALuint] = []
+            for s in group {
+                s.heldBySession = false
+                if s.waiting || s.startAt != nil { cancelWaiting(s); continue }
+                guard s.state == .playing else { continue }
+                s.fade?.freeze(at: now)
+                s.state = .paused
+                if let source = s.source, !suspended { names.append(source) }
+            }
+            guard !names.isEmpty else { return }
+            host.withMusicAL {
+                guard !host.musicCoreIsShutDown else { return }
+                alSourcePausev(ALsizei(names.count), names)
+                ALCheck.after("pausing music stems")
+            }
+        }
+    }
+
+    /// Resumes every paused stream of `group` in one AL call (streams whose bus is held stay
+    /// ready and start with the others when the hold ends).
+    func resumeGroup(_ group: [TrackStream], host: any MusicHost) {
+        withMusicLock { pending in
+            guard !isShutDown else { return }
+            let now = clock(host)
+            var names: [ALuint] = []
+            for s in group where s.state == .paused {
+                s.sessionActive = true
+                if isHeld(s) { s.heldBySession = true; continue }
+                s.state = .playing
+                if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
+            }
+            guard !names.isEmpty else { return }
+            host.withMusicAL {
+                guard !host.musicCoreIsShutDown else { return }
+                for s in group where s.state == .playing {
+                    if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
+                }
+                alSourcePlayv(ALsizei(names.count), names)
+                ALCheck.after("resuming music stems")
+            }
+            for s in group { endIfDrained(s, host: host, pending: &pending) }
+        }
+    }
+
+    /// Moves every stream of `group` to file frame `frame` and restarts the playing ones in one AL call.
+    func seekGroup(_ group: [TrackStream], toFrame frame: Int, host: any MusicHost) {
+        withMusicLock { pending in
+            guard !isShutDown else { return }
+            var names: [ALuint] = []
+            for s in group {
+                let f = min(max(0, frame), s.frameCount)
+                guard let source = s.source, !suspended else { s.idlePosition = f; continue }
+                host.withMusicAL {
+                    guard !host.musicCoreIsShutDown else { return }
+                    alSourceStop(source)
+                    unqueueProcessed(s, source: source)
+                    ALCheck.after("stopping a music stem to seek")
+                }
+                s.history.removeAll()
+                s.endsAtQueueEnd = false
+                s.scannedTo = s.queueBase
+                s.scanFile = nil
+                s.restartDecoder(at: f)
+                let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
+                host.withMusicAL {
+                    guard !host.musicCoreIsShutDown else { return }
+                    uploadAll(staged, to: s, source: source)
+                    ALCheck.after("queueing music buffers")
+                }
+                if s.state == .playing, !s.queue.isEmpty { names.append(source) }
+            }
+            if !names.isEmpty {
+                host.withMusicAL {
+                    guard !host.musicCoreIsShutDown else { return }
+                    alSourcePlayv(ALsizei(names.count), names)
+                    ALCheck.after("restarting music stems after a seek")
+                }
+            }
+            for s in group { endIfDrained(s, host: host, pending: &pending) }
+        }
+    }
+
+    /// Marks `group` as stems that must stay aligned: after a device loss they all resume from
+    /// the first one's position (``alignGroupsAfterLoss()``).
+    func setGroup(_ group: [TrackStream]) {
+        withMusicLock { _ in
+            let id = ObjectIdentifier(group[0])
+            for s in group { s.group = id }
+        }
+    }
+
+    /// Device loss (music lock held): the stems of a group resume from the same frame — the
+    /// first stem's — whatever slightly different moments their last positions were read at.
+    func alignGroupsAfterLoss() {
+        assertLocked()
+        var lead: [ObjectIdentifier: (position: Int, loops: Int?)] = [:]
+        for s in active {
+            guard let g = s.group else { continue }
+            if let l = lead[g] {
+                s.idlePosition = min(l.position, s.frameCount)
+                s.loopsLeftAtLoss = l.loops
+            } else {
+                lead[g] = (s.idlePosition, s.loopsLeftAtLoss)
+            }
+        }
+    }
+}
+
+/// A music set the music system ticks, held weakly.
+struct WeakMusicSet {
+    weak var set: MusicSet?
+}
+
+extension MusicSystem {
+    /// Ticks every music set of the engine (no lock held): a change pending while the set's
+    /// music is held by its bus (paused, an interruption) is put aside, and planned again from
+    /// where the music is once the hold ends. Allocates nothing when no set has work.
+    func tickSets(engine: AudioEngine) {
+        let sets = adaptiveSets.withLock { list -> [WeakMusicSet] in
+            guard !list.isEmpty else { return [] }
+            if list.contains(where: { $0.set == nil }) { list.removeAll { $0.set == nil } }
+            return list
+        }
+        for s in sets { s.set?.tick() }
+    }
+
+    func register(_ set: MusicSet) {
+        adaptiveSets.withLock { $0.append(WeakMusicSet(set: set)) }
+    }
+
+    /// Whether `s` is paused by a hold of its bus (not by the game's own pause).
+    func isHeldByBus(_ s: TrackStream) -> Bool {
+        withMusicLock { _ in s.state == .paused && (s.heldBySession || isHeld(s)) }
+    }
+}

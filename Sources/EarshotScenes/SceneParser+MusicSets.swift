@@ -1,0 +1,274 @@
+import Earshot
+import Foundation
+import Yams
+
+/// Music sets in scenes (`music:` entries with `states:`), the tempo and cue keys of music
+/// entries, and the events that drive a set. See ``SceneMusicSet``.
+extension SceneParser {
+    /// The keys a segment takes (a state's `file:`, each of its `segments:`, each stem, stinger and bridge).
+    static let segmentKeys = ["file", "bpm", "beatsPerBar", "offset", "cues", "entry", "exit"]
+    /// The keys of a music set entry.
+    static let musicSetKeys = ["states", "transitions", "stingers", "bridges", "bus", "bpm", "beatsPerBar", "offset"]
+
+    /// Whether the `music:` entry `node` is a set (it has `states:`).
+    func isMusicSet(_ node: Node) -> Bool {
+        guard case .mapping(let m) = node else { return false }
+        return m.contains { k, _ in if case .scalar(let s) = k { return s.string == "states" } else { return false } }
+    }
+
+    /// `bpm:`, `beatsPerBar:` and `offset:` of mapping `m` (over `base`, a set's own), or nil
+    /// when none is given anywhere.
+    mutating func tempo(_ m: [String: Node], _ key: String, over base: Tempo? = nil) -> Tempo? {
+        let bpm = m["bpm"].flatMap { number($0, "\(key).bpm", in: 1...Tempo.maxBPM, "beats per minute 1…\(Self.format(Tempo.maxBPM))") }
+        let beats = m["beatsPerBar"].flatMap { integer($0, "\(key).beatsPerBar", in: 1...Tempo.maxBeatsPerBar) }
+        let offset = m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the file of beat 1, 0…86400") }
+        guard let b = bpm ?? base?.bpm else {
+            if let n = m["beatsPerBar"] ?? m["offset"] { fail(n, "\(key).bpm", "beatsPerBar: and offset: need bpm:") }
+            return nil
+        }
+        return Tempo(bpm: b, beatsPerBar: beats ?? base?.beatsPerBar ?? 4, firstBeat: offset ?? base?.firstBeat ?? 0)
+    }
+
+    /// The header of the music file at `path` (nil when it cannot be read: reported already).
+    func musicInfo(_ path: String?) -> ClipFileInfo? {
+        guard let path else { return nil }
+        return try? ClipDecoder.inspect(path: path)
+    }
+
+    /// `cues: { name: seconds, … }` of mapping `m`; each within the file's `duration` when known.
+    mutating func cues(_ m: [String: Node], _ key: String, duration: Double? = nil) -> [String: Double] {
+        guard let n = m["cues"] else { return [:] }
+        guard case .mapping = n else {
+            fail(n, "\(key).cues", "expected cue names and their seconds ({ drop: 16.0 }), got \(describe(n))")
+            return [:]
+        }
+        var out: [String: Double] = [:]
+        let entries = idMapping(n, "\(key).cues")
+        if entries.count > MusicTrack.maxMarkers { fail(n, "\(key).cues", "\(entries.count) cues; at most \(MusicTrack.maxMarkers)") }
+        for (name, _, v) in entries.prefix(MusicTrack.maxMarkers) {
+            let limit = duration ?? 86_400
+            if let s = number(v, "\(key).cues.\(name)", in: 0...limit, duration == nil ? "seconds into the file, 0…86400" : "seconds into the file, 0…\(Self.format(limit)) (its length)") {
+                out[name] = s
+            }
+        }
+        return out
+    }
+
+    /// A segment mapping (`extra`: further keys it may have, such as a stem's `gain:`).
+    mutating func segment(_ node: Node, _ key: String, tempo base: Tempo?, extra: [String] = []) -> MusicSegment? {
+        guard let m = mapping(node, key, allowed: Self.segmentKeys + extra, required: ["file"]) else { return nil }
+        musicFiles += 1
+        let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
+        let info = musicInfo(path)
+        let tempo = self.tempo(m, key, over: base)
+        let cues = self.cues(m, key, duration: info?.duration)
+        var names = Set(cues.keys)
+        // A cue named in entry:/exit: may also be one of the file's own markers.
+        var seconds = cues
+        for marker in info?.markers ?? [] where cues[marker.name] == nil {
+            names.insert(marker.name)
+            seconds[marker.name] = marker.time(sampleRate: info?.sampleRate ?? 0)
+        }
+        var entry: String?, exit: String?
+        for (k, slot) in [("entry", 0), ("exit", 1)] {
+            guard let n = m[k], let name = string(n, "\(key).\(k)") else { continue }
+            if !names.contains(name) {
+                fail(n, "\(key).\(k)", "no cue \"\(name)\"" + Self.didYouMean(name, among: names.sorted())
+                     + (names.isEmpty ? " (the segment has no cues: list them under cues:)" : " (cues: \(names.sorted().joined(separator: ", ")))"))
+            }
+            if slot == 0 { entry = name } else { exit = name }
+        }
+        let e = entry.flatMap { seconds[$0] } ?? 0
+        if let x = exit.flatMap({ seconds[$0] }), x <= e {
+            fail(m["exit"] ?? node, "\(key).exit", "the exit cue (\(Self.format(x)) s) must come after "
+                 + (entry == nil ? "the start (the segment plays from 0 s)" : "the entry cue (\(Self.format(e)) s)"))
+        }
+        guard let path else { return nil }
+        return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit)
+    }
+
+    /// The music set at `music.<id>`.
+    mutating func musicSet(_ node: Node, id: String, busNames: Set<String>) -> SceneMusicSet? {
+        let key = "music.\(id)"
+        guard let m = mapping(node, key, allowed: Self.musicSetKeys, required: ["states"]) else { return nil }
+        let base = tempo(m, key)
+        let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
+        var def = MusicSetDefinition(name: id)
+        if let b = bus ?? nil { def.bus = Bus(b) }
+        let limit = MusicSetDefinition.maxEntries
+        func named(_ what: String) -> [(id: String, keyNode: Node, value: Node)] {
+            guard let n = m[what] else { return [] }
+            guard within(n, "\(key).\(what)", limit, what) else { return [] }
+            return idMapping(n, "\(key).\(what)")
+        }
+        for (name, _, v) in named("stingers") {
+            if let s = segment(v, "\(key).stingers.\(name)", tempo: nil) { def.stingers[name] = s }
+        }
+        for (name, _, v) in named("bridges") {
+            if let s = segment(v, "\(key).bridges.\(name)", tempo: base) { def.bridges[name] = s }
+        }
+        let stateEntries = named("states")
+        if stateEntries.isEmpty, let n = m["states"] { fail(n, "\(key).states", "a music set needs at least one state") }
+        var stateNames: [String] = []
+        for (name, keyNode, v) in stateEntries {
+            let sk = "\(key).states.\(name)"
+            if name == "*" { fail(keyNode, sk, "\"*\" stands for any state in transitions; name the state otherwise") }
+            stateNames.append(name)
+            if let content = stateContent(v, sk, tempo: base) { def.states.append(MusicState(name: name, content: content)) }
+        }
+        let known = Set(stateNames)
+        if let n = m["transitions"] {
+            if case .sequence(let list) = n {
+                if list.count > limit { fail(n, "\(key).transitions", "\(list.count) transitions; at most \(limit)") }
+                var rules: [(MusicTransition, Node)] = []
+                for (i, t) in list.prefix(limit).enumerated() {
+                    if let r = transition(t, "\(key).transitions[\(i)]", states: known, stingers: Set(def.stingers.keys),
+                                          bridges: Set(def.bridges.keys)) { rules.append((r, t)) }
+                }
+                checkReachable(rules, key: "\(key).transitions")
+                def.transitions = rules.map(\.0)
+            } else if !isNull(n) {
+                fail(n, "\(key).transitions", "expected a list of rules (- { from: …, to: …, at: nextBar }), got \(describe(n))")
+            }
+        }
+        musicSetNames[id] = def
+        return SceneMusicSet(id: id, definition: def)
+    }
+
+    /// A state: `file:` (one segment), `segments: [ … ]` or `layers: { name: … }`.
+    private mutating func stateContent(_ node: Node, _ key: String, tempo base: Tempo?) -> MusicState.Content? {
+        guard case .mapping = node else {
+            fail(node, key, "expected a state ({ file: … }, { segments: [ … ] } or { layers: { … } }), got \(describe(node))")
+            return nil
+        }
+        let raw = merged(node)
+        let has = { (k: String) in raw.contains { kk, _ in if case .scalar(let s) = kk { return s.string == k } else { return false } } }
+        let kinds = ["file", "segments", "layers"].filter(has)
+        guard kinds.count == 1 else {
+            fail(node, key, kinds.isEmpty ? "a state needs one of file:, segments: or layers:" : "give one of file:, segments: or layers:, not \(kinds.joined(separator: " and "))")
+            return nil
+        }
+        let limit = MusicSetDefinition.maxEntries
+        switch kinds[0] {
+        case "file":
+            return segment(node, key, tempo: base).map { .track($0) }
+        case "segments":
+            guard let m = mapping(node, key, allowed: ["segments"]), let n = m["segments"] else { return nil }
+            guard case .sequence(let list) = n, !list.isEmpty else {
+                fail(n, "\(key).segments", "expected a list of segments (- { file: … }), got \(describe(n))")
+                return nil
+            }
+            if list.count > limit { fail(n, "\(key).segments", "\(list.count) segments; at most \(limit)") }
+            let made = list.prefix(limit).enumerated().compactMap { i, s in segment(s, "\(key).segments[\(i)]", tempo: base) }
+            return made.count == min(list.count, limit) ? .segments(made) : nil
+        default:
+            guard let m = mapping(node, key, allowed: ["layers"]), let n = m["layers"] else { return nil }
+            guard within(n, "\(key).layers", limit, "layers") else { return nil }
+            var layers: [MusicLayer] = []
+            let entries = idMapping(n, "\(key).layers")
+            if entries.isEmpty { fail(n, "\(key).layers", "a layered state needs at least one layer") }
+            for (name, _, v) in entries {
+                let lk = "\(key).layers.\(name)"
+                let gain = merged(v).first { k, _ in if case .scalar(let s) = k { return s.string == "gain" } else { return false } }?.1
+                let g = gain.flatMap { number($0, "\(lk).gain", in: 0...1, "0…1") } ?? 1
+                if let s = segment(v, lk, tempo: base, extra: ["gain"]) { layers.append(MusicLayer(name: name, segment: s, gain: Float(g))) }
+            }
+            return layers.count == entries.count && !layers.isEmpty ? .layers(layers) : nil
+        }
+    }
+
+    /// A transition rule; every name it gives must exist.
+    private mutating func transition(_ node: Node, _ key: String, states: Set<String>, stingers: Set<String>,
+                                     bridges: Set<String>) -> MusicTransition? {
+        guard let m = mapping(node, key, allowed: ["from", "to", "at", "fade", "curve", "stinger", "via"]) else { return nil }
+        var rule = MusicTransition()
+        for (k, isFrom) in [("from", true), ("to", false)] {
+            guard let n = m[k], let name = string(n, "\(key).\(k)") else { continue }
+            if name != "*", !states.contains(name) { fail(n, "\(key).\(k)", unknown("state", name, states) + "; or \"*\" for any") }
+            if isFrom { rule.from = name } else { rule.to = name }
+        }
+        if let n = m["at"], let a = choice(n, "\(key).at", MusicTransition.Boundary.allCases.map(\.rawValue)) {
+            rule.at = MusicTransition.Boundary(rawValue: a) ?? .nextBar
+        }
+        if let n = m["fade"], let f = number(n, "\(key).fade", in: 0...600, "seconds 0…600") { rule.fade = f }
+        if let n = m["curve"], let c = choice(n, "\(key).curve", ["linear", "equalPower"]) { rule.curve = c == "linear" ? .linear : .equalPower }
+        if let n = m["curve"], m["fade"] == nil { fail(n, "\(key).curve", "a curve shapes a fade: give fade: seconds") }
+        if let n = m["stinger"], let s = string(n, "\(key).stinger") {
+            if !stingers.contains(s) { fail(n, "\(key).stinger", unknown("stinger", s, stingers)) }
+            rule.stinger = s
+        }
+        if let n = m["via"], let v = string(n, "\(key).via") {
+            if !bridges.contains(v) { fail(n, "\(key).via", unknown("bridge", v, bridges)) }
+            rule.via = v
+        }
+        return rule
+    }
+
+    /// Every rule must be able to apply: not to a change to the state already playing (which
+    /// changes nothing), and not after an earlier rule that matches every change it matches
+    /// (the first match wins).
+    private mutating func checkReachable(_ rules: [(MusicTransition, Node)], key: String) {
+        for (j, (r, node)) in rules.enumerated() {
+            if r.from != "*", r.from == r.to {
+                fail(node, "\(key)[\(j)]", "a rule from \(r.from) to itself never applies: asking for the state that plays changes nothing")
+                continue
+            }
+            if let i = rules.prefix(j).firstIndex(where: { ($0.0.from == "*" || $0.0.from == r.from) && ($0.0.to == "*" || $0.0.to == r.to) }) {
+                fail(node, "\(key)[\(j)]", "this rule is never reached: rule [\(i)] (from \(rules[i].0.from) to \(rules[i].0.to)) comes first and matches every change it matches")
+            }
+        }
+    }
+
+    /// The event `{ music: SET, … }` of a music set: `state:`, `stinger:` (with `boundary:`),
+    /// `layer:` (with `volume:` and `fade:`), or `action: play|pause|stop`.
+    mutating func musicSetEvent(_ m: [String: Node], _ node: Node, id: String, key: String) -> SceneEvent.Action? {
+        guard let def = musicSetNames[id] else { return nil }
+        let states = Set(def.states.map(\.name))
+        let words = ["state", "stinger", "layer", "action"].filter { m[$0] != nil }
+        guard words.count == 1 || (words.sorted() == ["action", "state"]) else {
+            fail(node, key, words.isEmpty ? "an event of music set \(id) needs state:, stinger:, layer: or action:"
+                                          : "an event of music set \(id) does one thing; this one has \(words.joined(separator: " and "))")
+            return nil
+        }
+        let allowed: [String: [String]] = ["state": ["state", "action"], "stinger": ["stinger", "boundary", "duck"],
+                                           "layer": ["layer", "volume", "fade"], "action": ["action", "state", "fade"]]
+        let mine = Set(allowed[words.contains("action") ? "action" : words[0]] ?? [])
+        for k in ["state", "stinger", "boundary", "duck", "layer", "volume", "fade", "duration", "rate", "tape"] where m[k] != nil && !mine.contains(k) {
+            fail(m[k], "\(key).\(k)", "\(k) does not apply here (a music set's \(words.first ?? "event") takes \(mine.sorted().joined(separator: ", ")))")
+        }
+        func state(_ n: Node) -> String? {
+            guard let s = string(n, "\(key).state") else { return nil }
+            if !states.contains(s) { fail(n, "\(key).state", unknown("state of music set \(id)", s, states)) }
+            return s
+        }
+        if let a = m["action"] {
+            guard let action = choice(a, "\(key).action", ["play", "pause", "stop"]) else { return nil }
+            if action != "play", let s = m["state"] { fail(s, "\(key).state", "state applies to action play only") }
+            if action != "stop", let f = m["fade"] { fail(f, "\(key).fade", "fade applies to action stop only") }
+            switch action {
+            case "play": return .musicSet(id: id, .play(state: m["state"].flatMap(state)))
+            case "pause": return .musicSet(id: id, .pause)
+            default: return .musicSet(id: id, .stop(fade: m["fade"].flatMap { number($0, "\(key).fade", in: 0...60, "seconds 0…60") } ?? 0))
+            }
+        }
+        if let n = m["state"] { return state(n).map { .musicSet(id: id, .state($0)) } }
+        if let n = m["stinger"], let s = string(n, "\(key).stinger") {
+            if def.stingers[s] == nil { fail(n, "\(key).stinger", unknown("stinger of music set \(id)", s, Set(def.stingers.keys))) }
+            let b = m["boundary"].flatMap { choice($0, "\(key).boundary", MusicTransition.Boundary.allCases.map(\.rawValue)) }
+            let duck = m["duck"].flatMap { number($0, "\(key).duck", in: -60...0, "dB −60…0") } ?? 0
+            return .musicSet(id: id, .stinger(s, boundary: b.flatMap(MusicTransition.Boundary.init(rawValue:)) ?? .nextBeat, duck: Float(duck)))
+        }
+        if let n = m["layer"], let l = string(n, "\(key).layer") {
+            let layers = Set(def.states.flatMap { s -> [String] in if case .layers(let ls) = s.content { return ls.map(\.name) } else { return [] } })
+            if !layers.contains(l) { fail(n, "\(key).layer", unknown("layer of music set \(id)", l, layers)) }
+            guard let v = m["volume"] else {
+                fail(node, "\(key).volume", "required key is missing (a layer event sets volume: 0…1)")
+                return nil
+            }
+            let volume = number(v, "\(key).volume", in: 0...1, "0…1")
+            let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
+            return volume.map { .musicSet(id: id, .layer(l, volume: Float($0), fade: fade)) }
+        }
+        return nil
+    }
+}
