@@ -157,7 +157,9 @@ struct MonitorView {
             if let bpm = t.bpm { line += String(format: " (%.0f bpm)", bpm) }
             out.append(line)
         }
-        if let state = f?.music.state { out.append("music state: \(state.current)" + (state.next.map { " → \($0)" } ?? "")) }
+        for set in f?.music.sets ?? [] {
+            out.append("music set \(set.name): \(set.state ?? "—")" + (set.next.map { n in " → \(n)" + (set.nextAt.map { " at \(Self.num($0, 2)) s" } ?? "") } ?? ""))
+        }
 
         // Events at the bottom, voices in between.
         let eventRows = min(6, max(2, rows / 5))

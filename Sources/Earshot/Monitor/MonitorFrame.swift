@@ -135,16 +135,24 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
 
     public struct Music: Codable, Sendable, Equatable {
         public var tracks: [TrackRow]
-        /// The adaptive music state machine. Present when the engine has one.
-        public var state: MusicState?
+        /// The adaptive music sets (``MusicSet``) and the state each is in. Present when the game
+        /// made some.
+        public var sets: [MusicSetRow]?
     }
 
-    public struct MusicState: Codable, Sendable, Equatable {
-        public var current: String
+    /// One ``MusicSet``'s state machine.
+    public struct MusicSetRow: Codable, Sendable, Equatable {
+        public var name: String
+        /// ``MusicSet/currentState`` (nil before it plays and after it stops).
+        public var state: String?
+        /// The state a pending change goes to (``MusicSet/pendingState``), and its audio time.
         public var next: String?
-        public init(current: String, next: String? = nil) {
-            self.current = current
+        public var nextAt: Double?
+        public init(name: String, state: String?, next: String? = nil, nextAt: Double? = nil) {
+            self.name = name
+            self.state = state
             self.next = next
+            self.nextAt = nextAt
         }
     }
 

@@ -58,6 +58,7 @@ final class MonitorSubsystem: EngineSubsystem {
         var updates = 0
         var monitorMs = 0.0
         var tracks: [MonitorFrame.TrackRow] = []
+        var sets: [MonitorFrame.MusicSetRow] = []
         var session: MonitorFrame.Session?
         var limiter = MonitorFrame.Limiter(limitedFrames: 0, deepestDB: 0, active: false)
     }
@@ -189,6 +190,7 @@ final class MonitorSubsystem: EngineSubsystem {
         }
         guard let output else { return }
         let tracks = engine.musicSystem.monitorTracks(host: engine)
+        let sets = engine.musicSystem.monitorSets()
         let session = engine.sessionSlot.existing.map { s in
             MonitorFrame.Session(category: s.category.rawValue, active: s.isActive, otherAudio: s.secondaryAudioShouldBeSilencedHint,
                                  interrupted: s.isInterrupted, duckDB: MonitorNames.decibels(s.musicDuckGain))
@@ -208,7 +210,7 @@ final class MonitorSubsystem: EngineSubsystem {
                 if s.category != before.category { sessionEdges.append("category \(s.category)") }
             }
             return Extras(output: output, updateMs: g.updateMs, renderMs: engine.isLoopback ? g.renderMs : nil, updates: g.updates,
-                          monitorMs: monitorMs, tracks: tracks, session: session,
+                          monitorMs: monitorMs, tracks: tracks, sets: sets, session: session,
                           limiter: .init(limitedFrames: limited, deepestDB: Double(deepest), active: limited > g.lastLimitedFrames))
         }
         let time = capture.audioTime
@@ -331,7 +333,7 @@ final class MonitorSubsystem: EngineSubsystem {
             limiter: x.limiter, deviceLost: c.deviceLost)
         return MonitorFrame(seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,
                             voicesOmitted: max(0, c.liveVoices - voices.count), buses: c.buses, snapshots: c.snapshots,
-                            parameters: c.parameters.isEmpty ? nil : c.parameters, music: .init(tracks: x.tracks, state: nil), zones: c.zones,
+                            parameters: c.parameters.isEmpty ? nil : c.parameters, music: .init(tracks: x.tracks, sets: x.sets.isEmpty ? nil : x.sets), zones: c.zones,
                             session: x.session, events: named, eventsDropped: dropped)
     }
 

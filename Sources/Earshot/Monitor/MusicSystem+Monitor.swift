@@ -25,3 +25,15 @@ extension MusicSystem {
         }
     }
 }
+
+extension MusicSystem {
+    /// The engine's music sets and their states, as monitor rows (at most 32). Call with no engine
+    /// lock held (each set takes its own lock, after reading the audio time).
+    func monitorSets() -> [MonitorFrame.MusicSetRow] {
+        let sets = adaptiveSets.withLock { $0.prefix(32).compactMap(\.set) }
+        return sets.map { set in
+            let pending = set.pendingState
+            return MonitorFrame.MusicSetRow(name: set.name, state: set.currentState, next: pending?.state, nextAt: pending?.audioTime)
+        }
+    }
+}

@@ -104,7 +104,7 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertGreaterThan(last.buses[0].levelDBFS, -60, "sfx is heard")
         XCTAssertEqual(last.buses[1].levelDBFS, MonitorProtocol.silenceDecibels, "music is silent")
         XCTAssertEqual(last.parameters, [.init(name: "speed", value: 3.5)], "the game parameter")
-        XCTAssertNil(last.music.state, "no adaptive music state machine: the section is absent")
+        XCTAssertNil(last.music.sets, "no music set: the section is absent")
         let events = frames.flatMap(\.events)
         XCTAssertTrue(events.contains { $0.kind == "cooldown" && $0.name == "blip.wav" }, "\(events)")
         XCTAssertTrue(zip(frames, frames.dropFirst()).allSatisfy { $0.seq < $1.seq && $0.engine.audioTime <= $1.engine.audioTime })

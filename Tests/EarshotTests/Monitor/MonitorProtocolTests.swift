@@ -47,7 +47,7 @@ final class MonitorProtocolTests: XCTestCase {
             snapshots: [.init(name: "underwater", intensity: 0.5, ending: false)],
             parameters: [.init(name: "speed", value: 3)],
             music: .init(tracks: [.init(name: "theme.ogg", bus: "music", state: "playing", position: 1, duration: 60, volume: 1,
-                                        bpm: 120, bar: 1, beat: 3)], state: .init(current: "explore", next: "combat")),
+                                        bpm: 120, bar: 1, beat: 3)], sets: [.init(name: "level1", state: "explore", next: "combat", nextAt: 12.5)]),
             zones: [.init(name: "cave", gain: 0.7)],
             session: .init(category: "ambient", active: true, otherAudio: false, interrupted: false, duckDB: 0),
             events: [.init(time: 1, kind: "cooldown", name: "step", voice: nil, detail: nil)], eventsDropped: 0)
@@ -59,7 +59,7 @@ final class MonitorProtocolTests: XCTestCase {
         // A frame without the optional sections (an engine without banks or adaptive music).
         var plain = frame
         plain.parameters = nil
-        plain.music.state = nil
+        plain.music.sets = nil
         let text = String(decoding: MonitorMessage.frame(plain).encoded(), as: UTF8.self)
         XCTAssertFalse(text.contains("parameters"))
         XCTAssertEqual(try MonitorMessage.decode(line: Array(text.utf8)), .frame(plain))
