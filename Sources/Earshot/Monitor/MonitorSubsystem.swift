@@ -25,6 +25,8 @@ final class MonitorSubsystem: EngineSubsystem {
     private let game = Locked(GameSide())
     private let outbox = Locked(Outbox())
     private let observerToken = Locked<UInt64?>(nil)
+    /// Whether `observerToken` holds one: read on every frame without taking its lock.
+    private let observing = Atomic<Bool>(false)
     /// The server thread's own: voice names by id from the last frame (for ended voices' names).
     private let names = Locked<[String: String]>([:])
     private let hello: Locked<MonitorHello>
@@ -129,7 +131,7 @@ final class MonitorSubsystem: EngineSubsystem {
 
     func endFrame(_ engine: AudioEngine, changes: BusChanges) {
         guard server.clientCount > 0 else {
-            if observerToken.withLock({ $0 != nil }) { stopObserving(engine) }
+            if observing.load(ordering: .relaxed) { stopObserving(engine) }
             return
         }
         let cpu = Clocks.threadCPU()
@@ -142,7 +144,7 @@ final class MonitorSubsystem: EngineSubsystem {
             g.lastCapture = now
             return true
         }
-        if observerToken.withLock({ $0 == nil }) { startObserving(engine) }
+        if !observing.load(ordering: .relaxed) { startObserving(engine) }
         guard due else { return }
         capture(engine)
     }
@@ -237,13 +239,14 @@ final class MonitorSubsystem: EngineSubsystem {
         let extra = observerToken.withLock { t -> UInt64? in
             guard t == nil else { return token }
             t = token
+            observing.store(token != nil, ordering: .relaxed)
             return nil
         }
         if let extra { engine.voiceEventBroadcast.removeObserver(extra) }
     }
 
     private func stopObserving(_ engine: AudioEngine) {
-        if let token = observerToken.withLock({ t in defer { t = nil }; return t }) {
+        if let token = observerToken.withLock({ t in defer { t = nil; observing.store(false, ordering: .relaxed) }; return t }) {
             engine.voiceEventBroadcast.removeObserver(token)
         }
     }
