@@ -9,8 +9,12 @@ extension SoundBank {
     /// effect at the next call after ``reload()``, which stops the old one with a 0.5 s fade.
     ///
     /// ```swift
-    /// let music = try bank.musicSet("level1")
-    /// try music.play(state: "explore")
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let bank = try SoundBank(path: "Demos/Bank/game.yaml", engine: engine)
+    /// for name in bank.musicSetNames {
+    ///     let music = try bank.musicSet(name)
+    ///     try music.play(state: music.definition.states.first?.name)
+    /// }
     /// ```
     public func musicSet(_ name: String) throws(BankError) -> MusicSet {
         try withContents { (contents: inout BankContents?) throws(BankError) -> MusicSet in
@@ -36,8 +40,12 @@ extension SoundBank {
     /// bank has exactly one. Returns the audio time the state begins at.
     ///
     /// ```swift
-    /// try bank.setMusicState("combat")            // the bank's one music set
-    /// try bank.setMusicState("explore", of: "level1")
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let bank = try SoundBank(path: "Demos/Bank/game.yaml", engine: engine)
+    /// if bank.musicSetNames == ["level1"] {
+    ///     try bank.setMusicState("combat")             // the bank's one music set
+    ///     try bank.setMusicState("explore", of: "level1")
+    /// }
     /// ```
     @discardableResult
     public func setMusicState(_ state: String, of set: String? = nil) throws(BankError) -> Double {
