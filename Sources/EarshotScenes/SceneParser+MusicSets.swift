@@ -170,8 +170,17 @@ extension SceneParser {
             for (name, _, v) in entries {
                 let lk = "\(key).layers.\(name)"
                 let gain = merged(v).first { k, _ in if case .scalar(let s) = k { return s.string == "gain" } else { return false } }?.1
-                let g = gain.flatMap { number($0, "\(lk).gain", in: 0...1, "0…1") } ?? 1
-                if let s = segment(v, lk, tempo: base, extra: ["gain"]) { layers.append(MusicLayer(name: name, segment: s, gain: Float(g))) }
+                // A stem's gain: a number (0…1), or curves of game parameters (dB) it follows.
+                var curves: [ParameterCurve] = []
+                var g = 1.0
+                if let gain, isCurve(gain) {
+                    curves = self.curves(gain, "\(lk).gain", .gain)
+                } else if let gain {
+                    g = number(gain, "\(lk).gain", in: 0...1, "0…1") ?? 1
+                }
+                if let s = segment(v, lk, tempo: base, extra: ["gain"]) {
+                    layers.append(MusicLayer(name: name, segment: s, gain: Float(g), curves: curves))
+                }
             }
             return layers.count == entries.count && !layers.isEmpty ? .layers(layers) : nil
         }

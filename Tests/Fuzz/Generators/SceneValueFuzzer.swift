@@ -268,6 +268,10 @@ public struct SceneValueFuzzer {
         for _ in 0..<Int(g.next() % 6) {
             let at = n(0...0.3)
             switch g.next() % 10 {
+            case 1 where hasSet && maybe(0.3):
+                // On a bar of the scene's music (valid when a set or a track with bpm starts).
+                let bar = "at: { bar: \(n(1...3, whole: true)) }, delay: \(n(0...0.1)), "
+                events.append(bar + setEvent(&g, outside: outside))
             case 0, 1:
                 var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
@@ -305,12 +309,8 @@ public struct SceneValueFuzzer {
                               + (maybe() ? ", volume: \(n(0...1)), rate: \(n(0.5...2))" : ""))
             case 3 where hasMusic:
                 events.append("music: m, action: fade, volume: \(n(0...1)), duration: \(n(0...2))")
-            case 2, 3 where hasSet:
+            case 2 where hasSet, 3 where hasSet:
                 events.append(setEvent(&g, outside: outside))
-            case 1 where hasSet && maybe(0.3):
-                // On a bar of the scene's music (valid when a set or a track with bpm starts).
-                let bar = "at: { bar: \(n(1...3, whole: true)) }, delay: \(n(0...0.1)), "
-                events.append(bar + setEvent(&g, outside: outside))
             case 4 where emitterCount > 0:
                 let target = "e\(g.next() % UInt64(emitterCount))"
                 events.append(maybe() ? "stop: \(target), fade: \(n(0...60))" : "start: \(target)")

@@ -110,6 +110,15 @@ enum MusicSetCheck {
                 var stems = Set<String>()
                 for l in layers where !stems.insert(l.name).inserted { throw fail("state \(state.name) has two layers named \(l.name)") }
                 for l in layers where !l.gain.isFinite { throw fail("layer \(l.name) of \(state.name) has gain \(l.gain)") }
+                for l in layers {
+                    guard l.curves.count <= ParameterCurve.maxCurvesPerTarget else {
+                        throw fail("layer \(l.name) of \(state.name) has \(l.curves.count) curves (at most \(ParameterCurve.maxCurvesPerTarget))")
+                    }
+                    for c in l.curves {
+                        guard c.property == .gain else { throw fail("layer \(l.name) of \(state.name): a stem's curves drive its gain only, not \(c.property.rawValue)") }
+                        try c.validate()
+                    }
+                }
             }
             for s in segments { try segment(s, fail) }
         }

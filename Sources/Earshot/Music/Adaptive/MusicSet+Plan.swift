@@ -63,6 +63,15 @@ extension MusicSet {
         /// Tracks still fading out of the last change.
         var leaving: [MusicTrack] = []
         var layerGains: [String: Float] = [:]
+        /// What each stem's parameter curves make of it now (MusicLayer.curves; 1 without),
+        /// multiplied into its layer gain (MusicSet+Parameters.swift).
+        var curveGains: [String: Float] = [:]
+
+        /// A stem's volume: its layer gain times its curves'.
+        func stemVolume(_ state: String, _ layer: String) -> Float {
+            let key = Self.key(state, layer)
+            return (layerGains[key] ?? 1) * (curveGains[key] ?? 1)
+        }
         var paused = false
         var deferred: String?
         /// A change put aside while the bus held the music (``MusicSet/tick()``).
@@ -190,7 +199,7 @@ extension MusicSet {
                 }
                 leaving.removeAll { $0 === p.track }
                 system.setBeatsUntil(p.track.stream, nil)
-                let gain = p.layer.flatMap { l in state.flatMap { layerGains[Self.key($0, l)] } } ?? 1
+                let gain = p.layer.flatMap { l in state.map { stemVolume($0, l) } } ?? 1
                 p.track.volume = gain
             }
             if layeredState || list.count == 1 {
@@ -216,7 +225,7 @@ extension MusicSet {
             let factor = Float(pow(10, Double(db) / 20))
             var tracks: [(MusicTrack, Float)] = []
             for p in list where p.track.isPlaying && !leaving.contains(where: { $0 === p.track }) {
-                let volume = p.layer.flatMap { layerGains[Self.key(state, $0)] } ?? 1
+                let volume = p.layer.map { stemVolume(state, $0) } ?? 1
                 p.track.fade(to: volume * factor, duration: MusicSet.stingerDuckAttack, at: time)
                 tracks.append((p.track, volume))
             }

@@ -49,10 +49,15 @@ public final class MusicSet: @unchecked Sendable {
     /// this moves to the next one, so that its start can be set up in time.
     public static let minimumLiveLead = 0.05
 
+    /// The parameters the set's stems follow (MusicSet+Parameters.swift); empty for most sets,
+    /// which then cost nothing a frame.
+    let followedParameters: [String]
+
     init(engine: AudioEngine, definition: MusicSetDefinition, inner: Inner) {
         self.engine = engine
         self.system = engine.musicSystem
         self.definition = definition
+        self.followedParameters = Self.parameters(followedIn: definition)
         self.lock = Locked(inner)
     }
 
@@ -225,12 +230,14 @@ public final class MusicSet: @unchecked Sendable {
             for (stateName, parts) in inner.parts where state == nil || state == stateName {
                 for p in parts where p.layer == layer {
                     found = true
-                    inner.layerGains[Inner.key(stateName, layer)] = g
+                    let key = Inner.key(stateName, layer)
+                    inner.layerGains[key] = g
                     if inner.leaving.contains(where: { $0 === p.track }) { continue }
+                    let volume = g * (inner.curveGains[key] ?? 1)   // times its parameter curves
                     if p.track.isPlaying, fade > 0 {
-                        p.track.fade(to: g, duration: fade)
+                        p.track.fade(to: volume, duration: fade)
                     } else {
-                        p.track.volume = g
+                        p.track.volume = volume
                     }
                 }
             }

@@ -126,12 +126,18 @@ public struct MusicLayer: Sendable, Equatable {
     public var segment: MusicSegment
     /// Its gain when the state starts (0…1).
     public var gain: Float
+    /// Game parameters its gain follows (``ParameterCurve/Property/gain`` curves, in dB, added):
+    /// an `intensity` that brings the drums in. They multiply ``gain`` and what
+    /// ``MusicSet/setLayerGain(_:layer:state:fade:)`` sets; the global values count (a music set
+    /// belongs to no voice or emitter), followed each frame over 50 ms.
+    public var curves: [ParameterCurve]
 
-    /// A stem named `name` playing `segment` at `gain`.
-    public init(name: String, segment: MusicSegment, gain: Float = 1) {
+    /// A stem named `name` playing `segment` at `gain`, following `curves`.
+    public init(name: String, segment: MusicSegment, gain: Float = 1, curves: [ParameterCurve] = []) {
         self.name = name
         self.segment = segment
         self.gain = gain
+        self.curves = curves
     }
 }
 

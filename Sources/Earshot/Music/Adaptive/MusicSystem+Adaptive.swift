@@ -192,7 +192,16 @@ extension MusicSystem {
             if list.contains(where: { $0.set == nil }) { list.removeAll { $0.set == nil } }
             return list
         }
-        for s in sets { s.set?.tick() }
+        for s in sets {
+            guard let set = s.set else { continue }
+            set.tick()
+            let followed = set.followedParameters
+            if !followed.isEmpty {
+                var values: [String: Double] = [:]
+                for name in followed { values[name] = (try? engine.parameter(name)) ?? nil }
+                set.followParameters(values)
+            }
+        }
     }
 
     func register(_ set: MusicSet) {
