@@ -25,7 +25,7 @@ public struct SceneSound: Sendable, Equatable {
     public var pitchCents: Double = 0
     /// ± dB of gain variation.
     public var gainDB: Double = 0
-    /// The sound's level in dB (`gain: -6`; default 0): ``SoundDefinition/gain`` as a linear
+    /// The sound's level in dB (`gain: -6`; default 0): `SoundDefinition.gain` as a linear
     /// factor, ``linearLevel``.
     public var levelDB: Double = 0
     /// ``levelDB`` as a linear gain.
