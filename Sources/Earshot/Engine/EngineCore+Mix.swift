@@ -40,9 +40,10 @@ extension EngineCore {
         return mixer.advanceSnapshots(by: elapsed)
     }
 
-    /// Begins `snapshot` (or retargets the active one of its name, which moves to the end of the
-    /// begin order). Throws for a bus the engine does not have.
-    func beginSnapshot(_ snapshot: Snapshot, fade: Double, intensity: Float) throws(EarshotError) {
+    /// A snapshot's bus gains and filters by bus index, in bus order (not the dictionaries', which
+    /// are seeded per process: the same calls mix the same). Throws for a bus the engine does
+    /// not have.
+    func busSettings(of snapshot: Snapshot) throws(EarshotError) -> (gains: [(bus: Int, decibels: Double)], filters: [(bus: Int, filter: LowPassFilter)]) {
         var gains: [(bus: Int, decibels: Double)] = []
         for (bus, db) in snapshot.busGains {
             guard let b = busIndex(bus) else { throw Self.noBus(bus) }
@@ -53,9 +54,15 @@ extension EngineCore {
             guard let b = busIndex(bus) else { throw Self.noBus(bus) }
             filters.append((b, filter))
         }
-        // Bus order, not the dictionaries' (seeded per process): the same calls mix the same.
         gains.sort { $0.bus < $1.bus }
         filters.sort { $0.bus < $1.bus }
+        return (gains, filters)
+    }
+
+    /// Begins `snapshot` (or retargets the active one of its name, which moves to the end of the
+    /// begin order). Throws for a bus the engine does not have.
+    func beginSnapshot(_ snapshot: Snapshot, fade: Double, intensity: Float) throws(EarshotError) {
+        let (gains, filters) = try busSettings(of: snapshot)
         advanceSnapshots()
         var active = Mixer.ActiveSnapshot(snapshot: snapshot, gains: gains, filters: filters)
         if let i = mixer.index(of: snapshot.name) {

@@ -27,18 +27,7 @@ extension AudioEngine {
 extension EngineCore {
     /// Replaces an active snapshot's gains and filters in place; false when none is active.
     func redefineSnapshot(_ snapshot: Snapshot) throws(EarshotError) -> Bool {
-        var gains: [(bus: Int, decibels: Double)] = []
-        for (bus, db) in snapshot.busGains {
-            guard let b = busIndex(bus) else { throw Self.noBus(bus) }
-            gains.append((b, db))
-        }
-        var filters: [(bus: Int, filter: LowPassFilter)] = []
-        for (bus, filter) in snapshot.busFilters {
-            guard let b = busIndex(bus) else { throw Self.noBus(bus) }
-            filters.append((b, filter))
-        }
-        gains.sort { $0.bus < $1.bus }
-        filters.sort { $0.bus < $1.bus }
+        let (gains, filters) = try busSettings(of: snapshot)
         _ = advanceSnapshots()   // one that ended meanwhile goes first
         guard let i = mixer.index(of: snapshot.name) else { return false }
         mixer.snapshots[i].snapshot = snapshot

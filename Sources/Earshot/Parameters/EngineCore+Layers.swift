@@ -27,18 +27,7 @@ extension EngineCore {
     @inline(never)   // out of the plain sound's play path
     func playLayers(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
-        let key = sounds.key(slot)
-        let target = try PlayResolver.target(options, in: self)
-        let t = now
-        if sounds.coolingDown(slot, now: t) {
-            pool.recordRefusal(.cooldown, sound: key)
-            return nil
-        }
-        let decision = sounds.decide(slot, emitterIndex: target.emitterIndex, pool: pool)
-        if decision == .refuse {
-            pool.recordRefusal(.refused, sound: key)
-            return nil
-        }
+        guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
         var options = options
         if !isLoopback, usesDeviceClock, !isDeviceLost, options.delay == 0, options.startTime == nil {
             options.delay = min(max(2 * lastFrameTime, 0.03), 0.25)

@@ -92,12 +92,13 @@ extension EngineCore {
     /// One play of the sound in `slot` with its voice's checked `options` (the definition's
     /// values and the play's, before variation): selection, variation, cooldown and limit, then
     /// the voice. Nil when refused (recorded for the event stream).
-    func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
-        guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
-        if definition.parameterPart != nil, definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
+    /// What a play of a sound passes before anything is picked or started: its bus and emitter
+    /// (``PlayResolver/target(_:in:)``), its cooldown and its limit. Nil: refused, and recorded
+    /// as such. The sound's key, the target, the time of the play and the limit's decision.
+    @inline(__always)
+    func admit(sound slot: Int, options: PlayOptions) throws(EarshotError)
+        -> (key: SoundTable.Key, target: PlayResolver.Target, time: Double, decision: SoundTable.Decision)? {
         let key = sounds.key(slot)
-        // Everything that can fail or refuse before the clip is picked: a refused play must not
-        // move the selection on (a sequence would skip, avoidRepeat would repeat).
         let target = try PlayResolver.target(options, in: self)
         let t = now
         if sounds.coolingDown(slot, now: t) {
@@ -109,6 +110,15 @@ extension EngineCore {
             pool.recordRefusal(.refused, sound: key)
             return nil
         }
+        return (key, target, t, decision)
+    }
+
+    func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
+        guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
+        if definition.parameterPart != nil, definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
+        // Everything that can fail or refuse before the clip is picked: a refused play must not
+        // move the selection on (a sequence would skip, avoidRepeat would repeat).
+        guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
         let clip = definition.clips[sounds.nextClip(slot, using: &random)]
         var resolved = try PlayResolver.resolve(clip, options: options, target: target, in: self, logger: logger,
                                                 sound: key, held: decision == .hold)
