@@ -27,14 +27,18 @@ extension SceneParser {
         for f in followUps {
             guard let marker = f.followUp.after.marker, let id = playIDs[f.followUp.after.voice] else { continue }
             let clips = soundClips[id] ?? [id]
+            // A layered sound (no clips of its own to pick from): its first layer's voice reports
+            // the markers, and the engine follows whatever it reports.
+            guard !clips.isEmpty else { continue }
             let infos = clips.compactMap { clipInfo[$0] }
             guard infos.count == clips.count else { continue }   // a clip that could not be read: reported already
             let names = Set(infos.flatMap { $0.markers.map(\.name) })
             guard !names.contains(marker) else { continue }
-            let what = clips.count == 1 ? "clip \(clips[0])" : "none of the clips of sound \(id) (\(clips.joined(separator: ", ")))"
-            let known = names.isEmpty ? " (it has no markers)" : Self.didYouMean(marker, among: names.sorted()) + " (markers: \(names.sorted().joined(separator: ", ")))"
+            let what = clips.count == 1 ? "clip \(clips[0]) has" : "no clip of sound \(id) (\(clips.joined(separator: ", "))) has"
+            let known = names.isEmpty ? " (\(clips.count == 1 ? "it has" : "they have") no markers)"
+                : Self.didYouMean(marker, among: names.sorted()) + " (markers: \(names.sorted().joined(separator: ", ")))"
             fail(child(child(f.node, "at"), "marker"), "events[\(f.index)].at.marker",
-                 "\(what) has no marker \"\(marker)\"" + known)
+                 "\(what) no marker \"\(marker)\"" + known)
         }
     }
 }

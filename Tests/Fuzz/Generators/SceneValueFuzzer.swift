@@ -194,12 +194,14 @@ public struct SceneValueFuzzer {
         }
         // A music set (issue 29): its keys in valid combinations, values at and around their edges.
         let hasSet = maybe(0.35)
+        // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift);
+        // with a set, its drum stem's gain may follow rpm.
+        let hasParameters = maybe(0.4)
+        let stemCurve = hasSet && hasParameters && maybe() ? curve(n, unit, .gain) : nil
         if hasSet {
             if !hasMusic { y += "music:\n" }
-            y += musicSet(&g, outside: outside)
+            y += musicSet(&g, outside: outside, stemGain: stemCurve)
         }
-        // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift).
-        let hasParameters = maybe(0.4)
         if hasParameters { y += parameters(n, unit) }
         let hasSounds = maybe(0.4)
         if hasSounds || hasParameters { y += "sounds:\n" }
@@ -337,7 +339,8 @@ public struct SceneValueFuzzer {
 
     /// A music set entry `level`: a track state with cues, a layered state, a state of segments,
     /// rules between them (wildcards, every boundary, fades, curves, a stinger, a bridge).
-    func musicSet(_ g: inout SplitMix64, outside: Bool) -> String {
+    /// `stemGain`: a gain curve for the drum stem instead of a number.
+    func musicSet(_ g: inout SplitMix64, outside: Bool, stemGain: String? = nil) -> String {
         func maybe(_ p: Double = 0.5) -> Bool { Self.chance(&g, p) }
         func n(_ r: ClosedRange<Double>, _ whole: Bool) -> String { Self.number(&g, r, whole: whole, outside: outside && Self.chance(&g, 0.1)) }
         let music = "\(assets)/Music"
@@ -348,7 +351,7 @@ public struct SceneValueFuzzer {
         y += "    states:\n"
         let cue = maybe(0.3) ? ", cues: { drop: \(n(0...8, false)), out: \(n(0...8, false)) }" + (maybe() ? ", entry: drop" : "") + (maybe(0.3) ? ", exit: out" : "") : ""
         y += "      a: { file: \(music)/\(Self.pick(&g, ["theme.ogg", "drums.ogg", "ambience.wav"]))\(cue) }\n"
-        y += "      b: { layers: { x: { file: \(music)/drums.ogg, gain: \(n(0...1, false)) }" + (maybe() ? ", y: { file: \(music)/bass.ogg }" : "") + " } }\n"
+        y += "      b: { layers: { x: { file: \(music)/drums.ogg, gain: \(stemGain ?? n(0...1, false)) }" + (maybe() ? ", y: { file: \(music)/bass.ogg }" : "") + " } }\n"
         if maybe() { y += "      c: { segments: [ { file: \(music)/fanfare.ogg }, { file: \(music)/\(Self.pick(&g, ["theme.ogg", "bass.ogg"])) } ] }\n" }
         let states = y.contains("      c:") ? ["a", "b", "c", "*"] : ["a", "b", "*"]
         let rules = Int(g.next() % 4)
