@@ -93,7 +93,7 @@ final class ParameterAPITests: XCTestCase {
         try e.pauseAll(except: [])
         for _ in 0..<30 { e.update(); _ = try e.render(frames: 480) }
         XCTAssertEqual(try e.parameter("rpm"), 2800, accuracy: 1, "frozen while paused")
-        try e.resumeAll()
+        e.resumeAll()
         try frames(60)
         XCTAssertEqual(try e.parameter("rpm"), 4800)
         // Heard: the first 10 ms block at full level (within 0.25 dB), counted without the pause.

@@ -37,6 +37,7 @@ enum TestSignals {
 
     /// Renders `seconds` of a loopback engine the way a game does — `update`, then one 60 Hz
     /// frame — and returns the interleaved samples.
+    @discardableResult
     static func renderFrames(_ e: AudioEngine, seconds: Double) throws -> [Float] {
         var out: [Float] = []
         let frame = e.sampleRate / 60
