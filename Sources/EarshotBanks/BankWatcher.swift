@@ -20,6 +20,9 @@ final class BankWatcher: Sendable {
         var files: [String] = []
         var watches: [Int32: String] = [:]   // watch descriptor → folder
         var stopped = false
+        /// The thread closed the descriptors (under the lock): nothing may use their numbers
+        /// again, which the process may have handed out since.
+        var closed = false
         var thread: pthread_t?
     }
 
@@ -82,6 +85,7 @@ final class BankWatcher: Sendable {
         let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent })
         lock.lock()
         defer { lock.unlock() }
+        guard !state.stopped, !state.closed else { return }
         state.files = paths
         for (wd, folder) in state.watches where !folders.contains(folder) {
             inotify_rm_watch(inotify, wd)
@@ -101,10 +105,12 @@ final class BankWatcher: Sendable {
         let first = !state.stopped
         state.stopped = true
         let thread = state.thread
+        if first, !state.closed {
+            var byte: UInt8 = 1
+            _ = write(wake.1, &byte, 1)   // under the lock: the thread cannot have closed it
+        }
         lock.unlock()
         guard first else { return }
-        var byte: UInt8 = 1
-        _ = write(wake.1, &byte, 1)
         guard let thread else { return }
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)   // it ends after this call returns; nobody joins it
@@ -133,9 +139,13 @@ final class BankWatcher: Sendable {
         }
         started.signal()
         defer {
+            lock.lock()
+            state.closed = true   // a poll error ends the watch too: stop() joins, neither writes after
+
             close(inotify)
             close(wake.0)
             close(wake.1)
+            lock.unlock()
             done.signal()
         }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)

@@ -96,8 +96,9 @@ public final class SoundBank: Sendable {
                 throw .engine(.invalidArgument("cannot watch \(path): \(error.reason)"))
             }
         }
-        // A shutdown that came before the hook knew the bank: end as the hook would have.
-        if engine.isShutDown { engineShutDown() }
+        // A shutdown that came before the hook knew the bank (or that is still tearing the core
+        // down, after the hook ran): end as the hook would have — the watcher too.
+        if engine.isShutDown || lifetime.sawShutdown { engineShutDown() }
     }
 
     /// Unloads the bank when the game lets go of it without ``unload()``.
@@ -260,6 +261,7 @@ public final class SoundBank: Sendable {
         watcher?.stop()
         lock.lock()
         contents = nil
+        _watcher = nil   // stopped: a reload after this must not touch its closed descriptors
         lock.unlock()
         broadcast.finish()
     }
@@ -288,10 +290,22 @@ final class BankLifetime: EngineSubsystem {
     // Guarded by `lock`; weak: the engine's list of subsystems must not keep the bank alive.
     nonisolated(unsafe) private weak var _bank: SoundBank?
 
+    // Guarded by `lock`: the engine's shutdown ran this hook (perhaps before `bank` was set).
+    nonisolated(unsafe) private var _shutDown = false
+
     var bank: SoundBank? {
         get { lock.lock(); defer { lock.unlock() }; return _bank }
         set { lock.lock(); _bank = newValue; lock.unlock() }
     }
 
-    func shutdown(_ engine: AudioEngine) { bank?.engineShutDown() }
+    /// Whether the engine's shutdown has run this hook.
+    var sawShutdown: Bool { lock.lock(); defer { lock.unlock() }; return _shutDown }
+
+    func shutdown(_ engine: AudioEngine) {
+        lock.lock()
+        _shutDown = true
+        let bank = _bank
+        lock.unlock()
+        bank?.engineShutDown()
+    }
 }

@@ -49,8 +49,8 @@ package final class UnixSocket {
         return fd
     }
 
-    /// A listening socket bound at `path` with file mode `mode` (the socket is made under a umask
-    /// that leaves no more than `mode`, then `chmod`ed, so it is never reachable more widely).
+    /// A listening socket bound at `path` with file mode `mode` (`chmod`ed after `bind`; put it in
+    /// a folder only its owner can enter, so that it is never reachable more widely meanwhile).
     /// An existing file at `path` is refused unless `replacingStale` says it may be removed.
     package static func listen(path: String, mode: mode_t, backlog: Int32 = 16,
                                replacingStale: (String) -> Bool) throws(UnixSocketError) -> UnixSocket {
@@ -63,12 +63,12 @@ package final class UnixSocket {
         }
         let fd = try makeSocket()
         let socket = UnixSocket(adopting: fd)
-        let old = umask(~mode & 0o777)
+        // No umask change (it is the whole process's: a game thread creating a file meanwhile would
+        // get this mode): the socket lives in a 0700 folder its owner checked, and chmod follows.
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
         let bindError = errno
-        umask(old)
         guard bound == 0 else { throw UnixSocketError(operation: "bind \(path)", code: bindError) }
         guard chmod(path, mode) == 0 else {
             let e = errno

@@ -137,4 +137,12 @@ public enum SceneLimits {
             }
         }
     }
+
+    /// Whether `path` is a regular file (after symlinks): what a scene, a bank or an include may
+    /// be. A device (`/dev/zero`), a FIFO or a `/proc` file reports a size of 0 and would be read
+    /// without end (or block), past every size limit.
+    static func isRegularFile(_ path: String) -> Bool {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType == .typeRegular
+    }
 }

@@ -79,6 +79,10 @@ extension SceneParser {
                 fail(item, key, "no such file: \(given) (looked for \(path); paths are relative to the including file)")
                 continue
             }
+            guard SceneLimits.isRegularFile(path) else {
+                fail(item, key, "\(given) is not a regular file (a device, a pipe or a special file cannot be a bank)")
+                continue
+            }
             let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
             if let start = includeState.stack.firstIndex(of: canonical) {
                 let chain = (includeState.stack[start...] + [canonical]).map { ($0 as NSString).lastPathComponent }

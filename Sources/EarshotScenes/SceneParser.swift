@@ -53,6 +53,12 @@ struct SceneParser: YAMLReader {
             return .failure(SceneProblems(problems: [.invalid(file: path, line: 1, column: 1, key: "",
                 reason: "the file has \(size) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")]))
         }
+        guard FileManager.default.fileExists(atPath: path) else {
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
+        }
+        guard SceneLimits.isRegularFile(path) else {
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not a regular file (a device, a pipe or a special file cannot be a scene)"))]))
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
         }

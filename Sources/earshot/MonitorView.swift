@@ -201,10 +201,13 @@ struct MonitorView {
     }
 
     /// Values as a row of block characters, scaled to their maximum.
+    /// Values that are not finite or below 0 (a recording's, or CPU times read on two threads)
+    /// draw as the lowest block.
     static func sparkline(_ values: [Double]) -> String {
         let blocks = Array("▁▂▃▄▅▆▇█")
-        let top = values.max() ?? 0
+        let clean = values.map { $0.isFinite && $0 > 0 ? $0 : 0 }
+        let top = clean.max() ?? 0
         guard top > 0 else { return String(repeating: "▁", count: values.count) }
-        return String(values.map { blocks[min(blocks.count - 1, Int(($0 / top) * Double(blocks.count - 1)))] })
+        return String(clean.map { blocks[Int(max(0, min(1, $0 / top)) * Double(blocks.count - 1))] })
     }
 }

@@ -127,7 +127,9 @@ public struct ParameterCurve: Sendable, Equatable {
         while k < points.count, points[k].x < x { k += 1 }
         if k == points.count { return points[k - 1].y }
         let a = points[k - 1], b = points[k]
+        // Points a huge span apart overflow to ∞/∞: the left point's value, not NaN.
         let t = (x - a.x) / (b.x - a.x)
+        guard t.isFinite else { return a.y }
         let f: Double
         switch shape {
         case .linear: f = t
