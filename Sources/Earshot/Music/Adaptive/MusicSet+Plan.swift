@@ -5,8 +5,7 @@ import Foundation
 /// runs under the set's lock.
 extension MusicSet {
     /// One file of the set and how it plays: a state's segment or stem, a stinger or a bridge.
-    final class Part: @unchecked Sendable {
-        // @unchecked Sendable: constants only (the track is itself Sendable).
+    final class Part: Sendable {   // constants only, each Sendable
         let track: MusicTrack
         let segment: MusicSegment
         /// The stem's name (layered states only).
