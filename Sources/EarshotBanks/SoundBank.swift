@@ -43,7 +43,9 @@ public final class SoundBank: Sendable {
         defer { lock.unlock() }
         return _watcher
     }
-    private let broadcast = BankEventBroadcast()
+    /// Every consumer of ``events`` (Earshot's broadcaster: each sees every event, 64 kept for
+    /// one that falls behind); finished at unload and at the engine's shutdown.
+    private let broadcast = EventBroadcast<BankEvent>(capacity: 64)
     private let lifetime = BankLifetime()
 
     /// Loads the bank at `path` into `engine`: reads and validates it (and the banks it

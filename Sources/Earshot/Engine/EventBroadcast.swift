@@ -2,7 +2,8 @@
 /// that sees every event sent after it was made, with a bounded buffer of its own.
 ///
 /// The engine's streams (``AudioEngine/voiceEvents``, ``AudioEngine/deviceEvents``,
-/// ``AudioSession/events``) are made here. ``finish()`` (the engine's ``AudioEngine/shutdown()``)
+/// ``AudioEngine/markers``, ``AudioSession/events``) are made here, and those of the package's
+/// other targets (a sound bank's events). ``finish()`` (the engine's ``AudioEngine/shutdown()``)
 /// ends every stream — a `for await` loop over one ends — and a stream asked for afterwards is
 /// already finished. A consumer that falls behind loses its own oldest events once `capacity`
 /// are waiting (`bufferingNewest`); the others are not affected. A stream whose consumer stops
@@ -10,7 +11,7 @@
 ///
 /// Observers (closures) registered with ``observe(_:)`` are called for every event on the thread
 /// that sends it, outside the broadcaster's lock, until ``finish()``.
-final class EventBroadcast<Event: Sendable>: Sendable {
+package final class EventBroadcast<Event: Sendable>: Sendable {
     private struct State {
         var finished = false
         var next: UInt64 = 0
@@ -22,13 +23,13 @@ final class EventBroadcast<Event: Sendable>: Sendable {
     /// Events a stream keeps for a consumer that has not read them; then its oldest drop.
     let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0, "EventBroadcast needs room for at least one event")
         self.capacity = capacity
     }
 
     /// A new stream that sees every event sent from now on (finished already after ``finish()``).
-    func stream() -> AsyncStream<Event> {
+    package func stream() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(capacity))
         let token = state.withLock { s -> UInt64? in
             guard !s.finished else { return nil }
@@ -78,13 +79,13 @@ final class EventBroadcast<Event: Sendable>: Sendable {
     /// Hands `event` to every stream and observer; nothing after ``finish()``. Returns whether it
     /// was sent (false: finished).
     @discardableResult
-    func send(_ event: Event) -> Bool {
+    package func send(_ event: Event) -> Bool {
         send([event])
     }
 
     /// Hands `events`, in order, to every stream and observer.
     @discardableResult
-    func send(_ events: [Event]) -> Bool {
+    package func send(_ events: [Event]) -> Bool {
         // Yielding under the lock keeps the order the same for every stream and makes finish()
         // a clean cut: an event is either in a stream before its end or nowhere.
         let observers = state.withLock { s -> [(token: UInt64, call: @Sendable (Event) -> Void)]? in
@@ -103,7 +104,7 @@ final class EventBroadcast<Event: Sendable>: Sendable {
 
     /// Ends every stream (each consumer reads what is buffered, then its loop ends) and drops the
     /// observers; later streams are finished at once and later events dropped. Idempotent.
-    func finish() {
+    package func finish() {
         let ending = state.withLock { s -> [AsyncStream<Event>.Continuation] in
             guard !s.finished else { return [] }
             s.finished = true
