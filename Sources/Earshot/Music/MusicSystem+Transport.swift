@@ -174,25 +174,36 @@ extension MusicSystem {
                 s.idlePosition = frame
                 return
             }
+            requeue(s, source: source, atFrame: frame, host: host)
             host.withMusicAL {
                 guard !host.musicCoreIsShutDown else { return }
-                alSourceStop(source)
-                unqueueProcessed(s, source: source)
-                ALCheck.after("stopping a music source to seek")
-            }
-            s.history.removeAll()
-            s.endsAtQueueEnd = false   // a seek drops a stop's trimmed queue (its stop time stays)
-            s.scannedTo = s.queueBase
-            s.scanFile = nil
-            s.restartDecoder(at: frame)
-            let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
-                uploadAll(staged, to: s, source: source)
                 if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("queueing music buffers")
+                ALCheck.after("restarting a music source after a seek")
             }
             endIfDrained(s, host: host, pending: &pending)
+        }
+    }
+
+    /// A seek's work on one stream, music lock held: stops its source, drops its queue, history
+    /// and marker scan, and queues it again from file frame `frame`. The caller starts it (one
+    /// track with alSourcePlay, a set's stems together with alSourcePlayv).
+    func requeue(_ s: TrackStream, source: ALuint, atFrame frame: Int, host: any MusicHost) {
+        host.withMusicAL {
+            guard !host.musicCoreIsShutDown else { return }
+            alSourceStop(source)
+            unqueueProcessed(s, source: source)
+            ALCheck.after("stopping a music source to seek")
+        }
+        s.history.removeAll()
+        s.endsAtQueueEnd = false   // a seek drops a stop's trimmed queue (its stop time stays)
+        s.scannedTo = s.queueBase
+        s.scanFile = nil
+        s.restartDecoder(at: frame)
+        let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
+        host.withMusicAL {
+            guard !host.musicCoreIsShutDown else { return }
+            uploadAll(staged, to: s, source: source)
+            ALCheck.after("queueing music buffers")
         }
     }
 

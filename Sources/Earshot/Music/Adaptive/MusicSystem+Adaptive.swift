@@ -121,23 +121,7 @@ extension MusicSystem {
             for s in group {
                 let f = min(max(0, frame), s.frameCount)
                 guard let source = s.source, !suspended else { s.idlePosition = f; continue }
-                host.withMusicAL {
-                    guard !host.musicCoreIsShutDown else { return }
-                    alSourceStop(source)
-                    unqueueProcessed(s, source: source)
-                    ALCheck.after("stopping a music stem to seek")
-                }
-                s.history.removeAll()
-                s.endsAtQueueEnd = false
-                s.scannedTo = s.queueBase
-                s.scanFile = nil
-                s.restartDecoder(at: f)
-                let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
-                host.withMusicAL {
-                    guard !host.musicCoreIsShutDown else { return }
-                    uploadAll(staged, to: s, source: source)
-                    ALCheck.after("queueing music buffers")
-                }
+                requeue(s, source: source, atFrame: f, host: host)   // MusicSystem+Transport.swift
                 if s.state == .playing, !s.queue.isEmpty { names.append(source) }
             }
             if !names.isEmpty {
