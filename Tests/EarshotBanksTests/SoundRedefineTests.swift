@@ -79,4 +79,78 @@ final class SoundRedefineTests: XCTestCase {
         // The two layers are still the ones that started: both still sounding.
         XCTAssertEqual(engine.activeVoiceCount, 2)
     }
+
+    /// The designer's case (issue 35): a car whose idle layer falls to −40 dB at 3000 rpm gets a
+    /// −12 dB gain edit at 3000 rpm; back at 800 rpm the idle layer is 12 dB under where it was,
+    /// not 12 + 40 (the edit scaled a pool gain that held the curve's value, measured −48.9).
+    func testGainEditUnderCurvesScalesOnlyTheOwnGain() throws {
+        let f = try BankFixture("gain-under-curves")
+        defer { f.remove() }
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        try engine.defineParameter(ParameterDefinition(name: "rpm", range: 0...8000, defaultValue: 800))
+        let idleClip = try engine.loadClip(path: f.path("audio/a440.wav"))
+        try SoxTone.write(to: f.path("audio/a1200.wav"), frequency: 1200, amplitude: 0.5, seconds: 0.25)
+        let highClip = try engine.loadClip(path: f.path("audio/a1200.wav"))
+        let idle = SoundLayer(clip: idleClip, curves: [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(800, 0), .init(3000, -40)])])
+        let high = SoundLayer(clip: highClip, curves: [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(800, -20), .init(3000, 0)])])
+        let car = try engine.makeSound(SoundDefinition(layers: [idle, high]))
+        _ = try engine.play(car)
+        _ = try frames(engine, 2)
+        let at800 = try frames(engine, 6)
+        try engine.setParameter("rpm", 3000)
+        _ = try frames(engine, 2)
+        let at3000 = try frames(engine, 6)
+        XCTAssertEqual(Level.dB(amplitude(at3000, 440), over: amplitude(at800, 440)), -40, accuracy: 0.5, "the idle curve")
+        var d = car.definition
+        d.gain = 0.25   // −12 dB, edited at 3000 rpm
+        let edited = try engine.redefine(car, as: d)
+        _ = try frames(engine, 1)
+        let edited3000 = try frames(engine, 6)
+        XCTAssertEqual(Level.dB(amplitude(edited3000, 1200), over: amplitude(at3000, 1200)), -12, accuracy: 0.5)
+        XCTAssertEqual(Level.dB(amplitude(edited3000, 440), over: amplitude(at3000, 440)), -12, accuracy: 0.5)
+        try engine.setParameter("rpm", 800)
+        _ = try frames(engine, 2)
+        let edited800 = try frames(engine, 6)
+        XCTAssertEqual(Level.dB(amplitude(edited800, 440), over: amplitude(at800, 440)), -12, accuracy: 0.5, "the idle layer")
+        XCTAssertEqual(Level.dB(amplitude(edited800, 1200), over: amplitude(at800, 1200)), -12, accuracy: 0.5, "the high layer")
+        // The edit undone at 3000 rpm, then the game's own gain on the voice: each layer where it was.
+        try engine.setParameter("rpm", 3000)
+        _ = try frames(engine, 1)
+        d.gain = 1
+        _ = try engine.redefine(edited, as: d)
+        try engine.setParameter("rpm", 800)
+        _ = try frames(engine, 2)
+        let undone = try frames(engine, 6)
+        XCTAssertEqual(Level.dB(amplitude(undone, 440), over: amplitude(at800, 440)), 0, accuracy: 0.5)
+        XCTAssertEqual(Level.dB(amplitude(undone, 1200), over: amplitude(at800, 1200)), 0, accuracy: 0.5)
+        XCTAssertEqual(engine.activeVoiceCount, 2, "the layers that started still play")
+    }
+
+    /// A pitch edit on looping voices — one plain, one under a curve — keeps ``Voice/time`` across
+    /// the loops it already went round: the time played counts at the old pitch, the rest at the new.
+    func testPitchEditKeepsVoiceTimeAcrossLoops() throws {
+        let f = try BankFixture("pitch-time")
+        defer { f.remove() }
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        try engine.defineParameter(ParameterDefinition(name: "rpm", range: 0...8000, defaultValue: 800))
+        let tone = try engine.loadClip(path: f.path("audio/a440.wav"))   // 0.25 s
+        let plain = try engine.makeSound(SoundDefinition(clips: [tone], loop: true))
+        var curvedDefinition = SoundDefinition(clips: [tone], loop: true)
+        curvedDefinition.curves = [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, -6)])]
+        let curved = try engine.makeSound(curvedDefinition)
+        let voices = [try engine.play(plain), try engine.play(curved)]
+        _ = try frames(engine, 39)   // 0.65 s: two loops round
+        let frame = 1.0 / 48_000
+        for v in voices { XCTAssertEqual(try XCTUnwrap(v.time), 0.65, accuracy: 2 * frame) }
+        for sound in [plain, curved] {
+            var d = sound.definition
+            d.pitch = 2
+            _ = try engine.redefine(sound, as: d)
+        }
+        for v in voices { XCTAssertEqual(try XCTUnwrap(v.time), 0.65, accuracy: 2 * frame, "the loops played stay counted") }
+        _ = try frames(engine, 6)   // 0.1 s at pitch 2
+        for v in voices { XCTAssertEqual(try XCTUnwrap(v.time), 0.85, accuracy: 2 * frame) }
+    }
 }

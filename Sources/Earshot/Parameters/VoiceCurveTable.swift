@@ -184,6 +184,20 @@ final class VoiceCurveTable {
         return false
     }
 
+    /// Scales the own gain and pitch of a voice under curves (nil: unchanged) — a live edit of
+    /// its sound (``AudioEngine/redefine(_:as:)``) — and writes the result at once. A change the
+    /// game made since the last frame is taken first. False when the voice is not in the table
+    /// (its pool values are its own).
+    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: VoicePool, now: Double) -> Bool {
+        guard let i = entry(id) else { return false }
+        if pool.slots[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
+        if pool.slots[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
+        if let gain { entries[i].baseGain = EngineCore.varied(entries[i].baseGain, by: gain) }
+        if let pitch { entries[i].basePitch = EngineCore.varied(entries[i].basePitch, by: pitch) }
+        apply(i, stage: stage, pool: pool, now: now)   // accounts the position before a pitch change
+        return true
+    }
+
     /// The game set the voice's gain: for a first layer, its layers follow in proportion.
     private func adoptGain(_ i: Int, pool: VoicePool) {
         let old = entries[i].baseGain

@@ -81,19 +81,24 @@ extension EngineCore {
         return found.sorted { ($0.start, $0.id.index) < ($1.start, $1.id.index) }.map(\.id)
     }
 
-    /// Multiplies the gain and pitch of `voices` (nil: unchanged); they reach OpenAL with the
-    /// next push, as a voice's own setter's do.
+    /// Multiplies the own gain and pitch of `voices` (nil: unchanged); they reach OpenAL with
+    /// the next push, as a voice's own setter's do. A voice under curves has its own values in
+    /// the curve table (the pool's are those times its curves'): those are scaled, or the curves'
+    /// present value would be baked into them (issue 35).
     func rescale(_ voices: [VoiceID], gain: Float?, pitch: Float?) {
         guard gain != nil || pitch != nil else { return }
         let t = now
         for id in voices {
+            guard let i = pool.slot(id) else { continue }
+            if parameters.voices.scaleOwn(id, gain: gain, pitch: pitch, stage: parameters, pool: pool, now: t) { continue }
+            // The time played so far counts at the old pitch, its loops' wraps too (as setPitch).
+            if pitch != nil { pool.accountPosition(i, now: t) }
             pool.modify(id) { v in
                 if let gain {
                     v.gain = Self.varied(v.gain, by: gain)
                     v.dirtyGain = true
                 }
                 if let pitch {
-                    v.rebaseRealPlayhead(now: t)
                     v.pitch = Self.varied(v.pitch, by: pitch)
                     v.dirtyPitch = true
                 }
