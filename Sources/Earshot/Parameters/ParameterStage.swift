@@ -33,6 +33,10 @@ final class ParameterStage: CoreStage {
     var sets: [CurveSet] = []
     /// Set index by sound key and layer (`key << 8 | layer + 1`; layer 0 for a plain sound).
     private var setBySound: [UInt64: Int] = [:]
+    /// Sets of removed sounds (and replaced ones, ``recompile(soundKey:definition:pool:)``):
+    /// taken again for a new set once no voice follows them (voices a removed sound started play
+    /// on under its curves), so a game that makes and removes sounds does not grow the table.
+    private var retiredSets: [Int] = []
     /// Set index by bus index (-1: no curves).
     private(set) var busSet: [Int] = []
     /// Some bus has curves: every play registers its voice.
@@ -139,11 +143,27 @@ final class ParameterStage: CoreStage {
         if curves.isEmpty {
             s = -1
         } else {
-            sets.append(try compile(curves))
-            s = sets.count - 1
+            let compiled = try compile(curves)
+            if let free = takeRetiredSet() {
+                sets[free] = compiled
+                s = free
+            } else {
+                sets.append(compiled)
+                s = sets.count - 1
+            }
         }
         setBySound[k] = s
         return s
+    }
+
+    /// A retired set no voice follows any more (nil: none). A new sound's first play only.
+    private func takeRetiredSet() -> Int? {
+        for (k, s) in retiredSets.enumerated() where !voices.managed.contains(where: { voices.entries[$0].set == Int32(s) }) {
+            retiredSets.swapAt(k, retiredSets.count - 1)
+            retiredSets.removeLast()
+            return s
+        }
+        return nil
     }
 
     /// Gives the compiled sets of sound `key` (its own and each layer's) the curves of
@@ -165,9 +185,10 @@ final class ParameterStage: CoreStage {
         globalEpoch &+= 1   // every voice evaluates again
     }
 
-    /// Forgets a removed sound's compiled sets (their slots stay, unused, until the table is
-    /// compacted by the next removal that leaves no set in use).
+    /// Forgets a removed sound's compiled sets: retired, they are taken again for another
+    /// sound's once the voices still following them have ended.
     func forgetSound(_ key: UInt32) {
+        for (k, s) in setBySound where k >> 8 == UInt64(key) && s >= 0 { retiredSets.append(s) }
         setBySound = setBySound.filter { $0.key >> 8 != UInt64(key) }
     }
 

@@ -105,4 +105,55 @@ final class ParameterAPITests: XCTestCase {
         let seconds = Double(reached - start + 1) * 0.01
         XCTAssertEqual(seconds, 1.0, accuracy: 0.02, "800 → 4800 at 4000/s took \(seconds) s")
     }
+
+    /// A game that makes and removes sounds with curves (plain and layered) does not grow the
+    /// engine's compiled curve sets (issue 35: one was left behind per cycle): flat over 1,000
+    /// cycles. A voice the removed sound started plays on under its curves until it ends — its
+    /// set is not handed to a new sound meanwhile.
+    func testCurveSetsStayFlatOverMakeRemoveCycles() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try rpm(e, seek: 0)
+        let tone = try e.loadClip(TestSignals.sine(frequency: 500, amplitude: 0.25, seconds: 1), name: "tone")
+        let quiet = [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, -30)])]
+        func setCount() -> Int { e.withAL { e.core.parameters.sets.count } }
+        // A voice of a removed sound keeps its −30 dB while new sounds take sets.
+        var d = SoundDefinition(clips: [tone], loop: true)
+        d.curves = quiet
+        let old = try e.makeSound(d)
+        _ = try e.play(old)
+        e.update()
+        let reference = TestSignals.rms(MusicRender.left(try e.render(frames: 4800)), 0..<4800)
+        e.removeSound(old)
+        var loud = SoundDefinition(clips: [tone], loop: true)
+        loud.curves = [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, 0)])]
+        let new = try e.makeSound(loud)
+        try e.play(new).stop()
+        try e.setParameter("rpm", 1000)   // every voice evaluates again
+        for _ in 0..<3 { e.update(); _ = try e.render(frames: 480) }
+        let after = TestSignals.rms(MusicRender.left(try e.render(frames: 4800)), 0..<4800)
+        XCTAssertEqual(TestSignals.dB(after) - TestSignals.dB(reference), 0, accuracy: 0.1, "the removed sound's voice keeps its curve")
+        e.stopAllVoices()
+        e.removeSound(new)
+        e.update()
+        // Cycles: a plain sound with a curve, a layered one with a curve per layer.
+        let layered = SoundDefinition(layers: [SoundLayer(clip: tone, curves: quiet), SoundLayer(clip: tone, curves: quiet)])
+        func cycle() throws {
+            for definition in [d, layered] {
+                let sound = try e.makeSound(definition)
+                let voice = try e.play(sound)
+                e.update()
+                e.removeSound(sound)
+                voice.stop()
+                _ = try e.render(frames: 64)   // the stop reaches the source; the voice ends
+                e.update()
+            }
+        }
+        for _ in 0..<10 { try cycle() }
+        let settled = setCount()
+        for _ in 0..<990 { try cycle() }
+        XCTAssertEqual(setCount(), settled, "compiled curve sets after 1,000 make/remove cycles")
+        // A cycle's 3 sets, the first section's 2, and a few whose layers end a frame later.
+        XCTAssertLessThanOrEqual(settled, 10)
+    }
 }
