@@ -105,8 +105,8 @@ struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
 
 # Issue 24's structured fuzzers (not libFuzzer: generators of valid structures with values at
 # and around their edges): scene values through validate and render, and random public API
-# operations on a loopback engine. One release binary built with -enable-testing (the API
-# fuzzer simulates device loss as the tests do), in a scratch folder of its own. A run's result
+# operations on a loopback engine. One release binary (the API fuzzer simulates device loss as
+# the tests do, through a `package` call), in a scratch folder of its own. A run's result
 # is its exit status (0: no finding); Tests/Fuzz/README.md has the figures.
 #
 #   make fuzz-values                                    both, the default sizes
@@ -118,7 +118,7 @@ FUZZ_SEED ?= 1
 .PHONY: fuzz-values
 $(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotLinux/*.swift Sources/EarshotScenes/*.swift Sources/EarshotBanks/*.swift) Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
-	swift build -c release --scratch-path .build-fuzz-values --product earshot-fuzz -Xswiftc -enable-testing
+	swift build -c release --scratch-path .build-fuzz-values --product earshot-fuzz
 	cp .build-fuzz-values/release/earshot-fuzz $@
 
 fuzz-values: $(FUZZ_DIR)/earshot-fuzz

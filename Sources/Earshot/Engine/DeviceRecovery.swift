@@ -194,9 +194,10 @@ extension AudioEngine {
         sessionSlot.existing?.noteRouteChange(change.reason)
     }
 
-    /// Tests: behaves as if the device had just been disconnected (on a loopback engine the
-    /// "reopened" device is a new loopback device).
-    func simulateDeviceLoss() {
+    /// Tests and the API fuzzer: behaves as if the device had just been disconnected (on a
+    /// loopback engine the "reopened" device is a new loopback device). `package`: the fuzzer is
+    /// a regular target, built in release too, where `@testable` is not available.
+    package func simulateDeviceLoss() {
         recovery.disconnected.store(true, ordering: .releasing)
     }
 

@@ -1,6 +1,7 @@
-// `@testable` for `simulateDeviceLoss()`, the device loss the engine's own tests simulate on
-// loopback (a real one needs a sound server). The fuzz executable is built with -enable-testing.
-@testable import Earshot
+// `simulateDeviceLoss()` (package access), the device loss the engine's own tests simulate on
+// loopback (a real one needs a sound server): a plain import, so that `swift build -c release`
+// of the whole package builds this target too.
+import Earshot
 import Foundation
 
 /// API operation fuzzing (issue 24): random sequences of public calls on a loopback engine —
