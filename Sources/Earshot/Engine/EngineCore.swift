@@ -74,7 +74,10 @@ final class EngineCore {
     private(set) var renderedFrames: Int = 0
     /// Seconds of output heard (Time/AudioClock.swift): frozen while an interruption holds the
     /// audio or the device is lost. ``audioTime`` reads it.
-    var audioClock: AudioClock
+    var audioClock: AudioClock { didSet { audioNow.frame = -1 } }   // a reading kept is stale
+    /// Loopback: the audio time of the frame rendered next, read once per render and shared by
+    /// the plays until the next (``startAudioTime(delay:mixTarget:)``); frame −1: none kept.
+    @exclusivity(unchecked) var audioNow: (frame: Int, time: Double) = (-1, 0)
     private let liveClockStart: Double
     private var lastUpdateClock: Double = 0
     private(set) var lastFrameTime: Double = 0

@@ -50,8 +50,10 @@ final class SendRouter {
     /// Whether the context has EFX (read again after a device rebuild).
     var efxAvailable: Bool
     /// Per source: the low-pass and send factors of parameter curves (``ParameterFilterStage``),
-    /// back to none whenever a voice starts on the source.
-    private var curveFilters: [CurveFilter] = []
+    /// back to none whenever a voice starts on the source. Read on every start (`apply`) and
+    /// touched only under the AL lock: unchecked, as the pool's columns (its exclusivity check
+    /// cost each `play` 76 instructions, issue 35).
+    @exclusivity(unchecked) private var curveFilters: [CurveFilter] = []
 
     init(efxAvailable: Bool) {
         self.efxAvailable = efxAvailable
