@@ -4,10 +4,10 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the demos use.
 DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev libpulse-dev pkg-config \
                 ffmpeg sox espeak-ng dbus mpv mpv-mpris playerctl pulseaudio pulseaudio-utils \
-                libclang-rt-14-dev soundstretch tmux
+                libclang-rt-14-dev soundstretch tmux valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test bench bench-table soak tsan assets docs clean
+.PHONY: deps build build-release demo test bench bench-table soak tsan assets docs clean
 
 include Makefile.fuzz.mk
 
@@ -21,6 +21,11 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+## build-release: the whole package in release, every target (CI runs it once after `make test`;
+## a few minutes on 2 cores)
+build-release: deps
+	$(SWIFT) build -c release
 
 ## demo: render the showcase scene to out/showcase.wav + out/showcase.svg, the rooms scene (reverb
 ## zones and a wall) to out/rooms.wav + out/rooms.svg and the Orbit demo to out/demo.wav; play the showcase live when an output device opens (no device is not a failure)
@@ -56,6 +61,7 @@ bench: deps
 	@for n in 256 1024; do echo "== stress: $$n voices with 1 and 2 reverb sends"; .build/release/earshot stress --voices $$n --seconds 10 --reverb || exit 1; done
 	@echo "== play(sound) against play(clip), and play into a full pool"; .build/release/earshot stress --play-cost
 	@for n in 1024 4096; do echo "== whole process: $$n voices, engine against raw OpenAL"; Benchmarks/whole-process-ratio.sh .build/release/earshot $$n 30 3 || exit 1; done
+	@for n in 1024 4096; do echo "== instructions (callgrind): $$n voices, engine against raw OpenAL"; Benchmarks/callgrind-ratio.sh .build/release/earshot $$n 1 3 || exit 1; done
 	@$(MAKE) --no-print-directory bench-table
 
 ## bench-table: the voices-per-core table (earshot stress --find-limit, ~4 min), written into
