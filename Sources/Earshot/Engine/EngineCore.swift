@@ -14,7 +14,9 @@ import Glibc
 /// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
 /// (``stages``). State those files set is internal rather than private.
 final class EngineCore {
-    private(set) var isShutDown = false
+    // `@exclusivity(unchecked)`: read on every play, touched only under the AL lock (as the
+    // pool's columns); each dynamic check cost a play 76 instructions (issue 35).
+    @exclusivity(unchecked) private(set) var isShutDown = false
     /// The device and context in use (replaced when a lost device is reopened).
     var device: OutputDevice
     var context: ALContext
@@ -26,8 +28,8 @@ final class EngineCore {
     let sounds = SoundTable()
     /// Every random choice of the engine (sound selection and variation), seeded by
     /// ``AudioEngine/Configuration/randomSeed``.
-    var random: SplitMix64
-    var clips: [ClipSlot] = []
+    @exclusivity(unchecked) var random: SplitMix64
+    @exclusivity(unchecked) var clips: [ClipSlot] = []
     /// The engine's identity (``EngineLink/id``), stamped on every ``Clip`` it makes; a clip with
     /// another engine's identity is refused with ``EarshotError/wrongEngine``.
     let engineID: UInt64
@@ -50,7 +52,7 @@ final class EngineCore {
     var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
-    private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    @exclusivity(unchecked) private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
     /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
     /// kept apart from each bus's own `paused` (the game's), which outlasts it.
     private(set) var interruptionHold = false

@@ -33,7 +33,7 @@ final class SoundTable {
         var cooldownRefusals = 0
     }
 
-    private(set) var entries: [Entry] = []
+    @exclusivity(unchecked) private(set) var entries: [Entry] = []   // read on every play, under the AL lock
     private var free: [Int] = []
     var stats = Stats()
     /// The engine's identity (``EngineLink/id``), set once by the engine core: sounds it makes
