@@ -52,7 +52,9 @@ let package = Package(
         // supplies another platform's feeds through those protocols, not through this target.
         .target(
             name: "EarshotLinux",
-            dependencies: ["CDBus", "CPulse", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CDBus", "CPulse", "CCloseOnExec", .product(name: "Logging", package: "swift-log")]),
+        // accept4 and pipe2 with close-on-exec set atomically (Swift's Glibc module lacks them).
+        .target(name: "CCloseOnExec"),
         .target(
             name: "Earshot",
             dependencies: [
@@ -65,7 +67,7 @@ let package = Package(
             dependencies: ["Earshot", .product(name: "Yams", package: "Yams")]),
         // Designer banks: YAML files of sounds, snapshots, music and zones a game plays by name,
         // reloaded live (issue 28).
-        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotScenes"]),
+        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotScenes", "EarshotLinux"]),
         // The `earshot stress` workload (engine against raw OpenAL) and the voices-per-core search,
         // as a typed API. Not a product: a game has no use for it; the CLI and the tests use it.
         // It does not link CAllocCounter: it counts allocations through the counter it is handed.

@@ -82,6 +82,9 @@ final class MonitorSubsystem: EngineSubsystem {
             listener: listener, path: path, allowedUID: geteuid(), limits: limits,
             greeting: { weakSelf.monitor?.greeting() ?? [] },
             answer: { line in weakSelf.monitor?.answer(line) ?? .close(nil) },
+            overlong: {
+                MonitorMessage.error("a request longer than the \(MonitorProtocol.maxRequestBytes - 1) bytes allowed").encoded() + [0x0A]
+            },
             next: { weakSelf.monitor?.nextFrame() })
         weakSelf.monitor = self
     }
