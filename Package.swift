@@ -114,7 +114,7 @@ let package = Package(
         // A music set changing state on a live device, run by LiveMusicSetTests against a private daemon.
         .executableTarget(name: "MusicProbe", dependencies: ["Earshot"], path: "Tests/MusicProbe"),
         // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
-        .executableTarget(name: "MonitorProbe", dependencies: ["Earshot"], path: "Tests/MonitorProbe"),
+        .executableTarget(name: "MonitorProbe", dependencies: ["Earshot", "EarshotBanks"], path: "Tests/MonitorProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),

@@ -60,6 +60,7 @@ enum BankLoader {
                                 cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority)
         }
         d.spatial = attenuation.spatial(position: .zero)
+        d.name = s.id   // what the monitor shows
         return d
     }
 

@@ -277,7 +277,18 @@ public final class SoundBank: Sendable {
         return try body(&contents)
     }
 
-    func send(_ event: BankEvent) { broadcast.send(event) }
+    /// Sends `event` to ``events`` and to the engine's monitor (`earshot monitor` shows reloads).
+    func send(_ event: BankEvent) {
+        broadcast.send(event)
+        let file = (path as NSString).lastPathComponent
+        switch event {
+        case .reloaded(let changes):
+            engine.noteMonitorEvent(kind: "bank-reloaded", name: file, detail: changes.description)
+        case .rejected(let error):
+            let first = error.description.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init)
+            engine.noteMonitorEvent(kind: "bank-rejected", name: file, detail: first)
+        }
+    }
     func watch(_ files: [String]) { watcher?.setFiles(files) }
     func serialised<R>(_ body: () throws(BankError) -> R) throws(BankError) -> R {
         reloadLock.lock()
