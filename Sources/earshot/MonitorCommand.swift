@@ -17,9 +17,10 @@ struct MonitorCommand: ParsableCommand {
             Configuration.monitor; `EARSHOT_MONITOR=1 earshot play SCENE` can be watched the same way. \
             With a PID, shows a live view that redraws in place: the voices sorted by audibility, \
             bus meters, the event log and a sparkline of update's CPU time. Keys: p or space pause, \
-            / filter by name (Enter applies, Esc cancels), b cycle the bus filter, s cycle the sort \
+            / filter by the sound's or clip's name (Enter applies, Esc cancels), b cycle the bus filter, s cycle the sort \
             (audibility, name, age, bus), c clear the filters, q quit. --json prints the protocol's \
-            JSON lines instead; --record FILE saves them while watching; --replay FILE plays a \
+            JSON lines instead; --record FILE saves them while watching (a new or a regular file: a \
+            device, folder, pipe or symbolic link is refused, as render refuses them); --replay FILE plays a \
             recording back in the same view (or as JSON lines with --json). Exits 1 with \
             `earshot: reason` when the engine cannot be reached or a recording is not one.
             """)
