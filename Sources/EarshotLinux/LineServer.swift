@@ -137,7 +137,15 @@ package final class LineServer: @unchecked Sendable {
         }
         guard first else { return }
         let th = Thread { [self] in
-            Thread.current.name = name   // set on the thread itself: what /proc and debuggers show
+            // Named on the thread itself, through /proc too (what `top -H`, debuggers and the
+            // tests read): Foundation's `Thread.current.name` alone did not always reach the
+            // kernel (seen for a monitor started after another monitor's thread had ended).
+            Thread.current.name = name
+            let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = name.withCString { write(fd, $0, strlen($0)) }
+                close(fd)
+            }
             loop()
             done.signal()
         }

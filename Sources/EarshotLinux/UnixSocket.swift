@@ -1,4 +1,4 @@
-import CCloseOnExec
+internal import CCloseOnExec
 #if canImport(Glibc)
 import Glibc
 #endif

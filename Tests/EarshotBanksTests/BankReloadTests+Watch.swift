@@ -52,19 +52,25 @@ extension BankReloadTests {
         """
     }
 
+    /// An engine with the bank of one music track, `theme`, playing for 0.1 s.
+    private func playingTheme(_ f: BankFixture) throws -> (AudioEngine, SoundBank, MusicTrack) {
+        let path = try f.write("m.yaml", Self.musicBank("audio/a440.wav"))
+        let engine = try BankFixture.engine()
+        let bank = try SoundBank(path: path, engine: engine)
+        let theme = try bank.music("theme")
+        try theme.play()
+        _ = try BankFixture.frames(engine, 6)
+        return (engine, bank, theme)
+    }
+
     /// A reload that gives a playing track another file hands it over (0.5 s) to the new file,
     /// which `music(_:)` returns from then on; the old track stops. `unload()` then leaves
     /// silence (the old track used to play on, forgotten, after unload).
     func testAPlayingTracksNewFileTakesOverAndUnloadSilencesIt() throws {
         let f = try BankFixture("trackfile")
         defer { f.remove() }
-        let path = try f.write("m.yaml", Self.musicBank("audio/a440.wav"))
-        let engine = try BankFixture.engine()
+        let (engine, bank, old) = try playingTheme(f)
         defer { engine.shutdown() }
-        let bank = try SoundBank(path: path, engine: engine)
-        let old = try bank.music("theme")
-        try old.play()
-        _ = try BankFixture.frames(engine, 6)
         try f.write("m.yaml", Self.musicBank("audio/k1.wav"))
         XCTAssertEqual(try bank.reload(), BankChanges(changed: ["music.theme"]))
         let new = try bank.music("theme")
@@ -87,13 +93,8 @@ extension BankReloadTests {
     func testARemovedPlayingTrackFadesOutAndUnloadStopsIt() throws {
         let f = try BankFixture("trackgone")
         defer { f.remove() }
-        let path = try f.write("m.yaml", Self.musicBank("audio/a440.wav"))
-        let engine = try BankFixture.engine()
+        let (engine, bank, theme) = try playingTheme(f)
         defer { engine.shutdown() }
-        let bank = try SoundBank(path: path, engine: engine)
-        let theme = try bank.music("theme")
-        try theme.play()
-        _ = try BankFixture.frames(engine, 6)
         try f.write("m.yaml", "sounds: {}\n")
         XCTAssertEqual(try bank.reload(), BankChanges(removed: ["music.theme"]))
         _ = try BankFixture.frames(engine, 6)
