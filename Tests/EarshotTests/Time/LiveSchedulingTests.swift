@@ -37,6 +37,7 @@ final class LiveSchedulingTests: XCTestCase {
         let fixtures = try MusicFixtures()
         let pulse = try PrivateSoundServer.start(server, in: fixtures.directory, forOpenAL: true)
         defer { pulse.stop() }
+        print(String(format: "LiveScheduling (\(server)): the server answered %.0f ms after it was started", pulse.startup * 1000))
         try pulse.nullSink("game", makeDefault: true)
         let env = pulse.environment
 
