@@ -78,6 +78,7 @@ extension EngineCore {
         capture.deviceLost = isDeviceLost
         capture.listener = listener.position
         let limit = MonitorProtocol.maxVoiceRows
+        let curves = parameters.voices.entries
         func add(_ i: Int) {
             let v = p.slots[i]
             let held = v.paused || (v.busIndex < p.busPaused.count && p.busPaused[v.busIndex])
@@ -88,7 +89,6 @@ extension EngineCore {
             var key = v.soundKey
             var layer: Int16 = -1
             var leader: (index: UInt32, generation: UInt32)?
-            let curves = parameters.voices.entries
             if i < curves.count, curves[i].active, curves[i].generation == v.generation, curves[i].layer >= 0 {
                 key = curves[i].soundKey
                 layer = curves[i].layer
