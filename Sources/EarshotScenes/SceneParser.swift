@@ -78,7 +78,7 @@ struct SceneParser: YAMLReader {
         scene?.includedFiles = parser.includeState.files
         if let scene, parser.problems.isEmpty { return .success(scene) }
         if parser.problems.isEmpty { parser.fail(nil, "", "invalid scene") }
-        return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
+        return .failure(SceneProblems(problems: Self.ordered(parser.problems, file: path)))
     }
 
     // MARK: The scene
@@ -240,7 +240,11 @@ struct SceneParser: YAMLReader {
         scene.clipMemory = clipMemory
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
-            for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
+            for (k, _) in m {
+                guard case .scalar(let s) = k, let mark = k.mark else { continue }
+                scene.lines["\(section).\(s.string)"] = mark.line
+                scene.columns["\(section).\(s.string)"] = mark.column
+            }
         }
         scene.origins = included.origin
         for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
@@ -504,7 +508,7 @@ struct SceneParser: YAMLReader {
                 return
             }
             let offset = jitter > 0 ? (generator.nextUnit() * 2 - 1) * jitter : 0
-            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line))
+            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line, column: first.column))
             n += 1
         }
     }

@@ -75,8 +75,12 @@ struct RenderCommand: ParsableCommand {
                     last = watched.map(Self.stamp)
                     if renderOnce(loaded, exitOnFailure: false), !quiet { note("earshot: watching \(scene) and its \(watched.count - 1) included and audio files (Ctrl-C ends)") }
                 case .failure(let problems):
-                    for p in problems.problems { note("earshot: \(p.description)") }
-                    note("earshot: not rendered; watching \(scene) for the next change")
+                    // The first problem (an included bank's before the scene's) is the one to fix:
+                    // what follows from it would only mislead.
+                    if let first = problems.first { note("earshot: \(first.description)") }
+                    let more = problems.problems.count - 1
+                    note("earshot: not rendered" + (more > 0 ? " (\(more) more problem\(more == 1 ? "" : "s"): earshot validate \(scene) lists them)" : "")
+                         + "; watching \(scene) for the next change")
                 }
             }
             usleep(300_000)
