@@ -21,6 +21,9 @@ struct SceneParser: YAMLReader {
     var clipMemory: Int?
     /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
     var parameterDefs: [String: SceneParameter] = [:]
+    /// Every name under `parameters:`, a definition with a problem included: a curve or `set:`
+    /// naming one is not a second problem.
+    var parameterNamesGiven: Set<String> = []
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
@@ -45,8 +48,11 @@ struct SceneParser: YAMLReader {
 
     static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "a directory, not a \(bank ? "bank" : "scene") file"))]))
         }
         // Refused by its size before it is read (SceneLimits.maxFileBytes).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
