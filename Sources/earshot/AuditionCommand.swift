@@ -14,7 +14,9 @@ struct AuditionCommand: ParsableCommand {
             Loads BANK (with the banks it includes) and plays SOUND centred, again each time a \
             one-shot ends, for --seconds. Each --param NAME=FROM:TO:SECONDS sets the global \
             parameter NAME to FROM at the start and moves it to TO over SECONDS (linearly, in \
-            playback time); give it once per parameter. With -o the audition is rendered offline \
+            playback time); give it once per parameter. A sweep past the parameter's range is \
+            clamped to it (the engine holds a parameter within its range), and says so on stderr \
+            in one line. With -o (or --out) the audition is rendered offline \
             (48 kHz stereo) to OUT.wav, and with --plot its level to OUT.svg; both appear only \
             when complete, and nothing is written on a failure. Without -o it plays live on the \
             default output. A bad bank, an unknown sound or parameter prints \

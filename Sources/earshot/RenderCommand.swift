@@ -126,10 +126,10 @@ struct RenderCommand: ParsableCommand {
         }
         progress?.finish()
         if let plot {
-            // A section's plot counts from its start; the map (whole paths) is for whole renders.
+            // A section's plot reads the scene's clock: its axes, parameter lanes and map show that stretch.
             let svg = LevelPlot.svg(levels: result.levels, events: result.events,
                                     title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
-                                    duration: result.duration, timeline: result.timeline, scene: from == nil ? loaded : nil)
+                                    duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0)
             do throws(EarshotError) {
                 try outputs.write(Array(svg.utf8), to: plot)
             } catch {
