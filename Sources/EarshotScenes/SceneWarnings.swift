@@ -153,9 +153,13 @@ extension Scene {
             return SceneWarning(file: file, line: event.line, column: max(event.column, 1), key: key, message: message)
         }
         var entry = key
-        while lines[entry] == nil, let dot = entry.lastIndex(of: ".") { entry = String(entry[..<dot]) }
+        while lines[entry] == nil, origins[entry] == nil, let dot = entry.lastIndex(of: ".") { entry = String(entry[..<dot]) }
         if let line = lines[entry], line > 0 {
             return SceneWarning(file: file, line: line, column: max(columns[entry] ?? 1, 1), key: key, message: message)
+        }
+        // An included bank's entry: its file and line (`FILE:LINE`), at the line's start.
+        if let o = origins[entry], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]), line > 0 {
+            return SceneWarning(file: String(o[..<colon]), line: line, column: 1, key: key, message: message)
         }
         return SceneWarning(file: file, line: origins.isEmpty && lines.isEmpty ? nil : 1, column: 1, key: key, message: message)
     }
