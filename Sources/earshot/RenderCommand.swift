@@ -78,6 +78,9 @@ struct RenderCommand: ParsableCommand {
                     // The first problem (an included bank's before the scene's) is the one to fix:
                     // what follows from it would only mislead.
                     if let first = problems.first { note("earshot: \(first.description)") }
+                    // The files with problems are watched too: fixing a broken included bank renders again.
+                    for case .invalid(let file, _, _, _, _) in problems.problems where !watched.contains(file) { watched.append(file) }
+                    last = watched.map(Self.stamp)
                     let more = problems.problems.count - 1
                     note("earshot: not rendered" + (more > 0 ? " (\(more) more problem\(more == 1 ? "" : "s"): earshot validate \(scene) lists them)" : "")
                          + "; watching \(scene) for the next change")

@@ -76,7 +76,7 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"line","column","key","message"}]}`.
+    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"file","line","column","key","message"}]}`.
     static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> String {
         func str(_ s: String) -> String {
             var out = "\""
@@ -98,7 +98,7 @@ struct ValidateCommand: ParsableCommand {
             }
             return "{\"line\":null,\"column\":null,\"key\":\"\",\"reason\":\(str(e.description))}"
         }
-        let w = warnings.map { "{\"line\":\($0.line.map(String.init) ?? "null"),\"column\":\($0.column.map(String.init) ?? "null"),\"key\":\(str($0.key)),\"message\":\(str($0.message))}" }
+        let w = warnings.map { "{\"file\":\(str($0.file)),\"line\":\($0.line.map(String.init) ?? "null"),\"column\":\($0.column.map(String.init) ?? "null"),\"key\":\(str($0.key)),\"message\":\(str($0.message))}" }
         return "{\"file\":\(str(file)),\"ok\":\(ok),\"problems\":[\(p.joined(separator: ","))],\"warnings\":[\(w.joined(separator: ","))]}"
     }
 }

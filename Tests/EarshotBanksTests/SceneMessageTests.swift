@@ -73,7 +73,7 @@ final class SceneMessageTests: XCTestCase {
     }
 
     /// `render --watch` of a scene whose included bank is broken prints the bank's problem with
-    /// its file and line, not what follows from it in the scene.
+    /// its file and line, not what follows from it in the scene; fixing the bank renders.
     func testWatchPrintsTheFirstProblemOfABrokenIncludedBank() throws {
         let f = try BankFixture("watch-include")
         defer { f.remove() }
@@ -88,15 +88,22 @@ final class SceneMessageTests: XCTestCase {
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         defer { if p.isRunning { p.terminate() } }
-        let deadline = Date().addingTimeInterval(20)
-        var text = ""
-        while Date() < deadline {
-            text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if text.contains("watching") { break }
-            usleep(100_000)
+        func waitFor(_ word: String) -> String {
+            let deadline = Date().addingTimeInterval(20)
+            var text = ""
+            while Date() < deadline {
+                text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if text.contains(word) { break }
+                usleep(100_000)
+            }
+            return text
         }
+        let text = waitFor("watching")
+        try f.write("lib.yaml", "clips:\n  step: audio/k1.wav\n")
+        let fixed = waitFor("wrote")
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()
+        XCTAssertTrue(fixed.contains("earshot: wrote \(f.path("out.wav")) (48000 frames"), "the fixed bank is rendered: \(fixed)")
         let said = lines(text)
         XCTAssertEqual(said.first, "earshot: \(lib):2:1: a tab: YAML indents with spaces only (replace the tab with spaces)\(Self.readme)", text)
         XCTAssertEqual(said.count, 2, text)
