@@ -199,7 +199,20 @@ extension SceneParser {
         if let n = m["at"], let a = choice(n, "\(key).at", MusicTransition.Boundary.allCases.map(\.rawValue)) {
             rule.at = MusicTransition.Boundary(rawValue: a) ?? .nextBar
         }
-        if let n = m["fade"], let f = number(n, "\(key).fade", in: 0...600, "seconds 0…600") { rule.fade = f }
+        if let n = m["fade"] {
+            // `fade: S` cross-fades both sides; `fade: { out: S, in: S }` sets each (a side left
+            // out does not fade).
+            if case .mapping = n {
+                if let f = mapping(n, "\(key).fade", allowed: ["out", "in"]) {
+                    if f.isEmpty { fail(n, "\(key).fade", "give out: or in: seconds (or fade: seconds for both)") }
+                    rule.fade = f["out"].flatMap { number($0, "\(key).fade.out", in: 0...600, "seconds 0…600") } ?? 0
+                    rule.fadeIn = f["in"].flatMap { number($0, "\(key).fade.in", in: 0...600, "seconds 0…600") } ?? 0
+                }
+            } else if let f = number(n, "\(key).fade", in: 0...600, "seconds 0…600") {
+                rule.fade = f
+                rule.fadeIn = f
+            }
+        }
         if let n = m["curve"], let c = choice(n, "\(key).curve", ["linear", "equalPower"]) { rule.curve = c == "linear" ? .linear : .equalPower }
         if let n = m["curve"], m["fade"] == nil { fail(n, "\(key).curve", "a curve shapes a fade: give fade: seconds") }
         if let n = m["stinger"], let s = string(n, "\(key).stinger") {

@@ -87,6 +87,9 @@ struct SceneParser: YAMLReader {
         guard let top = topMapping(root) else { return nil }
         let included = includes(top["include"])
         checkAgainstIncluded(top, included)
+        // An included set is the scene's own: its events (state, stinger, layer, play) read by
+        // its definition, not as a plain track's.
+        for s in included.musicSets where musicSetNames[s.id] == nil { musicSetNames[s.id] = s.definition }
         let defaultName = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = top["name"].flatMap { string($0, "name") } ?? defaultName
         let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, 0.001…86400") }
@@ -211,7 +214,7 @@ struct SceneParser: YAMLReader {
             checkParameterTargets(Set(namedPlays.map(\.name)))
             checkMarkerFollowUps(followUps, playIDs: playIDs)
         }
-        if !bars.isEmpty { placeBars(bars, in: &events, music: music, sets: musicSets, duration: duration) }
+        if !bars.isEmpty { placeBars(bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets, duration: duration) }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }

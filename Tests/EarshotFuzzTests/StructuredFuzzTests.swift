@@ -20,6 +20,7 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
         XCTAssertGreaterThan(report.cases - report.valid, 5, "and invalid ones")
         XCTAssertGreaterThan(report.validLayered, 2, "and valid scenes with parameters and layered sounds")
+        XCTAssertGreaterThan(report.validIncludedSets, 2, "and valid scenes whose music set an included bank defines")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 

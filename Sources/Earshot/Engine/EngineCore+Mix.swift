@@ -148,6 +148,7 @@ extension EngineCore {
         pool.accumulatePower(into: &mixer.power, buses: mixer.isSource, now: t) { clip, playhead in
             Int(clip) < clips.count ? clips[Int(clip)].levels.power(at: playhead) : 0
         }
+        addStreamedPower(into: &mixer.power)   // music on a source bus ducks as voices do
         for b in mixer.levels.indices where mixer.isSource[b] {
             mixer.levels[b] = Self.decibels(power: mixer.power[b])
         }
@@ -161,6 +162,7 @@ extension EngineCore {
         pool.accumulatePower(into: &power, buses: only, now: now) { clip, playhead in
             Int(clip) < clips.count ? clips[Int(clip)].levels.power(at: playhead) : 0
         }
+        addStreamedPower(into: &power)
         return Self.decibels(power: power[bus])
     }
 

@@ -36,6 +36,8 @@ public struct SceneValueFuzzer {
     public struct Report: Sendable {
         public var cases = 0
         public var valid = 0
+        /// Valid scenes whose music set comes from an included bank (issue 35 item 2).
+        public var validIncludedSets = 0
         public var rendered = 0
         public var warnings = 0
         /// Valid scenes with game parameters and a layered sound (issue 28).
@@ -54,7 +56,7 @@ public struct SceneValueFuzzer {
         let started = Date()
         var g = SplitMix64(seed: seed)
         let out = "\(scratch)/earshot-scene-fuzz-\(getpid()).wav"
-        defer { unlink(out); unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav") }
+        defer { unlink(out); unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav"); unlink(includedSetBank()) }
         let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
         for i in 0..<cases {
             if Date().timeIntervalSince(started) > seconds { break }
@@ -70,6 +72,7 @@ public struct SceneValueFuzzer {
             case .success(let scene):
                 report.valid += 1
                 if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
+                if !scene.includedFiles.isEmpty, !scene.musicSets.isEmpty { report.validIncludedSets += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -198,7 +201,14 @@ public struct SceneValueFuzzer {
         // with a set, its drum stem's gain may follow rpm.
         let hasParameters = maybe(0.4)
         let stemCurve = hasSet && hasParameters && maybe() ? curve(n, unit, .gain) : nil
-        if hasSet {
+        // One set in three comes from an included bank (issue 35 item 2): its events must read
+        // as the scene's own set, and what validates must render.
+        let includedSet = hasSet && maybe(0.35)
+        if includedSet {
+            let bank = includedSetBank()
+            let written = FileManager.default.createFile(atPath: bank, contents: Data(("music:\n" + musicSet(&g, outside: outside)).utf8))
+            y = "include: \(written ? bank : "\(scratch)/missing-bank.yaml")\n" + y
+        } else if hasSet {
             if !hasMusic { y += "music:\n" }
             y += musicSet(&g, outside: outside, stemGain: stemCurve)
         }
@@ -380,6 +390,9 @@ public struct SceneValueFuzzer {
         default: return "music: level, action: \(Self.pick(&g, ["play", "pause", "stop"])), " + Self.pick(&g, ["state: a", "fade: \(n(0...60, false))", "state: b"])
         }
     }
+
+    /// The bank a case's included music set is written to (one per process, rewritten per case).
+    func includedSetBank() -> String { "\(scratch)/earshot-scene-fuzz-bank-\(getpid()).yaml" }
 
     /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the
     /// `at: { marker: }` events: the step asset with a `cue ` and a `LIST/adtl` chunk appended,

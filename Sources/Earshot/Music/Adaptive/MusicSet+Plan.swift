@@ -297,6 +297,15 @@ extension MusicSet {
                 cancelPending(system: system, engine: engine)
                 throw error
             }
+            if rule.fadeIn > 0 {
+                // The new state rises from silence on its first sample (a sequence's first segment;
+                // every stem of a layered state), to the volume it starts at.
+                for p in isLayered(to) ? targets : Array(targets.prefix(1)) {
+                    let volume = p.track.volume
+                    p.track.volume = 0
+                    p.track.fade(to: volume, duration: rule.fadeIn, curve: rule.curve, at: begins)
+                }
+            }
             started += targets.map(\.track)
             if let name = rule.stinger, let s = stingers[name] {
                 try? startStinger(s, at: b)

@@ -141,12 +141,14 @@ public struct MusicLayer: Sendable, Equatable {
     }
 }
 
-/// A rule for changing state: when the new state begins, how the old one leaves, and what plays
-/// between.
+/// A rule for changing state: when the new state begins, how the old one leaves and the new one
+/// comes in, and what plays between.
 ///
 /// ```swift
 /// let rule = MusicTransition(from: "explore", to: "combat", at: .nextBar, fade: 0.5, curve: .equalPower,
 ///                            stinger: "hit", via: "bridge")
+/// // Out over 1.5 s, in over 0.5 s:
+/// let lastLap = MusicTransition(to: "lastLap", at: .immediate, fade: 1.5, fadeIn: 0.5)
 /// ```
 public struct MusicTransition: Sendable, Equatable {
     /// Where on the playing segment's grid the new state begins.
@@ -171,7 +173,11 @@ public struct MusicTransition: Sendable, Equatable {
     public var at: Boundary
     /// Seconds the old state fades out over from the boundary (0: it stops on the boundary).
     public var fade: Double
-    /// The fade's shape.
+    /// Seconds the new state fades in over from its first sample (0: it begins at full level).
+    /// By default the same as ``fade``: a rule cross-fades both sides.
+    public var fadeIn: Double
+    /// Both fades' shape: `.equalPower` keeps the sum of the two states' powers constant through a
+    /// two-sided cross-fade (no bump, no dip); `.linear` moves each volume in a straight line.
     public var curve: MusicTrack.FadeCurve
     /// A stinger (``MusicSetDefinition/stingers``) played on the boundary.
     public var stinger: String?
@@ -179,13 +185,15 @@ public struct MusicTransition: Sendable, Equatable {
     /// when it ends.
     public var via: String?
 
-    /// A rule from `from` to `to` (either may be `*`).
-    public init(from: String = "*", to: String = "*", at: Boundary = .nextBar, fade: Double = 0,
+    /// A rule from `from` to `to` (either may be `*`); `fadeIn` nil: the new state fades in over
+    /// `fade` too.
+    public init(from: String = "*", to: String = "*", at: Boundary = .nextBar, fade: Double = 0, fadeIn: Double? = nil,
                 curve: MusicTrack.FadeCurve = .equalPower, stinger: String? = nil, via: String? = nil) {
         self.from = from
         self.to = to
         self.at = at
         self.fade = fade
+        self.fadeIn = fadeIn ?? fade
         self.curve = curve
         self.stinger = stinger
         self.via = via
