@@ -6,7 +6,7 @@ import Yams
 /// entries, and the events that drive a set. See ``SceneMusicSet``.
 extension SceneParser {
     /// The keys a segment takes (a state's `file:`, each of its `segments:`, each stem, stinger and bridge).
-    static let segmentKeys = ["file", "bpm", "beatsPerBar", "offset", "cues", "entry", "exit"]
+    static let segmentKeys = ["file", "bpm", "beatsPerBar", "offset", "cues", "entry", "exit", "loop"]
     /// The keys of a music set entry.
     static let musicSetKeys = ["states", "transitions", "stingers", "bridges", "bus", "bpm", "beatsPerBar", "offset"]
 
@@ -55,20 +55,17 @@ extension SceneParser {
     }
 
     /// A segment mapping (`extra`: further keys it may have, such as a stem's `gain:`).
-    mutating func segment(_ node: Node, _ key: String, tempo base: Tempo?, extra: [String] = []) -> MusicSegment? {
+    /// `loops`: whether the segment loops (a state's only or last segment, a stem): only those take `loop:`.
+    mutating func segment(_ node: Node, _ key: String, tempo base: Tempo?, extra: [String] = [], loops: Bool = false) -> MusicSegment? {
         guard let m = mapping(node, key, allowed: Self.segmentKeys + extra, required: ["file"]) else { return nil }
         musicFiles += 1
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
         let info = musicInfo(path)
         let tempo = self.tempo(m, key, over: base)
         let cues = self.cues(m, key, duration: info?.duration)
-        var names = Set(cues.keys)
-        // A cue named in entry:/exit: may also be one of the file's own markers.
-        var seconds = cues
-        for marker in info?.markers ?? [] where cues[marker.name] == nil {
-            names.insert(marker.name)
-            seconds[marker.name] = marker.time(sampleRate: info?.sampleRate ?? 0)
-        }
+        // A cue named in entry:/exit:/loop: may also be one of the file's own markers.
+        let seconds = cueSeconds(cues, info: info)
+        let names = Set(seconds.keys)
         var entry: String?, exit: String?
         for (k, slot) in [("entry", 0), ("exit", 1)] {
             guard let n = m[k], let name = string(n, "\(key).\(k)") else { continue }
@@ -83,8 +80,12 @@ extension SceneParser {
             fail(m["exit"] ?? node, "\(key).exit", "the exit cue (\(Self.format(x)) s) must come after "
                  + (entry == nil ? "the start (the segment plays from 0 s)" : "the entry cue (\(Self.format(e)) s)"))
         }
+        if let n = m["loop"], !loops {
+            fail(n, "\(key).loop", "only a looping segment takes loop: (a state's file, its last segment or a stem; not a stinger, a bridge or an earlier segment)")
+        }
+        let region = loops ? loop(m, key, cues: seconds, duration: info?.duration, entry: e) : nil
         guard let path else { return nil }
-        return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit)
+        return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit, loop: region)
     }
 
     /// The music set at `music.<id>`.
@@ -151,7 +152,7 @@ extension SceneParser {
         let limit = MusicSetDefinition.maxEntries
         switch kinds[0] {
         case "file":
-            return segment(node, key, tempo: base).map { .track($0) }
+            return segment(node, key, tempo: base, loops: true).map { .track($0) }
         case "segments":
             guard let m = mapping(node, key, allowed: ["segments"]), let n = m["segments"] else { return nil }
             guard case .sequence(let list) = n, !list.isEmpty else {
@@ -159,7 +160,9 @@ extension SceneParser {
                 return nil
             }
             if list.count > limit { fail(n, "\(key).segments", "\(list.count) segments; at most \(limit)") }
-            let made = list.prefix(limit).enumerated().compactMap { i, s in segment(s, "\(key).segments[\(i)]", tempo: base) }
+            let made = list.prefix(limit).enumerated().compactMap { i, s in
+                segment(s, "\(key).segments[\(i)]", tempo: base, loops: i == min(list.count, limit) - 1)
+            }
             return made.count == min(list.count, limit) ? .segments(made) : nil
         default:
             guard let m = mapping(node, key, allowed: ["layers"]), let n = m["layers"] else { return nil }
@@ -178,7 +181,7 @@ extension SceneParser {
                 } else if let gain {
                     g = number(gain, "\(lk).gain", in: 0...1, "0…1") ?? 1
                 }
-                if let s = segment(v, lk, tempo: base, extra: ["gain"]) {
+                if let s = segment(v, lk, tempo: base, extra: ["gain"], loops: true) {
                     layers.append(MusicLayer(name: name, segment: s, gain: Float(g), curves: curves))
                 }
             }

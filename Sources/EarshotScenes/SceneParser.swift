@@ -287,11 +287,13 @@ struct SceneParser: YAMLReader {
 
     mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
         let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues"],
+        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues", "loop"],
                               required: ["file"]) else { return nil }
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
         let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
-        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
+        // A loop region loops until stopped unless loops: says how often.
+        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? (m["loop"] != nil ? -1 : 0)
+        if m["loop"] != nil, loops == 0, let n = m["loops"] { fail(n, "\(key).loops", "a loop: region needs loops: -1 (until stopped) or a count above 0") }
         let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
         let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
         let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
@@ -301,7 +303,9 @@ struct SceneParser: YAMLReader {
         if let bus = bus ?? nil { music.bus = bus }
         music.emitter = emitter ?? nil
         music.tempo = tempo(m, key)
-        music.cues = cues(m, key, duration: musicInfo(path)?.duration)
+        let info = musicInfo(path)
+        music.cues = cues(m, key, duration: info?.duration)
+        music.loop = loop(m, key, cues: cueSeconds(music.cues, info: info), duration: info?.duration)
         return music
     }
 

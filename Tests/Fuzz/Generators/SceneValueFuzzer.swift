@@ -25,6 +25,9 @@ public struct SceneValueFuzzer {
     /// The largest `offset:` of a play event drawn (the shortest asset lasts 0.14 s: 0.2 reaches
     /// past clip ends, which validate and render both refuse, by one checker).
     public var maxOffset: Double = 0.2
+    /// How often a scene has a music set, and how often that set comes from an included bank.
+    public var musicSetChance = 0.35
+    public var includedSetChance = 0.5
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
     /// to the scene file).
@@ -196,14 +199,14 @@ public struct SceneValueFuzzer {
                 + (maybe(0.4) ? ", bpm: \(n(1...1_000)), beatsPerBar: \(n(1...64, whole: true)), offset: \(n(0...4)), cues: { drop: \(n(0...2)) }" : "") + " }\n"
         }
         // A music set (issue 29): its keys in valid combinations, values at and around their edges.
-        let hasSet = maybe(0.35)
+        let hasSet = maybe(musicSetChance)
         // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift);
         // with a set, its drum stem's gain may follow rpm.
         let hasParameters = maybe(0.4)
         let stemCurve = hasSet && hasParameters && maybe() ? curve(n, unit, .gain) : nil
         // One set in three comes from an included bank (issue 35 item 2): its events must read
         // as the scene's own set, and what validates must render.
-        let includedSet = hasSet && maybe(0.35)
+        let includedSet = hasSet && maybe(includedSetChance)
         if includedSet {
             let bank = includedSetBank()
             let written = FileManager.default.createFile(atPath: bank, contents: Data(("music:\n" + musicSet(&g, outside: outside)).utf8))

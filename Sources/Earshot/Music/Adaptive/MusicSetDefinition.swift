@@ -72,14 +72,48 @@ public struct MusicSegment: Sendable, Equatable {
     public var entry: String?
     /// The cue an `end` transition leaves the segment at (nil: the file's end).
     public var exit: String?
+    /// What a looping segment (a state's only or last segment, a stem) repeats: it plays from
+    /// its entry to the loop's end once, then the region `start..<end` over and over, seams on
+    /// the frame. nil: from the entry cue (or the file's start) to the file's end. A segment
+    /// that does not loop (a stinger, a bridge, a sequence's earlier segments) takes none.
+    public var loop: MusicLoop?
 
     /// A segment of `path`.
-    public init(path: String, tempo: Tempo? = nil, cues: [String: Double] = [:], entry: String? = nil, exit: String? = nil) {
+    public init(path: String, tempo: Tempo? = nil, cues: [String: Double] = [:], entry: String? = nil, exit: String? = nil,
+                loop: MusicLoop? = nil) {
         self.path = path
         self.tempo = tempo
         self.cues = cues
         self.entry = entry
         self.exit = exit
+        self.loop = loop
+    }
+}
+
+/// A loop region of a music segment or track: where each pass starts and ends, in seconds or at
+/// a cue (listed, or one of the file's markers).
+///
+/// ```swift
+/// // A 4 s intro once, then bars 3… until the 20 s cue "tail":
+/// let song = MusicSegment(path: "Assets/Music/theme.ogg", cues: ["tail": 20], loop: MusicLoop(start: .seconds(4), end: .cue("tail")))
+/// ```
+public struct MusicLoop: Sendable, Equatable {
+    /// A point of the file.
+    public enum Point: Sendable, Equatable {
+        /// Seconds from the file's start.
+        case seconds(Double)
+        /// A cue's place.
+        case cue(String)
+    }
+
+    /// Where each pass begins.
+    public var start: Point
+    /// Where each pass ends (nil: the file's end).
+    public var end: Point?
+
+    public init(start: Point, end: Point? = nil) {
+        self.start = start
+        self.end = end
     }
 }
 
