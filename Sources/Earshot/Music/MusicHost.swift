@@ -1,7 +1,8 @@
 import COpenAL
 
 /// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
-/// scope, bus gains and holds, emitters' places, whether the output is still there and a log.
+/// scope, bus gains, filters and holds, emitters' places, where to report music's level on its
+/// bus, whether the output is still there and a log.
 /// (Music makes its own sources: ``MusicSystem/attach(to:)``.)
 ///
 /// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
