@@ -20,7 +20,9 @@ extension SceneParser {
 
     /// `loop:` of mapping `m` under `key`, its points in seconds (nil: none, or a problem recorded).
     /// `entry`: where the file starts playing (the loop's end must come after it).
-    mutating func loop(_ m: [String: Node], _ key: String, cues: [String: Double], duration: Double?, entry: Double = 0) -> MusicLoop? {
+    /// `rate`: the file's frames per second (the region must hold at least one frame).
+    mutating func loop(_ m: [String: Node], _ key: String, cues: [String: Double], duration: Double?, rate: Double?,
+                       entry: Double = 0) -> MusicLoop? {
         guard let n = m["loop"] else { return nil }
         let lk = "\(key).loop"
         guard let l = mapping(n, lk, allowed: ["start", "end"], required: ["start"]) else { return nil }
@@ -46,8 +48,10 @@ extension SceneParser {
         }
         guard let start = point("start"), let end = point("end"), let start else { return nil }
         let last = end ?? duration ?? .infinity
-        guard last > start else {
-            fail(l["end"] ?? n, "\(lk).end", "the loop's end (\(Self.format(last)) s) must come after its start (\(Self.format(start)) s)")
+        let frames = rate.map { r in (last.isFinite ? (last * r).rounded() : .infinity) - (start * r).rounded() } ?? 1
+        guard last > start, frames >= 1 else {
+            fail(l["end"] ?? n, "\(lk).end", "the loop's end (\(Self.format(last)) s) must come after its start (\(Self.format(start)) s)"
+                 + (last > start ? ", by a frame at least" : ""))
             return nil
         }
         guard last > entry else {

@@ -83,7 +83,7 @@ extension SceneParser {
         if let n = m["loop"], !loops {
             fail(n, "\(key).loop", "only a looping segment takes loop: (a state's file, its last segment or a stem; not a stinger, a bridge or an earlier segment)")
         }
-        let region = loops ? loop(m, key, cues: seconds, duration: info?.duration, entry: e) : nil
+        let region = loops ? loop(m, key, cues: seconds, duration: info?.duration, rate: info?.sampleRate, entry: e) : nil
         guard let path else { return nil }
         return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit, loop: region)
     }

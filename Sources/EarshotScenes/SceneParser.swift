@@ -305,7 +305,7 @@ struct SceneParser: YAMLReader {
         music.tempo = tempo(m, key)
         let info = musicInfo(path)
         music.cues = cues(m, key, duration: info?.duration)
-        music.loop = loop(m, key, cues: cueSeconds(music.cues, info: info), duration: info?.duration)
+        music.loop = loop(m, key, cues: cueSeconds(music.cues, info: info), duration: info?.duration, rate: info?.sampleRate)
         return music
     }
 

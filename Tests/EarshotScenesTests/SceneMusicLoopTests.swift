@@ -110,6 +110,7 @@ final class SceneMusicLoopTests: XCTestCase {
         }
         XCTAssertTrue(try problems("music:\n  s: { file: \(song!), loop: { start: 0.9, end: 0.4 } }\n").contains("music.s.loop.end"))
         XCTAssertTrue(try problems("music:\n  s: { file: \(song!), loop: { start: 2.5 } }\n").contains("music.s.loop.start"))
+        XCTAssertTrue(try problems("music:\n  s: { file: \(song!), loop: { start: 0.5, end: 0.500001 } }\n").contains("by a frame at least"))
         XCTAssertTrue(try problems("music:\n  s: { file: \(song!), loop: { start: drop } }\n").contains("no cue \"drop\""))
         XCTAssertTrue(try problems("music:\n  s: { file: \(song!), loops: 0, loop: { start: 0.5 } }\n").contains("music.s.loops"))
         let stinger = try problems("""

@@ -63,6 +63,38 @@ final class MusicBusFilterTests: XCTestCase {
         }
     }
 
+    /// The bus's own low-pass (`setFilter(_:for:)`) reaches a track as well as a snapshot's.
+    func testTheBusesOwnFilterReachesATrack() throws {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let track = try engine.loadMusic(path: try twoTones("own.wav"))
+        track.numberOfLoops = -1
+        try track.play()
+        let r = FrameRenderer(engine)
+        try r.render(seconds: 0.3)
+        let open = bands(r)
+        try engine.setFilter(LowPassFilter(gain: 1, gainHF: 0.01), for: .music)
+        try r.render(seconds: 0.5)
+        print("MusicBusFilterTests (bus filter): 6 kHz \(open.high) → \(bands(r).high) dB")
+        XCTAssertLessThan(bands(r).high, open.high - 10)
+    }
+
+    /// Music on a sidechain's source bus ducks its target, as voices there do.
+    func testMusicOnASourceBusDucksItsTarget() throws {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        try engine.setDucking(Ducking(level: -12, attack: 0.01, release: 0.5, threshold: -40, hold: 0.1), of: .sfx, by: .music)
+        let track = try engine.loadMusic(path: try fixtures.sineWAV("duck.wav", frequency: 700, amplitude: 0.4, seconds: 2))
+        let r = FrameRenderer(engine)
+        try r.render(seconds: 0.2)
+        XCTAssertEqual(try engine.sidechainGain(for: .sfx), 1, accuracy: 1e-6, "no music: no duck")
+        try track.play()
+        try r.render(seconds: 0.3)
+        let gain = try engine.sidechainGain(for: .sfx)
+        print("MusicBusFilterTests: sfx ducked to \(20 * log10(Double(gain))) dB by music")
+        XCTAssertEqual(20 * log10(Double(gain)), -12, accuracy: 0.5)
+    }
+
     func testTheMusicBusMeterReadsTheMusicsLevel() throws {
         let engine = try TestSignals.loopbackEngine()
         defer { engine.shutdown() }

@@ -196,7 +196,9 @@ public struct SceneValueFuzzer {
         if hasMusic {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
                 + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"]))"
-                + (maybe(0.4) ? ", bpm: \(n(1...1_000)), beatsPerBar: \(n(1...64, whole: true)), offset: \(n(0...4)), cues: { drop: \(n(0...2)) }" : "") + " }\n"
+                + (maybe(0.4) ? ", bpm: \(n(1...1_000)), beatsPerBar: \(n(1...64, whole: true)), offset: \(n(0...4)), cues: { drop: \(n(0...2)) }" : "")
+                // A loop region (issue 36 item 4): seconds or a cue, around the files' lengths.
+                + (maybe(0.3) ? ", loop: { start: \(maybe(0.2) ? "drop" : n(0...2))" + (maybe() ? ", end: \(n(0...4))" : "") + " }" : "") + " }\n"
         }
         // A music set (issue 29): its keys in valid combinations, values at and around their edges.
         let hasSet = maybe(musicSetChance)
@@ -367,7 +369,8 @@ public struct SceneValueFuzzer {
         if maybe(0.3) { y += "    offset: \(n(0...2, false))\n" }
         y += "    states:\n"
         let cue = maybe(0.3) ? ", cues: { drop: \(n(0...8, false)), out: \(n(0...8, false)) }" + (maybe() ? ", entry: drop" : "") + (maybe(0.3) ? ", exit: out" : "") : ""
-        y += "      a: { file: \(music)/\(Self.pick(&g, ["theme.ogg", "drums.ogg", "ambience.wav"]))\(cue) }\n"
+        let loop = maybe(0.3) ? ", loop: { start: \(cue.isEmpty || maybe() ? n(0...2, false) : "drop")" + (maybe() ? ", end: \(n(0...4, false))" : "") + " }" : ""
+        y += "      a: { file: \(music)/\(Self.pick(&g, ["theme.ogg", "drums.ogg", "ambience.wav"]))\(cue)\(loop) }\n"
         y += "      b: { layers: { x: { file: \(music)/drums.ogg, gain: \(stemGain ?? n(0...1, false)) }" + (maybe() ? ", y: { file: \(music)/bass.ogg }" : "") + " } }\n"
         if maybe() { y += "      c: { segments: [ { file: \(music)/fanfare.ogg }, { file: \(music)/\(Self.pick(&g, ["theme.ogg", "bass.ogg"])) } ] }\n" }
         let states = y.contains("      c:") ? ["a", "b", "c", "*"] : ["a", "b", "*"]
@@ -376,7 +379,11 @@ public struct SceneValueFuzzer {
             y += "    transitions:\n"
             for _ in 0..<rules {
                 var r = "from: \"\(Self.pick(&g, states))\", to: \"\(Self.pick(&g, states))\", at: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))"
-                if maybe() { r += ", fade: \(n(0...600, false)), curve: \(Self.pick(&g, ["linear", "equalPower"]))" }
+                if maybe() {
+                    // Both sides, or { out:, in: } (issue 36 item 3).
+                    let fade = maybe(0.7) ? n(0...600, false) : "{ out: \(n(0...600, false)), in: \(n(0...600, false)) }"
+                    r += ", fade: \(fade), curve: \(Self.pick(&g, ["linear", "equalPower"]))"
+                }
                 if maybe(0.3) { r += ", stinger: hit" }
                 if maybe(0.2) { r += ", via: br" }
                 y += "      - { \(r) }\n"
