@@ -60,8 +60,8 @@ extension AudioEngine {
                     }
                 }
                 region = try point(l.start, "start")..<(try l.end.map { (p) throws(EarshotError) in try point(p, "end") } ?? track.duration)
-            } else if loops, entry > 0 {
-                region = entry..<track.duration
+            } else if loops, entry > 0, Int((entry * Double(track.sampleRate)).rounded()) < track.frameCount {
+                region = entry..<track.duration   // (an entry on the file's last frame loops the whole file)
             }
             if loops, region != 0.0..<track.duration {
                 guard region.lowerBound.isFinite, region.upperBound.isFinite, region.lowerBound >= 0,
