@@ -100,6 +100,16 @@ final class SceneMusicLoopTests: XCTestCase {
             XCTAssertLessThan(a.power(at: [300], t, t + 0.1), 1e-7, "the second segment starts at its entry, and loops back to it (at \(t) s)")
         }
         XCTAssertGreaterThan(a.power(at: [1_000], 0.35, 0.65), 1e-3)
+        // An entry on the file's end (found by the scene fuzzer): it loops the whole file, as before.
+        let end = try render("""
+            music:
+              level:
+                states:
+                  a: { file: \(song!), cues: { last: 1.2 }, entry: last }
+            events:
+              - { at: 0, music: level, state: a }
+            """, seconds: 0.5)
+        XCTAssertGreaterThan(end.power(at: [300], 0.1, 0.4), 1e-3, "from the end straight into the loop from 0")
     }
 
     func testLoopProblemsAreNamedWhereTheyAre() throws {
