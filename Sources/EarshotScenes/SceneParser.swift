@@ -285,30 +285,6 @@ struct SceneParser: YAMLReader {
         return settings
     }
 
-    mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
-        let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues", "loop"],
-                              required: ["file"]) else { return nil }
-        let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
-        let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
-        // A loop region loops until stopped unless loops: says how often.
-        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? (m["loop"] != nil ? -1 : 0)
-        if m["loop"] != nil, loops == 0, let n = m["loops"] { fail(n, "\(key).loops", "a loop: region needs loops: -1 (until stopped) or a count above 0") }
-        let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
-        let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
-        let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
-        let emitter = m["emitter"].map { string($0, "\(key).emitter") }
-        guard let path, bus != .some(nil), emitter != .some(nil) else { return nil }
-        var music = SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
-        if let bus = bus ?? nil { music.bus = bus }
-        music.emitter = emitter ?? nil
-        music.tempo = tempo(m, key)
-        let info = musicInfo(path)
-        music.cues = cues(m, key, duration: info?.duration)
-        music.loop = loop(m, key, cues: cueSeconds(music.cues, info: info), duration: info?.duration, rate: info?.sampleRate)
-        return music
-    }
-
     /// Every `music.<id>.emitter` names an emitter of the scene (checked once the emitters are
     /// read); `nodes` are the music entries by id.
     mutating func checkMusicEmitters(_ nodes: [String: Node], music: [SceneMusic], emitterIDs: Set<String>) {

@@ -154,6 +154,21 @@ extension EngineCore {
         }
     }
 
+    /// Music's power per bus now (see ``streamedPower``).
+    func setStreamedPower(_ power: [Bus: Float]) {
+        for i in streamedPower.indices { streamedPower[i] = 0 }
+        for (bus, p) in power {
+            guard let i = busIndex(bus) else { continue }
+            if i >= streamedPower.count { streamedPower += [Float](repeating: 0, count: i + 1 - streamedPower.count) }
+            streamedPower[i] = p
+        }
+    }
+
+    /// Adds music's power to `power` (per bus index), heard through the master gain as voices are.
+    func addStreamedPower(into power: inout [Float]) {
+        for i in streamedPower.indices where i < power.count { power[i] += streamedPower[i] * masterGain * masterGain }
+    }
+
     /// The level of bus `bus` (an index) now, in dBFS: −∞ when nothing on it plays.
     func level(ofBus bus: Int) -> Double {
         var power = [Float](repeating: 0, count: buses.count)

@@ -51,10 +51,8 @@ final class EngineCore {
     private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
     private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
-    /// The power music streams on each bus (by bus index; master excluded), as the music
-    /// system last measured it (``MusicHost/setStreamedPower(_:)``): the bus meters and
-    /// sidechains add it to the voices'.
-    private(set) var streamedPower: [Float] = []
+    /// Music's power on each bus (by index, master aside; ``MusicHost/setStreamedPower(_:)``).
+    var streamedPower: [Float] = []
     /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
     /// kept apart from each bus's own `paused` (the game's), which outlasts it.
     private(set) var interruptionHold = false
@@ -401,21 +399,6 @@ final class EngineCore {
     // MARK: Buses
 
     func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
-
-    /// Music's power per bus now (see ``streamedPower``).
-    func setStreamedPower(_ power: [Bus: Float]) {
-        for i in streamedPower.indices { streamedPower[i] = 0 }
-        for (bus, p) in power {
-            guard let i = busIndex(bus) else { continue }
-            if i >= streamedPower.count { streamedPower += [Float](repeating: 0, count: i + 1 - streamedPower.count) }
-            streamedPower[i] = p
-        }
-    }
-
-    /// Adds music's power to `power` (per bus index), heard through the master gain as voices are.
-    func addStreamedPower(into power: inout [Float]) {
-        for i in streamedPower.indices where i < power.count { power[i] += streamedPower[i] * masterGain * masterGain }
-    }
 
     /// The index of `bus`, or ``EarshotError/invalidArgument(_:)`` when the engine has no such bus.
     func requireBus(_ bus: Bus) throws(EarshotError) -> Int {
