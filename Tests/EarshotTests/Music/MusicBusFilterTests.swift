@@ -79,6 +79,24 @@ final class MusicBusFilterTests: XCTestCase {
         XCTAssertLessThan(bands(r).high, open.high - 10)
     }
 
+    /// The bus's effect (an echo on `music`) takes a track's send, as a voice's on the bus: a
+    /// 0.1 s tone leaves echoes after it ends with the effect, nothing without.
+    func testTheBusEffectTakesATracksSend() throws {
+        let tone = try fixtures.sineWAV("blip.wav", frequency: 700, amplitude: 0.5, seconds: 0.1)
+        func tail(echo: Bool) throws -> Double {
+            let engine = try TestSignals.loopbackEngine { $0.busEffects = true }
+            defer { engine.shutdown() }
+            if echo { try engine.setEffect(.echo(EchoProperties(delay: 0.15, lrDelay: 0.1, damping: 0, feedback: 0.5)), level: 1, for: .music) }
+            try engine.loadMusic(path: tone).play()
+            let r = FrameRenderer(engine)
+            try r.render(seconds: 0.6)
+            return r.level(from: 14_400, seconds: 0.2, frequency: 700)   // 0.3–0.5 s: the tone ended at 0.1 s
+        }
+        let dry = try tail(echo: false), wet = try tail(echo: true)
+        print("MusicBusFilterTests: 700 Hz after the tone: \(dry) dB dry, \(wet) dB with the music bus's echo")
+        XCTAssertGreaterThan(wet, dry + 40, "the echo of the music bus repeats the track")
+    }
+
     /// Music on a sidechain's source bus ducks its target, as voices there do.
     func testMusicOnASourceBusDucksItsTarget() throws {
         let engine = try TestSignals.loopbackEngine()
