@@ -94,8 +94,8 @@ public struct MusicSegment: Sendable, Equatable {
 /// a cue (listed, or one of the file's markers).
 ///
 /// ```swift
-/// // A 4 s intro once, then bars 3… until the 20 s cue "tail":
-/// let song = MusicSegment(path: "Assets/Music/theme.ogg", cues: ["tail": 20], loop: MusicLoop(start: .seconds(4), end: .cue("tail")))
+/// // A 2 s intro once, then 2 s … the cue "tail" (6 s) over and over:
+/// let song = MusicSegment(path: "Assets/Music/theme.ogg", cues: ["tail": 6], loop: MusicLoop(start: .seconds(2), end: .cue("tail")))
 /// ```
 public struct MusicLoop: Sendable, Equatable {
     /// A point of the file.

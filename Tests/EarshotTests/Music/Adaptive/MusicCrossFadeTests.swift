@@ -43,7 +43,7 @@ final class MusicCrossFadeTests: XCTestCase {
         let w = try windows(MusicTransition(to: "b", at: .immediate, fade: 1.5))
         let before = w[8]   // 0.40–0.45 s
         let after = w[10...].max() ?? 0
-        print("MusicCrossFadeTests: equal power: \(before) dB before, at most \(after) dB in the fade, \(w[w.count - 1]) dB after")
+        print("MusicCrossFadeTests: equal power: \(before) dB before, \(w[10...].min() ?? 0)…\(after) dB in the fade, \(w[w.count - 1]) dB after")
         XCTAssertLessThanOrEqual(after, before + 1, "no 50 ms window more than 1 dB above the level before")
         XCTAssertGreaterThan(w[10...].min() ?? -200, before - 1, "and no dip either (equal power)")
         XCTAssertEqual(w[w.count - 1], before, accuracy: 0.5, "b at full level after the fade")
@@ -56,6 +56,7 @@ final class MusicCrossFadeTests: XCTestCase {
         XCTAssertLessThanOrEqual(linear[10...].max() ?? 0, linear[8] + 1)
         // The old behaviour, now asked for explicitly: b at full level at once, a fading out.
         let oneSided = try windows(MusicTransition(to: "b", at: .immediate, fade: 1.5, fadeIn: 0))
+        print("MusicCrossFadeTests: linear: \(linear[10...].min() ?? 0) dB at most below \(linear[8]); one-sided: \(oneSided[11]) dB after \(oneSided[8])")
         XCTAssertGreaterThan(oneSided[11], oneSided[8] + 2, "a one-sided fade has the bump the two-sided one avoids")
     }
 
