@@ -13,10 +13,10 @@ final class MusicBusFilterTests: XCTestCase {
     override func setUpWithError() throws { fixtures = try MusicFixtures() }
     override func tearDown() { fixtures = nil }
 
-    /// 500 Hz and 6 kHz at 0.25 each, mixed by sox.
-    private func twoTones(_ name: String) throws -> String {
-        let low = try fixtures.sineWAV(name + ".low.wav", frequency: 500, amplitude: 0.25, seconds: 3)
-        let high = try fixtures.sineWAV(name + ".high.wav", frequency: 6_000, amplitude: 0.25, seconds: 3)
+    /// 500 Hz and 6 kHz at 0.25 each, mixed by sox (stereo files play on direct channels).
+    private func twoTones(_ name: String, channels: Int = 1) throws -> String {
+        let low = try fixtures.sineWAV(name + ".low.wav", frequency: 500, amplitude: 0.25, seconds: 3, channels: channels)
+        let high = try fixtures.sineWAV(name + ".high.wav", frequency: 6_000, amplitude: 0.25, seconds: 3, channels: channels)
         let out = fixtures.path(name)
         try MusicFixtures.run("/usr/bin/sox", ["-m", low, high, out])
         return out
@@ -31,8 +31,8 @@ final class MusicBusFilterTests: XCTestCase {
     private let lowPass = Snapshot("under", busFilters: [.music: LowPassFilter(gain: 1, gainHF: 0.01)])
 
     func testASnapshotLowPassOnTheMusicBusFiltersATrackAndASet() throws {
-        let file = try twoTones("mix.wav")
-        for useSet in [false, true] {
+        let mono = try twoTones("mix.wav"), stereo = try twoTones("stereo.wav", channels: 2)
+        for (useSet, file) in [(false, mono), (true, mono), (false, stereo)] {
             let engine = try TestSignals.loopbackEngine()
             defer { engine.shutdown() }
             let r = FrameRenderer(engine)
@@ -52,7 +52,7 @@ final class MusicBusFilterTests: XCTestCase {
             try engine.begin(lowPass)
             try r.render(seconds: 0.5)   // the bus filter glides there (EnvironmentProperties.glideTime)
             let filtered = bands(r)
-            print("MusicBusFilterTests (\(useSet ? "set" : "track")): 6 kHz \(open.high) → \(filtered.high) dB, 500 Hz \(open.low) → \(filtered.low) dB")
+            print("MusicBusFilterTests (\(useSet ? "set" : "track"), \(file == stereo ? "stereo" : "mono")): 6 kHz \(open.high) → \(filtered.high) dB, 500 Hz \(open.low) → \(filtered.low) dB")
             XCTAssertLessThan(filtered.high, open.high - 10, "the 4–8 kHz band drops by 10 dB or more")
             // EFX's low-pass is a shelf from 5 kHz: at gainHF 0.01 it takes ~3 dB off 500 Hz too.
             XCTAssertEqual(filtered.low, open.low, accuracy: 4, "the low band passes")

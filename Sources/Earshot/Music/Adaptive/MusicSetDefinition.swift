@@ -111,6 +111,7 @@ public struct MusicLoop: Sendable, Equatable {
     /// Where each pass ends (nil: the file's end).
     public var end: Point?
 
+    /// A region from `start` to `end` (nil: the file's end).
     public init(start: Point, end: Point? = nil) {
         self.start = start
         self.end = end
