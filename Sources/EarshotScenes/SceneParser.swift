@@ -21,6 +21,9 @@ struct SceneParser: YAMLReader {
     var clipMemory: Int?
     /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
     var parameterDefs: [String: SceneParameter] = [:]
+    /// Every name under `parameters:`, a definition with a problem included: a curve or `set:`
+    /// naming one is not a second problem.
+    var parameterNamesGiven: Set<String> = []
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
@@ -45,8 +48,11 @@ struct SceneParser: YAMLReader {
 
     static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "a directory, not a \(bank ? "bank" : "scene") file"))]))
         }
         // Refused by its size before it is read (SceneLimits.maxFileBytes).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
@@ -78,7 +84,7 @@ struct SceneParser: YAMLReader {
         scene?.includedFiles = parser.includeState.files
         if let scene, parser.problems.isEmpty { return .success(scene) }
         if parser.problems.isEmpty { parser.fail(nil, "", "invalid scene") }
-        return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
+        return .failure(SceneProblems(problems: Self.ordered(parser.problems, file: path)))
     }
 
     // MARK: The scene
@@ -243,7 +249,11 @@ struct SceneParser: YAMLReader {
         scene.clipMemory = clipMemory
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
-            for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
+            for (k, _) in m {
+                guard case .scalar(let s) = k, let mark = k.mark else { continue }
+                scene.lines["\(section).\(s.string)"] = mark.line
+                scene.columns["\(section).\(s.string)"] = mark.column
+            }
         }
         scene.origins = included.origin
         for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
@@ -487,7 +497,7 @@ struct SceneParser: YAMLReader {
                 return
             }
             let offset = jitter > 0 ? (generator.nextUnit() * 2 - 1) * jitter : 0
-            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line))
+            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line, column: first.column))
             n += 1
         }
     }

@@ -50,20 +50,20 @@ extension SceneInfo {
         return s
     }
 
-    func printMusicSets() {
-        Swift.print("music sets: \(scene.musicSets.count)")
-        for set in scene.musicSets {
+    static func printMusicSets(_ sets: [SceneMusicSet]) {
+        Swift.print("music sets: \(sets.count)")
+        for set in sets {
             let d = set.definition
             Swift.print("  \(set.id) (bus \(d.bus.name)):")
-            for s in d.states { Swift.print("    state \(Self.describe(s))") }
-            for t in d.transitions { Swift.print("    transition \(Self.describe(t))") }
+            for s in d.states { Swift.print("    state \(describe(s))") }
+            for t in d.transitions { Swift.print("    transition \(describe(t))") }
             if !d.stingers.isEmpty { Swift.print("    stingers: \(d.stingers.keys.sorted().joined(separator: ", "))") }
             if !d.bridges.isEmpty { Swift.print("    bridges: \(d.bridges.keys.sorted().joined(separator: ", "))") }
         }
     }
 
-    var musicSetsJSON: [[String: Any]] {
-        scene.musicSets.map { set -> [String: Any] in
+    static func musicSetsJSON(_ sets: [SceneMusicSet]) -> [[String: Any]] {
+        sets.map { set -> [String: Any] in
             let d = set.definition
             return ["id": set.id, "bus": d.bus.name,
                     "states": d.states.map { s -> [String: Any] in
