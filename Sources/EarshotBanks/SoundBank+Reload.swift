@@ -221,8 +221,8 @@ extension SoundBank {
                     continue
                 }
                 if let replacement = replacements[id], let m = music[id] {
-                    Self.apply(m, to: replacement)
                     do throws(EarshotError) {
+                        try m.apply(to: replacement)
                         try track.crossfade(to: replacement, duration: Self.trackHandover)
                         c.tracks[id] = replacement
                     } catch {
