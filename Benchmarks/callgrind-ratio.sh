@@ -32,6 +32,6 @@ b1=$(count "$short" --baseline-only); b3=$(count "$long" --baseline-only)
 awk -v n="$voices" -v s="$short" -v l="$long" -v e1="$e1" -v e3="$e3" -v b1="$b1" -v b3="$b3" 'BEGIN {
   e = e3 - e1; b = b3 - b1
   if (e <= 0 || b <= 0) { print "callgrind-ratio: a longer render counted no more instructions" > "/dev/stderr"; exit 1 }
-  printf "%d voices, instructions of %g s of mix (%g s render less %g s): engine %.4g, raw OpenAL %.4g: engine / raw OpenAL %.3f\n",
-         n, l - s, l, s, e, b, e / b
+  printf "%d voices, instructions of %g s of mix (%g s render less %g s): engine %.1f M, raw OpenAL %.1f M: engine / raw OpenAL %.3f\n",
+         n, l - s, l, s, e / 1e6, b / 1e6, e / b
 }'
