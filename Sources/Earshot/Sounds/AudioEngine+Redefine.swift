@@ -7,8 +7,10 @@ extension AudioEngine {
     ///
     /// - its playing voices take the new ``SoundDefinition/gain`` and ``SoundDefinition/pitch``:
     ///   each voice's gain (and pitch) is multiplied by new ÷ old, so a play's own factor and its
-    ///   random variation are kept; nothing restarts, the playhead runs on; the layers of a
-    ///   layered sound each take their layer's new gain and pitch the same way;
+    ///   random variation are kept — for a voice under curves its own gain and pitch, the curves
+    ///   still multiplying them; nothing restarts, the playhead (and ``Voice/time``, loops
+    ///   counted) runs on; the layers of a layered sound each take their layer's new gain and
+    ///   pitch the same way;
     /// - its curves (``SoundDefinition/curves``, each layer's) are those its playing voices
     ///   follow from the next ``update(deltaTime:)`` — a voice that had none gets them;
     /// - its next plays take every new value: clips and selection, variation, the instance
