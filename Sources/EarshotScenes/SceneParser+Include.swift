@@ -53,7 +53,9 @@ extension SceneParser {
     static let includedSections = ["clips", "sounds", "buses", "snapshots", "zones", "music", "parameters"]
 
     /// Reads every bank `node` names (nil: none) and returns their definitions.
-    mutating func includes(_ node: Node?) -> SceneIncluded {
+    /// `includerBuses`: the buses this file and those including it declare, which the included
+    /// banks may use as if they were their own (a bank of sounds routed to the game's buses).
+    mutating func includes(_ node: Node?, includerBuses: Set<String> = []) -> SceneIncluded {
         var out = SceneIncluded()
         guard let node, !isNull(node) else { return out }
         var items: [(node: Node, key: String)] = []
@@ -104,7 +106,7 @@ extension SceneParser {
             }
             includeState.read.insert(canonical)
             includeState.files.append(path)
-            guard let bank = includedBank(path, canonical: canonical, at: item, key) else { continue }
+            guard let bank = includedBank(path, canonical: canonical, at: item, key, includerBuses: includerBuses) else { continue }
             merge(bank, from: path, into: &out, at: item, key)
         }
         includedBusNames = out.busNames
@@ -113,7 +115,8 @@ extension SceneParser {
 
     /// Parses the bank at `path` with this parser's include chain (its problems become ours, with
     /// its own file name); nil when it has problems.
-    private mutating func includedBank(_ path: String, canonical: String, at node: Node, _ key: String) -> Scene? {
+    private mutating func includedBank(_ path: String, canonical: String, at node: Node, _ key: String,
+                                       includerBuses: Set<String>) -> Scene? {
         let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
         guard size <= SceneLimits.maxFileBytes - includeState.bytes else {
             fail(node, key, "\(path) has \(size) bytes; a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
@@ -126,6 +129,7 @@ extension SceneParser {
         }
         var sub = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
         sub.isBank = true
+        sub.includerBusNames = includerBuses
         sub.includeState = includeState
         sub.includeState.stack.append(canonical)
         let scene = sub.read(yaml: text)
@@ -193,6 +197,15 @@ extension SceneParser {
         for p in bank.parameters where take("parameters", p.id, namespace: ["parameters"]) { out.parameters.append(p) }
         // Every bus the bank declares (its own and those it includes: `buses` holds both).
         out.busNames.formUnion(bank.buses.map(\.name))
+    }
+
+    /// The names under `buses:` of a file (before they are read): what the banks it includes may
+    /// use. Invalid names are refused later, where the buses are read.
+    func declaredBusNames(_ node: Node?) -> Set<String> {
+        guard case .mapping(let m)? = node else { return [] }
+        var names = Set<String>()
+        for (k, _) in m { if case .scalar(let s) = k { names.insert(s.string) } }
+        return names
     }
 
     /// Own ids the included banks define already: one problem at each own key; and each

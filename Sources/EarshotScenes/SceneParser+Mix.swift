@@ -5,6 +5,7 @@ import Yams
 /// ranges are those of ``SoundDefinition``, ``Snapshot`` and ``Ducking``.
 extension SceneParser {
     static let soundKeys = ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
+        + attenuationKeys
     static let busKeys = ["gain", "ducks"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
@@ -12,7 +13,7 @@ extension SceneParser {
     /// Every name under `buses:` (and each `ducks:` target) becomes a bus of the scene; `ducks:`
     /// targets must be built-in buses or named under `buses:`. Returns the buses and every bus name.
     mutating func buses(_ node: Node?) -> (buses: [SceneBus], names: Set<String>) {
-        var names = Set(SceneBus.builtIn).union(includedBusNames)
+        var names = Set(SceneBus.builtIn).union(includedBusNames).union(includerBusNames)
         guard let node, within(node, "buses", SceneLimits.maxBuses, "buses") else { return ([], names) }
         let entries = idMapping(node, "buses")
         for (name, nameNode, _) in entries {
@@ -150,6 +151,7 @@ extension SceneParser {
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
             s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty   // layers are loops unless said otherwise
+            s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
             // The rules that tie keys together, as SoundDefinition.validate() states them.
             if let w = s.weights {
                 if s.select != .random { fail(m["weights"], "\(key).weights", "weights apply to select: random only") }

@@ -128,7 +128,7 @@ final class SceneRuntime {
             var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
                                     avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
                                     limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
-            d.spatial = scene.attenuation.spatial(position: .zero)
+            d.spatial = s.attenuation.spatial(position: .zero)
             withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
             d.gain = s.linearLevel
             sounds[s.id] = try engine.makeSound(d)
@@ -307,6 +307,7 @@ final class SceneRuntime {
             try run(id, action, sceneTime: event.time)
         case .play(let p):
             // The parser refuses position and pan together: one placement.
+            // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
             let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)
             // A refused play is the pool's (or the sound's limit's) decision, not an error.
             if let sound = sounds[p.id] {
@@ -317,7 +318,7 @@ final class SceneRuntime {
                 options.bus = p.bus.map(Bus.init)
                 options.offset = p.offset
                 options.loopCount = p.loops
-                options.placement = placement
+                if let position = p.position { options.position = position } else { options.placement = placement }
                 let voice = try engine.play(sound, options: options)
                 if let name { parameterVoices[name] = voice }
                 if let name { played(name, voice: voice, at: event.time, clip: nil, p) }

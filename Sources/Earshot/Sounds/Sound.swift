@@ -74,6 +74,15 @@ public struct SoundPlayOptions: Sendable, Equatable {
     public var position: Vector3?
     /// Occlusion, obstruction, air absorption and reverb send of a positioned voice.
     public var environment: EnvironmentProperties = .open
+    /// Distance settings of this play: the fields it sets explicitly
+    /// (``SpatialProperties/explicitDistance``) override an emitter's and the sound's; its
+    /// position and cone are not used. Nil: none.
+    ///
+    /// ```swift
+    /// var options = SoundPlayOptions(emitter: car)
+    /// options.distance = SpatialProperties(maxDistance: 40, beyondMax: .silent)
+    /// ```
+    public var distance: SpatialProperties?
 
     /// Defaults: the sound as defined, centred and non-positional.
     public init() {}
@@ -102,15 +111,30 @@ public struct SoundPlayOptions: Sendable, Equatable {
     /// The options of the voice: the definition's values and this play's overrides, before the
     /// sound's random variation (which the engine applies to the resolved play).
     func playOptions(for d: SoundDefinition) -> PlayOptions {
+        // Distance settings: the play's explicit ones (`distance`, a `.spatial` placement's),
+        // over an emitter's explicit ones, over the sound's (SpatialProperties.explicitDistance).
+        var sound = d.spatial
+        if let distance { sound = distance.withDistance(from: sound) }
         let place: PlayOptions.Placement
-        if let placement {
-            place = placement
-        } else if let position {
-            var s = d.spatial
-            s.position = position
-            place = .spatial(s)
-        } else {
-            place = .pan(0)
+        var emitterDistance: SpatialProperties?
+        switch placement {
+        case .spatial(let s)?:
+            place = .spatial(s.withDistance(from: sound))
+        case .emitter?:
+            place = placement ?? .pan(0)
+            var own = sound
+            own.explicitDistance = distance?.explicitDistance ?? []
+            emitterDistance = own
+        case .pan?:
+            place = placement ?? .pan(0)
+        case nil:
+            if let position {
+                var s = sound
+                s.position = position
+                place = .spatial(s)
+            } else {
+                place = .pan(0)
+            }
         }
         var o = PlayOptions(gain: d.gain * gain, pitch: d.pitch * pitch, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
                             priority: priority ?? d.priority, bus: bus ?? d.bus, delay: delay, fadeIn: fadeIn, placement: place)
@@ -118,6 +142,7 @@ public struct SoundPlayOptions: Sendable, Equatable {
         o.loopCount = loopCount
         o.environment = environment
         o.startTime = startTime
+        o.soundDistance = emitterDistance
         return o
     }
 }

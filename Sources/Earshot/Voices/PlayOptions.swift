@@ -90,6 +90,11 @@ public struct PlayOptions: Sendable, Equatable {
     /// The largest ``loopCount`` (a longer repetition is a ``loop`` and a ``Voice/stop(fade:)``).
     public static let maxLoopCount = 1000
 
+    /// The distance settings of a sound's play on an emitter (the sound's, with the play's
+    /// explicit fields marked): the emitter's explicit settings override them
+    /// (``SpatialProperties/explicitDistance``). Nil for a clip's play, which takes the emitter's.
+    var soundDistance: SpatialProperties?
+
     /// Options with a ``placement`` (non-positional and centred by default).
     ///
     /// Placement is stated once, so it cannot contradict itself: pass `placement:` here, or use

@@ -160,6 +160,10 @@ public enum PlayResolver {
         case .emitter:
             play.placement = .emitter
             play.emitterIndex = target.emitterIndex
+            if let own = options.soundDistance {
+                play.spatial = own
+                play.ownDistance = true
+            }
         }
         if play.placement != .pan, info.channels > 1, core.warnedStereoPositioned.insert(clip.id).inserted {
             logger.warning("\(info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")

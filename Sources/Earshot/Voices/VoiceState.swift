@@ -71,8 +71,15 @@ struct VoiceState {
     // The clip.
     var clipID: UInt32 = 0
     var buffer: ALuint = 0
-    /// Own spatial properties of a `.spatial` voice (an `.emitter` voice reads its emitter's).
+    /// Own spatial properties of a `.spatial` voice. An `.emitter` voice reads its emitter's,
+    /// and, with `ownDistance`, keeps here the distance settings of its sound and its play.
     var spatial = SpatialProperties()
+    /// The part of the distance gain OpenAL does not apply (a curve, a model other than the
+    /// engine's, `beyondMax: silent`'s fade), multiplied into the source's gain; 1 otherwise.
+    var distanceGain: Float = 1
+    /// An `.emitter` voice with distance settings of its own in `spatial` (a sound's): the
+    /// emitter's explicit ones override them (``SpatialProperties/explicitDistance``).
+    var ownDistance = false
     /// While real: the engine time the source started (or last re-based) and its playhead then,
     /// to estimate where it is when the device is lost (a lost source's offset reads 0).
     var realClock: Double = 0
