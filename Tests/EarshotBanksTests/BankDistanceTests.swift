@@ -187,4 +187,40 @@ final class BankDistanceTests: XCTestCase {
         _ = try BankFixture.frames(engine, 4)
         XCTAssertEqual(voice.status, .real)
     }
+
+    /// In a scene, an emitter without distance keys of its own plays an included sound with the
+    /// sound's settings (a skid −14.81 dB at 10 m, not the emitter default's −20.00), and an
+    /// included sound keeps its bank's defaults over the scene's; an emitter's own keys win.
+    func testASceneEmitterPlaysTheSoundsOwnSettings() throws {
+        let f = try BankFixture("scene-distance")
+        defer { f.remove() }
+        try f.write("sfx.yaml", Self.table)
+        let scenePath = try f.write("scene.yaml", """
+            duration: 0.3
+            include: sfx.yaml
+            buses: { effects: {} }
+            emitters:
+              ref:   { clip: tone, loop: true, position: [1, 0, 0], start: 0 }
+              skid:  { clip: skid, position: [10, 0, 0], start: 0 }
+              boom:  { clip: explosion, position: [10, 0, 0], start: 0 }
+              loud:  { clip: skid, position: [10, 0, 0], rolloff: 2, start: 0 }
+              river: { clip: river, position: [30, 0, 0], start: 0 }
+            """)
+        var levels: [String: Double] = [:]
+        for solo in ["ref", "skid", "boom", "loud", "river"] {
+            // One emitter at a time: the scene with the others taken out.
+            var scene = try Scene.load(path: scenePath)
+            scene.emitters = scene.emitters.filter { $0.id == solo }
+            let out = f.path("\(solo).wav")
+            _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
+            let audio = try SndFileDecoder.decode(path: out)
+            guard case .float32(let s) = audio.samples else { return XCTFail("not float") }
+            levels[solo] = Level.rms(s, channel: 1, from: 4800, to: 12_000)
+        }
+        let ref = try XCTUnwrap(levels["ref"])
+        XCTAssertEqual(20 * log10(try XCTUnwrap(levels["skid"]) / ref), -14.81, accuracy: 0.1)
+        XCTAssertEqual(20 * log10(try XCTUnwrap(levels["boom"]) / ref), -3.23, accuracy: 0.1)
+        XCTAssertEqual(20 * log10(try XCTUnwrap(levels["loud"]) / ref), -25.58, accuracy: 0.1)
+        XCTAssertLessThan(try XCTUnwrap(levels["river"]), ref * 1e-5)
+    }
 }
