@@ -86,6 +86,9 @@ public struct Scene: Sendable {
     /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the
     /// scene's own.
     public var includedFiles: [String] = []
+    /// Warnings found while reading the file and those it includes — an old linear gain, a
+    /// likely unit slip — each naming its own file; part of ``warnings()``.
+    public var readWarnings: [SceneWarning] = []
     /// Where each entry was defined, `FILE:LINE`, by key (`clips.step`): the scene's own and
     /// its included banks' (for telling one definition met twice from two that clash).
     var origins: [String: String] = [:]

@@ -136,6 +136,7 @@ extension SceneParser {
         sub.includeState.stack.removeLast()
         includeState = sub.includeState
         problems += sub.problems
+        unitWarnings += sub.unitWarnings
         for (id, info) in sub.clipInfo where clipInfo[id] == nil { clipInfo[id] = info }
         for (id, clips) in sub.soundClips where soundClips[id] == nil { soundClips[id] = clips }
         guard sub.problems.isEmpty, let scene else { return nil }

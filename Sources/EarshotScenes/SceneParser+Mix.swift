@@ -35,7 +35,7 @@ extension SceneParser {
             if let g = m["gain"], isCurve(g) {
                 bus.curves += curves(g, "\(key).gain", .gain)
             } else {
-                bus.gainDB = m["gain"].flatMap { number($0, "\(key).gain", in: -120...24, "dB −120…24") }
+                bus.gainDB = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24) }
             }
             busCurves(&bus, m, key)
             if let d = m["ducks"] {
@@ -126,7 +126,7 @@ extension SceneParser {
             }
             if let n = m["gain"], case .scalar = n {
                 // A number: the sound's level in dB (the mapping form varies it: `{ db: ± dB }`).
-                s.levelDB = number(n, "\(key).gain", in: -120...24, "the sound's level in dB −120…24, or { db: ± dB } to vary it") ?? 0
+                s.levelDB = gainDB(n, "\(key).gain", in: -120...24) ?? 0
             } else if let n = m["gain"], isCurve(n) {
                 s.curves += curves(n, "\(key).gain", .gain)
             } else if let n = m["gain"], let gm = mapping(n, "\(key).gain", allowed: ["db"], required: ["db"]) {
@@ -190,7 +190,7 @@ extension SceneParser {
                 }
                 guard let bm = mapping(spec, bk, allowed: ["gain", "filter"]) else { continue }
                 if bm.isEmpty { fail(spec, bk, "a snapshot's bus needs gain: dB or filter: { gain, gainHF }") }
-                if let g = bm["gain"].flatMap({ number($0, "\(bk).gain", in: -120...24, "dB −120…24") }) {
+                if let g = bm["gain"].flatMap({ gainDB($0, "\(bk).gain", in: -120...24) }) {
                     snap.gains.append((name, g))
                 }
                 if let f = bm["filter"], let fm = mapping(f, "\(bk).filter", allowed: ["gain", "gainHF"]) {

@@ -176,7 +176,7 @@ extension SceneParser {
                 if let gain, isCurve(gain) {
                     curves = self.curves(gain, "\(lk).gain", .gain)
                 } else if let gain {
-                    g = number(gain, "\(lk).gain", in: 0...1, "0…1") ?? 1
+                    g = gainDB(gain, "\(lk).gain", in: -120...0, linear: 0...1).map { pow(10, $0 / 20) } ?? 1
                 }
                 if let s = segment(v, lk, tempo: base, extra: ["gain"]) {
                     layers.append(MusicLayer(name: name, segment: s, gain: Float(g), curves: curves))

@@ -40,6 +40,8 @@ struct SceneParser: YAMLReader {
     /// Buses the files including this one declare under their `buses:`: an included bank may
     /// route its sounds to them (SceneParser+Include.swift).
     var includerBusNames: Set<String> = []
+    /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
+    var unitWarnings: [SceneWarning] = []
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
                           "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve", "voices", "clipMemory", "session",
@@ -246,6 +248,7 @@ struct SceneParser: YAMLReader {
             for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
         }
         scene.origins = included.origin
+        scene.readWarnings = unitWarnings
         for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
         return scene
     }
@@ -272,10 +275,10 @@ struct SceneParser: YAMLReader {
 
     mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
         let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues"],
+        guard let m = mapping(node, key, allowed: ["file", "volume", "gain", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues"],
                               required: ["file"]) else { return nil }
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
-        let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
+        let volume = trackVolume(m, key)
         let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
         let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
         let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
@@ -427,7 +430,7 @@ struct SceneParser: YAMLReader {
         }
         let sound = clip.flatMap { sounds[$0] }
         let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? sound?.loop ?? false
-        let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
+        let gain = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24, linear: 0...16) }.map { pow(10, $0 / 20) } ?? 1
         let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
         let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? sound.map { Int($0.priority) } ?? 128
         let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0

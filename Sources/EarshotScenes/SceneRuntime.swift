@@ -234,8 +234,8 @@ final class SceneRuntime {
         case (.music(let id), .pan): tracks[id]?.pan = value
         case (.music(let id), .rate): tracks[id]?.rate = value
         case (.music(let id), _):
-            trackVolumes[id] = min(1, value)
-            tracks[id]?.volume = min(1, value)
+            trackVolumes[id] = min(MusicTrack.maxVolume, value)
+            tracks[id]?.volume = min(MusicTrack.maxVolume, value)
         case (.bus(let name), _): Self.sceneBus { () throws(EarshotError) in try engine.setGain(value, for: Bus(name)) }
         }
     }

@@ -33,7 +33,7 @@ extension Scene {
     /// What in this scene will not do what its author likely meant (see ``SceneWarning``). Empty
     /// for a scene that does what it says.
     public func warnings() -> [SceneWarning] {
-        var out: [SceneWarning] = []
+        var out: [SceneWarning] = readWarnings + unitSlipWarnings()
         func warn(_ line: Int?, _ key: String, _ message: String) {
             // An entry's warning (clips.x, emitters.y) takes the line of its key.
             out.append(SceneWarning(file: file, line: (line ?? lines[key]).flatMap { $0 > 0 ? $0 : nil }, key: key, message: message))

@@ -79,6 +79,7 @@ public struct SoundPlayOptions: Sendable, Equatable {
     /// position and cone are not used. Nil: none.
     ///
     /// ```swift
+    /// let car = try engine.makeEmitter(SpatialProperties(position: Vector3(0, 0, -30)))
     /// var options = SoundPlayOptions(emitter: car)
     /// options.distance = SpatialProperties(maxDistance: 40, beyondMax: .silent)
     /// ```

@@ -1,0 +1,63 @@
+import Earshot
+import Foundation
+
+/// Likely unit slips (issue 36.5): values that are valid but almost certainly not what their
+/// author meant — a cooldown in milliseconds written as seconds, a curve point its parameter can
+/// never reach, a fade longer than the whole scene.
+extension Scene {
+    /// The longest cooldown read without a warning, seconds: a longer one (`cooldown: 50`) is
+    /// most likely milliseconds written as seconds.
+    public static let longestLikelyCooldown = 10.0
+
+    /// The unit-slip warnings of this scene or bank (part of ``warnings()``).
+    public func unitSlipWarnings() -> [SceneWarning] {
+        var out: [SceneWarning] = []
+        func warn(_ line: Int?, _ key: String, _ message: String) {
+            out.append(SceneWarning(file: origin(of: key)?.file ?? file, line: line ?? origin(of: key)?.line ?? lines[key],
+                                    key: key, message: message))
+        }
+        for s in sounds where s.cooldown > Self.longestLikelyCooldown {
+            warn(nil, "sounds.\(s.id)", "cooldown: \(SceneParser.dB(s.cooldown)) is \(SceneParser.dB(s.cooldown)) seconds between two plays; "
+                 + "cooldowns are seconds — for \(SceneParser.dB(s.cooldown)) ms write cooldown: \(SceneParser.dB(s.cooldown / 1000))")
+        }
+        let ranges = Dictionary(parameters.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+        func check(_ curves: [ParameterCurve], _ key: String) {
+            for c in curves {
+                guard let r = ranges[c.parameter] else { continue }
+                for p in c.points where !r.contains(p.x) {
+                    warn(nil, key, "a \(c.property.rawValue) curve point at \(c.parameter) = \(SceneParser.dB(p.x)) is outside the parameter's range "
+                         + "\(SceneParser.dB(r.lowerBound))…\(SceneParser.dB(r.upperBound)): it is never reached (a unit slip?)")
+                }
+            }
+        }
+        for s in sounds {
+            check(s.curves, "sounds.\(s.id)")
+            for l in s.layers { check(l.curves, "sounds.\(s.id)") }
+        }
+        for b in buses { check(b.curves, "buses.\(b.name)") }
+        if duration > 0 {
+            for e in events {
+                var fade: Double?
+                switch e.action {
+                case .music(_, .fade(_, let d)): fade = d
+                case .music(_, .stop(let d)): fade = d
+                case .stop(_, let d): fade = d
+                case .set(_, _, let ramp, _): fade = ramp
+                case .snapshot(_, _, let d, _): fade = d
+                default: break
+                }
+                if let fade, fade > duration {
+                    warn(e.line, "events", "\(e.label) at \(SceneParser.dB(e.time)) s fades over \(SceneParser.dB(fade)) s, longer than the whole scene (\(SceneParser.dB(duration)) s): "
+                         + "fades are seconds (a unit slip?)")
+                }
+            }
+        }
+        return out
+    }
+
+    /// The file and line of an entry `key` (`sounds.x`), own or included (nil when unknown).
+    func origin(of key: String) -> (file: String, line: Int)? {
+        guard let o = origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return nil }
+        return (String(o[..<colon]), line)
+    }
+}
