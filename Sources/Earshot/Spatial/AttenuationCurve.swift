@@ -24,7 +24,9 @@ import Glibc
 public struct AttenuationCurve: Sendable, Hashable, CustomStringConvertible {
     /// Its row in the process-wide table (1-based; stored in ``SpatialProperties`` as a plain
     /// number, so that a voice's state holds no reference).
-    let id: UInt32
+    @usableFromInline let id: UInt32
+
+    @inlinable init(id: UInt32) { self.id = id }
 
     /// A point's level meaning silence (−∞ dB).
     public static let silent = -Double.infinity

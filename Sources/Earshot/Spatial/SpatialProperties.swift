@@ -44,17 +44,11 @@ public struct SpatialProperties: Sendable, Equatable {
     public var maxDistance: Float { didSet { explicitDistance.insert(.maxDistance) } }
     /// How fast the gain falls with distance (0 = not at all).
     public var rolloff: Float { didSet { explicitDistance.insert(.rolloff) } }
-    /// Position, velocity and direction are relative to the listener.
-    public var isRelative: Bool
-    /// The distance model of these settings; nil (the default): the engine's
-    /// (``AudioEngine/Configuration/distanceModel``). A model other than the engine's is computed
-    /// by the engine, as a ``curve`` is (OpenAL then applies only the cone).
-    public var distanceModel: DistanceModel? { didSet { explicitDistance.insert(.distanceModel) } }
-    /// What happens past ``maxDistance`` (default ``BeyondMax/hold``, OpenAL's).
-    public var beyondMax: BeyondMax { didSet { explicitDistance.insert(.beyondMax) } }
-    /// A custom rolloff that replaces the distance model, ``referenceDistance`` and ``rolloff``
-    /// (nil: none). ``maxDistance`` still bounds it for ``BeyondMax/silent``.
-    public var curve: AttenuationCurve? { didSet { explicitDistance.insert(.curve) } }
+    /// `isRelative` (bit 0), `beyondMax` silent (bit 1), the distance model + 1 (bits 2…4, 0 for
+    /// nil): packed, with `curveID` and `explicitDistance`, into the 4 bytes `isRelative` and
+    /// padding took before, so that a voice's state (VoiceState, a whole number of cache lines)
+    /// keeps its size.
+    @usableFromInline var flags: UInt8 = 0
     /// The distance settings given explicitly — as initializer arguments, or set since. Where a
     /// voice plays a ``Sound`` on an ``Emitter``, or at a position given with full properties,
     /// these fields override the sound's and the rest come from the sound: the precedence is a
@@ -62,6 +56,41 @@ public struct SpatialProperties: Sendable, Equatable {
     /// (``SoundDefinition/spatial``, which a bank fills from its own defaults), then the engine's.
     /// A clip played on an emitter has no settings of its own and takes all of the emitter's.
     public var explicitDistance: DistanceFields = []
+    /// The ``curve``'s row in the curve table (0: none).
+    @usableFromInline var curveID: UInt16 = 0
+
+    /// Position, velocity and direction are relative to the listener.
+    @inlinable public var isRelative: Bool {
+        get { flags & 1 != 0 }
+        set { flags = newValue ? flags | 1 : flags & ~1 }
+    }
+    /// The distance model of these settings; nil (the default): the engine's
+    /// (``AudioEngine/Configuration/distanceModel``). A model other than the engine's is computed
+    /// by the engine, as a ``curve`` is (OpenAL then applies only the cone).
+    @inlinable public var distanceModel: DistanceModel? {
+        get { DistanceModel(packed: (flags >> 2) & 7) }
+        set {
+            flags = (flags & ~(7 << 2)) | (newValue.map { $0.packed } ?? 0) << 2
+            explicitDistance.insert(.distanceModel)
+        }
+    }
+    /// What happens past ``maxDistance`` (default ``BeyondMax/hold``, OpenAL's).
+    @inlinable public var beyondMax: BeyondMax {
+        get { flags & 2 != 0 ? .silent : .hold }
+        set {
+            flags = newValue == .silent ? flags | 2 : flags & ~2
+            explicitDistance.insert(.beyondMax)
+        }
+    }
+    /// A custom rolloff that replaces the distance model, ``referenceDistance`` and ``rolloff``
+    /// (nil: none). ``maxDistance`` still bounds it for ``BeyondMax/silent``.
+    @inlinable public var curve: AttenuationCurve? {
+        get { curveID == 0 ? nil : AttenuationCurve(id: UInt32(curveID)) }
+        set {
+            curveID = newValue.map { UInt16(truncatingIfNeeded: $0.id) } ?? 0   // ids ≤ maxCurves (4096)
+            explicitDistance.insert(.curve)
+        }
+    }
 
     /// Properties at `position`; every distance argument given (not nil) counts as explicit
     /// (``explicitDistance``), the others take the defaults: referenceDistance 1, maxDistance
