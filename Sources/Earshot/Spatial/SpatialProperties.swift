@@ -15,7 +15,7 @@
 /// siren.coneOuterAngle = 180
 /// siren.coneOuterGain = 0.1
 /// ```
-public struct SpatialProperties: Sendable, Equatable {
+public struct SpatialProperties: Sendable, Equatable, CustomStringConvertible {
     /// The distance settings, each of which a ``SpatialProperties`` may set explicitly (see
     /// ``explicitDistance``).
     public struct DistanceFields: OptionSet, Sendable, Hashable {
@@ -154,6 +154,13 @@ public struct SpatialProperties: Sendable, Equatable {
         if play.contains(.beyondMax) { out.beyondMax = voice.beyondMax }
         if play.contains(.curve) { out.curve = voice.curve }
         return out
+    }
+
+    public var description: String {
+        "SpatialProperties(position: \(position), velocity: \(velocity), direction: \(direction), cone: \(coneInnerAngle)°/\(coneOuterAngle)° "
+            + "outer gain \(coneOuterGain), referenceDistance: \(referenceDistance), maxDistance: \(maxDistance), rolloff: \(rolloff)"
+            + (isRelative ? ", relative" : "") + (distanceModel.map { ", model: \($0.rawValue)" } ?? "")
+            + (beyondMax == .silent ? ", beyondMax: silent" : "") + (curve.map { ", curve: \($0)" } ?? "") + ")"
     }
 
     /// Whether every value may be given to OpenAL.
