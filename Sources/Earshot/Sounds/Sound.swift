@@ -38,6 +38,11 @@ public struct Sound: Sendable, Hashable {
 /// How one play of a ``Sound`` differs from the sound's defaults: every field left nil keeps the
 /// definition's value; gain and pitch multiply it.
 ///
+/// It is not ``PlayOptions`` because it holds overrides of a definition, where a clip's options
+/// hold complete values: one type would need every clip field optional, or could not say "keep
+/// the sound's" (the article "Sounds and the mix" has the reasons). The engine turns these into
+/// a clip's options once per play, through ``PlayResolver``.
+///
 /// ```swift
 /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
 /// let hum = try engine.makeSound(SoundDefinition(clips: [try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")], loop: true))
