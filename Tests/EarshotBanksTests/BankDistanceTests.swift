@@ -77,17 +77,23 @@ final class BankDistanceTests: XCTestCase {
         return (Level.rms(out, channel: 1), status)
     }
 
-    func testEachIncludedSoundKeepsItsOwnDistanceSettingsByPositionAndOnAnEmitter() throws {
-        let f = try BankFixture("distance")
-        defer { f.remove() }
-        try f.write("sfx.yaml", Self.table)
-        let path = try f.write("game.yaml", Self.game)
+    /// The two banks written and loaded into a loopback engine, and the reference level: the
+    /// tone unattenuated, hard right at 1 m.
+    static func loaded(_ name: String) throws -> (BankFixture, AudioEngine, SoundBank, Clip, Double) {
+        let f = try BankFixture(name)
+        try f.write("sfx.yaml", table)
+        let path = try f.write("game.yaml", game)
         let engine = try BankFixture.engine()
-        defer { engine.shutdown() }
         let bank = try SoundBank(path: path, engine: engine)
-        // The reference: the tone unattenuated, hard right at 1 m.
         let clip = try engine.loadClip(path: f.path("audio/a440.wav"))
-        let reference = try Self.level(engine) { try engine.play(clip, options: .init(loop: true, position: Vector3(1, 0, 0))) }.rms
+        let reference = try level(engine) { try engine.play(clip, options: .init(loop: true, position: Vector3(1, 0, 0))) }.rms
+        return (f, engine, bank, clip, reference)
+    }
+
+    func testEachIncludedSoundKeepsItsOwnDistanceSettingsByPositionAndOnAnEmitter() throws {
+        let (f, engine, bank, clip, reference) = try Self.loaded("distance")
+        defer { f.remove(); engine.shutdown() }
+        _ = clip
         XCTAssertEqual(reference, 0.3535, accuracy: 0.01)
         var worst = 0.0
         for id in ["skid", "explosion", "engine", "horn", "river", "radio", "gong", "torch"] {
@@ -120,15 +126,8 @@ final class BankDistanceTests: XCTestCase {
     /// A play's options over what an emitter sets explicitly over the sound over its bank's
     /// defaults over the engine's — measured at 10 m.
     func testPrecedencePlayOverEmitterOverSoundOverBank() throws {
-        let f = try BankFixture("precedence")
-        defer { f.remove() }
-        try f.write("sfx.yaml", Self.table)
-        let path = try f.write("game.yaml", Self.game)
-        let engine = try BankFixture.engine()
-        defer { engine.shutdown() }
-        let bank = try SoundBank(path: path, engine: engine)
-        let clip = try engine.loadClip(path: f.path("audio/a440.wav"))
-        let reference = try Self.level(engine) { try engine.play(clip, options: .init(loop: true, position: Vector3(1, 0, 0))) }.rms
+        let (f, engine, bank, clip, reference) = try Self.loaded("precedence")
+        defer { f.remove(); engine.shutdown() }
         func dB(_ r: Double) -> Double { 20 * log10(r / reference) }
         let at = Vector3(10, 0, 0)
         // The bank's default (rolloff 0.1): −5.58 dB; the sound's own (skid, 0.5): −14.81 dB.
@@ -153,13 +152,8 @@ final class BankDistanceTests: XCTestCase {
     /// away (the river: max 20 m, silent from 22 m) in 50 steps changes its level by less than
     /// 1.5 dB a step until the last audible one, and every step's samples stay as smooth as the tone.
     func testSilentPastMaxFadesOverItsMarginWithoutAStep() throws {
-        let f = try BankFixture("margin")
-        defer { f.remove() }
-        try f.write("sfx.yaml", Self.table)
-        let path = try f.write("game.yaml", Self.game)
-        let engine = try BankFixture.engine()
-        defer { engine.shutdown() }
-        let bank = try SoundBank(path: path, engine: engine)
+        let (f, engine, bank, _, _) = try Self.loaded("margin")
+        defer { f.remove(); engine.shutdown() }
         let emitter = try engine.makeEmitter(SpatialProperties(position: Vector3(19, 0, 0)))
         let voice = try XCTUnwrap(try bank.play("river", options: SoundPlayOptions(emitter: emitter)))
         var levels: [Double] = []
