@@ -55,6 +55,20 @@ extension Scene {
         return out
     }
 
+    /// The distance settings emitter `em` plays with: its own keys over its sound's (a clip has
+    /// none of its own: the emitter's, which hold the scene's defaults where it gives no key).
+    /// `byID`: ``soundAttenuations``.
+    func distanceSettings(of em: SceneEmitter, _ byID: [String: SceneAttenuation]) -> SpatialProperties {
+        let own = em.attenuation.spatial(position: .zero)
+        guard let sound = byID[em.clip] else { return own }
+        return own.withDistance(from: sound.spatial(position: .zero))
+    }
+
+    /// Each sound's distance settings by id.
+    var soundAttenuations: [String: SceneAttenuation] {
+        Dictionary(sounds.map { ($0.id, $0.attenuation) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// The file and line of an entry `key` (`sounds.x`), own or included (nil when unknown).
     func origin(of key: String) -> (file: String, line: Int)? {
         guard let o = origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return nil }

@@ -216,5 +216,8 @@ final class BankDistanceTests: XCTestCase {
         XCTAssertEqual(20 * log10(try XCTUnwrap(levels["boom"]) / ref), -3.23, accuracy: 0.1)
         XCTAssertEqual(20 * log10(try XCTUnwrap(levels["loud"]) / ref), -25.58, accuracy: 0.1)
         XCTAssertLessThan(try XCTUnwrap(levels["river"]), ref * 1e-5)
+        // `validate` says so, with the river's own settings (the emitter gives none).
+        let warnings = try Scene.load(path: scenePath).warnings().map(\.description)
+        XCTAssertTrue(warnings.contains { $0.contains("emitters.river: never comes within maxDistance (20.0 m; closest 30.0 m): beyondMax: silent, it is never heard") }, "\(warnings)")
     }
 }
