@@ -35,6 +35,11 @@ extension Scene {
             for l in s.layers { check(l.curves, "sounds.\(s.id)") }
         }
         for b in buses { check(b.curves, "buses.\(b.name)") }
+        for set in musicSets {
+            for state in set.definition.states {
+                if case .layers(let layers) = state.content { for l in layers { check(l.curves, "music.\(set.id)") } }
+            }
+        }
         if duration > 0 {
             for e in events {
                 var fade: Double?
