@@ -139,6 +139,12 @@ final class BankDistanceTests: XCTestCase {
         var options = SoundPlayOptions(emitter: loud)
         options.distance = SpatialProperties(rolloff: 0)
         XCTAssertEqual(dB(try Self.level(engine) { try bank.play("skid", options: options) }.rms), 0, accuracy: 0.1)
+        // A play's settings OpenAL must never see are refused, on an emitter too.
+        options.distance = SpatialProperties(rolloff: -1)
+        XCTAssertThrowsError(try bank.play("skid", options: options)) { error in
+            guard case .engine(.invalidArgument(let why)) = error as? BankError else { return XCTFail("\(error)") }
+            XCTAssertTrue(why.hasPrefix("distance settings"), why)
+        }
         // A clip on that emitter takes all of the emitter's settings (it has none of its own).
         XCTAssertEqual(dB(try Self.level(engine) { try engine.play(clip, options: .init(loop: true, emitter: loud)) }.rms), -25.58, accuracy: 0.1)
         // An emitter's explicit beyondMax silences a sound that holds: past 15 m × 1.1 it is virtual.

@@ -156,7 +156,7 @@ public struct BankValueFuzzer {
         if !includes.isEmpty { y += "include: [\(includes.joined(separator: ", "))]\n" }
         if maybe(0.2) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
         if maybe(0.2) { y += "rolloff: \(n(0...100))\n" }
-        y += SceneValueFuzzer.distanceKeys(&g, outside: outside, block: true)
+        y += SceneValueFuzzer.distanceKeys(&g, outside: outside, block: true, newOnly: true)
         // Parameters (each bank its own name, now and then a shared one: a duplicate across banks).
         let parameter = maybe(0.1) ? "rpm" : "\(p)rpm"
         let hasParameter = maybe(0.5)

@@ -8,18 +8,26 @@ import Foundation
 /// at −120/+12 and past them, `silent`, `curve: ~`), `beyondMax: silent` with and without a
 /// maximum.
 extension SceneValueFuzzer {
-    /// `, key: value…` for a flow mapping (`leading`: the text starts with ", "), or block
-    /// lines `key: value\n` for a top level.
-    static func distanceKeys(_ g: inout SplitMix64, outside: Bool, block: Bool = false, p: Double = 0.2) -> String {
+    /// `, key: value…` for a flow mapping (the text starts with ", "), or block lines
+    /// `key: value\n` for a top level. `newOnly`: only `model`, `beyondMax` and `curve` (where
+    /// the caller writes the other three itself: a key twice would be a YAML error).
+    static func distanceKeys(_ g: inout SplitMix64, outside: Bool, block: Bool = false, p: Double = 0.2, newOnly: Bool = false) -> String {
         func n(_ r: ClosedRange<Double>) -> String { number(&g, r, outside: outside && chance(&g, 0.1)) }
         var keys: [String] = []
-        if chance(&g, p) { keys.append("referenceDistance: \(n(1e-6...1e9))") }
-        if chance(&g, p) { keys.append("maxDistance: \(chance(&g, 0.5) ? n(1...100) : n(1e-6...1e12))") }
-        if chance(&g, p) { keys.append("rolloff: \(n(0...100))") }
-        if chance(&g, p) {
-            keys.append("model: \(pick(&g, ["none", "inverse", "inverseClamped", "linear", "linearClamped", "exponent", "exponentClamped", "cubic"]))")
+        if !newOnly {
+            if chance(&g, p) { keys.append("referenceDistance: \(chance(&g, 0.7) ? n(0.1...1) : n(1e-6...1e9))") }
+            if chance(&g, p) { keys.append("maxDistance: \(chance(&g, 0.7) ? n(2...100) : n(1e-6...1e12))") }
+            if chance(&g, p) { keys.append("rolloff: \(n(0...100))") }
         }
-        if chance(&g, p) { keys.append("beyondMax: \(pick(&g, ["hold", "silent", "silent", "fade"]))") }
+        if chance(&g, p) {
+            let models = ["none", "inverse", "inverseClamped", "linear", "linearClamped", "exponent", "exponentClamped"]
+            keys.append("model: \(pick(&g, outside ? models + ["cubic"] : models))")
+        }
+        // (`silent` without a maxDistance is refused: a valid file gives one with it.)
+        if chance(&g, p) {
+            keys.append("beyondMax: \(pick(&g, outside ? ["hold", "silent", "fade"] : ["hold", "silent"]))")
+            if !outside, !newOnly, !keys.contains(where: { $0.hasPrefix("maxDistance") }) { keys.append("maxDistance: \(n(2...100))") }
+        }
         if chance(&g, p) { keys.append("curve: \(curve(&g, outside: outside))") }
         if keys.isEmpty { return "" }
         return block ? keys.map { $0 + "\n" }.joined() : ", " + keys.joined(separator: ", ")
@@ -27,8 +35,8 @@ extension SceneValueFuzzer {
 
     /// An attenuation curve: mostly valid, now and then broken in one way.
     static func curve(_ g: inout SplitMix64, outside: Bool) -> String {
-        if chance(&g, 0.05) { return pick(&g, ["~", "[]", "{ a: 1 }", "[[1]]", "[[1, loud]]", "7"]) }
-        let count = chance(&g, 0.02) ? 65 : 1 + Int(g.next() % 6)
+        if chance(&g, outside ? 0.1 : 0.02) { return pick(&g, outside ? ["~", "[]", "{ a: 1 }", "[[1]]", "[[1, loud]]", "7"] : ["~"]) }
+        let count = outside && chance(&g, 0.05) ? 65 : 1 + Int(g.next() % 6)
         var d = chance(&g, 0.5) ? 0.0 : g.nextUnit() * 5
         var points: [String] = []
         for i in 0..<count {
@@ -39,7 +47,7 @@ extension SceneValueFuzzer {
                 level = number(&g, -120...12, outside: outside && chance(&g, 0.1))
             }
             points.append("[\(outside && chance(&g, 0.05) ? "-1" : String(d)), \(level)]")
-            d += chance(&g, 0.03) ? (chance(&g, 0.5) ? 0 : -1) : 0.5 + g.nextUnit() * 40
+            d += outside && chance(&g, 0.05) ? (chance(&g, 0.5) ? 0 : -1) : 0.5 + g.nextUnit() * 40
         }
         return "[\(points.joined(separator: ", "))]"
     }
