@@ -81,4 +81,19 @@ final class SceneGainUnitTests: XCTestCase {
         guard case .failure(let q) = Scene.check(path: loud) else { return XCTFail("+20 dB music accepted") }
         XCTAssertTrue(q.description.contains("music.song.gain: 20 dB is out of range"), q.description)
     }
+
+    /// `earshot validate` prints a bank's warnings too, its included banks' with their own
+    /// file; `--strict` makes them errors.
+    func testValidatePrintsABanksWarnings() throws {
+        let folder = try SceneFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tone = try SceneFixtures.tone(440, in: folder)
+        let lib = try SceneFixtures.write("clips: { tone: \(tone) }\nsounds: { blip: { clips: [tone], cooldown: 50 } }\n", name: "lib.yaml", in: folder)
+        let bank = try SceneFixtures.write("include: lib.yaml\nmusic: { song: { file: \(tone), volume: 0.5 } }\n", name: "bank.yaml", in: folder)
+        let r = try CLIRunner.run("earshot", ["validate", bank])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("earshot: warning: \(lib):2: sounds.blip: cooldown: 50 is 50 seconds"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("earshot: warning: \(bank):2: music.song.volume: volume: 0.5 is the old linear form; music levels are dB now: write gain: -6.02 dB"), r.stderr)
+        XCTAssertEqual(try CLIRunner.run("earshot", ["validate", "--strict", bank]).status, 1)
+    }
 }
