@@ -89,7 +89,7 @@ public final class SoundBank: Sendable {
         lifetime.bank = self
         if watch {
             do throws(BankWatcher.WatchError) {
-                let w = try BankWatcher(files: bank.files) { [weak self] in self?.reloadQuietly() }
+                let w = try BankWatcher(files: bank.files) { [weak self] lastTry in self?.reloadFromWatcher(lastTry: lastTry) ?? true }
                 lock.lock()
                 _watcher = w
                 lock.unlock()
@@ -169,20 +169,13 @@ public final class SoundBank: Sendable {
         }
         do throws(EarshotError) {
             let track = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
-            Self.apply(m, to: track)
+            try m.apply(to: track)
             c.tracks[name] = track
             contents = c
             return track
         } catch {
             throw .engine(error)
         }
-    }
-
-    static func apply(_ m: SceneMusic, to track: MusicTrack) {
-        track.numberOfLoops = m.loops
-        track.volume = m.volume
-        track.rateMode = m.tape ? .tape : .keepsPitch
-        track.rate = m.rate
     }
 
     private func lookup<T>(_ kind: String, _ name: String, _ table: (BankContents) -> [String: T]) throws(BankError) -> T {
@@ -246,6 +239,7 @@ public final class SoundBank: Sendable {
         guard !engine.isShutDown else { return }
         for s in c.sounds.values { engine.removeSound(s) }
         for t in c.tracks.values { t.stop() }
+        for t in c.retiredTracks { t.stop() }
         for s in c.sets.values { s.stop() }
         let active = Set(engine.activeSnapshots)
         for s in c.snapshots.values where active.contains(s.name) { engine.end(s) }
@@ -276,7 +270,18 @@ public final class SoundBank: Sendable {
         return try body(&contents)
     }
 
-    func send(_ event: BankEvent) { broadcast.send(event) }
+    /// Sends `event` to ``events`` and to the engine's monitor (`earshot monitor` shows reloads).
+    func send(_ event: BankEvent) {
+        broadcast.send(event)
+        let file = (path as NSString).lastPathComponent
+        switch event {
+        case .reloaded(let changes):
+            engine.noteMonitorEvent(kind: "bank-reloaded", name: file, detail: changes.description)
+        case .rejected(let error):
+            let first = error.description.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init)
+            engine.noteMonitorEvent(kind: "bank-rejected", name: file, detail: first)
+        }
+    }
     func watch(_ files: [String]) { watcher?.setFiles(files) }
     func serialised<R>(_ body: () throws(BankError) -> R) throws(BankError) -> R {
         reloadLock.lock()

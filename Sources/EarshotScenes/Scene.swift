@@ -81,6 +81,8 @@ public struct Scene: Sendable {
     /// (`clips.beep`, `sounds.steps`, `emitters.car`, `zones.hall`, `music.theme`, `snapshots.x`,
     /// `buses.sfx`): warnings about an entry say `FILE:LINE` with it.
     public var lines: [String: Int] = [:]
+    /// The column of each entry's key, by the same key paths as ``lines``.
+    public var columns: [String: Int] = [:]
     /// Every bank the scene reads through `include:` (directly or through other banks), each
     /// once, in the order read, as its path reads (resolved against its includer's folder).
     /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the
@@ -157,6 +159,9 @@ public struct SceneMusic: Sendable, Equatable {
     public var tempo: Tempo?
     /// Its cues (`cues: { drop: 16.0 }`): seconds into the file by name, reported as markers.
     public var cues: [String: Double] = [:]
+    /// The region its loops repeat (`loop: { start, end }`, in seconds once read): the file
+    /// plays from its start to the loop's end, then the region; nil: the whole file.
+    public var loop: MusicLoop?
 }
 
 /// The listener: a position or a path, and a fixed orientation.

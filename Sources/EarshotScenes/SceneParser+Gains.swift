@@ -47,7 +47,7 @@ extension SceneParser {
 
     /// A warning found while reading (a unit slip, an old form), for ``Scene/warnings()``.
     mutating func warnUnits(_ node: Node?, _ key: String, _ message: String) {
-        unitWarnings.append(SceneWarning(file: file, line: node?.mark?.line, key: key, message: message))
+        unitWarnings.append(SceneWarning(file: file, line: node?.mark?.line, column: node?.mark?.column, key: key, message: message))
     }
 }
 

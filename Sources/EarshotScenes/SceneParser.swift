@@ -21,6 +21,9 @@ struct SceneParser: YAMLReader {
     var clipMemory: Int?
     /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
     var parameterDefs: [String: SceneParameter] = [:]
+    /// Every name under `parameters:`, a definition with a problem included: a curve or `set:`
+    /// naming one is not a second problem.
+    var parameterNamesGiven: Set<String> = []
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
@@ -50,8 +53,11 @@ struct SceneParser: YAMLReader {
 
     static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "a directory, not a \(bank ? "bank" : "scene") file"))]))
         }
         // Refused by its size before it is read (SceneLimits.maxFileBytes).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
@@ -83,7 +89,7 @@ struct SceneParser: YAMLReader {
         scene?.includedFiles = parser.includeState.files
         if let scene, parser.problems.isEmpty { return .success(scene) }
         if parser.problems.isEmpty { parser.fail(nil, "", "invalid scene") }
-        return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
+        return .failure(SceneProblems(problems: Self.ordered(parser.problems, file: path)))
     }
 
     // MARK: The scene
@@ -92,6 +98,9 @@ struct SceneParser: YAMLReader {
         guard let top = topMapping(root) else { return nil }
         let included = includes(top["include"], includerBuses: declaredBusNames(top["buses"]).union(includerBusNames))
         checkAgainstIncluded(top, included)
+        // An included set is the scene's own: its events (state, stinger, layer, play) read by
+        // its definition, not as a plain track's.
+        for s in included.musicSets where musicSetNames[s.id] == nil { musicSetNames[s.id] = s.definition }
         let defaultName = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = top["name"].flatMap { string($0, "name") } ?? defaultName
         let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, 0.001…86400") }
@@ -216,7 +225,7 @@ struct SceneParser: YAMLReader {
             checkParameterTargets(Set(namedPlays.map(\.name)))
             checkMarkerFollowUps(followUps, playIDs: playIDs)
         }
-        if !bars.isEmpty { placeBars(bars, in: &events, music: music, sets: musicSets, duration: duration) }
+        if !bars.isEmpty { placeBars(bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets, duration: duration) }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -245,7 +254,11 @@ struct SceneParser: YAMLReader {
         scene.clipMemory = clipMemory
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
-            for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
+            for (k, _) in m {
+                guard case .scalar(let s) = k, let mark = k.mark else { continue }
+                scene.lines["\(section).\(s.string)"] = mark.line
+                scene.columns["\(section).\(s.string)"] = mark.column
+            }
         }
         scene.origins = included.origin
         scene.readWarnings = unitWarnings
@@ -271,26 +284,6 @@ struct SceneParser: YAMLReader {
             if let r = d["release"], let v = number(r, "session.ducking.release", in: 0...10, "seconds 0…10") { settings.ducking.release = v }
         }
         return settings
-    }
-
-    mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
-        let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "gain", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues"],
-                              required: ["file"]) else { return nil }
-        let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
-        let volume = trackVolume(m, key)
-        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
-        let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
-        let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
-        let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
-        let emitter = m["emitter"].map { string($0, "\(key).emitter") }
-        guard let path, bus != .some(nil), emitter != .some(nil) else { return nil }
-        var music = SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
-        if let bus = bus ?? nil { music.bus = bus }
-        music.emitter = emitter ?? nil
-        music.tempo = tempo(m, key)
-        music.cues = cues(m, key, duration: musicInfo(path)?.duration)
-        return music
     }
 
     /// Every `music.<id>.emitter` names an emitter of the scene (checked once the emitters are
@@ -495,7 +488,7 @@ struct SceneParser: YAMLReader {
                 return
             }
             let offset = jitter > 0 ? (generator.nextUnit() * 2 - 1) * jitter : 0
-            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line))
+            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line, column: first.column))
             n += 1
         }
     }

@@ -85,10 +85,7 @@ final class SceneRuntime {
         var ordered: [MusicTrack] = []
         for m in scene.music {
             let track = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
-            track.numberOfLoops = m.loops
-            track.volume = m.volume
-            track.rateMode = m.tape ? .tape : .keepsPitch
-            track.rate = m.rate
+            try m.apply(to: track)
             tracks[m.id] = track
             trackVolumes[m.id] = m.volume
             ordered.append(track)
@@ -131,6 +128,7 @@ final class SceneRuntime {
             d.spatial = s.attenuation.spatial(position: .zero)
             withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
             d.gain = s.linearLevel
+            d.name = s.id   // what the monitor shows
             sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()

@@ -12,10 +12,7 @@ extension Scene {
     /// The unit-slip warnings of this scene or bank (part of ``warnings()``).
     public func unitSlipWarnings() -> [SceneWarning] {
         var out: [SceneWarning] = []
-        func warn(_ line: Int?, _ key: String, _ message: String) {
-            out.append(SceneWarning(file: origin(of: key)?.file ?? file, line: line ?? origin(of: key)?.line ?? lines[key],
-                                    key: key, message: message))
-        }
+        func warn(_ event: SceneEvent?, _ key: String, _ message: String) { out.append(warning(at: event, key, message)) }
         for s in sounds where s.cooldown > Self.longestLikelyCooldown {
             warn(nil, "sounds.\(s.id)", "cooldown: \(SceneParser.dB(s.cooldown)) is \(SceneParser.dB(s.cooldown)) seconds between two plays; "
                  + "cooldowns are seconds — for \(SceneParser.dB(s.cooldown)) ms write cooldown: \(SceneParser.dB(s.cooldown / 1000))")
@@ -52,7 +49,7 @@ extension Scene {
                 default: break
                 }
                 if let fade, fade > duration {
-                    warn(e.line, "events", "\(e.label) at \(SceneParser.dB(e.time)) s fades over \(SceneParser.dB(fade)) s, longer than the whole scene (\(SceneParser.dB(duration)) s): "
+                    warn(e, "events", "\(e.label) at \(SceneParser.dB(e.time)) s fades over \(SceneParser.dB(fade)) s, longer than the whole scene (\(SceneParser.dB(duration)) s): "
                          + "fades are seconds (a unit slip?)")
                 }
             }
@@ -72,11 +69,5 @@ extension Scene {
     /// Each sound's distance settings by id.
     var soundAttenuations: [String: SceneAttenuation] {
         Dictionary(sounds.map { ($0.id, $0.attenuation) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    /// The file and line of an entry `key` (`sounds.x`), own or included (nil when unknown).
-    func origin(of key: String) -> (file: String, line: Int)? {
-        guard let o = origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return nil }
-        return (String(o[..<colon]), line)
     }
 }

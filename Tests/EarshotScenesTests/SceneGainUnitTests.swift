@@ -92,8 +92,10 @@ final class SceneGainUnitTests: XCTestCase {
         let bank = try SceneFixtures.write("include: lib.yaml\nmusic: { song: { file: \(tone), volume: 0.5 } }\n", name: "bank.yaml", in: folder)
         let r = try CLIRunner.run("earshot", ["validate", bank])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("earshot: warning: \(lib):2: sounds.blip: cooldown: 50 is 50 seconds"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("earshot: warning: \(bank):2: music.song.volume: volume: 0.5 is the old linear form; music levels are dB now: write gain: -6.02 dB"), r.stderr)
+        // FILE:LINE:COLUMN: an included entry's at its line's start, a value where it is.
+        XCTAssertTrue(r.stderr.contains("earshot: warning: \(lib):2:1: sounds.blip: cooldown: 50 is 50 seconds"), r.stderr)
+        let column = "music: { song: { file: \(tone), volume: ".utf8.count + 1
+        XCTAssertTrue(r.stderr.contains("earshot: warning: \(bank):2:\(column): music.song.volume: volume: 0.5 is the old linear form; music levels are dB now: write gain: -6.02 dB"), r.stderr)
         XCTAssertEqual(try CLIRunner.run("earshot", ["validate", "--strict", bank]).status, 1)
     }
 }

@@ -1,4 +1,7 @@
 import CSndFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streams any file libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus …) with `sf_readf_float`
 /// and sample-accurate `sf_seek`.
@@ -12,7 +15,9 @@ final class SndFileStreamDecoder: MusicDecoder {
     let sampleRate: Int
     let channels: Int
     let frameCount: Int
-    private let file: OpaquePointer
+    private var file: OpaquePointer?
+    /// The file's descriptor (-1 once closed).
+    private var descriptor: Int32
     private var position = 0
     /// Whether `frameCount` is exact (a shorter read means the file shrank while streaming).
     private let exactLength: Bool
@@ -27,24 +32,38 @@ final class SndFileStreamDecoder: MusicDecoder {
         }
         try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
         var info = SF_INFO()
-        guard let f = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
+        // Our own descriptor, close-on-exec (sf_open's is inherited by every child the game
+        // spawns); libsndfile does not close it (close_desc false): ``close()`` does.
+        let fd = try MusicDecoders.openReadOnly(path)
+        guard let f = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
+            Glibc.close(fd)
             throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
         }
         guard info.seekable != 0 else {
             sf_close(f)
+            Glibc.close(fd)
             throw .unreadableFile(path: path, reason: "libsndfile cannot seek in it (music tracks need seeking for loops)")
         }
         self.path = path
         file = f
+        descriptor = fd
         sampleRate = Int(info.samplerate)
         channels = Int(info.channels)
         frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
         exactLength = frameCount > 0 && SndFileDecoder.hasExactLength(info)
     }
 
-    deinit { sf_close(file) }
+    deinit { close() }
+
+    func close() {
+        if let f = file { sf_close(f) }
+        file = nil
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
 
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
+        guard let file else { throw .engineShutDown }
         let got = Int(sf_readf_float(file, buffer, sf_count_t(frames)))
         if got < frames, sf_error(file) != 0 {
             throw .decodeFailed(path: path, reason: "\(SndFileDecoder.sndfileReason(file)) near frame \(position + max(0, got))")
@@ -57,6 +76,7 @@ final class SndFileStreamDecoder: MusicDecoder {
     }
 
     func seek(toFrame frame: Int) throws(EarshotError) {
+        guard let file else { throw .engineShutDown }
         guard sf_seek(file, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else {
             throw .decodeFailed(path: path, reason: "seek to frame \(frame) failed (\(SndFileDecoder.sndfileReason(file)))")
         }

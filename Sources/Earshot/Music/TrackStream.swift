@@ -176,6 +176,8 @@ final class TrackStream: @unchecked Sendable {
     /// Loops left when the device was lost (restored with the track).
     var loopsLeftAtLoss: Int?
     var meters: MeterReading
+    /// Its power as the bus meters read it, measured at the last pump (0 while not playing).
+    var streamedPower: Float = 0
 
     // Time (MusicSystem+Schedule.swift)
     /// The handle, for the origin of marker events.
@@ -463,6 +465,25 @@ final class TrackStream: @unchecked Sendable {
             need -= n
         }
         return acc.reading
+    }
+
+    /// The mean square (over the channels) of the `window` frames queued from queue offset
+    /// `offset` on, as played (0 where the queue holds no samples): what the bus meters read.
+    func power(atQueueOffset offset: Int, window: Int) -> Float {
+        var base = 0, sum: Float = 0, counted = 0
+        let from = max(0, offset), to = from + max(1, window)
+        for e in queue {
+            defer { base += e.frames }
+            guard base + e.frames > from else { continue }
+            guard base < to else { break }
+            guard let samples = e.samples else { continue }
+            let a = max(from, base) - base, b = min(to, base + e.frames) - base
+            samples.withUnsafeBufferPointer { buf in
+                for i in (a * channels)..<min(buf.count, b * channels) { sum += buf[i] * buf[i] }
+            }
+            counted += b - a
+        }
+        return counted > 0 ? sum / Float(counted * channels) : 0
     }
 
     /// Keeps the newest played buffers that together cover `window` frames.
