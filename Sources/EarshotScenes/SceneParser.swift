@@ -47,7 +47,8 @@ struct SceneParser: YAMLReader {
     var unitWarnings: [SceneWarning] = []
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
-                          "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve", "voices", "clipMemory", "session",
+                          "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",   // = attenuationKeys
+                          "voices", "clipMemory", "session",
                           "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
                           "parameters", "include"]
 
@@ -414,7 +415,7 @@ struct SceneParser: YAMLReader {
                           followedByMusic: Bool = false) -> SceneEmitter? {
         let key = "emitters.\(id)"
         guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
-                                                   "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve", "direction", "facing", "cone"]
+                                                   "direction", "facing", "cone"] + Self.attenuationKeys
                                 + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"]) else { return nil }
         // An emitter a music track follows may play nothing itself: its clip is "" then.
         var clip: String? = followedByMusic && m["clip"] == nil ? "" : nil
