@@ -222,13 +222,14 @@ extension SoundBank {
                 }
                 if let replacement = replacements[id], let m = music[id] {
                     do throws(EarshotError) {
-                        // (main at a7a437b called a `Self.apply(_:to:)` its merge removed: the
-                        // track's settings go through SceneMusic.apply(to:), as a first load's do.)
                         try m.apply(to: replacement)
                         try track.crossfade(to: replacement, duration: Self.trackHandover)
                         c.tracks[id] = replacement
                     } catch {
-                        replacement.stop()   // only a dying engine refuses: both go with it
+                        // A loop region the new file cannot hold, or a dying engine: the new one
+                        // is dropped (the next music(_:) loads it anew), the old one fades out.
+                        replacement.stop()
+                        track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
                     }
                 } else {
                     track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
