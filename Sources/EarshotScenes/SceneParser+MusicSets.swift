@@ -202,13 +202,14 @@ extension SceneParser {
             for (name, _, v) in entries {
                 let lk = "\(key).layers.\(name)"
                 let gain = merged(v).first { k, _ in if case .scalar(let s) = k { return s.string == "gain" } else { return false } }?.1
-                // A stem's gain: a number (0…1), or curves of game parameters (dB) it follows.
+                // A stem's gain: dB up to +12 (the old factor 0…1 warned), or curves of game
+                // parameters (dB) it follows.
                 var curves: [ParameterCurve] = []
                 var g = 1.0
                 if let gain, isCurve(gain) {
                     curves = self.curves(gain, "\(lk).gain", .gain)
                 } else if let gain {
-                    g = gainDB(gain, "\(lk).gain", in: -120...0, linear: 0...1).map { pow(10, $0 / 20) } ?? 1
+                    g = gainDB(gain, "\(lk).gain", in: -120...Double(20 * log10(MusicTrack.maxVolume)), linear: 0...1).map { pow(10, $0 / 20) } ?? 1
                 }
                 if let s = segment(v, lk, tempo: base, extra: ["gain"], loops: true) {
                     layers.append(MusicLayer(name: name, segment: s, gain: Float(g), curves: curves))

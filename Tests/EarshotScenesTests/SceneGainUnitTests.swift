@@ -40,6 +40,25 @@ final class SceneGainUnitTests: XCTestCase {
         XCTAssertEqual(dBAmplitude(old.music / unity.music), -6.02, accuracy: 0.05)
     }
 
+    /// A music set's stem goes above 0 dB too (capped at 0 dB before): +6 dB is heard 6 dB up.
+    func testAStemGainAboveZeroDBIsHeardAsWritten() throws {
+        let folder = try SceneFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tone = try SceneFixtures.tone(440, in: folder)
+        func level(_ gain: String) throws -> Double {
+            let r = try SceneFixtures.render(yaml: """
+                duration: 0.5
+                music:
+                  score: { states: { calm: { layers: { pad: { file: \(tone), gain: \(gain) } } } } }
+                events: [{ at: 0, music: score, state: calm }]
+                """, in: folder)
+            return r.rms(0, 0.1, 0.4)
+        }
+        let unity = try level("0 dB"), louder = try level("+6 dB"), quieter = try level("-6 dB")
+        XCTAssertEqual(dBAmplitude(louder / unity), 6, accuracy: 0.05)
+        XCTAssertEqual(dBAmplitude(quieter / unity), -6, accuracy: 0.05)
+    }
+
     func testOldLinearFormsAndUnitSlipsAreWarnedWithWhatToWrite() throws {
         let folder = try SceneFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
