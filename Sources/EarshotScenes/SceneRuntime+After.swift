@@ -117,10 +117,7 @@ extension SceneRuntime {
     /// Puts follow-up `i` on the timeline at scene time `t` (nothing past the scene's end).
     func placeFollowUp(_ i: Int, at t: Double) {
         guard t <= scene.duration else { return }
-        // After what is due at the same time (file order), never before what already ran.
-        var position = next
-        while position < timeline.count, timeline[position].time <= t { position += 1 }
-        timeline.insert((t, .followUp(i)), at: position)
+        placedFollowUps.place(i, at: t)
     }
 
     /// Takes the follow-ups of `name` that have not run off the timeline: those placed at its
@@ -131,14 +128,9 @@ extension SceneRuntime {
         let atEnd = Set(after.waiting[name] ?? [])
         let atMarkers = Set(after.markerWaiting[name] ?? [])
         let slack = 0.5 / Double(engine.sampleRate)
-        var i = next
-        while i < timeline.count {
-            if case .followUp(let j) = timeline[i].step,
-               atEnd.contains(j) || (atMarkers.contains(j) && (end.map { timeline[i].time - scene.followUps[j].after.delay > $0 + slack } ?? true)) {
-                timeline.remove(at: i)
-            } else {
-                i += 1
-            }
+        placedFollowUps.removeAll { placed in
+            let j = placed.index
+            return atEnd.contains(j) || (atMarkers.contains(j) && (end.map { placed.time - scene.followUps[j].after.delay > $0 + slack } ?? true))
         }
     }
 }

@@ -56,7 +56,7 @@ struct RecordCommand: ParsableCommand {
         defer { interrupt.cancel() }
         let showMeter = !json && isatty(2) != 0
         while recorder.isRecording {
-            if showMeter { note("\r" + Self.meterLine(recorder), newline: false) }
+            if showMeter { note(Self.meterLine(recorder), newline: false, prefix: "\r") }
             usleep(50_000)
         }
         let reading = recorder.meters()

@@ -40,14 +40,14 @@ extension SceneInfo {
     }
 
     func printMusicSets() {
-        Swift.print("music sets: \(scene.musicSets.count)")
+        say("music sets: \(scene.musicSets.count)")
         for set in scene.musicSets {
             let d = set.definition
-            Swift.print("  \(set.id) (bus \(d.bus.name)):")
-            for s in d.states { Swift.print("    state \(Self.describe(s))") }
-            for t in d.transitions { Swift.print("    transition \(Self.describe(t))") }
-            if !d.stingers.isEmpty { Swift.print("    stingers: \(d.stingers.keys.sorted().joined(separator: ", "))") }
-            if !d.bridges.isEmpty { Swift.print("    bridges: \(d.bridges.keys.sorted().joined(separator: ", "))") }
+            say("  \(set.id) (bus \(d.bus.name)):")
+            for s in d.states { say("    state \(Self.describe(s))") }
+            for t in d.transitions { say("    transition \(Self.describe(t))") }
+            if !d.stingers.isEmpty { say("    stingers: \(d.stingers.keys.sorted().joined(separator: ", "))") }
+            if !d.bridges.isEmpty { say("    bridges: \(d.bridges.keys.sorted().joined(separator: ", "))") }
         }
     }
 
