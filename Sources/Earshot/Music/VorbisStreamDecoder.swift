@@ -26,9 +26,13 @@ final class VorbisStreamDecoder: MusicDecoder {
     }
 
     /// Opens `path` as Ogg Vorbis; nil when the Ogg stream is not Vorbis (the caller then tries
-    /// libsndfile). Throws for a damaged Vorbis file.
+    /// libsndfile). Throws for a damaged Vorbis file, and
+    /// ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)`` for one that stops
+    /// without its last page (music streams are not loaded leniently: a track cut short would
+    /// end or loop early).
     static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
-        try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+        let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+        if let cut = Truncation.ogg(end, found: end.lastFrames) { throw cut.error(path) }
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         let result = RawPath.withCString(path) { ov_fopen($0, file) }
         if result != 0 {

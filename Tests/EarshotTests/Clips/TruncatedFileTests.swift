@@ -1,4 +1,4 @@
-import Earshot
+@testable import Earshot
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -154,5 +154,29 @@ final class TruncatedFileTests: XCTestCase {
         try p.run()
         p.waitUntilExit()
         XCTAssertEqual(try ClipDecoder.decode(path: out).frameCount, 24_000)
+    }
+
+    /// Streamed music: a truncated Ogg, Opus or WAV is refused when it is loaded; a FLAC, whose
+    /// cut shows only while it is decoded, ends its stream with the typed error.
+    func testStreamedMusicIsRefusedOrEndsWithTheError() throws {
+        let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000, channels: .stereo)))
+        defer { engine.shutdown() }
+        for ext in ["ogg", "opus", "wav", "flac"] {
+            let full = try encoded(ext)
+            XCTAssertNoThrow(try engine.loadMusic(path: full), ext)
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: full)[.size] as? Int)
+            let half = try cut(full, to: size / 2, name: "half.\(ext)")
+            if ext == "flac" {
+                let stream = try SndFileStreamDecoder(path: half)
+                var buffer = [Float](repeating: 0, count: 4_096)
+                let cut = truncation {
+                    while try buffer.withUnsafeMutableBufferPointer({ (b) throws(EarshotError) in try stream.read(into: b.baseAddress!, frames: 4_096) }) > 0 {}
+                }
+                XCTAssertEqual(cut?.expected, 72_000)
+                XCTAssertLessThan(cut?.found ?? .max, 40_000)
+            } else {
+                XCTAssertNotNil(truncation { _ = try engine.loadMusic(path: half) }, ext)
+            }
+        }
     }
 }
