@@ -28,7 +28,8 @@ enum OggLinkCheck {
 
     /// How the stream ended, as the walk found it: whether it was cut short (issue 35.9).
     struct End: Equatable {
-        /// Every logical stream that began also ended (a page with the EOS flag).
+        /// Every logical stream that began also ended (a page with the EOS flag), and the file
+        /// does not stop inside a page.
         var ended = true
         /// The file ends inside a page whose header is whole.
         var cutInsidePage = false
@@ -67,7 +68,9 @@ enum OggLinkCheck {
                 + Int(max(0, granule - Int64(opus.preSkip))) % 48_000 * opus.rate / 48_000
         }
         func finish() -> End {
-            end.ended = !streams.begun.isEmpty && streams.begun.isSubset(of: streams.ended)
+            // Cut short: a stream began and did not end, or the file stops inside a page after
+            // whole ones. Without one whole page it is not an Ogg stream at all (left to the decoders).
+            end.ended = pages == 0 || (!end.cutInsidePage && streams.begun.isSubset(of: streams.ended))
             return end
         }
         var pos = 0

@@ -32,11 +32,11 @@ final class VorbisStreamDecoder: MusicDecoder {
     /// end or loop early).
     static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
         let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
-        if let cut = Truncation.ogg(end, found: end.lastFrames) { throw cut.error(path) }
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         let result = RawPath.withCString(path) { ov_fopen($0, file) }
         if result != 0 {
             file.deallocate()   // ov_fopen clears the struct itself on failure
+            if let cut = Truncation.ogg(end, found: 0) { throw cut.error(path) }
             if result == OV_ENOTVORBIS { return nil }
             throw .unreadableFile(path: path, reason: "not a readable Ogg Vorbis file (\(reason(result)))")
         }
@@ -46,6 +46,12 @@ final class VorbisStreamDecoder: MusicDecoder {
             throw .unreadableFile(path: path, reason: "the Ogg Vorbis stream is not seekable")
         }
         let total = ov_pcm_total(file, -1)
+        // Cut short (a length past 2⁴⁰ frames is refused as implausible by the caller instead).
+        if total >= 0, Int(total) <= ClipFileInfo.maxPlausibleFrames, let cut = Truncation.ogg(end, found: Int(total)) {
+            ov_clear(file)
+            file.deallocate()
+            throw cut.error(path)
+        }
         let decoder = VorbisStreamDecoder(path: path, file: file, sampleRate: Int(info.pointee.rate),
                                           channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0)
         return decoder
