@@ -22,7 +22,7 @@ CLIP_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFR
 	Sources/Earshot/Clips/PCMAudio.swift Sources/Earshot/Clips/DecodeOptions.swift Sources/Earshot/Clips/ClipDecoder.swift \
 	Sources/Earshot/Clips/SndFileDecoder.swift Sources/Earshot/Clips/SndFileDecoder+Memory.swift \
 	Sources/Earshot/Clips/VorbisFileDecoder.swift Sources/Earshot/Clips/MemorySource.swift Sources/Earshot/Clips/FileBytes.swift \
-	Sources/Earshot/Clips/RIFFCheck.swift Sources/Earshot/Clips/OggLinkCheck.swift Sources/Earshot/Clips/HeaderScan.swift \
+	Sources/Earshot/Clips/RIFFCheck.swift Sources/Earshot/Clips/OggLinkCheck.swift Sources/Earshot/Clips/HeaderScan.swift Sources/Earshot/Clips/Truncation.swift \
 	Sources/Earshot/Markers/Marker.swift Sources/Earshot/Markers/MarkerReader.swift Sources/Earshot/Markers/RIFFMarkerReader.swift \
 	Sources/Earshot/Markers/CAFMarkerReader.swift Sources/Earshot/Markers/VorbisCommentMarkers.swift \
 	Sources/Earshot/Music/MusicDecoder.swift Sources/Earshot/Music/SndFileStreamDecoder.swift Sources/Earshot/Music/VorbisStreamDecoder.swift \

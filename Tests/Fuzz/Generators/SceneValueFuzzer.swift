@@ -387,42 +387,34 @@ public struct SceneValueFuzzer {
     }
 
     /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the
-    /// `at: { marker: }` events: the step asset with a `cue ` and a `LIST/adtl` chunk appended,
-    /// written once per process into the scratch folder. Nil when it cannot be written.
+    /// `at: { marker: }` events. Nil when it cannot be written.
     func markedClip() -> String? {
-        let path = "\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav"
-        if FileManager.default.fileExists(atPath: path) { return path }
-        guard var data = FileManager.default.contents(atPath: "\(assets)/Sounds/step.wav"),
-              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames, frames > 200 else { return nil }
-        func u32(_ v: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(v).littleEndian) { Array($0) } }
-        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + u32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
-        let cues = [("hit", 100), ("tail", frames - 100)]
-        var cue = u32(cues.count), adtl = Array("adtl".utf8)
-        for (i, c) in cues.enumerated() {
-            cue += u32(i + 1) + u32(c.1) + Array("data".utf8) + u32(0) + u32(0) + u32(c.1)
-            adtl += chunk("labl", u32(i + 1) + Array(c.0.utf8) + [0])
-        }
-        data.append(contentsOf: chunk("cue ", cue) + chunk("LIST", adtl))
-        data.replaceSubrange(4..<8, with: u32(data.count - 8))
-        return FileManager.default.createFile(atPath: path, contents: data) ? path : nil
+        cuedClip("marked") { frames in frames > 200 ? [("hit", 100), ("tail", frames - 100)] : [] }
     }
 
-    /// A marker-dense clip: the step asset with a cue `tick` on each of its first 4,096 frames
-    /// (issue 35.15: with `loops:`, a follower of it scheduled millions of events; validate now
-    /// refuses more than SceneLimits.maxScheduledFollowUps, and render places only what the
-    /// scene's duration reaches). Written once per process; nil when it cannot be.
+    /// A marker-dense clip: a cue `tick` on each of the first 4,096 frames (issue 35.15: with
+    /// `loops:`, a follower of it scheduled millions of events; validate now refuses more than
+    /// SceneLimits.maxScheduledFollowUps, and render places only what the scene's duration
+    /// reaches). Nil when it cannot be written.
     func denseClip() -> String? {
-        let path = "\(scratch)/earshot-scene-fuzz-dense-\(getpid()).wav"
+        cuedClip("dense") { frames in (0..<min(frames, MarkerReader.maxMarkers)).map { ("tick", $0) } }
+    }
+
+    /// The step asset with the cues `cues(frames)` gives it as a `cue ` and a `LIST/adtl` chunk
+    /// appended, written once per process into the scratch folder as `earshot-scene-fuzz-NAME-PID.wav`.
+    private func cuedClip(_ name: String, _ cues: (Int) -> [(String, Int)]) -> String? {
+        let path = "\(scratch)/earshot-scene-fuzz-\(name)-\(getpid()).wav"
         if FileManager.default.fileExists(atPath: path) { return path }
         guard var data = FileManager.default.contents(atPath: "\(assets)/Sounds/step.wav"),
-              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames, frames > 0 else { return nil }
+              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames else { return nil }
+        let list = cues(frames)
+        guard !list.isEmpty else { return nil }
         func u32(_ v: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(v).littleEndian) { Array($0) } }
         func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + u32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
-        let count = min(frames, MarkerReader.maxMarkers)
-        var cue = u32(count), adtl = Array("adtl".utf8)
-        for i in 0..<count {
-            cue += u32(i + 1) + u32(i) + Array("data".utf8) + u32(0) + u32(0) + u32(i)
-            adtl += chunk("labl", u32(i + 1) + Array("tick".utf8) + [0])
+        var cue = u32(list.count), adtl = Array("adtl".utf8)
+        for (i, c) in list.enumerated() {
+            cue += u32(i + 1) + u32(c.1) + Array("data".utf8) + u32(0) + u32(0) + u32(c.1)
+            adtl += chunk("labl", u32(i + 1) + Array(c.0.utf8) + [0])
         }
         data.append(contentsOf: chunk("cue ", cue) + chunk("LIST", adtl))
         data.replaceSubrange(4..<8, with: u32(data.count - 8))
