@@ -33,6 +33,9 @@ extension SceneRuntime {
         /// their markers' followers are on the timeline already (a clip's, foreseen at its start);
         /// if not, they are placed as the engine reports the markers.
         var playing: [String: (voice: Voice, foreseen: Double?, markersPlaced: Bool)] = [:]
+        /// The name of each voice in `playing`: every voice's end is reported, and looking each
+        /// up by a scan of `playing` cost the number of named voices per report.
+        var names: [Voice: String] = [:]
         /// The engine's end and marker reports, taken after each update.
         var ended: SceneReports<VoiceEvent>?
         var markers: SceneReports<MarkerEvent>?
@@ -72,7 +75,9 @@ extension SceneRuntime {
             let frames = Double(clip.info.frameCount * (p.loops + 1)) - (p.offset * Double(clip.info.sampleRate)).rounded(.down)
             if rate > 0 { foreseen = time + frames / rate }
         }
+        if let old = after.playing[name] { after.names[old.voice] = nil }
         after.playing[name] = (voice, foreseen, clip != nil)
+        after.names[voice] = name
         if let foreseen { place(followersOf: name, at: foreseen) }
         if let clip { placeMarkerFollowers(of: name, clip: clip, startingAt: time, p) }
     }
@@ -84,8 +89,9 @@ extension SceneRuntime {
         guard let reports = after.ended?.take(), !reports.isEmpty else { return }
         let audioNow = engine.audioTime
         for report in reports {
-            guard let (name, entry) = after.playing.first(where: { $0.value.voice == report.voice }) else { continue }
+            guard let name = after.names[report.voice], let entry = after.playing[name] else { continue }
             after.playing[name] = nil
+            after.names[report.voice] = nil
             // On the frame grid: the difference of two clock readings is off by a rounding error,
             // which would put the follower one frame late.
             let rate = Double(engine.sampleRate)

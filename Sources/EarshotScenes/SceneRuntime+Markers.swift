@@ -44,7 +44,7 @@ extension SceneRuntime {
         let rate = Double(engine.sampleRate)
         for report in reports {
             guard let voice = report.voice, let marker = report.name,
-                  let (name, entry) = after.playing.first(where: { $0.value.voice == voice }), !entry.markersPlaced else { continue }
+                  let name = after.names[voice], let entry = after.playing[name], !entry.markersPlaced else { continue }
             let at = ((now - (audioNow - report.audioTime)) * rate).rounded() / rate
             for i in after.markerWaiting[name] ?? [] where scene.followUps[i].after.marker == marker {
                 placeFollowUp(i, at: max(now, at + scene.followUps[i].after.delay))

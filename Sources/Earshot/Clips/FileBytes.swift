@@ -50,7 +50,9 @@ public enum FileBytes {
         var more: [[UInt8]] = []
         var total = size
         while true {
-            var chunk = [UInt8](repeating: 0, count: limit - total < chunkBytes ? limit - total + 1 : chunkBytes)
+            // A small first probe: a regular file ends here, and its end costs 4 KiB, not 1 MiB.
+            let size = more.isEmpty ? 4_096 : chunkBytes
+            var chunk = [UInt8](repeating: 0, count: limit - total < size ? limit - total + 1 : size)
             let got = try fill(fd, &chunk, path: path)
             if got == 0 { break }
             chunk.removeLast(chunk.count - got)

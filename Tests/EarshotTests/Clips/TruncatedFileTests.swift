@@ -29,12 +29,13 @@ final class TruncatedFileTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, "\(path) \(args)")
     }
 
-    /// 1.5 s of pink noise at 48 kHz mono (72,000 frames), as `ext`, by sox (ffmpeg for Opus).
+    /// 1.5 s of pink noise at 48 kHz mono (72,000 frames), as `ext`, by sox (ffmpeg for Opus and
+    /// for RF64, `rf64`: a WAV whose sizes are in its `ds64` chunk).
     private func encoded(_ ext: String) throws -> String {
-        let path = dir + "/full.\(ext)"
-        if ext == "opus" {
+        let path = dir + "/full.\(ext == "rf64" ? "wav" : ext)"
+        if ext == "opus" || ext == "rf64" {
             try tool("/usr/bin/ffmpeg", ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",
-                                        "-i", "anoisesrc=d=1.5:c=pink:r=48000:a=0.3", path])
+                                        "-i", "anoisesrc=d=1.5:c=pink:r=48000:a=0.3"] + (ext == "rf64" ? ["-rf64", "always"] : []) + [path])
         } else {
             try tool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", path, "synth", "1.5", "pinknoise", "vol", "0.5"])
         }
@@ -64,7 +65,7 @@ final class TruncatedFileTests: XCTestCase {
     /// Every container, cut in half: the typed error, frames expected and found, by path, by
     /// bytes and by inspection; whole files still decode to 72,000 frames.
     func testHalfFilesOfEveryContainerAreTruncated() throws {
-        for ext in ["wav", "flac", "ogg", "opus", "caf"] {
+        for ext in ["wav", "rf64", "flac", "ogg", "opus", "caf"] {
             let full = try encoded(ext)
             XCTAssertEqual(try ClipDecoder.decode(path: full).frameCount, 72_000, ext)
             XCTAssertNoThrow(try ClipDecoder.inspect(path: full), ext)
@@ -78,7 +79,7 @@ final class TruncatedFileTests: XCTestCase {
             XCTAssertEqual(byPath.found, byBytes.found, ext)
             let expected = try XCTUnwrap(byPath.expected, ext)
             // The whole stated length for headers that state it; an Ogg page's granule (at least) otherwise.
-            if ["wav", "flac", "caf"].contains(ext) { XCTAssertEqual(expected, 72_000, ext) }
+            if ["wav", "rf64", "flac", "caf"].contains(ext) { XCTAssertEqual(expected, 72_000, ext) }
             XCTAssertGreaterThan(expected, byPath.found, ext)
             XCTAssertLessThan(byPath.found, 40_000, ext)
             if ext != "opus" { XCTAssertGreaterThan(byPath.found, 15_000, ext) }   // libsndfile's Opus reader opens none of it
