@@ -4,7 +4,7 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the demos use.
 DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev libpulse-dev pkg-config \
                 ffmpeg sox espeak-ng dbus mpv mpv-mpris playerctl pulseaudio pulseaudio-utils \
-                libclang-rt-14-dev soundstretch tmux
+                libclang-rt-14-dev soundstretch tmux pipewire pipewire-pulse wireplumber
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build demo test bench bench-table soak tsan assets docs clean

@@ -127,15 +127,20 @@ final class PulseSubscription {
 
     /// The sink the process was on is gone → ``PulseDefaultSinkWatcher/Change/currentRemoved``
     /// (now on the default); the default changed → ``PulseDefaultSinkWatcher/Change/defaultChanged``.
+    ///
+    /// A default that is not among the sinks is not one yet: PipeWire's `pipewire-pulse` names
+    /// `@DEFAULT_SINK@` while WirePlumber has not picked a new default (after the default sink
+    /// went away); the server reports again when it has, and that look decides.
     private func compare(sinksKnown: Bool) {
         looking = false
-        let now = defaultSink
+        let now = sinksKnown ? defaultSink.flatMap { sinks.contains($0) ? $0 : nil } : defaultSink
         if let was = current {
             if sinksKnown, !sinks.contains(was) {
-                let next = now ?? was
-                current = next
-                seen.withLock { $0.sink = next }
-                handler(.currentRemoved, next)
+                if let next = now {
+                    current = next
+                    seen.withLock { $0.sink = next }
+                    handler(.currentRemoved, next)
+                }
             } else if let now, now != was {
                 current = now
                 seen.withLock { $0.sink = now }

@@ -24,6 +24,12 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
         return r.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The server's clients that are watchers (by the name they connect with: a PipeWire server
+    /// counts its own session manager's clients too, and a new one after a restart).
+    private func watchers(_ env: [String: String]) -> Int {
+        let list = (try? ChildProcess.run("/usr/bin/pactl", ["list", "clients"], environment: env).output) ?? ""
+        return list.components(separatedBy: "application.name = \"Earshot default-output watcher\"").count - 1
+    }
 
     private func milliseconds(_ body: () -> Void) -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -31,15 +37,17 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     }
 
-    func testReportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly() throws {
+    func testReportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly() throws { try reportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly(on: .pulseaudio) }
+    func testReportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptlyOnPipeWire() throws { try reportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly(on: .pipewire) }
+
+    private func reportsChangesWatchesAgainAfterTheServerReturnsAndStopsPromptly(on server: SoundServer) throws {
         let fixtures = try MusicFixtures()
-        let pulse = try PrivatePulse.start(in: fixtures.directory)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory)
         let env = pulse.environment
         defer { pulse.stop() }
         _ = try pactl(["load-module", "module-null-sink", "sink_name=a"], env)
         let moduleB = try pactl(["load-module", "module-null-sink", "sink_name=b"], env)
         _ = try pactl(["set-default-sink", "a"], env)
-        let baseline = try pactl(["list", "short", "clients"], env).split(separator: "\n").count
 
         setenv("PULSE_SERVER", "unix:" + pulse.runtime.appendingPathComponent("pulse/native").path, 1)
         defer { unsetenv("PULSE_SERVER") }
@@ -47,7 +55,7 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
         let watcher = PulseDefaultSinkWatcher(logger: Logger(label: "test"))
         watcher.start { reports.add($0, $1) }
         XCTAssertNotNil(waitFor(3) { watcher.currentSink == "a" }, "the first look finds the default")
-        XCTAssertEqual(try pactl(["list", "short", "clients"], env).split(separator: "\n").count, baseline + 1,
+        XCTAssertEqual(watchers(env), 1,
                        "one client of the server: the watcher (and no pactl child)")
 
         _ = try pactl(["set-default-sink", "b"], env)
@@ -69,21 +77,21 @@ final class PulseDefaultSinkWatcherTests: XCTestCase {
         XCTAssertNotNil(waitFor(2) { reports.all == ["new b", "gone a", "new d"] }, "\(reports.all)")
         XCTAssertNotNil(waitFor(2) { stoppedItself.withLock { $0 } }, "the second watcher reported and stopped itself")
         selfStopping.withLock { $0 = nil }
-        XCTAssertNotNil(waitFor(2) { ((try? self.pactl(["list", "short", "clients"], env)) ?? "").split(separator: "\n").count == baseline + 1 },
+        XCTAssertNotNil(waitFor(2) { self.watchers(env) == 1 },
                         "its connection closed; the first watcher's stays")
 
         // The server goes away: nothing is reported; it comes back: watched again.
         pulse.stop()
         usleep(700_000)
         XCTAssertEqual(reports.all, ["new b", "gone a", "new d"], "no report without a server")
-        _ = try PrivatePulse.start(in: fixtures.directory)   // the same runtime folder: the watcher's server again
+        _ = try PrivateSoundServer.start(server, in: fixtures.directory)   // the same runtime folder: the watcher's server again
         _ = try pactl(["load-module", "module-null-sink", "sink_name=c"], env)
         _ = try pactl(["set-default-sink", "c"], env)
         XCTAssertNotNil(waitFor(8) { watcher.connections == 2 }, "connected again (backoff ≤ 5 s)")
         XCTAssertNotNil(waitFor(2) { watcher.currentSink == "c" })
         let ms = milliseconds { watcher.stop() }
         XCTAssertLessThanOrEqual(ms, 100, "stop() joins the loop thread at once")
-        XCTAssertNotNil(waitFor(2) { ((try? self.pactl(["list", "short", "clients"], env)) ?? "").split(separator: "\n").count == baseline },
+        XCTAssertNotNil(waitFor(2) { self.watchers(env) == 0 },
                         "its connection closed")
 
         // Without a server at all: no report, and stop() is as prompt with a retry pending.

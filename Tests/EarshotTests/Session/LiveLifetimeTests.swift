@@ -23,9 +23,9 @@ final class LiveLifetimeTests: XCTestCase {
         let module: String
     }
 
-    private func startDaemon() throws -> Daemon {
+    private func startDaemon(_ server: SoundServer) throws -> Daemon {
         let fixtures = try MusicFixtures()
-        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory, forOpenAL: true)
         let module = try pulse.nullSink("game", makeDefault: true)
         return Daemon(fixtures: fixtures, runtime: pulse.runtime, env: pulse.environment, module: module)
     }
@@ -41,12 +41,13 @@ final class LiveLifetimeTests: XCTestCase {
         processes().filter { $0.ppid == pid }.map { ($0.pid, $0.name) }
     }
 
-    /// Every process but the daemon that runs with this test's runtime folder in its
+    /// Every process but the server's that runs with this test's runtime folder in its
     /// environment (what a child of the probe inherits, wherever it was reparented to).
-    private func strays(_ d: Daemon, daemon: pid_t?) -> [(pid_t, String)] {
+    private func strays(_ d: Daemon) -> [(pid_t, String)] {
         let marker = Data(("XDG_RUNTIME_DIR=" + d.runtime.path + "\0").utf8)
+        let server = PrivateSoundServer.serverPIDs(d.runtime)
         return processes().filter { p in
-            p.pid != daemon && p.pid != getpid()
+            !server.contains(p.pid) && p.pid != getpid()
                 && ((try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(p.pid)/environ")))?.range(of: marker) != nil)
         }.map { ($0.pid, $0.name) }
     }
@@ -64,16 +65,14 @@ final class LiveLifetimeTests: XCTestCase {
         }
     }
 
-    private func daemonPID(_ d: Daemon) -> pid_t? {
-        (try? String(contentsOfFile: d.runtime.appendingPathComponent("pulse/pid").path, encoding: .utf8))
-            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
-
     private var probePath: String { CLIRunner.productsDirectory.appendingPathComponent("LifetimeProbe").path }
 
-    func testEnginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEnds() throws {
-        let d = try startDaemon()
-        defer { PrivatePulse.stop(runtime: d.runtime) }
+    func testEnginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEnds() throws { try enginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEnds(on: .pulseaudio) }
+    func testEnginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEndsOnPipeWire() throws { try enginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEnds(on: .pipewire) }
+
+    private func enginesFromTasksLeaveNoProcessAndNoClientHoweverTheGameEnds(on server: SoundServer) throws {
+        let d = try startDaemon(server)
+        defer { PrivateSoundServer.stop(runtime: d.runtime) }
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             return XCTFail("LifetimeProbe is not built: run `swift build` (make test does) before `swift test`")
         }
@@ -108,17 +107,20 @@ final class LiveLifetimeTests: XCTestCase {
             }
             let back = waitFor(3) { self.clients(d) == baseline }
             XCTAssertNotNil(back, "\(mode): the server's clients back to \(baseline) (now \(clients(d)))")
-            XCTAssertEqual(strays(d, daemon: daemonPID(d)).map(\.1), [], "\(mode): no process of the game left")
-            print("lifetime \(mode): \(alive - baseline) clients while alive, back to baseline in \(String(format: "%.0f", (back ?? 9) * 1000)) ms")
+            XCTAssertEqual(strays(d).map(\.1), [], "\(mode): no process of the game left")
+            print("lifetime (\(server)) \(mode): \(alive - baseline) clients while alive, back to baseline in \(String(format: "%.0f", (back ?? 9) * 1000)) ms")
         }
-        print("lifetime: shutdown of a live engine made in a task: \(shutdownTimes.map { String(format: "%.1f", $0) }) ms")
+        print("lifetime (\(server)): shutdown of a live engine made in a task: \(shutdownTimes.map { String(format: "%.1f", $0) }) ms")
         XCTAssertEqual(shutdownTimes.count, 4 * 2 + 3, "two task-made engines per run, three more in the shutdown run")
         for t in shutdownTimes { XCTAssertLessThanOrEqual(t, 100, "shutdown() of a live engine within 100 ms (it waited 2 s for a pactl child)") }
     }
 
-    func testShutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEvent() throws {
-        let d = try startDaemon()
-        defer { PrivatePulse.stop(runtime: d.runtime) }
+    func testShutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEvent() throws { try shutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEvent(on: .pulseaudio) }
+    func testShutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEventOnPipeWire() throws { try shutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEvent(on: .pipewire) }
+
+    private func shutdownRacingRecoveryFromAnUnloadedSinkLeavesNoClientAndNoEvent(on server: SoundServer) throws {
+        let d = try startDaemon(server)
+        defer { PrivateSoundServer.stop(runtime: d.runtime) }
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             return XCTFail("LifetimeProbe is not built: run `swift build` (make test does) before `swift test`")
         }

@@ -10,16 +10,22 @@ final class PulseDuckingTests: XCTestCase {
     static let musicHz = 500.0
     static let effectHz = 1_500.0
 
-    func testMPRISPlayerDucksTheMusicOnARealSinkAndSparesTheEffect() throws {
-        try runDuckingCase { fixtures, music, effect in
+    func testMPRISPlayerDucksTheMusicOnARealSinkAndSparesTheEffect() throws { try mprisPlayerDucksTheMusicOnARealSinkAndSparesTheEffect(on: .pulseaudio) }
+    func testMPRISPlayerDucksTheMusicOnARealSinkAndSparesTheEffectOnPipeWire() throws { try mprisPlayerDucksTheMusicOnARealSinkAndSparesTheEffect(on: .pipewire) }
+
+    private func mprisPlayerDucksTheMusicOnARealSinkAndSparesTheEffect(on server: SoundServer) throws {
+        try runDuckingCase(on: server) { fixtures, music, effect in
             ["play", music, "--music", "--loops", "-1", "--effect", effect, "--seconds", "7.5"]
         }
     }
 
     /// `earshot play SCENE.yaml` live starts the same session as `play FILE --music`: an MPRIS
     /// player that starts while the scene plays ducks the scene's music and spares its effects.
-    func testMPRISPlayerDucksALiveScenesMusic() throws {
-        try runDuckingCase { fixtures, music, effect in
+    func testMPRISPlayerDucksALiveScenesMusic() throws { try mprisPlayerDucksALiveScenesMusic(on: .pulseaudio) }
+    func testMPRISPlayerDucksALiveScenesMusicOnPipeWire() throws { try mprisPlayerDucksALiveScenesMusic(on: .pipewire) }
+
+    private func mprisPlayerDucksALiveScenesMusic(on server: SoundServer) throws {
+        try runDuckingCase(on: server) { fixtures, music, effect in
             let scene = fixtures.directory.appendingPathComponent("live.yaml")
             try """
                 name: live ducking
@@ -37,12 +43,12 @@ final class PulseDuckingTests: XCTestCase {
     /// Plays live on a private PulseAudio null sink (recorded from its monitor) what `arguments`
     /// says — a 500 Hz music track and a 1500 Hz effect — while mpv (on a private bus) plays from
     /// 3 s to 5.5 s; checks the music is down at least 20 dB meanwhile and the effect untouched.
-    private func runDuckingCase(_ arguments: (MusicFixtures, String, String) throws -> [String]) throws {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec", "/usr/bin/mpv", "/usr/bin/playerctl",
+    private func runDuckingCase(on server: SoundServer, _ arguments: (MusicFixtures, String, String) throws -> [String]) throws {
+        try requireTools(["/usr/bin/pactl", "/usr/bin/parec", "/usr/bin/mpv", "/usr/bin/playerctl",
                           "/usr/bin/dbus-daemon"])
         let fixtures = try MusicFixtures()
         // The sound server, stopped by the PID in its pid file whatever happens.
-        let pulse = try PrivatePulse.start(in: fixtures.directory)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory)
         defer { pulse.stop() }
         try pulse.nullSink("game", makeDefault: true)
         let pulseEnv = pulse.environment
@@ -61,7 +67,7 @@ final class PulseDuckingTests: XCTestCase {
         let music = try fixtures.sineWAV("music.wav", frequency: Int(Self.musicHz), amplitude: 0.3, seconds: 2)
         let effect = try fixtures.sineWAV("effect.wav", frequency: Int(Self.effectHz), amplitude: 0.3, seconds: 1)
         let recording = fixtures.directory.appendingPathComponent("rec.f32")
-        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--raw", "--format=float32le",
+        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--latency-msec=20", "--raw", "--format=float32le",
                                                         "--rate=48000", "--channels=2"], environment: pulseEnv, output: recording)
         defer { parec.stop() }
         let recStart = Date()
@@ -103,7 +109,7 @@ final class PulseDuckingTests: XCTestCase {
         let m0 = heard.map(\.music).max() ?? 0
         // up: the music at its level; down: at least 20 dB under; anything else is a ramp.
         let classes = heard.map { $0.music > m0 - 1 ? "u" : ($0.music < m0 - 20 ? "d" : "r") }.joined()
-        print(String(format: "pulse: music %.1f dB, effect %.1f dB; play at %.1f s, pause at %.1f s; windows: ", m0, e0, tPlay, tPause) + classes)
+        print(String(format: "ducking (\(server)): music %.1f dB, effect %.1f dB; play at %.1f s, pause at %.1f s; windows: ", m0, e0, tPlay, tPause) + classes)
         XCTAssertGreaterThan(m0, -40, "the music is heard on the sink")
         let runs = classes.replacingOccurrences(of: "r", with: "")
             .reduce(into: [(Character, Int)]()) { runs, c in

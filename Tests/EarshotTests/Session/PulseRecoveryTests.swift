@@ -14,10 +14,10 @@ final class PulseRecoveryTests: XCTestCase {
     static let stepHz = (0..<8).map { 400.0 + 100.0 * Double($0) }
 
     /// Fixtures and a private daemon with a `game` null sink as default (stop it by `runtime`).
-    private func privateDaemon() throws -> (MusicFixtures, URL, [String: String]) {
+    private func privateDaemon(_ server: SoundServer) throws -> (MusicFixtures, URL, [String: String]) {
         try requireTools(["/usr/bin/parec"])
         let fixtures = try MusicFixtures()
-        let pulse = try PrivatePulse.start(in: fixtures.directory)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory)
         do {
             try pulse.nullSink("game", makeDefault: true)
         } catch {
@@ -25,11 +25,6 @@ final class PulseRecoveryTests: XCTestCase {
             throw error
         }
         return (fixtures, pulse.runtime, pulse.environment)
-    }
-
-    private static func pulsePID(_ runtime: URL) -> pid_t? {
-        guard let text = try? String(contentsOfFile: runtime.appendingPathComponent("pulse/pid").path, encoding: .utf8) else { return nil }
-        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// 0.1 s windows of a raw float32 stereo recording: the effect's level and the music step heard.
@@ -48,9 +43,12 @@ final class PulseRecoveryTests: XCTestCase {
         return out
     }
 
-    func testKilledAndRestartedDaemonIsHeardAgainWithNothingLost() throws {
-        let (fixtures, runtime, env) = try privateDaemon()
-        defer { PrivatePulse.stop(runtime: runtime) }
+    func testKilledAndRestartedDaemonIsHeardAgainWithNothingLost() throws { try killedAndRestartedDaemonIsHeardAgainWithNothingLost(on: .pulseaudio) }
+    func testKilledAndRestartedDaemonIsHeardAgainWithNothingLostOnPipeWire() throws { try killedAndRestartedDaemonIsHeardAgainWithNothingLost(on: .pipewire) }
+
+    private func killedAndRestartedDaemonIsHeardAgainWithNothingLost(on server: SoundServer) throws {
+        let (fixtures, runtime, env) = try privateDaemon(server)
+        defer { PrivateSoundServer.stop(runtime: runtime) }
 
         // The stepped music and a looping effect.
         let musicPath = fixtures.directory.appendingPathComponent("steps.wav").path
@@ -63,7 +61,7 @@ final class PulseRecoveryTests: XCTestCase {
 
         let before = fixtures.directory.appendingPathComponent("before.f32")
         let after = fixtures.directory.appendingPathComponent("after.f32")
-        let parecArgs = ["--device=game.monitor", "--raw", "--format=float32le", "--rate=48000", "--channels=2"]
+        let parecArgs = ["--device=game.monitor", "--latency-msec=20", "--raw", "--format=float32le", "--rate=48000", "--channels=2"]
         let rec1 = try ChildProcess("/usr/bin/parec", parecArgs, environment: env, output: before)
         defer { rec1.stop() }
         let log = fixtures.directory.appendingPathComponent("earshot.log")
@@ -75,13 +73,13 @@ final class PulseRecoveryTests: XCTestCase {
         usleep(2_500_000)
 
         // Kill the daemon mid-playback (no goodbye), wait, start a new one.
-        let pid = try XCTUnwrap(Self.pulsePID(runtime))
+        let pid = try XCTUnwrap(PrivateSoundServer.pulsePID(runtime))
         kill(pid, SIGKILL)
         XCTAssertNotNil(waitFor(3) { kill(pid, 0) != 0 }, "the daemon died")
         rec1.stop(signal: SIGINT)
         usleep(1_000_000)
         XCTAssertTrue(earshot.isRunning, "earshot survives the loss of its sound server")
-        try PrivatePulse.start(in: runtime.deletingLastPathComponent()).nullSink("game", makeDefault: true)   // the same runtime folder
+        try PrivateSoundServer.start(server, in: runtime.deletingLastPathComponent()).nullSink("game", makeDefault: true)   // the same runtime folder
         let ready = Date()
         let rec2 = try ChildProcess("/usr/bin/parec", parecArgs, environment: env, output: after)
         defer { rec2.stop() }
@@ -105,7 +103,7 @@ final class PulseRecoveryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(heard1.count, 3, "earshot was heard before the loss")
         let lastStepBefore = try XCTUnwrap(heard1.compactMap(\.step).last, "music before the loss")
         let firstHeard = try XCTUnwrap(w2.firstIndex { $0.effect > -40 }, "earshot is heard on the new daemon")
-        print("pulse recovery: rebuilt \(restoredIn) s after the daemon's return; last step before \(lastStepBefore); windows after: \(w2.count)")
+        print("recovery (\(server)): rebuilt \(restoredIn) s after the daemon's return; last step before \(lastStepBefore); windows after: \(w2.count)")
         // The music goes on near where it was: not from the start, at most ~2.5 s further on.
         let firstStepAfter = try XCTUnwrap(w2[firstHeard...].compactMap(\.step).first, "music after the restore")
         XCTAssertGreaterThanOrEqual(firstStepAfter, lastStepBefore, "the music did not restart from the top")
@@ -115,9 +113,12 @@ final class PulseRecoveryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(heard2, 5, "the effect loops on after the restore")
     }
 
-    func testANamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo() throws {
-        let (fixtures, runtime, env) = try privateDaemon()
-        defer { PrivatePulse.stop(runtime: runtime) }
+    func testANamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo() throws { try aNamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo(on: .pulseaudio) }
+    func testANamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSoOnPipeWire() throws { try aNamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo(on: .pipewire) }
+
+    private func aNamedDeviceThatGoesAwayFallsBackToTheDefaultAndSaysSo(on server: SoundServer) throws {
+        let (fixtures, runtime, env) = try privateDaemon(server)
+        defer { PrivateSoundServer.stop(runtime: runtime) }
         // A second sink, the one earshot is asked to play on.
         let loaded = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=second",
                                                              "sink_properties=device.description=Second"], environment: env)
@@ -126,7 +127,7 @@ final class PulseRecoveryTests: XCTestCase {
         let effect = try fixtures.sineWAV("effect.wav", frequency: Int(Self.effectHz), amplitude: 0.3, seconds: 1)
         let music = try fixtures.sineWAV("music.wav", frequency: 500, amplitude: 0.3, seconds: 2)
         let recording = fixtures.directory.appendingPathComponent("default.f32")
-        let rec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--raw", "--format=float32le", "--rate=48000",
+        let rec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--latency-msec=20", "--raw", "--format=float32le", "--rate=48000",
                                                       "--channels=2"], environment: env, output: recording)
         defer { rec.stop() }
         let log = fixtures.directory.appendingPathComponent("earshot.log")

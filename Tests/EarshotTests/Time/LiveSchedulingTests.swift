@@ -29,19 +29,20 @@ final class LiveSchedulingTests: XCTestCase {
     }
 
     /// Runs `TimeProbe clicks OFFSETS` against a private daemon while `parec` records the sink.
-    private func run(_ offsets: [Double], mode: String = "clicks") throws -> Run {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+    private func run(_ offsets: [Double], mode: String = "clicks", on server: SoundServer) throws -> Run {
+        try requireTools(["/usr/bin/pactl", "/usr/bin/parec"])
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             throw XCTSkip("TimeProbe is not built: run `swift build` (make test does) before `swift test`")
         }
         let fixtures = try MusicFixtures()
-        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory, forOpenAL: true)
         defer { pulse.stop() }
+        print(String(format: "LiveScheduling (\(server)): the server answered %.0f ms after it was started", pulse.startup * 1000))
         try pulse.nullSink("game", makeDefault: true)
         let env = pulse.environment
 
         let recording = fixtures.directory.appendingPathComponent("rec.f32")
-        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--format=float32le", "--rate=48000", "--channels=1",
+        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--latency-msec=20", "--format=float32le", "--rate=48000", "--channels=1",
                                                  "--raw", recording.path],
                                      environment: env)
         defer { parec.stop() }
@@ -79,13 +80,16 @@ final class LiveSchedulingTests: XCTestCase {
     /// And where on the clock: a click played at once when the game read `audioTime` = `a` is
     /// mixed next and heard at `a` + the output latency L; the click at `startTime` a + 0.4 is
     /// heard at a + 0.4, so 0.4 s − L after the first (± 1 ms).
-    func testTwoClicksScheduledHalfASecondApartAreHeardHalfASecondApart() throws {
-        let r = try run([0, 0.5])
+    func testTwoClicksScheduledHalfASecondApartAreHeardHalfASecondApart() throws { try twoClicksScheduledHalfASecondApartAreHeardHalfASecondApart(on: .pulseaudio) }
+    func testTwoClicksScheduledHalfASecondApartAreHeardHalfASecondApartOnPipeWire() throws { try twoClicksScheduledHalfASecondApartAreHeardHalfASecondApart(on: .pipewire) }
+
+    private func twoClicksScheduledHalfASecondApartAreHeardHalfASecondApart(on server: SoundServer) throws {
+        let r = try run([0, 0.5], on: server)
         XCTAssertEqual(r.onsets.count, 3, "onsets \(r.onsets)")
         guard r.onsets.count == 3 else { return }
         let gap = Double(r.onsets[2] - r.onsets[1]) / 48
         let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
-        print("LiveScheduling: clicks 500 ms apart measured \(gap) ms apart; startTime a + 0.4 heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        print("LiveScheduling (\(server)): clicks 500 ms apart measured \(gap) ms apart; startTime a + 0.4 heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
         XCTAssertEqual(gap, 500, accuracy: 1)
         // Where on the clock: the latency is read apart from the mix (PulseAudio's estimate moves:
         // 1.03 ms off once, with the machine under load), so ± 2 ms against it; the exact check
@@ -96,7 +100,7 @@ final class LiveSchedulingTests: XCTestCase {
         // The click played at once knows when it is heard (Voice.startTime, from the mixing
         // clock): as far before the scheduled one as the recording says (± 1 ms).
         if let now = r.startNow, let first = r.scheduled.first {
-            print("LiveScheduling: startTime of a play at once \((first - now) * 1000) ms before the scheduled one; heard \(fromNow) ms before")
+            print("LiveScheduling (\(server)): startTime of a play at once \((first - now) * 1000) ms before the scheduled one; heard \(fromNow) ms before")
             XCTAssertEqual((first - now) * 1000, fromNow, accuracy: 1)
         } else {
             XCTFail("no startTime of the play at once")
@@ -106,15 +110,18 @@ final class LiveSchedulingTests: XCTestCase {
     /// A looping voice scheduled live loops on its clip, not on its lead-in: its first frame is
     /// heard at its `startTime` (0.4 s − the latency after the click played at once, ± 1 ms), and
     /// each pass of its 0.25 s clip follows the last by 250 ms (± 1 ms) until it is stopped.
-    func testALoopScheduledLiveLoopsOnItsClip() throws {
-        let r = try run([0], mode: "loop")
+    func testALoopScheduledLiveLoopsOnItsClip() throws { try aLoopScheduledLiveLoopsOnItsClip(on: .pulseaudio) }
+    func testALoopScheduledLiveLoopsOnItsClipOnPipeWire() throws { try aLoopScheduledLiveLoopsOnItsClip(on: .pipewire) }
+
+    private func aLoopScheduledLiveLoopsOnItsClip(on server: SoundServer) throws {
+        let r = try run([0], mode: "loop", on: server)
         // The click played at once, then eight passes: more than the six copies of the clip queued
         // after the lead-in, so the loop went on from AL_LOOPING (VoicePool.settleLeadIns).
         XCTAssertEqual(r.onsets.count, 9, "onsets \(r.onsets)")
         guard r.onsets.count == 9 else { return }
         let periods = zip(r.onsets.dropFirst(), r.onsets.dropFirst(2)).map { Double($1 - $0) / 48 }
         let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
-        print("LiveScheduling: loop passes \(periods) ms apart; its start heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        print("LiveScheduling (\(server)): loop passes \(periods) ms apart; its start heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
         for p in periods { XCTAssertEqual(p, 250, accuracy: 1) }
         if let latency = r.latency {
             XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
@@ -125,20 +132,23 @@ final class LiveSchedulingTests: XCTestCase {
         XCTAssertEqual(r.markers.count, 8, "markers \(r.markers)")
         guard let start = r.scheduled.first, r.markers.count == 8 else { return }
         let errors = r.markers.enumerated().map { k, t in (t - start - Double(r.onsets[k + 1] - r.onsets[1]) / 48_000) * 1000 }
-        print("LiveScheduling: loop markers reported \(errors.map { String(format: "%.3f", $0) }) ms from where their clicks are heard")
+        print("LiveScheduling (\(server)): loop markers reported \(errors.map { String(format: "%.3f", $0) }) ms from where their clicks are heard")
         for e in errors { XCTAssertEqual(e, 0, accuracy: 1) }
     }
 
     /// A voice paused in its lead-in (its source taken before a frame was heard) waits for its
     /// start again, moved on by exactly the paused span: heard once, from its first frame, at
     /// 0.4 s + the pause − the latency after the click played at once (± 1 ms).
-    func testAVoicePausedInItsLeadInStartsLaterByThePause() throws {
-        let r = try run([0], mode: "pause")
+    func testAVoicePausedInItsLeadInStartsLaterByThePause() throws { try aVoicePausedInItsLeadInStartsLaterByThePause(on: .pulseaudio) }
+    func testAVoicePausedInItsLeadInStartsLaterByThePauseOnPipeWire() throws { try aVoicePausedInItsLeadInStartsLaterByThePause(on: .pipewire) }
+
+    private func aVoicePausedInItsLeadInStartsLaterByThePause(on server: SoundServer) throws {
+        let r = try run([0], mode: "pause", on: server)
         XCTAssertEqual(r.onsets.count, 2, "onsets \(r.onsets)")
         XCTAssertEqual(r.pauses, 1, "the voice held a source (its lead-in) when its bus paused")
         guard r.onsets.count == 2, let paused = r.paused else { return }
         let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
-        print("LiveScheduling: paused \(paused.0 * 1000)…\(paused.1 * 1000) ms in its lead-in, heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        print("LiveScheduling (\(server)): paused \(paused.0 * 1000)…\(paused.1 * 1000) ms in its lead-in, heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
         if let latency = r.latency {
             XCTAssertGreaterThanOrEqual(fromNow, 400 + paused.0 * 1000 - latency * 1000 - 1)
             XCTAssertLessThanOrEqual(fromNow, 400 + paused.1 * 1000 - latency * 1000 + 1)
@@ -150,8 +160,11 @@ final class LiveSchedulingTests: XCTestCase {
     /// audioTime read at every update against the monotonic clock — the null sink's own clock, so
     /// the recorded stream's — has a slope of 1 ± 0.001 (a least-squares fit: a live reading moves
     /// in the device's mixing periods).
-    func testTheAudioClockAdvancesAtTheDeviceRate() throws {
-        let r = try run([0, 10])
+    func testTheAudioClockAdvancesAtTheDeviceRate() throws { try theAudioClockAdvancesAtTheDeviceRate(on: .pulseaudio) }
+    func testTheAudioClockAdvancesAtTheDeviceRateOnPipeWire() throws { try theAudioClockAdvancesAtTheDeviceRate(on: .pipewire) }
+
+    private func theAudioClockAdvancesAtTheDeviceRate(on server: SoundServer) throws {
+        let r = try run([0, 10], on: server)
         XCTAssertEqual(r.onsets.count, 3, "onsets \(r.onsets)")
         guard r.onsets.count == 3, r.samples.count > 100, let first = r.scheduled.first else {
             return XCTFail("onsets \(r.onsets), samples \(r.samples.count)")
@@ -169,7 +182,7 @@ final class LiveSchedulingTests: XCTestCase {
         let mm = later.map(\.mono).reduce(0, +) / Double(later.count)
         let am = later.map(\.audio).reduce(0, +) / Double(later.count)
         let slope = later.map { ($0.mono - mm) * ($0.audio - am) }.reduce(0, +) / later.map { ($0.mono - mm) * ($0.mono - mm) }.reduce(0, +)
-        print("LiveScheduling: 10 s on the audio clock recorded as \(recorded) s; audioTime/monotonic slope \(slope) over \(later.count) reads, \(later.last!.mono - start) s")
+        print("LiveScheduling (\(server)): 10 s on the audio clock recorded as \(recorded) s; audioTime/monotonic slope \(slope) over \(later.count) reads, \(later.last!.mono - start) s")
         XCTAssertEqual(slope, 1, accuracy: 0.001)
     }
 }

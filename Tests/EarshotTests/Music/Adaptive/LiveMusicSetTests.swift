@@ -23,19 +23,22 @@ final class LiveMusicSetTests: XCTestCase {
         return out
     }
 
-    func testANextBarChangeLandsOnTheBarLineInTheRecording() throws {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+    func testANextBarChangeLandsOnTheBarLineInTheRecording() throws { try aNextBarChangeLandsOnTheBarLineInTheRecording(on: .pulseaudio) }
+    func testANextBarChangeLandsOnTheBarLineInTheRecordingOnPipeWire() throws { try aNextBarChangeLandsOnTheBarLineInTheRecording(on: .pipewire) }
+
+    private func aNextBarChangeLandsOnTheBarLineInTheRecording(on server: SoundServer) throws {
+        try requireTools(["/usr/bin/pactl", "/usr/bin/parec"])
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             throw XCTSkip("MusicProbe is not built: run `swift build` (make test does) before `swift test`")
         }
         let fixtures = try MusicFixtures()
         let explore = try file(fixtures, "explore.wav", frequency: 500, clicks: [0, 2, 4, 6])
         let combat = try file(fixtures, "combat.wav", frequency: 1_000, clicks: [0])
-        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory, forOpenAL: true)
         defer { pulse.stop() }
         try pulse.nullSink("game", makeDefault: true)
         let recording = fixtures.directory.appendingPathComponent("rec.f32")
-        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--format=float32le", "--rate=48000", "--channels=1",
+        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--latency-msec=20", "--format=float32le", "--rate=48000", "--channels=1",
                                                         "--raw", recording.path], environment: pulse.environment)
         defer { parec.stop() }
         Thread.sleep(forTimeInterval: 0.3)
@@ -61,7 +64,7 @@ final class LiveMusicSetTests: XCTestCase {
         guard onsets.count == 3 else { return }
         let bar = Double(onsets[1] - onsets[0]) / 48
         let change = Double(onsets[2] - onsets[0]) / 48
-        print("LiveMusicSet: explore's bar measured \(bar) ms; combat heard \(change) ms after explore's first bar line (4000 planned)")
+        print("LiveMusicSet (\(server)): explore's bar measured \(bar) ms; combat heard \(change) ms after explore's first bar line (4000 planned)")
         XCTAssertEqual(bar, 2_000, accuracy: 1)
         XCTAssertEqual(change, 4_000, accuracy: 1, "combat's first frame on explore's bar 3")
         // Combat is what plays after it: its 1 kHz tone, explore's 500 Hz gone.
@@ -73,8 +76,11 @@ final class LiveMusicSetTests: XCTestCase {
     /// nine windows of ten) after the change that starts them together, a pause and resume of
     /// the set and a seek: each in one `alSourcePlayv`/`alSourcePausev`, so the mixer takes them
     /// from the same frame (one frame apart would read 5.72 dB).
-    func testStemsStayAlignedLive() throws {
-        try requireTools(["/usr/bin/pulseaudio", "/usr/bin/pactl", "/usr/bin/parec"])
+    func testStemsStayAlignedLive() throws { try stemsStayAlignedLive(on: .pulseaudio) }
+    func testStemsStayAlignedLiveOnPipeWire() throws { try stemsStayAlignedLive(on: .pipewire) }
+
+    private func stemsStayAlignedLive(on server: SoundServer) throws {
+        try requireTools(["/usr/bin/pactl", "/usr/bin/parec"])
         guard FileManager.default.isExecutableFile(atPath: probePath) else {
             throw XCTSkip("MusicProbe is not built: run `swift build` (make test does) before `swift test`")
         }
@@ -82,11 +88,11 @@ final class LiveMusicSetTests: XCTestCase {
         // 3,989 Hz: no whole number of frames is a whole number of its periods for any offset a
         // mixing period could make (4 kHz would hide offsets of 12 frames).
         let stem = try fixtures.sineWAV("stem.wav", frequency: 3_989, amplitude: 0.3, seconds: 2)
-        let pulse = try PrivatePulse.start(in: fixtures.directory, forOpenAL: true)
+        let pulse = try PrivateSoundServer.start(server, in: fixtures.directory, forOpenAL: true)
         defer { pulse.stop() }
         try pulse.nullSink("game", makeDefault: true)
         let recording = fixtures.directory.appendingPathComponent("rec.f32")
-        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--format=float32le", "--rate=48000", "--channels=1",
+        let parec = try ChildProcess("/usr/bin/parec", ["--device=game.monitor", "--latency-msec=20", "--format=float32le", "--rate=48000", "--channels=1",
                                                         "--raw", recording.path], environment: pulse.environment)
         defer { parec.stop() }
         Thread.sleep(forTimeInterval: 0.3)
@@ -106,7 +112,7 @@ final class LiveMusicSetTests: XCTestCase {
         let within = later.filter { abs(TestSignals.dB($0 / one) - 6.0206) <= 0.05 }
         let last = amplitudes.lastIndex { $0 > one * 1.5 } ?? 0
         let gap = amplitudes[(first + 110)..<max(first + 110, last)].filter { $0 < one / 10 }.count
-        print("LiveMusicSet: two stems over one: \(within.count) of \(later.count) windows at +6.02 ± 0.05 dB (median \(String(format: "%.3f", TestSignals.dB(later.sorted()[later.count / 2] / one))) dB); \(gap) silent windows (the pause)")
+        print("LiveMusicSet (\(server)): two stems over one: \(within.count) of \(later.count) windows at +6.02 ± 0.05 dB (median \(String(format: "%.3f", TestSignals.dB(later.sorted()[later.count / 2] / one))) dB); \(gap) silent windows (the pause)")
         XCTAssertGreaterThan(later.count, 200, "about 2.7 s of two stems")
         XCTAssertGreaterThanOrEqual(Double(within.count), 0.9 * Double(later.count))
         XCTAssertGreaterThanOrEqual(gap, 20, "the 0.3 s pause, between sound")
