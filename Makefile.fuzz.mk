@@ -18,7 +18,7 @@ FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-n
 FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
 	-I Sources/CSndFile -I Sources/CVorbisFile $(shell pkg-config --cflags-only-I sndfile vorbisfile | sed 's/-I/-Xcc -I/g')
 
-CLIP_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFReader+File.swift Sources/Earshot/Clips/IMA4Decoder.swift \
+CLIP_SOURCES := Sources/Earshot/Clips/CAFFile.swift Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFReader+File.swift Sources/Earshot/Clips/IMA4Decoder.swift \
 	Sources/Earshot/Clips/PCMAudio.swift Sources/Earshot/Clips/DecodeOptions.swift Sources/Earshot/Clips/ClipDecoder.swift \
 	Sources/Earshot/Clips/SndFileDecoder.swift Sources/Earshot/Clips/SndFileDecoder+Memory.swift \
 	Sources/Earshot/Clips/VorbisFileDecoder.swift Sources/Earshot/Clips/MemorySource.swift Sources/Earshot/Clips/FileBytes.swift \
