@@ -52,7 +52,9 @@ let package = Package(
         // supplies another platform's feeds through those protocols, not through this target.
         .target(
             name: "EarshotLinux",
-            dependencies: ["CDBus", "CPulse", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CDBus", "CPulse", "CCloseOnExec", .product(name: "Logging", package: "swift-log")]),
+        // accept4 and pipe2 with close-on-exec set atomically (Swift's Glibc module lacks them).
+        .target(name: "CCloseOnExec"),
         .target(
             name: "Earshot",
             dependencies: [
@@ -65,7 +67,7 @@ let package = Package(
             dependencies: ["Earshot", .product(name: "Yams", package: "Yams")]),
         // Designer banks: YAML files of sounds, snapshots, music and zones a game plays by name,
         // reloaded live (issue 28).
-        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotScenes"]),
+        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotScenes", "EarshotLinux"]),
         // The `earshot stress` workload (engine against raw OpenAL) and the voices-per-core search,
         // as a typed API. Not a product: a game has no use for it; the CLI and the tests use it.
         // It does not link CAllocCounter: it counts allocations through the counter it is handed.
@@ -112,7 +114,7 @@ let package = Package(
         // A music set changing state on a live device, run by LiveMusicSetTests against a private daemon.
         .executableTarget(name: "MusicProbe", dependencies: ["Earshot"], path: "Tests/MusicProbe"),
         // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
-        .executableTarget(name: "MonitorProbe", dependencies: ["Earshot"], path: "Tests/MonitorProbe"),
+        .executableTarget(name: "MonitorProbe", dependencies: ["Earshot", "EarshotBanks"], path: "Tests/MonitorProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),

@@ -15,6 +15,9 @@ struct BankContents {
     var music: [String: SceneMusic] = [:]
     /// Tracks loaded by ``SoundBank/music(_:)``, by id (each loaded at its first call).
     var tracks: [String: MusicTrack] = [:]
+    /// Tracks a reload took out (another file, or gone) while they played, fading out: still
+    /// the bank's, so that ``SoundBank/unload()`` stops them too. Dropped once they have stopped.
+    var retiredTracks: [MusicTrack] = []
     /// Music sets as read, and those made by ``SoundBank/musicSet(_:)`` (at its first call).
     var musicSets: [String: SceneMusicSet] = [:]
     var sets: [String: MusicSet] = [:]
@@ -57,6 +60,7 @@ enum BankLoader {
                                 cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority)
         }
         d.spatial = attenuation.spatial(position: .zero)
+        d.name = s.id   // what the monitor shows
         return d
     }
 

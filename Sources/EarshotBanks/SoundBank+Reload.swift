@@ -20,7 +20,16 @@ extension SoundBank {
     ///   takes its new volume, loops and rate;
     /// - clips are kept by file: a new path loads, a path no sound uses any more is unloaded; an
     ///   audio file saved again under the same path is read at the bank's next load (a reload
-    ///   watches the YAML files, not the audio).
+    ///   watches the YAML files, not the audio);
+    /// - a music track whose file (or bus) changed: the track playing fades out over 0.5 s as the
+    ///   new file fades in, from its start (the new one is what ``music(_:)`` returns from then
+    ///   on); one that was not playing is loaded anew at the next ``music(_:)``. A track removed
+    ///   from the bank fades out. ``unload()`` stops them all, fading or not.
+    ///
+    /// A bank file (or an included one) that is empty is refused, never applied: it is what an
+    /// editor's truncate-then-write looks like half-way, not an edit that removes every sound.
+    /// (With `watch: true` an empty file is read again after each settle for 0.5 s before it is
+    /// reported.)
     ///
     /// An edit with a problem — a YAML or schema error, a clip that does not load — changes
     /// nothing: the bank keeps what it had, the problems are sent on ``events`` as
@@ -41,6 +50,12 @@ extension SoundBank {
     public func reload() throws(BankError) -> BankChanges {
         try serialised { () throws(BankError) -> BankChanges in
             guard isLoaded else { throw .unloaded(bank: path) }
+            if let empty = emptyFile() {
+                let error = BankError.invalid([.unreadable(.unreadableFile(
+                    path: empty, reason: "the file is empty (a save still being written?); the bank keeps what it had"))])
+                send(.rejected(error))
+                throw error
+            }
             let new: SceneBank
             switch SceneBank.check(path: path) {
             case .success(let b): new = b
@@ -62,9 +77,29 @@ extension SoundBank {
         }
     }
 
-    /// A reload from the watcher: its outcome goes to the events only.
-    func reloadQuietly() {
+    /// A reload from the watcher: its outcome goes to the events only. False (nothing done) when
+    /// a file is empty and this is not the watcher's last try: it asks again after a settle.
+    func reloadFromWatcher(lastTry: Bool) -> Bool {
+        if !lastTry, emptyFile() != nil { return false }
         do throws(BankError) { _ = try reload() } catch {}
+        return true
+    }
+
+    /// The first of the bank's files (the bank and what it includes now) that is a regular file
+    /// with nothing in it; nil when none is. Read, not `stat`ed: a /proc file says size 0.
+    func emptyFile() -> String? {
+        let files = [path] + (definition?.includedFiles ?? [])
+        for file in files {
+            var st = stat()
+            guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { continue }
+            var byte: UInt8 = 0
+            let n = read(fd, &byte, 1)
+            close(fd)
+            if n == 0 { return file }
+        }
+        return nil
     }
 
     /// Puts `new` in force over what the bank holds: first what may fail (clips, definitions),
@@ -83,6 +118,13 @@ extension SoundBank {
                     throw .invalid([.invalid(file: file, line: line, column: 1, key: "sounds.\(s.id)", reason: error.description)])
                 }
                 definitions[s.id] = d
+            }
+            let replacements: [String: MusicTrack]
+            do throws(BankError) {
+                replacements = try loadReplacedTracks(new, c)
+            } catch {
+                for clip in loaded.new { engine.unload(clip) }
+                throw error
             }
             let changes = Self.changes(from: c.bank, to: new)
             do throws(EarshotError) {
@@ -109,7 +151,7 @@ extension SoundBank {
                 for (id, s) in c.snapshots where snapshots[id] == nil && active.contains(s.name) { engine.end(s) }
                 c.snapshots = snapshots
                 try applyZones(new, to: &c)
-                applyMusic(new, to: &c)
+                applyMusic(new, replacements: replacements, to: &c)
             } catch {
                 // Only a dying engine refuses these: what is done stays, the rest is gone with it.
                 contents = c
@@ -143,12 +185,53 @@ extension SoundBank {
         c.zones = zones
     }
 
-    private func applyMusic(_ new: SceneBank, to c: inout BankContents) {
+    /// The tracks that play now and whose file or bus the edit changes, opened on their new
+    /// file (nothing plays yet): what may fail, before anything changes.
+    private func loadReplacedTracks(_ new: SceneBank, _ c: BankContents) throws(BankError) -> [String: MusicTrack] {
+        var out: [String: MusicTrack] = [:]
+        for m in new.music {
+            guard let track = c.tracks[m.id], let old = c.music[m.id], old.path != m.path || old.bus != m.bus,
+                  track.isPlaying || track.isWaitingToPlay else { continue }
+            do throws(EarshotError) {
+                out[m.id] = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
+            } catch {
+                for t in out.values { t.stop() }
+                if error == .engineShutDown { throw .engine(error) }
+                let (file, line) = new.origin(of: "music.\(m.id)")
+                throw .invalid([.invalid(file: file, line: line, column: 1, key: "music.\(m.id)", reason: error.description)])
+            }
+        }
+        return out
+    }
+
+    /// Seconds a track whose file changed (or that was removed) fades out over, as the new one fades in.
+    static let trackHandover = 0.5
+
+    private func applyMusic(_ new: SceneBank, replacements: [String: MusicTrack], to c: inout BankContents) {
         var music: [String: SceneMusic] = [:]
         for m in new.music { music[m.id] = m }
+        c.retiredTracks.removeAll { !$0.isPlaying }
         for (id, track) in c.tracks {
             guard let m = music[id], m.path == c.music[id]?.path, m.bus == c.music[id]?.bus else {
-                c.tracks[id] = nil   // gone or another file: the next music(_:) loads it anew
+                // Gone or another file: the old track must not play on, forgotten. One playing
+                // hands over to its new file (or fades out); the next music(_:) returns the new.
+                c.tracks[id] = nil
+                guard track.isPlaying || track.isWaitingToPlay else {
+                    track.stop()
+                    continue
+                }
+                if let replacement = replacements[id], let m = music[id] {
+                    Self.apply(m, to: replacement)
+                    do throws(EarshotError) {
+                        try track.crossfade(to: replacement, duration: Self.trackHandover)
+                        c.tracks[id] = replacement
+                    } catch {
+                        replacement.stop()   // only a dying engine refuses: both go with it
+                    }
+                } else {
+                    track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
+                }
+                c.retiredTracks.append(track)
                 continue
             }
             if m != c.music[id] { Self.apply(m, to: track) }

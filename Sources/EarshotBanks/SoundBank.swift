@@ -89,7 +89,7 @@ public final class SoundBank: Sendable {
         lifetime.bank = self
         if watch {
             do throws(BankWatcher.WatchError) {
-                let w = try BankWatcher(files: bank.files) { [weak self] in self?.reloadQuietly() }
+                let w = try BankWatcher(files: bank.files) { [weak self] lastTry in self?.reloadFromWatcher(lastTry: lastTry) ?? true }
                 lock.lock()
                 _watcher = w
                 lock.unlock()
@@ -246,6 +246,7 @@ public final class SoundBank: Sendable {
         guard !engine.isShutDown else { return }
         for s in c.sounds.values { engine.removeSound(s) }
         for t in c.tracks.values { t.stop() }
+        for t in c.retiredTracks { t.stop() }
         for s in c.sets.values { s.stop() }
         let active = Set(engine.activeSnapshots)
         for s in c.snapshots.values where active.contains(s.name) { engine.end(s) }
@@ -276,7 +277,18 @@ public final class SoundBank: Sendable {
         return try body(&contents)
     }
 
-    func send(_ event: BankEvent) { broadcast.send(event) }
+    /// Sends `event` to ``events`` and to the engine's monitor (`earshot monitor` shows reloads).
+    func send(_ event: BankEvent) {
+        broadcast.send(event)
+        let file = (path as NSString).lastPathComponent
+        switch event {
+        case .reloaded(let changes):
+            engine.noteMonitorEvent(kind: "bank-reloaded", name: file, detail: changes.description)
+        case .rejected(let error):
+            let first = error.description.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init)
+            engine.noteMonitorEvent(kind: "bank-rejected", name: file, detail: first)
+        }
+    }
     func watch(_ files: [String]) { watcher?.setFiles(files) }
     func serialised<R>(_ body: () throws(BankError) -> R) throws(BankError) -> R {
         reloadLock.lock()

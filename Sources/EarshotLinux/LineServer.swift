@@ -10,12 +10,15 @@ import Glibc
 /// without ever blocking the owner: every socket is non-blocking and the owner talks to it
 /// through closures called on the server's thread, and `wake()`, one byte into a pipe.
 ///
-/// It knows nothing of Earshot: the engine's monitor (Sources/Earshot/Monitor/MonitorServer.swift)
+/// It knows nothing of Earshot: the engine's monitor (Sources/Earshot/Monitor/MonitorSubsystem.swift)
 /// adapts it. Everything it holds is bounded (``Limits``): a client that sends a line longer than
-/// ``Limits/maxLineBytes``, or whose `answer` says so, is closed; one that does not read is sent
-/// no more broadcasts while ``Limits/maxQueuedBytes`` wait for it, and closed when it has read
-/// nothing for ``Limits/stuckTimeout``; connections beyond ``Limits/maxClients`` and of other
-/// users are closed at once.
+/// ``Limits/maxLineBytes`` is sent the owner's `overlong` words and closed, as is one whose
+/// `answer` says so; at most ``Limits/maxQueuedBytes`` ever wait for one client — replies
+/// included: while more than half of that waits, its requests are left unread (in its socket,
+/// where the kernel bounds them) and broadcasts skip it — and one that has read nothing for
+/// ``Limits/stuckTimeout`` is closed; connections beyond ``Limits/maxClients`` and of other
+/// users are closed at once. When `accept` fails for want of descriptors (`EMFILE`, `ENFILE`),
+/// the listener is left alone for ``Limits/acceptBackoff`` instead of being polled again at once.
 package final class LineServer: @unchecked Sendable {
     // @unchecked Sendable: the client table and the socket are only touched by the server's own
     // thread (`loop`); the owner's side uses the atomics, the `Guarded` thread handle and the
@@ -32,6 +35,9 @@ package final class LineServer: @unchecked Sendable {
         package var stuckTimeout = 5.0
         /// The longest the server sleeps between turns, seconds.
         package var tick = 0.25
+        /// Seconds the listener is not polled after `accept` failed for want of descriptors
+        /// (the waiting connection stays in the backlog until one is free).
+        package var acceptBackoff = 0.1
         package init() {}
     }
 
@@ -57,6 +63,10 @@ package final class LineServer: @unchecked Sendable {
         package var skippedBroadcasts = 0
         package var broadcasts = 0
         package var bytesSent = 0
+        /// The most bytes that ever waited for one client.
+        package var peakQueuedBytes = 0
+        /// `accept` failures other than "none waiting" (`EMFILE`, `ENFILE`, …).
+        package var acceptFailures = 0
     }
 
     private final class Client {
@@ -72,6 +82,9 @@ package final class LineServer: @unchecked Sendable {
             self.lastProgress = now
         }
         var queued: Int { output.count - outputStart }
+        /// More than half of the cap waits: no request is answered (nor read) until it drains,
+        /// so replies — each far smaller than the other half — never take it past the cap.
+        func isFull(_ limits: Limits) -> Bool { queued > limits.maxQueuedBytes / 2 }
     }
 
     package let limits: Limits
@@ -81,28 +94,27 @@ package final class LineServer: @unchecked Sendable {
     private let greeting: @Sendable () -> [UInt8]
     private let answer: @Sendable (ArraySlice<UInt8>) -> Answer
     private let next: @Sendable () -> [UInt8]?
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let overlong: @Sendable () -> [UInt8]?
+    private let wakePipe: WakePipe
     private let stopping = Atomic<Bool>(false)
     private let clientTotal = Atomic<Int>(0)
     private let counterValues = Guarded(Counters())
     private let threadStarted = Guarded(false)
     private let done = DispatchSemaphore(value: 0)
     private var clients: [Client] = []
+    /// The monotonic time before which the listener is not polled (after `EMFILE`).
+    private var acceptPausedUntil = -Double.infinity
 
     /// Serves `listener` (bound at `path`, which ``stop()`` removes) to connections of `allowedUID`.
+    /// `overlong` gives the words sent to a client before it is closed for a line longer than
+    /// ``Limits/maxLineBytes`` (nil: none).
     package init(listener: UnixSocket, path: String, allowedUID: UInt32, limits: Limits = Limits(),
                  greeting: @escaping @Sendable () -> [UInt8],
                  answer: @escaping @Sendable (ArraySlice<UInt8>) -> Answer,
+                 overlong: @escaping @Sendable () -> [UInt8]? = { nil },
                  next: @escaping @Sendable () -> [UInt8]?) throws(UnixSocketError) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw UnixSocketError(operation: "pipe", code: errno) }
-        guard UnixSocket.setNonBlockingCloseOnExec(fds[0]), UnixSocket.setNonBlockingCloseOnExec(fds[1]) else {
-            let e = errno
-            _ = close(fds[0])
-            _ = close(fds[1])
-            throw UnixSocketError(operation: "fcntl", code: e)
-        }
+        wakePipe = try WakePipe()
+        self.overlong = overlong
         self.listener = listener
         self.path = path
         self.allowedUID = allowedUID
@@ -110,13 +122,6 @@ package final class LineServer: @unchecked Sendable {
         self.greeting = greeting
         self.answer = answer
         self.next = next
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
-    }
-
-    deinit {
-        _ = close(wakeRead)
-        _ = close(wakeWrite)
     }
 
     /// Connections served now (read by the owner on every frame: one atomic load).
@@ -132,7 +137,15 @@ package final class LineServer: @unchecked Sendable {
         }
         guard first else { return }
         let th = Thread { [self] in
-            Thread.current.name = name   // set on the thread itself: what /proc and debuggers show
+            // Named on the thread itself, through /proc too (what `top -H`, debuggers and the
+            // tests read): Foundation's `Thread.current.name` alone did not always reach the
+            // kernel (seen for a monitor started after another monitor's thread had ended).
+            Thread.current.name = name
+            let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            if fd >= 0 {
+                _ = name.withCString { write(fd, $0, strlen($0)) }
+                close(fd)
+            }
             loop()
             done.signal()
         }
@@ -142,10 +155,7 @@ package final class LineServer: @unchecked Sendable {
     }
 
     /// Asks the thread for a turn now (something to broadcast). Never blocks.
-    package func wake() {
-        var b: UInt8 = 1
-        _ = write(wakeWrite, &b, 1)
-    }
+    package func wake() { wakePipe.wake() }
 
     /// Ends the thread, waits for it, closes every connection and removes the socket file.
     /// Idempotent; a server never started only closes.
@@ -177,23 +187,37 @@ package final class LineServer: @unchecked Sendable {
         var scratch = [UInt8](repeating: 0, count: 65_536)
         while !stopping.load(ordering: .acquiring) {
             fds.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            fds.append(pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0))
+            let before = monotonicNow()
+            let listening = before >= acceptPausedUntil
+            fds.append(pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0))
+            // fd -1: poll ignores the entry (the listener, while accepting is paused).
+            fds.append(pollfd(fd: listening ? listener.fd : -1, events: Int16(POLLIN), revents: 0))
             for c in clients {
-                fds.append(pollfd(fd: c.socket.fd, events: Int16(POLLIN) | (c.queued > 0 ? Int16(POLLOUT) : 0), revents: 0))
+                // A client with too much waiting for it is not read: its requests stay in its socket.
+                let reading = !c.closeWhenSent && !c.isFull(limits)
+                fds.append(pollfd(fd: c.socket.fd, events: (reading ? Int16(POLLIN) : 0) | (c.queued > 0 ? Int16(POLLOUT) : 0), revents: 0))
             }
-            let r = poll(&fds, nfds_t(fds.count), Int32(limits.tick * 1000))
+            let sleep = listening ? limits.tick : min(limits.tick, max(0.001, acceptPausedUntil - before))
+            let r = poll(&fds, nfds_t(fds.count), Int32((sleep * 1000).rounded(.up)))
             if stopping.load(ordering: .acquiring) { break }
             guard r >= 0 || errno == EINTR else { break }
-            if fds[0].revents != 0 { drainWake(&scratch) }
+            if fds[0].revents != 0 { wakePipe.drain() }
             let now = monotonicNow()
             // Clients first (their indices match fds[2...] only before accepting).
             for (i, c) in clients.enumerated() where fds[i + 2].revents != 0 {
-                if fds[i + 2].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(c, &scratch) }
+                let events = fds[i + 2].revents
+                if events & Int16(POLLHUP | POLLERR) != 0 && events & Int16(POLLIN) == 0 {
+                    c.socket.close()   // gone (a peer that is not read would otherwise wake every poll)
+                } else if events & Int16(POLLIN) != 0 {
+                    read(c, &scratch)
+                }
             }
             if fds[1].revents & Int16(POLLIN) != 0 { acceptWaiting(now: now) }
             if let bytes = next() { broadcast(bytes) }
-            for c in clients { flush(c, now: now) }
+            for c in clients {
+                flush(c, now: now)
+                answerWaitingLines(c)   // lines left while it was full, now that it has room
+            }
             clients.removeAll { c in
                 let stuck = c.queued > 0 && now - c.lastProgress > limits.stuckTimeout
                 if stuck { count { $0.closedStuck += 1 } }
@@ -205,15 +229,19 @@ package final class LineServer: @unchecked Sendable {
         }
     }
 
-    private func drainWake(_ scratch: inout [UInt8]) {
-        scratch.withUnsafeMutableBytes { raw in
-            while Glibc.read(wakeRead, raw.baseAddress, raw.count) > 0 {}
-        }
-    }
-
     private func acceptWaiting(now: Double) {
         for _ in 0..<64 {   // a flood is taken a bounded batch per turn
-            guard let socket = try? listener.accept() else { return }
+            let accepted: UnixSocket?
+            do {
+                accepted = try listener.accept()
+            } catch {
+                // Out of descriptors (EMFILE, ENFILE) or memory: the connection stays waiting and
+                // the listener stays readable; polling it again at once would spin a core.
+                count { $0.acceptFailures += 1 }
+                acceptPausedUntil = now + limits.acceptBackoff
+                return
+            }
+            guard let socket = accepted else { return }
             guard let peer = try? socket.peerCredentials(), peer.uid == allowedUID else {
                 count { $0.refusedOtherUser += 1 }
                 socket.close()
@@ -226,6 +254,7 @@ package final class LineServer: @unchecked Sendable {
             }
             let c = Client(socket: socket, now: now)
             c.output = greeting()
+            notePeak(c)
             clients.append(c)
             count { $0.accepted += 1 }
         }
@@ -242,7 +271,16 @@ package final class LineServer: @unchecked Sendable {
         }
         guard n > 0, !c.closeWhenSent else { return }
         c.input.append(contentsOf: scratch[0..<n])
-        while let newline = c.input.firstIndex(of: 0x0A) {
+        answerWaitingLines(c)
+    }
+
+    /// Answers the client's complete lines while it has room for replies (the rest wait in
+    /// `input`, and no more is read meanwhile); closes it, with the owner's words, for a line
+    /// too long to be one.
+    private func answerWaitingLines(_ c: Client) {
+        guard c.socket.fd >= 0, !c.closeWhenSent else { return }
+        while !c.isFull(limits), let newline = c.input.firstIndex(of: 0x0A) {
+            guard newline < limits.maxLineBytes else { break }
             let line = c.input[0..<newline]
             let reply = answer(line)
             c.input.removeSubrange(0...newline)
@@ -257,14 +295,24 @@ package final class LineServer: @unchecked Sendable {
                 c.closeWhenSent = true
                 c.input.removeAll()
                 count { $0.closedForInput += 1 }
-                return
             }
+            notePeak(c)
+            if c.closeWhenSent { return }
         }
-        if c.input.count >= limits.maxLineBytes {   // a line too long to be one: nothing more is read
+        // A line too long to be one (complete or not): nothing more is read.
+        let firstLine = c.input.firstIndex(of: 0x0A) ?? c.input.count
+        if firstLine >= limits.maxLineBytes {
+            if let words = overlong() { c.output += words }
             c.closeWhenSent = true
             c.input.removeAll()
             count { $0.closedForInput += 1 }
+            notePeak(c)
         }
+    }
+
+    private func notePeak(_ c: Client) {
+        let q = c.queued
+        if q > counterValues.withLock({ $0.peakQueuedBytes }) { count { $0.peakQueuedBytes = max($0.peakQueuedBytes, q) } }
     }
 
     private func broadcast(_ bytes: [UInt8]) {
@@ -279,6 +327,7 @@ package final class LineServer: @unchecked Sendable {
                 c.outputStart = 0
             }
             c.output += bytes
+            notePeak(c)
         }
     }
 

@@ -11,6 +11,13 @@ package enum PrivateDirectory {
         if mkdir(path, 0o700) != 0, errno != EEXIST {
             throw UnixSocketError(operation: "mkdir \(path)", code: errno)
         }
+        try check(path)
+    }
+
+    /// Checks the directory at `path` without making it: throws when it is missing, is not a real
+    /// directory (a symbolic link), is not the effective user's, or has group/other bits — a
+    /// folder another user made first, where a fake server could wait.
+    package static func check(_ path: String) throws(UnixSocketError) {
         var st = stat()
         guard lstat(path, &st) == 0 else { throw UnixSocketError(operation: "lstat \(path)", code: errno) }
         guard (st.st_mode & S_IFMT) == S_IFDIR else {

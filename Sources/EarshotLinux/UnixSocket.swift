@@ -1,3 +1,4 @@
+internal import CCloseOnExec
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,25 +106,19 @@ package final class UnixSocket {
         }
     }
 
-    /// Accepts one waiting connection (non-blocking, close-on-exec), or nil when none waits.
+    /// Accepts one waiting connection (non-blocking and close-on-exec from the start: `accept4`,
+    /// so a child process started meanwhile by another thread never inherits it), or nil when
+    /// none waits. Throws on any other failure — `EMFILE`/`ENFILE` among them, which leave the
+    /// connection waiting: the caller must not poll the listener again at once (``LineServer``
+    /// backs off).
     package func accept() throws(UnixSocketError) -> UnixSocket? {
-        let client = Glibc.accept(fd, nil, nil)
-        guard client >= 0, Self.setNonBlockingCloseOnExec(client) else {
-            if client >= 0 { _ = Glibc.close(client) }
+        let client = earshot_accept4_cloexec_nonblock(fd)
+        guard client >= 0 else {
             let e = errno
             if e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNABORTED { return nil }
             throw UnixSocketError(operation: "accept", code: e)
         }
         return UnixSocket(adopting: client)
-    }
-
-    /// Makes `fd` non-blocking and close-on-exec (what `accept4` and `pipe2` would do, which
-    /// Swift's Glibc module does not export). False when `fcntl` fails.
-    package static func setNonBlockingCloseOnExec(_ fd: Int32) -> Bool {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return false }
-        let fdFlags = fcntl(fd, F_GETFD)
-        return fdFlags >= 0 && fcntl(fd, F_SETFD, fdFlags | FD_CLOEXEC) == 0
     }
 
     /// The peer's credentials as the kernel recorded them at connect (`SO_PEERCRED`).

@@ -81,6 +81,8 @@ public struct Scene: Sendable {
     /// (`clips.beep`, `sounds.steps`, `emitters.car`, `zones.hall`, `music.theme`, `snapshots.x`,
     /// `buses.sfx`): warnings about an entry say `FILE:LINE` with it.
     public var lines: [String: Int] = [:]
+    /// The column of each entry's key, by the same key paths as ``lines``.
+    public var columns: [String: Int] = [:]
     /// Every bank the scene reads through `include:` (directly or through other banks), each
     /// once, in the order read, as its path reads (resolved against its includer's folder).
     /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the

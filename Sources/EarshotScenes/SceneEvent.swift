@@ -55,11 +55,14 @@ public struct SceneEvent: Sendable, Equatable {
     public var action: Action
     /// The line of the event in the scene file.
     public var line: Int
+    /// The column where the event starts on its line (0 for an event built in code).
+    public var column: Int = 0
 
-    public init(time: Double, action: Action, line: Int = 0) {
+    public init(time: Double, action: Action, line: Int = 0, column: Int = 0) {
         self.time = time
         self.action = action
         self.line = line
+        self.column = column
     }
 
     /// A short label for logs and plots ("hint begin", "play step", …).

@@ -64,7 +64,7 @@ public struct SceneParameterSet: Sendable, Equatable {
 }
 
 extension SceneSound {
-    /// The engine's definition of this sound — its selection, limits, curves, or its layers —
+    /// The engine's definition of this sound, named by its id — its selection, limits, curves, or its layers —
     /// with its clip ids looked up in `clips` (ids missing there are left out) and `spatial` as
     /// the distance settings of its positioned plays. What a scene (and a bank) makes its sounds
     /// from.
@@ -83,12 +83,15 @@ extension SceneSound {
                 guard let clip = clips[l.clip] else { return nil }
                 return SoundLayer(clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
             }
-            return SoundDefinition(layers: made, curves: curves, loop: loop, limit: limit, cooldown: cooldown, bus: Bus(bus),
-                                   priority: priority, spatial: spatial)
+            var d = SoundDefinition(layers: made, curves: curves, loop: loop, limit: limit, cooldown: cooldown, bus: Bus(bus),
+                                    priority: priority, spatial: spatial)
+            d.name = id
+            return d
         }
         var d = SoundDefinition(clips: self.clips.compactMap { clips[$0] }, selection: select, weights: weights,
                                 avoidRepeat: avoidRepeat, pitchVariation: pitchCents, gainVariation: gainDB,
-                                limit: limit, cooldown: cooldown, bus: Bus(bus), priority: priority, loop: loop, spatial: spatial)
+                                limit: limit, cooldown: cooldown, bus: Bus(bus), priority: priority, loop: loop, spatial: spatial,
+                                name: id)
         d.curves = curves
         return d
     }

@@ -12,6 +12,22 @@ extension SceneParser {
         return 0
     }
 
+    /// Problems in the order a reader fixes them: an included bank's first (what the scene says
+    /// about the bank's ids may only follow from them), each file's in file order.
+    static func ordered(_ problems: [SceneError], file: String) -> [SceneError] {
+        var files: [String] = [], byFile: [String: [SceneError]] = [:]
+        for p in problems {
+            let f: String
+            if case .invalid(let name, _, _, _, _) = p { f = name } else { f = file }
+            if byFile[f] == nil { files.append(f) }
+            byFile[f, default: []].append(p)
+        }
+        let order = files.filter { $0 != file } + files.filter { $0 == file }
+        return order.flatMap { f in (byFile[f] ?? []).enumerated().sorted {
+            (position($0.element), $0.offset) < (position($1.element), $1.offset)
+        }.map(\.element) }
+    }
+
     /// A path relative to the scene's folder (absolute paths stay), which must be a readable
     /// audio file the engine can load: as a clip (``ClipFileInfo/checkLoadable(name:)``) or, for
     /// `music`, as a stream (``MusicTrack/checkStreamable(path:)``) — the checks `render` makes

@@ -196,6 +196,6 @@ extension SceneParser {
             action = .stop(emitter: id, fade: fade)
         }
         guard let at, let action else { return nil }
-        return SceneEvent(time: at, action: action, line: line)
+        return SceneEvent(time: at, action: action, line: line, column: node.mark?.column ?? 0)
     }
 }

@@ -6,8 +6,11 @@ extension SceneParser {
     /// Parses the file at `path` (a scene, or a bank with `bank`).
     static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "a directory, not a \(bank ? "bank" : "scene") file"))]))
         }
         guard SceneLimits.isRegularFile(path) else {
             return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not a regular file (a device, a pipe or a special file cannot be a scene)"))]))

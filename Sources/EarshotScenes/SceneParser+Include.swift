@@ -75,8 +75,12 @@ extension SceneParser {
             let resolved = given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
             let path = (resolved as NSString).standardizingPath
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 fail(item, key, "no such file: \(given) (looked for \(path); paths are relative to the including file)")
+                continue
+            }
+            guard !isDirectory.boolValue else {
+                fail(item, key, "\(given) is a directory, not a bank file (include: names YAML files, one path each)")
                 continue
             }
             guard SceneLimits.isRegularFile(path) else {

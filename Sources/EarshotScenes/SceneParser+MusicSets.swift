@@ -109,12 +109,12 @@ extension SceneParser {
         }
         let stateEntries = named("states")
         if stateEntries.isEmpty, let n = m["states"] { fail(n, "\(key).states", "a music set needs at least one state") }
-        var stateNames: [String] = []
+        var stateNames: [String] = [], broken: [String] = []
         for (name, keyNode, v) in stateEntries {
             let sk = "\(key).states.\(name)"
             if name == "*" { fail(keyNode, sk, "\"*\" stands for any state in transitions; name the state otherwise") }
             stateNames.append(name)
-            if let content = stateContent(v, sk, tempo: base) { def.states.append(MusicState(name: name, content: content)) }
+            if let content = stateContent(v, sk, tempo: base) { def.states.append(MusicState(name: name, content: content)) } else { broken.append(name) }
         }
         let known = Set(stateNames)
         if let n = m["transitions"] {
@@ -131,7 +131,11 @@ extension SceneParser {
                 fail(n, "\(key).transitions", "expected a list of rules (- { from: …, to: …, at: nextBar }), got \(describe(n))")
             }
         }
-        musicSetNames[id] = def
+        // Events check against every state given: one with a problem (reported at the state) is
+        // not "no state" again at each event naming it.
+        var checked = def
+        checked.states += broken.map { MusicState(name: $0, content: .segments([])) }
+        musicSetNames[id] = checked
         return SceneMusicSet(id: id, definition: def)
     }
 

@@ -19,6 +19,7 @@ extension SceneParser {
         var out: [SceneParameter] = []
         for (id, keyNode, value) in idMapping(node, "parameters") {
             let key = "parameters.\(id)"
+            parameterNamesGiven.insert(id)
             guard id.count <= ParameterDefinition.maxNameLength else {
                 fail(keyNode, key, "a parameter name has at most \(ParameterDefinition.maxNameLength) characters")
                 continue
@@ -102,7 +103,7 @@ extension SceneParser {
     }
 
     /// The names of `parameters:`.
-    var parameterNames: Set<String> { Set(parameterDefs.keys) }
+    var parameterNames: Set<String> { parameterNamesGiven.union(parameterDefs.keys) }
 
     /// Each `of:` that names no emitter must name a play (`name:`).
     mutating func checkParameterTargets(_ playNames: Set<String>) {
@@ -201,6 +202,7 @@ extension SceneParser {
         guard let pNode = m["parameter"], let p = string(pNode, "\(key).set.parameter"),
               let vNode = m["value"] else { return nil }
         guard let def = parameterDefs[p] else {
+            if parameterNames.contains(p) { return nil }   // defined with a problem, reported there
             fail(pNode, "\(key).set.parameter", "no parameter named \"\(p)\"" + Self.didYouMean(p, among: parameterNames.sorted()) + " (define it under parameters:)")
             return nil
         }

@@ -21,6 +21,9 @@ struct SceneParser: YAMLReader {
     var clipMemory: Int?
     /// The scene's game parameters by name (`parameters:`, read before the sounds and buses).
     var parameterDefs: [String: SceneParameter] = [:]
+    /// Every name under `parameters:`, a definition with a problem included: a curve or `set:`
+    /// naming one is not a second problem.
+    var parameterNamesGiven: Set<String> = []
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
@@ -53,7 +56,7 @@ struct SceneParser: YAMLReader {
         scene?.includedFiles = parser.includeState.files
         if let scene, parser.problems.isEmpty { return .success(scene) }
         if parser.problems.isEmpty { parser.fail(nil, "", "invalid scene") }
-        return .failure(SceneProblems(problems: parser.problems.sorted { Self.position($0) < Self.position($1) }))
+        return .failure(SceneProblems(problems: Self.ordered(parser.problems, file: path)))
     }
 
     // MARK: The scene
@@ -225,7 +228,11 @@ struct SceneParser: YAMLReader {
         scene.clipMemory = clipMemory
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
-            for (k, _) in m { if case .scalar(let s) = k, let mark = k.mark { scene.lines["\(section).\(s.string)"] = mark.line } }
+            for (k, _) in m {
+                guard case .scalar(let s) = k, let mark = k.mark else { continue }
+                scene.lines["\(section).\(s.string)"] = mark.line
+                scene.columns["\(section).\(s.string)"] = mark.column
+            }
         }
         scene.origins = included.origin
         for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
@@ -489,7 +496,7 @@ struct SceneParser: YAMLReader {
                 return
             }
             let offset = jitter > 0 ? (generator.nextUnit() * 2 - 1) * jitter : 0
-            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line))
+            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line, column: first.column))
             n += 1
         }
     }

@@ -134,6 +134,7 @@ final class SceneRuntime {
             d.spatial = scene.attenuation.spatial(position: .zero)
             withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
             d.gain = s.linearLevel
+            d.name = s.id   // what the monitor shows
             sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()

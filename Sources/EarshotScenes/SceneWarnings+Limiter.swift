@@ -33,7 +33,11 @@ extension Scene {
             }
             return (peaks[id]?.peak ?? 1, peaks[id]?.seconds ?? duration, "sfx")
         }
-        struct Span { var start: Double; var end: Double; var level: Float; var name: String; var source: String; var bus: String }
+        struct Span {
+            var start: Double; var end: Double; var level: Float; var name: String; var source: String; var bus: String
+            /// Where the warning points when this is the loudest: its event, or its entry (`emitters.car`).
+            var event: SceneEvent? = nil; var entry = ""
+        }
         var spans: [Span] = []
         // Emitters: from their start until stopped (looping) or for their clip's length.
         var setGains: [String: Float] = [:]
@@ -55,7 +59,7 @@ extension Scene {
                                                   maxDistance: a.maxDistance, rolloff: a.rolloff)
             let gain = max(em.gain, setGains[em.id] ?? 0)
             spans.append(Span(start: em.start, end: end, level: s.peak * gain * min(distanceGain, 16) * (busGain[s.bus] ?? 1),
-                              name: "emitter \(em.id)", source: em.clip, bus: s.bus))
+                              name: "emitter \(em.id)", source: em.clip, bus: s.bus, entry: "emitters.\(em.id)"))
         }
         // One-shots: for their clip's length (÷ pitch, × passes).
         var playing: [String: Double] = [:]   // music: when it started
@@ -72,7 +76,7 @@ extension Scene {
                                                               rolloff: a.rolloff))
                 }
                 spans.append(Span(start: e.time, end: e.time + length, level: s.peak * p.gain * distanceGain * (busGain[p.bus ?? s.bus] ?? 1),
-                                  name: "play \(p.id)", source: p.id, bus: p.bus ?? s.bus))
+                                  name: "play \(p.id)", source: p.id, bus: p.bus ?? s.bus, event: e))
             case .music(let id, let action):
                 switch action {
                 case .play:
@@ -155,13 +159,17 @@ extension Scene {
             }
         }
         guard worst > 1 else { return nil }
-        let names = worstSet.sorted { spans[$0].level > spans[$1].level }.prefix(4).map { spans[$0].name }
+        let loudest = worstSet.sorted { spans[$0].level > spans[$1].level }
+        let names = loudest.prefix(4).map { spans[$0].name }
         let more = worstSet.count > 4 ? " and \(worstSet.count - 4) more" : ""
-        return SceneWarning(file: file, line: nil, key: "mix",
-                            message: String(format: "at %.2f s, %d voices and tracks can reach %+.1f dB over full scale (%@%@; their peaks × gains, in-phase copies added, other sounds added in power): the output limiter will turn the mix down there; lower their gains to leave it untouched",
+        // At the loudest voice's event or entry: where a gain would be lowered.
+        let at = loudest.first.map { spans[$0] }
+        return warning(at: at?.event, at?.entry ?? "mix", "")
+            .with(key: "mix", message: String(format: "at %.2f s, %d voices and tracks can reach %+.1f dB over full scale (%@%@; their peaks × gains, in-phase copies added, other sounds added in power): the output limiter will turn the mix down there; lower their gains to leave it untouched",
                                             worstAt, worstSet.count, 20 * log10(worst),
                                             names.joined(separator: ", "), more))
     }
+
 
     /// Each clip's peak (largest absolute sample, 1.0 when it cannot be decoded) and length.
     func clipPeaks() -> [String: (peak: Float, seconds: Double)] {
@@ -176,5 +184,12 @@ extension Scene {
             out[clip.id] = (peak, Double(audio.samples.count / max(audio.channels, 1)) / Double(max(audio.sampleRate, 1)))
         }
         return out
+    }
+}
+
+extension SceneWarning {
+    /// This warning's place, with another key and message.
+    func with(key: String, message: String) -> SceneWarning {
+        SceneWarning(file: file, line: line, column: column, key: key, message: message)
     }
 }

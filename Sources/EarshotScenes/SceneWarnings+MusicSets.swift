@@ -7,7 +7,7 @@ extension Scene {
         guard !musicSets.isEmpty else { return [] }
         var out: [SceneWarning] = []
         func warn(_ key: String, _ message: String) {
-            out.append(SceneWarning(file: file, line: lines[key].flatMap { $0 > 0 ? $0 : nil }, key: key, message: message))
+            out.append(warning(at: nil, key, message))
         }
         var entered: [String: Set<String>] = [:]
         for e in events + followUps.map(\.event) {
@@ -18,7 +18,7 @@ extension Scene {
             default: entered[id, default: []].formUnion([])
             }
         }
-        for set in musicSets {
+        for set in musicSets where !isIncluded("music.\(set.id)") {
             let key = "music.\(set.id)"
             guard let states = entered[set.id], !states.isEmpty else {
                 warn(key, "never plays (no event names a state of it or says action: play)")

@@ -14,14 +14,24 @@ public struct SceneWarning: Sendable, Equatable, CustomStringConvertible {
     public var file: String
     /// The line of the event or entry concerned (nil only for a scene built in code).
     public var line: Int?
+    /// The column where that event or entry starts on its line (nil with no line).
+    public var column: Int?
     /// The key concerned (`events`, `clips.beep`, `emitters.car`).
     public var key: String
     /// What is wrong, and why it matters.
     public var message: String
 
-    /// `FILE:LINE: KEY: message` (without the line when there is none).
+    public init(file: String, line: Int?, column: Int? = nil, key: String, message: String) {
+        self.file = file
+        self.line = line
+        self.column = line == nil ? nil : (column ?? 1)
+        self.key = key
+        self.message = message
+    }
+
+    /// `FILE:LINE:COLUMN: KEY: message`, as a problem reads (without them for a scene built in code).
     public var description: String {
-        (line.map { "\(file):\($0): " } ?? "\(file): ") + "\(key): \(message)"
+        (line.map { "\(file):\($0):\(column ?? 1): " } ?? "\(file): ") + "\(key): \(message)"
     }
 }
 
@@ -34,9 +44,8 @@ extension Scene {
     /// for a scene that does what it says.
     public func warnings() -> [SceneWarning] {
         var out: [SceneWarning] = []
-        func warn(_ line: Int?, _ key: String, _ message: String) {
-            // An entry's warning (clips.x, emitters.y) takes the line of its key.
-            out.append(SceneWarning(file: file, line: (line ?? lines[key]).flatMap { $0 > 0 ? $0 : nil }, key: key, message: message))
+        func warn(_ event: SceneEvent?, _ key: String, _ message: String) {
+            out.append(warning(at: event, key, message))
         }
 
         // Events in time order (the scene keeps them sorted), against what plays when.
@@ -53,31 +62,31 @@ extension Scene {
                 case .play:
                     tracks[id] = .playing
                 case .pause:
-                    if state != .playing { warn(e.line, "events", "music \(id) pause at \(e.time) s has no effect: the track is not playing") }
+                    if state != .playing { warn(e, "events", "music \(id) pause at \(e.time) s has no effect: the track is not playing") }
                     tracks[id] = .paused
                 case .stop(let fade):
                     if state == .never || state == .stopped {
-                        warn(e.line, "events", "music \(id) stop at \(e.time) s has no effect: the track is not playing")
+                        warn(e, "events", "music \(id) stop at \(e.time) s has no effect: the track is not playing")
                     }
                     if fade > 0, fade < Self.minimumStopFade {
-                        warn(e.line, "events", "music \(id) stop fade \(fade) s is shorter than the engine's \(Self.minimumStopFade) s: it lasts \(Self.minimumStopFade) s")
+                        warn(e, "events", "music \(id) stop fade \(fade) s is shorter than the engine's \(Self.minimumStopFade) s: it lasts \(Self.minimumStopFade) s")
                     }
                     tracks[id] = .stopped
                 case .fade:
                     if state != .playing && state != .paused {
-                        warn(e.line, "events", "music \(id) fade at \(e.time) s has no effect on what is heard: the track is not playing (only its volume changes)")
+                        warn(e, "events", "music \(id) fade at \(e.time) s has no effect on what is heard: the track is not playing (only its volume changes)")
                     }
                 }
             case .stop(let id, _):
                 if let start = starts[id], e.time < start {
-                    warn(e.line, "events", "stop \(id) at \(e.time) s has no effect: the emitter starts at \(start) s, after it")
+                    warn(e, "events", "stop \(id) at \(e.time) s has no effect: the emitter starts at \(start) s, after it")
                 } else if stopped.contains(id) {
-                    warn(e.line, "events", "stop \(id) at \(e.time) s has no effect: it was stopped before")
+                    warn(e, "events", "stop \(id) at \(e.time) s has no effect: it was stopped before")
                 }
                 stopped.insert(id)
             case .hint(let begins):
                 if begins == hintOn {
-                    warn(e.line, "events", begins ? "a second hint: begin at \(e.time) s (the hint is already raised)"
+                    warn(e, "events", begins ? "a second hint: begin at \(e.time) s (the hint is already raised)"
                                                   : "hint: end at \(e.time) s without a begin before it")
                 }
                 hintOn = begins
@@ -92,7 +101,7 @@ extension Scene {
         // (ReverbDomain, the same call the engine makes), so say what changes.
         for zone in zones {
             for note in ReverbDomain.sanitised(zone.reverb, speedOfSound: speedOfSound).adjustments {
-                warn(lines["zones.\(zone.name)"], "zones.\(zone.name).reverb", note)
+                warn(nil, "zones.\(zone.name).reverb", note)
             }
         }
 
@@ -101,10 +110,11 @@ extension Scene {
         for e in events + followUps.map(\.event) { if case .play(let p) = e.action { used.insert(p.id) } }
         let playedSounds = used
         for s in sounds where playedSounds.contains(s.id) { used.formUnion(s.clips + s.layers.map(\.clip)) }
-        for s in sounds where !playedSounds.contains(s.id) {
+        // What an included bank defines is there to be used, not the scene's to use up.
+        for s in sounds where !playedSounds.contains(s.id) && !isIncluded("sounds.\(s.id)") {
             warn(nil, "sounds.\(s.id)", "never played (no play event names it)")
         }
-        for c in clips where !used.contains(c.id) {
+        for c in clips where !used.contains(c.id) && !isIncluded("clips.\(c.id)") {
             warn(nil, "clips.\(c.id)", "never used (no emitter or play event names it); it is still loaded and checked")
         }
 
@@ -127,6 +137,31 @@ extension Scene {
         if let w = limiterWarning() { out.append(w) }
         out += musicSetWarnings()
         return out
+    }
+
+    /// Whether the entry `key` (`sounds.step`) comes from an included bank, not the scene itself.
+    func isIncluded(_ key: String) -> Bool {
+        guard let origin = origins[key] else { return false }
+        return lines[key] == nil || !origin.hasPrefix(file + ":")
+    }
+
+    /// A warning about `event` (its line and column), or else about the entry `key`
+    /// (`zones.hall.reverb` takes the line and column of `zones.hall`); one with neither points at
+    /// the file's first line.
+    func warning(at event: SceneEvent?, _ key: String, _ message: String) -> SceneWarning {
+        if let event, event.line > 0 {
+            return SceneWarning(file: file, line: event.line, column: max(event.column, 1), key: key, message: message)
+        }
+        var entry = key
+        while lines[entry] == nil, origins[entry] == nil, let dot = entry.lastIndex(of: ".") { entry = String(entry[..<dot]) }
+        if let line = lines[entry], line > 0 {
+            return SceneWarning(file: file, line: line, column: max(columns[entry] ?? 1, 1), key: key, message: message)
+        }
+        // An included bank's entry: its file and line (`FILE:LINE`), at the line's start.
+        if let o = origins[entry], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]), line > 0 {
+            return SceneWarning(file: String(o[..<colon]), line: line, column: 1, key: key, message: message)
+        }
+        return SceneWarning(file: file, line: origins.isEmpty && lines.isEmpty ? nil : 1, column: 1, key: key, message: message)
     }
 
     /// The least distance between `em` and the listener from its start until `end`, sampled at

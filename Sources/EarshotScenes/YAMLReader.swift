@@ -49,14 +49,39 @@ extension YAMLReader {
             return "YAML syntax: " + (context.map { "\($0.text): " } ?? "") + problem
         }
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, let yaml), .parser(let context, let problem, let mark, let yaml),
+             .composer(let context, let problem, let mark, let yaml):
+            if let column = Self.tabColumn(yaml, line: mark.line, near: mark.column) {
+                problems.append(.invalid(file: file, line: mark.line, column: column, key: "",
+                                         reason: "a tab: YAML indents with spaces only (replace the tab with spaces)"))
+                return
+            }
             problems.append(.invalid(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
         case .reader(let problem, _, _, _):
             fail(nil, "", "YAML syntax: \(problem)")
         default:
             fail(nil, "", "YAML syntax: \(error)")
         }
+    }
+
+    /// The column (1-based) of the tab libyaml stopped at on `line` — at `column`, or in the
+    /// line's indentation — or nil when no tab is to blame.
+    static func tabColumn(_ yaml: String, line: Int, near column: Int) -> Int? {
+        guard line >= 1 else { return nil }
+        var current = 1
+        var text = Substring(yaml)
+        while current < line, let newline = text.firstIndex(of: "\n") {
+            text = text[text.index(after: newline)...]
+            current += 1
+        }
+        guard current == line else { return nil }
+        let row = Array(text.prefix { $0 != "\n" }.unicodeScalars.prefix(4_096))
+        if column >= 1, column <= row.count, row[column - 1] == "\t" { return column }
+        for (i, c) in row.enumerated() {
+            if c == "\t" { return i + 1 }
+            if c != " " { break }
+        }
+        return nil
     }
 
     /// Whether `node` is YAML's null: a plain (unquoted) empty value, `~` or `null` (YAML 1.2's

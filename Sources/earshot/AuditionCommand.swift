@@ -14,7 +14,9 @@ struct AuditionCommand: ParsableCommand {
             Loads BANK (with the banks it includes) and plays SOUND centred, again each time a \
             one-shot ends, for --seconds. Each --param NAME=FROM:TO:SECONDS sets the global \
             parameter NAME to FROM at the start and moves it to TO over SECONDS (linearly, in \
-            playback time); give it once per parameter. With -o the audition is rendered offline \
+            playback time); give it once per parameter. A sweep past the parameter's range is \
+            clamped to it (the engine holds a parameter within its range), and says so on stderr \
+            in one line. With -o (or --out) the audition is rendered offline \
             (48 kHz stereo) to OUT.wav, and with --plot its level to OUT.svg; both appear only \
             when complete, and nothing is written on a failure. Without -o it plays live on the \
             default output. A bad bank, an unknown sound or parameter prints \
@@ -31,10 +33,11 @@ struct AuditionCommand: ParsableCommand {
             help: "A parameter sweep NAME=FROM:TO:SECONDS (e.g. rpm=800:8000:10); repeatable.")
     var params: [String] = []
 
-    @Option(name: .long, help: "Seconds to play or render (default: the longest sweep, at least 3).")
+    // Unconditional: `--seconds -1` is a bad value to name, not a missing one.
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to play or render (default: the longest sweep, at least 3).")
     var seconds: Double?
 
-    @Option(name: .short, help: "Render offline to this audio file instead of playing live.")
+    @Option(name: [.customShort("o"), .customLong("out")], help: "Render offline to this audio file instead of playing live.")
     var o: String?
 
     @Option(name: .long, help: "With -o: write the level plot (SVG) here too.")
@@ -64,8 +67,11 @@ struct AuditionCommand: ParsableCommand {
 
     func validate() throws {
         for p in params { _ = try Sweep.parse(p).get() }
-        if let seconds, !(seconds.isFinite && (0.01...3600).contains(seconds)) {
-            throw ValidationError("--seconds \(seconds): must be 0.01…3600")
+        if let seconds, !(seconds.isFinite && seconds > 0) {
+            throw ValidationError("--seconds \(Self.f(seconds)): must be positive (0.01…3600 seconds)")
+        }
+        if let seconds, !(0.01...3600).contains(seconds) {
+            throw ValidationError("--seconds \(Self.f(seconds)): must be 0.01…3600 seconds")
         }
         if plot != nil, o == nil { throw ValidationError("--plot needs -o (the plot is of an offline render)") }
     }
@@ -88,6 +94,7 @@ struct AuditionCommand: ParsableCommand {
         do { engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) } catch { fail(error.cliDescription) }
         defer { engine.shutdown() }
         let loaded = load(engine)
+        noteClamped(sweeps, loaded)
         let outputs = OutputTransaction()
         var levels = LevelTrace(sampleRate: 48_000, channels: 2)
         do {
@@ -139,6 +146,18 @@ struct AuditionCommand: ParsableCommand {
         }
     }
 
+    /// Says, one line each, which sweeps go past their parameter's range: the engine holds a
+    /// parameter within it, so the sweep heard is the clamped one.
+    func noteClamped(_ sweeps: [Sweep], _ bank: SoundBank) {
+        let ranges = Dictionary((bank.definition?.parameters ?? []).map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+        for s in sweeps {
+            guard let r = ranges[s.name], !r.contains(s.from) || !r.contains(s.to) else { continue }
+            let from = min(max(s.from, r.lowerBound), r.upperBound), to = min(max(s.to, r.lowerBound), r.upperBound)
+            note("earshot: --param \(s.name): asked \(Self.f(s.from))→\(Self.f(s.to)), clamped to \(Self.f(from))→\(Self.f(to)) "
+                 + "(\(s.name)'s range is \(Self.f(r.lowerBound))…\(Self.f(r.upperBound)))")
+        }
+    }
+
     /// Sets each swept parameter to where it starts, then on its way to where it ends.
     func start(_ sweeps: [Sweep], _ engine: AudioEngine) throws {
         for s in sweeps {
@@ -155,9 +174,10 @@ struct AuditionCommand: ParsableCommand {
 
     func live(_ sweeps: [Sweep], _ duration: Double) throws {
         let engine: AudioEngine
-        do { engine = try AudioEngine() } catch { fail(error.cliDescription) }
+        do { engine = try AudioEngine() } catch { fail(error.cliDescription(outFlag: "-o")) }
         defer { engine.shutdown() }
         let loaded = load(engine)
+        noteClamped(sweeps, loaded)
         do {
             try start(sweeps, engine)
             var voice: Voice?

@@ -20,10 +20,13 @@ extension EarshotError {
     /// The error as the CLI says it: the library speaks of library calls (`Output.loopback`,
     /// `OutputDevice.playbackDeviceNames()`); the command line names its own flags and commands
     /// instead. One line.
-    var cliDescription: String {
+    var cliDescription: String { cliDescription(outFlag: "--out") }
+
+    /// ``cliDescription`` for a command whose offline flag is `outFlag` (`audition` takes `-o`).
+    func cliDescription(outFlag: String) -> String {
         switch self {
         case .noOutputDevice(let detail):
-            return "no audio output device (use --out FILE.wav to render offline)" + (detail.isEmpty ? "" : "; \(detail)")
+            return "no audio output device (use \(outFlag) FILE.wav to render offline)" + (detail.isEmpty ? "" : "; \(detail)")
         case .deviceNotFound(let name):
             return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
         case .noInputDevice(let detail):

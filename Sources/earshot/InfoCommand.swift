@@ -11,8 +11,8 @@ struct InfoCommand: ParsableCommand {
         discussion: """
             A file ending in .yaml or .yml is read as a scene (or, without `duration:` and a \
             timeline, as a bank, with the files it includes): it is validated, then its clips, \
-            sounds (selection, variation, limit, cooldown, bus), snapshots, buses (gain, ducking), \
-            music, emitters and events are listed. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
+            sounds (selection, variation, limit, cooldown, bus; a layered sound's layers, their clips and curves), snapshots, buses (gain, ducking), \
+            music tracks and sets (states, transitions, stingers), emitters and events are listed. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
             other formats are described from libsndfile's header. Markers are listed with their \
             time, frame, kind, length and name: WAV cue points (labl names, ltxt lengths) and smpl \
             loops, CAF mark and regn chunks, Ogg Vorbis CHAPTERxxx comments; marker chunks that \

@@ -17,9 +17,10 @@ struct MonitorCommand: ParsableCommand {
             Configuration.monitor; `EARSHOT_MONITOR=1 earshot play SCENE` can be watched the same way. \
             With a PID, shows a live view that redraws in place: the voices sorted by audibility, \
             bus meters, the event log and a sparkline of update's CPU time. Keys: p or space pause, \
-            / filter by name (Enter applies, Esc cancels), b cycle the bus filter, s cycle the sort \
+            / filter by the sound's or clip's name (Enter applies, Esc cancels), b cycle the bus filter, s cycle the sort \
             (audibility, name, age, bus), c clear the filters, q quit. --json prints the protocol's \
-            JSON lines instead; --record FILE saves them while watching; --replay FILE plays a \
+            JSON lines instead; --record FILE saves them while watching (a new or a regular file: a \
+            device, folder, pipe or symbolic link is refused, as render refuses them); --replay FILE plays a \
             recording back in the same view (or as JSON lines with --json). Exits 1 with \
             `earshot: reason` when the engine cannot be reached or a recording is not one.
             """)
@@ -69,6 +70,8 @@ struct MonitorCommand: ParsableCommand {
     }
 
     private func list() {
+        // Another user's folder (made first, in /tmp) is not where this user's engines are.
+        do { try MonitorSocketPath.checkDirectory() } catch { fail(error) }
         let engines = MonitorClient.runningEngines()
         guard !engines.isEmpty else {
             print("no running engine has its monitor on (start the game with EARSHOT_MONITOR=1); sockets are in \(MonitorSocketPath.directory)")
@@ -83,6 +86,8 @@ struct MonitorCommand: ParsableCommand {
     // MARK: Live
 
     private func runLive() throws {
+        // Before connecting: the recording can be written, as a file of its own.
+        if let record { Recording.check(record) }
         let client: MonitorClient
         do {
             if let socket {
@@ -223,17 +228,35 @@ struct MonitorCommand: ParsableCommand {
     }
 }
 
-/// `--record FILE`: the stream's lines as they came, one a line.
+/// `--record FILE`: the stream's lines as they came, one a line, written as they come (a
+/// recording ended by Ctrl-C is kept). The target is checked as `render` checks its outputs
+/// (``OutputGuard``): its folder writable, not a folder, device, socket or pipe; and not a
+/// symbolic link, which is never followed (`O_NOFOLLOW`) — the file is opened in place, and what
+/// was opened is checked again (`fstat`), so nothing swapped in meanwhile is written to.
 private final class Recording {
     let handle: FileHandle
     let path: String
 
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            fail("\(path): cannot create the recording")
+    /// Fails (exit 1) when `path` cannot be a recording.
+    static func check(_ path: String) {
+        OutputGuard.requireWritableFolder(path)
+        if let problem = OutputGuard.notAFileProblem(path) { fail(problem) }
+        var st = stat()
+        if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK {
+            fail("\(path): cannot write: it is a symbolic link (not followed: give the file's own path)")
         }
-        self.handle = handle
+    }
+
+    init(path: String) throws {
+        Self.check(path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+        guard fd >= 0 else { fail("\(path): cannot create the recording: \(String(cString: strerror(errno)))") }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, ftruncate(fd, 0) == 0 else {
+            close(fd)
+            fail("\(path): cannot write: it is not a regular file")
+        }
+        self.handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         self.path = path
     }
 

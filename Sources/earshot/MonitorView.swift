@@ -21,7 +21,7 @@ struct MonitorView {
     var sort = Sort.audibility
     /// Shows only voices on this bus (nil: all).
     var busFilter: String?
-    /// Shows only voices whose name contains this (case-insensitive; empty: all).
+    /// Shows only voices whose name (the sound's) or clip contains this (case-insensitive; empty: all).
     var filter = ""
     /// The filter being typed after `/` (nil: not typing).
     var typing: String?
@@ -98,7 +98,8 @@ struct MonitorView {
         guard let frame else { return [] }
         let needle = filter.lowercased()
         let kept = frame.voices.filter { v in
-            (busFilter == nil || v.bus == busFilter) && (needle.isEmpty || v.name.lowercased().contains(needle))
+            (busFilter == nil || v.bus == busFilter)
+                && (needle.isEmpty || v.name.lowercased().contains(needle) || v.clip.lowercased().contains(needle))
         }
         switch sort {
         case .audibility: return kept.sorted { ($0.audibilityDB, $1.id) > ($1.audibilityDB, $0.id) }
@@ -166,20 +167,32 @@ struct MonitorView {
         let voices = shownVoices
         let omitted = (f?.voicesOmitted ?? 0)
         out.append("VOICES (\(voices.count) shown of \(f?.voices.count ?? 0)\(omitted > 0 ? ", \(omitted) more not sent" : ""))")
-        out.append("  " + Self.pad("NAME", 22) + Self.pad("BUS", 8) + Self.pad("STATE", 9) + "  GAIN dB  AUDIB dB   DIST m    AGE s")
+        out.append("  " + Self.pad("NAME", 22) + Self.pad("BUS", 8) + Self.pad("STATE", 9) + "  GAIN dB  AUDIB dB   DIST m    AGE s  PLAYS")
         let room = max(0, rows - out.count - eventRows - 1)
         for v in voices.prefix(room) {
             let distance = v.distance.map { String(format: "%8.2f", $0) } ?? "       —"
             out.append("  " + Self.pad(v.name, 22) + Self.pad(v.bus, 8) + Self.pad(v.state, 9)
-                       + String(format: "%9.1f %9.1f ", v.gainDB, v.audibilityDB) + distance + String(format: " %8.2f", v.age))
+                       + String(format: "%9.1f %9.1f ", v.gainDB, v.audibilityDB) + distance + String(format: " %8.2f  ", v.age)
+                       + Self.plays(v))
         }
         while out.count < rows - eventRows - 1 { out.append("") }
         out.append("EVENTS")
         for e in log.suffix(eventRows) {
-            out.append(String(format: "  %9.3f  ", e.time) + Self.pad(e.kind, 17) + (e.name ?? e.detail ?? "") + (e.voice.map { " (\($0))" } ?? ""))
+            let what = [e.name, e.detail].compactMap { $0 }.joined(separator: ": ")
+            out.append(String(format: "  %9.3f  ", e.time) + Self.pad(e.kind, 17) + what + (e.voice.map { " (\($0))" } ?? ""))
         }
         while out.count < rows { out.append("") }
         return out.prefix(rows).map { Self.fit(EarshotError.oneLine($0), columns) }
+    }
+
+    /// What a voice row plays: the layer of its sound (`layer 2/4 idle.wav`, under the voice the
+    /// game holds), the variation picked (`2/3 step2.wav`), or the clip.
+    static func plays(_ v: MonitorFrame.VoiceRow) -> String {
+        if let layer = v.layer {
+            return "layer \(layer)/\(v.layers ?? layer) \(v.clip)" + (v.leader.map { " of \($0)" } ?? "")
+        }
+        if let variation = v.variation { return "\(variation)/\(v.variations ?? variation) \(v.clip)" }
+        return v.sound == nil ? "" : v.clip
     }
 
     static func num(_ x: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", x) }

@@ -75,8 +75,15 @@ struct RenderCommand: ParsableCommand {
                     last = watched.map(Self.stamp)
                     if renderOnce(loaded, exitOnFailure: false), !quiet { note("earshot: watching \(scene) and its \(watched.count - 1) included and audio files (Ctrl-C ends)") }
                 case .failure(let problems):
-                    for p in problems.problems { note("earshot: \(p.description)") }
-                    note("earshot: not rendered; watching \(scene) for the next change")
+                    // The first problem (an included bank's before the scene's) is the one to fix:
+                    // what follows from it would only mislead.
+                    if let first = problems.first { note("earshot: \(first.description)") }
+                    // The files with problems are watched too: fixing a broken included bank renders again.
+                    for case .invalid(let file, _, _, _, _) in problems.problems where !watched.contains(file) { watched.append(file) }
+                    last = watched.map(Self.stamp)
+                    let more = problems.problems.count - 1
+                    note("earshot: not rendered" + (more > 0 ? " (\(more) more problem\(more == 1 ? "" : "s"): earshot validate \(scene) lists them)" : "")
+                         + "; watching \(scene) for the next change")
                 }
             }
             usleep(300_000)
@@ -122,10 +129,10 @@ struct RenderCommand: ParsableCommand {
         }
         progress?.finish()
         if let plot {
-            // A section's plot counts from its start; the map (whole paths) is for whole renders.
+            // A section's plot reads the scene's clock: its axes, parameter lanes and map show that stretch.
             let svg = LevelPlot.svg(levels: result.levels, events: result.events,
                                     title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
-                                    duration: result.duration, timeline: result.timeline, scene: from == nil ? loaded : nil)
+                                    duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0)
             do throws(EarshotError) {
                 try outputs.write(Array(svg.utf8), to: plot)
             } catch {

@@ -10,20 +10,14 @@ extension SceneInfo {
         switch SceneBank.check(path: path) {
         case .success(let b): bank = b
         case .failure(let problems):
-            for p in problems.problems.dropLast() { note("earshot: \(p.description)") }
-            fail(problems.first?.description ?? "\(path): invalid bank")
+            SceneDescription.fail(problems, path: path)   // each problem once, all of them
         }
         if json {
             let object: [String: Any] = [
                 "file": bank.file, "name": bank.name, "kind": "bank", "includes": bank.includedFiles,
-                "clips": bank.clips.map(\.id), "music": bank.music.map(\.id), "zones": bank.zones.map(\.name),
-                "sounds": bank.sounds.map { s -> [String: Any] in
-                    var o: [String: Any] = ["id": s.id, "clips": s.clips, "select": s.select.rawValue, "gain": s.levelDB,
-                                            "gainDB": s.gainDB, "pitchCents": s.pitchCents, "cooldown": s.cooldown,
-                                            "bus": s.bus, "priority": Int(s.priority), "loop": s.loop]
-                    if let l = s.limit { o["limit"] = ["count": l.count, "steal": l.steal.rawValue] }
-                    return o
-                },
+                "clips": bank.clips.map(\.id), "music": bank.music.map(\.id) + bank.musicSets.map(\.id), "musicTracks": bank.music.map(Self.json),
+                "musicSets": musicSetsJSON(bank.musicSets), "zones": bank.zones.map(\.name),
+                "sounds": bank.sounds.map(Self.json),
                 "snapshots": bank.snapshots.map { s -> [String: Any] in
                     ["id": s.id, "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 })]
                 },
@@ -50,6 +44,6 @@ extension SceneInfo {
         say("buses:     \(bank.buses.count)")
         for b in bank.buses { say("  \(b.name): \(describe(b))") }
         say("zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")")
-        say("music:     \(bank.music.count)\(bank.music.isEmpty ? "" : " (\(bank.music.map(\.id).joined(separator: ", ")))")")
+        printMusic(bank.music, bank.musicSets)
     }
 }

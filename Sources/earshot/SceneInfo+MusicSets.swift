@@ -39,20 +39,20 @@ extension SceneInfo {
         return s
     }
 
-    func printMusicSets() {
-        say("music sets: \(scene.musicSets.count)")
-        for set in scene.musicSets {
+    static func printMusicSets(_ sets: [SceneMusicSet]) {
+        say("music sets: \(sets.count)")
+        for set in sets {
             let d = set.definition
             say("  \(set.id) (bus \(d.bus.name)):")
-            for s in d.states { say("    state \(Self.describe(s))") }
-            for t in d.transitions { say("    transition \(Self.describe(t))") }
+            for s in d.states { say("    state \(describe(s))") }
+            for t in d.transitions { say("    transition \(describe(t))") }
             if !d.stingers.isEmpty { say("    stingers: \(d.stingers.keys.sorted().joined(separator: ", "))") }
             if !d.bridges.isEmpty { say("    bridges: \(d.bridges.keys.sorted().joined(separator: ", "))") }
         }
     }
 
-    var musicSetsJSON: [[String: Any]] {
-        scene.musicSets.map { set -> [String: Any] in
+    static func musicSetsJSON(_ sets: [SceneMusicSet]) -> [[String: Any]] {
+        sets.map { set -> [String: Any] in
             let d = set.definition
             return ["id": set.id, "bus": d.bus.name,
                     "states": d.states.map { s -> [String: Any] in

@@ -15,26 +15,8 @@ struct SceneInfo {
     init(path: String) {
         switch Scene.check(path: path) {
         case .success(let s): scene = s
-        case .failure(let problems):
-            if let first = problems.first { fail(first.description) }
-            fail("\(path): invalid scene")
+        case .failure(let problems): SceneDescription.fail(problems, path: path)   // each problem once, all of them
         }
-    }
-
-    static func describe(_ s: SceneSound) -> String {
-        var parts = ["\(s.clips.count) clip\(s.clips.count == 1 ? "" : "s") [\(s.clips.joined(separator: ", "))]", s.select.rawValue]
-        if let w = s.weights { parts.append("weights \(w.map { format($0) }.joined(separator: "/"))") }
-        if s.avoidRepeat > 0 { parts.append("avoidRepeat \(s.avoidRepeat)") }
-        if s.pitchCents > 0 { parts.append("pitch ±\(format(s.pitchCents)) cents") }
-        if s.gainDB > 0 { parts.append("gain ±\(format(s.gainDB)) dB") }
-        if let l = s.limit {
-            parts.append("limit \(l.count) (\(l.steal.rawValue))" + (l.perEmitter.map { ", \($0) per emitter" } ?? ""))
-        }
-        if s.cooldown > 0 { parts.append("cooldown \(format(s.cooldown)) s") }
-        parts.append("bus \(s.bus)")
-        parts.append("priority \(s.priority)")
-        if s.loop { parts.append("loop") }
-        return parts.joined(separator: ", ")
     }
 
     static func describe(_ s: SceneSnapshot) -> String {
@@ -77,22 +59,12 @@ struct SceneInfo {
         if json {
             let object: [String: Any] = [
                 "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
-                "clips": scene.clips.map(\.id), "music": scene.music.map(\.id), "musicSets": musicSetsJSON, "emitters": scene.emitters.map(\.id),
+                "clips": scene.clips.map(\.id), "music": scene.music.map(\.id) + scene.musicSets.map(\.id), "musicTracks": scene.music.map(Self.json),
+                "musicSets": Self.musicSetsJSON(scene.musicSets), "emitters": scene.emitters.map(\.id),
                 "events": scene.events.count, "eventsAfterVoices": follow.ends, "eventsAtMarkers": follow.markers,
                 "clipMarkers": Dictionary(markers.map { c in (c.id, c.markers.map { ["name": $0.name, "seconds": $0.seconds] as [String: Any] }) },
                                           uniquingKeysWith: { a, _ in a }),
-                "sounds": scene.sounds.map { s -> [String: Any] in
-                    var o: [String: Any] = ["id": s.id, "clips": s.clips, "select": s.select.rawValue, "avoidRepeat": s.avoidRepeat,
-                                            "pitchCents": s.pitchCents, "gainDB": s.gainDB, "cooldown": s.cooldown,
-                                            "bus": s.bus, "priority": Int(s.priority), "loop": s.loop]
-                    if let w = s.weights { o["weights"] = w }
-                    if let l = s.limit {
-                        var lo: [String: Any] = ["count": l.count, "steal": l.steal.rawValue]
-                        if let p = l.perEmitter { lo["perEmitter"] = p }
-                        o["limit"] = lo
-                    }
-                    return o
-                },
+                "sounds": scene.sounds.map(Self.json),
                 "snapshots": scene.snapshots.map { s -> [String: Any] in
                     ["id": s.id,
                      "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 }),
@@ -126,8 +98,7 @@ struct SceneInfo {
         for s in scene.snapshots { say("  \(s.id): \(Self.describe(s))") }
         say("buses:     \(scene.buses.count)")
         for b in scene.buses { say("  \(b.name): \(Self.describe(b))") }
-        say("music:     \(scene.music.count)")
-        if !scene.musicSets.isEmpty { printMusicSets() }
+        Self.printMusic(scene.music, scene.musicSets)
         say("emitters:  \(scene.emitters.count)")
         var events = "events:    \(scene.events.count)"
         if !scene.followUps.isEmpty {

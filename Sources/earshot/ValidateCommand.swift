@@ -12,7 +12,7 @@ struct ValidateCommand: ParsableCommand {
             Prints a one-line summary on stdout and exits 0 for a valid scene. Otherwise prints \
             every problem as `earshot: FILE:LINE:COLUMN: KEY: reason` on stderr and exits 1. \
             Warnings — an event with no effect, a fade shorter than the engine plays, an emitter \
-            never heard, a clip never used — are printed as `earshot: warning: FILE:LINE: KEY: …` \
+            never heard, a clip never used — are printed as `earshot: warning: FILE:LINE:COLUMN: KEY: …` \
             and leave the exit status 0, unless --strict. --json prints everything as one JSON \
             object on stdout instead. The scene format is described in Demos/Scenes/README.md. \
             A bank — a YAML file without `duration:` and without a timeline (clips, sounds, \
@@ -76,7 +76,7 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"line","key","message"}]}`.
+    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"file","line","column","key","message"}]}`.
     static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> String {
         func str(_ s: String) -> String {
             var out = "\""
@@ -98,7 +98,7 @@ struct ValidateCommand: ParsableCommand {
             }
             return "{\"line\":null,\"column\":null,\"key\":\"\",\"reason\":\(str(e.description))}"
         }
-        let w = warnings.map { "{\"line\":\($0.line.map(String.init) ?? "null"),\"key\":\(str($0.key)),\"message\":\(str($0.message))}" }
+        let w = warnings.map { "{\"file\":\(str($0.file)),\"line\":\($0.line.map(String.init) ?? "null"),\"column\":\($0.column.map(String.init) ?? "null"),\"key\":\(str($0.key)),\"message\":\(str($0.message))}" }
         return "{\"file\":\(str(file)),\"ok\":\(ok),\"problems\":[\(p.joined(separator: ","))],\"warnings\":[\(w.joined(separator: ","))]}"
     }
 }

@@ -89,6 +89,11 @@ final class DocExampleTests: XCTestCase {
         for m in ["COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse"] {
             args += ["-Xcc", "-fmodule-map-file=\(root.appendingPathComponent("Sources/\(m)/module.modulemap").path)"]
         }
+        // The package's own C targets: the module maps SwiftPM wrote for them.
+        for m in ["CCloseOnExec"] {
+            let map = CLIRunner.productsDirectory.appendingPathComponent("\(m).build/module.modulemap").path
+            args += ["-Xcc", "-fmodule-map-file=\(map)", "-Xcc", "-I\(root.appendingPathComponent("Sources/\(m)/include").path)"]
+        }
         let yams = root.appendingPathComponent(".build/checkouts/Yams/Sources/CYaml/include")
         args += ["-Xcc", "-fmodule-map-file=\(yams.appendingPathComponent("module.modulemap").path)", "-Xcc", "-I\(yams.path)"]
         for dir in ["/usr/include/AL", "/usr/include/opus", "/usr/include/dbus-1.0", "/usr/lib/x86_64-linux-gnu/dbus-1.0/include"] {

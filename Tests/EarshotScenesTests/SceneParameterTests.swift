@@ -32,6 +32,16 @@ final class SceneParameterTests: XCTestCase {
         dB(a.power(at: [hz], from, to))
     }
 
+    /// A scene's sounds are named by their ids (what the monitor shows), layered or not.
+    func testSoundsAreNamedByTheirIds() throws {
+        let scene = try Scene.load(path: CLIRunner.packageRoot.appendingPathComponent("Demos/Scenes/engine.yaml").path)
+        let car = try XCTUnwrap(scene.sounds.first { $0.id == "car" })
+        XCTAssertEqual(car.definition(clips: [:]).name, "car")
+        let mix = try Scene.load(path: CLIRunner.packageRoot.appendingPathComponent("Demos/Scenes/mix.yaml").path)
+        for s in mix.sounds { XCTAssertEqual(s.definition(clips: [:]).name, s.id) }
+        XCTAssertFalse(mix.sounds.isEmpty)
+    }
+
     /// A layered car: the global rpm ramps (set with ramp:) and crossfades its layers; a named
     /// play of the same sound with its own rpm (`of:`) keeps its own mix.
     func testLayeredCarFollowsTheGlobalAndItsOwnRpm() throws {

@@ -58,13 +58,13 @@ final class SceneValidationTests: XCTestCase {
         let w = scene.warnings()
         let text = w.map(\.description).joined(separator: "\n")
         XCTAssertEqual(w.count, 6, text)
-        XCTAssertTrue(text.contains("warn.yaml:12: events: music theme fade at 0.5 s has no effect"), text)
+        XCTAssertTrue(text.contains("warn.yaml:12:5: events: music theme fade at 0.5 s has no effect"), text)
         XCTAssertTrue(text.contains("hint: end at 1.0 s without a begin"), text)
         XCTAssertTrue(text.contains("stop fade 0.005 s is shorter than the engine's 0.02 s"), text)
         XCTAssertTrue(text.contains("stop far at 4.5 s has no effect: it was stopped before"), text)
         // Issue 24 item 7: entry warnings carry the line of the entry's key too.
-        XCTAssertTrue(text.contains("warn.yaml:6: clips.coin: never used"), text)
-        XCTAssertTrue(text.contains("warn.yaml:10: emitters.far: never comes within maxDistance (10.0 m; closest 20.0 m)"), text)
+        XCTAssertTrue(text.contains("warn.yaml:6:3: clips.coin: never used"), text)
+        XCTAssertTrue(text.contains("warn.yaml:10:3: emitters.far: never comes within maxDistance (10.0 m; closest 20.0 m)"), text)
         // The demo scenes do what they say.
         for name in try FileManager.default.contentsOfDirectory(atPath: SceneFixtures.scenesFolder) where name.hasSuffix(".yaml") {
             XCTAssertEqual(try Scene.load(path: SceneFixtures.path(name)).warnings(), [], name)

@@ -10,15 +10,58 @@
 //       "ready PID PATH", then one line "voice ID BUS GAINDB STATE" per voice as the engine
 //       reports them, then "listed", and drives 60 frames a second (update + render) until
 //       SECONDS have passed or its stdin closes.
+//   MonitorProbe sounds SECONDS BANK   the bank at BANK loaded and watched (its sounds named by
+//       their ids): plays its `car` (layered) and its `step` twice (variations 1 and 2 of its
+//       sequence), and a sound made in code named `horn` (SoundDefinition.name); prints "ready PID
+//       PATH" and drives frames as above (a save of BANK shows as a `bank-reloaded` event).
 import Earshot
+import EarshotBanks
 import Foundation
 import Synchronization
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
+/// Drives 60 frames a second until `seconds` have passed or stdin closes; `each` runs before each.
+func drive(_ engine: AudioEngine, seconds: Double, each: () throws -> Void = {}) throws {
+    let stop = Atomic<Bool>(false)
+    Thread.detachNewThread {
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        stop.store(true, ordering: .relaxed)
+    }
+    let start = Date()
+    var buffer = [Float](repeating: 0, count: 800 * 2)
+    while Date().timeIntervalSince(start) < seconds, !stop.load(ordering: .relaxed) {
+        try each()
+        engine.update(deltaTime: 1.0 / 60)
+        try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
+        usleep(16_000)
+    }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "sounds", let seconds = Double(arguments[2]) {
+    var configuration = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000))
+    configuration.monitor = true
+    let engine = try AudioEngine(configuration: configuration)
+    let bank = try SoundBank(path: arguments[3], engine: engine, watch: true)
+    _ = try bank.play("car")
+    _ = try bank.play("step")
+    _ = try bank.play("step")
+    let horn = try engine.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .float32(
+        (0..<48_000).map { Float(0.1 * sin(2 * Double.pi * 330 * Double($0) / 48_000)) })), name: "beep.wav")
+    var definition = SoundDefinition(clips: [horn], loop: true)
+    definition.name = "horn"
+    _ = try engine.play(try engine.makeSound(definition))
+    engine.update(deltaTime: 1.0 / 60)
+    say("ready \(getpid()) \(engine.monitorSocketPath ?? "-")")
+    try drive(engine, seconds: seconds)
+    bank.unload()
+    engine.shutdown()
+    say("done")
+    exit(0)
+}
 guard arguments.count == 3, arguments[1] == "voices", let seconds = Double(arguments[2]) else {
-    say("usage: MonitorProbe voices SECONDS")
+    say("usage: MonitorProbe voices SECONDS | MonitorProbe sounds SECONDS BANK")
     exit(2)
 }
 
@@ -59,23 +102,12 @@ for (v, bus) in zip(voices, ["sfx", "sfx", "ui", "voice"]) {
 }
 say("listed")
 
-// Stdin closed (the test ended): stop.
-let stop = Atomic<Bool>(false)
-Thread.detachNewThread {
-    _ = FileHandle.standardInput.readDataToEndOfFile()
-    stop.store(true, ordering: .relaxed)
-}
-let start = Date()
 var refusedOnce = false
-var buffer = [Float](repeating: 0, count: 800 * 2)
-while Date().timeIntervalSince(start) < seconds, !stop.load(ordering: .relaxed) {
+try drive(engine, seconds: seconds) {
     if !refusedOnce && engine.monitorClientCount > 0 {
         _ = try engine.play(sound, options: .init(pan: 0, bus: .sfx))   // refused: its cooldown
         refusedOnce = true
     }
-    engine.update(deltaTime: 1.0 / 60)
-    try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
-    usleep(16_000)
 }
 engine.shutdown()
 say("done")

@@ -27,6 +27,14 @@ extension AudioEngine {
     /// Clients connected to the monitor now (0 when it is off).
     public var monitorClientCount: Int { monitor?.clientCount ?? 0 }
 
+    /// Puts an event in the monitor's next frame (nothing when the monitor is off or no client is
+    /// connected): how a feature above the engine — a sound bank's reload — shows in
+    /// `earshot monitor`. `kind` is one word (`bank-reloaded`), `name` what it concerns, `detail`
+    /// one line (control characters are escaped by the view).
+    package func noteMonitorEvent(kind: String, name: String?, detail: String?) {
+        monitor?.note(kind: kind, name: name, detail: detail)
+    }
+
     /// The attached monitor, if any.
     var monitor: MonitorSubsystem? {
         attachedSubsystems.withLock { list in list.lazy.compactMap { $0 as? MonitorSubsystem }.first }

@@ -6,7 +6,14 @@ struct MonitorCapture {
         var index: UInt32
         var generation: UInt32
         var clip: String
+        /// The sound it plays (a layer's too: the layered sound's), 0 for a clip played directly.
         var soundKey: UInt32
+        /// Which of the sound's clips it plays (0-based; -1: not a pick of a sound), and, for a
+        /// layer of a layered sound, which layer (0-based; -1: not a layer) and the slot and
+        /// generation of the voice the game holds (its first layer) when it is a later layer.
+        var variation: Int16
+        var layer: Int16
+        var leader: (index: UInt32, generation: UInt32)?
         var bus: Int
         var state: UInt8   // 0 real, 1 virtual, 2 paused, 3 pending
         var gain: Float
@@ -26,8 +33,15 @@ struct MonitorCapture {
     var deviceLost = false
     var listener = Vector3.zero
     var voices: [VoiceSample] = []
-    /// Sound keys of the voices, with the name to show (resolved under the lock, once per key).
-    var soundNames: [UInt32: String] = [:]
+    /// Sound keys of the voices, with what to show of each (resolved under the lock, once per key).
+    var sounds: [UInt32: SoundSample] = [:]
+
+    struct SoundSample {
+        var name: String
+        /// Its clips (a layered sound's: one per layer), by engine clip id.
+        var clipIDs: [UInt32]
+        var layered: Bool
+    }
     var busNames: [String] = []
     var buses: [MonitorFrame.BusRow] = []
     var snapshots: [MonitorFrame.SnapshotRow] = []
@@ -37,7 +51,7 @@ struct MonitorCapture {
 
     mutating func reset() {
         voices.removeAll(keepingCapacity: true)
-        soundNames.removeAll(keepingCapacity: true)
+        sounds.removeAll(keepingCapacity: true)
         busNames.removeAll(keepingCapacity: true)
         buses.removeAll(keepingCapacity: true)
         snapshots.removeAll(keepingCapacity: true)
@@ -64,15 +78,34 @@ extension EngineCore {
         capture.deviceLost = isDeviceLost
         capture.listener = listener.position
         let limit = MonitorProtocol.maxVoiceRows
+        let curves = parameters.voices.entries
         func add(_ i: Int) {
             let v = p.slots[i]
             let held = v.paused || (v.busIndex < p.busPaused.count && p.busPaused[v.busIndex])
             let state: UInt8 = v.startAt > now ? 3 : held ? 2 : v.phase == .real ? 0 : 1
             let clip = Int(v.clipID) < clips.count ? clips[Int(v.clipID)].info?.name ?? "?" : "?"
-            if v.soundKey != 0, capture.soundNames[v.soundKey] == nil {
-                capture.soundNames[v.soundKey] = sounds.sound(forKey: v.soundKey).map(MonitorNames.name(of:)) ?? "sound"
+            // A layer after the first holds no sound key of its own in the pool: its curve entry
+            // says which sound and layer it plays, and whose layer it is.
+            var key = v.soundKey
+            var layer: Int16 = -1
+            var leader: (index: UInt32, generation: UInt32)?
+            if i < curves.count, curves[i].active, curves[i].generation == v.generation, curves[i].layer >= 0 {
+                key = curves[i].soundKey
+                layer = curves[i].layer
+                if curves[i].leader >= 0 { leader = (UInt32(curves[i].leader), curves[i].leaderGeneration) }
             }
-            capture.voices.append(.init(index: UInt32(i), generation: v.generation, clip: clip, soundKey: v.soundKey,
+            if key != 0, capture.sounds[key] == nil {
+                let sound = sounds.sound(forKey: key)
+                capture.sounds[key] = MonitorCapture.SoundSample(
+                    name: sound.map(MonitorNames.name(of:)) ?? "sound", clipIDs: sound?.definition.clips.map(\.id) ?? [],
+                    layered: sound?.definition.isLayered ?? false)
+            }
+            var variation: Int16 = -1
+            if key != 0, layer < 0, let s = capture.sounds[key], !s.layered, let k = s.clipIDs.firstIndex(of: v.clipID) {
+                variation = Int16(k)
+            }
+            capture.voices.append(.init(index: UInt32(i), generation: v.generation, clip: clip, soundKey: key,
+                                        variation: variation, layer: layer, leader: leader,
                                         bus: v.busIndex, state: state, gain: v.gain, audibility: v.audibility,
                                         position: p.position(ofSlot: i), age: now - v.startAt))
         }
@@ -109,10 +142,10 @@ extension EngineCore {
 
 /// How the monitor names and measures things.
 enum MonitorNames {
-    /// A sound's name for the monitor: its first clip's file name (and how many more it picks
-    /// from). Sounds carry no name of their own yet; designer banks (issue 28) will, and then
-    /// this is where their name goes.
+    /// A sound's name for the monitor: its own (``SoundDefinition/name``: a bank's or scene's
+    /// id), else its first clip's file name and how many more it picks from (`step.wav+2`).
     static func name(of sound: Sound) -> String {
+        if let name = sound.definition.name, !name.isEmpty { return name }
         let clips = sound.definition.clips
         guard let first = clips.first else { return "sound" }
         let name = fileName(first.info.name)

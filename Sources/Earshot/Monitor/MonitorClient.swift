@@ -45,7 +45,9 @@ public final class MonitorClient {
     }
 
     /// Connects to process `pid`'s first engine (``MonitorSocketPath/path(pid:)``).
+    /// Throws when the sockets' folder is not this user's own (``MonitorSocketPath/checkDirectory()``).
     public convenience init(pid: Int32, timeout: Double = 2) throws(EarshotError) {
+        try MonitorSocketPath.checkDirectory()
         let path = MonitorSocketPath.path(pid: pid)
         guard access(path, F_OK) == 0 else {
             throw .monitor("no monitor for process \(pid) (\(path) does not exist): start it with EARSHOT_MONITOR=1 or Configuration.monitor")
@@ -114,8 +116,10 @@ public final class MonitorClient {
 
     /// Engines of this user with their monitor on: every socket in ``MonitorSocketPath/directory``
     /// whose process is alive, asked for its `hello` (at most `timeout` seconds each). Sockets of
-    /// processes that are gone (a game killed before its shutdown) are removed on the way.
+    /// processes that are gone (a game killed before its shutdown) are removed on the way. None
+    /// when the folder is not this user's own (``MonitorSocketPath/checkDirectory()`` says why).
     public static func runningEngines(timeout: Double = 1) -> [RunningEngine] {
+        guard (try? MonitorSocketPath.checkDirectory()) != nil else { return [] }
         let dir = MonitorSocketPath.directory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         var found: [RunningEngine] = []

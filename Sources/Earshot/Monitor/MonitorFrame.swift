@@ -78,10 +78,11 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
     public struct VoiceRow: Codable, Sendable, Equatable {
         /// The voice's identity in the engine (stable for the voice's life).
         public var id: String
-        /// The sound's name, else the clip's.
+        /// The sound's name (``SoundDefinition/name``: a bank's or scene's id), else the clip's.
         public var name: String
+        /// The file name of the clip it plays (the variation picked, or the layer's clip).
         public var clip: String
-        /// The sound the voice plays, when played from a ``Sound``.
+        /// The sound the voice plays, when played from a ``Sound`` (a layer's: the layered sound's).
         public var sound: String?
         public var bus: String
         /// `real`, `virtual`, `paused` or `pending` (waiting for its start time).
@@ -96,6 +97,19 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         public var position: [Double]?
         /// Seconds since it started (negative while pending).
         public var age: Double
+        /// Which of the sound's clips this play picked, from 1, of ``variations`` (random,
+        /// shuffle or sequence); absent for a clip played directly and for a layer.
+        public var variation: Int?
+        /// How many clips the sound picks from.
+        public var variations: Int?
+        /// For a layer of a layered sound: which layer it is, from 1, of ``layers``. Every layer
+        /// is a row of its own, named after the sound.
+        public var layer: Int?
+        /// How many layers the sound has.
+        public var layers: Int?
+        /// For a layer after the first: the ``id`` of the voice the game holds (the first
+        /// layer's row), the one its layers are under.
+        public var leader: String?
     }
 
     public struct BusRow: Codable, Sendable, Equatable {
@@ -194,9 +208,10 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         /// ``AudioEngine/audioTime`` when it happened (the frame's, for non-voice events).
         public var time: Double
         /// A voice's end — `finished`, `stopped`, `stolen`, `evicted`, `refused`, `cooldown` —
-        /// or `device-lost`, `device-restored`, `session`.
+        /// or `device-lost`, `device-restored`, `session`, or a sound bank's `bank-reloaded`
+        /// (``detail``: what changed) or `bank-rejected` (``detail``: the first problem).
         public var kind: String
-        /// The sound or clip's name, when a voice's.
+        /// The sound or clip's name, when a voice's; the bank file's name for a bank's events.
         public var name: String?
         /// The voice's id (absent for refused plays, which never had one).
         public var voice: String?

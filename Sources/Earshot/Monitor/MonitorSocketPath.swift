@@ -39,6 +39,25 @@ public enum MonitorSocketPath {
         return pid
     }
 
+    /// Throws ``EarshotError/monitor(_:)`` when ``directory`` exists but is not this user's own
+    /// private folder — a symbolic link, another user's (made first, in `/tmp`, with a fake
+    /// engine's socket in it), or open to others: nothing in it is trusted then. A folder that
+    /// does not exist is no problem (no engine has its monitor on).
+    ///
+    /// ```swift
+    /// do { try MonitorSocketPath.checkDirectory() } catch { print(error) }
+    /// ```
+    public static func checkDirectory() throws(EarshotError) {
+        let dir = directory
+        var st = stat()
+        guard lstat(dir, &st) == 0 else { return }
+        do {
+            try PrivateDirectory.check(dir)
+        } catch {
+            throw .monitor("refusing \(dir): \(error)")
+        }
+    }
+
     /// Engines started in this process: the second one's socket is `PID-2.sock`.
     private static let enginesStarted = Atomic<Int>(0)
 

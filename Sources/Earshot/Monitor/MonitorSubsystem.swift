@@ -82,6 +82,9 @@ final class MonitorSubsystem: EngineSubsystem {
             listener: listener, path: path, allowedUID: geteuid(), limits: limits,
             greeting: { weakSelf.monitor?.greeting() ?? [] },
             answer: { line in weakSelf.monitor?.answer(line) ?? .close(nil) },
+            overlong: {
+                MonitorMessage.error("a request longer than the \(MonitorProtocol.maxRequestBytes - 1) bytes allowed").encoded() + [0x0A]
+            },
             next: { weakSelf.monitor?.nextFrame() })
         weakSelf.monitor = self
     }
@@ -230,8 +233,9 @@ final class MonitorSubsystem: EngineSubsystem {
         if o.events.count < MonitorProtocol.maxEvents { o.events.append(event) } else { o.eventsDropped += 1 }
     }
 
-    private func note(kind: String, detail: String?) {
-        outbox.withLock { o in Self.append(.init(time: o.audioTime, kind: kind, detail: detail), to: &o) }
+    /// An event of the engine's own or of a feature above it (a bank's reload), in the next frame.
+    func note(kind: String, name: String? = nil, detail: String?) {
+        outbox.withLock { o in Self.append(.init(time: o.audioTime, kind: kind, name: name, detail: detail), to: &o) }
     }
 
     private func startObserving(_ engine: AudioEngine) {
@@ -305,7 +309,8 @@ final class MonitorSubsystem: EngineSubsystem {
         let voices = c.voices.map { v -> MonitorFrame.VoiceRow in
             let id = "\(v.index).\(v.generation)"
             let clip = MonitorNames.fileName(v.clip)
-            let sound = v.soundKey == 0 ? nil : c.soundNames[v.soundKey]
+            let info = v.soundKey == 0 ? nil : c.sounds[v.soundKey]
+            let sound = info?.name
             let name = sound ?? clip
             voiceNames[id] = name
             let distance = v.position.map { p -> Double in
@@ -318,7 +323,10 @@ final class MonitorSubsystem: EngineSubsystem {
                 state: ["real", "virtual", "paused", "pending"][Int(min(v.state, 3))],
                 gainDB: MonitorNames.decibels(v.gain), audibilityDB: MonitorNames.decibels(v.audibility),
                 distance: distance.map(Self.finite), position: v.position.map { [Self.finite(Double($0.x)), Self.finite(Double($0.y)), Self.finite(Double($0.z))] },
-                age: Self.finite(v.age))
+                age: Self.finite(v.age),
+                variation: v.variation >= 0 ? Int(v.variation) + 1 : nil, variations: v.variation >= 0 ? info?.clipIDs.count : nil,
+                layer: v.layer >= 0 ? Int(v.layer) + 1 : nil, layers: v.layer >= 0 ? info?.clipIDs.count : nil,
+                leader: v.leader.map { "\($0.index).\($0.generation)" })
         }
         let named = names.withLock { previous -> [MonitorFrame.EventRow] in
             defer { previous = voiceNames }

@@ -27,6 +27,7 @@
 /// steps.gainVariation = 2                                    // ± 2 dB
 /// steps.limit = .init(count: 4, steal: .oldest)
 /// steps.cooldown = 0.03
+/// steps.name = "footstep"                                   // what the monitor shows
 /// let footstep = try engine.makeSound(steps)
 /// _ = try engine.play(footstep, options: .init(position: Vector3(1, 0, -2)))
 /// ```
@@ -74,6 +75,11 @@ public struct SoundDefinition: Sendable, Equatable {
         }
     }
 
+    /// The sound's name, as the monitor (`earshot monitor`), its voice rows and its events show
+    /// it — "car", "footstep" — instead of its clips' file names (nil: the first clip's file name,
+    /// and how many more it picks from). A bank or scene names each of its sounds by its id. At
+    /// most ``SoundDefinition/maxNameBytes`` bytes of UTF-8; it need not be unique.
+    public var name: String?
     /// The clips, 1…``SoundDefinition/maxClips`` of them, all loaded in the engine that makes the sound.
     public var clips: [Clip]
     /// How each play's clip is picked (default ``Selection/random``).
@@ -113,6 +119,8 @@ public struct SoundDefinition: Sendable, Equatable {
 
     /// The most clips one sound may hold.
     public static let maxClips = 256
+    /// The longest ``name``, in bytes of UTF-8.
+    public static let maxNameBytes = 256
     /// The largest ``InstanceLimit/count``.
     public static let maxInstanceCount = 1024
     /// The most sounds one engine holds at once (``AudioEngine/makeSound(_:)`` throws
@@ -122,7 +130,8 @@ public struct SoundDefinition: Sendable, Equatable {
     public init(clips: [Clip], selection: Selection = .random, weights: [Double]? = nil, avoidRepeat: Int = 0,
                 pitchVariation: Double = 0, gainVariation: Double = 0, gain: Float = 1, pitch: Float = 1,
                 limit: InstanceLimit? = nil, cooldown: Double = 0, bus: Bus = .sfx, priority: UInt8 = 128,
-                loop: Bool = false, spatial: SpatialProperties = SpatialProperties()) {
+                loop: Bool = false, spatial: SpatialProperties = SpatialProperties(), name: String? = nil) {
+        self.name = name
         self.clips = clips
         self.selection = selection
         self.weights = weights
@@ -141,6 +150,9 @@ public struct SoundDefinition: Sendable, Equatable {
 
     /// Throws ``EarshotError/invalidArgument(_:)`` naming the first value out of its range.
     public func validate() throws(EarshotError) {
+        if let name, name.utf8.count > Self.maxNameBytes {
+            throw .invalidArgument("a sound's name of \(name.utf8.count) bytes (at most \(Self.maxNameBytes))")
+        }
         guard !clips.isEmpty, clips.count <= Self.maxClips else {
             throw .invalidArgument("a sound needs 1…\(Self.maxClips) clips (got \(clips.count))")
         }

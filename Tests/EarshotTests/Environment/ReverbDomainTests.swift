@@ -46,10 +46,10 @@ final class ReverbDomainTests: XCTestCase {
             XCTAssertEqual(samples.count, 48_000, name)
             XCTAssertTrue(samples.allSatisfy { $0.isFinite && abs($0) <= 1 }, "\(name): finite, within full scale")
             XCTAssertGreaterThan(samples.map { Double($0 * $0) }.reduce(0, +), 1, "\(name): the beep is heard")
-            // validate says what render changes, with FILE:LINE.
+            // validate says what render changes, with FILE:LINE:COLUMN.
             let v = try CLIRunner.run("earshot", ["validate", scene])
             XCTAssertEqual(v.status, 0, v.stderr)
-            XCTAssertTrue(v.stderr.contains("\(scene):5: zones.hall.reverb:") && v.stderr.contains("raised to"),
+            XCTAssertTrue(v.stderr.contains("\(scene):5:3: zones.hall.reverb:") && v.stderr.contains("raised to"),
                           "\(name): \(v.stderr)")
         }
     }

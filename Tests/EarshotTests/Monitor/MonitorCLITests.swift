@@ -8,7 +8,7 @@ import XCTest
 /// tmux) and a record → replay round trip are checked against what the engine reports.
 final class MonitorCLITests: XCTestCase {
     /// A running MonitorProbe: its pid, socket and the voices it listed (bus, gain dB, status).
-    private final class Probe {
+    final class Probe {
         let process = Process()
         let input = Pipe()
         let output = Pipe()
@@ -16,18 +16,19 @@ final class MonitorCLITests: XCTestCase {
         var socket = ""
         var voices: [(bus: String, gainDB: Double, status: String)] = []
 
-        init(seconds: Int = 60) throws {
+        /// `MonitorProbe voices SECONDS`, or `arguments`, read until the line `until`.
+        init(seconds: Int = 60, arguments: [String]? = nil, until: String = "listed\n") throws {
             process.executableURL = CLIRunner.productsDirectory.appendingPathComponent("MonitorProbe")
             guard FileManager.default.isExecutableFile(atPath: process.executableURL?.path ?? "") else {
                 throw CLIRunnerError.notBuilt("MonitorProbe")
             }
-            process.arguments = ["voices", String(seconds)]
+            process.arguments = arguments ?? ["voices", String(seconds)]
             process.standardInput = input
             process.standardOutput = output
             try process.run()
             var text = ""
             let deadline = Date().addingTimeInterval(20)
-            while !text.contains("listed\n"), Date() < deadline {
+            while !text.contains(until), Date() < deadline {
                 let data = output.fileHandleForReading.availableData
                 if data.isEmpty { break }
                 text += String(decoding: data, as: UTF8.self)
@@ -49,7 +50,7 @@ final class MonitorCLITests: XCTestCase {
         }
     }
 
-    private func frames(_ stdout: String) throws -> (hello: MonitorHello?, frames: [MonitorFrame]) {
+    func frames(_ stdout: String) throws -> (hello: MonitorHello?, frames: [MonitorFrame]) {
         var hello: MonitorHello?
         var frames: [MonitorFrame] = []
         for line in stdout.split(separator: "\n") {
@@ -151,7 +152,7 @@ final class MonitorCLITests: XCTestCase {
     /// through `/bin/sh` with `posix_spawn` and reaped with `waitpid`, its output through a file:
     /// the server that `new-session` daemonizes must inherit nothing of this process (Foundation's
     /// `Process` did not see the tmux client end while the server lived).
-    private func tmux(_ args: [String]) throws -> String {
+    func tmux(_ args: [String]) throws -> String {
         let file = NSTemporaryDirectory() + "\(socketName)-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: file) }
         func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -168,10 +169,10 @@ final class MonitorCLITests: XCTestCase {
         return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
     }
 
-    private var socketName: String { "earshot-test-\(getpid())" }
+    var socketName: String { "earshot-test-\(getpid())" }
 
     /// The pane's text once `predicate` holds (at most 15 s), else the last capture.
-    private func screen(until predicate: (String) -> Bool) throws -> String {
+    func screen(until predicate: (String) -> Bool) throws -> String {
         var text = ""
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

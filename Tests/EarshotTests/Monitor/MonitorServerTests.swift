@@ -7,14 +7,16 @@ import XCTest
 /// The monitor's socket, in the engine's own process (issue 30): private to its user, gone at
 /// shutdown, and a game that hostile clients cannot stall or grow.
 final class MonitorServerTests: XCTestCase {
-    private let tone = PCMAudio(sampleRate: 48_000, channels: 1, samples: .float32(
+    static let tone = PCMAudio(sampleRate: 48_000, channels: 1, samples: .float32(
         (0..<4_800).map { Float(0.2 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }))
 
-    private func monitoredEngine(voices: Int = 8) throws -> AudioEngine {
+    /// A loopback engine with its monitor on, playing `voices` looping tones (shared with
+    /// MonitorHardeningTests).
+    static func monitoredEngine(voices: Int = 8) throws -> AudioEngine {
         var configuration = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000), maxRealVoices: max(16, voices))
         configuration.monitor = true
         let engine = try AudioEngine(configuration: configuration)
-        let clip = try engine.loadClip(tone, name: "tone.wav")
+        let clip = try engine.loadClip(Self.tone, name: "tone.wav")
         for i in 0..<voices {
             _ = try engine.play(clip, options: .init(gain: 0.5, loop: true, position: Vector3(Float(i % 7) - 3, 0, -2)))
         }
@@ -33,7 +35,7 @@ final class MonitorServerTests: XCTestCase {
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
-    private static func rss() -> Int {
+    static func rss() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
@@ -65,7 +67,7 @@ final class MonitorServerTests: XCTestCase {
     /// The socket is 0600 in a 0700 folder, says hello and frames, and at shutdown says bye, its
     /// thread ends and its file is removed.
     func testSocketIsPrivateAndEndsWithShutdown() throws {
-        let engine = try monitoredEngine()
+        let engine = try Self.monitoredEngine()
         let path = try XCTUnwrap(engine.monitorSocketPath)
         XCTAssertTrue(path.hasPrefix(MonitorSocketPath.directory + "/\(getpid())"), path)
         XCTAssertEqual(PrivateDirectory.mode(of: path), 0o600)
@@ -114,7 +116,7 @@ final class MonitorServerTests: XCTestCase {
     /// the connection before a byte is sent.
     func testAnotherUsersConnectionIsRefused() throws {
         guard geteuid() == 0 else { throw XCTSkip("switching to another uid needs root (make test runs as root)") }
-        let engine = try monitoredEngine()
+        let engine = try Self.monitoredEngine()
         defer { engine.shutdown() }
         let path = try XCTUnwrap(engine.monitorSocketPath)
         let dir = MonitorSocketPath.directory
@@ -168,7 +170,7 @@ final class MonitorServerTests: XCTestCase {
     func testHostileClientsCannotStallOrGrowTheGame() throws {
         MonitorSubsystem.stuckTimeout.withLock { $0 = 0.5 }
         defer { MonitorSubsystem.stuckTimeout.withLock { $0 = 5 } }
-        let engine = try monitoredEngine(voices: 64)
+        let engine = try Self.monitoredEngine(voices: 64)
         defer { engine.shutdown() }
         let path = try XCTUnwrap(engine.monitorSocketPath)
         let monitor = try XCTUnwrap(engine.monitor)

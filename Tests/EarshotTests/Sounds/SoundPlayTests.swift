@@ -335,6 +335,7 @@ final class SoundPlayTests: XCTestCase {
             SoundDefinition(clips: [tone], limit: .init(count: 2, perEmitter: 3)),
             SoundDefinition(clips: [tone], cooldown: .infinity),
             SoundDefinition(clips: [tone], bus: Bus("nowhere")),
+            SoundDefinition(clips: [tone], name: String(repeating: "n", count: SoundDefinition.maxNameBytes + 1)),
         ]
         for d in bad {
             XCTAssertThrowsError(try e.makeSound(d), "\(d)") { error in
@@ -345,6 +346,20 @@ final class SoundPlayTests: XCTestCase {
         XCTAssertThrowsError(try e.play(s))
         XCTAssertEqual(e.instanceCount(of: s), 0)
         e.removeSound(s)   // safe after shutdown
+    }
+
+    /// A sound's name is what its voices' events carry (and what the monitor shows); without
+    /// one, the first clip's file name and how many more it picks from.
+    func testASoundIsNamed() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let tone = try e.loadClip(TestSignals.sine(seconds: 0.05), name: "sounds/tone.wav")
+        let named = try e.makeSound(SoundDefinition(clips: [tone, tone], name: "car"))
+        XCTAssertEqual(named.definition.name, "car")
+        XCTAssertEqual(MonitorNames.name(of: named), "car")
+        let unnamed = try e.makeSound(SoundDefinition(clips: [tone, tone, tone]))
+        XCTAssertEqual(MonitorNames.name(of: unnamed), "tone.wav+2")
+        _ = try e.makeSound(SoundDefinition(clips: [tone], name: String(repeating: "é", count: SoundDefinition.maxNameBytes / 2)))
     }
 
     /// Onsets: rises from silence (10 ms windows) in a signal.

@@ -34,10 +34,12 @@ public struct BankValueFuzzer {
         public var loaded = 0
         public var reloads = 0
         public var refusedEdits = 0
+        /// Edits that emptied a file the bank reads (each must be refused).
+        public var emptiedFiles = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused) in "
+            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused, \(emptiedFiles) files emptied) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -58,8 +60,8 @@ public struct BankValueFuzzer {
             let main = "\(folder)/main.yaml"
             func dump() -> String { files.map { "--- \($0.0)\n\($0.1)" }.joined(separator: "\n") }
             let checked = SceneBank.check(path: main)
-            if case .success = checked, files.contains(where: { f in Self.procFiles.contains { f.1.contains($0) } }) {
-                report.findings.append("case \(i): a bank including a /proc file validated\n\(dump())")
+            if case .success(let b) = checked, let proc = b.includedFiles.first(where: { $0.hasPrefix("/proc/") }) {
+                report.findings.append("case \(i): a bank including \(proc) validated\n\(dump())")
             }
             guard case .success(let definition) = checked else { continue }
             report.valid += 1
@@ -74,13 +76,18 @@ public struct BankValueFuzzer {
             playAll(bank, engine, definition.sounds.map(\.id), case: i, into: &report)
             // One field edited, as a save does: the edit is valid or not; reload must agree.
             let (file, edited) = edit(&g, files)
+            // An emptied file the bank reads (not one it does not include) must be refused.
+            let emptied = edited.isEmpty && (bank.definition?.files ?? []).contains { ($0 as NSString).lastPathComponent == file }
+            if emptied { report.emptiedFiles += 1 }
             try? edited.write(toFile: "\(folder)/\(file)", atomically: false, encoding: .utf8)
             let before = bank.soundNames
             let expected = SceneBank.check(path: main)
             report.reloads += 1
             do {
                 _ = try bank.reload()
-                if case .success(let b) = expected {
+                if emptied {   // a save seen half-way: never applied
+                    report.findings.append("case \(i): an emptied \(file) was applied: sounds \(bank.soundNames)")
+                } else if case .success(let b) = expected {
                     if bank.soundNames != b.sounds.map(\.id).sorted() {
                         report.findings.append("case \(i): reloaded sounds \(bank.soundNames), the file has \(b.sounds.map(\.id).sorted())\n\(dump())")
                     }
@@ -89,7 +96,7 @@ public struct BankValueFuzzer {
                 }
             } catch {
                 report.refusedEdits += 1
-                if case .success = expected, case .invalid = error {
+                if case .success = expected, case .invalid = error, !emptied {
                     report.findings.append("case \(i): a valid edit of \(file) refused: \(error)\n\(edited)")
                 }
                 if bank.soundNames != before { report.findings.append("case \(i): a refused edit changed the bank\n\(edited)") }
@@ -226,9 +233,11 @@ public struct BankValueFuzzer {
     }
 
     /// One field of one file changed: a number replaced by another drawn for its range (or any
-    /// value), a line dropped, or a sound added.
+    /// value), a line dropped, or a sound added; now and then the file emptied (an editor's
+    /// truncate-then-write seen half-way, which reload must refuse).
     func edit(_ g: inout SplitMix64, _ files: [(String, String)]) -> (String, String) {
         let (name, text) = files[Int(g.next() % UInt64(files.count))]
+        if g.next() % 20 == 0 { return (name, "") }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let i = Int(g.next() % UInt64(max(lines.count, 1)))
         switch g.next() % 4 {

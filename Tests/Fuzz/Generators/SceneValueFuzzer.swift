@@ -87,6 +87,9 @@ public struct SceneValueFuzzer {
                     if result.frames != audio.frameCount { report.findings.append("case \(i): \(result.frames) frames said, \(audio.frameCount) written\n\(yaml)") }
                     _ = LevelPlot.svg(levels: result.levels, events: result.events, title: scene.name, duration: result.duration,
                                       timeline: result.timeline, scene: scene)
+                    // A section's plot: the scene's clock from a later start (its lanes and map too).
+                    _ = LevelPlot.svg(levels: result.levels, events: result.events, title: scene.name, duration: result.duration,
+                                      timeline: result.timeline, scene: scene, start: Double(i % 4) * 0.75)
                 } catch {
                     report.findings.append("case \(i): validate ok but render failed: \(error)\n\(yaml)")
                 }
