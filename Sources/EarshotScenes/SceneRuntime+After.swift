@@ -88,6 +88,8 @@ extension SceneRuntime {
         processMarkers(sceneTime: now)
         guard let reports = after.ended?.take(), !reports.isEmpty else { return }
         let audioNow = engine.audioTime
+        var early: [String: Double?] = [:]
+        var ends: [(name: String, at: Double)] = []
         for report in reports {
             guard let name = after.names[report.voice], let entry = after.playing[name] else { continue }
             after.playing[name] = nil
@@ -99,20 +101,25 @@ extension SceneRuntime {
             if let foreseen = entry.foreseen {
                 // Within a frame of the foreseen end: its followers are on the timeline there.
                 if end >= foreseen - 1.5 / Double(engine.sampleRate) { continue }
-                unplace(followersOf: name, endedAt: end)   // it ended early: later markers never come
+                early[name] = end   // it ended early: later markers never come
             }
-            place(followersOf: name, at: max(now, end))
+            ends.append((name, max(now, end)))
         }
+        // One pass over what is placed for every voice that ended early, then the ends' followers.
+        unplace(followersOf: early)
+        for e in ends { place(followersOf: e.name, at: e.at) }
     }
 
     /// An interruption holds every voice: the foreseen ends of the named voices playing no longer
     /// hold; they are followed when the engine reports their ends.
     func interruptionBegan() {
+        var held: [String: Double?] = [:]
         for (name, entry) in after.playing where entry.foreseen != nil || entry.markersPlaced {
-            unplace(followersOf: name, endedAt: nil)
+            held[name] = .some(nil)
             after.playing[name]?.foreseen = nil
             after.playing[name]?.markersPlaced = false   // the engine reports them from now on
         }
+        unplace(followersOf: held)
     }
 
     /// Puts the follow-ups of `name` on the timeline at `end` plus each one's delay.
@@ -126,17 +133,26 @@ extension SceneRuntime {
         placedFollowUps.place(i, at: t)
     }
 
-    /// Takes the follow-ups of `name` that have not run off the timeline: those placed at its
-    /// foreseen end, and those placed at its foreseen markers — all of them (`endedAt` nil: an
-    /// interruption makes every foreseen time uncertain), or those of markers past `endedAt`
-    /// (a voice that ended early passes no more markers; those it passed still run).
-    private func unplace(followersOf name: String, endedAt end: Double?) {
-        let atEnd = Set(after.waiting[name] ?? [])
-        let atMarkers = Set(after.markerWaiting[name] ?? [])
+    /// Takes the follow-ups of each voice name in `ended` that have not run off the timeline:
+    /// those placed at its foreseen end, and those placed at its foreseen markers — all of them
+    /// (an end of nil: an interruption makes every foreseen time uncertain), or those of markers
+    /// past its end (a voice that ended early passes no more markers; those it passed still
+    /// run). One pass over what is placed, however many voices: one pass per voice cost the
+    /// voices times the follow-ups placed.
+    private func unplace(followersOf ended: [String: Double?]) {
+        guard !ended.isEmpty, !placedFollowUps.isEmpty else { return }
+        var atEnd = Set<Int>()
+        var atMarkers: [Int: Double?] = [:]   // follow-up → the end its markers stop at
+        for (name, end) in ended {
+            for i in after.waiting[name] ?? [] { atEnd.insert(i) }
+            for i in after.markerWaiting[name] ?? [] { atMarkers[i] = end }
+        }
         let slack = 0.5 / Double(engine.sampleRate)
         placedFollowUps.removeAll { placed in
             let j = placed.index
-            return atEnd.contains(j) || (atMarkers.contains(j) && (end.map { placed.time - scene.followUps[j].after.delay > $0 + slack } ?? true))
+            if atEnd.contains(j) { return true }
+            guard let end = atMarkers[j] else { return false }
+            return end.map { placed.time - scene.followUps[j].after.delay > $0 + slack } ?? true
         }
     }
 }
