@@ -234,7 +234,11 @@ extension SoundBank {
                 c.retiredTracks.append(track)
                 continue
             }
-            if m != c.music[id] { Self.apply(m, to: track) }
+            // Its loop region was checked against this file by the bank's validation; one that no
+            // longer fits (the file changed under it) leaves the track to be loaded anew.
+            if m != c.music[id] {
+                do throws(EarshotError) { try m.apply(to: track) } catch { c.tracks[id] = nil }
+            }
         }
         c.music = music
         // A music set plays on as it was made; one edited or gone is made anew at the next

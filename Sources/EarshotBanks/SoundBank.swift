@@ -169,20 +169,13 @@ public final class SoundBank: Sendable {
         }
         do throws(EarshotError) {
             let track = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
-            Self.apply(m, to: track)
+            try m.apply(to: track)
             c.tracks[name] = track
             contents = c
             return track
         } catch {
             throw .engine(error)
         }
-    }
-
-    static func apply(_ m: SceneMusic, to track: MusicTrack) {
-        track.numberOfLoops = m.loops
-        track.volume = m.volume
-        track.rateMode = m.tape ? .tape : .keepsPitch
-        track.rate = m.rate
     }
 
     private func lookup<T>(_ kind: String, _ name: String, _ table: (BankContents) -> [String: T]) throws(BankError) -> T {

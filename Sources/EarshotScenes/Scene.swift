@@ -156,6 +156,9 @@ public struct SceneMusic: Sendable, Equatable {
     public var tempo: Tempo?
     /// Its cues (`cues: { drop: 16.0 }`): seconds into the file by name, reported as markers.
     public var cues: [String: Double] = [:]
+    /// The region its loops repeat (`loop: { start, end }`, in seconds once read): the file
+    /// plays from its start to the loop's end, then the region; nil: the whole file.
+    public var loop: MusicLoop?
 }
 
 /// The listener: a position or a path, and a fixed orientation.

@@ -6,7 +6,7 @@ import Yams
 /// entries, and the events that drive a set. See ``SceneMusicSet``.
 extension SceneParser {
     /// The keys a segment takes (a state's `file:`, each of its `segments:`, each stem, stinger and bridge).
-    static let segmentKeys = ["file", "bpm", "beatsPerBar", "offset", "cues", "entry", "exit"]
+    static let segmentKeys = ["file", "bpm", "beatsPerBar", "offset", "cues", "entry", "exit", "loop"]
     /// The keys of a music set entry.
     static let musicSetKeys = ["states", "transitions", "stingers", "bridges", "bus", "bpm", "beatsPerBar", "offset"]
 
@@ -54,21 +54,43 @@ extension SceneParser {
         return out
     }
 
+    /// The track at `music.<id>` (an entry without `states:`).
+    mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
+        let key = "music.\(id)"
+        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues", "loop"],
+                              required: ["file"]) else { return nil }
+        let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
+        let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
+        // A loop region loops until stopped unless loops: says how often.
+        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? (m["loop"] != nil ? -1 : 0)
+        if m["loop"] != nil, loops == 0, let n = m["loops"] { fail(n, "\(key).loops", "a loop: region needs loops: -1 (until stopped) or a count above 0") }
+        let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
+        let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
+        let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
+        let emitter = m["emitter"].map { string($0, "\(key).emitter") }
+        guard let path, bus != .some(nil), emitter != .some(nil) else { return nil }
+        var music = SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
+        if let bus = bus ?? nil { music.bus = bus }
+        music.emitter = emitter ?? nil
+        music.tempo = tempo(m, key)
+        let info = musicInfo(path)
+        music.cues = cues(m, key, duration: info?.duration)
+        music.loop = loop(m, key, cues: cueSeconds(music.cues, info: info), duration: info?.duration, rate: info?.sampleRate)
+        return music
+    }
+
     /// A segment mapping (`extra`: further keys it may have, such as a stem's `gain:`).
-    mutating func segment(_ node: Node, _ key: String, tempo base: Tempo?, extra: [String] = []) -> MusicSegment? {
+    /// `loops`: whether the segment loops (a state's only or last segment, a stem): only those take `loop:`.
+    mutating func segment(_ node: Node, _ key: String, tempo base: Tempo?, extra: [String] = [], loops: Bool = false) -> MusicSegment? {
         guard let m = mapping(node, key, allowed: Self.segmentKeys + extra, required: ["file"]) else { return nil }
         musicFiles += 1
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
         let info = musicInfo(path)
         let tempo = self.tempo(m, key, over: base)
         let cues = self.cues(m, key, duration: info?.duration)
-        var names = Set(cues.keys)
-        // A cue named in entry:/exit: may also be one of the file's own markers.
-        var seconds = cues
-        for marker in info?.markers ?? [] where cues[marker.name] == nil {
-            names.insert(marker.name)
-            seconds[marker.name] = marker.time(sampleRate: info?.sampleRate ?? 0)
-        }
+        // A cue named in entry:/exit:/loop: may also be one of the file's own markers.
+        let seconds = cueSeconds(cues, info: info)
+        let names = Set(seconds.keys)
         var entry: String?, exit: String?
         for (k, slot) in [("entry", 0), ("exit", 1)] {
             guard let n = m[k], let name = string(n, "\(key).\(k)") else { continue }
@@ -83,8 +105,12 @@ extension SceneParser {
             fail(m["exit"] ?? node, "\(key).exit", "the exit cue (\(Self.format(x)) s) must come after "
                  + (entry == nil ? "the start (the segment plays from 0 s)" : "the entry cue (\(Self.format(e)) s)"))
         }
+        if let n = m["loop"], !loops {
+            fail(n, "\(key).loop", "only a looping segment takes loop: (a state's file, its last segment or a stem; not a stinger, a bridge or an earlier segment)")
+        }
+        let region = loops ? loop(m, key, cues: seconds, duration: info?.duration, rate: info?.sampleRate, entry: e) : nil
         guard let path else { return nil }
-        return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit)
+        return MusicSegment(path: path, tempo: tempo, cues: cues, entry: entry, exit: exit, loop: region)
     }
 
     /// The music set at `music.<id>`.
@@ -155,7 +181,7 @@ extension SceneParser {
         let limit = MusicSetDefinition.maxEntries
         switch kinds[0] {
         case "file":
-            return segment(node, key, tempo: base).map { .track($0) }
+            return segment(node, key, tempo: base, loops: true).map { .track($0) }
         case "segments":
             guard let m = mapping(node, key, allowed: ["segments"]), let n = m["segments"] else { return nil }
             guard case .sequence(let list) = n, !list.isEmpty else {
@@ -163,7 +189,9 @@ extension SceneParser {
                 return nil
             }
             if list.count > limit { fail(n, "\(key).segments", "\(list.count) segments; at most \(limit)") }
-            let made = list.prefix(limit).enumerated().compactMap { i, s in segment(s, "\(key).segments[\(i)]", tempo: base) }
+            let made = list.prefix(limit).enumerated().compactMap { i, s in
+                segment(s, "\(key).segments[\(i)]", tempo: base, loops: i == min(list.count, limit) - 1)
+            }
             return made.count == min(list.count, limit) ? .segments(made) : nil
         default:
             guard let m = mapping(node, key, allowed: ["layers"]), let n = m["layers"] else { return nil }
@@ -182,7 +210,7 @@ extension SceneParser {
                 } else if let gain {
                     g = number(gain, "\(lk).gain", in: 0...1, "0…1") ?? 1
                 }
-                if let s = segment(v, lk, tempo: base, extra: ["gain"]) {
+                if let s = segment(v, lk, tempo: base, extra: ["gain"], loops: true) {
                     layers.append(MusicLayer(name: name, segment: s, gain: Float(g), curves: curves))
                 }
             }
@@ -203,7 +231,20 @@ extension SceneParser {
         if let n = m["at"], let a = choice(n, "\(key).at", MusicTransition.Boundary.allCases.map(\.rawValue)) {
             rule.at = MusicTransition.Boundary(rawValue: a) ?? .nextBar
         }
-        if let n = m["fade"], let f = number(n, "\(key).fade", in: 0...600, "seconds 0…600") { rule.fade = f }
+        if let n = m["fade"] {
+            // `fade: S` cross-fades both sides; `fade: { out: S, in: S }` sets each (a side left
+            // out does not fade).
+            if case .mapping = n {
+                if let f = mapping(n, "\(key).fade", allowed: ["out", "in"]) {
+                    if f.isEmpty { fail(n, "\(key).fade", "give out: or in: seconds (or fade: seconds for both)") }
+                    rule.fade = f["out"].flatMap { number($0, "\(key).fade.out", in: 0...600, "seconds 0…600") } ?? 0
+                    rule.fadeIn = f["in"].flatMap { number($0, "\(key).fade.in", in: 0...600, "seconds 0…600") } ?? 0
+                }
+            } else if let f = number(n, "\(key).fade", in: 0...600, "seconds 0…600") {
+                rule.fade = f
+                rule.fadeIn = f
+            }
+        }
         if let n = m["curve"], let c = choice(n, "\(key).curve", ["linear", "equalPower"]) { rule.curve = c == "linear" ? .linear : .equalPower }
         if let n = m["curve"], m["fade"] == nil { fail(n, "\(key).curve", "a curve shapes a fade: give fade: seconds") }
         if let n = m["stinger"], let s = string(n, "\(key).stinger") {

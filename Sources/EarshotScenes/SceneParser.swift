@@ -65,6 +65,9 @@ struct SceneParser: YAMLReader {
         guard let top = topMapping(root) else { return nil }
         let included = includes(top["include"])
         checkAgainstIncluded(top, included)
+        // An included set is the scene's own: its events (state, stinger, layer, play) read by
+        // its definition, not as a plain track's.
+        for s in included.musicSets where musicSetNames[s.id] == nil { musicSetNames[s.id] = s.definition }
         let defaultName = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
         let name = top["name"].flatMap { string($0, "name") } ?? defaultName
         let duration = top["duration"].flatMap { number($0, "duration", in: 0.001...86_400, "seconds, 0.001…86400") }
@@ -199,7 +202,7 @@ struct SceneParser: YAMLReader {
                 checkScheduledFollowUps(followUps, playIDs: playIDs, playLoops: playLoops, timedRuns: timedRuns, at: n)
             }
         }
-        if !bars.isEmpty { placeBars(bars, in: &events, music: music, sets: musicSets, duration: duration) }
+        if !bars.isEmpty { placeBars(bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets, duration: duration) }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -272,26 +275,6 @@ struct SceneParser: YAMLReader {
             if let r = d["release"], let v = number(r, "session.ducking.release", in: 0...10, "seconds 0…10") { settings.ducking.release = v }
         }
         return settings
-    }
-
-    mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
-        let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues"],
-                              required: ["file"]) else { return nil }
-        let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
-        let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
-        let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? 0
-        let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") } ?? 1
-        let tape = m["tape"].flatMap { bool($0, "\(key).tape") } ?? false
-        let bus = m["bus"].map { busName($0, "\(key).bus", busNames) }
-        let emitter = m["emitter"].map { string($0, "\(key).emitter") }
-        guard let path, bus != .some(nil), emitter != .some(nil) else { return nil }
-        var music = SceneMusic(id: id, path: path, volume: Float(volume), loops: loops, rate: Float(rate), tape: tape)
-        if let bus = bus ?? nil { music.bus = bus }
-        music.emitter = emitter ?? nil
-        music.tempo = tempo(m, key)
-        music.cues = cues(m, key, duration: musicInfo(path)?.duration)
-        return music
     }
 
     /// Every `music.<id>.emitter` names an emitter of the scene (checked once the emitters are

@@ -88,10 +88,7 @@ final class SceneRuntime {
         var ordered: [MusicTrack] = []
         for m in scene.music {
             let track = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
-            track.numberOfLoops = m.loops
-            track.volume = m.volume
-            track.rateMode = m.tape ? .tape : .keepsPitch
-            track.rate = m.rate
+            try m.apply(to: track)
             tracks[m.id] = track
             trackVolumes[m.id] = m.volume
             ordered.append(track)

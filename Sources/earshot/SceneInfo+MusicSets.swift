@@ -28,12 +28,23 @@ extension SceneInfo {
         if !seg.cues.isEmpty { parts.append("cues " + seg.cues.sorted { $0.value < $1.value }.map { "\($0.key) \(format($0.value)) s" }.joined(separator: ", ")) }
         if let e = seg.entry { parts.append("entry \(e)") }
         if let x = seg.exit { parts.append("exit \(x)") }
+        if let l = seg.loop { parts.append("loop \(point(l.start))…\(l.end.map(point) ?? "end")") }
         return parts.isEmpty ? "" : "; " + parts.joined(separator: "; ")
+    }
+
+    static func point(_ p: MusicLoop.Point) -> String {
+        switch p {
+        case .seconds(let t): return "\(format(t)) s"
+        case .cue(let name): return name
+        }
     }
 
     static func describe(_ t: MusicTransition) -> String {
         var s = "\(t.from) → \(t.to) at \(t.at.rawValue)"
-        if t.fade > 0 { s += ", fade \(format(t.fade)) s \(t.curve == .linear ? "linear" : "equalPower")" }
+        let curve = t.curve == .linear ? "linear" : "equalPower"
+        if t.fade > 0 || t.fadeIn > 0 {
+            s += t.fade == t.fadeIn ? ", fade \(format(t.fade)) s \(curve)" : ", fade out \(format(t.fade)) s, in \(format(t.fadeIn)) s \(curve)"
+        }
         if let st = t.stinger { s += ", stinger \(st)" }
         if let v = t.via { s += ", via \(v)" }
         return s
@@ -66,7 +77,7 @@ extension SceneInfo {
                         return o
                     },
                     "transitions": d.transitions.map { t -> [String: Any] in
-                        var o: [String: Any] = ["from": t.from, "to": t.to, "at": t.at.rawValue, "fade": t.fade,
+                        var o: [String: Any] = ["from": t.from, "to": t.to, "at": t.at.rawValue, "fade": t.fade, "fadeIn": t.fadeIn,
                                                 "curve": t.curve == .linear ? "linear" : "equalPower"]
                         if let s = t.stinger { o["stinger"] = s }
                         if let v = t.via { o["via"] = v }

@@ -41,4 +41,22 @@ final class BankMusicAndZoneTests: XCTestCase {
         XCTAssertFalse(theme.isPlaying, "unload stops the bank's tracks")
         XCTAssertEqual(engine.reverbZones.count, 0, "and takes its zones out of the engine's")
     }
+
+    /// A track's `loop:` (issue 36 item 4) reaches the game's track, and a reload moves it.
+    func testATracksLoopRegionFollowsTheBank() throws {
+        let f = try BankFixture("loop")
+        defer { f.remove() }
+        func yaml(_ end: String) -> String { "music:\n  song: { file: audio/a440.wav, cues: { body: 0.05 }, loop: { start: body, end: \(end) } }\n" }
+        let path = try f.write("m.yaml", yaml("0.2"))
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        let bank = try SoundBank(path: path, engine: engine)
+        let song = try bank.music("song")
+        let rate = Double(song.sampleRate)
+        XCTAssertEqual(song.numberOfLoops, -1, "a loop region loops until stopped")
+        XCTAssertEqual(song.loopRegion, Int((0.05 * rate).rounded())..<Int((0.2 * rate).rounded()))
+        try f.write("m.yaml", yaml("0.15"))
+        XCTAssertEqual(try bank.reload(), BankChanges(changed: ["music.song"]))
+        XCTAssertEqual(song.loopRegion, Int((0.05 * rate).rounded())..<Int((0.15 * rate).rounded()))
+    }
 }

@@ -23,6 +23,19 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 
+    /// Scenes whose music set an included bank defines (issue 35 item 2): its events read as the
+    /// scene's own set's, and every scene that validates renders.
+    func testScenesWithIncludedMusicSetsBounded() {
+        var fuzzer = SceneValueFuzzer(assets: assets, seed: 3035)
+        fuzzer.musicSetChance = 1
+        fuzzer.includedSetChance = 1
+        // By count, not time: deterministic (about 2 s; the generator's sets are often invalid).
+        let report = fuzzer.run(cases: 60)
+        print("StructuredFuzzTests (included sets): " + report.summary)
+        XCTAssertGreaterThan(report.validIncludedSets, 2, "the generator reaches valid scenes with an included set")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
     /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
     /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
     func testBankValuesBounded() {

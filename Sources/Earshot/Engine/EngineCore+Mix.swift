@@ -148,9 +148,25 @@ extension EngineCore {
         pool.accumulatePower(into: &mixer.power, buses: mixer.isSource, now: t) { clip, playhead in
             Int(clip) < clips.count ? clips[Int(clip)].levels.power(at: playhead) : 0
         }
+        addStreamedPower(into: &mixer.power)   // music on a source bus ducks as voices do
         for b in mixer.levels.indices where mixer.isSource[b] {
             mixer.levels[b] = Self.decibels(power: mixer.power[b])
         }
+    }
+
+    /// Music's power per bus now (see ``streamedPower``).
+    func setStreamedPower(_ power: [Bus: Float]) {
+        for i in streamedPower.indices { streamedPower[i] = 0 }
+        for (bus, p) in power {
+            guard let i = busIndex(bus) else { continue }
+            if i >= streamedPower.count { streamedPower += [Float](repeating: 0, count: i + 1 - streamedPower.count) }
+            streamedPower[i] = p
+        }
+    }
+
+    /// Adds music's power to `power` (per bus index), heard through the master gain as voices are.
+    func addStreamedPower(into power: inout [Float]) {
+        for i in streamedPower.indices where i < power.count { power[i] += streamedPower[i] * masterGain * masterGain }
     }
 
     /// The level of bus `bus` (an index) now, in dBFS: −∞ when nothing on it plays.
@@ -161,6 +177,7 @@ extension EngineCore {
         pool.accumulatePower(into: &power, buses: only, now: now) { clip, playhead in
             Int(clip) < clips.count ? clips[Int(clip)].levels.power(at: playhead) : 0
         }
+        addStreamedPower(into: &power)
         return Self.decibels(power: power[bus])
     }
 

@@ -51,6 +51,8 @@ final class EngineCore {
     private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
     private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    /// Music's power on each bus (by index, master aside; ``MusicHost/setStreamedPower(_:)``).
+    var streamedPower: [Float] = []
     /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
     /// kept apart from each bus's own `paused` (the game's), which outlasts it.
     private(set) var interruptionHold = false

@@ -269,6 +269,15 @@ final class SendRouter {
         for p in playing { apply(source: p.source, positioned: p.positioned, bus: p.bus, environment: p.environment, starting: true) }
     }
 
+    /// Forgets what was sent to `source` (a music source claimed again or deleted): its next
+    /// ``apply(source:positioned:bus:environment:starting:)`` sends everything again.
+    func forget(source: ALuint) {
+        let i = Int(source)
+        if i < states.count { states[i] = SourceState() }
+        if i < curveFilters.count { curveFilters[i] = CurveFilter() }
+        gliding.removeAll { $0 == source }
+    }
+
     /// The context was replaced: its sources, bus slots and the scratch filter are gone with it
     /// (bus filters stay; bus effects are made again by the engine).
     func forgetSources() {

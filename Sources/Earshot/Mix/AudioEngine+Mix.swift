@@ -172,7 +172,9 @@ extension AudioEngine {
     /// heard at (master, bus, voice, distance, cone and fades) — summed and in dB. A full-scale
     /// sine reads −3 dBFS.
     /// −∞ when nothing on it is heard (virtual and paused voices count for nothing) and after
-    /// ``shutdown()``. Music tracks are not measured. Throws ``EarshotError/invalidArgument(_:)``
+    /// ``shutdown()``. Music tracks streaming on the bus count too: the power of the 50 ms of
+    /// their samples from the play position (measured at each music pump) times the gain they
+    /// are heard at (master, bus, volume and fades). Throws ``EarshotError/invalidArgument(_:)``
     /// for a bus the engine does not have.
     ///
     /// ```swift

@@ -116,6 +116,7 @@ extension EngineCore {
         p.accumulatePower(into: &power, buses: [Bool](repeating: true, count: buses.count), now: now) { clip, playhead in
             Int(clip) < clips.count ? clips[Int(clip)].levels.power(at: playhead) : 0
         }
+        addStreamedPower(into: &power)   // music streamed on a bus is metered with its voices
         for (i, b) in buses.enumerated() {
             capture.busNames.append(b.bus.name)
             capture.buses.append(.init(name: b.bus.name, gainDB: MonitorNames.decibels(b.gain),

@@ -26,10 +26,21 @@ protocol MusicDecoder: AnyObject {
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int
     /// Moves to `frame` (0…frameCount) sample-accurately.
     func seek(toFrame frame: Int) throws(EarshotError)
+    /// Closes the file now (at engine shutdown, while the game may still hold the track); reads
+    /// and seeks after it throw ``EarshotError/engineShutDown``. Idempotent.
+    func close()
 }
 
 /// Opens the right ``MusicDecoder`` for a file.
 enum MusicDecoders {
+    /// A read-only, close-on-exec descriptor of `path` (a child the game spawns while music
+    /// streams inherits none).
+    static func openReadOnly(_ path: String) throws(EarshotError) -> Int32 {
+        let fd = RawPath.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
+        return fd
+    }
+
     /// Opens `path`: Ogg Vorbis through libvorbisfile, anything else (including Ogg streams that
     /// are not Vorbis) through libsndfile.
     ///

@@ -1,7 +1,8 @@
 import COpenAL
 
 /// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
-/// scope, bus gains and holds, emitters' places, whether the output is still there and a log.
+/// scope, bus gains, filters and holds, emitters' places, where to report music's level on its
+/// bus, whether the output is still there and a log.
 /// (Music makes its own sources: ``MusicSystem/attach(to:)``.)
 ///
 /// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
@@ -50,6 +51,15 @@ protocol MusicHost: AnyObject, Sendable {
     /// device's output latency (`ALC_DEVICE_CLOCK_LATENCY_SOFT`), 0 on loopback or where the
     /// device does not report it. What OpenAL mixes next is heard at audio time now + this.
     var musicOutputLatency: Double { get }
+    /// Inside ``withMusicAL(_:)``: puts music's `source` on `bus`'s filters and effect send as a
+    /// panned voice on that bus is (the bus's own low-pass, the snapshots' filters as they glide,
+    /// the bus effect); `claimed`: the source has just been claimed for a track (everything is
+    /// sent again). nil `bus`: the source leaves every bus (it is being deleted).
+    func routeMusicSource(_ source: ALuint, bus: Bus?, claimed: Bool)
+    /// Inside ``withMusicAL(_:)``: the power (mean square, master excluded) music plays on each
+    /// bus now, which the bus meters (``AudioEngine/level(of:)``, the monitor) and sidechains
+    /// add to their voices'. Buses not listed play no music.
+    func setStreamedPower(_ power: [Bus: Float])
     /// Logs a warning in the engine's log (any lock or none).
     func logWarning(_ message: String)
 }
@@ -94,6 +104,20 @@ extension AudioEngine: MusicHost {
         ALGlobal.lock.assertHeld("MusicHost.musicOutputLatency outside withMusicAL")
         guard !core.isShutDown, !core.isLoopback, core.usesDeviceClock else { return 0 }
         return core.device.outputLatency() ?? 0
+    }
+
+    func routeMusicSource(_ source: ALuint, bus: Bus?, claimed: Bool) {
+        ALGlobal.lock.assertHeld("MusicHost.routeMusicSource outside withMusicAL")
+        guard !core.isShutDown else { return }
+        if claimed || bus == nil { core.sendRouter.forget(source: source) }
+        guard let bus, let index = core.busIndex(bus) else { return }
+        core.sendRouter.apply(source: source, positioned: false, bus: index, environment: .open, starting: claimed)
+    }
+
+    func setStreamedPower(_ power: [Bus: Float]) {
+        ALGlobal.lock.assertHeld("MusicHost.setStreamedPower outside withMusicAL")
+        guard !core.isShutDown else { return }
+        core.setStreamedPower(power)
     }
 
     func logWarning(_ message: String) {

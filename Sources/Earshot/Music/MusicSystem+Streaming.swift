@@ -107,6 +107,8 @@ extension MusicSystem {
         alSourcef(source, AL_PITCH, s.sourcePitch)
         s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
         _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
+        // The bus's filters (its own, the snapshots') and its effect, as on a voice of the bus.
+        host.routeMusicSource(source, bus: s.bus, claimed: true)
         ALCheck.after("configuring a music source")
     }
 
@@ -189,9 +191,15 @@ extension MusicSystem {
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
             fadedOut = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
+            host.routeMusicSource(source, bus: s.bus, claimed: false)   // again after a bus effect changed
             return true
         }
         guard alive else { return }
+        // What the bus meters read of this track: the power of the window from the play position,
+        // at the gain it is heard at (master aside).
+        let gain = s.appliedGain ?? 0
+        s.streamedPower = s.state == .playing && state == AL_PLAYING
+            ? s.power(atQueueOffset: Int(offset), window: meterWindowFrames(s)) * gain * gain : 0
         if state == AL_PLAYING {
             s.lastHeardFrame = s.fileFrame(atQueueOffset: Int(offset))
             s.lastHeardClock = now

@@ -32,7 +32,11 @@ extension MusicSystem: EngineSubsystem {
         guard !names.isEmpty, !suspended else { return }   // a lost device's names die with its context
         host.withMusicAL {
             guard !host.musicCoreIsShutDown else { return }
-            for source in names { alSourceStop(source); alSourcei(source, AL_BUFFER, 0) }
+            for source in names {
+                alSourceStop(source)
+                alSourcei(source, AL_BUFFER, 0)
+                host.routeMusicSource(source, bus: nil, claimed: false)   // off its bus's filters and effect
+            }
             alDeleteSources(ALsizei(names.count), names)
             ALCheck.after("deleting the music sources")
         }

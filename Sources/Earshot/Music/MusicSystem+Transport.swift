@@ -240,13 +240,17 @@ extension MusicSystem {
         withMusicLock { pending in
             let now = clock(host)
             if let f = s.fade { s.volume = f.volume(at: now).0 }
+            // A track scheduled to start (``MusicTrack/play(at:)``, a music set's next state):
+            // a fade asked for now begins with its first sample, not before it is heard.
+            let time = time ?? (s.state == .idle && s.source == nil ? s.startAt : nil)
             // A fade at a time starts later on the music clock: the volume holds until then.
             let start = time.map { fadeStart(at: $0, host: host) } ?? now
             s.fade = FadeState(from: s.volume, to: target, start: start, duration: max(0, duration), curve: curve,
                                stopsAtEnd: stopsAtEnd, restoreVolume: restoreVolume, startsLater: start > now,
                                audioStart: start > now ? time : nil)
-            // A paused track's fade waits for it: the timeline is playback time.
-            if s.state == .paused { s.fade?.freeze(at: now) }
+            // A track that is not playing (paused, waiting behind another, prepared) holds its
+            // fade until it plays: the timeline is playback time.
+            if time == nil, s.state != .playing { s.fade?.freeze(at: now) }
             if let source = s.source, !suspended {
                 let done = host.withMusicAL { () -> Bool in
                     guard !host.musicCoreIsShutDown else { return false }

@@ -94,6 +94,8 @@ final class MusicSystem: @unchecked Sendable {
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
     /// provoke an underrun).
     var renderLookahead = true
+    /// Some bus was last told it plays music (``publishPower(host:)``).
+    var publishedPower = false
     var underruns = 0
     var cpuSeconds: Double = 0
     var framesQueued = 0
@@ -128,6 +130,17 @@ final class MusicSystem: @unchecked Sendable {
 
     // MARK: Hooks called by the engine
 
+    /// Hands the engine what each bus plays of music now (``MusicHost/setStreamedPower(_:)``).
+    private func publishPower(host: any MusicHost) {
+        var power: [Bus: Float] = [:]
+        if !isShutDown, !suspended {
+            for s in active where s.source != nil && s.streamedPower > 0 { power[s.bus, default: 0] += s.streamedPower }
+        }
+        guard !power.isEmpty || publishedPower else { return }
+        publishedPower = !power.isEmpty
+        host.withMusicAL { host.setStreamedPower(power) }
+    }
+
     /// Refills every track before a loopback render of `renderFrames` frames (the render path's
     /// `// music pump`), or once per period on the streaming thread (`renderFrames == 0`).
     func pump(host: any MusicHost, renderFrames: Int) {
@@ -140,7 +153,10 @@ final class MusicSystem: @unchecked Sendable {
                     service(s, host: host, now: now, renderFrames: renderFrames, pending: &pending)
                     if s.stopAt != nil || s.hasMarks || s.fade?.startsLater == true { keepTime(s, host: host, renderFrames: renderFrames, pending: &pending) }
                 }
+                publishPower(host: host)
                 cpuSeconds += Clocks.threadCPU() - cpu0
+            } else if publishedPower {
+                publishPower(host: host)   // the last track left: the buses read no music
             }
             if host.isLoopback { clockFrames += renderFrames }
         }
@@ -168,8 +184,8 @@ final class MusicSystem: @unchecked Sendable {
     }
 
     /// Stops every track (each owing an end event gets `.stopped`), releases their sources and
-    /// buffers and deletes music's sources, ends the streaming thread and finishes every track's
-    /// event stream. Call before the engine's core is torn down.
+    /// buffers and deletes music's sources, ends the streaming thread, closes every track's file
+    /// (held tracks and sets keep no descriptor) and finishes every track's event stream. Call before the engine's core is torn down.
     func shutdown(host: any MusicHost) {
         let streams = withMusicLock { pending in
             if !isShutDown {
@@ -186,6 +202,8 @@ final class MusicSystem: @unchecked Sendable {
             }
             let streams = registry.compactMap(\.stream)
             registry.removeAll()
+            // The files too: a game that still holds a track or a set must not keep them open.
+            for s in streams { s.decoder.close() }
             return streams
         }
         for s in streams { s.continuation.finish() }

@@ -1,4 +1,7 @@
 import CSndFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streams any file libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus …) with `sf_readf_float`
 /// and sample-accurate `sf_seek`.
@@ -12,7 +15,9 @@ final class SndFileStreamDecoder: MusicDecoder {
     let sampleRate: Int
     let channels: Int
     let frameCount: Int
-    private let file: OpaquePointer
+    private var file: OpaquePointer?
+    /// The file's descriptor (-1 once closed).
+    private var descriptor: Int32
     private var position = 0
     /// Whether `frameCount` is exact (a shorter read means the file shrank while streaming).
     private let exactLength: Bool
@@ -29,19 +34,26 @@ final class SndFileStreamDecoder: MusicDecoder {
         // stream cut short is refused at open (music is not loaded leniently).
         let promise = try SndFileDecoder.Preflight.file(path)
         var info = SF_INFO()
-        guard let f = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
+        // Our own descriptor, close-on-exec (sf_open's is inherited by every child the game
+        // spawns); libsndfile does not close it (close_desc false): ``close()`` does.
+        let fd = try MusicDecoders.openReadOnly(path)
+        guard let f = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
+            Glibc.close(fd)
             throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
         }
         if let cut = promise.truncation(info: info, decoded: nil, failed: false) {
             sf_close(f)
+            Glibc.close(fd)
             throw cut.error(path)
         }
         guard info.seekable != 0 else {
             sf_close(f)
+            Glibc.close(fd)
             throw .unreadableFile(path: path, reason: "libsndfile cannot seek in it (music tracks need seeking for loops)")
         }
         self.path = path
         file = f
+        descriptor = fd
         sampleRate = Int(info.samplerate)
         channels = Int(info.channels)
         frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
@@ -52,9 +64,17 @@ final class SndFileStreamDecoder: MusicDecoder {
     /// A FLAC states its length in STREAMINFO: a read that ends before it is the file cut short.
     private let isFLAC: Bool
 
-    deinit { sf_close(file) }
+    deinit { close() }
+
+    func close() {
+        if let f = file { sf_close(f) }
+        file = nil
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
+    }
 
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
+        guard let file else { throw .engineShutDown }
         let got = Int(sf_readf_float(file, buffer, sf_count_t(frames)))
         if got < frames, isFLAC, frameCount > 0, position + max(0, got) < frameCount {
             throw .truncated(path: path, expectedFrames: frameCount, foundFrames: position + max(0, got),
@@ -71,6 +91,7 @@ final class SndFileStreamDecoder: MusicDecoder {
     }
 
     func seek(toFrame frame: Int) throws(EarshotError) {
+        guard let file else { throw .engineShutDown }
         guard sf_seek(file, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else {
             throw .decodeFailed(path: path, reason: "seek to frame \(frame) failed (\(SndFileDecoder.sndfileReason(file)))")
         }

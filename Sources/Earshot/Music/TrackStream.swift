@@ -1,29 +1,5 @@
 import COpenAL
 
-/// A stretch of a queued buffer: `count` frames from `offset` in the buffer that hold file frames
-/// `fileFrame…` (or silence, `fileFrame == nil`, the lead-in of a track queued to play after
-/// another). A buffer that crosses a loop seam holds two segments.
-struct StreamSegment: Equatable {
-    var offset: Int
-    var fileFrame: Int?
-    var count: Int
-    /// File frames per frame of the buffer: 1, or the rate of time-stretched audio (a stretched
-    /// segment maps to the file within one stretcher sequence, see ``TimeStretcher``).
-    var step: Double = 1
-}
-
-/// Decoded frames waiting to be uploaded into an OpenAL buffer.
-struct StagedChunk {
-    var samples: [Float]
-    var frames: Int
-    var segments: [StreamSegment]
-
-    static func silence(frames: Int, channels: Int) -> StagedChunk {
-        StagedChunk(samples: [Float](repeating: 0, count: frames * channels), frames: frames,
-                    segments: [StreamSegment(offset: 0, fileFrame: nil, count: frames)])
-    }
-}
-
 /// One OpenAL buffer on a track's source queue and what it holds.
 struct QueuedBuffer {
     var buffer: ALuint
@@ -176,6 +152,8 @@ final class TrackStream: @unchecked Sendable {
     /// Loops left when the device was lost (restored with the track).
     var loopsLeftAtLoss: Int?
     var meters: MeterReading
+    /// Its power as the bus meters read it, measured at the last pump (0 while not playing).
+    var streamedPower: Float = 0
 
     // Time (MusicSystem+Schedule.swift)
     /// The handle, for the origin of marker events.
@@ -471,6 +449,25 @@ final class TrackStream: @unchecked Sendable {
             need -= n
         }
         return acc.reading
+    }
+
+    /// The mean square (over the channels) of the `window` frames queued from queue offset
+    /// `offset` on, as played (0 where the queue holds no samples): what the bus meters read.
+    func power(atQueueOffset offset: Int, window: Int) -> Float {
+        var base = 0, sum: Float = 0, counted = 0
+        let from = max(0, offset), to = from + max(1, window)
+        for e in queue {
+            defer { base += e.frames }
+            guard base + e.frames > from else { continue }
+            guard base < to else { break }
+            guard let samples = e.samples else { continue }
+            let a = max(from, base) - base, b = min(to, base + e.frames) - base
+            samples.withUnsafeBufferPointer { buf in
+                for i in (a * channels)..<min(buf.count, b * channels) { sum += buf[i] * buf[i] }
+            }
+            counted += b - a
+        }
+        return counted > 0 ? sum / Float(counted * channels) : 0
     }
 
     /// Keeps the newest played buffers that together cover `window` frames.

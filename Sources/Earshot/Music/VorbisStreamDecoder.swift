@@ -1,4 +1,7 @@
 import CVorbisFile
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streams an Ogg Vorbis file through libvorbisfile: `ov_read` (16-bit little-endian signed) for
 /// data, `ov_pcm_seek` for sample-accurate seeks and loop wraps.
@@ -13,6 +16,8 @@ final class VorbisStreamDecoder: MusicDecoder {
     let channels: Int
     let frameCount: Int
     private let file: UnsafeMutablePointer<OggVorbis_File>
+    /// ``close()`` was called: the file is closed and nothing more is read.
+    private var closed = false
     private var scratch: [Int16] = []
     /// The frame the next read starts at (for messages).
     private var position = 0
@@ -32,10 +37,19 @@ final class VorbisStreamDecoder: MusicDecoder {
     /// end or loop early).
     static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
         let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+        // Our own close-on-exec descriptor (ov_fopen's is inherited by every child the game
+        // spawns), as a stdio stream that ov_clear closes.
+        let fd = try MusicDecoders.openReadOnly(path)
+        guard let stream = fdopen(fd, "rb") else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw .unreadableFile(path: path, reason: reason)
+        }
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
-        let result = RawPath.withCString(path) { ov_fopen($0, file) }
+        let result = ov_open(stream, file, nil, 0)
         if result != 0 {
-            file.deallocate()   // ov_fopen clears the struct itself on failure
+            fclose(stream)   // ov_open leaves the stream open on failure
+            file.deallocate()   // ov_open clears the struct itself on failure
             if let cut = Truncation.ogg(end, found: 0) { throw cut.error(path) }
             if result == OV_ENOTVORBIS { return nil }
             throw .unreadableFile(path: path, reason: "not a readable Ogg Vorbis file (\(reason(result)))")
@@ -58,11 +72,18 @@ final class VorbisStreamDecoder: MusicDecoder {
     }
 
     deinit {
-        ov_clear(file)
+        close()
         file.deallocate()
     }
 
+    func close() {
+        guard !closed else { return }
+        closed = true
+        ov_clear(file)   // closes the stream and its descriptor
+    }
+
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
+        guard !closed else { throw .engineShutDown }
         let wanted = frames * channels
         if scratch.count < wanted { scratch = [Int16](repeating: 0, count: wanted) }
         var samples = 0
@@ -92,6 +113,7 @@ final class VorbisStreamDecoder: MusicDecoder {
     }
 
     func seek(toFrame frame: Int) throws(EarshotError) {
+        guard !closed else { throw .engineShutDown }
         let result = ov_pcm_seek(file, ogg_int64_t(frame))
         guard result == 0 else {
             throw .decodeFailed(path: path, reason: "seek to frame \(frame) failed (\(Self.reason(result)))")

@@ -24,6 +24,7 @@ final class MusicShortLoopTests: XCTestCase {
             calls += 1
             try inner.seek(toFrame: frame)
         }
+        func close() { inner.close() }
     }
 
     private var dir: String!

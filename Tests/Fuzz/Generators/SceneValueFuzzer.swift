@@ -25,6 +25,9 @@ public struct SceneValueFuzzer {
     /// The largest `offset:` of a play event drawn (the shortest asset lasts 0.14 s: 0.2 reaches
     /// past clip ends, which validate and render both refuse, by one checker).
     public var maxOffset: Double = 0.2
+    /// How often a scene has a music set, and how often that set comes from an included bank.
+    public var musicSetChance = 0.35
+    public var includedSetChance = 0.5
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
     /// to the scene file).
@@ -36,6 +39,8 @@ public struct SceneValueFuzzer {
     public struct Report: Sendable {
         public var cases = 0
         public var valid = 0
+        /// Valid scenes whose music set comes from an included bank (issue 35 item 2).
+        public var validIncludedSets = 0
         public var rendered = 0
         public var warnings = 0
         /// Valid scenes with game parameters and a layered sound (issue 28).
@@ -58,6 +63,7 @@ public struct SceneValueFuzzer {
             unlink(out)
             unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav")
             unlink("\(scratch)/earshot-scene-fuzz-dense-\(getpid()).wav")
+            unlink(includedSetBank())
         }
         let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
         for i in 0..<cases {
@@ -74,6 +80,7 @@ public struct SceneValueFuzzer {
             case .success(let scene):
                 report.valid += 1
                 if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
+                if !scene.includedFiles.isEmpty, !scene.musicSets.isEmpty { report.validIncludedSets += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -198,15 +205,28 @@ public struct SceneValueFuzzer {
         if hasMusic {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
                 + "rate: \(n(0.5...2)), tape: \(Self.pick(&g, ["true", "false"]))"
-                + (maybe(0.4) ? ", bpm: \(n(1...1_000)), beatsPerBar: \(n(1...64, whole: true)), offset: \(n(0...4)), cues: { drop: \(n(0...2)) }" : "") + " }\n"
+                + (maybe(0.4) ? ", bpm: \(n(1...1_000)), beatsPerBar: \(n(1...64, whole: true)), offset: \(n(0...4)), cues: { drop: \(n(0...2)) }" : "")
+                // A loop region (issue 36 item 4): seconds or a cue, around the files' lengths.
+                + (maybe(0.3) ? ", loop: { start: \(maybe(0.2) ? "drop" : n(0...2))" + (maybe() ? ", end: \(n(0...4))" : "") + " }" : "") + " }\n"
         }
         // A music set (issue 29): its keys in valid combinations, values at and around their edges.
-        let hasSet = maybe(0.35)
+        let hasSet = maybe(musicSetChance)
         // Game parameters (issue 28): `parameters:`, a layered sound with curves (SceneValueFuzzer+Parameters.swift);
         // with a set, its drum stem's gain may follow rpm.
         let hasParameters = maybe(0.4)
         let stemCurve = hasSet && hasParameters && maybe() ? curve(n, unit, .gain) : nil
-        if hasSet {
+        // One set in three comes from an included bank (issue 35 item 2): its events must read
+        // as the scene's own set, and what validates must render.
+        // Decided off the main sequence (from a copy of it), so the scenes drawn stay those of
+        // earlier runs of a seed, a set moved into a bank aside.
+        var side = g
+        var sideDraw = SplitMix64(seed: side.next() ^ 0x9E37_79B9_7F4A_7C15)
+        let includedSet = hasSet && Self.chance(&sideDraw, includedSetChance)
+        if includedSet {
+            let bank = includedSetBank()
+            let written = FileManager.default.createFile(atPath: bank, contents: Data(("music:\n" + musicSet(&g, outside: outside)).utf8))
+            y = "include: \(written ? bank : "\(scratch)/missing-bank.yaml")\n" + y
+        } else if hasSet {
             if !hasMusic { y += "music:\n" }
             y += musicSet(&g, outside: outside, stemGain: stemCurve)
         }
@@ -358,7 +378,8 @@ public struct SceneValueFuzzer {
         if maybe(0.3) { y += "    offset: \(n(0...2, false))\n" }
         y += "    states:\n"
         let cue = maybe(0.3) ? ", cues: { drop: \(n(0...8, false)), out: \(n(0...8, false)) }" + (maybe() ? ", entry: drop" : "") + (maybe(0.3) ? ", exit: out" : "") : ""
-        y += "      a: { file: \(music)/\(Self.pick(&g, ["theme.ogg", "drums.ogg", "ambience.wav"]))\(cue) }\n"
+        let loop = maybe(0.3) ? ", loop: { start: \(cue.isEmpty || maybe() ? n(0...2, false) : "drop")" + (maybe() ? ", end: \(n(0...4, false))" : "") + " }" : ""
+        y += "      a: { file: \(music)/\(Self.pick(&g, ["theme.ogg", "drums.ogg", "ambience.wav"]))\(cue)\(loop) }\n"
         y += "      b: { layers: { x: { file: \(music)/drums.ogg, gain: \(stemGain ?? n(0...1, false)) }" + (maybe() ? ", y: { file: \(music)/bass.ogg }" : "") + " } }\n"
         if maybe() { y += "      c: { segments: [ { file: \(music)/fanfare.ogg }, { file: \(music)/\(Self.pick(&g, ["theme.ogg", "bass.ogg"])) } ] }\n" }
         let states = y.contains("      c:") ? ["a", "b", "c", "*"] : ["a", "b", "*"]
@@ -367,7 +388,11 @@ public struct SceneValueFuzzer {
             y += "    transitions:\n"
             for _ in 0..<rules {
                 var r = "from: \"\(Self.pick(&g, states))\", to: \"\(Self.pick(&g, states))\", at: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))"
-                if maybe() { r += ", fade: \(n(0...600, false)), curve: \(Self.pick(&g, ["linear", "equalPower"]))" }
+                if maybe() {
+                    // Both sides, or { out:, in: } (issue 36 item 3).
+                    let fade = maybe(0.7) ? n(0...600, false) : "{ out: \(n(0...600, false)), in: \(n(0...600, false)) }"
+                    r += ", fade: \(fade), curve: \(Self.pick(&g, ["linear", "equalPower"]))"
+                }
                 if maybe(0.3) { r += ", stinger: hit" }
                 if maybe(0.2) { r += ", via: br" }
                 y += "      - { \(r) }\n"
@@ -385,9 +410,15 @@ public struct SceneValueFuzzer {
         case 0, 1: return "music: level, state: \(Self.pick(&g, ["a", "b", "c", "a"]))"
         case 2: return "music: level, stinger: hit, boundary: \(Self.pick(&g, MusicTransition.Boundary.allCases.map(\.rawValue)))" + (Self.chance(&g, 0.4) ? ", duck: \(n(-60...0, false))" : "")
         case 3: return "music: level, layer: \(Self.pick(&g, ["x", "y"])), volume: \(n(0...1, false)), fade: \(n(0...600, false))"
-        default: return "music: level, action: \(Self.pick(&g, ["play", "pause", "stop"])), " + Self.pick(&g, ["state: a", "fade: \(n(0...60, false))", "state: b"])
+        default:
+            // Each action alone too: `{ music: SET, action: play }` is what an included set's
+            // events were misread as a track's on (issue 35 item 2).
+            return "music: level, action: \(Self.pick(&g, ["play", "pause", "stop"]))" + Self.pick(&g, [", state: a", ", fade: \(n(0...60, false))", ", state: b", ""])
         }
     }
+
+    /// The bank a case's included music set is written to (one per process, rewritten per case).
+    func includedSetBank() -> String { "\(scratch)/earshot-scene-fuzz-bank-\(getpid()).yaml" }
 
     /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the
     /// `at: { marker: }` events. Nil when it cannot be written.

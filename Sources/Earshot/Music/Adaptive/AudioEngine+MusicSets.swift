@@ -8,7 +8,8 @@ extension AudioEngine {
     /// no states, two states (or two stems of a state) with one name, more than
     /// ``MusicSetDefinition/maxEntries`` of anything, a rule naming a state, stinger or bridge
     /// the set does not have, a fade that is not 0…600 s, a tempo outside ``Tempo``'s limits, a
-    /// cue outside its file or an entry or exit naming no cue — and what
+    /// cue outside its file, an entry, exit or loop point naming no cue, a loop that is empty,
+    /// outside its file or on a segment that does not loop — and what
     /// ``loadMusic(path:bus:)`` throws for a file.
     ///
     /// ```swift
@@ -48,8 +49,32 @@ extension AudioEngine {
             if let exit, exit <= entry {
                 throw .invalidArgument("\(s.path): the exit cue (\(exit) s) must come after the entry (\(entry) s)")
             }
+            // What a looping segment repeats: its loop, or from its entry to the file's end.
+            var region = 0.0..<track.duration
+            if let l = s.loop {
+                guard loops else { throw .invalidArgument("\(s.path): a loop on a segment that does not loop (a stinger, a bridge or a sequence's earlier segment)") }
+                func point(_ p: MusicLoop.Point, _ what: String) throws(EarshotError) -> Double {
+                    switch p {
+                    case .seconds(let t): return t
+                    case .cue(let name): return try cue(name, "loop \(what)") ?? 0
+                    }
+                }
+                region = try point(l.start, "start")..<(try l.end.map { (p) throws(EarshotError) in try point(p, "end") } ?? track.duration)
+            } else if loops, entry > 0, Int((entry * Double(track.sampleRate)).rounded()) < track.frameCount {
+                region = entry..<track.duration   // (an entry on the file's last frame loops the whole file)
+            }
+            if loops, region != 0.0..<track.duration {
+                guard region.lowerBound.isFinite, region.upperBound.isFinite, region.lowerBound >= 0,
+                      region.upperBound <= track.duration, region.upperBound > region.lowerBound else {
+                    throw .invalidArgument("\(s.path): the loop \(region.lowerBound)…\(region.upperBound) s is empty or outside 0…\(track.duration) s")
+                }
+                guard entry < region.upperBound else {
+                    throw .invalidArgument("\(s.path): the entry (\(entry) s) lies past the loop's end (\(region.upperBound) s)")
+                }
+                try track.setLoopRegion(seconds: region.lowerBound...region.upperBound)
+            }
             return MusicSet.Part(track: track, segment: s, layer: layer, loops: loops, entry: entry, exit: exit,
-                                 cues: cues.map(\.seconds))
+                                 cues: cues.map(\.seconds), loopRegion: loops ? region : nil)
         }
         var parts: [String: [MusicSet.Part]] = [:]
         var layered = Set<String>()
@@ -128,6 +153,7 @@ enum MusicSetCheck {
                 throw fail("transitions[\(i)].\(end): no state \(name) (states: \(d.states.map(\.name).joined(separator: ", ")))")
             }
             guard t.fade.isFinite, (0...600).contains(t.fade) else { throw fail("transitions[\(i)].fade \(t.fade) is not 0…600 s") }
+            guard t.fadeIn.isFinite, (0...600).contains(t.fadeIn) else { throw fail("transitions[\(i)].fadeIn \(t.fadeIn) is not 0…600 s") }
             if let s = t.stinger, d.stingers[s] == nil { throw fail("transitions[\(i)].stinger: no stinger \(s)") }
             if let v = t.via, d.bridges[v] == nil { throw fail("transitions[\(i)].via: no bridge \(v)") }
         }

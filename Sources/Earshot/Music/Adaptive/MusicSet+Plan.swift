@@ -17,8 +17,11 @@ extension MusicSet {
         let exit: Double?
         /// Its cues, seconds, in order (listed and from the file).
         let cues: [Double]
+        /// What each pass of a looping part plays, in seconds (the whole file without a loop).
+        let loopRegion: Range<Double>
 
-        init(track: MusicTrack, segment: MusicSegment, layer: String?, loops: Bool, entry: Double, exit: Double?, cues: [Double]) {
+        init(track: MusicTrack, segment: MusicSegment, layer: String?, loops: Bool, entry: Double, exit: Double?, cues: [Double],
+             loopRegion: Range<Double>? = nil) {
             self.track = track
             self.segment = segment
             self.layer = layer
@@ -26,9 +29,12 @@ extension MusicSet {
             self.entry = entry
             self.exit = exit
             self.cues = cues
+            self.loopRegion = loopRegion ?? 0..<track.duration
         }
 
         var length: Double { track.duration }
+        /// Where a pass of the part ends: its loop's end when it loops, else the file's end.
+        var passEnd: Double { loops ? loopRegion.upperBound : length }
     }
 
     /// A change asked for whose boundary has not passed: what it scheduled, so that a second
@@ -147,7 +153,9 @@ extension MusicSet {
         /// not before `earliest`.
         static func boundary(_ kind: MusicTransition.Boundary, part: Part, seconds x: Double, heardAt at: Double,
                              earliest: Double) -> Double {
-            let length = part.length
+            // A pass runs to the loop's end (the file's without a loop); the next ones play the
+            // loop region again from its start.
+            let end = max(part.passEnd, x), loopStart = part.loopRegion.lowerBound
             var points: [Double]
             var grid: (first: Double, step: Double)?
             switch kind {
@@ -160,28 +168,30 @@ extension MusicSet {
                 points = []
             case .nextCue:
                 points = part.cues
-                if points.isEmpty { points = [part.exit ?? length] }
+                if points.isEmpty { points = [part.exit ?? end] }
             case .end:
-                points = [part.exit ?? length]
+                points = [part.exit ?? end]
             }
             let tolerance = 1e-9
             for pass in 0..<3 {
-                let shift = Double(pass) * length
+                // The file second this pass begins at, and the audio time it is heard at.
+                let base = pass == 0 ? x : loopStart
+                let heard = pass == 0 ? at : at + (end - x) + Double(pass - 1) * (end - loopStart)
                 // The earliest file second of this pass that is not in the past.
-                let lower = max(pass == 0 ? x : 0, earliest - at + x - shift)
+                let lower = max(base, earliest - heard + base)
                 var found: Double?
                 if let grid {
                     let k = max(0, ((lower - grid.first) / grid.step - tolerance).rounded(.up))
                     let g = grid.first + k * grid.step
-                    if g < length - tolerance { found = g }
+                    if g < end - tolerance { found = g }
                 } else {
-                    found = points.first { $0 >= lower - tolerance && $0 <= length }
+                    found = points.first { $0 >= lower - tolerance && $0 <= end }
                 }
-                if let g = found { return at + shift + g - x }
-                if !part.loops { break }
+                if let g = found { return heard + g - base }
+                if !part.loops || end - loopStart <= 0 { break }
             }
             // Past the last point of a segment that does not loop (or of three passes): its end.
-            return max(earliest, at + length - x)
+            return max(earliest, at + end - x)
         }
 
         // MARK: Starting
@@ -210,7 +220,7 @@ extension MusicSet {
                 list[0].track.currentTime = list[0].entry
                 try list[0].track.play(at: time)
                 for i in 1..<list.count {
-                    list[i].track.currentTime = 0
+                    list[i].track.currentTime = list[i].entry   // each segment from its entry cue
                     try system.chain(list[i].track.stream, after: list[i - 1].track.stream)
                 }
             }
@@ -296,6 +306,15 @@ extension MusicSet {
                                   unchained: unchained, previousStart: previousStart)
                 cancelPending(system: system, engine: engine)
                 throw error
+            }
+            if rule.fadeIn > 0 {
+                // The new state rises from silence on its first sample (a sequence's first segment;
+                // every stem of a layered state), to the volume it starts at.
+                for p in isLayered(to) ? targets : Array(targets.prefix(1)) {
+                    let volume = p.track.volume
+                    p.track.volume = 0
+                    p.track.fade(to: volume, duration: rule.fadeIn, curve: rule.curve, at: begins)
+                }
             }
             started += targets.map(\.track)
             if let name = rule.stinger, let s = stingers[name] {

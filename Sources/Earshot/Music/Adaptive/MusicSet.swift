@@ -206,7 +206,8 @@ public final class MusicSet: @unchecked Sendable {
 
     /// Sets the gain (0…1, clamped) of stem `layer` — of `state`, or of every state that has a
     /// stem of that name — over `fade` seconds of playback (0: at once). A stem that is not
-    /// playing starts at that gain next time. The gain of a stem leaving in a change is left to
+    /// playing starts at that gain next time; one about to start (the state a change goes to)
+    /// fades from its first sample. The gain of a stem leaving in a change is left to
     /// the change's fade. This is the one entry for stem levels: code, scenes, and game
     /// parameters bound to a stem all come through it.
     ///
@@ -234,7 +235,8 @@ public final class MusicSet: @unchecked Sendable {
                     inner.layerGains[key] = g
                     if inner.leaving.contains(where: { $0 === p.track }) { continue }
                     let volume = g * (inner.curveGains[key] ?? 1)   // times its parameter curves
-                    if p.track.isPlaying, fade > 0 {
+                    // A stem about to start (a change's new state) fades from its first sample.
+                    if fade > 0, p.track.isPlaying || system.read(p.track.stream, { $0.startAt != nil || $0.waiting }) {
                         p.track.fade(to: volume, duration: fade)
                     } else {
                         p.track.volume = volume

@@ -72,14 +72,49 @@ public struct MusicSegment: Sendable, Equatable {
     public var entry: String?
     /// The cue an `end` transition leaves the segment at (nil: the file's end).
     public var exit: String?
+    /// What a looping segment (a state's only or last segment, a stem) repeats: it plays from
+    /// its entry to the loop's end once, then the region `start..<end` over and over, seams on
+    /// the frame. nil: from the entry cue (or the file's start) to the file's end. A segment
+    /// that does not loop (a stinger, a bridge, a sequence's earlier segments) takes none.
+    public var loop: MusicLoop?
 
     /// A segment of `path`.
-    public init(path: String, tempo: Tempo? = nil, cues: [String: Double] = [:], entry: String? = nil, exit: String? = nil) {
+    public init(path: String, tempo: Tempo? = nil, cues: [String: Double] = [:], entry: String? = nil, exit: String? = nil,
+                loop: MusicLoop? = nil) {
         self.path = path
         self.tempo = tempo
         self.cues = cues
         self.entry = entry
         self.exit = exit
+        self.loop = loop
+    }
+}
+
+/// A loop region of a music segment or track: where each pass starts and ends, in seconds or at
+/// a cue (listed, or one of the file's markers).
+///
+/// ```swift
+/// // A 2 s intro once, then 2 s … the cue "tail" (6 s) over and over:
+/// let song = MusicSegment(path: "Assets/Music/theme.ogg", cues: ["tail": 6], loop: MusicLoop(start: .seconds(2), end: .cue("tail")))
+/// ```
+public struct MusicLoop: Sendable, Equatable {
+    /// A point of the file.
+    public enum Point: Sendable, Equatable {
+        /// Seconds from the file's start.
+        case seconds(Double)
+        /// A cue's place.
+        case cue(String)
+    }
+
+    /// Where each pass begins.
+    public var start: Point
+    /// Where each pass ends (nil: the file's end).
+    public var end: Point?
+
+    /// A region from `start` to `end` (nil: the file's end).
+    public init(start: Point, end: Point? = nil) {
+        self.start = start
+        self.end = end
     }
 }
 
@@ -141,12 +176,14 @@ public struct MusicLayer: Sendable, Equatable {
     }
 }
 
-/// A rule for changing state: when the new state begins, how the old one leaves, and what plays
-/// between.
+/// A rule for changing state: when the new state begins, how the old one leaves and the new one
+/// comes in, and what plays between.
 ///
 /// ```swift
 /// let rule = MusicTransition(from: "explore", to: "combat", at: .nextBar, fade: 0.5, curve: .equalPower,
 ///                            stinger: "hit", via: "bridge")
+/// // Out over 1.5 s, in over 0.5 s:
+/// let lastLap = MusicTransition(to: "lastLap", at: .immediate, fade: 1.5, fadeIn: 0.5)
 /// ```
 public struct MusicTransition: Sendable, Equatable {
     /// Where on the playing segment's grid the new state begins.
@@ -171,7 +208,11 @@ public struct MusicTransition: Sendable, Equatable {
     public var at: Boundary
     /// Seconds the old state fades out over from the boundary (0: it stops on the boundary).
     public var fade: Double
-    /// The fade's shape.
+    /// Seconds the new state fades in over from its first sample (0: it begins at full level).
+    /// By default the same as ``fade``: a rule cross-fades both sides.
+    public var fadeIn: Double
+    /// Both fades' shape: `.equalPower` keeps the sum of the two states' powers constant through a
+    /// two-sided cross-fade (no bump, no dip); `.linear` moves each volume in a straight line.
     public var curve: MusicTrack.FadeCurve
     /// A stinger (``MusicSetDefinition/stingers``) played on the boundary.
     public var stinger: String?
@@ -179,13 +220,15 @@ public struct MusicTransition: Sendable, Equatable {
     /// when it ends.
     public var via: String?
 
-    /// A rule from `from` to `to` (either may be `*`).
-    public init(from: String = "*", to: String = "*", at: Boundary = .nextBar, fade: Double = 0,
+    /// A rule from `from` to `to` (either may be `*`); `fadeIn` nil: the new state fades in over
+    /// `fade` too.
+    public init(from: String = "*", to: String = "*", at: Boundary = .nextBar, fade: Double = 0, fadeIn: Double? = nil,
                 curve: MusicTrack.FadeCurve = .equalPower, stinger: String? = nil, via: String? = nil) {
         self.from = from
         self.to = to
         self.at = at
         self.fade = fade
+        self.fadeIn = fadeIn ?? fade
         self.curve = curve
         self.stinger = stinger
         self.via = via

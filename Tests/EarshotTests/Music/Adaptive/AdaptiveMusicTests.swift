@@ -98,7 +98,8 @@ final class AdaptiveMusicTests: XCTestCase {
 
     func testEqualPowerFadeIsThreeDecibelsDownAtItsMiddle() throws {
         let f = try Files()
-        let r = try change(to: "combat", rule: .init(to: "combat", at: .nextBar, fade: 0.5, curve: .equalPower),
+        // Out only (fadeIn 0): the old state's curve alone; both sides: MusicCrossFadeTests.
+        let r = try change(to: "combat", rule: .init(to: "combat", at: .nextBar, fade: 0.5, fadeIn: 0, curve: .equalPower),
                            askAt: 2.7, seconds: 4.8, f)
         let before = Self.amplitude(r.out, 500, 187_200..<187_680)        // 3.90 s
         let middle = Self.amplitude(r.out, 500, 204_000..<204_480)        // 4.25 s
@@ -107,7 +108,7 @@ final class AdaptiveMusicTests: XCTestCase {
         print("equal-power fade: explore \(String(format: "%.2f", drop)) dB at the middle")
         XCTAssertEqual(drop, -3.01, accuracy: 0.5)
         XCTAssertLessThan(after / before, 1e-3, "gone after the fade")
-        // Combat is at full level from the bar line on.
+        // Combat is at full level from the bar line on (no fade-in asked).
         XCTAssertEqual(Self.amplitude(r.out, 1_000, 192_480..<192_960) / before, 1, accuracy: 0.02)
         XCTAssertEqual(r.set.tracks.filter(\.isPlaying).count, 1, "explore stopped after its fade")
     }
