@@ -221,12 +221,15 @@ extension SoundBank {
                     continue
                 }
                 if let replacement = replacements[id], let m = music[id] {
-                    Self.apply(m, to: replacement)
                     do throws(EarshotError) {
+                        try m.apply(to: replacement)
                         try track.crossfade(to: replacement, duration: Self.trackHandover)
                         c.tracks[id] = replacement
                     } catch {
-                        replacement.stop()   // only a dying engine refuses: both go with it
+                        // A loop region the new file cannot hold, or a dying engine: the new one
+                        // is dropped (the next music(_:) loads it anew), the old one fades out.
+                        replacement.stop()
+                        track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
                     }
                 } else {
                     track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
