@@ -110,7 +110,12 @@ public enum ClipDecoder {
                 throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
             }
             defer { sf_close(file) }
-            try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: path)
+            try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: path) { (count) throws(EarshotError) in
+                var again = SF_INFO()
+                guard let fresh = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &again) }) else { return }
+                defer { sf_close(fresh) }
+                count(fresh)
+            }
             return try describe(info, name: path, bytes: FileCheck.size(path))
         }
     }
@@ -135,7 +140,9 @@ public enum ClipDecoder {
             return try VorbisFileDecoder.inspect(b, name: name)
         case .sndfile:
             return try SndFileDecoder.withVirtualFile(b, name: name) { (file, info, promise) throws(EarshotError) -> ClipFileInfo in
-                try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: name)
+                try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: name) { (count) throws(EarshotError) in
+                    try SndFileDecoder.withVirtualFile(b, name: name) { (fresh, _, _) throws(EarshotError) in count(fresh) }
+                }
                 return try describe(info, name: name, bytes: b.count)
             }
         }

@@ -53,7 +53,12 @@ public enum FileBytes {
             // A small first probe: a regular file ends here, and its end costs 4 KiB, not 1 MiB.
             let size = more.isEmpty ? 4_096 : chunkBytes
             var chunk = [UInt8](repeating: 0, count: limit - total < size ? limit - total + 1 : size)
-            let got = try fill(fd, &chunk, path: path)
+            let got: Int
+            do throws(EarshotError) { got = try fill(fd, &chunk, path: path) } catch {
+                // A special file may refuse reads past what it holds (pagemap: EINVAL): say where.
+                guard case .unreadableFile(_, let reason) = error else { throw error }
+                throw .unreadableFile(path: path, reason: "\(reason), after \(total) bytes where stat said \(size) (a special file?)")
+            }
             if got == 0 { break }
             chunk.removeLast(chunk.count - got)
             total += got

@@ -156,9 +156,11 @@ public enum SndFileDecoder {
 
     /// For inspecting without decoding (`earshot info`, `validate`): throws when the file is cut
     /// short. WAV, RF64 and Ogg say so by their structure; a FLAC is asked for its last stated
-    /// frame (a seek and a one-frame read), and only when that fails is it decoded, to count
+    /// frame (a seek and a one-frame read), and only when that fails is it decoded — through
+    /// `reopen`, a fresh handle: libFLAC's decoder is left in error by the failed seek — to count
     /// what it holds.
-    static func checkWhole(_ file: OpaquePointer, info: SF_INFO, promise: Preflight, name: String) throws(EarshotError) {
+    static func checkWhole(_ file: OpaquePointer, info: SF_INFO, promise: Preflight, name: String,
+                           reopen: ((OpaquePointer) -> Void) throws(EarshotError) -> Void) throws(EarshotError) {
         if let cut = promise.truncation(info: info, decoded: nil, failed: false) { throw cut.error(name) }
         guard info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let stated = knownFrames(info), stated > 0,
               (1...64).contains(info.channels) else { return }
@@ -166,15 +168,16 @@ public enum SndFileDecoder {
         var frame = [Float](repeating: 0, count: channels)
         if sf_seek(file, sf_count_t(stated - 1), SEEK_SET) == sf_count_t(stated - 1),
            sf_readf_float(file, &frame, 1) == 1, sf_error(file) == 0 { return }
-        guard sf_seek(file, 0, SEEK_SET) == 0 else { throw Truncation(expectedFrames: stated, foundFrames: 0, detail: "its STREAMINFO states \(stated) frames").error(name) }
-        var decoded = 0
-        var chunk = [Float](repeating: 0, count: 16_384 * channels)
-        while decoded < stated {
-            let got = Int(sf_readf_float(file, &chunk, 16_384))
-            if got <= 0 { break }
-            decoded += got
+        var decoded = 0, failed = true
+        try reopen { fresh in
+            var chunk = [Float](repeating: 0, count: 16_384 * channels)
+            while decoded < stated {
+                let got = Int(sf_readf_float(fresh, &chunk, 16_384))
+                if got <= 0 { break }
+                decoded += got
+            }
+            failed = sf_error(fresh) != 0
         }
-        let failed = sf_error(file) != 0
         if let cut = promise.truncation(info: info, decoded: decoded, failed: failed) { throw cut.error(name) }
     }
 
