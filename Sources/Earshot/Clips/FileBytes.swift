@@ -51,8 +51,8 @@ public enum FileBytes {
         var total = size
         while true {
             // A small first probe: a regular file ends here, and its end costs 4 KiB, not 1 MiB.
-            let size = more.isEmpty ? 4_096 : chunkBytes
-            var chunk = [UInt8](repeating: 0, count: limit - total < size ? limit - total + 1 : size)
+            let want = more.isEmpty ? 4_096 : chunkBytes
+            var chunk = [UInt8](repeating: 0, count: limit - total < want ? limit - total + 1 : want)
             let got: Int
             do throws(EarshotError) { got = try fill(fd, &chunk, path: path) } catch {
                 // A special file may refuse reads past what it holds (pagemap: EINVAL): say where.
