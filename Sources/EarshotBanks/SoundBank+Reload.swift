@@ -111,7 +111,7 @@ extension SoundBank {
             let loaded = try BankLoader.loadClips(new, existing: c.clipsByPath, engine: engine)
             var definitions: [String: SoundDefinition] = [:]
             for s in new.sounds {
-                let d = BankLoader.definition(s, clips: loaded.byID, attenuation: new.attenuation)
+                let d = BankLoader.definition(s, clips: loaded.byID)
                 do throws(EarshotError) { try d.validate() } catch {
                     for clip in loaded.new { engine.unload(clip) }
                     let (file, line) = new.origin(of: "sounds.\(s.id)")

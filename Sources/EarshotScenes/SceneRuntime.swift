@@ -128,7 +128,7 @@ final class SceneRuntime {
             var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
                                     avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
                                     limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
-            d.spatial = scene.attenuation.spatial(position: .zero)
+            d.spatial = s.attenuation.spatial(position: .zero)
             withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
             d.gain = s.linearLevel
             d.name = s.id   // what the monitor shows
@@ -246,8 +246,8 @@ final class SceneRuntime {
         case (.music(let id), .pan): tracks[id]?.pan = value
         case (.music(let id), .rate): tracks[id]?.rate = value
         case (.music(let id), _):
-            trackVolumes[id] = min(1, value)
-            tracks[id]?.volume = min(1, value)
+            trackVolumes[id] = min(MusicTrack.maxVolume, value)
+            tracks[id]?.volume = min(MusicTrack.maxVolume, value)
         case (.bus(let name), _): Self.sceneBus { () throws(EarshotError) in try engine.setGain(value, for: Bus(name)) }
         }
     }
@@ -319,6 +319,7 @@ final class SceneRuntime {
             try run(id, action, sceneTime: event.time)
         case .play(let p):
             // The parser refuses position and pan together: one placement.
+            // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
             let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)
             // A refused play is the pool's (or the sound's limit's) decision, not an error.
             if let sound = sounds[p.id] {
@@ -329,7 +330,7 @@ final class SceneRuntime {
                 options.bus = p.bus.map(Bus.init)
                 options.offset = p.offset
                 options.loopCount = p.loops
-                options.placement = placement
+                if let position = p.position { options.position = position } else { options.placement = placement }
                 let voice = try engine.play(sound, options: options)
                 if let name { parameterVoices[name] = voice }
                 if let name { played(name, voice: voice, at: event.time, clip: nil, p) }

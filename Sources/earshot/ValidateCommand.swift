@@ -61,13 +61,20 @@ struct ValidateCommand: ParsableCommand {
     func validateBank() {
         let result = SceneBank.check(path: scene)
         let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
+        // A bank's warnings: old linear gains and likely unit slips, its includes' too.
+        let warnings = (try? result.get())?.warnings ?? []
+        let ok = problems.isEmpty && (!strict || warnings.isEmpty)
         if json {
-            sayJSON(Self.json(file: scene, ok: problems.isEmpty, problems: problems, warnings: []))
-            if !problems.isEmpty { Foundation.exit(1) }
+            sayJSON(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
+            if !ok { Foundation.exit(1) }
             return
         }
         switch result {
         case .success(let b):
+            for w in warnings { note("earshot: warning: \(w.description)") }
+            if strict, !warnings.isEmpty {
+                earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
+            }
             say("\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
                   + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
                   + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")"))

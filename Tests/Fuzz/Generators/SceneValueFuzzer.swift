@@ -48,7 +48,7 @@ public struct SceneValueFuzzer {
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "scene values: \(cases) cases (\(valid) valid, \(rendered) rendered, \(warnings) warnings) in "
+            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(rendered) rendered, \(warnings) warnings) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -191,6 +191,7 @@ public struct SceneValueFuzzer {
         if maybe(0.3) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
         if maybe(0.3) { y += "maxDistance: \(n(1e-6...1e12))\n" }
         if maybe(0.3) { y += "rolloff: \(n(0...100))\n" }
+        y += Self.distanceKeys(&g, outside: outside, block: true, p: 0.1, newOnly: true)
         if maybe(0.2) { y += "voices: { real: \(n(1...4_096, whole: true)), virtual: \(n(0...1_000_000, whole: true)) }\n" }
         if maybe(0.2) {
             y += "session: { category: \(Self.pick(&g, ["ambient", "soloAmbient", "playback"])), ducking: { level: \(maybe(0.2) ? "silent" : n(-120...0)), "
@@ -239,7 +240,8 @@ public struct SceneValueFuzzer {
             y += "  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
-                + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"])) }\n"
+                + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"]))"
+                + Self.distanceKeys(&g, outside: outside, p: 0.3) + " }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
@@ -281,6 +283,7 @@ public struct SceneValueFuzzer {
                 if maybe(0.2) { m += ", referenceDistance: \(n(1e-6...1e9))" }
                 if maybe(0.2) { m += ", maxDistance: \(n(1e-6...1e12))" }
                 if maybe(0.2) { m += ", rolloff: \(n(0...100))" }
+                m += Self.distanceKeys(&g, outside: outside, p: 0.15, newOnly: true)
                 if maybe(0.2) {
                     m += maybe() ? ", direction: \(Self.vector(&g, 1))" : ", facing: path"
                     m += ", cone: { inner: \(n(0...180)), outer: \(n(180...360)), outerGain: \(n(0...1)) }"
