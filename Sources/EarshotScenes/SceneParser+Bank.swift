@@ -121,9 +121,8 @@ public struct SceneBank: Sendable {
     /// without `duration:` and without any of a scene's timeline keys. What `earshot validate`
     /// and `earshot info` go by; a file that is neither (unreadable, not YAML) is not a bank.
     public static func isBank(path: String) -> Bool {
-        guard SceneLimits.isRegularFile(path), let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
-              size <= SceneLimits.maxFileBytes,
-              let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { return false }
+        guard SceneLimits.isRegularFile(path),
+              case .text(let text) = SceneLimits.readText(path, limit: SceneLimits.maxFileBytes) else { return false }
         return isBank(yaml: text)
     }
 

@@ -121,16 +121,23 @@ extension SceneParser {
     /// its own file name); nil when it has problems.
     private mutating func includedBank(_ path: String, canonical: String, at node: Node, _ key: String,
                                        includerBuses: Set<String>) -> Scene? {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-        guard size <= SceneLimits.maxFileBytes - includeState.bytes else {
-            fail(node, key, "\(path) has \(size) bytes; a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
+        // Bounded by what is read, not by stat (an include of /proc/self/pagemap says 0 bytes).
+        let limit = SceneLimits.maxFileBytes - includeState.bytes
+        let text: String
+        switch SceneLimits.readText(path, limit: limit) {
+        case .text(let t):
+            text = t
+        case .tooLarge(let size, _):
+            fail(node, key, "\(path) has \(SceneLimits.sizeText(size, limit: max(0, limit))); a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
             return nil
-        }
-        includeState.bytes += size
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+        case .unreadable(let error):
+            fail(node, key, "cannot read \(path): \(error.description)")
+            return nil
+        case .notUTF8:
             fail(node, key, "cannot read \(path) as UTF-8 text (a bank is a YAML file)")
             return nil
         }
+        includeState.bytes += text.utf8.count
         var sub = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
         sub.isBank = true
         sub.includerBusNames = includerBuses

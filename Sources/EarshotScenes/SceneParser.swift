@@ -52,34 +52,6 @@ struct SceneParser: YAMLReader {
                           "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
                           "parameters", "include"]
 
-    static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
-        }
-        guard !isDirectory.boolValue else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "a directory, not a \(bank ? "bank" : "scene") file"))]))
-        }
-        // Refused by its size before it is read (SceneLimits.maxFileBytes).
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
-            return .failure(SceneProblems(problems: [.invalid(file: path, line: 1, column: 1, key: "",
-                reason: "the file has \(size) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")]))
-        }
-        guard FileManager.default.fileExists(atPath: path) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
-        }
-        guard SceneLimits.isRegularFile(path) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not a regular file (a device, a pipe or a special file cannot be a scene)"))]))
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)"))]))
-        }
-        return parse(yaml: text, path: path, bank: bank)
-    }
-
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var parser = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
         parser.isBank = bank
@@ -193,6 +165,8 @@ struct SceneParser: YAMLReader {
         var timedNames: [Int: String] = [:]   // by index in `events` before it is sorted
         var bars: [(event: Int, bar: SceneBarAt, node: Node, index: Int)] = []   // `at: { bar: N }`, placed below
         var playIDs: [String: String] = [:]   // the clip or sound each named play plays
+        var playLoops: [String: Int] = [:]   // and its loops
+        var timedRuns: [String: Int] = [:]   // how often a timed named play runs (with its repeats)
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
@@ -205,13 +179,18 @@ struct SceneParser: YAMLReader {
                             pendingBar = nil
                         }
                         if let name { namedPlays.append((name, e, i, after == nil)) }
-                        if let name, case .play(let p) = ev.action { playIDs[name] = p.id }
+                        if let name, case .play(let p) = ev.action {
+                            playIDs[name] = p.id
+                            playLoops[name] = p.loops
+                        }
                         if let after {
                             followUps.append((SceneFollowUp(after: after, event: ev, name: name), e, i))
                         } else {
                             if let name { timedNames[events.count] = name }
+                            let before = events.count
                             events.append(ev)
                             repeatEvent(ev, e, index: i, duration: duration, into: &events)
+                            if let name { timedRuns[name, default: 0] += events.count - before }
                         }
                     }
                 }
@@ -225,6 +204,9 @@ struct SceneParser: YAMLReader {
             checkAfter(followUps, namedPlays: namedPlays)
             checkParameterTargets(Set(namedPlays.map(\.name)))
             checkMarkerFollowUps(followUps, playIDs: playIDs)
+            if problems.isEmpty {
+                checkScheduledFollowUps(followUps, playIDs: playIDs, playLoops: playLoops, timedRuns: timedRuns, at: n)
+            }
         }
         if !bars.isEmpty { placeBars(bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets, duration: duration) }
         // Time order; events at the same time keep their file order (sorted as indices: no copy

@@ -56,8 +56,11 @@ final class SceneRuntime {
     let emitterIndex: [String: Int]
     /// Named plays, for `set:` events on a parameter `of:` one (SceneRuntime+Parameters.swift).
     var parameterVoices: [String: Voice] = [:]
-    var timeline: [(time: Double, step: Step)]
+    /// Emitter starts and events, in time order; `next` is the first not run yet.
+    let timeline: [(time: Double, step: Step)]
     private(set) var next = 0
+    /// Follow-ups placed as their voices' ends and markers become known (SceneRuntime+After.swift).
+    var placedFollowUps = FollowUpQueue()
     /// The `after:` events and the named voices they wait for (SceneRuntime+After.swift).
     var after = AfterState()
     private let listenerMoves: Bool
@@ -138,14 +141,25 @@ final class SceneRuntime {
     }
 
     /// The time of the next step, or nil when the timeline is done.
-    var nextTime: Double? { next < timeline.count ? timeline[next].time : nil }
+    var nextTime: Double? {
+        let fixed = next < timeline.count ? timeline[next].time : nil
+        guard let placed = placedFollowUps.firstTime else { return fixed }
+        return fixed.map { min($0, placed) } ?? placed
+    }
 
     /// Runs the next step of the timeline; returns the scene event it ran, if it was one.
     @discardableResult
     func runNext() throws(EarshotError) -> SceneEvent? {
-        guard next < timeline.count else { return nil }
-        let (time, step) = timeline[next]
-        next += 1
+        let time: Double, step: Step
+        // A follow-up runs after the steps due at its time (file order), never before what already ran.
+        if next < timeline.count, placedFollowUps.firstTime.map({ timeline[next].time <= $0 }) ?? true {
+            (time, step) = timeline[next]
+            next += 1
+        } else if let placed = placedFollowUps.popFirst() {
+            (time, step) = (placed.time, .followUp(placed.index))
+        } else {
+            return nil
+        }
         switch step {
         case .startEmitter(let i):
             try start(emitter: i, at: time)

@@ -59,7 +59,11 @@ public struct BankValueFuzzer {
             for (name, text) in files { try? text.write(toFile: "\(folder)/\(name)", atomically: false, encoding: .utf8) }
             let main = "\(folder)/main.yaml"
             func dump() -> String { files.map { "--- \($0.0)\n\($0.1)" }.joined(separator: "\n") }
-            guard case .success(let definition) = SceneBank.check(path: main) else { continue }
+            let checked = SceneBank.check(path: main)
+            if case .success(let b) = checked, let proc = b.includedFiles.first(where: { $0.hasPrefix("/proc/") }) {
+                report.findings.append("case \(i): a bank including \(proc) validated\n\(dump())")
+            }
+            guard case .success(let definition) = checked else { continue }
             report.valid += 1
             guard let engine = try? AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) else { continue }
             defer { engine.shutdown() }
@@ -134,6 +138,10 @@ public struct BankValueFuzzer {
 
     typealias N = (ClosedRange<Double>, Bool) -> String
 
+    /// Files that are regular but whose size `stat` does not tell (issue 35.14): an include of one
+    /// is read to at most the 64 MiB limit and refused, never read to its end.
+    static let procFiles = ["/proc/self/pagemap", "/proc/self/status", "/proc/self/maps", "/proc/self/environ"]
+
     /// The files of one case: main.yaml and up to three included banks.
     func bankFiles(_ g: inout SplitMix64) -> [(String, String)] {
         let count = Int(g.next() % 4)
@@ -144,6 +152,8 @@ public struct BankValueFuzzer {
             for other in 1...max(1, count) where other > f && count > 0 && SceneValueFuzzer.chance(&g, 0.6) { includes.append("b\(other).yaml") }
             if SceneValueFuzzer.chance(&g, 0.03) { includes.append("main.yaml") }   // a cycle (or an include of the includer)
             if SceneValueFuzzer.chance(&g, 0.02) { includes.append("missing.yaml") }
+            // /proc-like files: regular, `stat` says 0 bytes, and they read on (pagemap: terabytes).
+            if SceneValueFuzzer.chance(&g, 0.01) { includes.append(SceneValueFuzzer.pick(&g, Self.procFiles)) }
             files.append((name, bank(&g, prefix: f == 0 ? "m" : "b\(f)", includes: includes)))
         }
         return files
