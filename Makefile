@@ -7,7 +7,7 @@ DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev libpul
                 libclang-rt-14-dev soundstretch tmux pipewire pipewire-pulse wireplumber valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build build-release demo test bench bench-table soak tsan assets docs clean
+.PHONY: deps build build-release demo test bench bench-table soak tsan assets docs docc-keys clean
 
 include Makefile.fuzz.mk
 
@@ -82,6 +82,13 @@ soak: deps
 ## tsan: the concurrency tests under ThreadSanitizer
 tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter 'ReliabilityTests|DeviceRecoveryTests|EventStreamTests|ShutdownRaceTests|SubsystemContractTests|VoiceFinishedTests|SourceProtocolTests|VoiceTimeTests'
+
+## docc-keys: copy the key reference of Demos/Scenes/README.md (from "## Top level" to "## Errors")
+## into the DocC catalog; SceneKeyReferenceTests fails when the two differ
+KEYS_DOC := Sources/EarshotScenes/EarshotScenes.docc/SceneAndBankKeys.md
+docc-keys:
+	@{ sed -n '1,/^<!-- BEGIN generated/p' $(KEYS_DOC); sed -n '/^## Top level$$/,/^## Errors$$/p' Demos/Scenes/README.md | sed '$$d'; \
+	  sed -n '/^<!-- END generated/,$$p' $(KEYS_DOC); } > $(KEYS_DOC).tmp && mv $(KEYS_DOC).tmp $(KEYS_DOC)
 
 ## docs: the DocC documentation of the library and the scenes module, as static HTML in out/docs
 docs: deps

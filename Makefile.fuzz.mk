@@ -18,11 +18,11 @@ FUZZ_SWIFTC := swiftc -parse-as-library -sanitize=fuzzer,address -O -g -module-n
 FUZZ_C_MODULES := -Xcc -fmodule-map-file=Sources/CSndFile/module.modulemap -Xcc -fmodule-map-file=Sources/CVorbisFile/module.modulemap \
 	-I Sources/CSndFile -I Sources/CVorbisFile $(shell pkg-config --cflags-only-I sndfile vorbisfile | sed 's/-I/-Xcc -I/g')
 
-CLIP_SOURCES := Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFReader+File.swift Sources/Earshot/Clips/IMA4Decoder.swift \
+CLIP_SOURCES := Sources/Earshot/Clips/CAFFile.swift Sources/Earshot/Clips/CAFReader.swift Sources/Earshot/Clips/CAFReader+File.swift Sources/Earshot/Clips/IMA4Decoder.swift \
 	Sources/Earshot/Clips/PCMAudio.swift Sources/Earshot/Clips/DecodeOptions.swift Sources/Earshot/Clips/ClipDecoder.swift \
 	Sources/Earshot/Clips/SndFileDecoder.swift Sources/Earshot/Clips/SndFileDecoder+Memory.swift \
 	Sources/Earshot/Clips/VorbisFileDecoder.swift Sources/Earshot/Clips/MemorySource.swift Sources/Earshot/Clips/FileBytes.swift \
-	Sources/Earshot/Clips/RIFFCheck.swift Sources/Earshot/Clips/OggLinkCheck.swift Sources/Earshot/Clips/HeaderScan.swift \
+	Sources/Earshot/Clips/RIFFCheck.swift Sources/Earshot/Clips/OggLinkCheck.swift Sources/Earshot/Clips/HeaderScan.swift Sources/Earshot/Clips/Truncation.swift \
 	Sources/Earshot/Markers/Marker.swift Sources/Earshot/Markers/MarkerReader.swift Sources/Earshot/Markers/RIFFMarkerReader.swift \
 	Sources/Earshot/Markers/CAFMarkerReader.swift Sources/Earshot/Markers/VorbisCommentMarkers.swift \
 	Sources/Earshot/Music/MusicDecoder.swift Sources/Earshot/Music/SndFileStreamDecoder.swift Sources/Earshot/Music/VorbisStreamDecoder.swift \

@@ -43,7 +43,9 @@ struct BankContents {
 /// with the same conversions `SceneRenderer` makes for a scene.
 enum BankLoader {
     /// The engine sound of `s`, its clips from `clips`.
-    static func definition(_ s: SceneSound, clips: [String: Clip], attenuation: SceneAttenuation) -> SoundDefinition {
+    /// Its distance settings are its own (`SceneSound.attenuation`: its bank's defaults with its
+    /// keys over them), whichever bank includes it.
+    static func definition(_ s: SceneSound, clips: [String: Clip]) -> SoundDefinition {
         var d: SoundDefinition
         if s.layers.isEmpty {
             d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
@@ -59,7 +61,7 @@ enum BankLoader {
             d = SoundDefinition(layers: layers, curves: s.curves, loop: s.loop, gain: s.linearLevel, limit: s.limit,
                                 cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority)
         }
-        d.spatial = attenuation.spatial(position: .zero)
+        d.spatial = s.attenuation.spatial(position: .zero)
         d.name = s.id   // what the monitor shows
         return d
     }

@@ -111,7 +111,7 @@ extension SoundBank {
             let loaded = try BankLoader.loadClips(new, existing: c.clipsByPath, engine: engine)
             var definitions: [String: SoundDefinition] = [:]
             for s in new.sounds {
-                let d = BankLoader.definition(s, clips: loaded.byID, attenuation: new.attenuation)
+                let d = BankLoader.definition(s, clips: loaded.byID)
                 do throws(EarshotError) { try d.validate() } catch {
                     for clip in loaded.new { engine.unload(clip) }
                     let (file, line) = new.origin(of: "sounds.\(s.id)")
@@ -226,7 +226,10 @@ extension SoundBank {
                         try track.crossfade(to: replacement, duration: Self.trackHandover)
                         c.tracks[id] = replacement
                     } catch {
-                        replacement.stop()   // only a dying engine refuses: both go with it
+                        // A loop region the new file cannot hold, or a dying engine: the new one
+                        // is dropped (the next music(_:) loads it anew), the old one fades out.
+                        replacement.stop()
+                        track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
                     }
                 } else {
                     track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)

@@ -74,7 +74,7 @@ public final class SoundBank: Sendable {
             try BankLoader.defineParameters(bank, engine: engine)
             try BankLoader.applyBuses(bank, to: &c, engine: engine)
             for s in bank.sounds {
-                c.sounds[s.id] = try engine.makeSound(BankLoader.definition(s, clips: c.clips, attenuation: bank.attenuation))
+                c.sounds[s.id] = try engine.makeSound(BankLoader.definition(s, clips: c.clips))
             }
             try engine.attach(lifetime)
         } catch {

@@ -88,6 +88,9 @@ public struct Scene: Sendable {
     /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the
     /// scene's own.
     public var includedFiles: [String] = []
+    /// Warnings found while reading the file and those it includes — an old linear gain, a
+    /// likely unit slip — each naming its own file; part of ``warnings()``.
+    public var readWarnings: [SceneWarning] = []
     /// Where each entry was defined, `FILE:LINE`, by key (`clips.step`): the scene's own and
     /// its included banks' (for telling one definition met twice from two that clash).
     var origins: [String: String] = [:]
@@ -247,7 +250,10 @@ public struct SceneListener: Sendable, Equatable {
 ///   below 0 — silent at `maxDistance` with rolloff 1
 /// - `exponent`: `(d / referenceDistance) ^ −rolloff`
 ///
-/// Validated: `maxDistance` > `referenceDistance` > 0, `rolloff` ≥ 0.
+/// Validated: `maxDistance` > `referenceDistance` > 0, `rolloff` ≥ 0. A sound, an emitter or
+/// the file's top level may also give a `model` (another distance model than the engine's),
+/// `beyondMax` (`hold`, or `silent` past `maxDistance`) and a `curve` (dB by distance, which
+/// replaces the model).
 ///
 /// ```swift
 /// let near = SceneAttenuation(referenceDistance: 2, maxDistance: 30, rolloff: 1)
@@ -261,17 +267,33 @@ public struct SceneAttenuation: Sendable, Equatable {
     public var maxDistance: Float
     /// How fast it falls (default 1; 0 does not attenuate).
     public var rolloff: Float
+    /// The distance model (`model:`); nil: the engine's (the scene's `distanceModel`).
+    public var model: DistanceModel?
+    /// What happens past `maxDistance` (`beyondMax:`, default `hold`).
+    public var beyondMax: BeyondMax = .hold
+    /// A custom rolloff (`curve:`) that replaces the model; nil: none.
+    public var curve: AttenuationCurve?
+    /// The settings the mapping they were read from gave itself (an emitter's own keys): those
+    /// override a sound's when the sound plays on the emitter.
+    public var explicit: SpatialProperties.DistanceFields = []
 
-    public init(referenceDistance: Float = 1, maxDistance: Float = .greatestFiniteMagnitude, rolloff: Float = 1) {
+    public init(referenceDistance: Float = 1, maxDistance: Float = .greatestFiniteMagnitude, rolloff: Float = 1,
+                model: DistanceModel? = nil, beyondMax: BeyondMax = .hold, curve: AttenuationCurve? = nil) {
         self.referenceDistance = referenceDistance
         self.maxDistance = maxDistance
         self.rolloff = rolloff
+        self.model = model
+        self.beyondMax = beyondMax
+        self.curve = curve
     }
 
-    /// Spatial properties at `position` moving at `velocity`, with this attenuation.
+    /// Spatial properties at `position` moving at `velocity`, with this attenuation (its
+    /// ``explicit`` fields marked explicit, the others not).
     public func spatial(position: Vector3, velocity: Vector3 = .zero) -> SpatialProperties {
-        SpatialProperties(position: position, velocity: velocity, referenceDistance: referenceDistance,
-                          maxDistance: maxDistance, rolloff: rolloff)
+        var p = SpatialProperties(position: position, velocity: velocity, referenceDistance: referenceDistance,
+                                  maxDistance: maxDistance, rolloff: rolloff, distanceModel: model, beyondMax: beyondMax, curve: curve)
+        p.explicitDistance = explicit
+        return p
     }
 }
 

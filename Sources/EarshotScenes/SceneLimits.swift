@@ -19,6 +19,7 @@ import Foundation
 /// | waypoints in one path | 100,000 |
 /// | files a scene or bank includes, in all (`include:`) | 64 |
 /// | includes nested in includes | 8 |
+/// | runs of `after:` and `at: { marker: }` events, in all | 1,000,000 |
 ///
 /// ```swift
 /// print(SceneLimits.maxEvents)   // 1000000
@@ -28,6 +29,11 @@ public enum SceneLimits {
     public static let maxDepth = 64
     public static let maxNodes = 8_000_000
     public static let maxEvents = 1_000_000
+    /// The most times a scene's `after:` and `at: { marker: }` events may run in all: each runs
+    /// once per run of its play, times — at a marker — that marker's passes (its count in the
+    /// clip × the play's `loops` + 1). `validate` refuses a scene over it, which `render` could
+    /// not finish.
+    public static let maxScheduledFollowUps = 1_000_000
     public static let maxEmitters = 10_000
     public static let maxClips = 10_000
     public static let maxMusic = 10_000
@@ -136,6 +142,35 @@ public enum SceneLimits {
                 }
             }
         }
+    }
+
+    /// What reading a scene, a bank or an included file gave (``readText(_:limit:)``).
+    enum TextFile {
+        case text(String)
+        /// More than `limit` bytes: `size` is what `stat` said, or the bytes read when it said less.
+        case tooLarge(size: Int, limit: Int)
+        case unreadable(EarshotError)
+        case notUTF8
+    }
+
+    /// The text of the file at `path`, read to its end but never past `limit` bytes: the bound is
+    /// what was read, not what `stat` says (a `/proc` file reports 0 bytes and may hold
+    /// gigabytes; `/proc/self/pagemap` has terabytes), so at most `limit + 1` bytes are read.
+    static func readText(_ path: String, limit: Int) -> TextFile {
+        do throws(EarshotError) {
+            let bytes = try FileBytes.read(path: path, limit: max(0, limit), setting: "SceneLimits.maxFileBytes")
+            guard let text = String(validating: bytes, as: UTF8.self) else { return .notUTF8 }
+            return .text(text)
+        } catch {
+            if case .tooLarge(_, _, let size, let limit, _) = error { return .tooLarge(size: size, limit: limit) }
+            return .unreadable(error)
+        }
+    }
+
+    /// A size ``readText(_:limit:)`` refused, in words: what stat said, or "more than" the limit
+    /// when reading stopped one byte past it.
+    static func sizeText(_ size: Int, limit: Int) -> String {
+        size == limit + 1 ? "more than \(limit) bytes" : "\(size) bytes"
     }
 
     /// Whether `path` is a regular file (after symlinks): what a scene, a bank or an include may

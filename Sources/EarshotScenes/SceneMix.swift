@@ -40,6 +40,10 @@ public struct SceneSound: Sendable, Equatable {
     public var curves: [ParameterCurve] = []
     /// The layers of a layered sound (`layers:`; then `clips` is empty).
     public var layers: [SceneLayer] = []
+    /// The distance settings of its positioned plays: its file's defaults (the bank's or the
+    /// scene's top-level keys) with its own keys over them — an included bank's sounds keep
+    /// their bank's.
+    public var attenuation = SceneAttenuation()
 
     public init(id: String, clips: [String]) {
         self.id = id

@@ -9,7 +9,7 @@ import Yams
 extension SceneParser {
     /// The top-level keys of a bank.
     static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters",
-                           "referenceDistance", "maxDistance", "rolloff"]
+                           ] + attenuationKeys
 
     /// The top-level mapping with the keys of a scene or, for a bank, of a bank: a scene key a
     /// bank has no use for (the timeline, the render settings) is refused with a reason.
@@ -60,6 +60,9 @@ public struct SceneBank: Sendable {
     /// The distance attenuation of the sounds' positioned plays (`referenceDistance:`,
     /// `maxDistance:`, `rolloff:`).
     public var attenuation: SceneAttenuation
+    /// Warnings found while reading the bank and those it includes (an old linear gain, a likely
+    /// unit slip: ``Scene/readWarnings``).
+    public var warnings: [SceneWarning]
     /// Every file the bank reads through `include:`, in the order read (not the bank itself).
     public var includedFiles: [String]
     /// The line of each own entry's key (`sounds.footstep` → 12).
@@ -83,6 +86,7 @@ public struct SceneBank: Sendable {
         parameters = scene.parameters
         attenuation = scene.attenuation
         includedFiles = scene.includedFiles
+        warnings = scene.readWarnings + scene.unitSlipWarnings()
         lines = scene.lines
         origins = scene.origins
     }
@@ -117,9 +121,8 @@ public struct SceneBank: Sendable {
     /// without `duration:` and without any of a scene's timeline keys. What `earshot validate`
     /// and `earshot info` go by; a file that is neither (unreadable, not YAML) is not a bank.
     public static func isBank(path: String) -> Bool {
-        guard SceneLimits.isRegularFile(path), let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
-              size <= SceneLimits.maxFileBytes,
-              let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { return false }
+        guard SceneLimits.isRegularFile(path),
+              case .text(let text) = SceneLimits.readText(path, limit: SceneLimits.maxFileBytes) else { return false }
         return isBank(yaml: text)
     }
 

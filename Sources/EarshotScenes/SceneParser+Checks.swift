@@ -140,17 +140,15 @@ extension SceneParser {
                 known[p.name] = p.index
             }
         }
-        // The voices that can play: timed plays, then those after a voice that can, until none is added.
+        // The voices that can play: timed plays, then those after a voice that can — a walk over
+        // the follow-ups filed by the voice they wait for, each looked at once (a pass over all of
+        // them until none was added took one pass per link of a chain: quadratic).
+        var byVoice: [String: [String]] = [:]
+        for f in followUps { if let name = f.followUp.name { byVoice[f.followUp.after.voice, default: []].append(name) } }
         var playable = Set(namedPlays.filter(\.timed).map(\.name))
-        var added = true
-        while added {
-            added = false
-            for f in followUps {
-                let after = f.followUp.after
-                guard playable.contains(after.voice), let name = f.followUp.name, !playable.contains(name) else { continue }
-                playable.insert(name)
-                added = true
-            }
+        var queue = Array(playable)
+        while let voice = queue.popLast() {
+            for name in byVoice[voice] ?? [] where playable.insert(name).inserted { queue.append(name) }
         }
         for f in followUps {
             let after = f.followUp.after

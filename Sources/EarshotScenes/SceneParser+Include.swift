@@ -53,7 +53,9 @@ extension SceneParser {
     static let includedSections = ["clips", "sounds", "buses", "snapshots", "zones", "music", "parameters"]
 
     /// Reads every bank `node` names (nil: none) and returns their definitions.
-    mutating func includes(_ node: Node?) -> SceneIncluded {
+    /// `includerBuses`: the buses this file and those including it declare, which the included
+    /// banks may use as if they were their own (a bank of sounds routed to the game's buses).
+    mutating func includes(_ node: Node?, includerBuses: Set<String> = []) -> SceneIncluded {
         var out = SceneIncluded()
         guard let node, !isNull(node) else { return out }
         var items: [(node: Node, key: String)] = []
@@ -108,7 +110,7 @@ extension SceneParser {
             }
             includeState.read.insert(canonical)
             includeState.files.append(path)
-            guard let bank = includedBank(path, canonical: canonical, at: item, key) else { continue }
+            guard let bank = includedBank(path, canonical: canonical, at: item, key, includerBuses: includerBuses) else { continue }
             merge(bank, from: path, into: &out, at: item, key)
         }
         includedBusNames = out.busNames
@@ -117,25 +119,35 @@ extension SceneParser {
 
     /// Parses the bank at `path` with this parser's include chain (its problems become ours, with
     /// its own file name); nil when it has problems.
-    private mutating func includedBank(_ path: String, canonical: String, at node: Node, _ key: String) -> Scene? {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-        guard size <= SceneLimits.maxFileBytes - includeState.bytes else {
-            fail(node, key, "\(path) has \(size) bytes; a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
+    private mutating func includedBank(_ path: String, canonical: String, at node: Node, _ key: String,
+                                       includerBuses: Set<String>) -> Scene? {
+        // Bounded by what is read, not by stat (an include of /proc/self/pagemap says 0 bytes).
+        let limit = SceneLimits.maxFileBytes - includeState.bytes
+        let text: String
+        switch SceneLimits.readText(path, limit: limit) {
+        case .text(let t):
+            text = t
+        case .tooLarge(let size, _):
+            fail(node, key, "\(path) has \(SceneLimits.sizeText(size, limit: max(0, limit))); a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
             return nil
-        }
-        includeState.bytes += size
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+        case .unreadable(let error):
+            fail(node, key, "cannot read \(path): \(error.description)")
+            return nil
+        case .notUTF8:
             fail(node, key, "cannot read \(path) as UTF-8 text (a bank is a YAML file)")
             return nil
         }
+        includeState.bytes += text.utf8.count
         var sub = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
         sub.isBank = true
+        sub.includerBusNames = includerBuses
         sub.includeState = includeState
         sub.includeState.stack.append(canonical)
         let scene = sub.read(yaml: text)
         sub.includeState.stack.removeLast()
         includeState = sub.includeState
         problems += sub.problems
+        unitWarnings += sub.unitWarnings
         for (id, info) in sub.clipInfo where clipInfo[id] == nil { clipInfo[id] = info }
         for (id, clips) in sub.soundClips where soundClips[id] == nil { soundClips[id] = clips }
         guard sub.problems.isEmpty, let scene else { return nil }
@@ -197,6 +209,15 @@ extension SceneParser {
         for p in bank.parameters where take("parameters", p.id, namespace: ["parameters"]) { out.parameters.append(p) }
         // Every bus the bank declares (its own and those it includes: `buses` holds both).
         out.busNames.formUnion(bank.buses.map(\.name))
+    }
+
+    /// The names under `buses:` of a file (before they are read): what the banks it includes may
+    /// use. Invalid names are refused later, where the buses are read.
+    func declaredBusNames(_ node: Node?) -> Set<String> {
+        guard case .mapping(let m)? = node else { return [] }
+        var names = Set<String>()
+        for (k, _) in m { if case .scalar(let s) = k { names.insert(s.string) } }
+        return names
     }
 
     /// Own ids the included banks define already: one problem at each own key; and each

@@ -5,6 +5,7 @@ import Yams
 /// ranges are those of ``SoundDefinition``, ``Snapshot`` and ``Ducking``.
 extension SceneParser {
     static let soundKeys = ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
+        + attenuationKeys
     static let busKeys = ["gain", "ducks"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
@@ -12,7 +13,7 @@ extension SceneParser {
     /// Every name under `buses:` (and each `ducks:` target) becomes a bus of the scene; `ducks:`
     /// targets must be built-in buses or named under `buses:`. Returns the buses and every bus name.
     mutating func buses(_ node: Node?) -> (buses: [SceneBus], names: Set<String>) {
-        var names = Set(SceneBus.builtIn).union(includedBusNames)
+        var names = Set(SceneBus.builtIn).union(includedBusNames).union(includerBusNames)
         guard let node, within(node, "buses", SceneLimits.maxBuses, "buses") else { return ([], names) }
         let entries = idMapping(node, "buses")
         for (name, nameNode, _) in entries {
@@ -34,7 +35,7 @@ extension SceneParser {
             if let g = m["gain"], isCurve(g) {
                 bus.curves += curves(g, "\(key).gain", .gain)
             } else {
-                bus.gainDB = m["gain"].flatMap { number($0, "\(key).gain", in: -120...24, "dB −120…24") }
+                bus.gainDB = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24) }
             }
             busCurves(&bus, m, key)
             if let d = m["ducks"] {
@@ -125,7 +126,7 @@ extension SceneParser {
             }
             if let n = m["gain"], case .scalar = n {
                 // A number: the sound's level in dB (the mapping form varies it: `{ db: ± dB }`).
-                s.levelDB = number(n, "\(key).gain", in: -120...24, "the sound's level in dB −120…24, or { db: ± dB } to vary it") ?? 0
+                s.levelDB = gainDB(n, "\(key).gain", in: -120...24) ?? 0
             } else if let n = m["gain"], isCurve(n) {
                 s.curves += curves(n, "\(key).gain", .gain)
             } else if let n = m["gain"], let gm = mapping(n, "\(key).gain", allowed: ["db"], required: ["db"]) {
@@ -150,6 +151,7 @@ extension SceneParser {
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
             s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty   // layers are loops unless said otherwise
+            s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
             // The rules that tie keys together, as SoundDefinition.validate() states them.
             if let w = s.weights {
                 if s.select != .random { fail(m["weights"], "\(key).weights", "weights apply to select: random only") }
@@ -188,7 +190,7 @@ extension SceneParser {
                 }
                 guard let bm = mapping(spec, bk, allowed: ["gain", "filter"]) else { continue }
                 if bm.isEmpty { fail(spec, bk, "a snapshot's bus needs gain: dB or filter: { gain, gainHF }") }
-                if let g = bm["gain"].flatMap({ number($0, "\(bk).gain", in: -120...24, "dB −120…24") }) {
+                if let g = bm["gain"].flatMap({ gainDB($0, "\(bk).gain", in: -120...24) }) {
                     snap.gains.append((name, g))
                 }
                 if let f = bm["filter"], let fm = mapping(f, "\(bk).filter", allowed: ["gain", "gainHF"]) {

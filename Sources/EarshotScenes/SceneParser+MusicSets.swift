@@ -57,10 +57,10 @@ extension SceneParser {
     /// The track at `music.<id>` (an entry without `states:`).
     mutating func musicTrack(_ node: Node, id: String, busNames: Set<String>) -> SceneMusic? {
         let key = "music.\(id)"
-        guard let m = mapping(node, key, allowed: ["file", "volume", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues", "loop"],
+        guard let m = mapping(node, key, allowed: ["file", "volume", "gain", "loops", "rate", "tape", "bus", "emitter", "bpm", "beatsPerBar", "offset", "cues", "loop"],
                               required: ["file"]) else { return nil }
         let path = m["file"].flatMap { audioFile($0, "\(key).file", music: true) }
-        let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") } ?? 1
+        let volume = trackVolume(m, key)   // `gain:` in dB, or the old `volume:` (SceneParser+Gains.swift)
         // A loop region loops until stopped unless loops: says how often.
         let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: -1...1_000_000) } ?? (m["loop"] != nil ? -1 : 0)
         if m["loop"] != nil, loops == 0, let n = m["loops"] { fail(n, "\(key).loops", "a loop: region needs loops: -1 (until stopped) or a count above 0") }
@@ -202,13 +202,14 @@ extension SceneParser {
             for (name, _, v) in entries {
                 let lk = "\(key).layers.\(name)"
                 let gain = merged(v).first { k, _ in if case .scalar(let s) = k { return s.string == "gain" } else { return false } }?.1
-                // A stem's gain: a number (0…1), or curves of game parameters (dB) it follows.
+                // A stem's gain: dB up to +12 (the old factor 0…1 warned), or curves of game
+                // parameters (dB) it follows.
                 var curves: [ParameterCurve] = []
                 var g = 1.0
                 if let gain, isCurve(gain) {
                     curves = self.curves(gain, "\(lk).gain", .gain)
                 } else if let gain {
-                    g = number(gain, "\(lk).gain", in: 0...1, "0…1") ?? 1
+                    g = gainDB(gain, "\(lk).gain", in: -120...Double(20 * log10(MusicTrack.maxVolume)), linear: 0...1).map { pow(10, $0 / 20) } ?? 1
                 }
                 if let s = segment(v, lk, tempo: base, extra: ["gain"], loops: true) {
                     layers.append(MusicLayer(name: name, segment: s, gain: Float(g), curves: curves))

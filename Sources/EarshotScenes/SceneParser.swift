@@ -40,39 +40,17 @@ struct SceneParser: YAMLReader {
     var includeState = SceneIncludeState()
     /// Bus names the included banks declare (own `buses:` may duck them).
     var includedBusNames: Set<String> = []
+    /// Buses the files including this one declare under their `buses:`: an included bank may
+    /// route its sounds to them (SceneParser+Include.swift).
+    var includerBusNames: Set<String> = []
+    /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
+    var unitWarnings: [SceneWarning] = []
 
     static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
-                          "referenceDistance", "maxDistance", "rolloff", "voices", "clipMemory", "session",
+                          "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",   // = attenuationKeys
+                          "voices", "clipMemory", "session",
                           "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
                           "parameters", "include"]
-
-    static func parse(path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(SceneProblems(problems: [.unreadable(.fileNotFound(path: path))]))
-        }
-        guard !isDirectory.boolValue else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "a directory, not a \(bank ? "bank" : "scene") file"))]))
-        }
-        // Refused by its size before it is read (SceneLimits.maxFileBytes).
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > SceneLimits.maxFileBytes {
-            return .failure(SceneProblems(problems: [.invalid(file: path, line: 1, column: 1, key: "",
-                reason: "the file has \(size) bytes; a scene may have at most \(SceneLimits.maxFileBytes) (64 MiB)")]))
-        }
-        guard FileManager.default.fileExists(atPath: path) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
-        }
-        guard SceneLimits.isRegularFile(path) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not a regular file (a device, a pipe or a special file cannot be a scene)"))]))
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "cannot read the file"))]))
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            return .failure(SceneProblems(problems: [.unreadable(.unreadableFile(path: path, reason: "not UTF-8 text (a scene is a YAML file)"))]))
-        }
-        return parse(yaml: text, path: path, bank: bank)
-    }
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var parser = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
@@ -91,7 +69,7 @@ struct SceneParser: YAMLReader {
 
     mutating func scene(_ root: Node) -> Scene? {
         guard let top = topMapping(root) else { return nil }
-        let included = includes(top["include"])
+        let included = includes(top["include"], includerBuses: declaredBusNames(top["buses"]).union(includerBusNames))
         checkAgainstIncluded(top, included)
         // An included set is the scene's own: its events (state, stinger, layer, play) read by
         // its definition, not as a plain track's.
@@ -187,6 +165,8 @@ struct SceneParser: YAMLReader {
         var timedNames: [Int: String] = [:]   // by index in `events` before it is sorted
         var bars: [(event: Int, bar: SceneBarAt, node: Node, index: Int)] = []   // `at: { bar: N }`, placed below
         var playIDs: [String: String] = [:]   // the clip or sound each named play plays
+        var playLoops: [String: Int] = [:]   // and its loops
+        var timedRuns: [String: Int] = [:]   // how often a timed named play runs (with its repeats)
         if let n = top["events"], within(n, "events", SceneLimits.maxEvents, "events") {
             if case .sequence(let seq) = n {
                 for (i, e) in seq.enumerated() {
@@ -199,13 +179,18 @@ struct SceneParser: YAMLReader {
                             pendingBar = nil
                         }
                         if let name { namedPlays.append((name, e, i, after == nil)) }
-                        if let name, case .play(let p) = ev.action { playIDs[name] = p.id }
+                        if let name, case .play(let p) = ev.action {
+                            playIDs[name] = p.id
+                            playLoops[name] = p.loops
+                        }
                         if let after {
                             followUps.append((SceneFollowUp(after: after, event: ev, name: name), e, i))
                         } else {
                             if let name { timedNames[events.count] = name }
+                            let before = events.count
                             events.append(ev)
                             repeatEvent(ev, e, index: i, duration: duration, into: &events)
+                            if let name { timedRuns[name, default: 0] += events.count - before }
                         }
                     }
                 }
@@ -219,6 +204,9 @@ struct SceneParser: YAMLReader {
             checkAfter(followUps, namedPlays: namedPlays)
             checkParameterTargets(Set(namedPlays.map(\.name)))
             checkMarkerFollowUps(followUps, playIDs: playIDs)
+            if problems.isEmpty {
+                checkScheduledFollowUps(followUps, playIDs: playIDs, playLoops: playLoops, timedRuns: timedRuns, at: n)
+            }
         }
         if !bars.isEmpty { placeBars(bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets, duration: duration) }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
@@ -256,23 +244,9 @@ struct SceneParser: YAMLReader {
             }
         }
         scene.origins = included.origin
+        scene.readWarnings = unitWarnings
         for (k, line) in scene.lines { scene.origins[k] = "\(file):\(line)" }
         return scene
-    }
-
-    /// `referenceDistance`, `maxDistance` and `rolloff` of mapping `m` (the top level, or an
-    /// emitter's, under `key`) over `base`; the result must keep maxDistance > referenceDistance > 0.
-    mutating func readAttenuation(_ m: [String: Node], _ key: String, over base: SceneAttenuation, at node: Node) -> SceneAttenuation {
-        func k(_ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
-        var a = base
-        if let v = m["referenceDistance"].flatMap({ number($0, k("referenceDistance"), in: 1e-6...1e9, "metres > 0") }) { a.referenceDistance = Float(v) }
-        if let v = m["maxDistance"].flatMap({ number($0, k("maxDistance"), in: 1e-6...1e12, "metres > 0") }) { a.maxDistance = Float(v) }
-        if let v = m["rolloff"].flatMap({ number($0, k("rolloff"), in: 0...100, "0 (no attenuation) … 100") }) { a.rolloff = Float(v) }
-        if a.maxDistance <= a.referenceDistance, m["referenceDistance"] != nil || m["maxDistance"] != nil {
-            fail(m["maxDistance"] ?? m["referenceDistance"] ?? node, k("maxDistance"),
-                 "maxDistance (\(a.maxDistance)) must be greater than referenceDistance (\(a.referenceDistance))")
-        }
-        return a
     }
 
     mutating func sessionSettings(_ node: Node) -> SceneSessionSettings {
@@ -423,7 +397,7 @@ struct SceneParser: YAMLReader {
                           followedByMusic: Bool = false) -> SceneEmitter? {
         let key = "emitters.\(id)"
         guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
-                                                   "referenceDistance", "maxDistance", "rolloff", "direction", "facing", "cone"]
+                                                   "direction", "facing", "cone"] + Self.attenuationKeys
                                 + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"]) else { return nil }
         // An emitter a music track follows may play nothing itself: its clip is "" then.
         var clip: String? = followedByMusic && m["clip"] == nil ? "" : nil
@@ -432,7 +406,7 @@ struct SceneParser: YAMLReader {
         }
         let sound = clip.flatMap { sounds[$0] }
         let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? sound?.loop ?? false
-        let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
+        let gain = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24, linear: 0...16) }.map { pow(10, $0 / 20) } ?? 1
         let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
         let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? sound.map { Int($0.priority) } ?? 128
         let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0

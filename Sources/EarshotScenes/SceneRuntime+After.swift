@@ -33,6 +33,9 @@ extension SceneRuntime {
         /// their markers' followers are on the timeline already (a clip's, foreseen at its start);
         /// if not, they are placed as the engine reports the markers.
         var playing: [String: (voice: Voice, foreseen: Double?, markersPlaced: Bool)] = [:]
+        /// The name of each voice in `playing`: every voice's end is reported, and looking each
+        /// up by a scan of `playing` cost the number of named voices per report.
+        var names: [Voice: String] = [:]
         /// The engine's end and marker reports, taken after each update.
         var ended: SceneReports<VoiceEvent>?
         var markers: SceneReports<MarkerEvent>?
@@ -72,7 +75,9 @@ extension SceneRuntime {
             let frames = Double(clip.info.frameCount * (p.loops + 1)) - (p.offset * Double(clip.info.sampleRate)).rounded(.down)
             if rate > 0 { foreseen = time + frames / rate }
         }
+        if let old = after.playing[name] { after.names[old.voice] = nil }
         after.playing[name] = (voice, foreseen, clip != nil)
+        after.names[voice] = name
         if let foreseen { place(followersOf: name, at: foreseen) }
         if let clip { placeMarkerFollowers(of: name, clip: clip, startingAt: time, p) }
     }
@@ -83,9 +88,12 @@ extension SceneRuntime {
         processMarkers(sceneTime: now)
         guard let reports = after.ended?.take(), !reports.isEmpty else { return }
         let audioNow = engine.audioTime
+        var early: [String: Double?] = [:]
+        var ends: [(name: String, at: Double)] = []
         for report in reports {
-            guard let (name, entry) = after.playing.first(where: { $0.value.voice == report.voice }) else { continue }
+            guard let name = after.names[report.voice], let entry = after.playing[name] else { continue }
             after.playing[name] = nil
+            after.names[report.voice] = nil
             // On the frame grid: the difference of two clock readings is off by a rounding error,
             // which would put the follower one frame late.
             let rate = Double(engine.sampleRate)
@@ -93,20 +101,25 @@ extension SceneRuntime {
             if let foreseen = entry.foreseen {
                 // Within a frame of the foreseen end: its followers are on the timeline there.
                 if end >= foreseen - 1.5 / Double(engine.sampleRate) { continue }
-                unplace(followersOf: name, endedAt: end)   // it ended early: later markers never come
+                early[name] = end   // it ended early: later markers never come
             }
-            place(followersOf: name, at: max(now, end))
+            ends.append((name, max(now, end)))
         }
+        // One pass over what is placed for every voice that ended early, then the ends' followers.
+        unplace(followersOf: early)
+        for e in ends { place(followersOf: e.name, at: e.at) }
     }
 
     /// An interruption holds every voice: the foreseen ends of the named voices playing no longer
     /// hold; they are followed when the engine reports their ends.
     func interruptionBegan() {
+        var held: [String: Double?] = [:]
         for (name, entry) in after.playing where entry.foreseen != nil || entry.markersPlaced {
-            unplace(followersOf: name, endedAt: nil)
+            held[name] = .some(nil)
             after.playing[name]?.foreseen = nil
             after.playing[name]?.markersPlaced = false   // the engine reports them from now on
         }
+        unplace(followersOf: held)
     }
 
     /// Puts the follow-ups of `name` on the timeline at `end` plus each one's delay.
@@ -117,28 +130,29 @@ extension SceneRuntime {
     /// Puts follow-up `i` on the timeline at scene time `t` (nothing past the scene's end).
     func placeFollowUp(_ i: Int, at t: Double) {
         guard t <= scene.duration else { return }
-        // After what is due at the same time (file order), never before what already ran.
-        var position = next
-        while position < timeline.count, timeline[position].time <= t { position += 1 }
-        timeline.insert((t, .followUp(i)), at: position)
+        placedFollowUps.place(i, at: t)
     }
 
-    /// Takes the follow-ups of `name` that have not run off the timeline: those placed at its
-    /// foreseen end, and those placed at its foreseen markers — all of them (`endedAt` nil: an
-    /// interruption makes every foreseen time uncertain), or those of markers past `endedAt`
-    /// (a voice that ended early passes no more markers; those it passed still run).
-    private func unplace(followersOf name: String, endedAt end: Double?) {
-        let atEnd = Set(after.waiting[name] ?? [])
-        let atMarkers = Set(after.markerWaiting[name] ?? [])
+    /// Takes the follow-ups of each voice name in `ended` that have not run off the timeline:
+    /// those placed at its foreseen end, and those placed at its foreseen markers — all of them
+    /// (an end of nil: an interruption makes every foreseen time uncertain), or those of markers
+    /// past its end (a voice that ended early passes no more markers; those it passed still
+    /// run). One pass over what is placed, however many voices: one pass per voice cost the
+    /// voices times the follow-ups placed.
+    private func unplace(followersOf ended: [String: Double?]) {
+        guard !ended.isEmpty, !placedFollowUps.isEmpty else { return }
+        var atEnd = Set<Int>()
+        var atMarkers: [Int: Double?] = [:]   // follow-up → the end its markers stop at
+        for (name, end) in ended {
+            for i in after.waiting[name] ?? [] { atEnd.insert(i) }
+            for i in after.markerWaiting[name] ?? [] { atMarkers[i] = end }
+        }
         let slack = 0.5 / Double(engine.sampleRate)
-        var i = next
-        while i < timeline.count {
-            if case .followUp(let j) = timeline[i].step,
-               atEnd.contains(j) || (atMarkers.contains(j) && (end.map { timeline[i].time - scene.followUps[j].after.delay > $0 + slack } ?? true)) {
-                timeline.remove(at: i)
-            } else {
-                i += 1
-            }
+        placedFollowUps.removeAll { placed in
+            let j = placed.index
+            if atEnd.contains(j) { return true }
+            guard let end = atMarkers[j] else { return false }
+            return end.map { placed.time - scene.followUps[j].after.delay > $0 + slack } ?? true
         }
     }
 }

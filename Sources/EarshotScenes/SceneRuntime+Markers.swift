@@ -17,14 +17,19 @@ extension SceneRuntime {
         let frames = clip.info.frameCount
         guard rate > 0, frames > 0 else { return }
         let offset = (p.offset * Double(clip.info.sampleRate)).rounded(.down)
+        // The clip's markers by name, once: not every marker scanned for every follower.
+        var byName: [String: [Marker]] = [:]
+        for m in clip.markers { byName[m.name, default: []].append(m) }
         for i in followers {
             let f = scene.followUps[i].after
-            for m in clip.markers where m.name == f.marker {
+            guard let name = f.marker, let markers = byName[name] else { continue }
+            for m in markers {
                 for pass in 0...p.loops {
                     let position = Double(pass * frames + m.frame) - offset
                     guard position >= 0 else { continue }   // before the offset, on the first pass
                     // On the frame grid, as a render places it.
                     let t = ((start + position / rate) * Double(engine.sampleRate)).rounded() / Double(engine.sampleRate)
+                    guard t + f.delay <= scene.duration else { break }   // later passes are later still
                     placeFollowUp(i, at: t + f.delay)
                 }
             }
@@ -39,7 +44,7 @@ extension SceneRuntime {
         let rate = Double(engine.sampleRate)
         for report in reports {
             guard let voice = report.voice, let marker = report.name,
-                  let (name, entry) = after.playing.first(where: { $0.value.voice == voice }), !entry.markersPlaced else { continue }
+                  let name = after.names[voice], let entry = after.playing[name], !entry.markersPlaced else { continue }
             let at = ((now - (audioNow - report.audioTime)) * rate).rounded() / rate
             for i in after.markerWaiting[name] ?? [] where scene.followUps[i].after.marker == marker {
                 placeFollowUp(i, at: max(now, at + scene.followUps[i].after.delay))

@@ -56,8 +56,11 @@ final class SceneRuntime {
     let emitterIndex: [String: Int]
     /// Named plays, for `set:` events on a parameter `of:` one (SceneRuntime+Parameters.swift).
     var parameterVoices: [String: Voice] = [:]
-    var timeline: [(time: Double, step: Step)]
+    /// Emitter starts and events, in time order; `next` is the first not run yet.
+    let timeline: [(time: Double, step: Step)]
     private(set) var next = 0
+    /// Follow-ups placed as their voices' ends and markers become known (SceneRuntime+After.swift).
+    var placedFollowUps = FollowUpQueue()
     /// The `after:` events and the named voices they wait for (SceneRuntime+After.swift).
     var after = AfterState()
     private let listenerMoves: Bool
@@ -125,7 +128,7 @@ final class SceneRuntime {
             var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
                                     avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
                                     limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
-            d.spatial = scene.attenuation.spatial(position: .zero)
+            d.spatial = s.attenuation.spatial(position: .zero)
             withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
             d.gain = s.linearLevel
             d.name = s.id   // what the monitor shows
@@ -138,14 +141,25 @@ final class SceneRuntime {
     }
 
     /// The time of the next step, or nil when the timeline is done.
-    var nextTime: Double? { next < timeline.count ? timeline[next].time : nil }
+    var nextTime: Double? {
+        let fixed = next < timeline.count ? timeline[next].time : nil
+        guard let placed = placedFollowUps.firstTime else { return fixed }
+        return fixed.map { min($0, placed) } ?? placed
+    }
 
     /// Runs the next step of the timeline; returns the scene event it ran, if it was one.
     @discardableResult
     func runNext() throws(EarshotError) -> SceneEvent? {
-        guard next < timeline.count else { return nil }
-        let (time, step) = timeline[next]
-        next += 1
+        let time: Double, step: Step
+        // A follow-up runs after the steps due at its time (file order), never before what already ran.
+        if next < timeline.count, placedFollowUps.firstTime.map({ timeline[next].time <= $0 }) ?? true {
+            (time, step) = timeline[next]
+            next += 1
+        } else if let placed = placedFollowUps.popFirst() {
+            (time, step) = (placed.time, .followUp(placed.index))
+        } else {
+            return nil
+        }
         switch step {
         case .startEmitter(let i):
             try start(emitter: i, at: time)
@@ -232,8 +246,8 @@ final class SceneRuntime {
         case (.music(let id), .pan): tracks[id]?.pan = value
         case (.music(let id), .rate): tracks[id]?.rate = value
         case (.music(let id), _):
-            trackVolumes[id] = min(1, value)
-            tracks[id]?.volume = min(1, value)
+            trackVolumes[id] = min(MusicTrack.maxVolume, value)
+            tracks[id]?.volume = min(MusicTrack.maxVolume, value)
         case (.bus(let name), _): Self.sceneBus { () throws(EarshotError) in try engine.setGain(value, for: Bus(name)) }
         }
     }
@@ -305,6 +319,7 @@ final class SceneRuntime {
             try run(id, action, sceneTime: event.time)
         case .play(let p):
             // The parser refuses position and pan together: one placement.
+            // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
             let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)
             // A refused play is the pool's (or the sound's limit's) decision, not an error.
             if let sound = sounds[p.id] {
@@ -315,7 +330,7 @@ final class SceneRuntime {
                 options.bus = p.bus.map(Bus.init)
                 options.offset = p.offset
                 options.loopCount = p.loops
-                options.placement = placement
+                if let position = p.position { options.position = position } else { options.placement = placement }
                 let voice = try engine.play(sound, options: options)
                 if let name { parameterVoices[name] = voice }
                 if let name { played(name, voice: voice, at: event.time, clip: nil, p) }

@@ -49,14 +49,13 @@ extension Scene {
         var stops: [String: [Double]] = [:]   // each emitter's stop times, in order
         for e in events { if case .stop(let id, _) = e.action { stops[id, default: []].append(e.time) } }
         let volumes = Dictionary(music.map { ($0.id, $0.volume) }, uniquingKeysWith: { a, _ in a })
+        let soundAttenuations = self.soundAttenuations
         for em in emitters {
             let s = source(em.clip)
             let stop = stops[em.id]?.first { $0 >= em.start } ?? duration
             let end = em.loop ? stop : min(stop, em.start + s.seconds / Double(max(em.pitch, 0.1)))
             let closest = closestApproach(of: em, until: end, steps: 200)
-            let a = em.attenuation
-            let distanceGain = distanceModel.gain(distance: closest, referenceDistance: a.referenceDistance,
-                                                  maxDistance: a.maxDistance, rolloff: a.rolloff)
+            let distanceGain = distanceSettings(of: em, soundAttenuations).distanceGain(distance: closest, model: distanceModel)
             let gain = max(em.gain, setGains[em.id] ?? 0)
             spans.append(Span(start: em.start, end: end, level: s.peak * gain * min(distanceGain, 16) * (busGain[s.bus] ?? 1),
                               name: "emitter \(em.id)", source: em.clip, bus: s.bus, entry: "emitters.\(em.id)"))
@@ -70,10 +69,9 @@ extension Scene {
                 let length = s.seconds / Double(max(p.pitch, 0.1)) * Double(max(1, p.loops + 1))
                 var distanceGain: Float = 1
                 if let position = p.position {
-                    let a = attenuation
-                    distanceGain = min(16, distanceModel.gain(distance: (position - listener.path.position(at: e.time)).length,
-                                                              referenceDistance: a.referenceDistance, maxDistance: a.maxDistance,
-                                                              rolloff: a.rolloff))
+                    let a = soundAttenuations[p.id] ?? attenuation
+                    distanceGain = min(16, a.spatial(position: .zero).distanceGain(distance: (position - listener.path.position(at: e.time)).length,
+                                                                                  model: distanceModel))
                 }
                 spans.append(Span(start: e.time, end: e.time + length, level: s.peak * p.gain * distanceGain * (busGain[p.bus ?? s.bus] ?? 1),
                                   name: "play \(p.id)", source: p.id, bus: p.bus ?? s.bus, event: e))

@@ -43,7 +43,7 @@ extension Scene {
     /// What in this scene will not do what its author likely meant (see ``SceneWarning``). Empty
     /// for a scene that does what it says.
     public func warnings() -> [SceneWarning] {
-        var out: [SceneWarning] = []
+        var out: [SceneWarning] = readWarnings + unitSlipWarnings()
         func warn(_ event: SceneEvent?, _ key: String, _ message: String) {
             out.append(warning(at: event, key, message))
         }
@@ -120,18 +120,26 @@ extension Scene {
 
         // Emitters that never come within their maxDistance: never heard with a linear model,
         // stuck at the maxDistance level with a clamped one.
-        if distanceModel != .none {
-            for em in emitters where em.attenuation.maxDistance < .greatestFiniteMagnitude && em.attenuation.rolloff > 0 {
-                let closest = Double(closestApproach(of: em, until: duration, steps: 1_000))
-                if closest >= Double(em.attenuation.maxDistance) {
-                    let effect: String
-                    switch distanceModel {
-                    case .linear, .linearClamped: effect = "it is never heard"
-                    case .inverseClamped, .exponentClamped: effect = "it stays at its maxDistance level all along"
-                    default: effect = "maxDistance does nothing for it"
+        // (With the settings it plays with: its own keys over its sound's.)
+        let soundAttenuations = self.soundAttenuations
+        for em in emitters {
+            let a = distanceSettings(of: em, soundAttenuations)
+            let model = a.distanceModel ?? distanceModel
+            guard model != .none || a.beyondMax == .silent, a.curve == nil,
+                  a.maxDistance < .greatestFiniteMagnitude, a.rolloff > 0 || a.beyondMax == .silent else { continue }
+            let closest = Double(closestApproach(of: em, until: duration, steps: 1_000))
+            if closest >= Double(a.maxDistance) {
+                let effect: String
+                if a.beyondMax == .silent {
+                    effect = closest >= Double(a.maxDistance * (1 + BeyondMax.fadeMargin)) ? "beyondMax: silent, it is never heard" : "beyondMax: silent, it is only heard fading"
+                } else {
+                    switch model {
+                    case .linear, .linearClamped: effect = "with the \(model.rawValue) model it is never heard"
+                    case .inverseClamped, .exponentClamped: effect = "with the \(model.rawValue) model it stays at its maxDistance level all along"
+                    default: effect = "with the \(model.rawValue) model maxDistance does nothing for it"
                     }
-                    warn(nil, "emitters.\(em.id)", "never comes within maxDistance (\(em.attenuation.maxDistance) m; closest \(String(format: "%.1f", closest)) m): with the \(distanceModel.rawValue) model \(effect)")
                 }
+                warn(nil, "emitters.\(em.id)", "never comes within maxDistance (\(a.maxDistance) m; closest \(String(format: "%.1f", closest)) m): \(effect)")
             }
         }
         if let w = limiterWarning() { out.append(w) }

@@ -17,21 +17,21 @@ struct DevicesCommand: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             let data = try encoder.encode(report)
-            print(String(decoding: data, as: UTF8.self))
+            sayJSON(String(decoding: data, as: UTF8.self))
         } else {
-            print("Playback devices:")
-            if report.playbackDevices.isEmpty { print("  (none)") }
+            say("Playback devices:")
+            if report.playbackDevices.isEmpty { say("  (none)") }
             for name in report.playbackDevices {
-                print("  \(name == report.defaultDevice ? "*" : " ") \(name)")
+                say("  \(name == report.defaultDevice ? "*" : " ") \(name)")
             }
-            print("Input devices:")
-            if report.inputDevices.isEmpty { print("  (none)") }
+            say("Input devices:")
+            if report.inputDevices.isEmpty { say("  (none)") }
             for name in report.inputDevices {
-                print("  \(name == report.defaultInputDevice ? "*" : " ") \(name)")
+                say("  \(name == report.defaultInputDevice ? "*" : " ") \(name)")
             }
-            print("OpenAL: \(report.version) — \(report.renderer) (\(report.vendor))")
-            print("ALC extensions: \(report.alcExtensions.joined(separator: " "))")
-            print("AL extensions: \(report.alExtensions.joined(separator: " "))")
+            say("OpenAL: \(report.version) — \(report.renderer) (\(report.vendor))")
+            say("ALC extensions: \(report.alcExtensions.joined(separator: " "))")
+            say("AL extensions: \(report.alExtensions.joined(separator: " "))")
         }
     }
 }

@@ -29,13 +29,13 @@ struct InfoCommand: ParsableCommand {
     /// The markers, one a line: time, frame, kind, length for regions and loops, id, name.
     func printMarkers(_ info: ClipFileInfo) {
         if let reason = info.markersUnreadable {
-            print("markers:     unreadable (the audio is not affected): \(EarshotError.oneLine(reason))")
+            say("markers:     unreadable (the audio is not affected): \(EarshotError.oneLine(reason))")
             return
         }
         var notes: [String] = []
         if info.markersLeftOut > 0 { notes.append("\(info.markersLeftOut) past the end of the audio or unusable, left out") }
         if info.markersShortened > 0 { notes.append("\(info.markersShortened) shortened to end with the audio") }
-        print("markers:     \(info.markers.isEmpty ? "none" : String(info.markers.count))\(notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")")
+        say("markers:     \(info.markers.isEmpty ? "none" : String(info.markers.count))\(notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")")
         for m in info.markers {
             let seconds = String(format: "%.6f s", m.time(sampleRate: info.sampleRate))
             var line = "  \(seconds)  frame \(m.frame)  \(m.kind.rawValue)"
@@ -44,7 +44,7 @@ struct InfoCommand: ParsableCommand {
             }
             if let id = m.id { line += "  id \(id)" }
             line += "  \"\(EarshotError.oneLine(m.name))\""
-            print(line)
+            say(line)
         }
     }
 
@@ -81,17 +81,17 @@ struct InfoCommand: ParsableCommand {
                 ]
             }
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            sayJSON(String(decoding: data, as: UTF8.self))
         } else {
-            print("file:        \(EarshotError.oneLine(file))")   // escapes: control characters, non-UTF-8 bytes
-            print("container:   \(info.container)")
-            print("codec:       \(info.codec)")
-            print("sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz")
-            print("channels:    \(info.channels)")
-            print("frames:      \(info.frames.map(String.init) ?? "unknown (the file does not state a plausible length)")")
-            print("duration:    \(info.duration.map { String(format: "%.6f s", $0) } ?? "unknown")")
-            print("packets:     \(info.packets.map(String.init) ?? "-")")
-            print("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")
+            say("file:        \(EarshotError.oneLine(file))")   // escapes: control characters, non-UTF-8 bytes
+            say("container:   \(info.container)")
+            say("codec:       \(info.codec)")
+            say("sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz")
+            say("channels:    \(info.channels)")
+            say("frames:      \(info.frames.map(String.init) ?? "unknown (the file does not state a plausible length)")")
+            say("duration:    \(info.duration.map { String(format: "%.6f s", $0) } ?? "unknown")")
+            say("packets:     \(info.packets.map(String.init) ?? "-")")
+            say("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")
             printMarkers(info)
         }
     }

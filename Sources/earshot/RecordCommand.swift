@@ -56,7 +56,7 @@ struct RecordCommand: ParsableCommand {
         defer { interrupt.cancel() }
         let showMeter = !json && isatty(2) != 0
         while recorder.isRecording {
-            if showMeter { note("\r" + Self.meterLine(recorder), newline: false) }
+            if showMeter { note(Self.meterLine(recorder), newline: false, prefix: "\r") }
             usleep(50_000)
         }
         let reading = recorder.meters()
@@ -72,7 +72,7 @@ struct RecordCommand: ParsableCommand {
                 "deviceLost": { if case .failed = state { return true } else { return false } }(),
             ]
             let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            sayJSON(String(decoding: data, as: UTF8.self))
         }
         if case .failed(let error) = state {
             fail("\(output): \(error.cliDescription); the file holds the \(String(format: "%.2f", recorder.currentTime)) s recorded before")

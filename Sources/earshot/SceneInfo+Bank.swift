@@ -28,22 +28,22 @@ extension SceneInfo {
                 },
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            Swift.print(String(decoding: data, as: UTF8.self))
+            sayJSON(String(decoding: data, as: UTF8.self))
             return
         }
-        Swift.print("bank:      \(bank.file)")
-        Swift.print("name:      \(bank.name)")
-        Swift.print("includes:  \(bank.includedFiles.count)\(bank.includedFiles.isEmpty ? "" : " (\(bank.includedFiles.joined(separator: ", ")))")")
-        Swift.print("clips:     \(bank.clips.count)\(bank.clips.isEmpty ? "" : " (\(bank.clips.map(\.id).joined(separator: ", ")))")")
-        Swift.print("sounds:    \(bank.sounds.count)")
+        say("bank:      \(bank.file)")
+        say("name:      \(bank.name)")
+        say("includes:  \(bank.includedFiles.count)\(bank.includedFiles.isEmpty ? "" : " (\(bank.includedFiles.joined(separator: ", ")))")")
+        say("clips:     \(bank.clips.count)\(bank.clips.isEmpty ? "" : " (\(bank.clips.map(\.id).joined(separator: ", ")))")")
+        say("sounds:    \(bank.sounds.count)")
         for s in bank.sounds {
-            Swift.print("  \(s.id): \(describe(s))" + (s.levelDB != 0 ? ", level \(format(s.levelDB)) dB" : ""))
+            say("  \(s.id): \(describe(s))" + (s.levelDB != 0 ? ", level \(format(s.levelDB)) dB" : ""))
         }
-        Swift.print("snapshots: \(bank.snapshots.count)")
-        for s in bank.snapshots { Swift.print("  \(s.id): \(describe(s))") }
-        Swift.print("buses:     \(bank.buses.count)")
-        for b in bank.buses { Swift.print("  \(b.name): \(describe(b))") }
-        Swift.print("zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")")
+        say("snapshots: \(bank.snapshots.count)")
+        for s in bank.snapshots { say("  \(s.id): \(describe(s))") }
+        say("buses:     \(bank.buses.count)")
+        for b in bank.buses { say("  \(b.name): \(describe(b))") }
+        say("zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")")
         printMusic(bank.music, bank.musicSets)
     }
 }

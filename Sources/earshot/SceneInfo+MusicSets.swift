@@ -51,14 +51,14 @@ extension SceneInfo {
     }
 
     static func printMusicSets(_ sets: [SceneMusicSet]) {
-        Swift.print("music sets: \(sets.count)")
+        say("music sets: \(sets.count)")
         for set in sets {
             let d = set.definition
-            Swift.print("  \(set.id) (bus \(d.bus.name)):")
-            for s in d.states { Swift.print("    state \(describe(s))") }
-            for t in d.transitions { Swift.print("    transition \(describe(t))") }
-            if !d.stingers.isEmpty { Swift.print("    stingers: \(d.stingers.keys.sorted().joined(separator: ", "))") }
-            if !d.bridges.isEmpty { Swift.print("    bridges: \(d.bridges.keys.sorted().joined(separator: ", "))") }
+            say("  \(set.id) (bus \(d.bus.name)):")
+            for s in d.states { say("    state \(describe(s))") }
+            for t in d.transitions { say("    transition \(describe(t))") }
+            if !d.stingers.isEmpty { say("    stingers: \(d.stingers.keys.sorted().joined(separator: ", "))") }
+            if !d.bridges.isEmpty { say("    bridges: \(d.bridges.keys.sorted().joined(separator: ", "))") }
         }
     }
 

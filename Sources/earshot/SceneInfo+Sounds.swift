@@ -88,8 +88,8 @@ extension SceneInfo {
 
     /// The `music:` lines: the count of entries, each track on a line, then the sets.
     static func printMusic(_ tracks: [SceneMusic], _ sets: [SceneMusicSet]) {
-        Swift.print("music:     \(tracks.count + sets.count)" + (tracks.isEmpty && sets.isEmpty ? "" : " (\((tracks.map(\.id) + sets.map(\.id)).joined(separator: ", ")))"))
-        for m in tracks { Swift.print("  \(m.id): track \(describe(m))") }
+        say("music:     \(tracks.count + sets.count)" + (tracks.isEmpty && sets.isEmpty ? "" : " (\((tracks.map(\.id) + sets.map(\.id)).joined(separator: ", ")))"))
+        for m in tracks { say("  \(m.id): track \(describe(m))") }
         if !sets.isEmpty { printMusicSets(sets) }
     }
 }

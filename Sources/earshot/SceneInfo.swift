@@ -81,31 +81,31 @@ struct SceneInfo {
                 },
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            Swift.print(String(decoding: data, as: UTF8.self))
+            sayJSON(String(decoding: data, as: UTF8.self))
             return
         }
-        Swift.print("scene:     \(scene.file)")
-        Swift.print("name:      \(scene.name)")
-        Swift.print("duration:  \(Self.format(scene.duration)) s")
-        Swift.print("seed:      \(scene.seed)")
-        Swift.print("clips:     \(scene.clips.count)\(scene.clips.isEmpty ? "" : " (\(scene.clips.map(\.id).joined(separator: ", ")))")")
+        say("scene:     \(scene.file)")
+        say("name:      \(scene.name)")
+        say("duration:  \(Self.format(scene.duration)) s")
+        say("seed:      \(scene.seed)")
+        say("clips:     \(scene.clips.count)\(scene.clips.isEmpty ? "" : " (\(scene.clips.map(\.id).joined(separator: ", ")))")")
         for c in markers {
-            Swift.print("  \(c.id) markers: " + c.markers.map { "\($0.name) at \(Self.format(($0.seconds * 1_000).rounded() / 1_000)) s" }.joined(separator: ", "))
+            say("  \(c.id) markers: " + c.markers.map { "\($0.name) at \(Self.format(($0.seconds * 1_000).rounded() / 1_000)) s" }.joined(separator: ", "))
         }
-        Swift.print("sounds:    \(scene.sounds.count)")
-        for s in scene.sounds { Swift.print("  \(s.id): \(Self.describe(s))") }
-        Swift.print("snapshots: \(scene.snapshots.count)")
-        for s in scene.snapshots { Swift.print("  \(s.id): \(Self.describe(s))") }
-        Swift.print("buses:     \(scene.buses.count)")
-        for b in scene.buses { Swift.print("  \(b.name): \(Self.describe(b))") }
+        say("sounds:    \(scene.sounds.count)")
+        for s in scene.sounds { say("  \(s.id): \(Self.describe(s))") }
+        say("snapshots: \(scene.snapshots.count)")
+        for s in scene.snapshots { say("  \(s.id): \(Self.describe(s))") }
+        say("buses:     \(scene.buses.count)")
+        for b in scene.buses { say("  \(b.name): \(Self.describe(b))") }
         Self.printMusic(scene.music, scene.musicSets)
-        Swift.print("emitters:  \(scene.emitters.count)")
+        say("emitters:  \(scene.emitters.count)")
         var events = "events:    \(scene.events.count)"
         if !scene.followUps.isEmpty {
             events += " at times"
             if follow.ends > 0 { events += ", \(follow.ends) after named voices" }
             if follow.markers > 0 { events += ", \(follow.markers) at their markers" }
         }
-        Swift.print(events)
+        say(events)
     }
 }

@@ -59,13 +59,13 @@ struct ScenePlayback {
             reached = try player.run(duration: seconds, status: { status in
                 for e in status.events {
                     if case .play = e.action { continue }   // one-shots show in the voice counts
-                    note((tty ? "\r\u{1B}[K" : "") + String(format: "  %6.2f s  ", e.time) + e.label)
+                    note(String(format: "  %6.2f s  ", e.time) + e.label, prefix: tty ? "\r\u{1B}[K" : "")
                     lastDraw = -1
                 }
                 guard tty, status.time - lastDraw >= 0.1 else { return }
                 lastDraw = status.time
-                note(String(format: "\r\u{1B}[K  %6.2f / %.2f s   active voices %d, virtual %d",
-                            status.time, status.duration, status.realVoices, status.virtualVoices), newline: false)
+                note(String(format: "  %6.2f / %.2f s   active voices %d, virtual %d",
+                            status.time, status.duration, status.realVoices, status.virtualVoices), newline: false, prefix: "\r\u{1B}[K")
             })
         } catch {
             if tty { note("") }

@@ -36,7 +36,7 @@ struct ValidateCommand: ParsableCommand {
         let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
         let ok = problems.isEmpty && (!strict || warnings.isEmpty)
         if json {
-            print(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
+            sayJSON(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
             if !ok { Foundation.exit(1) }
             return
         }
@@ -47,7 +47,7 @@ struct ValidateCommand: ParsableCommand {
                 earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
             }
             let moving = s.emitters.filter { $0.path.moves }.count
-            print("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
+            say("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
                   + "\(s.clips.count) clips, \(s.music.count) music tracks, " + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ") + "\(s.emitters.count) emitters (\(moving) moving), "
                   + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
                   + (s.hrtf ? ", HRTF" : "")
@@ -61,14 +61,21 @@ struct ValidateCommand: ParsableCommand {
     func validateBank() {
         let result = SceneBank.check(path: scene)
         let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
+        // A bank's warnings: old linear gains and likely unit slips, its includes' too.
+        let warnings = (try? result.get())?.warnings ?? []
+        let ok = problems.isEmpty && (!strict || warnings.isEmpty)
         if json {
-            print(Self.json(file: scene, ok: problems.isEmpty, problems: problems, warnings: []))
-            if !problems.isEmpty { Foundation.exit(1) }
+            sayJSON(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
+            if !ok { Foundation.exit(1) }
             return
         }
         switch result {
         case .success(let b):
-            print("\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
+            for w in warnings { note("earshot: warning: \(w.description)") }
+            if strict, !warnings.isEmpty {
+                earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
+            }
+            say("\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
                   + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
                   + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")"))
         case .failure(let problems):

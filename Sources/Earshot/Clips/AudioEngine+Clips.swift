@@ -18,6 +18,7 @@ extension AudioEngine {
     /// ``loadClip(path:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(path: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
         let audio = try ClipDecoder.decode(path: path, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
+        warnIfTruncated(audio, name: path)
         var clip = try loadClip(audio, name: path, forPositioning: forPositioning)
         clip.markers = fileMarkers(name: path, frameCount: audio.frameCount) { () throws(EarshotError) in
             try MarkerReader.read(path: path, frameCount: audio.frameCount)
@@ -41,6 +42,13 @@ extension AudioEngine {
             unload(clip)
             throw error
         }
+    }
+
+    /// Lenient loading (``Configuration/allowsTruncatedClips``) of a file cut short: said once, with
+    /// the frames expected and found.
+    func warnIfTruncated(_ audio: PCMAudio, name: String) {
+        guard let cut = audio.truncation else { return }
+        logger.warning("\(EarshotError.oneLine(name)): truncated, loaded as far as it goes: \(EarshotError.oneLine(cut.description))")
     }
 
     /// The markers `read` finds; when the file's marker chunks cannot be read (or some markers are
@@ -148,6 +156,7 @@ extension AudioEngine {
     /// ``loadClip(data:name:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(data: [UInt8], name: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
         let audio = try ClipDecoder.decode(data: data, name: name, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
+        warnIfTruncated(audio, name: name)
         var clip = try loadClip(audio, name: name, forPositioning: forPositioning)
         clip.markers = fileMarkers(name: name, frameCount: audio.frameCount) { () throws(EarshotError) in
             try MarkerReader.read(data: data, name: name, frameCount: audio.frameCount)

@@ -15,6 +15,7 @@ extension CAFReader {
     public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         try FileCheck.withOpenRegularFile(path) { (fd, length) throws(EarshotError) -> PCMAudio in
             let file = try parseHeaders(fd, path: path, length: length)
+            _ = try options.judge(file.truncation, name: path)   // refused before its audio is read, unless lenient
             try check(file, name: path, options: options)
             // Only the bytes decoding uses: every packet for ima4, the packet table's frames for
             // lpcm (one frame per packet) — a long data chunk trimmed to a few frames is not read.

@@ -1,73 +1,3 @@
-/// The structure of a Core Audio Format (CAF) file: its format, where its audio is, and the
-/// optional packet table, channel layout and text metadata.
-///
-/// Produced by ``CAFReader/parse(_:name:)-(UnsafeRawBufferPointer,_)``; every count in it has been
-/// checked against the file's size, so decoding from it allocates nothing the file does not justify.
-public struct CAFFile: Sendable, Equatable {
-    /// The `desc` chunk: how the audio is encoded.
-    public struct Format: Sendable, Equatable {
-        /// Frames per second as written (may be fractional).
-        public var sampleRate: Double
-        /// The four-character format id, e.g. `lpcm` or `ima4`.
-        public var formatID: String
-        /// Format flags (for `lpcm`: bit 0 float, bit 1 little-endian).
-        public var formatFlags: UInt32
-        /// Bytes in one packet.
-        public var bytesPerPacket: Int
-        /// Frames in one packet (1 for `lpcm`, 64 for `ima4`).
-        public var framesPerPacket: Int
-        /// Channels per frame.
-        public var channels: Int
-        /// Bits per sample (4 for `ima4`).
-        public var bitsPerChannel: Int
-
-        /// Whether `lpcm` samples are IEEE floats.
-        public var isFloat: Bool { formatFlags & 1 != 0 }
-        /// Whether `lpcm` samples are little-endian.
-        public var isLittleEndian: Bool { formatFlags & 2 != 0 }
-        /// A short codec name for people: `pcm_s16le`, `pcm_f32be`, `ima4` …
-        public var codecName: String {
-            guard formatID == "lpcm" else { return formatID }
-            return "pcm_\(isFloat ? "f" : "s")\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : (isLittleEndian ? "le" : "be"))"
-        }
-    }
-
-    /// The `pakt` chunk header: how many of the decoded frames are real audio.
-    public struct PacketTable: Sendable, Equatable {
-        public var packets: Int64
-        public var validFrames: Int64
-        public var primingFrames: Int32
-        public var remainderFrames: Int32
-    }
-
-    /// The audio format.
-    public var format: Format
-    /// Offset of the first audio byte (after the data chunk's edit count).
-    public var audioOffset: Int
-    /// Audio bytes in the data chunk (after the edit count).
-    public var audioByteCount: Int
-    /// The data chunk's edit count.
-    public var editCount: UInt32
-    /// The packet table header, when the file has one.
-    public var packetTable: PacketTable?
-    /// Bytes in the `kuki` (magic cookie) chunk, 0 when absent.
-    public var magicCookieByteCount: Int
-    /// The `chan` chunk's layout tag, when present.
-    public var channelLayoutTag: UInt32?
-    /// Key/value strings of the `info` chunk.
-    public var info: [String: String]
-    /// Whole packets in the data chunk.
-    public var packetCount: Int
-    /// Bytes after the last whole packet (a ragged last packet); they are not decoded.
-    public var trailingBytes: Int
-    /// First decoded frame that is audio (the packet table's priming frames, else 0).
-    public var firstFrame: Int
-    /// Frames of audio (the packet table's valid frames, else packets × frames per packet).
-    public var frameCount: Int
-    /// The sample rate rounded to whole hertz, as uploaded.
-    public var roundedSampleRate: Int { Int(format.sampleRate.rounded()) }
-}
-
 /// Reads Core Audio Format files: `lpcm` (8/16/24/32-bit integer, 32/64-bit float, either
 /// endianness) and Apple IMA4 (`ima4`, bit-exact with ffmpeg's decoder), from memory or a path.
 ///
@@ -120,6 +50,14 @@ public enum CAFReader {
     public static func decode(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
                               options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         precondition(isConsistent(file, byteCount: bytes.count), "CAFReader.decode: the file's counts do not fit the bytes (not what parse returned for them)")
+        let cut = try options.judge(file.truncation, name: name)
+        var decoded = try decodeAudio(file, bytes: bytes, name: name, options: options)
+        decoded.truncation = cut
+        return decoded
+    }
+
+    private static func decodeAudio(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
+                                    options: ClipDecoder.Options) throws(EarshotError) -> PCMAudio {
         let f = file.format
         let audio = UnsafeRawBufferPointer(rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
         if f.formatID == "ima4" {
@@ -187,7 +125,12 @@ public enum CAFReader {
     /// chunk, its size checked against the file (negative sizes refused, −1 only for `data`, which
     /// then runs to the end) with at most ``maxChunks`` chunks. ``parse(name:length:read:)`` and
     /// the marker reader walk files through it.
+    ///
+    /// A `data` chunk that states more bytes than remain is the file cut short: with
+    /// `shortData`, that is called with the size it states and the chunk is visited with the
+    /// bytes there; without it, it is an error like any other chunk running past the end.
     static func walkChunks(name: String, length n: Int, read: (Int, Int) -> [UInt8],
+                           shortData: ((_ stated: Int64) -> Void)? = nil,
                            _ visit: (_ type: UInt32, _ body: Int, _ size: Int) throws(EarshotError) -> Void) throws(EarshotError) {
         let head = read(0, 8)
         guard head.count >= 4, head[0] == 0x63, head[1] == 0x61, head[2] == 0x66, head[3] == 0x66 else {
@@ -217,6 +160,9 @@ public enum CAFReader {
                 size = remaining
             } else if declared < 0 {
                 throw .malformedFile("\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has negative size \(declared)")
+            } else if declared > Int64(remaining), type == fourCC("data"), let shortData {
+                shortData(declared)
+                size = remaining
             } else if declared > Int64(remaining) {
                 throw .malformedFile("\(name): truncated: chunk '\(fourCCString(type))' at offset \(chunkStart) claims \(declared) bytes but only \(remaining) remain")
             } else {
@@ -249,7 +195,8 @@ public enum CAFReader {
             return b
         }
 
-        try walkChunks(name: name, length: n, read: read) { (type, pos, size) throws(EarshotError) in
+        var statedData: Int64?
+        try walkChunks(name: name, length: n, read: read, shortData: { statedData = $0 }) { (type, pos, size) throws(EarshotError) in
             switch type {
             case fourCC("desc"):
                 guard size >= 32 else { throw .malformedFile("\(name): desc chunk is \(size) bytes (needs 32)") }
@@ -296,22 +243,41 @@ public enum CAFReader {
         let decodedFrames = packets * format.framesPerPacket
         var first = 0
         var frames = decodedFrames
+        var truncation: Truncation?
+        var table = pakt
         if let pakt {
             guard pakt.packets >= 0, pakt.validFrames >= 0, pakt.primingFrames >= 0, pakt.remainderFrames >= 0 else {
                 throw .malformedFile("\(name): pakt has negative counts (packets \(pakt.packets), valid \(pakt.validFrames), priming \(pakt.primingFrames), remainder \(pakt.remainderFrames))")
             }
             // Both fields come from the file: their sum may not fit (a valid count near Int64.max).
             let (claimed, overflow) = Int64(pakt.primingFrames).addingReportingOverflow(pakt.validFrames)
-            guard !overflow, claimed <= Int64(decodedFrames) else {
-                throw .malformedFile("\(name): truncated: pakt claims \(pakt.primingFrames) priming + \(pakt.validFrames) valid frames but the data holds \(decodedFrames)")
+            guard !overflow else {
+                throw .malformedFile("\(name): pakt claims \(pakt.primingFrames) priming + \(pakt.validFrames) valid frames")
             }
             first = Int(pakt.primingFrames)
             frames = Int(pakt.validFrames)
+            if claimed > Int64(decodedFrames) {
+                truncation = Truncation(expectedFrames: frames, foundFrames: 0, detail: "its pakt chunk states \(pakt.validFrames) valid frames")
+            }
+        }
+        if let stated = statedData {
+            let (statedFrames, overflow) = (Int(clamping: stated - 4) / format.bytesPerPacket).multipliedReportingOverflow(by: format.framesPerPacket)
+            truncation = Truncation(expectedFrames: pakt != nil ? frames : (overflow ? nil : statedFrames), foundFrames: 0,
+                                    detail: "the data chunk states \(stated) bytes, \(data.count + 4) are there")
+        }
+        if truncation != nil {
+            // Cut short: the frames that are there, after the priming ones.
+            first = min(first, decodedFrames)
+            frames = decodedFrames - first
+            truncation?.foundFrames = frames
+            if truncation?.expectedFrames ?? .max <= frames { truncation?.expectedFrames = nil }
+            table?.validFrames = Int64(frames)
+            table?.remainderFrames = 0
         }
         return CAFFile(format: format, audioOffset: data.offset, audioByteCount: data.count, editCount: data.edits,
-                       packetTable: pakt, magicCookieByteCount: cookie, channelLayoutTag: layoutTag, info: info,
+                       packetTable: table, magicCookieByteCount: cookie, channelLayoutTag: layoutTag, info: info,
                        packetCount: packets, trailingBytes: data.count - packets * format.bytesPerPacket,
-                       firstFrame: first, frameCount: frames)
+                       firstFrame: first, frameCount: frames, truncation: truncation)
     }
 
     /// Whether `file`'s counts are consistent with each other and with `byteCount` bytes (what

@@ -99,17 +99,23 @@ public enum ClipDecoder {
         guard !head.isEmpty else { throw .unreadableFile(path: path, reason: "empty file") }
         switch head.withUnsafeBytes({ route(for: $0) }) {
         case .caf:
-            return describe(try CAFReader.parse(path: path), bytes: FileCheck.size(path))
+            return try describe(try CAFReader.parse(path: path), name: path, bytes: FileCheck.size(path))
         case .vorbis:
             return try VorbisFileDecoder.inspect(path: path)
         case .sndfile:
             try FileCheck.requireRegularFile(path)
-            try RIFFCheck.validate(path: path)
+            let promise = try SndFileDecoder.Preflight.file(path)
             var info = SF_INFO()
             guard let file = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
-                throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
+                throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
             }
             defer { sf_close(file) }
+            try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: path) { (count) throws(EarshotError) in
+                var again = SF_INFO()
+                guard let fresh = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &again) }) else { return }
+                defer { sf_close(fresh) }
+                count(fresh)
+            }
             return try describe(info, name: path, bytes: FileCheck.size(path))
         }
     }
@@ -129,18 +135,22 @@ public enum ClipDecoder {
         guard !b.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
         switch route(for: b) {
         case .caf:
-            return describe(try CAFReader.parse(b, name: name), bytes: b.count)
+            return try describe(try CAFReader.parse(b, name: name), name: name, bytes: b.count)
         case .vorbis:
             return try VorbisFileDecoder.inspect(b, name: name)
         case .sndfile:
-            return try SndFileDecoder.withVirtualFile(b, name: name) { (_, info) throws(EarshotError) -> ClipFileInfo in
-                try describe(info, name: name, bytes: b.count)
+            return try SndFileDecoder.withVirtualFile(b, name: name) { (file, info, promise) throws(EarshotError) -> ClipFileInfo in
+                try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: name) { (count) throws(EarshotError) in
+                    try SndFileDecoder.withVirtualFile(b, name: name) { (fresh, _, _) throws(EarshotError) in count(fresh) }
+                }
+                return try describe(info, name: name, bytes: b.count)
             }
         }
     }
 
-    /// A parsed CAF structure as a ``ClipFileInfo``.
-    private static func describe(_ caf: CAFFile, bytes: Int) -> ClipFileInfo {
+    /// A parsed CAF structure as a ``ClipFileInfo``; a file cut short is refused.
+    private static func describe(_ caf: CAFFile, name: String, bytes: Int) throws(EarshotError) -> ClipFileInfo {
+        if let cut = caf.truncation { throw cut.error(name) }
         let f = caf.format
         return ClipFileInfo(container: "CAF", codec: f.codecName, sampleRate: f.sampleRate, channels: f.channels,
                             frames: caf.frameCount, packets: caf.packetCount, bytes: bytes, audioBytes: caf.audioByteCount)

@@ -33,14 +33,22 @@ extension ClipDecoder {
         public var lossyAsFloat: Bool
         /// Where the limit is set, for the error message (`"Configuration.maxClipBytes"`).
         public var limitName: String
+        /// Lenient loading: a file shorter than its container says (a WAV `data` chunk cut
+        /// short, a FLAC missing its last frames, an Ogg stream without its last page) decodes as
+        /// far as it goes, with ``PCMAudio/truncation`` saying what was expected and found (and
+        /// ``AudioEngine`` logging a warning), instead of throwing
+        /// ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``. Off by default:
+        /// a truncated asset is an export or download gone wrong, best heard of at once.
+        public var allowsTruncated: Bool
 
         public init(maxBytes: Int = Options.defaultMaxBytes, lossyAsFloat: Bool = false,
-                    limitName: String = "ClipDecoder.Options.maxBytes") {
+                    limitName: String = "ClipDecoder.Options.maxBytes", allowsTruncated: Bool = false) {
             precondition((1...Self.maxBytesCeiling).contains(maxBytes),
                          "ClipDecoder.Options: maxBytes \(maxBytes) is outside 1…\(Self.maxBytesCeiling)")
             self.maxBytes = maxBytes
             self.lossyAsFloat = lossyAsFloat
             self.limitName = limitName
+            self.allowsTruncated = allowsTruncated
         }
 
         /// Throws ``EarshotError/tooLarge(name:what:size:limit:setting:)`` when `samples` samples

@@ -37,6 +37,9 @@ public struct PCMAudio: Sendable, Equatable {
     public var channels: Int
     /// Interleaved samples; `samples.count` is a multiple of `channels`.
     public var samples: Samples
+    /// Set when the file was shorter than its container said and was decoded leniently
+    /// (``ClipDecoder/Options/allowsTruncated``): what was expected and found. Nil otherwise.
+    public var truncation: Truncation?
 
     public init(sampleRate: Int, channels: Int, samples: Samples) {
         precondition(channels > 0 && samples.count % channels == 0, "PCMAudio: sample count \(samples.count) is not a multiple of \(channels) channels")

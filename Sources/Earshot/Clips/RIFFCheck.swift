@@ -160,6 +160,42 @@ enum RIFFCheck {
         }
     }
 
+    /// Data sizes that say "unknown length" rather than a length: a WAV written to a pipe states
+    /// 0xFFFFFFFF (ffmpeg), 0x7FFFF000 (sox) or 0 for its `data` chunk.
+    static let streamedDataSizes: Set<Int> = [0, 0xFFFF_FFFF, 0x7FFF_F000]
+
+    /// ``validate(name:length:read:visit:)``, and the truncation of a file whose `data` chunk
+    /// states more bytes than the file holds (nil when it holds them, or states no length): frames
+    /// expected and found by the `fmt ` chunk's block size (PCM, float, A-law, µ-law and
+    /// extensible formats; IMA ADPCM by its frames per block; other encodings in proportion to
+    /// the bytes).
+    static func truncation(name: String, length: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> Truncation? {
+        var format: (tag: Int, blockAlign: Int, framesPerBlock: Int)?
+        var data: (body: Int, size: Int)?
+        try validate(name: name, length: length, read: read) { (chunk) throws(EarshotError) in
+            guard chunk.list == nil else { return }
+            if chunk.id == "fmt ", format == nil {
+                let b = read(chunk.body, 20)
+                guard b.count >= 14 else { return }
+                let tag = Int(b[0]) | Int(b[1]) << 8
+                let blockAlign = Int(b[12]) | Int(b[13]) << 8
+                let perBlock = tag == 0x11 && b.count >= 20 ? Int(b[18]) | Int(b[19]) << 8 : 1
+                format = (tag, blockAlign, max(1, perBlock))
+            } else if chunk.id == "data", data == nil {
+                data = (chunk.body, chunk.size)
+            }
+        }
+        guard let data, let format, format.blockAlign > 0, !streamedDataSizes.contains(data.size) else { return nil }
+        let there = max(0, length - data.body)
+        guard data.size > there else { return nil }
+        let detail = "the data chunk states \(data.size) bytes, \(there) are there"
+        if [1, 3, 6, 7, 0x11, 0xFFFE].contains(format.tag) {
+            return Truncation(expectedFrames: data.size / format.blockAlign * format.framesPerBlock,
+                              foundFrames: there / format.blockAlign * format.framesPerBlock, detail: detail)
+        }
+        return Truncation(expectedFrames: nil, foundFrames: 0, detail: detail)
+    }
+
     /// ``validate(name:length:read:)`` on bytes in memory.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) {
         try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in try validate(name: name, length: length, read: read) }

@@ -17,19 +17,19 @@ extension SndFileDecoder {
     /// Ogg other than Opus and FLAC goes to ``VorbisFileDecoder`` (libsndfile 1.2.0 leaks on it).
     public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         if ClipDecoder.route(for: bytes) == .vorbis { return try VorbisFileDecoder.decode(bytes, name: name, options: options) }
-        return try withVirtualFile(bytes, name: name) { (file, info) throws(EarshotError) in
-            try read(file, info: info, name: name, options: options)
+        return try withVirtualFile(bytes, name: name) { (file, info, promise) throws(EarshotError) in
+            try read(file, info: info, name: name, options: options, promise: promise)
         }
     }
 
     /// Opens the bytes as a libsndfile file and runs `body` with it, closing it afterwards.
     /// Callers route Ogg Vorbis elsewhere first (libsndfile 1.2.0 leaks on damaged Ogg Vorbis).
     static func withVirtualFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
-                                   _ body: (OpaquePointer, SF_INFO) throws(EarshotError) -> R) throws(EarshotError) -> R {
+                                   _ body: (OpaquePointer, SF_INFO, Preflight) throws(EarshotError) -> R) throws(EarshotError) -> R {
         if let codec = VorbisFileDecoder.oggCodec(bytes), codec != .opus, codec != .flac {
             throw .unreadableFile(path: name, reason: "an Ogg stream that is neither Opus nor FLAC (vorbisfile reads Vorbis)")
         }
-        try RIFFCheck.validate(bytes, name: name)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
+        let promise = try Preflight.memory(bytes, name: name)   // RIFFCheck: libsndfile 1.2.0 never returns on some malformed LIST chunks
         return try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
             var io = SF_VIRTUAL_IO(
                 get_filelen: { user in sf_count_t(MemorySource.from(user)?.length ?? 0) },
@@ -44,10 +44,10 @@ extension SndFileDecoder {
                 tell: { user in sf_count_t(MemorySource.from(user)?.position ?? 0) })
             var info = SF_INFO()
             guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
-                throw .unreadableFile(path: name, reason: openFailure(head: Array(bytes.prefix(16))))
+                throw promise.openFailure(name: name) ?? .unreadableFile(path: name, reason: openFailure(head: Array(bytes.prefix(16))))
             }
             defer { sf_close(file) }
-            return try body(file, info)
+            return try body(file, info, promise)
         }
     }
 }

@@ -24,13 +24,68 @@ public enum SndFileDecoder {
         if try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes).withUnsafeBytes({ ClipDecoder.route(for: $0) == .vorbis }) {
             return try VorbisFileDecoder.decode(path: path, options: options)
         }
-        try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
+        let promise = try Preflight.file(path)
         var info = SF_INFO()
         guard let file = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
-            throw .unreadableFile(path: path, reason: openFailure(path: path))
+            throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: openFailure(path: path))
         }
         defer { sf_close(file) }
-        return try read(file, info: info, name: path, options: options)
+        return try read(file, info: info, name: path, options: options, promise: promise)
+    }
+
+    /// What a file's container promises about its length, found before libsndfile opens it by
+    /// the structural checks libsndfile needs anyway (``RIFFCheck``, ``OggLinkCheck``): a WAV or
+    /// RF64 `data` chunk cut short, an Ogg Opus or FLAC stream without its last page.
+    struct Preflight {
+        var riff: Truncation?
+        var ogg: OggLinkCheck.End?
+
+        /// Walks the file of `length` bytes read through `read`.
+        static func scan(name: String, length: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> Preflight {
+            // libsndfile 1.2.0 never returns on some malformed LIST chunks: RIFFCheck refuses them.
+            var out = Preflight(riff: try RIFFCheck.truncation(name: name, length: length, read: read))
+            let head = read(0, ClipDecoder.sniffBytes)
+            if head.withUnsafeBytes({ VorbisFileDecoder.oggCodec($0) }) != nil {
+                out.ogg = try OggLinkCheck.validate(name: name, length: length, read: read, vorbisLinks: false)
+            }
+            return out
+        }
+
+        static func file(_ path: String) throws(EarshotError) -> Preflight {
+            var out = Preflight()
+            try HeaderScan.file(path) { (length, read) throws(EarshotError) in out = try scan(name: path, length: length, read: read) }
+            return out
+        }
+
+        static func memory(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> Preflight {
+            var out = Preflight()
+            try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in out = try scan(name: name, length: length, read: read) }
+            return out
+        }
+
+        /// The error for a file libsndfile could not open: cut short, when its Ogg pages say so.
+        func openFailure(name: String) -> EarshotError? {
+            guard let ogg, let cut = Truncation.ogg(ogg, found: ogg.lastFrames) else { return nil }
+            return cut.error(name)
+        }
+
+        /// The truncation of a file whose header libsndfile read as `info`, `decoded` frames
+        /// decoded (nil: not decoded, only its header read), `failed` when decoding stopped on an
+        /// error. A FLAC's STREAMINFO states its length: fewer frames, or an error before them, is
+        /// a FLAC cut short.
+        func truncation(info: SF_INFO, decoded: Int?, failed: Bool) -> Truncation? {
+            if let riff {
+                let found = decoded ?? riff.foundFrames
+                return Truncation(expectedFrames: riff.expectedFrames.flatMap { $0 > found ? $0 : nil }, foundFrames: found, detail: riff.detail)
+            }
+            if let ogg, let cut = Truncation.ogg(ogg, found: decoded ?? ogg.lastFrames) { return cut }
+            if info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let decoded,
+               let stated = knownFrames(info), stated > 0, decoded < stated || failed {
+                return Truncation(expectedFrames: stated, foundFrames: decoded,
+                                  detail: "its STREAMINFO states \(stated) frames" + (failed ? "; decoding stopped on a damaged or missing frame" : ""))
+            }
+            return nil
+        }
     }
 
     /// The frame count libsndfile's header reports, or nil when it is unknown (libsndfile says
@@ -39,7 +94,8 @@ public enum SndFileDecoder {
         info.frames >= 0 && info.frames < sf_count_t(Int64.max) ? Int(info.frames) : nil
     }
 
-    static func read(_ file: OpaquePointer, info: SF_INFO, name: String, options: ClipDecoder.Options) throws(EarshotError) -> PCMAudio {
+    static func read(_ file: OpaquePointer, info: SF_INFO, name: String, options: ClipDecoder.Options,
+                     promise: Preflight = Preflight()) throws(EarshotError) -> PCMAudio {
         guard info.channels > 0, info.channels <= 64 else {
             throw .malformedFile("\(name): \(info.channels) channels")
         }
@@ -58,23 +114,31 @@ public enum SndFileDecoder {
             try options.check(samples: frames.multipliedReportingOverflow(by: channels).overflow ? Int.max : frames * channels,
                               bytesPerSample: isFloat ? 4 : 2, name: name)
         }
+        var audio: PCMAudio
+        var failed = false
         if isFloat {
-            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options) { sf_readf_float($0, $1, $2) }
-            try checkLength(out.count / channels, exact: exact, name: name)
-            return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
+            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options, failed: &failed) { sf_readf_float($0, $1, $2) }
+            audio = PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
         } else {
-            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options) { sf_readf_short($0, $1, $2) }
-            try checkLength(out.count / channels, exact: exact, name: name)
-            return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
+            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options, failed: &failed) { sf_readf_short($0, $1, $2) }
+            audio = PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
         }
+        if let cut = promise.truncation(info: info, decoded: audio.frameCount, failed: failed) {
+            audio.truncation = try options.judge(cut, name: name)
+            return audio
+        }
+        if failed { try checkReadError(file, name: name) }
+        try checkLength(audio.frameCount, exact: exact, name: name)
+        return audio
     }
 
     /// Reads every remaining frame with `readf` (`sf_readf_float` or `sf_readf_short`), in chunks,
     /// into storage reserved once for the header's length (already checked against the limit);
-    /// every chunk is checked against the limit before it is appended.
+    /// every chunk is checked against the limit before it is appended. `failed` says whether
+    /// libsndfile stopped on an error.
     private static func readAll<T: Numeric>(
         _ file: OpaquePointer, channels: Int, expectedFrames: Int?, name: String, options: ClipDecoder.Options,
-        _ readf: (OpaquePointer, UnsafeMutablePointer<T>?, sf_count_t) -> sf_count_t
+        failed: inout Bool, _ readf: (OpaquePointer, UnsafeMutablePointer<T>?, sf_count_t) -> sf_count_t
     ) throws(EarshotError) -> [T] {
         let chunkFrames = 16_384
         var out: [T] = []
@@ -86,8 +150,35 @@ public enum SndFileDecoder {
             try options.check(samples: out.count + Int(got) * channels, bytesPerSample: MemoryLayout<T>.size, name: name)
             out.append(contentsOf: chunk[0..<(Int(got) * channels)])
         }
-        try checkReadError(file, name: name)
+        failed = sf_error(file) != 0   // the caller says why: a file cut short, or damaged
         return out
+    }
+
+    /// For inspecting without decoding (`earshot info`, `validate`): throws when the file is cut
+    /// short. WAV, RF64 and Ogg say so by their structure; a FLAC is asked for its last stated
+    /// frame (a seek and a one-frame read), and only when that fails is it decoded — through
+    /// `reopen`, a fresh handle: libFLAC's decoder is left in error by the failed seek — to count
+    /// what it holds.
+    static func checkWhole(_ file: OpaquePointer, info: SF_INFO, promise: Preflight, name: String,
+                           reopen: ((OpaquePointer) -> Void) throws(EarshotError) -> Void) throws(EarshotError) {
+        if let cut = promise.truncation(info: info, decoded: nil, failed: false) { throw cut.error(name) }
+        guard info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let stated = knownFrames(info), stated > 0,
+              (1...64).contains(info.channels) else { return }
+        let channels = Int(info.channels)
+        var frame = [Float](repeating: 0, count: channels)
+        if sf_seek(file, sf_count_t(stated - 1), SEEK_SET) == sf_count_t(stated - 1),
+           sf_readf_float(file, &frame, 1) == 1, sf_error(file) == 0 { return }
+        var decoded = 0, failed = true
+        try reopen { fresh in
+            var chunk = [Float](repeating: 0, count: 16_384 * channels)
+            while decoded < stated {
+                let got = Int(sf_readf_float(fresh, &chunk, 16_384))
+                if got <= 0 { break }
+                decoded += got
+            }
+            failed = sf_error(fresh) != 0
+        }
+        if let cut = promise.truncation(info: info, decoded: decoded, failed: failed) { throw cut.error(name) }
     }
 
     /// Whether libsndfile's frame count is the exact length: plain PCM, float, µ-law and A-law

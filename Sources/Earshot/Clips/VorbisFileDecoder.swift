@@ -71,19 +71,27 @@ public enum VorbisFileDecoder {
 
     /// Decodes the Ogg Vorbis file at `path`.
     public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        try withFile(path) { (vf) throws(EarshotError) in try read(vf, name: path, options: options) }
+        try withFile(path) { (vf, end) throws(EarshotError) in try read(vf, name: path, options: options, end: end) }
     }
 
-    /// Opens `path` with `ov_fopen` and runs `body` with the open file.
-    static func withFile<R>(_ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    /// Opens `path` with `ov_fopen` and runs `body` with the open file and how its pages end.
+    /// A stream vorbisfile cannot open that stops without its last page (cut inside its headers)
+    /// is ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``, not "not Vorbis".
+    static func withFile<R>(_ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>, OggLinkCheck.End) throws(EarshotError) -> R) throws(EarshotError) -> R {
         try FileCheck.requireRegularFile(path)
-        try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+        let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         defer { vf.deallocate() }
         let code = RawPath.withCString(path) { ov_fopen($0, vf) }
-        guard code == 0 else { throw .unreadableFile(path: path, reason: reason(code)) }
+        guard code == 0 else { throw openFailure(code, name: path, end: end) }
         defer { ov_clear(vf) }
-        return try body(vf)
+        return try body(vf, end)
+    }
+
+    /// Why vorbisfile refused a stream: cut short, when its pages say so; else vorbisfile's reason.
+    private static func openFailure(_ code: Int32, name: String, end: OggLinkCheck.End) -> EarshotError {
+        if let cut = Truncation.ogg(end, found: 0) { return cut.error(name) }
+        return .unreadableFile(path: name, reason: reason(code))
     }
 
     /// Decodes Ogg Vorbis bytes held in memory.
@@ -93,24 +101,26 @@ public enum VorbisFileDecoder {
 
     /// Decodes Ogg Vorbis bytes held in memory; the bytes are only borrowed.
     public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        try withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try read(vf, name: name, options: options) }
+        try withMemoryFile(bytes, name: name) { (vf, end) throws(EarshotError) in try read(vf, name: name, options: options, end: end) }
     }
 
     /// Describes the Ogg Vorbis file at `path` (rate, channels, length) without decoding it.
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
-        try withFile(path) { (vf) throws(EarshotError) in try describe(vf, name: path, bytes: FileCheck.size(path)) }
+        try withFile(path) { (vf, end) throws(EarshotError) in try describe(vf, name: path, bytes: FileCheck.size(path), end: end) }
     }
 
     /// Describes Ogg Vorbis bytes held in memory without decoding them.
     public static func inspect(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> ClipFileInfo {
-        try withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try describe(vf, name: name, bytes: bytes.count) }
+        try withMemoryFile(bytes, name: name) { (vf, end) throws(EarshotError) in try describe(vf, name: name, bytes: bytes.count, end: end) }
     }
 
-    private static func describe(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, bytes: Int) throws(EarshotError) -> ClipFileInfo {
+    private static func describe(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, bytes: Int,
+                                 end: OggLinkCheck.End) throws(EarshotError) -> ClipFileInfo {
         guard let info = ov_info(vf, -1), info.pointee.channels > 0, info.pointee.rate > 0 else {
             throw .malformedFile("\(name): no Vorbis stream information")
         }
         let total = ov_pcm_total(vf, -1)
+        if let cut = Truncation.ogg(end, found: max(0, Int(total))) { throw cut.error(name) }
         return ClipFileInfo(container: "OGG (OGG Container format)", codec: "Vorbis", sampleRate: Double(info.pointee.rate),
                             channels: Int(info.pointee.channels), frames: total >= 0 ? Int(total) : nil,
                             packets: nil, bytes: bytes, audioBytes: nil)
@@ -118,8 +128,8 @@ public enum VorbisFileDecoder {
 
     /// Opens bytes in memory with `ov_open_callbacks` and runs `body` with the open file.
     static func withMemoryFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
-                                          _ body: (UnsafeMutablePointer<OggVorbis_File>) throws(EarshotError) -> R) throws(EarshotError) -> R {
-        try OggLinkCheck.validate(bytes, name: name)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+                                          _ body: (UnsafeMutablePointer<OggVorbis_File>, OggLinkCheck.End) throws(EarshotError) -> R) throws(EarshotError) -> R {
+        let end = try OggLinkCheck.validate(bytes, name: name)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         return try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
             let callbacks = ov_callbacks(
                 read_func: { ptr, size, count, user in
@@ -137,14 +147,14 @@ public enum VorbisFileDecoder {
             let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
             defer { vf.deallocate() }
             let code = ov_open_callbacks(user, vf, nil, 0, callbacks)
-            guard code == 0 else { throw .unreadableFile(path: name, reason: reason(code)) }
+            guard code == 0 else { throw openFailure(code, name: name, end: end) }
             defer { ov_clear(vf) }
-            return try body(vf)
+            return try body(vf, end)
         }
     }
 
     private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String,
-                             options: ClipDecoder.Options) throws(EarshotError) -> PCMAudio {
+                             options: ClipDecoder.Options, end: OggLinkCheck.End) throws(EarshotError) -> PCMAudio {
         guard let first = ov_info(vf, -1) else { throw .malformedFile("\(name): no Vorbis stream information") }
         let channels = Int(first.pointee.channels)
         let rate = first.pointee.rate
@@ -166,7 +176,9 @@ public enum VorbisFileDecoder {
                 try options.check(samples: out.count + frames * channels, bytesPerSample: 4, name: name)
                 interleave(pcm, frames: frames, channels: channels, onto: &out) { $0 }
             }
-            return PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
+            var audio = PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
+            audio.truncation = try options.judge(Truncation.ogg(end, found: audio.frameCount), name: name)
+            return audio
         }
         var out: [Int16] = []
         out.reserveCapacity(expected)
@@ -174,7 +186,9 @@ public enum VorbisFileDecoder {
             try options.check(samples: out.count + frames * channels, bytesPerSample: 2, name: name)
             interleave(pcm, frames: frames, channels: channels, onto: &out, int16)
         }
-        return PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
+        var audio = PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
+        audio.truncation = try options.judge(Truncation.ogg(end, found: audio.frameCount), name: name)
+        return audio
     }
 
     /// Appends `frames` frames of planar channels to `out`, interleaved, each sample converted.

@@ -72,12 +72,15 @@ enum OpenALEnvironment {
     /// `[pulse] allow-moves = true`) to a private file; nil when it cannot be written.
     private static func writeMovableConfiguration() -> String? {
         var text = ""
-        if let user = getenv("ALSOFT_CONF").map({ String(cString: $0) }), !user.isEmpty,
-           let data = FileManager.default.contents(atPath: user) {
-            // A user file larger than OpenAL configurations ever are (1 MiB) is left in place
-            // untouched: the process then does not follow the default output.
-            guard data.count <= 1 << 20 else { return nil }
-            text += String(decoding: data, as: UTF8.self) + "\n"
+        if let user = getenv("ALSOFT_CONF").map({ String(cString: $0) }), !user.isEmpty {
+            // Read by what is read (a /proc file or a device says 0 bytes): a user file larger
+            // than OpenAL configurations ever are (1 MiB) is left in place untouched, and the
+            // process then does not follow the default output; one that cannot be read is left out.
+            switch Result(catching: { () throws(EarshotError) in try FileBytes.read(path: user, limit: 1 << 20) }) {
+            case .success(let data): text += String(decoding: data, as: UTF8.self) + "\n"
+            case .failure(.tooLarge): return nil
+            case .failure: break
+            }
         }
         text += "# Written by Earshot for OpenAL Soft's first device open, then removed:\n"
         text += "# follow the system's default output (AudioEngine.Configuration.followsDefaultOutput).\n"

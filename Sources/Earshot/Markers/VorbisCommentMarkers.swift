@@ -28,12 +28,12 @@ enum VorbisCommentMarkers {
     /// The chapters of the Ogg Vorbis file at `path`, checked against `frameCount` (the length
     /// of its audio, as for every format: see ``MarkerReader/read(path:frameCount:)``).
     static func read(path: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
-        try VorbisFileDecoder.withFile(path) { (vf) throws(EarshotError) in try read(vf, name: path, frames: frameCount) }
+        try VorbisFileDecoder.withFile(path) { (vf, _) throws(EarshotError) in try read(vf, name: path, frames: frameCount) }
     }
 
     /// The chapters of Ogg Vorbis bytes in memory, checked against `frameCount`.
     static func read(_ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
-        try VorbisFileDecoder.withMemoryFile(bytes, name: name) { (vf) throws(EarshotError) in try read(vf, name: name, frames: frameCount) }
+        try VorbisFileDecoder.withMemoryFile(bytes, name: name) { (vf, _) throws(EarshotError) in try read(vf, name: name, frames: frameCount) }
     }
 
     private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, frames: Int) throws(EarshotError) -> FileMarkers {

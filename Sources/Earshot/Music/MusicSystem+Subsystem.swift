@@ -17,7 +17,11 @@ extension MusicSystem: EngineSubsystem {
         assertLocked()
         let made = try host.withMusicAL { () throws(EarshotError) -> [ALuint] in
             guard !host.musicCoreIsShutDown else { throw .engineShutDown }
-            return try ALSourceNames.generate(sourceCount)
+            let names = try ALSourceNames.generate(sourceCount)
+            // OpenAL caps a source's gain at AL_MAX_GAIN (1 by default): a track's volume goes
+            // up to MusicTrack.maxVolume (+12 dB), times its bus's gain.
+            for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
+            return names
         }
         sources = made
         freeSources = made.reversed()

@@ -96,7 +96,7 @@ extension MusicTrack {
                      at time: Double) {
         guard target.isFinite, duration.isFinite, time.isFinite else { return }
         guard let engine else { return }
-        system.fade(stream, to: min(1, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
+        system.fade(stream, to: min(Self.maxVolume, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
                     restoreVolume: nil, at: time, host: engine)
     }
 

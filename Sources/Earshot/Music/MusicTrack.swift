@@ -234,13 +234,17 @@ public final class MusicTrack: @unchecked Sendable {
 
     // MARK: Settings
 
-    /// Linear volume 0…1 (clamped; NaN ignored). Setting it cancels a fade in progress.
+    /// The loudest ``volume``: +12 dB (a factor of 3.98), for songs mastered quietly.
+    public static let maxVolume: Float = 3.981_072
+
+    /// Linear volume 0…``maxVolume`` (clamped; NaN ignored; 1 is as recorded). Setting it cancels
+    /// a fade in progress.
     public var volume: Float {
         get { system.read(stream) { $0.volume } }
         set {
             guard newValue.isFinite else { return }
             guard let engine else { return }
-            system.applySettings(stream, host: engine) { $0.volume = min(1, max(0, newValue)); $0.fade = nil }
+            system.applySettings(stream, host: engine) { $0.volume = min(Self.maxVolume, max(0, newValue)); $0.fade = nil }
         }
     }
 
@@ -347,7 +351,7 @@ public final class MusicTrack: @unchecked Sendable {
 
     // MARK: Fades
 
-    /// Ramps ``volume`` to `target` (0…1) over `duration` seconds of playback time: the music
+    /// Ramps ``volume`` to `target` (0…``maxVolume``) over `duration` seconds of playback time: the music
     /// clock (rendered time on a loopback engine, wall-clock time live) while the track plays,
     /// frozen while it or the music bus is paused (it resumes at the volume it had). The gain moves at every refill: per
     /// render on a loopback engine (render in game-frame-sized blocks for a smooth ramp), every
@@ -355,7 +359,7 @@ public final class MusicTrack: @unchecked Sendable {
     public func fade(to target: Float, duration: Double, curve: FadeCurve = .linear, stopsAtEnd: Bool = false) {
         guard target.isFinite, duration.isFinite else { return }
         guard let engine else { return }
-        system.fade(stream, to: min(1, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
+        system.fade(stream, to: min(Self.maxVolume, max(0, target)), duration: duration, curve: curve, stopsAtEnd: stopsAtEnd,
                     restoreVolume: nil, host: engine)
     }
 

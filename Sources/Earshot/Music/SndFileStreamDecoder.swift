@@ -30,14 +30,21 @@ final class SndFileStreamDecoder: MusicDecoder {
            codec != .opus, codec != .flac {
             throw .unreadableFile(path: path, reason: "an Ogg stream that is neither Opus nor FLAC (vorbisfile reads Vorbis)")
         }
-        try RIFFCheck.validate(path: path)   // libsndfile 1.2.0 never returns on some malformed LIST chunks
+        // RIFFCheck: libsndfile 1.2.0 never returns on some malformed LIST chunks; a WAV or an Ogg
+        // stream cut short is refused at open (music is not loaded leniently).
+        let promise = try SndFileDecoder.Preflight.file(path)
         var info = SF_INFO()
         // Our own descriptor, close-on-exec (sf_open's is inherited by every child the game
         // spawns); libsndfile does not close it (close_desc false): ``close()`` does.
         let fd = try MusicDecoders.openReadOnly(path)
         guard let f = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
             Glibc.close(fd)
-            throw .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
+            throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
+        }
+        if let cut = promise.truncation(info: info, decoded: nil, failed: false) {
+            sf_close(f)
+            Glibc.close(fd)
+            throw cut.error(path)
         }
         guard info.seekable != 0 else {
             sf_close(f)
@@ -51,7 +58,11 @@ final class SndFileStreamDecoder: MusicDecoder {
         channels = Int(info.channels)
         frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
         exactLength = frameCount > 0 && SndFileDecoder.hasExactLength(info)
+        isFLAC = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
     }
+
+    /// A FLAC states its length in STREAMINFO: a read that ends before it is the file cut short.
+    private let isFLAC: Bool
 
     deinit { close() }
 
@@ -65,6 +76,10 @@ final class SndFileStreamDecoder: MusicDecoder {
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
         guard let file else { throw .engineShutDown }
         let got = Int(sf_readf_float(file, buffer, sf_count_t(frames)))
+        if got < frames, isFLAC, frameCount > 0, position + max(0, got) < frameCount {
+            throw .truncated(path: path, expectedFrames: frameCount, foundFrames: position + max(0, got),
+                             detail: "its STREAMINFO states \(frameCount) frames" + (sf_error(file) != 0 ? "; decoding stopped on a damaged or missing frame" : ""))
+        }
         if got < frames, sf_error(file) != 0 {
             throw .decodeFailed(path: path, reason: "\(SndFileDecoder.sndfileReason(file)) near frame \(position + max(0, got))")
         }

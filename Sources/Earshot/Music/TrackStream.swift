@@ -1,29 +1,5 @@
 import COpenAL
 
-/// A stretch of a queued buffer: `count` frames from `offset` in the buffer that hold file frames
-/// `fileFrame…` (or silence, `fileFrame == nil`, the lead-in of a track queued to play after
-/// another). A buffer that crosses a loop seam holds two segments.
-struct StreamSegment: Equatable {
-    var offset: Int
-    var fileFrame: Int?
-    var count: Int
-    /// File frames per frame of the buffer: 1, or the rate of time-stretched audio (a stretched
-    /// segment maps to the file within one stretcher sequence, see ``TimeStretcher``).
-    var step: Double = 1
-}
-
-/// Decoded frames waiting to be uploaded into an OpenAL buffer.
-struct StagedChunk {
-    var samples: [Float]
-    var frames: Int
-    var segments: [StreamSegment]
-
-    static func silence(frames: Int, channels: Int) -> StagedChunk {
-        StagedChunk(samples: [Float](repeating: 0, count: frames * channels), frames: frames,
-                    segments: [StreamSegment(offset: 0, fileFrame: nil, count: frames)])
-    }
-}
-
 /// One OpenAL buffer on a track's source queue and what it holds.
 struct QueuedBuffer {
     var buffer: ALuint
@@ -374,6 +350,10 @@ final class TrackStream: @unchecked Sendable {
                     throw EarshotError.decodeFailed(path: path, reason: "the loop region yields no audio")
                 }
                 let start = loopRegion?.lowerBound ?? 0
+                if try copyShortLoop(from: start, into: &samples, filled: &filled, frames: frames, segments: &segments) {
+                    progressSinceWrap = true
+                    continue
+                }
                 try decoder.seek(toFrame: start)
                 decodeFrame = start
                 if loopsLeft > 0 { loopsLeft -= 1 }
@@ -387,6 +367,10 @@ final class TrackStream: @unchecked Sendable {
         if filled < frames { samples.removeSubrange((filled * channels)...) }
         return StagedChunk(samples: samples, frames: filled, segments: segments)
     }
+
+    /// A short loop's frames, decoded once (its range in the file, interleaved samples):
+    /// TrackStream+ShortLoop.swift.
+    var shortLoop: (range: Range<Int>, samples: [Float])?
 
     /// Where the decoder must wrap: the loop region's end while passes remain and the decoder is
     /// before it; nil to read to the end of the file.

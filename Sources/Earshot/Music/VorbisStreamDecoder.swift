@@ -31,9 +31,12 @@ final class VorbisStreamDecoder: MusicDecoder {
     }
 
     /// Opens `path` as Ogg Vorbis; nil when the Ogg stream is not Vorbis (the caller then tries
-    /// libsndfile). Throws for a damaged Vorbis file.
+    /// libsndfile). Throws for a damaged Vorbis file, and
+    /// ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)`` for one that stops
+    /// without its last page (music streams are not loaded leniently: a track cut short would
+    /// end or loop early).
     static func openIfVorbis(path: String) throws(EarshotError) -> VorbisStreamDecoder? {
-        try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+        let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         // Our own close-on-exec descriptor (ov_fopen's is inherited by every child the game
         // spawns), as a stdio stream that ov_clear closes.
         let fd = try MusicDecoders.openReadOnly(path)
@@ -47,6 +50,7 @@ final class VorbisStreamDecoder: MusicDecoder {
         if result != 0 {
             fclose(stream)   // ov_open leaves the stream open on failure
             file.deallocate()   // ov_open clears the struct itself on failure
+            if let cut = Truncation.ogg(end, found: 0) { throw cut.error(path) }
             if result == OV_ENOTVORBIS { return nil }
             throw .unreadableFile(path: path, reason: "not a readable Ogg Vorbis file (\(reason(result)))")
         }
@@ -56,6 +60,12 @@ final class VorbisStreamDecoder: MusicDecoder {
             throw .unreadableFile(path: path, reason: "the Ogg Vorbis stream is not seekable")
         }
         let total = ov_pcm_total(file, -1)
+        // Cut short (a length past 2⁴⁰ frames is refused as implausible by the caller instead).
+        if total >= 0, Int(total) <= ClipFileInfo.maxPlausibleFrames, let cut = Truncation.ogg(end, found: Int(total)) {
+            ov_clear(file)
+            file.deallocate()
+            throw cut.error(path)
+        }
         let decoder = VorbisStreamDecoder(path: path, file: file, sampleRate: Int(info.pointee.rate),
                                           channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0)
         return decoder

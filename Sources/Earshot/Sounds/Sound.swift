@@ -38,6 +38,11 @@ public struct Sound: Sendable, Hashable {
 /// How one play of a ``Sound`` differs from the sound's defaults: every field left nil keeps the
 /// definition's value; gain and pitch multiply it.
 ///
+/// It is not ``PlayOptions`` because it holds overrides of a definition, where a clip's options
+/// hold complete values: one type would need every clip field optional, or could not say "keep
+/// the sound's" (the article "Sounds and the mix" has the reasons). The engine turns these into
+/// a clip's options once per play, through ``PlayResolver``.
+///
 /// ```swift
 /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
 /// let hum = try engine.makeSound(SoundDefinition(clips: [try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")], loop: true))
@@ -74,6 +79,16 @@ public struct SoundPlayOptions: Sendable, Equatable {
     public var position: Vector3?
     /// Occlusion, obstruction, air absorption and reverb send of a positioned voice.
     public var environment: EnvironmentProperties = .open
+    /// Distance settings of this play: the fields it sets explicitly
+    /// (``SpatialProperties/explicitDistance``) override an emitter's and the sound's; its
+    /// position and cone are not used. Nil: none.
+    ///
+    /// ```swift
+    /// let car = try engine.makeEmitter(SpatialProperties(position: Vector3(0, 0, -30)))
+    /// var options = SoundPlayOptions(emitter: car)
+    /// options.distance = SpatialProperties(maxDistance: 40, beyondMax: .silent)
+    /// ```
+    public var distance: SpatialProperties?
 
     /// Defaults: the sound as defined, centred and non-positional.
     public init() {}
@@ -102,15 +117,30 @@ public struct SoundPlayOptions: Sendable, Equatable {
     /// The options of the voice: the definition's values and this play's overrides, before the
     /// sound's random variation (which the engine applies to the resolved play).
     func playOptions(for d: SoundDefinition) -> PlayOptions {
+        // Distance settings: the play's explicit ones (`distance`, a `.spatial` placement's),
+        // over an emitter's explicit ones, over the sound's (SpatialProperties.explicitDistance).
+        var sound = d.spatial
+        if let distance { sound = distance.withDistance(from: sound) }
         let place: PlayOptions.Placement
-        if let placement {
-            place = placement
-        } else if let position {
-            var s = d.spatial
-            s.position = position
-            place = .spatial(s)
-        } else {
-            place = .pan(0)
+        var emitterDistance: SpatialProperties?
+        switch placement {
+        case .spatial(let s)?:
+            place = .spatial(s.withDistance(from: sound))
+        case .emitter?:
+            place = placement ?? .pan(0)
+            var own = sound
+            own.explicitDistance = distance?.explicitDistance ?? []
+            emitterDistance = own
+        case .pan?:
+            place = placement ?? .pan(0)
+        case nil:
+            if let position {
+                var s = sound
+                s.position = position
+                place = .spatial(s)
+            } else {
+                place = .pan(0)
+            }
         }
         var o = PlayOptions(gain: d.gain * gain, pitch: d.pitch * pitch, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
                             priority: priority ?? d.priority, bus: bus ?? d.bus, delay: delay, fadeIn: fadeIn, placement: place)
@@ -118,6 +148,7 @@ public struct SoundPlayOptions: Sendable, Equatable {
         o.loopCount = loopCount
         o.environment = environment
         o.startTime = startTime
+        o.soundDistance = emitterDistance
         return o
     }
 }

@@ -16,7 +16,8 @@
 ///   emitter); a play past it steals the oldest or the quietest, is refused, or starts virtual.
 /// - **Cooldown**: plays sooner than ``cooldown`` seconds after the last start are refused.
 ///
-/// Refused plays return nil, are counted in ``EngineStats`` and are reported on
+/// A refused play returns a voice whose ``Voice/status`` is ``VoiceStatus/refused`` (never nil;
+/// a bank's `play(_:options:)` returns nil for it), is counted in ``EngineStats`` and is reported on
 /// ``AudioEngine/voiceEvents`` (``VoiceEndReason/refused``, ``VoiceEndReason/cooldown``).
 ///
 /// ```swift

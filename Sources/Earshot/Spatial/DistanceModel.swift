@@ -18,6 +18,33 @@ public enum DistanceModel: String, Sendable, CaseIterable, Codable {
     case exponent
     case exponentClamped
 
+    /// The model as 1…7 (for SpatialProperties' packed flags).
+    @inlinable var packed: UInt8 {
+        switch self {
+        case .none: return 1
+        case .inverse: return 2
+        case .inverseClamped: return 3
+        case .linear: return 4
+        case .linearClamped: return 5
+        case .exponent: return 6
+        case .exponentClamped: return 7
+        }
+    }
+
+    /// The model `packed` stands for (nil for 0).
+    @inlinable init?(packed: UInt8) {
+        switch packed {
+        case 1: self = .none
+        case 2: self = .inverse
+        case 3: self = .inverseClamped
+        case 4: self = .linear
+        case 5: self = .linearClamped
+        case 6: self = .exponent
+        case 7: self = .exponentClamped
+        default: return nil
+        }
+    }
+
     /// The attenuation factor OpenAL Soft applies at `distance` (1 = none).
     ///
     /// Follows OpenAL Soft exactly: a clamped model whose `maxDistance` is below its

@@ -77,6 +77,14 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file gave fewer frames than its header promised when it was opened (`decoded` of
     /// `expected`): it shrank, or was replaced, while being read.
     case fileChangedWhileReading(path: String, decoded: Int, expected: Int)
+    /// The file is shorter than its container says: a WAV or RF64 `data` chunk, a CAF `data` or
+    /// `pakt` chunk, a FLAC `STREAMINFO` promising more frames than the file holds, or an Ogg
+    /// Vorbis or Opus stream that stops without its last page. `expectedFrames` is what the
+    /// container promised — for an Ogg stream cut inside a page, at least that page's granule
+    /// position; nil when it cannot say (cut between pages) — and `foundFrames` what is there.
+    /// `detail` says which structure promised more. ``ClipDecoder/Options/allowsTruncated`` loads
+    /// such a file as far as it goes, with a warning, instead.
+    case truncated(path: String, expectedFrames: Int?, foundFrames: Int, detail: String)
     /// No game parameter of that name is defined in the engine (``AudioEngine/defineParameter(_:)``);
     /// `nearest` is the defined name closest to it, if any is close.
     case unknownParameter(name: String, nearest: String?)
@@ -163,6 +171,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
         case .fileChangedWhileReading(let path, let decoded, let expected):
             return "\(path): the file ended after \(decoded) of the \(expected) frames its header gave: it changed while being read"
+        case .truncated(let path, let expected, let found, let detail):
+            return "\(path): truncated: \(expected.map { "\($0) frames expected" } ?? "more frames expected than are there")"
+                + ", \(found) found (\(detail)); export it again, or load it leniently (ClipDecoder.Options.allowsTruncated)"
         case .unknownParameter(let name, let nearest):
             return "no parameter named \"\(name)\"" + (nearest.map { " (did you mean \"\($0)\"?)" } ?? " (define it with defineParameter first)")
         case .monitor(let detail):

@@ -1,5 +1,8 @@
 /// How a voice plays: gain, pitch, looping, priority, bus, timing, and where it is heard from.
 ///
+/// These are a clip's complete options; a ``Sound``'s play takes ``SoundPlayOptions``, which
+/// override its definition (why two types: the article "Sounds and the mix").
+///
 /// Placement is one of three, stated once: a ``Placement/pan(_:)`` for a non-positional voice
 /// (−1 hard left, 0 centre, +1 hard right, constant power), a position with full
 /// ``SpatialProperties``, or an ``Emitter`` the voice follows. Each has its initializer
@@ -89,6 +92,11 @@ public struct PlayOptions: Sendable, Equatable {
 
     /// The largest ``loopCount`` (a longer repetition is a ``loop`` and a ``Voice/stop(fade:)``).
     public static let maxLoopCount = 1000
+
+    /// The distance settings of a sound's play on an emitter (the sound's, with the play's
+    /// explicit fields marked): the emitter's explicit settings override them
+    /// (``SpatialProperties/explicitDistance``). Nil for a clip's play, which takes the emitter's.
+    var soundDistance: SpatialProperties?
 
     /// Options with a ``placement`` (non-positional and centred by default).
     ///

@@ -63,7 +63,10 @@ public enum PlayResolver {
         case .spatial(let s):
             guard s.isValid else { throw .invalidArgument("spatial properties \(s) (positions must be finite, angles 0…360, distances ≥ 0)") }
         case .emitter:
-            break
+            // A sound's distance settings on an emitter (its own, or the play's `distance`).
+            if let d = o.soundDistance, !d.isValid {
+                throw .invalidArgument("distance settings \(d) (distances must be ≥ 0, rolloff finite and ≥ 0)")
+            }
         }
         guard o.environment.isValid else {
             throw .invalidArgument("environment \(o.environment) (occlusion, obstruction and sendGain 0…1, airAbsorption 0…10)")
@@ -160,6 +163,10 @@ public enum PlayResolver {
         case .emitter:
             play.placement = .emitter
             play.emitterIndex = target.emitterIndex
+            if let own = options.soundDistance {
+                play.spatial = own
+                play.ownDistance = true
+            }
         }
         if play.placement != .pan, info.channels > 1, core.warnedStereoPositioned.insert(clip.id).inserted {
             logger.warning("\(info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")

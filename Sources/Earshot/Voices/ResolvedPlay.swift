@@ -41,6 +41,8 @@ struct ResolvedPlay {
     var spatial: SpatialProperties
     /// The emitter table index of an `.emitter` voice, −1 otherwise.
     var emitterIndex: Int
+    /// An `.emitter` voice with distance settings of its own (its sound's) in `spatial`.
+    var ownDistance = false
     var environment: EnvironmentProperties
 
     // The sound that played it.

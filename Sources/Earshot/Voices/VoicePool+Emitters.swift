@@ -14,6 +14,24 @@ extension VoicePool {
         emitterTable.refreshGains(listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
     }
 
+    /// The engine's share of an emitter's distance gain (see ``VoiceState/distanceGain``), for
+    /// the voices that follow it without settings of their own.
+    @inline(__always)
+    func emitterEngineGain(_ e: Int) -> Float {
+        emitterSpatial[e].engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+    }
+
+    /// The engine's share of the distance gain of a voice not yet in a slot (a new play).
+    func initialDistanceGain(_ v: borrowing VoiceState) -> Float {
+        switch v.placement {
+        case .pan: return 1
+        case .spatial: return v.spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            let e = emitterSpatial[v.emitterIndex]
+            return (v.ownDistance ? e.distance(forVoice: v.spatial) : e).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        }
+    }
+
     func makeEmitter(_ p: SpatialProperties) -> EmitterID {
         emitterTable.make(p)
     }
@@ -46,7 +64,8 @@ extension VoicePool {
         stopAll { $0.emitterIndex == index && $0.placement == .emitter }
         // Voices still fading out keep the emitter's last properties as their own.
         for i in live where slots[i].emitterIndex == index {
-            slots[i].spatial = emitterSpatial[index]
+            slots[i].spatial = voiceSpatial(i)
+            slots[i].ownDistance = false
             slots[i].placement = .spatial
             slots[i].emitterIndex = -1
         }

@@ -34,6 +34,10 @@ extension VoicePool {
         case .spatial:
             return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
+            if v.ownDistance {
+                return bus * emitterSpatial[v.emitterIndex].distance(forVoice: v.spatial)
+                    .attenuation(listenerPosition: listenerPosition, model: distanceModel)
+            }
             return bus * emitterAttenuation(v.emitterIndex)
         }
     }

@@ -177,6 +177,16 @@ extension VoicePool {
             break
         }
         slots[index].audibility = audibility(of: slots[index])
+        if slots[index].placement != .pan {
+            let g = engineDistanceGain(index)
+            if g != slots[index].distanceGain {
+                slots[index].distanceGain = g
+                if slots[index].phase == .real {
+                    slots[index].dirtyGain = true
+                    serviceNeeded = true
+                }
+            }
+        }
         return true
     }
 

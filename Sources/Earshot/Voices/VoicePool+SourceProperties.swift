@@ -5,20 +5,47 @@ import COpenAL
 extension VoicePool {
     @inline(__always)
     func effectiveGain(_ index: Int) -> Float {
-        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade * slots[index].ownFade
+        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade * slots[index].ownFade * slots[index].distanceGain
+    }
+
+    /// The spatial properties a positioned voice is heard with: its own, its emitter's, or (an
+    /// emitter voice with settings of its own) its emitter's with its distance settings under
+    /// the emitter's explicit ones.
+    @inline(__always)
+    func voiceSpatial(_ index: Int) -> SpatialProperties {
+        switch slots[index].placement {
+        case .pan, .spatial: return slots[index].spatial
+        case .emitter:
+            let e = emitterSpatial[slots[index].emitterIndex]
+            return slots[index].ownDistance ? e.distance(forVoice: slots[index].spatial) : e
+        }
+    }
+
+    /// The engine's share of a positioned voice's distance gain now (``VoiceState/distanceGain``).
+    @inline(__always)
+    func engineDistanceGain(_ index: Int) -> Float {
+        switch slots[index].placement {
+        case .pan: return 1
+        case .spatial:
+            return slots[index].spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            if !slots[index].ownDistance { return emitterEngineGain(slots[index].emitterIndex) }
+            return voiceSpatial(index).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        }
     }
 
     /// Sends a voice's placement to its source: only what differs from what the source has.
     func pushSpatial(_ index: Int, to source: ALuint) {
-        let s: SpatialProperties
+        var s: SpatialProperties
         switch slots[index].placement {
         case .pan:
             // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
             s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0, isRelative: true)
-        case .spatial:
-            s = slots[index].spatial
-        case .emitter:
-            s = emitterSpatial[slots[index].emitterIndex]
+        case .spatial, .emitter:
+            s = voiceSpatial(index)
+            // A curve or another model than the engine's: the engine applies the distance gain
+            // (`distanceGain`), OpenAL only the cone.
+            if s.distanceComputedByEngine(model: distanceModel) { s.rolloff = 0 }
         }
         let i = Int(source)
         s.apply(to: source, since: pushed[i].spatial)

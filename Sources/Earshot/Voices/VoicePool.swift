@@ -278,6 +278,10 @@ final class VoicePool {
             v.emitterIndex = r.emitterIndex
             v.emitterVersion = emitters[r.emitterIndex].version
             v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
+            if r.ownDistance {
+                v.spatial = r.spatial
+                v.ownDistance = true
+            }
         }
         v.startAt = now + r.delay
         if r.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
@@ -296,6 +300,7 @@ final class VoicePool {
         v.sequence = sequence
         v.phase = .virtual
         v.audibility = audibility(of: v)
+        if v.placement != .pan { v.distanceGain = initialDistanceGain(v) }
 
         let index: Int
         if let free = freeSlots.popLast() {

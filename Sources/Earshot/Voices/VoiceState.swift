@@ -71,7 +71,8 @@ struct VoiceState {
     // The clip.
     var clipID: UInt32 = 0
     var buffer: ALuint = 0
-    /// Own spatial properties of a `.spatial` voice (an `.emitter` voice reads its emitter's).
+    /// Own spatial properties of a `.spatial` voice. An `.emitter` voice reads its emitter's,
+    /// and, with `ownDistance`, keeps here the distance settings of its sound and its play.
     var spatial = SpatialProperties()
     /// While real: the engine time the source started (or last re-based) and its playhead then,
     /// to estimate where it is when the device is lost (a lost source's offset reads 0).
@@ -79,6 +80,9 @@ struct VoiceState {
     var realOffset: Double = 0
     /// Never heard yet: may start from frame 0 if it gets a source soon enough.
     var fresh = true
+    /// An `.emitter` voice with distance settings of its own in `spatial` (a sound's): the
+    /// emitter's explicit ones override them (``SpatialProperties/explicitDistance``).
+    var ownDistance = false
     private var liveIndex32: Int32 = -1
     private var realIndex32: Int32 = -1
     /// The voice's own envelope (``PlayOptions/fadeIn``, ``Voice/stop(fade:)``), multiplied into
@@ -104,6 +108,9 @@ struct VoiceState {
     var queued = false
     /// A task awaits its end (``Voice/finished``): `end` files it for the waiters.
     var awaited = false
+    /// The part of the distance gain OpenAL does not apply (a curve, a model other than the
+    /// engine's, `beyondMax: silent`'s fade), multiplied into the source's gain; 1 otherwise.
+    var distanceGain: Float = 1
     // These fields took the place of padding: the stride stays 256 bytes (a multiple of the
     // cache line; `VoiceStateLayoutTests` checks it).
 

@@ -5,7 +5,7 @@ import XCTest
 /// Hostile files: each gets a typed error (or a well-defined result), the same from a path and
 /// from memory, without crashing, hanging or allocating beyond the file.
 final class MalformedCAFTests: XCTestCase {
-    enum Kind: String { case malformed, unsupported, unreadable, notFound }
+    enum Kind: String { case malformed, unsupported, unreadable, notFound, truncated }
 
     struct Case {
         var name: String
@@ -27,10 +27,10 @@ final class MalformedCAFTests: XCTestCase {
     static var cases: [Case] {
         let good = file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("data", pcm) }
         return [
-            Case(name: "truncated in the data", bytes: Array(good.prefix(good.count - 3)), kind: .malformed, mentions: "truncated"),
+            Case(name: "truncated in the data", bytes: Array(good.prefix(good.count - 3)), kind: .truncated, mentions: "truncated: 4 frames expected, 2 found"),
             Case(name: "truncated header", bytes: Array("caff".utf8) + [0], kind: .malformed, mentions: "truncated"),
             Case(name: "truncated before data", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()) }, kind: .malformed, mentions: "no data chunk"),
-            Case(name: "chunk size beyond the file", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("data", size: 1_000_000, pcm) }, kind: .malformed, mentions: "claims 1000000 bytes"),
+            Case(name: "chunk size beyond the file", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("data", size: 1_000_000, pcm) }, kind: .truncated, mentions: "the data chunk states 1000000 bytes"),
             Case(name: "negative chunk size", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("junk", size: -5, []); $0.chunk("data", pcm) }, kind: .malformed, mentions: "negative size"),
             Case(name: "overflowing chunk size", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("junk", size: Int64.max, []); $0.chunk("data", pcm) }, kind: .malformed, mentions: "claims 9223372036854775807"),
             Case(name: "size -1 on a chunk other than data", bytes: file { $0.chunk("desc", size: -1, CAFBuilder.pcm16()) }, kind: .malformed, mentions: "size -1"),
@@ -48,7 +48,7 @@ final class MalformedCAFTests: XCTestCase {
             Case(name: "no desc", bytes: file { $0.chunk("free", [0, 0]) }, kind: .malformed, mentions: "no desc chunk"),
             Case(name: "data shorter than its edit count", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("data", [0, 0]) }, kind: .malformed, mentions: "edit count"),
             Case(name: "short desc", bytes: file { $0.chunk("desc", Array(CAFBuilder.pcm16().prefix(20))); $0.chunk("data", pcm) }, kind: .malformed, mentions: "needs 32"),
-            Case(name: "pakt claims more frames than the data", bytes: file { $0.chunk("desc", CAFBuilder.ima4()); $0.chunk("pakt", CAFBuilder.paktBody(packets: 9, valid: 500, priming: 0, remainder: 0)); $0.chunk("data", CAFBuilder.dataBody(goodIMA4Packet)) }, kind: .malformed, mentions: "pakt claims"),
+            Case(name: "pakt claims more frames than the data", bytes: file { $0.chunk("desc", CAFBuilder.ima4()); $0.chunk("pakt", CAFBuilder.paktBody(packets: 9, valid: 500, priming: 0, remainder: 0)); $0.chunk("data", CAFBuilder.dataBody(goodIMA4Packet)) }, kind: .truncated, mentions: "its pakt chunk states 500 valid frames"),
             Case(name: "pakt with negative counts", bytes: file { $0.chunk("desc", CAFBuilder.ima4()); $0.chunk("pakt", CAFBuilder.paktBody(packets: 1, valid: -1, priming: 0, remainder: 0)); $0.chunk("data", CAFBuilder.dataBody(goodIMA4Packet)) }, kind: .malformed, mentions: "negative"),
             Case(name: "chan claims more descriptions than fit", bytes: file { $0.chunk("desc", CAFBuilder.pcm16()); $0.chunk("chan", [0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]); $0.chunk("data", pcm) }, kind: .malformed, mentions: "channel descriptions"),
             Case(name: "ima4 step index above 88", bytes: file { $0.chunk("desc", CAFBuilder.ima4()); $0.chunk("data", CAFBuilder.dataBody([0, 100] + [UInt8](repeating: 0, count: 32))) }, kind: .malformed, mentions: "step index 100"),
@@ -75,6 +75,7 @@ final class MalformedCAFTests: XCTestCase {
         case .unsupportedEncoding?: return .unsupported
         case .unreadableFile?: return .unreadable
         case .fileNotFound?: return .notFound
+        case .truncated?: return .truncated
         default: return nil
         }
     }

@@ -59,7 +59,11 @@ public struct BankValueFuzzer {
             for (name, text) in files { try? text.write(toFile: "\(folder)/\(name)", atomically: false, encoding: .utf8) }
             let main = "\(folder)/main.yaml"
             func dump() -> String { files.map { "--- \($0.0)\n\($0.1)" }.joined(separator: "\n") }
-            guard case .success(let definition) = SceneBank.check(path: main) else { continue }
+            let checked = SceneBank.check(path: main)
+            if case .success(let b) = checked, let proc = b.includedFiles.first(where: { $0.hasPrefix("/proc/") }) {
+                report.findings.append("case \(i): a bank including \(proc) validated\n\(dump())")
+            }
+            guard case .success(let definition) = checked else { continue }
             report.valid += 1
             guard let engine = try? AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) else { continue }
             defer { engine.shutdown() }
@@ -111,8 +115,14 @@ public struct BankValueFuzzer {
 
     /// Plays each sound (positioned and not), renders 50 ms in game frames: every sample finite.
     func playAll(_ bank: SoundBank, _ engine: AudioEngine, _ names: [String], case i: Int, into report: inout Report) {
+        var g = SplitMix64(seed: seed &+ UInt64(i))
         for (k, name) in names.enumerated() {
-            let options = k % 2 == 0 ? SoundPlayOptions(position: Vector3(1, 0, -1)) : SoundPlayOptions(pan: -0.5)
+            var options = k % 2 == 0 ? SoundPlayOptions(position: Vector3(1, 0, -1)) : SoundPlayOptions(pan: -0.5)
+            if k % 3 == 2 {
+                // On an emitter with explicit settings of its own (the precedence's middle step).
+                let at = Vector3(Float(g.nextUnit() * 60), 0, -1)
+                if let e = try? engine.makeEmitter(SceneValueFuzzer.explicitDistance(&g, at: at)) { options = SoundPlayOptions(emitter: e) }
+            }
             do { _ = try bank.play(name, options: options) } catch {
                 report.findings.append("case \(i): play \(name): \(error)")
             }
@@ -128,6 +138,10 @@ public struct BankValueFuzzer {
 
     typealias N = (ClosedRange<Double>, Bool) -> String
 
+    /// Files that are regular but whose size `stat` does not tell (issue 35.14): an include of one
+    /// is read to at most the 64 MiB limit and refused, never read to its end.
+    static let procFiles = ["/proc/self/pagemap", "/proc/self/status", "/proc/self/maps", "/proc/self/environ"]
+
     /// The files of one case: main.yaml and up to three included banks.
     func bankFiles(_ g: inout SplitMix64) -> [(String, String)] {
         let count = Int(g.next() % 4)
@@ -138,6 +152,8 @@ public struct BankValueFuzzer {
             for other in 1...max(1, count) where other > f && count > 0 && SceneValueFuzzer.chance(&g, 0.6) { includes.append("b\(other).yaml") }
             if SceneValueFuzzer.chance(&g, 0.03) { includes.append("main.yaml") }   // a cycle (or an include of the includer)
             if SceneValueFuzzer.chance(&g, 0.02) { includes.append("missing.yaml") }
+            // /proc-like files: regular, `stat` says 0 bytes, and they read on (pagemap: terabytes).
+            if SceneValueFuzzer.chance(&g, 0.01) { includes.append(SceneValueFuzzer.pick(&g, Self.procFiles)) }
             files.append((name, bank(&g, prefix: f == 0 ? "m" : "b\(f)", includes: includes)))
         }
         return files
@@ -157,6 +173,7 @@ public struct BankValueFuzzer {
         if !includes.isEmpty { y += "include: [\(includes.joined(separator: ", "))]\n" }
         if maybe(0.2) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
         if maybe(0.2) { y += "rolloff: \(n(0...100))\n" }
+        y += SceneValueFuzzer.distanceKeys(&g, outside: outside, block: true, newOnly: true)
         // Parameters (each bank its own name, now and then a shared one: a duplicate across banks).
         let parameter = maybe(0.1) ? "rpm" : "\(p)rpm"
         let hasParameter = maybe(0.5)
@@ -191,9 +208,10 @@ public struct BankValueFuzzer {
             if maybe(0.3) { m += ", pitch: { cents: \(n(0...2_400)) }" }
             if maybe(0.3) { m += ", limit: { count: \(n(1...1_024, whole: true)), steal: \(SceneValueFuzzer.pick(&g, ["oldest", "quietest", "refuse", "virtual"])) }" }
             if maybe(0.3) { m += ", cooldown: \(n(0...3_600))" }
-            if maybe(0.3) { m += ", bus: \(SceneValueFuzzer.pick(&g, ["sfx", "ui", "music", "\(p)bus", "nobus"]))" }
+            if maybe(0.3) { m += ", bus: \(SceneValueFuzzer.pick(&g, ["sfx", "ui", "music", "\(p)bus", "nobus", "mbus"]))" }   // mbus: the includer's
             if maybe(0.3) { m += ", priority: \(n(0...255, whole: true))" }
             if maybe(0.3) { m += ", loop: \(SceneValueFuzzer.pick(&g, ["true", "false"]))" }
+            m += SceneValueFuzzer.distanceKeys(&g, outside: outside, p: 0.3)
             y += "  \(p)s\(s): { \(m) }\n"
         }
         if hasParameter || maybe(0.05) {

@@ -48,7 +48,7 @@ public struct SceneValueFuzzer {
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "scene values: \(cases) cases (\(valid) valid, \(rendered) rendered, \(warnings) warnings) in "
+            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(rendered) rendered, \(warnings) warnings) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -59,7 +59,12 @@ public struct SceneValueFuzzer {
         let started = Date()
         var g = SplitMix64(seed: seed)
         let out = "\(scratch)/earshot-scene-fuzz-\(getpid()).wav"
-        defer { unlink(out); unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav"); unlink(includedSetBank()) }
+        defer {
+            unlink(out)
+            unlink("\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav")
+            unlink("\(scratch)/earshot-scene-fuzz-dense-\(getpid()).wav")
+            unlink(includedSetBank())
+        }
         let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
         for i in 0..<cases {
             if Date().timeIntervalSince(started) > seconds { break }
@@ -186,6 +191,7 @@ public struct SceneValueFuzzer {
         if maybe(0.3) { y += "referenceDistance: \(n(1e-6...1e9))\n" }
         if maybe(0.3) { y += "maxDistance: \(n(1e-6...1e12))\n" }
         if maybe(0.3) { y += "rolloff: \(n(0...100))\n" }
+        y += Self.distanceKeys(&g, outside: outside, block: true, p: 0.1, newOnly: true)
         if maybe(0.2) { y += "voices: { real: \(n(1...4_096, whole: true)), virtual: \(n(0...1_000_000, whole: true)) }\n" }
         if maybe(0.2) {
             y += "session: { category: \(Self.pick(&g, ["ambient", "soloAmbient", "playback"])), ducking: { level: \(maybe(0.2) ? "silent" : n(-120...0)), "
@@ -195,6 +201,7 @@ public struct SceneValueFuzzer {
         y += "clips:\n"
         for (i, f) in clipFiles.enumerated() { y += "  c\(i): \(assets)/\(f)\n" }
         if let marked = markedClip() { y += "  c5: \(marked)\n" }   // cue markers hit and tail
+        if let dense = denseClip() { y += "  c6: \(dense)\n" }   // a cue `tick` on every frame (issue 35.15)
         let hasMusic = maybe(0.4)
         if hasMusic {
             y += "music:\n  m: { file: \(assets)/Music/\(Self.pick(&g, ["ambience.wav", "theme.ogg"])), volume: \(n(0...1)), loops: \(n(-1...3, whole: true)), "
@@ -233,7 +240,8 @@ public struct SceneValueFuzzer {
             y += "  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
-                + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"])) }\n"
+                + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"]))"
+                + Self.distanceKeys(&g, outside: outside, p: 0.3) + " }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
@@ -275,6 +283,7 @@ public struct SceneValueFuzzer {
                 if maybe(0.2) { m += ", referenceDistance: \(n(1e-6...1e9))" }
                 if maybe(0.2) { m += ", maxDistance: \(n(1e-6...1e12))" }
                 if maybe(0.2) { m += ", rolloff: \(n(0...100))" }
+                m += Self.distanceKeys(&g, outside: outside, p: 0.15, newOnly: true)
                 if maybe(0.2) {
                     m += maybe() ? ", direction: \(Self.vector(&g, 1))" : ", facing: path"
                     m += ", cone: { inner: \(n(0...180)), outer: \(n(180...360)), outerGain: \(n(0...1)) }"
@@ -297,7 +306,7 @@ public struct SceneValueFuzzer {
                 let bar = "at: { bar: \(n(1...3, whole: true)) }, delay: \(n(0...0.1)), "
                 events.append(bar + setEvent(&g, outside: outside))
             case 0, 1:
-                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5"]))"
+                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
@@ -320,7 +329,7 @@ public struct SceneValueFuzzer {
                 events.append(p)
             case 9 where !names.isEmpty:
                 // At a named voice's marker (valid when that voice plays c5, which has them).
-                var p = "at: { marker: \(Self.pick(&g, names)).\(Self.pick(&g, ["hit", "tail", "hit", "none"])) }, play: \(Self.pick(&g, ["c0", "c2", "c5"]))"
+                var p = "at: { marker: \(Self.pick(&g, names)).\(Self.pick(&g, ["hit", "tail", "hit", "none", "tick"])) }, play: \(Self.pick(&g, ["c0", "c2", "c5", "c6"]))"
                 if maybe() { p += ", delay: \(n(0...0.3))" }
                 if maybe(0.3) { p += ", pitch: \(n(0.1...4)), offset: \(n(0...maxOffset))" }
                 if maybe(0.3) {
@@ -415,18 +424,32 @@ public struct SceneValueFuzzer {
     func includedSetBank() -> String { "\(scratch)/earshot-scene-fuzz-bank-\(getpid()).yaml" }
 
     /// A clip with cue markers (`hit` at 100 frames, `tail` 100 frames before its end) for the
-    /// `at: { marker: }` events: the step asset with a `cue ` and a `LIST/adtl` chunk appended,
-    /// written once per process into the scratch folder. Nil when it cannot be written.
+    /// `at: { marker: }` events. Nil when it cannot be written.
     func markedClip() -> String? {
-        let path = "\(scratch)/earshot-scene-fuzz-marked-\(getpid()).wav"
+        cuedClip("marked") { frames in frames > 200 ? [("hit", 100), ("tail", frames - 100)] : [] }
+    }
+
+    /// A marker-dense clip: a cue `tick` on each of the first 4,096 frames (issue 35.15: with
+    /// `loops:`, a follower of it scheduled millions of events; validate now refuses more than
+    /// SceneLimits.maxScheduledFollowUps, and render places only what the scene's duration
+    /// reaches). Nil when it cannot be written.
+    func denseClip() -> String? {
+        cuedClip("dense") { frames in (0..<min(frames, MarkerReader.maxMarkers)).map { ("tick", $0) } }
+    }
+
+    /// The step asset with the cues `cues(frames)` gives it as a `cue ` and a `LIST/adtl` chunk
+    /// appended, written once per process into the scratch folder as `earshot-scene-fuzz-NAME-PID.wav`.
+    private func cuedClip(_ name: String, _ cues: (Int) -> [(String, Int)]) -> String? {
+        let path = "\(scratch)/earshot-scene-fuzz-\(name)-\(getpid()).wav"
         if FileManager.default.fileExists(atPath: path) { return path }
         guard var data = FileManager.default.contents(atPath: "\(assets)/Sounds/step.wav"),
-              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames, frames > 200 else { return nil }
+              let frames = try? ClipDecoder.inspect(path: "\(assets)/Sounds/step.wav").frames else { return nil }
+        let list = cues(frames)
+        guard !list.isEmpty else { return nil }
         func u32(_ v: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(v).littleEndian) { Array($0) } }
         func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] { Array(id.utf8) + u32(body.count) + body + (body.count % 2 == 1 ? [0] : []) }
-        let cues = [("hit", 100), ("tail", frames - 100)]
-        var cue = u32(cues.count), adtl = Array("adtl".utf8)
-        for (i, c) in cues.enumerated() {
+        var cue = u32(list.count), adtl = Array("adtl".utf8)
+        for (i, c) in list.enumerated() {
             cue += u32(i + 1) + u32(c.1) + Array("data".utf8) + u32(0) + u32(0) + u32(c.1)
             adtl += chunk("labl", u32(i + 1) + Array(c.0.utf8) + [0])
         }

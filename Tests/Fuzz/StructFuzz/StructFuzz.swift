@@ -138,6 +138,8 @@ enum StructFuzz {
             }
         }
         if rng.chance(8), !b.isEmpty { b[rng.below(b.count)] = UInt8(truncatingIfNeeded: rng.next()) }
+        // Cut short (issue 35.9), after the fields: a whole structure that promises what is gone.
+        if rng.chance(15), b.count > 1 { b.removeLast(1 + rng.below(b.count - 1)) }
         if c == .ogg, rng.chance(90) { StreamLayouts.oggFixCRCs(&b) }
         if c == .flac, rng.chance(85) { StreamLayouts.flacFixCRCs(&b) }
     }
@@ -149,7 +151,9 @@ enum StructFuzz {
         let memory = Result { () throws(EarshotError) in try ClipDecoder.decode(data: bytes, name: "fuzz", options: options) }
         if case .success(let audio) = memory {
             precondition(audio.byteCount <= options.maxBytes, "decoded past the limit")  // trap: a finding
+            precondition(audio.truncation == nil, "a strict decode kept a truncation")  // trap: a finding
         }
+        checkTruncation(bytes, memory)
         if case .success(let info) = Result(catching: { () throws(EarshotError) in try ClipDecoder.inspect(data: bytes, name: "fuzz") }) {
             if let frames = info.frames { precondition(frames <= ClipFileInfo.maxPlausibleFrames, "implausible length reported") }  // trap: a finding
             MarkerFuzz.check(FileMarkers(markers: info.markers, leftOut: info.markersLeftOut, shortened: info.markersShortened),
@@ -182,8 +186,31 @@ enum StructFuzz {
             case .unsupportedEncoding: return "unsupported"
             case .unreadableFile: return "unreadable"
             case .tooLarge: return "tooLarge"
+            case .truncated: return "truncated"
             default: return "other"
             }
+        }
+    }
+
+    /// A file cut short (issue 35.9): the error names more frames expected than found, and
+    /// lenient loading of the same bytes gives what is there with the truncation recorded — its
+    /// found frames those decoded. A whole file decodes the same either way.
+    static func checkTruncation(_ bytes: [UInt8], _ strict: Result<PCMAudio, EarshotError>) {
+        var lenientOptions = options
+        lenientOptions.allowsTruncated = true
+        let lenient = Result { () throws(EarshotError) in try ClipDecoder.decode(data: bytes, name: "fuzz", options: lenientOptions) }
+        // if-case, not a switch over the pair: swiftc 6.3.1 -O crashed on that (CopyPropagation).
+        if case .failure(let error) = strict, case .truncated(_, let expected, let found, _) = error {
+            precondition(found >= 0 && (expected.map { $0 > found } ?? true), "truncated: \(String(describing: expected)) expected, \(found) found")  // trap: a finding
+            if case .success(let audio) = lenient {
+                let cut = audio.truncation
+                precondition(cut?.foundFrames == audio.frameCount, "lenient: \(String(describing: cut)) for \(audio.frameCount) frames")  // trap: a finding
+            }
+        }
+        if case .success(let whole) = strict {
+            guard case .success(let other) = lenient else { preconditionFailure("a whole file fails when lenient") }  // trap: a finding
+            // Frame counts, not samples: float files hold NaNs, which equal nothing.
+            precondition(whole.frameCount == other.frameCount && other.truncation == nil, "lenient loading changed a whole file")  // trap: a finding
         }
     }
 

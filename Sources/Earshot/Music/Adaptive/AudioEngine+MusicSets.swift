@@ -95,7 +95,7 @@ extension AudioEngine {
                 for (i, l) in layers.enumerated() {
                     // The first stem is the state's grid: only it reports beats, bars and cues.
                     made.append(try load(l.segment, layer: l.name, loops: true, tempo: i == 0, markers: i == 0))
-                    gains[MusicSet.Inner.key(state.name, l.name)] = min(1, max(0, l.gain))
+                    gains[MusicSet.Inner.key(state.name, l.name)] = min(MusicTrack.maxVolume, max(0, l.gain))
                 }
                 musicSystem.setGroup(made.map(\.track.stream))
                 parts[state.name] = made

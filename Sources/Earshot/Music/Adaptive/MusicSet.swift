@@ -204,7 +204,7 @@ public final class MusicSet: @unchecked Sendable {
         }
     }
 
-    /// Sets the gain (0…1, clamped) of stem `layer` — of `state`, or of every state that has a
+    /// Sets the gain (0…``MusicTrack/maxVolume``, +12 dB; clamped) of stem `layer` — of `state`, or of every state that has a
     /// stem of that name — over `fade` seconds of playback (0: at once). A stem that is not
     /// playing starts at that gain next time; one about to start (the state a change goes to)
     /// fades from its first sample. The gain of a stem leaving in a change is left to
@@ -223,7 +223,7 @@ public final class MusicSet: @unchecked Sendable {
     /// ```
     public func setLayerGain(_ gain: Float, layer: String, state: String? = nil, fade: Double = 0) throws(EarshotError) {
         guard gain.isFinite, fade.isFinite, fade >= 0 else { throw .invalidArgument("layer gain \(gain) over \(fade) s") }
-        let g = min(1, max(0, gain))
+        let g = min(MusicTrack.maxVolume, max(0, gain))
         let now = engine?.audioTime ?? 0
         try lock.withLock { (inner: inout Inner) throws(EarshotError) in
             inner.commit(now: now)

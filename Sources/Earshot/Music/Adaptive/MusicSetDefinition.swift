@@ -159,7 +159,7 @@ public struct MusicLayer: Sendable, Equatable {
     public var name: String
     /// Its file.
     public var segment: MusicSegment
-    /// Its gain when the state starts (0…1).
+    /// Its gain when the state starts (0…``MusicTrack/maxVolume``, +12 dB; clamped).
     public var gain: Float
     /// Game parameters its gain follows (``ParameterCurve/Property/gain`` curves, in dB, added):
     /// an `intensity` that brings the drums in. They multiply ``gain`` and what
