@@ -22,7 +22,7 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## build-release: the whole package in release, every target (CI runs it once after `make test`;
+## build-release: the whole package in release, every target (CI runs it once, before `make test`;
 ## a few minutes on 2 cores)
 build-release: deps
 	$(SWIFT) build -c release
