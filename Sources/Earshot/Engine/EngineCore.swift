@@ -5,11 +5,11 @@ import Glibc
 #endif
 
 /// The engine's OpenAL objects and bookkeeping. Touched only under the AL lock with the engine's
-/// context current; every method here assumes that. Its stored properties keep Swift's dynamic
-/// exclusivity checks: removing them (`@exclusivity(unchecked)`, as before 2026-11-24) measured
-/// no difference in `earshot stress` (74–79 ns per voice either way at 1,024 voices, overhead
-/// ratio 1.11–1.13), unlike the voice pool's (see VoicePool.swift). The core is split by operation: clips, voices, the frame,
-/// the listener and buses here; `EngineCore+Mix.swift` (snapshots, sidechains) and
+/// context current; every method here assumes that. The fields every play reads are
+/// `@exclusivity(unchecked)` (Swift's dynamic exclusivity check cost each play ~76 instructions
+/// per field in callgrind counts); the rest keep the checks (no difference measured in `earshot
+/// stress`). The core is split by operation: clips, voices, the frame and the listener here;
+/// `EngineCore+Buses.swift` (bus state), `EngineCore+Mix.swift` (snapshots, sidechains) and
 /// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones and bus effects are
 /// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
 /// (``stages``). State those files set is internal rather than private.
@@ -52,17 +52,17 @@ final class EngineCore {
     var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     private(set) var listener = Listener()
     /// Bus states; indices 0…3 are ``Bus/builtIn``.
-    @exclusivity(unchecked) private(set) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    @exclusivity(unchecked) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
     /// Music's power on each bus (by index, master aside; ``MusicHost/setStreamedPower(_:)``).
     var streamedPower: [Float] = []
     /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
     /// kept apart from each bus's own `paused` (the game's), which outlasts it.
-    private(set) var interruptionHold = false
+    var interruptionHold = false
     /// `pauseAll(except:)` is on: every bus but these is held, buses added meanwhile included;
     /// kept apart from each bus's own `paused`, which outlasts `resumeAll()`.
-    private(set) var pauseAllExcept: Set<Bus>?
+    var pauseAllExcept: Set<Bus>?
     /// The master gain over every bus (applied through the listener's AL gain).
-    private(set) var masterGain: Float = 1
+    var masterGain: Float = 1
     /// Clips already warned about as stereo played at a position (once each; PlayResolver).
     var warnedStereoPositioned = Set<UInt32>()
     /// What the context offers for environmental audio (read again after a rebuild).
@@ -400,115 +400,4 @@ final class EngineCore {
         alListenerf(AL_GAIN, l.gain * masterGain)
         ALCheck.after("setting the listener")
     }
-
-    // MARK: Buses
-
-    func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
-
-    /// The index of `bus`, or ``EarshotError/invalidArgument(_:)`` when the engine has no such bus.
-    func requireBus(_ bus: Bus) throws(EarshotError) -> Int {
-        guard let i = busIndex(bus) else { throw Self.noBus(bus) }
-        return i
-    }
-
-    func addBus(_ bus: Bus) -> Bool {
-        guard busIndex(bus) == nil else { return false }
-        buses.append(BusState(bus: bus))
-        syncBuses()
-        return true
-    }
-
-    func updateBus(_ i: Int, _ change: (inout BusState) -> Void) {
-        change(&buses[i])
-        syncBuses()
-    }
-
-    /// Holds (or releases) every bus's voices for an audio-session interruption.
-    func setInterruptionHold(_ hold: Bool) {
-        // Snapshot fades stand still during the hold: bring them up to now under the old state.
-        if !mixer.snapshots.isEmpty, advanceSnapshots() { refreshMix() }
-        interruptionHold = hold
-        if hold { audioClock.hold(.interruption, source: heardSource) } else { audioClock.release(.interruption, source: heardSource) }
-        syncBuses()
-    }
-
-    /// Holds every bus but `except` (nil: releases the hold) for `pauseAll(except:)`.
-    func setPauseAll(except: Set<Bus>?) {
-        pauseAllExcept = except
-        syncBuses()
-    }
-
-    /// Whether `bus` is held by the game: its own pause or `pauseAll(except:)` (not an interruption).
-    func isHeldByGame(_ bus: Bus) -> Bool {
-        guard let i = busIndex(bus) else { return false }
-        return buses[i].paused || (pauseAllExcept.map { !$0.contains(bus) } ?? false)
-    }
-
-    func setMasterGain(_ gain: Float) {
-        masterGain = gain
-        pool.masterGain = gain
-        alListenerf(AL_GAIN, listener.gain * masterGain)
-    }
-
-    /// Writes the mix's per-bus snapshot and sidechain factors (indexed like `buses`); the
-    /// voices are marked only when a factor changed (and the subsystems hear of it through
-    /// ``busChanges``).
-    func applyMixFactors(snapshot: [Float], sidechain: [Float]) {
-        var changed = false
-        for i in buses.indices where i < snapshot.count && i < sidechain.count {
-            guard buses[i].snapshot != snapshot[i] || buses[i].sidechain != sidechain[i] else { continue }
-            buses[i].snapshot = snapshot[i]
-            buses[i].sidechain = sidechain[i]
-            changed = true
-        }
-        if changed {
-            mixer.syncs += 1
-            syncBuses()
-        }
-    }
-
-    func syncBuses() {
-        // Delays run in playback time: account the pauses so far before they change.
-        pool.accountPauses(now: now)
-        if pool.busGains.count != buses.count {
-            busChanges.levels = true
-            busChanges.holds = busChanges.holds || buses.contains(where: isHeld)
-            pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map { isHeld($0.bus) }
-        } else {
-            for i in buses.indices {
-                let gain = buses[i].effectiveGain, held = isHeld(buses[i])
-                if pool.busGains[i] != gain { busChanges.levels = true }
-                if pool.busPaused[i] != held { busChanges.holds = true }
-                pool.busGains[i] = gain
-                pool.busPaused[i] = held
-            }
-        }
-        pool.markAllGainsDirty()
-    }
-
-    /// Whether `state`'s voices are held: the game paused the bus, `pauseAll(except:)` does not
-    /// spare it, or an interruption holds every bus.
-    private func isHeld(_ state: BusState) -> Bool {
-        state.paused || interruptionHold || (pauseAllExcept.map { !$0.contains(state.bus) } ?? false)
-    }
-
-    /// Whether `bus` is held now, for any reason (see ``isHeldByGame(_:)`` for the game's own holds).
-    func isHeld(_ bus: Bus) -> Bool {
-        busIndex(bus).map { isHeld(buses[$0]) } ?? false
-    }
-
-    /// Takes the bus changes gathered since the last call (see ``busChanges``).
-    func takeBusChanges() -> BusChanges {
-        guard !busChanges.isEmpty else { return BusChanges() }
-        defer { busChanges = BusChanges() }
-        return busChanges
-    }
-
-    /// bus gain × snapshot × min(duck, sidechain) (0 when muted) for `bus`, without master (the
-    /// listener's `AL_GAIN` carries master for every source); 1 for an unknown bus.
-    func busGain(_ bus: Bus) -> Float {
-        busIndex(bus).map { buses[$0].effectiveGain } ?? 1
-    }
-
 }
