@@ -43,7 +43,7 @@ extension SceneParser {
                 fail(value, "\(key).sphere", "required key is missing (give sphere: { center, radius } or box: { center, size })")
             }
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...1e4, "metres 0…10000") } ?? 2
-            let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...1, "0…1") } ?? 1
+            let gain = m["gain"].flatMap { factor($0, "\(key).gain", in: 0...1) } ?? 1
             if let reverb, let shape {
                 out.append(ReverbZone(name: id, shape: shape, reverb: reverb, fade: Float(fade), gain: Float(gain)))
             }

@@ -81,7 +81,7 @@ extension SceneParser {
             where m[k] != nil && !valid.contains(a) {
                 fail(m[k], "\(key).\(k)", "\(k) applies to action \(valid.joined(separator: " or ")) only")
             }
-            let volume = m["volume"].flatMap { number($0, "\(key).volume", in: 0...1, "0…1") }
+            let volume = m["volume"].flatMap { factor($0, "\(key).volume", in: 0...Double(MusicTrack.maxVolume)) }
             switch a {
             case "play":
                 let rate = m["rate"].flatMap { number($0, "\(key).rate", in: 0.5...2, "rate 0.5…2") }
@@ -104,7 +104,7 @@ extension SceneParser {
             if m["position"] != nil, let p = m["pan"] { fail(p, "\(key).pan", "give either position or pan, not both") }
             let position = m["position"].flatMap { vector($0, "\(key).position") }
             let pan = m["pan"].flatMap { number($0, "\(key).pan", in: -1...1, "-1 (left) … 1 (right)") } ?? 0
-            let gain = m["gain"].flatMap { number($0, "\(key).gain", in: 0...16, "linear gain 0…16") } ?? 1
+            let gain = m["gain"].flatMap { factor($0, "\(key).gain", in: 0...16) } ?? 1
             let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
             let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }
             let bus = m["bus"].flatMap { busName($0, "\(key).bus", names.buses) }
@@ -176,9 +176,12 @@ extension SceneParser {
                     fail(n, "\(key).\(property.rawValue)", "\(property.rawValue) does not apply here (this target takes \(target.properties.map(\.rawValue).joined(separator: ", ")))")
                     continue
                 }
-                // A track's gain is its volume, 0…1; the others as the property says.
-                let r: ClosedRange<Double> = { if case .music = target, property == .gain { return 0...1 } else { return property.range } }()
-                if let v = number(n, "\(key).\(property.rawValue)", in: r, "\(Self.format(r.lowerBound))…\(Self.format(r.upperBound))") {
+                // A track's gain is its volume, 0…maxVolume (+12 dB); the others as the property
+                // says. A gain may be written in dB (`-6 dB`).
+                let r: ClosedRange<Double> = { if case .music = target, property == .gain { return 0...Double(MusicTrack.maxVolume) } else { return property.range } }()
+                let value = property == .gain ? factor(n, "\(key).gain", in: r)
+                    : number(n, "\(key).\(property.rawValue)", in: r, "\(Self.format(r.lowerBound))…\(Self.format(r.upperBound))")
+                if let v = value {
                     changes.append(SceneChange(property: property, value: Float(v)))
                 }
             }

@@ -70,3 +70,21 @@ extension SceneParser {
         return Float(factor)
     }
 }
+
+extension SceneParser {
+    /// An event's or a zone's gain: a linear factor within `range` as it always was (the Swift
+    /// API's convention; no warning), or a level written with its unit (`-6 dB`), converted —
+    /// so a file can be written in dB throughout.
+    mutating func factor(_ node: Node, _ key: String, in range: ClosedRange<Double>) -> Double? {
+        let expectation = "a factor \(Self.dB(range.lowerBound))…\(Self.dB(range.upperBound)), or dB written like -6 dB"
+        guard case .scalar(let s) = node, let db = Self.dBSuffixed(s.string) else {
+            return number(node, key, in: range, expectation)
+        }
+        let f = db.isFinite ? pow(10, db / 20) : .nan
+        guard f.isFinite, range.contains(f) else {
+            fail(node, key, "\(s.string) is out of range (expected \(expectation))")
+            return nil
+        }
+        return f
+    }
+}

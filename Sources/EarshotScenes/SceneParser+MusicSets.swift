@@ -320,7 +320,7 @@ extension SceneParser {
                 fail(node, "\(key).volume", "required key is missing (a layer event sets volume: 0…1)")
                 return nil
             }
-            let volume = number(v, "\(key).volume", in: 0...1, "0…1")
+            let volume = factor(v, "\(key).volume", in: 0...Double(MusicTrack.maxVolume))
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
             return volume.map { .musicSet(id: id, .layer(l, volume: Float($0), fade: fade)) }
         }

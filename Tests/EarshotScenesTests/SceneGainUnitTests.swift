@@ -59,6 +59,51 @@ final class SceneGainUnitTests: XCTestCase {
         XCTAssertEqual(dBAmplitude(quieter / unity), -6, accuracy: 0.05)
     }
 
+    /// Events and zones keep their linear factors (no warning) and take dB with its unit too: a
+    /// play's `gain: -6 dB`, a `set:` gain, a track's event `volume:` are heard as their factor 0.5.
+    func testEventGainsTakeDBWithTheUnit() throws {
+        let folder = try SceneFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tone = try SceneFixtures.tone(440, in: folder)
+        func level(_ gain: String) throws -> (play: Double, set: Double, music: Double) {
+            let p = try SceneFixtures.render(yaml: """
+                duration: 0.5
+                clips: { tone: \(tone) }
+                events: [{ at: 0, play: tone, gain: \(gain) }]
+                """, in: folder)
+            let e = try SceneFixtures.render(yaml: """
+                duration: 0.5
+                clips: { tone: \(tone) }
+                emitters: { e: { clip: tone, loop: true, position: [0, 0, -1] } }
+                events: [{ at: 0, set: e, gain: \(gain) }]
+                """, in: folder)
+            let m = try SceneFixtures.render(yaml: """
+                duration: 0.5
+                music: { song: { file: \(tone), loops: -1 } }
+                events: [{ at: 0, music: song, action: play, volume: \(gain) }]
+                """, in: folder)
+            return (p.rms(0, 0.1, 0.4), e.rms(0, 0.1, 0.4), m.rms(0, 0.1, 0.4))
+        }
+        let factor = try level("0.5"), db = try level("-6.0206 dB"), unity = try level("1")
+        XCTAssertEqual(dBAmplitude(db.play / factor.play), 0, accuracy: 0.01)
+        XCTAssertEqual(dBAmplitude(db.set / factor.set), 0, accuracy: 0.01)
+        XCTAssertEqual(dBAmplitude(db.music / factor.music), 0, accuracy: 0.01)
+        XCTAssertEqual(dBAmplitude(db.music / unity.music), -6.02, accuracy: 0.05)
+        XCTAssertEqual(dBAmplitude(db.play / unity.play), -6.02, accuracy: 0.05)
+        // Out of range in dB is said in dB.
+        let folder2 = try SceneFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder2) }
+        let bad = folder2.appendingPathComponent("bad.yaml")
+        try """
+            duration: 0.5
+            clips: { tone: \(tone) }
+            events: [{ at: 0, play: tone, gain: +30 dB }]
+            """.write(to: bad, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try Scene.load(path: bad.path)) { error in
+            XCTAssertTrue("\(error)".contains("+30 dB is out of range"), "\(error)")
+        }
+    }
+
     func testOldLinearFormsAndUnitSlipsAreWarnedWithWhatToWrite() throws {
         let folder = try SceneFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
