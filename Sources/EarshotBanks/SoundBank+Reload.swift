@@ -218,6 +218,7 @@ extension SoundBank {
                 c.tracks[id] = nil
                 guard track.isPlaying || track.isWaitingToPlay else {
                     track.stop()
+                    replacements[id]?.stop()   // opened for a hand-over that no longer happens
                     continue
                 }
                 if let replacement = replacements[id], let m = music[id] {
@@ -238,9 +239,18 @@ extension SoundBank {
                 continue
             }
             // Its loop region was checked against this file by the bank's validation; one that no
-            // longer fits (the file changed under it) leaves the track to be loaded anew.
+            // longer fits (the file changed under it) leaves the track to be loaded anew — a
+            // playing one fades out, kept for unload() to stop, never forgotten while heard.
             if m != c.music[id] {
-                do throws(EarshotError) { try m.apply(to: track) } catch { c.tracks[id] = nil }
+                do throws(EarshotError) { try m.apply(to: track) } catch {
+                    c.tracks[id] = nil
+                    if track.isPlaying || track.isWaitingToPlay {
+                        track.fade(to: 0, duration: Self.trackHandover, stopsAtEnd: true)
+                        c.retiredTracks.append(track)
+                    } else {
+                        track.stop()
+                    }
+                }
             }
         }
         c.music = music

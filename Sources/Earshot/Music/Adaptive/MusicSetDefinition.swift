@@ -209,8 +209,13 @@ public struct MusicTransition: Sendable, Equatable {
     /// Seconds the old state fades out over from the boundary (0: it stops on the boundary).
     public var fade: Double
     /// Seconds the new state fades in over from its first sample (0: it begins at full level).
-    /// By default the same as ``fade``: a rule cross-fades both sides.
-    public var fadeIn: Double
+    /// Until set, the same as ``fade`` (also when ``fade`` is set later): a rule cross-fades both
+    /// sides.
+    public var fadeIn: Double {
+        get { ownFadeIn ?? fade }
+        set { ownFadeIn = newValue }
+    }
+    private var ownFadeIn: Double?
     /// Both fades' shape: `.equalPower` keeps the sum of the two states' powers constant through a
     /// two-sided cross-fade (no bump, no dip); `.linear` moves each volume in a straight line.
     public var curve: MusicTrack.FadeCurve
@@ -228,9 +233,15 @@ public struct MusicTransition: Sendable, Equatable {
         self.to = to
         self.at = at
         self.fade = fade
-        self.fadeIn = fadeIn ?? fade
+        self.ownFadeIn = fadeIn
         self.curve = curve
         self.stinger = stinger
         self.via = via
+    }
+
+    /// Two rules are equal when they behave alike (a fade-in given as the fade is the same rule).
+    public static func == (a: MusicTransition, b: MusicTransition) -> Bool {
+        a.from == b.from && a.to == b.to && a.at == b.at && a.fade == b.fade && a.fadeIn == b.fadeIn
+            && a.curve == b.curve && a.stinger == b.stinger && a.via == b.via
     }
 }

@@ -39,6 +39,18 @@ final class MusicCrossFadeTests: XCTestCase {
         }
     }
 
+    /// `fadeIn` follows `fade` until it is set — also when the rule is built field by field.
+    func testFadeInFollowsTheFadeUntilSet() {
+        var rule = MusicTransition()
+        rule.fade = 1.5
+        XCTAssertEqual(rule.fadeIn, 1.5)
+        XCTAssertEqual(rule, MusicTransition(fade: 1.5, fadeIn: 1.5))
+        rule.fadeIn = 0
+        rule.fade = 2
+        XCTAssertEqual(rule.fadeIn, 0)
+        XCTAssertNotEqual(rule, MusicTransition(fade: 2))
+    }
+
     func testATwoSidedEqualPowerCrossFadeHasNoBump() throws {
         let w = try windows(MusicTransition(to: "b", at: .immediate, fade: 1.5))
         let before = w[8]   // 0.40–0.45 s
