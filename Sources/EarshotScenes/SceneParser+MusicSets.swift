@@ -317,7 +317,7 @@ extension SceneParser {
             let layers = Set(def.states.flatMap { s -> [String] in if case .layers(let ls) = s.content { return ls.map(\.name) } else { return [] } })
             if !layers.contains(l) { fail(n, "\(key).layer", unknown("layer of music set \(id)", l, layers)) }
             guard let v = m["volume"] else {
-                fail(node, "\(key).volume", "required key is missing (a layer event sets volume: 0…1)")
+                fail(node, "\(key).volume", "required key is missing (a layer event sets volume: 0…3.98, or dB with its unit)")
                 return nil
             }
             let volume = factor(v, "\(key).volume", in: 0...Double(MusicTrack.maxVolume))

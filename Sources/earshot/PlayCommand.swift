@@ -50,7 +50,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --music: extra plays after the first (-1 loops until --seconds).")
     var loops: Int = 0
 
-    @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…1 (default 1).")
+    @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…3.98 (+12 dB; default 1).")
     var volume: Float = 1
 
     @Option(name: .long, parsing: .unconditional, help: "With --music: playback speed 0.5…2 (default 1); the pitch stays unless --tape.")
@@ -77,7 +77,7 @@ struct PlayCommand: ParsableCommand {
         if speed != 1 || tape, !music { throw ValidationError("--speed and --tape go with --music") }
         if !(speed.isFinite && (0.5...2).contains(speed)) { throw ValidationError("--speed must be within 0.5…2") }
         if music {
-            if !(volume.isFinite && (0...1).contains(volume)) { throw ValidationError("--volume must be within 0…1") }
+            if !(volume.isFinite && (0...MusicTrack.maxVolume).contains(volume)) { throw ValidationError("--volume must be within 0…3.98 (+12 dB)") }
             if loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
             if loops == -1, out != nil, seconds == nil { throw ValidationError("--loops -1 with --out needs --seconds") }
         }

@@ -73,7 +73,8 @@ final class SceneSetEventTests: XCTestCase {
     func testSetEventsAreValidated() throws {
         for (event, words) in [("{ at: 1, set: thme, gain: 0.5 }", "did you mean 'theme'?"),
                                ("{ at: 1, set: theme, pitch: 2 }", "pitch does not apply here"),
-                               ("{ at: 1, set: theme, gain: 2 }", "out of range (expected 0…1)"),
+                               ("{ at: 1, set: theme, gain: 5 }", "out of range (expected a factor 0…"),
+                               ("{ at: 1, set: theme, gain: +13 dB }", "+13 dB is out of range"),
                                ("{ at: 1, set: sfx, gain: 0.5, curve: linear }", "a curve needs ramp"),
                                ("{ at: 1, start: nobody }", "no emitter with id \"nobody\"")] {
             let tone = tmp.appendingPathComponent("tone.wav").path
