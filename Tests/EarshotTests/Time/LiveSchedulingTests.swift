@@ -108,7 +108,8 @@ final class LiveSchedulingTests: XCTestCase {
     }
 
     /// A looping voice scheduled live loops on its clip, not on its lead-in: its first frame is
-    /// heard at its `startTime` (0.4 s − the latency after the click played at once, ± 1 ms), and
+    /// heard at its `startTime` (as far after the click played at once as their startTimes say,
+    /// ± 1 ms; 0.4 s − the latency, ± 3 ms), and
     /// each pass of its 0.25 s clip follows the last by 250 ms (± 1 ms) until it is stopped.
     func testALoopScheduledLiveLoopsOnItsClip() throws { try aLoopScheduledLiveLoopsOnItsClip(on: .pulseaudio) }
     func testALoopScheduledLiveLoopsOnItsClipOnPipeWire() throws { try aLoopScheduledLiveLoopsOnItsClip(on: .pipewire) }
@@ -123,8 +124,17 @@ final class LiveSchedulingTests: XCTestCase {
         let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
         print("LiveScheduling (\(server)): loop passes \(periods) ms apart; its start heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
         for p in periods { XCTAssertEqual(p, 250, accuracy: 1) }
+        // Against the latency, read apart from the mix (the server's estimate moves: 1.78 ms off
+        // once in a CI run): ± 3 ms. Exactly, on the mixing clock: the loop starts as far after
+        // the click played at once as their startTimes say (± 1 ms).
         if let latency = r.latency {
-            XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 1)
+            XCTAssertEqual(fromNow, 400 - latency * 1000, accuracy: 3)
+        }
+        if let now = r.startNow, let first = r.scheduled.first {
+            print("LiveScheduling (\(server)): the loop's startTime \((first - now) * 1000) ms after the click's; heard \(fromNow) ms after")
+            XCTAssertEqual((first - now) * 1000, fromNow, accuracy: 1)
+        } else {
+            XCTFail("no startTime of the play at once")
         }
         // Each pass's "tick" marker is reported at the audio time its click is heard: the first at
         // the start time (heard there, as above), each later one as far after it as its click is
@@ -137,8 +147,8 @@ final class LiveSchedulingTests: XCTestCase {
     }
 
     /// A voice paused in its lead-in (its source taken before a frame was heard) waits for its
-    /// start again, moved on by exactly the paused span: heard once, from its first frame, at
-    /// 0.4 s + the pause − the latency after the click played at once (± 1 ms).
+    /// start again, moved on by exactly the paused span: heard once, from its first frame, as far
+    /// after the click played at once as their startTimes and the pause say (± 1 ms).
     func testAVoicePausedInItsLeadInStartsLaterByThePause() throws { try aVoicePausedInItsLeadInStartsLaterByThePause(on: .pulseaudio) }
     func testAVoicePausedInItsLeadInStartsLaterByThePauseOnPipeWire() throws { try aVoicePausedInItsLeadInStartsLaterByThePause(on: .pipewire) }
 
@@ -149,9 +159,19 @@ final class LiveSchedulingTests: XCTestCase {
         guard r.onsets.count == 2, let paused = r.paused else { return }
         let fromNow = Double(r.onsets[1] - r.onsets[0]) / 48
         print("LiveScheduling (\(server)): paused \(paused.0 * 1000)…\(paused.1 * 1000) ms in its lead-in, heard \(fromNow) ms after a click played at a, latency \(r.latency.map { "\($0 * 1000) ms" } ?? "unsure")")
+        // Against the latency read apart from the mix (2.1 ms off once in a CI run): ± 3 ms;
+        // exactly, on the mixing clock, against the two startTimes and the pause: ± 1 ms.
         if let latency = r.latency {
-            XCTAssertGreaterThanOrEqual(fromNow, 400 + paused.0 * 1000 - latency * 1000 - 1)
-            XCTAssertLessThanOrEqual(fromNow, 400 + paused.1 * 1000 - latency * 1000 + 1)
+            XCTAssertGreaterThanOrEqual(fromNow, 400 + paused.0 * 1000 - latency * 1000 - 3)
+            XCTAssertLessThanOrEqual(fromNow, 400 + paused.1 * 1000 - latency * 1000 + 3)
+        }
+        if let now = r.startNow, let first = r.scheduled.first {
+            let planned = (first - now) * 1000
+            print("LiveScheduling (\(server)): startTimes \(planned) ms apart, + the pause; heard \(fromNow) ms apart")
+            XCTAssertGreaterThanOrEqual(fromNow, planned + paused.0 * 1000 - 1)
+            XCTAssertLessThanOrEqual(fromNow, planned + paused.1 * 1000 + 1)
+        } else {
+            XCTFail("no startTime of the play at once")
         }
     }
 
