@@ -5,7 +5,7 @@
 //   MonitorProbe voices SECONDS   a loopback engine (Configuration.monitor) plays a known set of
 //       voices — tone on sfx at −6 dB (3 m right), tone on sfx at −12 dB (left), tone on ui at
 //       0 dB, tone on voice at −3.5 dB (paused) — and a sound (blip.wav, 50 ms) played once
-//       before and refused by its cooldown when the first monitor client connects, and a game
+//       before and refused by its cooldown every 0.25 s while a monitor client is connected, and a game
 //       parameter, speed = 3.5; prints
 //       "ready PID PATH", then one line "voice ID BUS GAINDB STATE" per voice as the engine
 //       reports them, then "listed", and drives 60 frames a second (update + render) until
@@ -102,11 +102,15 @@ for (v, bus) in zip(voices, ["sfx", "sfx", "ui", "voice"]) {
 }
 say("listed")
 
-var refusedOnce = false
+// While a monitor client is connected, the sound is refused by its cooldown every 0.25 s: once,
+// when the client was first counted, raced the client's first frames (a CI run saw no event in
+// twelve frames).
+var lastRefused = -Double.infinity
 try drive(engine, seconds: seconds) {
-    if !refusedOnce && engine.monitorClientCount > 0 {
+    let now = Date().timeIntervalSinceReferenceDate
+    if engine.monitorClientCount > 0, now - lastRefused >= 0.25 {
         _ = try engine.play(sound, options: .init(pan: 0, bus: .sfx))   // refused: its cooldown
-        refusedOnce = true
+        lastRefused = now
     }
 }
 engine.shutdown()
