@@ -79,7 +79,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// Once it is gone the track is stale: `play` throws ``EarshotError/engineShutDown``, other
     /// calls do nothing, `isPlaying` is false.
     weak var engine: AudioEngine?
-    let stream: TrackStream
+    let stream: QueuedStream
     let system: MusicSystem
 
     // The file's facts are constants of the stream (read from the decoder at open): no lock needed.
@@ -97,7 +97,7 @@ public final class MusicTrack: @unchecked Sendable {
 
     init(engine: AudioEngine, path: String, bus: Bus) throws(EarshotError) {
         let decoder = try MusicDecoders.open(path: path)
-        let stream = TrackStream(decoder: decoder, bus: bus)
+        let stream = QueuedStream(decoder: decoder, bus: bus)
         try engine.musicSystem.register(stream, host: engine)
         self.engine = engine
         self.system = engine.musicSystem

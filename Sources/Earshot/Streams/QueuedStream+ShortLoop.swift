@@ -1,5 +1,5 @@
 /// Short loops held in memory: a loop of a few frames decoded once and copied pass by pass.
-extension TrackStream {
+extension QueuedStream {
     /// The most frames a loop may span and be held in memory (``copyShortLoop``): 16,384
     /// (128 KiB of stereo floats).
     static let shortLoopFrames = 16_384

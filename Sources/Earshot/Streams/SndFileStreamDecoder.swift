@@ -10,7 +10,7 @@ import Glibc
 /// frame, an I/O error) is reported as ``EarshotError/decodeFailed(path:reason:)``; one that stops
 /// short of an exact length without it (the file shrank while streaming) as
 /// ``EarshotError/fileChangedWhileReading(path:decoded:expected:)``.
-final class SndFileStreamDecoder: MusicDecoder {
+final class SndFileStreamDecoder: StreamDecoder {
     let path: String
     let sampleRate: Int
     let channels: Int
@@ -36,7 +36,7 @@ final class SndFileStreamDecoder: MusicDecoder {
         var info = SF_INFO()
         // Our own descriptor, close-on-exec (sf_open's is inherited by every child the game
         // spawns); libsndfile does not close it (close_desc false): ``close()`` does.
-        let fd = try MusicDecoders.openReadOnly(path)
+        let fd = try StreamDecoders.openReadOnly(path)
         guard let f = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
             Glibc.close(fd)
             throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))

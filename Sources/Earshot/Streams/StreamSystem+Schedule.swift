@@ -1,8 +1,8 @@
 import COpenAL
 
 /// Music on the audio clock: starts and stops at a time, and the markers, beats and bars heard.
-/// Every function here runs under the music lock; those that touch OpenAL inside
-/// `host.withMusicAL`.
+/// Every function here runs under the stream lock; those that touch OpenAL inside
+/// `host.withStreamAL`.
 ///
 /// Times are ``AudioEngine/audioTime``s. The pump reads the audio clock once per stream that needs
 /// it and converts a time to frames of the output from there: on a loopback engine the pump runs
@@ -10,7 +10,7 @@ import COpenAL
 /// marker `d` frames later lies `d` frames into the render, whatever its size. The audio clock
 /// stands while an interruption or a lost device holds the output; the tracks stand with it (held
 /// or not pumped), so nothing slips.
-extension MusicSystem {
+extension StreamSystem {
     /// Live devices: how far ahead of its time a scheduled start or stop is set up (a silent
     /// lead-in, or the queue trimmed), and how far ahead markers are reported.
     static let liveHorizon = 0.03
@@ -22,15 +22,15 @@ extension MusicSystem {
 
     /// Output frames the pump looks ahead: the render about to be mixed (loopback), or
     /// ``liveHorizon`` live.
-    func horizon(_ host: any MusicHost, renderFrames: Int) -> Int {
+    func horizon(_ host: any StreamHost, renderFrames: Int) -> Int {
         host.isLoopback ? renderFrames : Int(Self.liveHorizon * Double(host.sampleRate))
     }
 
     // MARK: Track controls
 
     /// Schedules `s` to start at audio time `time` (``MusicTrack/play(at:)``).
-    func play(_ s: TrackStream, at time: Double, host: any MusicHost) throws(EarshotError) {
-        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+    func play(_ s: QueuedStream, at time: Double, host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (_: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
             guard s.state != .playing else { throw .invalidArgument("\(s.path) is already playing; stop it before starting it at a time") }
             cancelWaiting(s)
@@ -50,8 +50,8 @@ extension MusicSystem {
     }
 
     /// Sets (or with nil cancels) the time `s` stops at (``MusicTrack/stop(at:)``).
-    func stop(_ s: TrackStream, at time: Double?, host: any MusicHost) {
-        withMusicLock { _ in
+    func stop(_ s: QueuedStream, at time: Double?, host: any StreamHost) {
+        withStreamLock { _ in
             // Nothing playing, paused or scheduled: there is no session to stop.
             guard !isShutDown, s.state != .idle || s.startAt != nil else { return }
             s.stopAt = time
@@ -59,10 +59,10 @@ extension MusicSystem {
     }
 
     /// A fade that begins at audio time `at`: its start on the music clock.
-    func fadeStart(at time: Double, host: any MusicHost) -> Double {
+    func fadeStart(at time: Double, host: any StreamHost) -> Double {
         assertLocked()
         let now = clock(host)
-        let audioNow = host.withMusicAL { host.musicAudioTime + host.musicOutputLatency }   // when a gain set now is heard
+        let audioNow = host.withStreamAL { host.streamAudioTime + host.streamOutputLatency }   // when a gain set now is heard
         let rate = host.sampleRate
         let frames = Self.outputFrame(time, rate: rate) - Self.outputFrame(audioNow, rate: rate)
         return now + Double(max(0, frames)) / Double(rate)
@@ -73,10 +73,10 @@ extension MusicSystem {
     /// Starts the scheduled tracks whose time falls within the coming render (live: within
     /// ``liveHorizon``), behind a silent lead-in that puts their first frame on the frame of
     /// their time. A track whose bus is held waits; a time already past starts at once.
-    func startScheduled(host: any MusicHost, renderFrames: Int, pending: inout [Pending]) {
+    func startScheduled(host: any StreamHost, renderFrames: Int, pending: inout [Pending]) {
         assertLocked()
         // When what OpenAL mixes next is heard: now on loopback, a latency later live.
-        guard let audioNow = host.withMusicAL({ host.musicCoreIsShutDown ? nil : host.musicAudioTime + host.musicOutputLatency })
+        guard let audioNow = host.withStreamAL({ host.streamCoreIsShutDown ? nil : host.streamAudioTime + host.streamOutputLatency })
         else { return }
         let rate = host.sampleRate
         let nowFrame = Self.outputFrame(audioNow, rate: rate)
@@ -86,8 +86,8 @@ extension MusicSystem {
         var starting: [ALuint] = []
         defer {
             if !starting.isEmpty {
-                host.withMusicAL {
-                    guard !host.musicCoreIsShutDown else { return }
+                host.withStreamAL {
+                    guard !host.streamCoreIsShutDown else { return }
                     alSourcePlayv(ALsizei(starting.count), starting)
                     ALCheck.after("starting scheduled music")
                 }
@@ -124,7 +124,7 @@ extension MusicSystem {
 
     /// Works out again where a fade at a time that has not begun starts on the music clock, from
     /// its audio time and the audio time `audioNow` at which what is mixed next is heard.
-    func refreshFadeStart(_ s: TrackStream, host: any MusicHost, audioNow: Double) {
+    func refreshFadeStart(_ s: QueuedStream, host: any StreamHost, audioNow: Double) {
         guard var f = s.fade, f.startsLater, f.pausedAt == nil, let at = f.audioStart else { return }
         let rate = host.sampleRate
         let frames = Self.outputFrame(at, rate: rate) - Self.outputFrame(audioNow, rate: rate)
@@ -134,16 +134,16 @@ extension MusicSystem {
 
     /// After a stream's pump: a stop due within the coming render trims its queue to end on the
     /// stop's frame; the markers, beats and bars of the coming render are sent with their times.
-    func keepTime(_ s: TrackStream, host: any MusicHost, renderFrames: Int, pending: inout [Pending]) {
+    func keepTime(_ s: QueuedStream, host: any StreamHost, renderFrames: Int, pending: inout [Pending]) {
         assertLocked()
         guard let source = s.source, !suspended else { return }
         var alState: ALint = 0, offset: ALint = 0
-        let read = host.withMusicAL { () -> Double? in
-            guard !host.musicOutputIsGone else { return nil }
+        let read = host.withStreamAL { () -> Double? in
+            guard !host.streamOutputIsGone else { return nil }
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &alState)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
-            return host.musicAudioTime + host.musicOutputLatency   // when the frame at `offset` is heard
+            return host.streamAudioTime + host.streamOutputLatency   // when the frame at `offset` is heard
         }
         guard let audioNow = read else { return }
         let rate = host.sampleRate
@@ -181,7 +181,7 @@ extension MusicSystem {
     /// Makes the queue end `keep` frames after queue offset `offset` (the frame playing now): the
     /// part still to play before the stop is queued again (from the kept samples) and nothing
     /// more is decoded, so the source stops on the stop's frame (``endAtScheduledStop``).
-    func trimQueue(_ s: TrackStream, source: ALuint, offset: Int, keep: Int, host: any MusicHost) {
+    func trimQueue(_ s: QueuedStream, source: ALuint, offset: Int, keep: Int, host: any StreamHost) {
         assertLocked()
         let endPosition = s.fileFrame(atQueueOffset: offset + keep)
         requeue(s, source: source, offset: offset, frames: keep, gain: nil, host: host)
@@ -194,7 +194,7 @@ extension MusicSystem {
     /// frame on are queued again scaled by the ramp (relative to that level). The fade is heard
     /// from its very frame; from the next render on the gain carries it, as for every fade.
     /// Returns whether the queue was rebuilt.
-    func bakeFadeOnset(_ s: TrackStream, source: ALuint, offset: Int, renderFrames: Int, host: any MusicHost) -> Bool {
+    func bakeFadeOnset(_ s: QueuedStream, source: ALuint, offset: Int, renderFrames: Int, host: any StreamHost) -> Bool {
         assertLocked()
         guard host.isLoopback, renderFrames > 0, s.state == .playing, let f = s.fade, f.pausedAt == nil, f.duration > 0,
               s.volume > 0 else { return false }
@@ -216,8 +216,8 @@ extension MusicSystem {
     /// Queues again the `frames` frames from queue offset `offset` on (the frame playing now),
     /// from the kept samples, each frame `j` of them scaled by `gain(j)`; the source goes on from
     /// there at once (between renders on loopback: seamless).
-    private func requeue(_ s: TrackStream, source: ALuint, offset: Int, frames: Int, gain: ((Int) -> Float)?,
-                         host: any MusicHost) {
+    private func requeue(_ s: QueuedStream, source: ALuint, offset: Int, frames: Int, gain: ((Int) -> Float)?,
+                         host: any StreamHost) {
         let old = s.queue
         var chunks: [StagedChunk] = []
         var base = 0, from = offset, need = frames
@@ -244,8 +244,8 @@ extension MusicSystem {
             need -= n
         }
         let playing = s.queueBase + offset
-        host.withMusicAL {
-            guard !host.musicCoreIsShutDown else { return }
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
             alSourceStop(source)
             alSourcei(source, AL_BUFFER, 0)
             s.queueBase += old.reduce(0) { $0 + $1.frames }
@@ -260,14 +260,14 @@ extension MusicSystem {
 
     /// A stop at a time has been reached: the trimmed queue played out. Ends `s` (`.stopped`) with
     /// its position on the stop's frame.
-    func endAtScheduledStop(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func endAtScheduledStop(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         let position = s.stopPosition
         end(s, reason: .stopped, error: nil, host: host, pending: &pending)
         s.idlePosition = position
     }
 }
 
-extension TrackStream {
+extension QueuedStream {
     /// How far apart (seconds of the file) two time-stretched segments may join and still be
     /// taken as one run when markers are looked for.
     static let joinTolerance = 0.05

@@ -10,7 +10,7 @@ import Glibc
 /// changes rate or channel count part-way is reported as ``EarshotError/decodeFailed(path:reason:)``
 /// (the last as ``EarshotError/formatChanged(path:detail:)``):
 /// a music track never plays past damage silently.
-final class VorbisStreamDecoder: MusicDecoder {
+final class VorbisStreamDecoder: StreamDecoder {
     let path: String
     let sampleRate: Int
     let channels: Int
@@ -39,7 +39,7 @@ final class VorbisStreamDecoder: MusicDecoder {
         let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         // Our own close-on-exec descriptor (ov_fopen's is inherited by every child the game
         // spawns), as a stdio stream that ov_clear closes.
-        let fd = try MusicDecoders.openReadOnly(path)
+        let fd = try StreamDecoders.openReadOnly(path)
         guard let stream = fdopen(fd, "rb") else {
             let reason = String(cString: strerror(errno))
             Glibc.close(fd)
