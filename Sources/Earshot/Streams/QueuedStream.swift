@@ -72,6 +72,9 @@ final class QueuedStream: @unchecked Sendable {
     let bus: Bus
     /// The emitter the track follows (``MusicTrack/follow(_:)``), nil for a head-relative track.
     var emitter: Emitter?
+    /// Where a mono stream that is one channel of a split file sits, head-relative
+    /// (``StreamLayout/speakerPosition(channel:of:)``); nil: placed by ``pan`` or ``emitter``.
+    var speaker: Vector3?
     /// The emitter's properties last sent to the source (nil: the source is head-relative or
     /// just claimed).
     var placedAtEmitter: SpatialProperties?

@@ -106,10 +106,56 @@ extension StreamSystem {
                 for s in group where s.state == .playing {
                     if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
                 }
-                alSourcePlayv(ALsizei(names.count), names)
-                ALCheck.after("resuming music stems")
+                SourceStarter.start(names, "resuming music stems")
             }
             for s in group { endIfDrained(s, host: host, pending: &pending) }
+        }
+    }
+
+    /// Starts (or resumes) every stream of `group` now, in one AL call: they begin on the same
+    /// mix, sample-aligned. Streams whose bus is held are readied and start when the hold ends.
+    /// Throws what a start throws (no free source: the streams started before it are stopped).
+    func playGroup(_ group: [QueuedStream], host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (pending: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            var started: [QueuedStream] = []
+            for s in group {
+                cancelWaiting(s)
+                guard s.state == .idle else { continue }
+                do throws(EarshotError) {
+                    try startQueue(s, host: host, leadInAfter: nil)
+                } catch {
+                    for t in started { stopLocked(t, host: host, pending: &pending) }
+                    throw error
+                }
+                started.append(s)
+                s.state = .paused
+            }
+            let now = clock(host)
+            var names: [ALuint] = []
+            for s in group where s.state == .paused {
+                s.sessionActive = true
+                if isHeld(s) { s.heldBySession = true; continue }
+                s.state = .playing
+                if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
+            }
+            if !names.isEmpty {
+                host.withStreamAL {
+                    guard !host.streamCoreIsShutDown else { return }
+                    for s in group where s.state == .playing {
+                        if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
+                    }
+                    SourceStarter.start(names, "starting a group of streams")
+                }
+            }
+            for s in group { endIfDrained(s, host: host, pending: &pending) }
+        }
+    }
+
+    /// Ends every stream of `group` (`.stopped`, keeping their positions) in one lock scope.
+    func stopGroup(_ group: [QueuedStream], host: any StreamHost) {
+        withStreamLock { pending in
+            for s in group { stopLocked(s, host: host, pending: &pending) }
         }
     }
 
@@ -127,8 +173,7 @@ extension StreamSystem {
             if !names.isEmpty {
                 host.withStreamAL {
                     guard !host.streamCoreIsShutDown else { return }
-                    alSourcePlayv(ALsizei(names.count), names)
-                    ALCheck.after("restarting music stems after a seek")
+                    SourceStarter.start(names, "restarting music stems after a seek")
                 }
             }
             for s in group { endIfDrained(s, host: host, pending: &pending) }

@@ -84,10 +84,8 @@ extension StreamSystem {
             s.scannedTo = s.queueBase   // markers are looked for from the new queue's head
             uploadAll(staged, to: s, source: source)
             ALCheck.after("queueing music buffers")
-            if thenPlay, !s.queue.isEmpty {
-                alSourcePlay(source)   // in the same AL section: a play takes the AL lock once
-                ALCheck.after("starting a music source")
-            }
+            // In the same AL section: a play takes the AL lock once.
+            if thenPlay, !s.queue.isEmpty { SourceStarter.start(source, "starting a stream") }
         }
         active.append(s)
     }
@@ -138,7 +136,7 @@ extension StreamSystem {
         alSourcef(source, AL_CONE_INNER_ANGLE, plain.coneInnerAngle)
         alSourcef(source, AL_CONE_OUTER_ANGLE, plain.coneOuterAngle)
         alSourcef(source, AL_REFERENCE_DISTANCE, 1)
-        let p = s.channels == 1 ? PlayOptions.panPosition(s.pan) : Vector3(0, 0, -1)
+        let p = s.speaker ?? (s.channels == 1 ? PlayOptions.panPosition(s.pan) : Vector3(0, 0, -1))
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
@@ -231,8 +229,8 @@ extension StreamSystem {
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
                 uploadAll(staged, to: s, source: source)
-                if restart, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("queueing music buffers")
+                if restart, !s.queue.isEmpty { SourceStarter.play(source) }
+                ALCheck.after("queueing stream buffers")
             }
         }
         if restart { endIfDrained(s, host: host, pending: &pending) }
@@ -260,8 +258,7 @@ extension StreamSystem {
         if let source = f.source {
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
-                if !f.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("starting a music source")
+                if !f.queue.isEmpty { SourceStarter.start(source, "starting a stream after the one before it") }
             }
         }
         endIfDrained(f, host: host, pending: &pending)
@@ -393,7 +390,13 @@ extension StreamSystem {
                     return
                 }
             }
-            let format = s.channels == 1 ? AL_FORMAT_MONO_FLOAT32 : AL_FORMAT_STEREO_FLOAT32
+            // Opening checked that the channels have a format (or split them: StreamLayout).
+            guard let format = StreamLayout.nativeFormat(channels: s.channels) else {
+                s.freeBuffers.append(buffer)
+                s.failure = .unsupportedEncoding("\(s.path): OpenAL has no format for \(s.channels) channels")
+                s.exhausted = true
+                return
+            }
             let data = s.channels == 2 && s.pan != 0 ? Self.balanced(chunk.samples, pan: s.pan) : chunk.samples
             data.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(s.fileRate)) }
             alSourceQueueBuffers(source, 1, &buffer)

@@ -88,8 +88,7 @@ extension StreamSystem {
             if !starting.isEmpty {
                 host.withStreamAL {
                     guard !host.streamCoreIsShutDown else { return }
-                    alSourcePlayv(ALsizei(starting.count), starting)
-                    ALCheck.after("starting scheduled music")
+                    SourceStarter.start(starting, "starting scheduled streams")
                 }
             }
         }
@@ -253,8 +252,8 @@ extension StreamSystem {
             s.queue.removeAll()
             s.scannedTo = s.queueBase + max(0, s.scannedTo - playing)
             uploadAll(chunks, to: s, source: source)
-            if !s.queue.isEmpty { alSourcePlay(source) }
-            ALCheck.after("queueing music again for a stop or fade at a time")
+            if !s.queue.isEmpty { SourceStarter.play(source) }
+            ALCheck.after("queueing a stream again for a stop or fade at a time")
         }
     }
 

@@ -69,8 +69,7 @@ extension StreamSystem {
                 host.withStreamAL {
                     guard !host.streamCoreIsShutDown else { return }
                     _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                    alSourcePlay(source)
-                    ALCheck.after("starting a music source")
+                    SourceStarter.start(source, "starting a stream")
                 }
             }
             endIfDrained(s, host: host, pending: &pending)
@@ -177,8 +176,7 @@ extension StreamSystem {
             requeue(s, source: source, atFrame: frame, host: host)
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
-                if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("restarting a music source after a seek")
+                if s.state == .playing, !s.queue.isEmpty { SourceStarter.start(source, "restarting a stream after a seek") }
             }
             endIfDrained(s, host: host, pending: &pending)
         }

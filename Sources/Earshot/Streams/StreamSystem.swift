@@ -287,8 +287,7 @@ class StreamSystem: @unchecked Sendable {
             // All in one call, so that the stems of a music set start again on the same mix.
             if !restart.isEmpty {
                 host.withStreamAL {
-                    alSourcePlayv(ALsizei(restart.count), restart)
-                    ALCheck.after("starting music sources on the new device")
+                    SourceStarter.start(restart, "starting streams on the new device")
                 }
             }
         }
@@ -333,7 +332,7 @@ class StreamSystem: @unchecked Sendable {
                     s.state = .playing
                     guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
                     _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                    if !s.queue.isEmpty { alSourcePlay(source) }
+                    if !s.queue.isEmpty { SourceStarter.play(source) }
                 }
             }
             ALCheck.after("holding or releasing music sources")

@@ -215,7 +215,7 @@ extension VoicePool {
         v.pointee.realIndex = real.count
         real.append(index)
         alSourcef(source, AL_GAIN, effectiveGain(index))
-        alSourcePlay(source)
+        SourceStarter.play(source)   // checked with the section (the engine's play or update)
     }
 
     /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.
