@@ -1,7 +1,5 @@
-import COpenAL
-
-/// The music system as an ``EngineSubsystem``: what the engine's update, render, bus setters,
-/// device recovery and shutdown do to music, in one place; and music's own sources.
+/// The stream system as the engine's ``EngineSubsystem``: what the engine's update, render, bus
+/// setters, device recovery and shutdown do to every stream, plus ticking music's sets.
 extension MusicSystem: EngineSubsystem {
     /// Track gains and fades follow the frame (and with them the bus levels the frame moved);
     /// then the holds and stops the frame's bus changes carry.

@@ -106,6 +106,9 @@ public final class AudioStream: @unchecked Sendable {
             try engine.musicSystem.register(p, host: engine)
         }
         if parts.count > 1 { engine.musicSystem.setGroup(parts) }
+        // The group ends together: the first channel's events are the stream's, and the others'
+        // are finished now so that nothing piles up unread in them.
+        for p in parts.dropFirst() { p.continuation.finish() }
         self.engine = engine
         system = engine.musicSystem
         self.parts = parts

@@ -67,10 +67,11 @@ final class ChannelDecoder: StreamDecoder {
         self.channel = channel
     }
 
-    var path: String { split.decoder.path }
-    var sampleRate: Int { split.decoder.sampleRate }
-    var channels: Int { 1 }
-    var frameCount: Int { split.decoder.frameCount }
+    var facts: StreamFileFacts {
+        var f = split.decoder.facts
+        f.channels = 1
+        return f
+    }
 
     func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
         let got = try split.read(channel: channel, start: position, into: buffer, frames: frames)

@@ -7,7 +7,7 @@ extension QueuedStream {
     /// At a loop seam, for a loop of at most ``shortLoopFrames``: copies whole passes of it from
     /// memory into `samples` (one segment each) while passes remain and there is room, instead
     /// of a seek and a read per pass — a looping one-frame file cost ten times the CPU of a
-    /// normal track that way (issue 35.15). Leaves the decoder where `decodeFrame` says. False
+    /// normal track that way. Leaves the decoder where `decodeFrame` says. False
     /// when the loop is longer (or yields nothing): the caller seeks as usual.
     func copyShortLoop(from start: Int, into samples: inout [Float], filled: inout Int, frames: Int,
                                segments: inout [StreamSegment]) throws(EarshotError) -> Bool {

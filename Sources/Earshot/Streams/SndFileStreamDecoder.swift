@@ -11,10 +11,7 @@ import Glibc
 /// short of an exact length without it (the file shrank while streaming) as
 /// ``EarshotError/fileChangedWhileReading(path:decoded:expected:)``.
 final class SndFileStreamDecoder: StreamDecoder {
-    let path: String
-    let sampleRate: Int
-    let channels: Int
-    let frameCount: Int
+    let facts: StreamFileFacts
     private var file: OpaquePointer?
     /// The file's descriptor (-1 once closed).
     private var descriptor: Int32
@@ -51,12 +48,10 @@ final class SndFileStreamDecoder: StreamDecoder {
             Glibc.close(fd)
             throw .unreadableFile(path: path, reason: "libsndfile cannot seek in it (music tracks need seeking for loops)")
         }
-        self.path = path
         file = f
         descriptor = fd
-        sampleRate = Int(info.samplerate)
-        channels = Int(info.channels)
-        frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
+        let frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
+        facts = StreamFileFacts(path: path, sampleRate: Int(info.samplerate), channels: Int(info.channels), frameCount: frameCount)
         exactLength = frameCount > 0 && SndFileDecoder.hasExactLength(info)
         isFLAC = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
     }

@@ -7,19 +7,13 @@ import Glibc
 /// Two implementations exist: ``VorbisStreamDecoder`` (Ogg Vorbis through libvorbisfile's
 /// `ov_read`/`ov_pcm_seek`) and ``SndFileStreamDecoder`` (everything else libsndfile reads: WAV,
 /// AIFF, FLAC, CAF PCM, Ogg Opus …). ``StreamDecoders/open(path:)`` picks one from the file's
-/// first bytes. A decoder is not thread-safe: the music system touches it only under its lock.
+/// first bytes. A decoder is not thread-safe: the stream system touches it only under its lock.
 ///
 /// Samples are 32-bit floats in −1…1 whatever the file holds (16-bit Vorbis output is divided by
 /// 32768, which is exact), so every track uploads one OpenAL format per channel count.
 protocol StreamDecoder: AnyObject {
-    /// The file path, for messages.
-    var path: String { get }
-    /// Frames per second of the file.
-    var sampleRate: Int { get }
-    /// 1…``StreamDecoders/maxChannels`` (checked at open).
-    var channels: Int { get }
-    /// Frames in the whole file, as the container states them (checked > 0 at open).
-    var frameCount: Int { get }
+    /// What the file states about itself, read at open.
+    var facts: StreamFileFacts { get }
     /// Decodes up to `frames` frames into `buffer` (room for `frames × channels` floats) from the
     /// current position; returns how many were decoded, 0 only at the end of the stream.
     /// Throws ``EarshotError/decodeFailed(path:reason:)`` on corrupt data.
@@ -29,6 +23,25 @@ protocol StreamDecoder: AnyObject {
     /// Closes the file now (at engine shutdown, while the game may still hold the track); reads
     /// and seeks after it throw ``EarshotError/engineShutDown``. Idempotent.
     func close()
+}
+
+/// What a stream's file states about itself at open (checked by ``StreamDecoders/open(path:)``).
+struct StreamFileFacts {
+    /// The file path, for messages.
+    var path: String
+    /// Frames per second of the file.
+    var sampleRate: Int
+    /// 1…``StreamDecoders/maxChannels``.
+    var channels: Int
+    /// Frames in the whole file, as the container states them (> 0).
+    var frameCount: Int
+}
+
+extension StreamDecoder {
+    var path: String { facts.path }
+    var sampleRate: Int { facts.sampleRate }
+    var channels: Int { facts.channels }
+    var frameCount: Int { facts.frameCount }
 }
 
 /// Opens the right ``StreamDecoder`` for a file.

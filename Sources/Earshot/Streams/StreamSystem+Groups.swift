@@ -92,24 +92,30 @@ extension StreamSystem {
     func resumeGroup(_ group: [QueuedStream], host: any StreamHost) {
         withStreamLock { pending in
             guard !isShutDown else { return }
-            let now = clock(host)
-            var names: [ALuint] = []
-            for s in group where s.state == .paused {
-                s.sessionActive = true
-                if isHeld(s) { s.heldBySession = true; continue }
-                s.state = .playing
-                if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
-            }
-            guard !names.isEmpty else { return }
-            host.withStreamAL {
-                guard !host.streamCoreIsShutDown else { return }
-                for s in group where s.state == .playing {
-                    if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
-                }
-                SourceStarter.start(names, "resuming music stems")
-            }
-            for s in group { endIfDrained(s, host: host, pending: &pending) }
+            resumeLocked(group, host: host, pending: &pending)
         }
+    }
+
+    /// Resumes the paused streams of `group` in one ``SourceStarter`` call (stream lock held).
+    private func resumeLocked(_ group: [QueuedStream], host: any StreamHost, pending: inout [Pending]) {
+        assertLocked()
+        let now = clock(host)
+        var names: [ALuint] = []
+        for s in group where s.state == .paused {
+            s.sessionActive = true
+            if isHeld(s) { s.heldBySession = true; continue }
+            s.state = .playing
+            if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
+        }
+        guard !names.isEmpty else { return }
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
+            for s in group where s.state == .playing {
+                if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
+            }
+            SourceStarter.start(names, "starting or resuming a group of streams")
+        }
+        for s in group { endIfDrained(s, host: host, pending: &pending) }
     }
 
     /// Starts (or resumes) every stream of `group` now, in one AL call: they begin on the same
@@ -131,24 +137,8 @@ extension StreamSystem {
                 started.append(s)
                 s.state = .paused
             }
-            let now = clock(host)
-            var names: [ALuint] = []
-            for s in group where s.state == .paused {
-                s.sessionActive = true
-                if isHeld(s) { s.heldBySession = true; continue }
-                s.state = .playing
-                if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
-            }
-            if !names.isEmpty {
-                host.withStreamAL {
-                    guard !host.streamCoreIsShutDown else { return }
-                    for s in group where s.state == .playing {
-                        if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
-                    }
-                    SourceStarter.start(names, "starting a group of streams")
-                }
-            }
-            for s in group { endIfDrained(s, host: host, pending: &pending) }
+            resumeLocked(group, host: host, pending: &pending)
+            for s in started { endIfDrained(s, host: host, pending: &pending) }   // an empty file ends at once
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The music system's streaming internals: queues, decoding ahead, gains, ends. Every function
+/// The stream system's internals: queues, decoding ahead, gains, ends. Every function
 /// here runs under the stream lock (checked in debug builds); those that touch OpenAL also
 /// under the AL lock, inside `host.withStreamAL`.
 extension StreamSystem {
@@ -248,9 +248,7 @@ extension StreamSystem {
         do throws(EarshotError) {
             try startQueue(f, host: host, leadInAfter: previous)
         } catch {
-            f.sessionActive = true
-            pending.append((f, MusicTrack.Event(reason: .failed, error: error, path: f.path), f.onEnd))
-            f.sessionActive = false
+            failStart(f, error, pending: &pending)
             return
         }
         f.sessionActive = true
@@ -262,6 +260,13 @@ extension StreamSystem {
             }
         }
         endIfDrained(f, host: host, pending: &pending)
+    }
+
+    /// A start that failed before anything played (no source, a file that fails at once): the
+    /// session it would have begun gets its one `.failed` event all the same.
+    func failStart(_ s: QueuedStream, _ error: EarshotError, pending: inout [Pending]) {
+        s.sessionActive = false
+        pending.append((s, MusicTrack.Event(reason: .failed, error: error, path: s.path), s.onEnd))
     }
 
     /// Ends a stream that has nothing queued and nothing more to decode (an empty or failed start).
@@ -357,7 +362,7 @@ extension StreamSystem {
         // This runs on every pump: the names go on the stack rather than into a new array.
         withUnsafeTemporaryAllocation(of: ALuint.self, capacity: Int(processed)) { names in
             guard let base = names.baseAddress else { return }
-            names.initialize(repeating: 0)   // as before: a failed unqueue leaves 0s, which the check below traps
+            names.initialize(repeating: 0)   // a failed unqueue leaves 0s, which the check below traps
             alSourceUnqueueBuffers(source, processed, base)
             for name in names {
                 precondition(!s.queue.isEmpty && s.queue[0].buffer == name, "music queue out of step with OpenAL's")  // trap: engine bug

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The music system's track controls: what ``MusicTrack`` calls, one music-lock scope each.
+/// A stream's transport: what ``MusicTrack`` and ``AudioStream`` call, one stream-lock scope each.
 extension StreamSystem {
     // MARK: Track controls (called by MusicTrack)
 

@@ -5,13 +5,13 @@ import Synchronization
 import Glibc
 #endif
 
-/// The engine's music streamer: every ``MusicTrack``'s buffer queue, refilled ahead of need. An
-/// ``EngineSubsystem`` of the engine (StreamSystem+Subsystem.swift): the engine's update, render,
-/// bus setters, device recovery and shutdown reach it only through that contract, and it reaches
-/// the engine only through ``StreamHost``.
+/// The engine's streamer: every stream's buffer queue (a ``MusicTrack``, an ``AudioStream``, each
+/// channel of a split one), refilled ahead of need. ``MusicSystem`` is this plus music's sets;
+/// the engine reaches it through ``EngineSubsystem`` (Music/MusicSystem+Subsystem.swift), and it
+/// reaches the engine only through ``StreamHost``.
 ///
 /// ## Streaming design
-/// The music system makes its own sources when the engine attaches it
+/// The stream system makes its own sources when the engine attaches it
 /// (``AudioEngine/Configuration/musicSources``, never the voice pool's) and again on a new device.
 /// Each playing track holds one of them and a queue of OpenAL buffers of decoded float samples,
 /// ``defaultBufferDuration`` (125 ms) each, kept ``defaultBufferCount`` (4) deep: half a second
@@ -50,9 +50,9 @@ class StreamSystem: @unchecked Sendable {
     /// The metering window.
     static let meterWindow = 0.05
 
-    // The state below is internal (not private) only so that the music system's own files,
-    // StreamSystem+Transport.swift and StreamSystem+Streaming.swift, reach it; nothing outside
-    // Sources/Earshot/Music touches it, and every access holds the stream lock.
+    // The state below is internal (not private) only so that the stream system's own files
+    // (StreamSystem+*.swift) reach it; outside Sources/Earshot/Streams only MusicSystem and the
+    // monitor's read-only rows do, and every access holds the stream lock.
 
     /// The stream lock: guards every field of this object and every ``QueuedStream`` it serves.
     /// Taken once per call (``withStreamLock(_:)``), before the AL lock, never inside it.

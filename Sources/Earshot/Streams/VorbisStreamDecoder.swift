@@ -11,10 +11,7 @@ import Glibc
 /// (the last as ``EarshotError/formatChanged(path:detail:)``):
 /// a music track never plays past damage silently.
 final class VorbisStreamDecoder: StreamDecoder {
-    let path: String
-    let sampleRate: Int
-    let channels: Int
-    let frameCount: Int
+    let facts: StreamFileFacts
     private let file: UnsafeMutablePointer<OggVorbis_File>
     /// ``close()`` was called: the file is closed and nothing more is read.
     private var closed = false
@@ -22,12 +19,9 @@ final class VorbisStreamDecoder: StreamDecoder {
     /// The frame the next read starts at (for messages).
     private var position = 0
 
-    private init(path: String, file: UnsafeMutablePointer<OggVorbis_File>, sampleRate: Int, channels: Int, frameCount: Int) {
-        self.path = path
+    private init(file: UnsafeMutablePointer<OggVorbis_File>, facts: StreamFileFacts) {
         self.file = file
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.frameCount = frameCount
+        self.facts = facts
     }
 
     /// Opens `path` as Ogg Vorbis; nil when the Ogg stream is not Vorbis (the caller then tries
@@ -66,9 +60,8 @@ final class VorbisStreamDecoder: StreamDecoder {
             file.deallocate()
             throw cut.error(path)
         }
-        let decoder = VorbisStreamDecoder(path: path, file: file, sampleRate: Int(info.pointee.rate),
-                                          channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0)
-        return decoder
+        return VorbisStreamDecoder(file: file, facts: StreamFileFacts(path: path, sampleRate: Int(info.pointee.rate),
+                                                                   channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0))
     }
 
     deinit {

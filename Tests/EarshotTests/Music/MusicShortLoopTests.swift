@@ -12,10 +12,7 @@ final class MusicShortLoopTests: XCTestCase {
         let inner: any StreamDecoder
         var calls = 0
         init(_ inner: any StreamDecoder) { self.inner = inner }
-        var path: String { inner.path }
-        var sampleRate: Int { inner.sampleRate }
-        var channels: Int { inner.channels }
-        var frameCount: Int { inner.frameCount }
+        var facts: StreamFileFacts { inner.facts }
         func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
             calls += 1
             return try inner.read(into: buffer, frames: frames)
