@@ -102,7 +102,7 @@ public final class MusicTrack: @unchecked Sendable {
         self.engine = engine
         self.system = engine.musicSystem
         self.stream = stream
-        engine.musicSystem.mutate(stream) { $0.handle = self }
+        engine.musicSystem.mutate(stream) { $0.markerOrigin = { [weak self] in self.map { .track($0) } } }
         readMarkers(path: path, logger: engine.logger)
     }
 

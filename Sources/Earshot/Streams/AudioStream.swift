@@ -133,18 +133,29 @@ public final class AudioStream: @unchecked Sendable {
     /// Starts `streams` together: their first frames are mixed on the same output frame.
     /// Throws ``EarshotError/wrongEngine`` when they belong to different engines.
     public static func play(_ streams: [AudioStream]) throws(EarshotError) {
-        guard let first = streams.first else { return }
-        guard let engine = first.engine else { throw .engineShutDown }
-        guard streams.allSatisfy({ $0.system === first.system }) else { throw .wrongEngine }
-        try first.system.playGroup(streams.flatMap(\.parts), host: engine)
+        guard let shared = try common(streams) else { return }
+        try shared.system.playGroup(streams.flatMap(\.parts), host: shared.engine)
     }
 
-    /// Starts at audio time `time` (``AudioEngine/audioTime``), on that frame; every stream due
-    /// on one pump starts in one call, so streams given the same time start together.
+    /// Starts at audio time `time` (``AudioEngine/audioTime``), on that frame.
     public func play(at time: Double) throws(EarshotError) {
-        guard let engine else { throw .engineShutDown }
+        try Self.play([self], at: time)
+    }
+
+    /// Starts `streams` at audio time `time`, together: the pump that reaches the time starts
+    /// them all in one call.
+    public static func play(_ streams: [AudioStream], at time: Double) throws(EarshotError) {
         guard time.isFinite else { throw .invalidArgument("start time \(time) is not finite") }
-        for p in parts { try system.play(p, at: time, host: engine) }
+        guard let shared = try common(streams) else { return }
+        try shared.system.play(streams.flatMap(\.parts), at: time, host: shared.engine)
+    }
+
+    /// The stream system and engine `streams` share (nil for no streams).
+    private static func common(_ streams: [AudioStream]) throws(EarshotError) -> (system: StreamSystem, engine: AudioEngine)? {
+        guard let first = streams.first else { return nil }
+        guard let engine = first.engine else { throw .engineShutDown }
+        guard streams.allSatisfy({ $0.system === first.system }) else { throw .wrongEngine }
+        return (first.system, engine)
     }
 
     /// Pauses every channel in one call, keeping the position.

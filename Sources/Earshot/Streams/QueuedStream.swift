@@ -116,8 +116,9 @@ final class QueuedStream: @unchecked Sendable {
     var streamedPower: Float = 0
 
     // Time (StreamSystem+Schedule.swift)
-    /// The handle, for the origin of marker events.
-    weak var handle: MusicTrack?
+    /// Who its marker events come from (its handle, held weakly by the closure); nil or a nil
+    /// result: no markers are reported.
+    var markerOrigin: (() -> MarkerEvent.Origin?)?
     /// The audio time a scheduled start (``MusicTrack/play(at:)``) waits for; nil when none is pending.
     var startAt: Double?
     /// The audio time a scheduled stop (``MusicTrack/stop(at:)``) waits for.

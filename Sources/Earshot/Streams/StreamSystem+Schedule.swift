@@ -30,23 +30,37 @@ extension StreamSystem {
 
     /// Schedules `s` to start at audio time `time` (``MusicTrack/play(at:)``).
     func play(_ s: QueuedStream, at time: Double, host: any StreamHost) throws(EarshotError) {
+        try play([s], at: time, host: host)
+    }
+
+    /// Schedules every stream of `group` to start at audio time `time`, in one lock scope: the
+    /// pump that reaches the time starts them all in one ``SourceStarter`` call.
+    func play(_ group: [QueuedStream], at time: Double, host: any StreamHost) throws(EarshotError) {
         try withStreamLock { (_: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
-            guard s.state != .playing else { throw .invalidArgument("\(s.path) is already playing; stop it before starting it at a time") }
-            cancelWaiting(s)
-            if s.state == .paused {
-                // Prepared or paused: the start at a time queues again from the position.
-                let position = currentFrameLocked(s, host: host)
-                releaseAL(s, host: host)
-                active.removeAll { $0 === s }
-                s.state = .idle
-                s.heldBySession = false
-                s.idlePosition = position
+            for s in group where s.state == .playing {
+                throw .invalidArgument("\(s.path) is already playing; stop it before starting it at a time")
             }
-            s.startAt = time
-            scheduled.append(s)
-            startThreadIfLive(host)   // live: the streaming thread's pump starts it
+            for s in group { schedule(s, at: time, host: host) }
         }
+    }
+
+    /// Puts `s` (not playing) on the schedule for `time` (stream lock held).
+    private func schedule(_ s: QueuedStream, at time: Double, host: any StreamHost) {
+        assertLocked()
+        cancelWaiting(s)
+        if s.state == .paused {
+            // Prepared or paused: the start at a time queues again from the position.
+            let position = currentFrameLocked(s, host: host)
+            releaseAL(s, host: host)
+            active.removeAll { $0 === s }
+            s.state = .idle
+            s.heldBySession = false
+            s.idlePosition = position
+        }
+        s.startAt = time
+        scheduled.append(s)
+        startThreadIfLive(host)   // live: the streaming thread's pump starts it
     }
 
     /// Sets (or with nil cancels) the time `s` stops at (``MusicTrack/stop(at:)``).
@@ -166,11 +180,11 @@ extension StreamSystem {
             }
             if f.start <= clock(host) + Double(ahead) / Double(rate) { s.fade?.startsLater = false }
         }
-        guard s.hasMarks, s.state == .playing, alState == AL_PLAYING, let handle = s.handle else { return }
+        guard s.hasMarks, s.state == .playing, alState == AL_PLAYING, let origin = s.markerOrigin?() else { return }
         let position = s.queueBase + Int(offset)
         let window = Int((Double(ahead) * queueRate / Double(rate)).rounded(.up))
         let events = s.marks(from: max(s.scannedTo, position), to: position + window, position: position,
-                             audioNow: audioNow, secondsPerFrame: 1 / queueRate, origin: .track(handle))
+                             audioNow: audioNow, secondsPerFrame: 1 / queueRate, origin: origin)
         s.scannedTo = max(s.scannedTo, position + window)
         pendingMarkers += events
     }

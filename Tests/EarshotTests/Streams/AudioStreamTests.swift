@@ -127,8 +127,7 @@ final class AudioStreamTests: XCTestCase {
         sa.stop(); sb.stop()
         sa.seek(to: 0); sb.seek(to: 0)
         let at = e.audioTime + 0.1
-        try sa.play(at: at)
-        try sb.play(at: at)
+        try AudioStream.play([sa, sb], at: at)
         let out2 = try TestSignals.renderGameFrames(e, seconds: 0.3)
         let l2 = (0..<(out2.count / 2)).filter { abs(out2[$0 * 2]) > 0.2 }
         let r2 = (0..<(out2.count / 2)).filter { abs(out2[$0 * 2 + 1]) > 0.2 }
@@ -158,5 +157,34 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertThrowsError(try e.openStream(path: sixteen, options: .init(emitter: emitter))) { error in
             guard case .invalidArgument? = error as? EarshotError else { return XCTFail("\(error)") }
         }
+    }
+
+    func testAMonoStreamOnAnEmitterLoopsItsPassesAndAFadeStopsAnother() async throws {
+        let files = try MusicFixtures()
+        let tone = try files.sineWAV("tone.wav", frequency: 500, amplitude: 0.5, seconds: 0.25)
+        let e = try TestSignals.loopbackEngine()
+        let emitter = try e.makeEmitter(SpatialProperties(position: Vector3(2, 0, 0)))   // to the right
+        let looped = try e.openStream(path: tone, options: .init(bus: .voice, emitter: emitter, numberOfLoops: 1))
+        try looped.play()
+        let out = try TestSignals.renderGameFrames(e, seconds: 0.7)
+        let frames = out.count / 2
+        let lastHeard = try XCTUnwrap((0..<frames).last { abs(out[$0 * 2]) + abs(out[$0 * 2 + 1]) > 0.01 })
+        print("looped stream: last heard at \(Double(lastHeard) / 48_000) s")
+        XCTAssertEqual(Double(lastHeard) / 48_000, 0.5, accuracy: 0.002, "two passes of 0.25 s, then silence")
+        let rms = TestSignals.rms(Array(out[0..<(48_000 * 2 * 4 / 10)]), channels: 2)
+        XCTAssertGreaterThan(rms[1], rms[0] * 2, "the emitter is to the right: \(rms)")
+        XCTAssertFalse(looped.isPlaying)
+
+        let faded = try e.openStream(path: tone, options: .init(numberOfLoops: -1))
+        try faded.play()
+        faded.fade(to: 0, duration: 0.1, stopsAtEnd: true)
+        let fadeOut = try TestSignals.renderGameFrames(e, seconds: 0.3)
+        XCTAssertLessThan(TestSignals.rms(fadeOut, (48_000 * 2 * 2 / 10)..<fadeOut.count), 1e-5, "silent after the fade")
+        XCTAssertFalse(faded.isPlaying)
+        e.shutdown()   // finishes the event streams
+        var ends: [AudioStream.Event.Reason] = []
+        for await end in looped.events { ends.append(end.reason) }
+        for await end in faded.events { ends.append(end.reason) }
+        XCTAssertEqual(ends, [.finished, .stopped])
     }
 }
