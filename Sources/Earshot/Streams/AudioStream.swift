@@ -58,16 +58,19 @@ public final class AudioStream: @unchecked Sendable {
     /// One stream, or one mono stream per channel (``StreamLayout``), started and moved together.
     let parts: [QueuedStream]
 
-    /// The file it streams.
-    public let path: String
-    /// The file's channels, 1…``maxChannels``.
-    public let channels: Int
-    /// Frames per second of the file.
-    public let sampleRate: Int
-    /// Frames in the file.
-    public let frameCount: Int
+    /// What the file states about itself (read at open).
+    private let facts: StreamFileFacts
     /// The bus it plays on.
     public let bus: Bus
+
+    /// The file it streams.
+    public var path: String { facts.path }
+    /// The file's channels, 1…``maxChannels``.
+    public var channels: Int { facts.channels }
+    /// Frames per second of the file.
+    public var sampleRate: Int { facts.sampleRate }
+    /// Frames in the file.
+    public var frameCount: Int { facts.frameCount }
     /// The file's length in seconds.
     public var duration: Double { Double(frameCount) / Double(sampleRate) }
 
@@ -112,10 +115,7 @@ public final class AudioStream: @unchecked Sendable {
         self.engine = engine
         system = engine.musicSystem
         self.parts = parts
-        self.path = path
-        channels = decoder.channels
-        sampleRate = decoder.sampleRate
-        frameCount = decoder.frameCount
+        facts = decoder.facts
         bus = options.bus
     }
 

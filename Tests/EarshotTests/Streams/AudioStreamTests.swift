@@ -187,4 +187,28 @@ final class AudioStreamTests: XCTestCase {
         for await end in faded.events { ends.append(end.reason) }
         XCTAssertEqual(ends, [.finished, .stopped])
     }
+
+    func testANineChannelFileIsARingAndTooFewSourcesIsATypedError() throws {
+        let files = try MusicFixtures()
+        let freqs = [300, 420, 540, 660, 780, 900, 1_020, 1_140, 1_260]
+        let path = try toneFile(files, "nine.wav", freqs)
+        let e = try TestSignals.loopbackEngine { $0.musicSources = 9 }
+        defer { e.shutdown() }
+        let nine = try e.openStream(path: path)
+        XCTAssertEqual(nine.parts.count, 9)
+        let other = try e.openStream(path: try files.sineWAV("mono.wav", seconds: 0.5))
+        try other.play()   // one source taken: the nine channels cannot all start
+        XCTAssertThrowsError(try nine.play()) { XCTAssertEqual($0 as? EarshotError, .musicSourcesBusy(9)) }
+        XCTAssertFalse(nine.isPlaying)
+        other.stop()
+        try nine.play()   // every source the failed start took was given back
+        let out = try render(e, seconds: 0.5)
+        let db = freqs.map { f in (0..<2).map { TestSignals.dB(level(out, channels: 2, channel: $0, frequency: Double(f))) } }
+        for (i, row) in db.enumerated() { print("9ch channel \(i) (\(40 * i)°) L/R (dB):", row.map { String(format: "%.1f", $0) }) }
+        // An even ring from straight ahead, clockwise: 0° centred, 80° right, 280° left.
+        XCTAssertEqual(db[0][0], db[0][1], accuracy: 0.5)
+        XCTAssertGreaterThan(db[2][1], db[2][0] + 6)
+        XCTAssertGreaterThan(db[7][0], db[7][1] + 6)
+        for (i, row) in db.enumerated() { XCTAssertGreaterThan(row.max() ?? -200, -30, "channel \(i) is heard") }
+    }
 }
