@@ -13,14 +13,6 @@ extension MusicSystem: EngineSubsystem {
         applyBusChanges(changes, host: engine, levelsApplied: false)
     }
 
-    /// Tracks on a changed bus take its level now, held buses hold their tracks, and a
-    /// `stopAll(on:)` stops the tracks on that bus.
-    private func applyBusChanges(_ changes: BusChanges, host: any StreamHost, levelsApplied: Bool) {
-        if changes.levels, !levelsApplied { frame(host: host) }
-        if changes.holds { syncBusHolds(host: host) }
-        for bus in changes.stopped { stopAll(on: bus, host: host) }
-    }
-
     /// The loopback render's music pump: every track topped up for the frames about to be mixed.
     func willRender(_ engine: AudioEngine, frames: Int) {
         tickSets(engine: engine)   // before the pump: a change put aside by a hold is planned again first

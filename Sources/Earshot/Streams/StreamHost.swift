@@ -1,9 +1,9 @@
 import COpenAL
 
-/// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
-/// scope, bus gains, filters and holds, emitters' places, where to report music's level on its
-/// bus, whether the output is still there and a log.
-/// (Music makes its own sources: ``StreamSystem/attach(to:)``.)
+/// What the stream system (and music on it) needs from its engine, and nothing more: a clock
+/// rate, an AL lock scope, bus gains, filters and holds, emitters' places, where to report the
+/// streams' level on their buses, whether the output is still there and a log. (Streams make
+/// their own sources: ``StreamSystem/attach(to:)``.)
 ///
 /// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
 /// so the engine's core (voice pool, emitters, clips) is out of its reach. Members marked

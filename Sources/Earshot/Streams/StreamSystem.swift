@@ -339,6 +339,14 @@ class StreamSystem: @unchecked Sendable {
         }
     }
 
+    /// Streams on a changed bus take its level now (unless the frame just applied them), held
+    /// buses hold their streams, and a `stopAll(on:)` stops the streams on that bus.
+    func applyBusChanges(_ changes: BusChanges, host: any StreamHost, levelsApplied: Bool) {
+        if changes.levels, !levelsApplied { frame(host: host) }
+        if changes.holds { syncBusHolds(host: host) }
+        for bus in changes.stopped { stopAll(on: bus, host: host) }
+    }
+
     /// Stops every track on `bus` (`stopAll(on:)`): each playing, paused or prepared track ends
     /// with `.stopped` (keeping its position, as ``MusicTrack/stop()``), and tracks on it waiting
     /// to play after another are cancelled.
