@@ -58,21 +58,10 @@ public final class AudioStream: @unchecked Sendable {
     /// One stream, or one mono stream per channel (``StreamLayout``), started and moved together.
     let parts: [QueuedStream]
 
-    /// What the file states about itself (read at open).
-    private let facts: StreamFileFacts
+    /// The file it streams: path, rate, channels, length.
+    public let file: StreamFileInfo
     /// The bus it plays on.
     public let bus: Bus
-
-    /// The file it streams.
-    public var path: String { facts.path }
-    /// The file's channels, 1…``maxChannels``.
-    public var channels: Int { facts.channels }
-    /// Frames per second of the file.
-    public var sampleRate: Int { facts.sampleRate }
-    /// Frames in the file.
-    public var frameCount: Int { facts.frameCount }
-    /// The file's length in seconds.
-    public var duration: Double { Double(frameCount) / Double(sampleRate) }
 
     init(engine: AudioEngine, path: String, options: Options) throws(EarshotError) {
         guard options.volume.isFinite, (0...MusicTrack.maxVolume).contains(options.volume) else {
@@ -115,7 +104,7 @@ public final class AudioStream: @unchecked Sendable {
         self.engine = engine
         system = engine.musicSystem
         self.parts = parts
-        facts = decoder.facts
+        file = decoder.facts
         bus = options.bus
     }
 
@@ -176,13 +165,13 @@ public final class AudioStream: @unchecked Sendable {
     /// The position heard, in seconds of the file.
     public var currentTime: Double {
         guard let engine else { return 0 }
-        return Double(system.currentFrame(parts[0], host: engine)) / Double(sampleRate)
+        return Double(system.currentFrame(parts[0], host: engine)) / Double(file.sampleRate)
     }
 
     /// Moves every channel to `seconds` (clamped to the file) together.
     public func seek(to seconds: Double) {
         guard let engine, seconds.isFinite else { return }
-        system.seekGroup(parts, toFrame: Int((seconds * Double(sampleRate)).rounded()), host: engine)
+        system.seekGroup(parts, toFrame: Int((seconds * Double(file.sampleRate)).rounded()), host: engine)
     }
 
     /// Fades the volume to `target` (clamped to 0…``MusicTrack/maxVolume``) over `duration`

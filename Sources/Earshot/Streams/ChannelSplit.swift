@@ -67,7 +67,7 @@ final class ChannelDecoder: StreamDecoder {
         self.channel = channel
     }
 
-    var facts: StreamFileFacts {
+    var facts: StreamFileInfo {
         var f = split.decoder.facts
         f.channels = 1
         return f

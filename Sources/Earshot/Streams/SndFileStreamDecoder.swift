@@ -11,7 +11,7 @@ import Glibc
 /// short of an exact length without it (the file shrank while streaming) as
 /// ``EarshotError/fileChangedWhileReading(path:decoded:expected:)``.
 final class SndFileStreamDecoder: StreamDecoder {
-    let facts: StreamFileFacts
+    let facts: StreamFileInfo
     private var file: OpaquePointer?
     /// The file's descriptor (-1 once closed).
     private var descriptor: Int32
@@ -51,7 +51,7 @@ final class SndFileStreamDecoder: StreamDecoder {
         file = f
         descriptor = fd
         let frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
-        facts = StreamFileFacts(path: path, sampleRate: Int(info.samplerate), channels: Int(info.channels), frameCount: frameCount)
+        facts = StreamFileInfo(path: path, sampleRate: Int(info.samplerate), channels: Int(info.channels), frameCount: frameCount)
         exactLength = frameCount > 0 && SndFileDecoder.hasExactLength(info)
         isFLAC = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
     }

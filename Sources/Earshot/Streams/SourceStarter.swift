@@ -8,7 +8,9 @@ import COpenAL
 /// Call with the AL lock held (debug builds check it).
 ///
 /// ```swift
-/// SourceStarter.start([a, b], "starting two stems together")   // one alSourcePlayv, then ALCheck
+/// import COpenAL
+/// let stems: [ALuint] = []   // sources whose queues are filled
+/// engine.withStreamAL { SourceStarter.start(stems, "starting the stems together") }   // one alSourcePlayv, one check
 /// ```
 enum SourceStarter {
     /// Starts `sources` together and checks the call through ``ALCheck/after(_:)``: an error is

@@ -13,7 +13,7 @@ import Glibc
 /// 32768, which is exact), so every track uploads one OpenAL format per channel count.
 protocol StreamDecoder: AnyObject {
     /// What the file states about itself, read at open.
-    var facts: StreamFileFacts { get }
+    var facts: StreamFileInfo { get }
     /// Decodes up to `frames` frames into `buffer` (room for `frames × channels` floats) from the
     /// current position; returns how many were decoded, 0 only at the end of the stream.
     /// Throws ``EarshotError/decodeFailed(path:reason:)`` on corrupt data.
@@ -25,16 +25,23 @@ protocol StreamDecoder: AnyObject {
     func close()
 }
 
-/// What a stream's file states about itself at open (checked by ``StreamDecoders/open(path:)``).
-struct StreamFileFacts {
-    /// The file path, for messages.
-    var path: String
-    /// Frames per second of the file.
-    var sampleRate: Int
-    /// 1…``StreamDecoders/maxChannels``.
-    var channels: Int
+/// What a stream's file states about itself, read at open (``AudioStream/file``).
+///
+/// ```swift
+/// let bed = try engine.openStream(path: "Assets/Music/ambience.wav")
+/// print(bed.file.channels, bed.file.duration)
+/// ```
+public struct StreamFileInfo: Sendable, Equatable {
+    /// The file's path.
+    public internal(set) var path: String
+    /// Frames per second of the file (1000…384000).
+    public internal(set) var sampleRate: Int
+    /// Its channels, 1…``AudioStream/maxChannels``.
+    public internal(set) var channels: Int
     /// Frames in the whole file, as the container states them (> 0).
-    var frameCount: Int
+    public internal(set) var frameCount: Int
+    /// Its length in seconds.
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }
 
 extension StreamDecoder {

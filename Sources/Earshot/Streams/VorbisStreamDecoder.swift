@@ -11,7 +11,7 @@ import Glibc
 /// (the last as ``EarshotError/formatChanged(path:detail:)``):
 /// a music track never plays past damage silently.
 final class VorbisStreamDecoder: StreamDecoder {
-    let facts: StreamFileFacts
+    let facts: StreamFileInfo
     private let file: UnsafeMutablePointer<OggVorbis_File>
     /// ``close()`` was called: the file is closed and nothing more is read.
     private var closed = false
@@ -19,7 +19,7 @@ final class VorbisStreamDecoder: StreamDecoder {
     /// The frame the next read starts at (for messages).
     private var position = 0
 
-    private init(file: UnsafeMutablePointer<OggVorbis_File>, facts: StreamFileFacts) {
+    private init(file: UnsafeMutablePointer<OggVorbis_File>, facts: StreamFileInfo) {
         self.file = file
         self.facts = facts
     }
@@ -60,7 +60,7 @@ final class VorbisStreamDecoder: StreamDecoder {
             file.deallocate()
             throw cut.error(path)
         }
-        return VorbisStreamDecoder(file: file, facts: StreamFileFacts(path: path, sampleRate: Int(info.pointee.rate),
+        return VorbisStreamDecoder(file: file, facts: StreamFileInfo(path: path, sampleRate: Int(info.pointee.rate),
                                                                    channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0))
     }
 

@@ -12,7 +12,7 @@ final class MusicShortLoopTests: XCTestCase {
         let inner: any StreamDecoder
         var calls = 0
         init(_ inner: any StreamDecoder) { self.inner = inner }
-        var facts: StreamFileFacts { inner.facts }
+        var facts: StreamFileInfo { inner.facts }
         func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
             calls += 1
             return try inner.read(into: buffer, frames: frames)

@@ -47,7 +47,7 @@ final class AudioStreamTests: XCTestCase {
         let e = try AudioEngine(configuration: config)
         defer { e.shutdown() }
         let stream = try e.openStream(path: path)
-        XCTAssertEqual(stream.channels, 6)
+        XCTAssertEqual(stream.file.channels, 6)
         XCTAssertEqual(stream.parts.count, 1, "5.1 has an OpenAL format (AL_EXT_MCFORMATS): one source")
         try stream.play()
         let out = try render(e, seconds: 0.5)
@@ -78,7 +78,7 @@ final class AudioStreamTests: XCTestCase {
         let e = try TestSignals.loopbackEngine { $0.musicSources = 4 }
         defer { e.shutdown() }
         let stream = try e.openStream(path: path)
-        XCTAssertEqual(stream.channels, 3)
+        XCTAssertEqual(stream.file.channels, 3)
         XCTAssertEqual(stream.parts.count, 3, "3 channels have no OpenAL format: one mono source each")
         try stream.play()
         XCTAssertTrue(stream.isPlaying)
@@ -146,7 +146,7 @@ final class AudioStreamTests: XCTestCase {
         }
         let sixteen = try toneFile(files, "sixteen.wav", Array(repeating: 440, count: 16), seconds: 0.05)
         let s = try e.openStream(path: sixteen)
-        XCTAssertEqual(s.channels, 16)
+        XCTAssertEqual(s.file.channels, 16)
         XCTAssertEqual(s.parts.count, 16)
         // Music keeps its own policy: mono or stereo.
         XCTAssertThrowsError(try e.loadMusic(path: sixteen)) { error in
