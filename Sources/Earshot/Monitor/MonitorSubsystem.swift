@@ -190,7 +190,7 @@ final class MonitorSubsystem: EngineSubsystem {
         }
         let output: String? = engine.withAL {
             guard !engine.core.isShutDown else { return nil }
-            engine.core.captureForMonitor(into: &capture)
+            capture.fill(from: engine.core)
             return engine.core.device.name
         }
         guard let output else { return }

@@ -472,8 +472,7 @@ public final class AudioSession: @unchecked Sendable {
     private func writeMusicDuck(_ duck: Float, on engine: AudioEngine, now: Bool) {
         let write = {
             guard !engine.core.isShutDown else { return }
-            guard let music = engine.core.busIndex(.music) else { return }
-            engine.core.updateBus(music) { $0.duck = duck }
+            engine.core.setBusDuck(duck, on: .music)
         }
         if now { engine.changingBuses(write) } else { engine.withAL(write) }
     }
