@@ -9,10 +9,11 @@ import Glibc
 /// `@exclusivity(unchecked)` (Swift's dynamic exclusivity check cost each play ~76 instructions
 /// per field in callgrind counts); the rest keep the checks (no difference measured in `earshot
 /// stress`). The core is split by operation: clips, voices, the frame and the listener here;
-/// `EngineCore+Buses.swift` (bus state), `EngineCore+Mix.swift` (snapshots, sidechains) and
-/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones and bus effects are
-/// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
-/// (``stages``). State those files set is internal rather than private.
+/// `EngineCore+Buses.swift` (pushing the buses to the voices; ``BusTable`` owns their state),
+/// `EngineCore+Mix.swift` (the ``MixHost`` the ``Mixer`` talks through) and
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones, bus effects and the
+/// send router are the ``EnvironmentStage``'s. The mix and the environment step inside the frame
+/// as ``CoreStage``s (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     // `@exclusivity(unchecked)`: read on every play, touched only under the AL lock (as the
     // pool's columns); each dynamic check cost a play 76 instructions (issue 35).

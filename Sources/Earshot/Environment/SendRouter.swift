@@ -51,8 +51,8 @@ final class SendRouter {
     private(set) var efxAvailable: Bool
     /// Per source: the low-pass and send factors of parameter curves (``ParameterFilterStage``),
     /// back to none whenever a voice starts on the source. Read on every start (`apply`) and
-    /// touched only under the AL lock: unchecked, as the pool's columns (its exclusivity check
-    /// cost each `play` 76 instructions, issue 35).
+    /// touched only under the AL lock: unchecked, as the pool's columns (the exclusivity check
+    /// costs each `play` about 76 instructions).
     @exclusivity(unchecked) private var curveFilters: [CurveFilter] = []
 
     init(efxAvailable: Bool) {

@@ -24,12 +24,8 @@ struct MonitorCapture {
 
     var audioTime: Double = 0
     var sampleRate = 0
-    var realVoices = 0
-    var liveVoices = 0
-    var voiceSources = 0
-    var freeSources = 0
-    var steals = 0
-    var refusals = 0
+    /// The pool's counts; `refusals` adds the plays sounds refused by their own limits.
+    var counts = MonitorVoiceCounts(real: 0, live: 0, sources: 0, freeSources: 0, steals: 0, refusals: 0)
     var deviceLost = false
     var listener = Vector3.zero
     var voices: [VoiceSample] = []
@@ -68,15 +64,10 @@ extension MonitorCapture {
         reset()
         let now = core.now
         let voices = core.voiceSource, layers = core.parameterSource
-        let counts = voices.monitorCounts
         audioTime = core.audioTime()
         sampleRate = core.sampleRate
-        realVoices = counts.real
-        liveVoices = counts.live
-        voiceSources = counts.sources
-        freeSources = counts.freeSources
-        steals = counts.steals
-        refusals = counts.refusals + core.soundRefusals
+        counts = voices.monitorCounts
+        counts.refusals += core.soundRefusals
         deviceLost = core.isDeviceLost
         listener = core.listener.position
         let limit = MonitorProtocol.maxVoiceRows

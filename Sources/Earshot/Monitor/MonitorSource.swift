@@ -1,7 +1,8 @@
 /// What the monitor may read of the engine, and nothing it may write: the core's own readings
 /// (``MonitorSource``, conformed in `Engine/EngineCore+MonitorSource.swift`), the voice kernel's
 /// voices (``MonitorVoiceSource``, `Voices/VoicePool+MonitorSource.swift`) and the parameters'
-/// layers and values (``MonitorParameterSource``, `Parameters/ParameterStage+MonitorSource.swift`).
+/// layers and values (``MonitorParameterSource``, `Parameters/ParameterStage+MonitorSource.swift`)
+/// and music's tracks and sets (``MonitorMusicSource``, `Music/MusicSystem+MonitorSource.swift`).
 /// The owners implement them next to their state; the monitor copies plain values out under the
 /// AL lock (``MonitorCapture/fill(from:)``), once per monitor frame.
 protocol MonitorSource: AnyObject {
@@ -72,4 +73,12 @@ struct MonitorLayer {
     var soundKey: UInt32
     var layer: Int16
     var leader: (index: UInt32, generation: UInt32)?
+}
+
+/// Music's tracks and sets as the monitor sees them (read-only). Called with no engine lock held.
+protocol MonitorMusicSource: AnyObject {
+    /// At most 64 tracks (music lock, then the AL lock for the play positions).
+    func monitorTracks(host: any MusicHost) -> [MonitorFrame.TrackRow]
+    /// At most 32 music sets with their states.
+    func monitorSets() -> [MonitorFrame.MusicSetRow]
 }
