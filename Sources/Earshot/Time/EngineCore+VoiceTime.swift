@@ -63,6 +63,14 @@ extension EngineCore {
                          audioAt: { audioTime(ofEngine: $0) }, exact: { exactAnchor($0) }, into: &voiceMarkers)
     }
 
+    /// The markers collected since the last call, made into `event`s (empty, allocating nothing,
+    /// when there are none); the queue is emptied, keeping its capacity.
+    func takeVoiceMarkers<Event>(_ event: ((id: VoiceID, name: String, time: Double)) -> Event) -> [Event] {
+        guard !voiceMarkers.isEmpty else { return [] }
+        defer { voiceMarkers.removeAll(keepingCapacity: true) }
+        return voiceMarkers.map(event)
+    }
+
     /// Live: where real voice `index` is and the audio time that is heard at, from one read of
     /// its source's offset with the device's mixing clock (`VoicePool.mixAnchor`); nil on
     /// loopback (whose engine clock is exact), without the device's clock, while it is lost or

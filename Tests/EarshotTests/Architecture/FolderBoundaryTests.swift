@@ -35,6 +35,40 @@ final class FolderBoundaryTests: XCTestCase {
         XCTAssertEqual(stale, [], "allow-list entries that no longer match anything: remove them")
     }
 
+    /// The features change the engine core only through its methods: no file in a feature folder
+    /// assigns, appends to or passes `inout` a stored property of `EngineCore` (`core.x = …`).
+    func testFeaturesWriteNoEngineCoreState() throws {
+        let root = Self.sourcesRoot()
+        let stored = try Self.storedProperties(of: "EngineCore", in: root.appendingPathComponent("Engine/EngineCore.swift"))
+        XCTAssertGreaterThan(stored.count, 5, "the scan read EngineCore's fields")
+        var found: [String] = []
+        for folder in Self.featureFolders {
+            found += try Self.coreWrites(in: root.appendingPathComponent(folder), folder: folder, stored: stored)
+        }
+        XCTAssertEqual(found, [], "writes into EngineCore's state from a feature folder: give the core a method")
+    }
+
+    /// The write scanner finds planted writes and passes reads and method calls.
+    func testWriteScannerCatchesPlantedWrites() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = """
+            func f(core: EngineCore) {
+                core.voiceMarkers.removeAll()
+                core.clips[0].buffer = 0
+                core.masterGain += 1
+                swap(&core.random, &other)
+                if core.masterGain == 1 { core.setMasterGain(2) }
+                let n = core.clips.count
+            }
+            """
+        try source.write(to: dir.appendingPathComponent("F.swift"), atomically: true, encoding: .utf8)
+        let found = try Self.coreWrites(in: dir, folder: "Planted", stored: ["voiceMarkers", "clips", "masterGain", "random"])
+        XCTAssertEqual(found, ["Planted/F.swift:2: core.voiceMarkers", "Planted/F.swift:3: core.clips",
+                               "Planted/F.swift:4: core.masterGain", "Planted/F.swift:5: core.random"])
+    }
+
     /// The scanner finds a planted violation (and only it): a check that can fail.
     func testScannerCatchesAPlantedWritableProperty() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
@@ -97,6 +131,51 @@ final class FolderBoundaryTests: XCTestCase {
                 if modifiers.contains(where: { $0.hasPrefix("private") || $0.hasPrefix("fileprivate") }) { continue }
                 if isComputed(rest, next: n + 1 < lines.count ? lines[n + 1] : "") { continue }
                 found.append("\(folder)/\(file): \(type.name).\(name)")
+            }
+        }
+        return found
+    }
+
+    /// The stored instance properties `type` declares in `file` (any access level).
+    static func storedProperties(of type: String, in file: URL) throws -> Set<String> {
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var names = Set<String>()
+        var inside = false
+        for (n, line) in lines.enumerated() {
+            let indent = line.prefix { $0 == " " }.count
+            let body = line.dropFirst(indent)
+            if indent == 0, typeName(body) == type { inside = true; continue }
+            if inside, indent == 0, body.hasPrefix("}") { break }
+            guard inside, indent == 4, let (modifiers, name, rest) = varDeclaration(body) else { continue }
+            if modifiers.contains("static") { continue }
+            if isComputed(rest, next: n + 1 < lines.count ? String(lines[n + 1]) : "") { continue }
+            names.insert(name)
+        }
+        return names
+    }
+
+    /// `Folder/File.swift:line: core.name` for each write through `core.` to one of `stored`:
+    /// an assignment (compound too) to it or to a part of it, a mutating call on it, or `&core.name`.
+    static func coreWrites(in dir: URL, folder: String, stored: Set<String>) throws -> [String] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".swift") }.sorted()
+        let write = try NSRegularExpression(
+            pattern: #"(&?)\bcore\.(\w+)((?:\[[^\]]*\]|\.\w+)*)(\s*(?:\+=|-=|\*=|/=|\|=|&=|=(?!=))|\()?"#)
+        let mutators: Set<String> = ["append", "insert", "remove", "removeAll", "removeFirst", "removeLast", "popLast",
+                                     "sort", "swapAt", "formUnion", "subtract"]
+        var found: [String] = []
+        for file in files {
+            let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = String(line).components(separatedBy: "//").first ?? ""
+                for m in write.matches(in: code, range: NSRange(code.startIndex..., in: code)) {
+                    func group(_ i: Int) -> String? { Range(m.range(at: i), in: code).map { String(code[$0]) } }
+                    guard let name = group(2), stored.contains(name) else { continue }
+                    let path = group(3) ?? "", after = group(4) ?? ""
+                    let last = path.split(separator: ".").last.map(String.init) ?? ""
+                    let assigns = !after.isEmpty && after != "("
+                    let mutates = after == "(" && path.hasSuffix("." + last) && mutators.contains(last)
+                    if group(1) == "&" || assigns || mutates { found.append("\(folder)/\(file):\(n + 1): core.\(name)") }
+                }
             }
         }
         return found
