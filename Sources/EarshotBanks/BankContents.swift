@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 /// What a loaded bank holds in its engine: the bank as read, and the engine objects made from
@@ -39,49 +39,20 @@ struct BankContents {
     var clipBytes: Int { clipsByPath.values.reduce(0) { $0 + $1.info.byteCount } }
 }
 
-/// Turns a `SceneBank` into engine objects — the first load and each reload's new parts —
-/// with the same conversions `SceneRenderer` makes for a scene.
+/// Puts a `SceneBank` into an engine — the first load and each reload's new parts — through
+/// the content layer's one conversion (EarshotContent's `EngineConversion.swift`), as a scene's
+/// runtime does.
 enum BankLoader {
-    /// The engine sound of `s`, its clips from `clips`.
-    /// Its distance settings are its own (`SceneSound.attenuation`: its bank's defaults with its
-    /// keys over them), whichever bank includes it.
+    /// The engine sound of `s`, its clips from `clips`, with its own distance settings (its
+    /// bank's defaults with its keys over them, whichever bank includes it).
     static func definition(_ s: SceneSound, clips: [String: Clip]) -> SoundDefinition {
-        var d: SoundDefinition
-        if s.layers.isEmpty {
-            d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
-                                avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
-                                gain: s.linearLevel, limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus),
-                                priority: s.priority, loop: s.loop)
-            d.curves = s.curves
-        } else {
-            let layers = s.layers.compactMap { l -> SoundLayer? in
-                guard let clip = clips[l.clip] else { return nil }
-                return SoundLayer(clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
-            }
-            d = SoundDefinition(layers: layers, curves: s.curves, loop: s.loop, gain: s.linearLevel, limit: s.limit,
-                                cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority)
-        }
-        d.spatial = s.attenuation.spatial(position: .zero)
-        d.name = s.id   // what the monitor shows
-        return d
+        s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero))
     }
 
     /// Defines the bank's parameters in the engine (a parameter of that name the game or another
     /// bank defined takes the bank's range, default and seek; its value is kept).
     static func defineParameters(_ bank: SceneBank, engine: AudioEngine) throws(EarshotError) {
         for p in bank.parameters { try engine.defineParameter(p.definition) }
-    }
-
-    static func snapshot(_ s: SceneSnapshot) -> Snapshot {
-        var gains: [Bus: Double] = [:]
-        for (bus, db) in s.gains { gains[Bus(bus)] = db }
-        var filters: [Bus: LowPassFilter] = [:]
-        for (bus, filter) in s.filters { filters[Bus(bus)] = filter }
-        return Snapshot(s.id, busGains: gains, busFilters: filters)
-    }
-
-    static func ducking(_ d: SceneBus.Duck) -> Ducking {
-        Ducking(level: d.level, attack: d.attack, release: d.release, threshold: d.threshold, hold: d.hold)
     }
 
     /// Loads the clips of `bank` that `existing` does not hold already (by file), into
@@ -117,12 +88,12 @@ enum BankLoader {
         for b in bank.buses where !engine.buses.contains(Bus(b.name)) { try engine.addBus(Bus(b.name)) }
         var gains = Set<String>(), duckings = Set<BankContents.BusPair>()
         for b in bank.buses {
-            if let db = b.gainDB {
-                try engine.setGain(Float(pow(10, db / 20)), for: Bus(b.name))
+            if let gain = b.linearGain {
+                try engine.setGain(gain, for: Bus(b.name))
                 gains.insert(b.name)
             }
             for d in b.ducks {
-                try engine.setDucking(ducking(d), of: Bus(d.target), by: Bus(b.name))
+                try engine.setDucking(d.ducking, of: Bus(d.target), by: Bus(b.name))
                 duckings.insert(.init(target: d.target, source: b.name))
             }
         }

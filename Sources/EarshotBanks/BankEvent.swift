@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 /// What happened to a ``SoundBank`` after it loaded: a reload that took effect, or an edit that

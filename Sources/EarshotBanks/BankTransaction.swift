@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 /// One save of a bank, prepared and not yet in force: the diff between what the bank holds and
@@ -83,7 +83,7 @@ extension SoundBank {
         c.sounds = sounds
         var snapshots: [String: Snapshot] = [:]
         for s in new.snapshots {
-            let snapshot = BankLoader.snapshot(s)
+            let snapshot = s.snapshot
             if c.snapshots[s.id] != snapshot { try engine.redefine(snapshot) }
             snapshots[s.id] = snapshot
         }

@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 extension SoundBank {
@@ -66,39 +66,45 @@ extension SoundBank {
     }
 
     /// Reads the bank, prepares the transaction and either commits it (`now`) or leaves it for
-    /// the next frame. A refused save is reported and thrown; one pending stays pending.
+    /// the next frame. A refused save is reported and thrown; one pending stays pending. The event
+    /// is sent once the reload lock is free, so that a frame that follows it can take the save.
     private func accept(now: Bool) throws(BankError) -> BankChanges {
-        try serialised { () throws(BankError) -> BankChanges in
-            func reject(_ error: BankError) -> BankError {
-                send(.rejected(error))
-                return error
-            }
-            guard let inForce = storedContents() else { throw .unloaded(bank: path) }
+        let outcome = serialised { () -> Result<BankChanges, BankError> in
+            guard let inForce = storedContents() else { return .failure(.unloaded(bank: path)) }
             if let empty = emptyFile() {
-                throw reject(.invalid([.unreadable(.unreadableFile(
+                return .failure(.invalid([.unreadable(.unreadableFile(
                     path: empty, reason: "the file is empty (a save still being written?); the bank keeps what it had"))]))
             }
             let new: SceneBank
             switch SceneBank.check(path: path) {
             case .success(let b): new = b
-            case .failure(let p): throw reject(.invalid(p.problems))
+            case .failure(let p): return .failure(.invalid(p.problems))
             }
             let pending = pendingTransaction()
             let t: BankTransaction
             do throws(BankError) {
                 t = try prepare(new, against: inForce, pending: pending)
             } catch {
-                throw reject(error)
+                return .failure(error)
             }
             guard replacePending(with: t) else {
                 t.discard(engine: engine)
-                throw .unloaded(bank: path)
+                return .failure(.unloaded(bank: path))
             }
             pending?.discard(engine: engine, keeping: t)
-            if now, let error = commitPending() { throw reject(.engine(error)) }
+            if now, let error = commitPending() { return .failure(.engine(error)) }
             watch(new.files)
-            send(.reloaded(t.changes))
-            return t.changes
+            return .success(t.changes)
+        }
+        switch outcome {
+        case .success(let changes):
+            send(.reloaded(changes))
+            return changes
+        case .failure(.unloaded(let bank)):
+            throw .unloaded(bank: bank)
+        case .failure(let error):
+            send(.rejected(error))
+            throw error
         }
     }
 

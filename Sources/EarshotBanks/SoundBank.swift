@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 /// A sound designer's bank, loaded into an engine: the sounds, snapshots, music and reverb zones
@@ -83,7 +83,7 @@ public final class SoundBank: Sendable {
             Self.release(c, engine: engine)
             throw .engine(error)
         }
-        for s in bank.snapshots { c.snapshots[s.id] = BankLoader.snapshot(s) }
+        for s in bank.snapshots { c.snapshots[s.id] = s.snapshot }
         for z in bank.zones { c.zones[z.name] = z }
         for m in bank.music { c.music[m.id] = m }
         for s in bank.musicSets { c.musicSets[s.id] = s }
@@ -346,10 +346,10 @@ public final class SoundBank: Sendable {
         }
     }
     func watch(_ files: [String]) { watcher?.setFiles(files) }
-    func serialised<R>(_ body: () throws(BankError) -> R) throws(BankError) -> R {
+    func serialised<R>(_ body: () -> R) -> R {
         reloadLock.lock()
         defer { reloadLock.unlock() }
-        return try body()
+        return body()
     }
 }
 

@@ -66,6 +66,26 @@ final class BankReloadTransactionTests: XCTestCase {
         return (engine, bank, log, try XCTUnwrap(lead.last))
     }
 
+    /// Renders game frames until the tones move (at most 10 frames: a frame whose update finds
+    /// the watch still finishing a reload leaves the save to the next) and checks that both moved
+    /// in the same block — the first of a frame, right after its update — and are at their new
+    /// levels (dB from `before`) from the block after.
+    func assertBothMoveTogether(_ engine: AudioEngine, _ before: (low: Double, high: Double), low: Double, high: Double,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let after = try Self.blocks(engine, frames: 10)
+        let lowMoved = after.firstIndex { abs($0.low - before.low) > 1 }
+        let highMoved = after.firstIndex { abs($0.high - before.high) > 1 }
+        print("transaction: low moved in block \(lowMoved ?? -1), high in block \(highMoved ?? -1); levels (dB) "
+              + after.prefix(6).map { String(format: "%.2f/%.2f", $0.low - before.low, $0.high - before.high) }.joined(separator: " "))
+        let moved = try XCTUnwrap(lowMoved, "the 440 Hz sound never changed", file: file, line: line)
+        XCTAssertEqual(highMoved, moved, "the 1 kHz sound changes in the same block", file: file, line: line)
+        XCTAssertEqual(moved % 2, 0, "the first block of a frame: right after its update", file: file, line: line)
+        for b in after[(moved + 1)...] {
+            XCTAssertEqual(b.low - before.low, low, accuracy: 0.5, file: file, line: line)
+            XCTAssertEqual(b.high - before.high, high, accuracy: 0.5, file: file, line: line)
+        }
+    }
+
     func testAWatchedSaveIsHeardWholeFromTheBlockAfterTheNextUpdate() throws {
         let f = try BankFixture("transaction")
         defer { f.remove() }
@@ -83,17 +103,7 @@ final class BankReloadTransactionTests: XCTestCase {
         }
         // The next update applies the save: both tones leave their level in its first block and
         // are at their new levels from the block after (OpenAL ramps a gain over the mix after it).
-        let after = try Self.blocks(engine, frames: 4)
-        let lowMoved = after.firstIndex { abs($0.low - before.low) > 1 }
-        let highMoved = after.firstIndex { abs($0.high - before.high) > 1 }
-        print("transaction: low moved in block \(lowMoved ?? -1), high in block \(highMoved ?? -1); levels "
-              + after.map { String(format: "%.2f/%.2f", $0.low - before.low, $0.high - before.high) }.joined(separator: " "))
-        XCTAssertEqual(lowMoved, 0, "the 440 Hz sound changes in the first block after the update")
-        XCTAssertEqual(highMoved, 0, "the 1 kHz sound changes in that same block")
-        for b in after.dropFirst() {
-            XCTAssertEqual(b.low - before.low, -12, accuracy: 0.5)
-            XCTAssertEqual(b.high - before.high, -6, accuracy: 0.5)
-        }
+        try assertBothMoveTogether(engine, before, low: -12, high: -6)
         XCTAssertEqual(try bank.sound("low").definition.gain, Float(pow(10, -12.0 / 20)), accuracy: 1e-4)
     }
 
@@ -130,11 +140,7 @@ final class BankReloadTransactionTests: XCTestCase {
         try f.write("game.yaml", Self.bank(low: "-12", high: "-6"))
         XCTAssertNotNil(log.wait { _ in log.all.filter(isReload).count == 2 }, "\(log.all)")
         XCTAssertEqual(log.all.filter(isReload).last, .reloaded(BankChanges(changed: ["sounds.high"])), "what the second save changed")
-        let after = try Self.blocks(engine, frames: 3)
-        XCTAssertEqual(after.firstIndex { abs($0.low - before.low) > 1 }, 0)
-        XCTAssertEqual(after.firstIndex { abs($0.high - before.high) > 1 }, 0)
-        XCTAssertEqual(after[2].low - before.low, -12, accuracy: 0.5)
-        XCTAssertEqual(after[2].high - before.high, -6, accuracy: 0.5)
+        try assertBothMoveTogether(engine, before, low: -12, high: -6)
         XCTAssertEqual(engine.stats.clips, 2, "the two tones, each once")
     }
 }

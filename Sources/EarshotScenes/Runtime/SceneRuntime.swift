@@ -125,14 +125,7 @@ final class SceneRuntime {
             if let e = emitters[i] { try track.follow(e) }
         }
         for s in scene.sounds {
-            var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
-                                    avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
-                                    limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
-            d.spatial = s.attenuation.spatial(position: .zero)
-            withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
-            d.gain = s.linearLevel
-            d.name = s.id   // what the monitor shows
-            sounds[s.id] = try engine.makeSound(d)
+            sounds[s.id] = try engine.makeSound(s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
         }
         try loadMusicSets()
         try applyMixSettings()

@@ -4,8 +4,8 @@ import Foundation
 /// A scene script: a listener, emitters moving along paths, music, one-shots, secondary-audio
 /// hints and interruptions on a timeline, loaded from YAML and validated before anything plays.
 ///
-/// Load one with ``load(path:)``; render it with ``SceneRenderer`` or play it live with
-/// ``ScenePlayer``. Every key of the format is described in `Demos/Scenes/README.md`. A scene with
+/// Load one with ``load(path:)``; render it with `SceneRenderer` (EarshotScenes) or play it live with
+/// `ScenePlayer` (EarshotScenes). Every key of the format is described in `Demos/Scenes/README.md`. A scene with
 /// an unknown key, a missing or unreadable clip file, a value of the wrong type or out of range,
 /// or an event naming an unknown id is refused with ``SceneError/invalid(file:line:column:key:reason:)``,
 /// giving the file, line, column and key.
@@ -285,15 +285,6 @@ public struct SceneAttenuation: Sendable, Equatable {
         self.model = model
         self.beyondMax = beyondMax
         self.curve = curve
-    }
-
-    /// Spatial properties at `position` moving at `velocity`, with this attenuation (its
-    /// ``explicit`` fields marked explicit, the others not).
-    public func spatial(position: Vector3, velocity: Vector3 = .zero) -> SpatialProperties {
-        var p = SpatialProperties(position: position, velocity: velocity, referenceDistance: referenceDistance,
-                                  maxDistance: maxDistance, rolloff: rolloff, distanceModel: model, beyondMax: beyondMax, curve: curve)
-        p.explicitDistance = explicit
-        return p
     }
 }
 

@@ -5,7 +5,7 @@ import Yams
 /// Turns YAML text into a validated ``Scene``, collecting every problem with its file, line,
 /// column and key: the scene's schema. Works on Yams' node tree (`Yams.compose`), which keeps
 /// each node's mark, through the schema-free typed readers of ``YAMLReader``.
-struct SceneParser: YAMLReader {
+package struct SceneParser: YAMLReader {
     let file: String
     let folder: String
     var problems: [SceneError] = []
