@@ -1,7 +1,7 @@
 import Earshot
 import Foundation
 
-/// Likely unit slips (issue 36.5): values that are valid but almost certainly not what their
+/// Likely unit slips: values that are valid but almost certainly not what their
 /// author meant — a cooldown in milliseconds written as seconds, a curve point its parameter can
 /// never reach, a fade longer than the whole scene.
 extension Scene {
