@@ -221,8 +221,10 @@ package struct SceneParser: YAMLReader {
         guard let duration = isBank ? 0 : duration else { return nil }
         var scene = Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
-                          session: session, clips: included.clips + clips, music: included.music + music, listener: listener,
-                          emitters: emitters, events: events, zones: included.zones + reverbZones)
+                          session: session, listener: listener, emitters: emitters, events: events)
+        scene.clips = included.clips + clips
+        scene.music = included.music + music
+        scene.zones = included.zones + reverbZones
         scene.followUps = followUps.map(\.followUp)
         scene.musicSets = included.musicSets + musicSets
         scene.playNames = playNames

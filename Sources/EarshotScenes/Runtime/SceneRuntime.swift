@@ -12,7 +12,7 @@ extension Scene {
         if let clipMemory { c.maxTotalClipBytes = clipMemory }
         // Music sets: a change plays the old state (fading) and the new one at once, with a
         // bridge and stingers; each track holds a music source while it plays.
-        let setSources = musicSets.reduce(0) { n, s in
+        let setSources = self.musicSets.reduce(0) { n, s in
             n + 2 * (s.definition.states.map(\.segments.count).max() ?? 1) + min(s.definition.stingers.count, 4) + 1
         }
         if setSources > 0 { c.musicSources = min(64, max(c.musicSources, 4 + setSources)) }
