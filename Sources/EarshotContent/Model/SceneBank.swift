@@ -24,7 +24,7 @@ public struct SceneBank: Sendable {
     /// defined; each is read as the bank's own member (`bank.sounds`).
     public var definitions: SceneDefinitions
     /// Warnings found while reading the bank and those it includes (an old linear gain, a likely
-    /// unit slip: ``Scene/readWarnings``).
+    /// unit slip: ``SceneDefinitions/readWarnings``) and the unit slips found in its definitions.
     public var warnings: [SceneWarning]
 
     /// The bank file and every file it includes: what a watcher of the bank watches.
