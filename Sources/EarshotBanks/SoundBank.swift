@@ -68,25 +68,18 @@ public final class SoundBank: Sendable {
         case .success(let b): bank = b
         case .failure(let p): throw .invalid(p.problems)
         }
+        // The first load is the first transaction: against a bank that holds nothing yet.
         var c = BankContents(bank: bank)
-        let loaded = try BankLoader.loadClips(bank, existing: [:], engine: engine)
-        c.clips = loaded.byID
-        c.clipsByPath = loaded.byPath
+        let t = try prepare(bank, against: c, pending: nil)
         do throws(EarshotError) {
-            try BankLoader.defineParameters(bank, engine: engine)
-            try BankLoader.applyBuses(bank, to: &c, engine: engine)
-            for s in bank.sounds {
-                c.sounds[s.id] = try engine.makeSound(BankLoader.definition(s, clips: c.clips))
-            }
             try engine.attach(lifetime)
+            try commit(t, to: &c)
         } catch {
             Self.release(c, engine: engine)
+            t.discard(engine: engine)
+            engine.detach(lifetime)
             throw .engine(error)
         }
-        for s in bank.snapshots { c.snapshots[s.id] = s.snapshot }
-        for z in bank.zones { c.zones[z.name] = z }
-        for m in bank.music { c.music[m.id] = m }
-        for s in bank.musicSets { c.musicSets[s.id] = s }
         contents = c
         lifetime.bank = self
         if watch {

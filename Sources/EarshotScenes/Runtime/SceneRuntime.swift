@@ -82,7 +82,7 @@ final class SceneRuntime {
         for b in scene.buses {
             let bus = Bus(b.name)
             if !engine.buses.contains(bus) { try engine.addBus(bus) }
-            if let db = b.gainDB { try engine.setGain(Float(pow(10, db / 20)), for: bus) }
+            if let gain = b.linearGain { try engine.setGain(gain, for: bus) }
             if !b.curves.isEmpty { try engine.setCurves(b.curves, for: bus) }
         }
         var ordered: [MusicTrack] = []
