@@ -25,9 +25,7 @@ extension SceneInfo {
                     return o
                 },
             ]) { _, own in own }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            sayJSON(String(decoding: data, as: UTF8.self))
-            return
+            return try sayJSONObject(object)
         }
         say("bank:      \(bank.file)")
         say("name:      \(bank.name)")
