@@ -13,7 +13,8 @@ set -euo pipefail
 rev=$1 voices=${2:-1024 4096} short=${3:-1} long=${4:-3}
 root=$(git rev-parse --show-toplevel)
 base=$(git -C "$root" rev-parse --verify --quiet "$rev^{commit}") || { echo "bench-against: $rev is not a revision" >&2; exit 1; }
-label="$(git -C "$root" describe --tags --always "$base" 2>/dev/null || echo "$base") ${base:0:7}"
+label=${base:0:7}
+tag=$(git -C "$root" describe --tags --exact-match "$base" 2> /dev/null) && label="$tag ($label)"
 work=$(mktemp -d /tmp/earshot-bench-against.XXXXXX)
 cleanup() {
   git -C "$root" worktree remove --force "$work/tree" 2> /dev/null || true
