@@ -115,6 +115,9 @@ let package = Package(
         .executableTarget(name: "MusicProbe", dependencies: ["Earshot"], path: "Tests/MusicProbe"),
         // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
         .executableTarget(name: "MonitorProbe", dependencies: ["Earshot", "EarshotBanks"], path: "Tests/MonitorProbe"),
+        // The hostile MPRIS peer MPRISHostilePeerTests starts on its private bus (the watcher ignores
+        // players of its own process, so the peer is another process).
+        .executableTarget(name: "HostilePeerProbe", dependencies: ["EarshotLinux"], path: "Tests/HostilePeerProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
