@@ -19,6 +19,7 @@ work=$(mktemp -d /tmp/earshot-bench-against.XXXXXX)
 cleanup() {
   git -C "$root" worktree remove --force "$work/tree" 2> /dev/null || true
   rm -rf "$work"
+  rm -f /tmp/"$(tr / _ <<< "$work/tree")"_*   # SwiftPM's lock files for the baseline's build folder
   git -C "$root" worktree prune
 }
 trap cleanup EXIT
@@ -46,7 +47,7 @@ for n in $voices; do
     echo "$line" | awk -v side="$side" '{
       for (i = 1; i <= NF; i++) {
         if ($i == "engine" && $(i + 2) == "M,") e = $(i + 1)
-        if ($i == "OpenAL:" && $(i + 2) == "M:") r = $(i + 1)
+        if ($i == "OpenAL" && $(i + 2) == "M:") r = $(i + 1)
       }
       printf "  %-14s %10s M %12s M %12s\n", side, e, r, $NF
     }'
