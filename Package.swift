@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
                           path: "Benchmarks/EarshotBench"),
 
-        // Signal measurements the tests and the benchmarks share (tone frequency, distortion).
+        // Signal measurements the tests and the benchmarks share (RMS and dB, tone frequency, distortion).
         .target(name: "EarshotMeasure", path: "Tests/EarshotMeasure"),
 
         // A game in miniature that LiveLifetimeTests runs as a process against a private PulseAudio
@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
-            dependencies: ["EarshotScenes", "Earshot", "CSndFile", "EarshotTestSupport"]),
+            dependencies: ["EarshotScenes", "Earshot", "CSndFile", "EarshotTestSupport", "EarshotMeasure"]),
 
         // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
         // test runs and the long-run executable (`make fuzz-values`) share.
