@@ -76,10 +76,15 @@ let package = Package(
         // replaces the allocator of whatever binary links it, so it is linked into the binary
         // that runs the workload and into nothing else (not EarshotStress, not the tests).
         .target(name: "CAllocCounter"),
+        // The files one CLI command writes, committed together and only on success (a render and
+        // its plot, an audition's WAV): the CLI's, not the engine's — a game's outputs are single
+        // files, which AudioFileWriter commits itself through the engine's PartialFile. Scenes
+        // hand their renders to it through the engine's OutputStaging protocol.
+        .target(name: "EarshotOutputs", dependencies: ["Earshot"]),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot", "EarshotScenes", "EarshotBanks", "EarshotStress", "CAllocCounter",
+                "Earshot", "EarshotScenes", "EarshotOutputs", "EarshotBanks", "EarshotStress", "CAllocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -127,7 +132,7 @@ let package = Package(
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
             // EarshotLinux: the D-Bus connection and the PulseAudio watcher are tested directly too
             // (Tests/EarshotTests/Linux).
-            dependencies: ["Earshot", "EarshotLinux", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure",
+            dependencies: ["Earshot", "EarshotLinux", "EarshotOutputs", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure",
                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "EarshotStressTests",
