@@ -80,8 +80,7 @@ struct SceneInfo {
                     return o
                 },
             ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            sayJSON(String(decoding: data, as: UTF8.self))
+            try sayJSON(object: object, pretty: true)
             return
         }
         say("scene:     \(scene.file)")
