@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -52,7 +53,7 @@ final class AudioStreamTests: XCTestCase {
         try stream.play()
         let out = try render(e, seconds: 0.5)
         // Output quad: front left, front right, back left, back right.
-        let db = freqs.map { f in (0..<4).map { TestSignals.dB(level(out, channels: 4, channel: $0, frequency: Double(f))) } }
+        let db = freqs.map { f in (0..<4).map { Level.dB(level(out, channels: 4, channel: $0, frequency: Double(f))) } }
         for (i, row) in db.enumerated() { print("6ch tone \(freqs[i]) Hz per output channel (dB):", row.map { String(format: "%.1f", $0) }) }
         // OpenAL pans each channel from its loudspeaker (±30°, 0°, ±110°) over the quad's four:
         // the nearest output loudest, the far side tens of dB down (measured 4.8 dB front
@@ -83,7 +84,7 @@ final class AudioStreamTests: XCTestCase {
         try stream.play()
         XCTAssertTrue(stream.isPlaying)
         let out = try render(e, seconds: 0.5)
-        let db = freqs.map { f in (0..<2).map { TestSignals.dB(level(out, channels: 2, channel: $0, frequency: Double(f))) } }
+        let db = freqs.map { f in (0..<2).map { Level.dB(level(out, channels: 2, channel: $0, frequency: Double(f))) } }
         for (i, row) in db.enumerated() { print("3ch tone \(freqs[i]) Hz L/R (dB):", row.map { String(format: "%.1f", $0) }) }
         XCTAssertGreaterThan(db[0][0], db[0][1] + 6, "channel 0 is left")
         XCTAssertGreaterThan(db[1][1], db[1][0] + 6, "channel 1 is right")
@@ -95,7 +96,7 @@ final class AudioStreamTests: XCTestCase {
         stream.stop()
         XCTAssertFalse(stream.isPlaying)
         let after = try TestSignals.renderGameFrames(e, seconds: 0.1)
-        XCTAssertLessThan(TestSignals.rms(after, 0..<after.count), 1e-4, "every channel stopped")
+        XCTAssertLessThan(Level.rms(after, 0..<after.count), 1e-4, "every channel stopped")
     }
 
     func testStreamsStartedTogetherStartOnTheSameFrame() throws {
@@ -171,7 +172,7 @@ final class AudioStreamTests: XCTestCase {
         let lastHeard = try XCTUnwrap((0..<frames).last { abs(out[$0 * 2]) + abs(out[$0 * 2 + 1]) > 0.01 })
         print("looped stream: last heard at \(Double(lastHeard) / 48_000) s")
         XCTAssertEqual(Double(lastHeard) / 48_000, 0.5, accuracy: 0.002, "two passes of 0.25 s, then silence")
-        let rms = TestSignals.rms(Array(out[0..<(48_000 * 2 * 4 / 10)]), channels: 2)
+        let rms = Level.rms(Array(out[0..<(48_000 * 2 * 4 / 10)]), channels: 2)
         XCTAssertGreaterThan(rms[1], rms[0] * 2, "the emitter is to the right: \(rms)")
         XCTAssertFalse(looped.isPlaying)
 
@@ -179,7 +180,7 @@ final class AudioStreamTests: XCTestCase {
         try faded.play()
         faded.fade(to: 0, duration: 0.1, stopsAtEnd: true)
         let fadeOut = try TestSignals.renderGameFrames(e, seconds: 0.3)
-        XCTAssertLessThan(TestSignals.rms(fadeOut, (48_000 * 2 * 2 / 10)..<fadeOut.count), 1e-5, "silent after the fade")
+        XCTAssertLessThan(Level.rms(fadeOut, (48_000 * 2 * 2 / 10)..<fadeOut.count), 1e-5, "silent after the fade")
         XCTAssertFalse(faded.isPlaying)
         e.shutdown()   // finishes the event streams
         var ends: [AudioStream.Event.Reason] = []
@@ -203,7 +204,7 @@ final class AudioStreamTests: XCTestCase {
         other.stop()
         try nine.play()   // every source the failed start took was given back
         let out = try render(e, seconds: 0.5)
-        let db = freqs.map { f in (0..<2).map { TestSignals.dB(level(out, channels: 2, channel: $0, frequency: Double(f))) } }
+        let db = freqs.map { f in (0..<2).map { Level.dB(level(out, channels: 2, channel: $0, frequency: Double(f))) } }
         for (i, row) in db.enumerated() { print("9ch channel \(i) (\(40 * i)°) L/R (dB):", row.map { String(format: "%.1f", $0) }) }
         // An even ring from straight ahead, clockwise: 0° centred, 80° right, 280° left.
         XCTAssertEqual(db[0][0], db[0][1], accuracy: 0.5)
