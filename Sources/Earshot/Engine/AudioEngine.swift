@@ -241,6 +241,29 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
+    // MARK: Frame
+
+    /// Once per game frame: ranks every voice, steals and resumes sources with fades, ends
+    /// finished voices, and pushes every changed property to OpenAL in one deferred batch.
+    ///
+    /// Audio timing follows the engine clock — samples rendered on a loopback engine, the
+    /// monotonic clock on a live device — so an irregular frame cannot make voices drift;
+    /// `deltaTime` is recorded as the frame time only. Call it from one thread (the game loop);
+    /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
+    /// allocates nothing.
+    public func update(deltaTime: Double = 0) {
+        eachSubsystem { $0.beginFrame(self) }   // the session's duck ramp
+        checkDevice()
+        let (ended, changes, marks) = withAL { () -> (Bool, BusChanges, [MarkerEvent]) in
+            guard !core.isShutDown else { return (false, BusChanges(), []) }
+            core.stepFrame()
+            return (core.pool.hasEnded, core.takeBusChanges(), takeVoiceMarkers())
+        }
+        eachSubsystem { $0.endFrame(self, changes: changes) }   // music: gains, fades, holds
+        sendMarkers(marks)
+        if ended { deliverVoiceEvents() }
+    }
+
     // MARK: Rendering
 
     /// The loopback output's channel count (2 for a stereo loopback engine).

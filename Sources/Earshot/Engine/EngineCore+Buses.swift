@@ -3,8 +3,6 @@ import COpenAL
 /// The buses' state in the core: their table, gains, holds and the changes gathered for the
 /// voices (under the AL lock, as all of ``EngineCore``).
 extension EngineCore {
-    func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
-
     /// The index of `bus`, or ``EarshotError/invalidArgument(_:)`` when the engine has no such bus.
     func requireBus(_ bus: Bus) throws(EarshotError) -> Int {
         guard let i = busIndex(bus) else { throw Self.noBus(bus) }
@@ -46,7 +44,7 @@ extension EngineCore {
 
     func setMasterGain(_ gain: Float) {
         masterGain = gain
-        pool.masterGain = gain
+        pool.setMasterGain(gain)
         alListenerf(AL_GAIN, listener.gain * masterGain)
     }
 
@@ -70,18 +68,15 @@ extension EngineCore {
     func syncBuses() {
         // Delays run in playback time: account the pauses so far before they change.
         pool.accountPauses(now: now)
-        if pool.busGains.count != buses.count {
+        if pool.busCount != buses.count {
             busChanges.levels = true
             busChanges.holds = busChanges.holds || buses.contains(where: isHeld)
-            pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map { isHeld($0.bus) }
+            pool.setBuses(gains: buses.map(\.effectiveGain), held: buses.map { isHeld($0.bus) })
         } else {
             for i in buses.indices {
-                let gain = buses[i].effectiveGain, held = isHeld(buses[i])
-                if pool.busGains[i] != gain { busChanges.levels = true }
-                if pool.busPaused[i] != held { busChanges.holds = true }
-                pool.busGains[i] = gain
-                pool.busPaused[i] = held
+                let changed = pool.setBus(i, gain: buses[i].effectiveGain, held: isHeld(buses[i]))
+                if changed.level { busChanges.levels = true }
+                if changed.hold { busChanges.holds = true }
             }
         }
         pool.markAllGainsDirty()

@@ -134,9 +134,8 @@ final class EngineCore {
         pool = VoicePool(sources: voiceSources, settings: .init(
             fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
             lateStartTolerance: configuration.lateStartTolerance,
-            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
-        pool.distanceModel = configuration.distanceModel
-        pool.router = sendRouter
+            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle),
+            distanceModel: configuration.distanceModel, router: sendRouter)
         syncBuses()
         busChanges = BusChanges()   // the buses as they start are no change
         try applyGlobalState()
@@ -244,6 +243,9 @@ final class EngineCore {
         return Clip(engineID: engineID, id: id, generation: clips[Int(id)].generation, info: info)
     }
 
+    /// The index of `bus` in ``buses``; nil for a bus never added.
+    func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
+
     func isLoaded(_ clip: Clip) -> Bool {
         clip.engineID == engineID && Int(clip.id) < clips.count && clips[Int(clip.id)].generation == clip.generation && clips[Int(clip.id)].info != nil
     }
@@ -300,8 +302,8 @@ final class EngineCore {
     /// in the `ResolvedPlay`: an array there made every play 12–15 ns dearer (a play into a full
     /// pool, `earshot stress --play-cost`), clips with markers or not.
     func play(_ resolved: ResolvedPlay, markers: [Marker]) -> VoiceID {
-        let id = parameters.isActive ? playOnCurvedBus(resolved) : pool.play(resolved, now: now)   // some bus has curves
-        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
+        let id = parameters.hasBusCurves ? playOnCurvedBus(resolved) : pool.start(resolved, now: now)
+        pool.mark(id, markers: markers, from: resolved.startFrame)
         return id
     }
 
@@ -392,7 +394,7 @@ final class EngineCore {
 
     func setListener(_ l: Listener) {
         listener = l
-        pool.listenerPosition = l.position
+        pool.setListenerPosition(l.position)
         alListener3f(AL_POSITION, l.position.x, l.position.y, l.position.z)
         alListener3f(AL_VELOCITY, l.velocity.x, l.velocity.y, l.velocity.z)
         var orientation: [ALfloat] = [l.at.x, l.at.y, l.at.z, l.up.x, l.up.y, l.up.z]

@@ -7,7 +7,7 @@ extension ParameterStage {
               in core: EngineCore) -> VoiceID {
         let pool = core.pool
         let bus = busSetIndex(resolved.busIndex)
-        guard set >= 0 || bus >= 0 || leader != nil else { return pool.play(resolved, now: core.now) }
+        guard set >= 0 || bus >= 0 || leader != nil else { return pool.start(resolved, now: core.now) }
         // The voice's values before it exists: the leader's own and its emitter's values
         // count; the global ones otherwise.
         let leaderSlot = leader.flatMap { voices.entry($0) }
@@ -25,7 +25,7 @@ extension ParameterStage {
         r.gain = Self.finite(resolved.gain * f.gain, max: .greatestFiniteMagnitude)
         r.pitch = Self.finitePitch(resolved.pitch * Float(f.pitch))
         r.priority = UInt8(max(0, min(255, (Double(resolved.priority) + f.priority).rounded())))
-        let id = pool.play(r, now: core.now)
+        let id = pool.start(r, now: core.now)
         guard id != .refused, let i = pool.slot(id) else { return id }
         var e = VoiceCurveEntry()
         e.generation = id.generation

@@ -74,6 +74,63 @@ extension VoicePool {
         change(&slots[index])
     }
 
+    // MARK: A live voice's properties (checked values; a stale `id` does nothing)
+
+    func setGain(_ id: VoiceID, _ gain: Float) {
+        modify(id) { v in
+            v.gain = gain
+            v.dirtyGain = true
+        }
+    }
+
+    /// The time played so far counts at the old pitch: the voice's time, its markers' times and
+    /// the sidechain's playhead estimate stay true.
+    func setPitch(_ id: VoiceID, _ pitch: Float, now: Double) {
+        guard let i = slot(id) else { return }
+        accountPosition(i, now: now)
+        modify(id) { v in
+            v.pitch = pitch
+            v.dirtyPitch = true
+        }
+    }
+
+    /// Pans a non-positional voice (a positioned one keeps its place).
+    func setPan(_ id: VoiceID, _ pan: Float) {
+        modify(id) { v in
+            guard v.placement == .pan else { return }
+            v.pan = pan
+            v.dirtySpatial = true
+        }
+    }
+
+    /// Moves a positioned voice (one following an emitter moves with it instead).
+    func setPosition(_ id: VoiceID, _ position: Vector3) {
+        modify(id) { v in
+            guard v.placement == .spatial else { return }
+            v.spatial.position = position
+            v.dirtyPosition = true
+        }
+    }
+
+    func setSpatial(_ id: VoiceID, _ properties: SpatialProperties) {
+        modify(id) { v in
+            guard v.placement == .spatial else { return }
+            v.spatial = properties
+            v.dirtySpatial = true
+        }
+    }
+
+    func setPriority(_ id: VoiceID, _ priority: UInt8) {
+        modify(id) { $0.priority = priority }
+    }
+
+    /// Pauses or resumes a voice: its time runs up to the pause and, resumed, from `now` on
+    /// (``Voice/time``). Call ``accountPauses(now:)`` first: a start delay is playback time.
+    func setPaused(_ id: VoiceID, _ paused: Bool, now: Double) {
+        if let i = slot(id) { accountPosition(i, now: now) }
+        modify(id) { $0.paused = paused }
+    }
+
     /// Marks the gain of every voice dirty (a bus or master gain changed).
     func markAllGainsDirty() {
         serviceNeeded = true

@@ -51,7 +51,7 @@ final class LiveStartTable {
 // heard at its audio time.
 extension VoicePool {
     /// Files the mixing-clock target of voice `index` just played with a delay (NaN: none).
-    /// Out of line: `play` stays as small as it was.
+    /// Out of line: `start` stays small.
     @inline(never)
     func fileMixTarget(_ index: Int, _ target: Double) {
         guard !target.isNaN || !liveStarts.target[index].isNaN else { return }
