@@ -8,14 +8,16 @@ import Glibc
 /// context current; every method here assumes that. The fields every play reads are
 /// `@exclusivity(unchecked)` (Swift's dynamic exclusivity check cost each play ~76 instructions
 /// per field in callgrind counts); the rest keep the checks (no difference measured in `earshot
-/// stress`). The core is split by operation: clips, voices, the frame and the listener here;
+/// stress`). It holds the voice kernel (``pool``, Voices/) and the stages beside it (``stages``), and
+/// keeps clips, buses, the clock and the listener: clips, a resolved play handed to the kernel or
+/// to the curves, the frame and the listener here;
 /// `EngineCore+Buses.swift` (bus state), `EngineCore+Mix.swift` (snapshots, sidechains) and
 /// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones and bus effects are
 /// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
 /// (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     // `@exclusivity(unchecked)`: read on every play, touched only under the AL lock (as the
-    // pool's columns); each dynamic check cost a play 76 instructions (issue 35).
+    // pool's columns); each dynamic check cost a play 76 instructions.
     @exclusivity(unchecked) private(set) var isShutDown = false
     /// The device and context in use (replaced when a lost device is reopened).
     var device: OutputDevice
@@ -266,7 +268,7 @@ final class EngineCore {
 
     /// Deletes the buffers of unloaded clips that no voice holds any more. Not while the device
     /// is lost: its stopped sources may still hold the buffer (AL_INVALID_OPERATION, which
-    /// trapped — found by the API operation fuzzer), and the rebuild drops the pending buffers
+    /// trapped), and the rebuild drops the pending buffers
     /// with the old context (`reuploadClips`).
     private func collectBuffers() {
         guard !buffersToDelete.isEmpty, !isDeviceLost else { return }

@@ -49,13 +49,13 @@ extension ParameterStage {
             voices.entries[l].followers.append(id)
         }
         voices.activate(i, e)
-        if e.hasFilters, pool.slots[i].phase == .real { applyFilters(i, pool: pool) }
+        if e.hasFilters, pool.voiceStates[i].phase == .real { applyFilters(i, pool: pool) }
         return id
     }
 
     /// Sends slot `i`'s low-pass and send factors to its source (a real voice).
     func applyFilters(_ i: Int, pool: VoicePool) {
-        let source = pool.slots[i].source
+        let source = pool.voiceStates[i].source
         pool.router?.setCurveFilter(SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send), source: source)
     }
 }
@@ -77,9 +77,9 @@ final class ParameterFilterStage: CoreStage {
         let pool = core.pool
         guard let router = pool.router else { return }
         for i in voices.managed where voices.entries[i].hasFilters {
-            guard pool.slots[i].phase == .real, pool.slots[i].generation == voices.entries[i].generation else { continue }
+            guard pool.voiceStates[i].phase == .real, pool.voiceStates[i].generation == voices.entries[i].generation else { continue }
             let wanted = SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send)
-            if router.curveFilter(pool.slots[i].source) != wanted { router.setCurveFilter(wanted, source: pool.slots[i].source) }
+            if router.curveFilter(pool.voiceStates[i].source) != wanted { router.setCurveFilter(wanted, source: pool.voiceStates[i].source) }
         }
     }
 }
@@ -101,13 +101,13 @@ extension ParameterStage {
     func adopt(_ slot: Int, id: VoiceID, pool: VoicePool) -> Int {
         var e = VoiceCurveEntry()
         e.generation = id.generation
-        e.baseGain = pool.slots[slot].gain
-        e.basePitch = pool.slots[slot].pitch
-        e.basePriority = pool.slots[slot].priority
+        e.baseGain = pool.voiceStates[slot].gain
+        e.basePitch = pool.voiceStates[slot].pitch
+        e.basePriority = pool.voiceStates[slot].priority
         e.writtenGain = e.baseGain
         e.writtenPitch = e.basePitch
         e.writtenPriority = e.basePriority
-        e.hasFilters = { let b = busSetIndex(pool.slots[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
+        e.hasFilters = { let b = busSetIndex(pool.voiceStates[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
         e.dirty = true
         voices.activate(slot, e)
         return slot
@@ -116,8 +116,8 @@ extension ParameterStage {
     /// Takes every voice playing on bus `bus` into the table (its curves changed).
     func adoptBusVoices(_ bus: Int, pool: VoicePool) {
         let b = busSetIndex(bus)
-        for i in pool.live where pool.slots[i].busIndex == bus {
-            let id = VoiceID(index: UInt32(i), generation: pool.slots[i].generation)
+        for i in pool.live where pool.voiceStates[i].busIndex == bus {
+            let id = VoiceID(index: UInt32(i), generation: pool.voiceStates[i].generation)
             if let k = voices.entry(id) {
                 let s = Int(voices.entries[k].set)
                 let has = (s >= 0 && sets[s].hasFilters) || (b >= 0 && sets[b].hasFilters)

@@ -169,7 +169,7 @@ final class ParameterStage: CoreStage {
     /// Gives the compiled sets of sound `key` (its own and each layer's) the curves of
     /// `definition` in place (``AudioEngine/redefine(_:as:)``): the voices under them evaluate
     /// the new curves at the next frame; a set whose curves are all gone stays, empty (no
-    /// effect). Sets not made yet are made on first use, as before. Throws, changing nothing,
+    /// effect). Sets not made yet are made on first use. Throws, changing nothing,
     /// for a curve naming an undefined parameter.
     func redefineSound(_ key: UInt32, _ definition: SoundDefinition) throws(EarshotError) {
         var compiled: [(set: Int, curves: CurveSet)] = []
@@ -216,7 +216,7 @@ final class ParameterStage: CoreStage {
     func value(_ p: Int, slot i: Int, pool: VoicePool) -> Double {
         let owner = voices.entries[i].leader >= 0 ? Int(voices.entries[i].leader) : i
         for l in voices.entries[owner].locals where l.parameter == p { return l.value.current }
-        let e = pool.slots[i].emitterIndex
+        let e = pool.voiceStates[i].emitterIndex
         if e >= 0, let el = emitterLocals[e], pool.emitters[e].generation == el.generation {
             for l in el.values where l.parameter == p { return l.value.current }
         }
@@ -225,7 +225,7 @@ final class ParameterStage: CoreStage {
 
     /// The factors of the voice in slot `i` under set `s` and its bus's set.
     func factors(slot i: Int, set s: Int, pool: VoicePool) -> CurveFactors {
-        let bus = busSetIndex(pool.slots[i].busIndex)
+        let bus = busSetIndex(pool.voiceStates[i].busIndex)
         let own = needsOwnEvaluation(slot: i, pool: pool)
         var f = CurveFactors()
         if s >= 0 { f = own ? sets[s].evaluate { value($0, slot: i, pool: pool) } : cachedGlobal(s) }
@@ -238,7 +238,7 @@ final class ParameterStage: CoreStage {
     func needsOwnEvaluation(slot i: Int, pool: VoicePool) -> Bool {
         let owner = voices.entries[i].leader >= 0 ? Int(voices.entries[i].leader) : i
         if !voices.entries[owner].locals.isEmpty { return true }
-        let e = pool.slots[i].emitterIndex
+        let e = pool.voiceStates[i].emitterIndex
         return e >= 0 && !emitterLocals.isEmpty && emitterLocals[e] != nil
     }
 

@@ -80,7 +80,7 @@ extension EngineCore {
     /// Multiplies the own gain and pitch of `voices` (nil: unchanged); they reach OpenAL with
     /// the next push, as a voice's own setter's do. A voice under curves has its own values in
     /// the curve table (the pool's are those times its curves'): those are scaled, or the curves'
-    /// present value would be baked into them (issue 35).
+    /// present value would be baked into them.
     func rescale(_ voices: [VoiceID], gain: Float?, pitch: Float?) {
         guard gain != nil || pitch != nil else { return }
         let t = now

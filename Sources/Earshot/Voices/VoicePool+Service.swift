@@ -151,14 +151,9 @@ extension VoicePool {
             if slots[index].startAt > now { addPendingStart(index) }
             return
         }
-        slots[index].playhead = Double(offset) - lead
-        noteRealWraps(index, estimated: estimated, heard: slots[index].playhead)
-        slots[index].playheadClock = now
-        // It will fade in when it comes back.
-        slots[index].fade = 0
-        slots[index].fadeTarget = 0
-        slots[index].fadeAction = .none
-        slots[index].silentSince = -1
+        let heard = Double(offset) - lead
+        noteRealWraps(index, estimated: estimated, heard: heard)
+        slots[index].wentVirtual(at: heard, now: now)
     }
 
     func releaseSource(_ index: Int) {

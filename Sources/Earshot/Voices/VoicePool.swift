@@ -89,6 +89,11 @@ final class VoicePool {
         var pitch: Float?
     }
     let slots: SlotTable<VoiceState>
+    /// The slots, read-only: what the features read of a voice (Parameters/, Time/); they change
+    /// one through the pool's methods.
+    var voiceStates: SlotTable<VoiceState>.ReadOnly {
+        @inline(__always) get { slots.readOnly }
+    }
     @exclusivity(unchecked) var freeSlots: [Int]
     /// Indices of occupied slots, unordered.
     @exclusivity(unchecked) var live: [Int]
