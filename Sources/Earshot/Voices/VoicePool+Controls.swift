@@ -105,18 +105,25 @@ extension VoicePool {
 
     /// Moves a positioned voice (one following an emitter moves with it instead).
     func setPosition(_ id: VoiceID, _ position: Vector3) {
-        modify(id) { v in
-            guard v.placement == .spatial else { return }
+        modifyPositioned(id) { v in
             v.spatial.position = position
             v.dirtyPosition = true
         }
     }
 
     func setSpatial(_ id: VoiceID, _ properties: SpatialProperties) {
-        modify(id) { v in
-            guard v.placement == .spatial else { return }
+        modifyPositioned(id) { v in
             v.spatial = properties
             v.dirtySpatial = true
+        }
+    }
+
+    /// Applies `change` to a live voice with a position of its own (not a panned one, not one
+    /// following an emitter).
+    private func modifyPositioned(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
+        modify(id) { v in
+            guard v.placement == .spatial else { return }
+            change(&v)
         }
     }
 
