@@ -84,7 +84,7 @@ extension AudioEngine {
 
     /// Reads a live voice; nil for a stale handle.
     func read<T>(_ voice: Voice, _ body: (VoiceState) -> T) -> T? {
-        withSlot(of: voice) { core.pool.slots[$0] }.map(body)
+        withSlot(of: voice) { core.pool.voiceStates[$0] }.map(body)
     }
 
     /// A voice's position, or nil for a stale handle or a non-positional voice.
