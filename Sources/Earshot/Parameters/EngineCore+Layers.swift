@@ -57,16 +57,10 @@ extension EngineCore {
         pool.mark(leader, markers: definition.layers[0].clip.markers, from: plays[0].startFrame)
         // The leader is registered even without curves: its layers follow it.
         if parameters.voices.entry(leader) == nil, let i = pool.slot(leader) {
-            var e = VoiceCurveEntry()
-            e.generation = leader.generation
+            var e = VoiceCurveEntry(generation: leader.generation, gain: plays[0].gain, pitch: plays[0].pitch,
+                                    priority: plays[0].priority)
             e.layer = 0
             e.soundKey = key
-            e.baseGain = plays[0].gain
-            e.basePitch = plays[0].pitch
-            e.basePriority = plays[0].priority
-            e.writtenGain = plays[0].gain
-            e.writtenPitch = plays[0].pitch
-            e.writtenPriority = plays[0].priority
             e.globalEpoch = parameters.globalEpoch
             e.dirty = false
             parameters.voices.activate(i, e)

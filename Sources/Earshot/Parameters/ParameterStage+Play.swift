@@ -27,17 +27,11 @@ extension ParameterStage {
         r.priority = UInt8(max(0, min(255, (Double(resolved.priority) + f.priority).rounded())))
         let id = pool.start(r, now: core.now)
         guard id != .refused, let i = pool.slot(id) else { return id }
-        var e = VoiceCurveEntry()
-        e.generation = id.generation
+        var e = VoiceCurveEntry(generation: id.generation, gain: resolved.gain, pitch: resolved.pitch,
+                                priority: resolved.priority, written: (r.gain, r.pitch, r.priority))
         e.set = Int32(set)
         e.layer = Int16(layer)
         e.soundKey = soundKey
-        e.baseGain = resolved.gain
-        e.basePitch = resolved.pitch
-        e.basePriority = resolved.priority
-        e.writtenGain = r.gain
-        e.writtenPitch = r.pitch
-        e.writtenPriority = r.priority
         e.lowPass = Float(max(0, min(1, f.lowPass)))
         e.send = Float(max(0, min(1, f.send)))
         e.hasFilters = (set >= 0 && sets[set].hasFilters) || (bus >= 0 && sets[bus].hasFilters)
@@ -99,14 +93,8 @@ extension ParameterStage {
     /// Takes a playing voice into the table (a voice without curves given a value of its own, or
     /// a voice on a bus that just got curves): its values now are its own.
     func adopt(_ slot: Int, id: VoiceID, pool: VoicePool) -> Int {
-        var e = VoiceCurveEntry()
-        e.generation = id.generation
-        e.baseGain = pool.voiceStates[slot].gain
-        e.basePitch = pool.voiceStates[slot].pitch
-        e.basePriority = pool.voiceStates[slot].priority
-        e.writtenGain = e.baseGain
-        e.writtenPitch = e.basePitch
-        e.writtenPriority = e.basePriority
+        let v = pool.voiceStates
+        var e = VoiceCurveEntry(generation: id.generation, gain: v[slot].gain, pitch: v[slot].pitch, priority: v[slot].priority)
         e.hasFilters = { let b = busSetIndex(pool.voiceStates[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
         e.dirty = true
         voices.activate(slot, e)

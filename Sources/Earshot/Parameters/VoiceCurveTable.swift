@@ -40,6 +40,21 @@ struct VoiceCurveEntry {
     var managedIndex: Int32 = -1
 }
 
+extension VoiceCurveEntry {
+    /// The entry of the voice of generation `generation` whose own values are `gain`, `pitch`
+    /// and `priority`, with `written` last written to the pool (its own values when none given).
+    init(generation: UInt32, gain: Float, pitch: Float, priority: UInt8,
+         written: (gain: Float, pitch: Float, priority: UInt8)? = nil) {
+        self.generation = generation
+        baseGain = gain
+        basePitch = pitch
+        basePriority = priority
+        writtenGain = written?.gain ?? gain
+        writtenPitch = written?.pitch ?? pitch
+        writtenPriority = written?.priority ?? priority
+    }
+}
+
 /// The voices under curves (``VoiceCurveEntry``, indexed by pool slot) and the list of them.
 final class VoiceCurveTable {
     var entries: [VoiceCurveEntry]

@@ -152,15 +152,9 @@ extension EngineCore {
                 parameters.voices.entries[j].dirty = true
                 continue
             }
-            var e = VoiceCurveEntry()
-            e.generation = leader.generation
+            var e = VoiceCurveEntry(generation: leader.generation, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i),
+                                    priority: pool.priority(ofSlot: i))
             e.set = Int32(s)
-            e.baseGain = pool.gain(ofSlot: i)
-            e.basePitch = pool.pitch(ofSlot: i)
-            e.basePriority = pool.priority(ofSlot: i)
-            e.writtenGain = e.baseGain
-            e.writtenPitch = e.basePitch
-            e.writtenPriority = e.basePriority
             e.globalEpoch = 0   // evaluates at the next frame
             e.dirty = true
             parameters.voices.activate(i, e)

@@ -6,7 +6,8 @@
 ///
 /// The sounds (Sounds/SoundTable.swift) take the kernel as `some VoiceKernel`, so the compiler
 /// holds them to this surface; a release build specialises the calls, which cost what direct
-/// calls cost. Every method runs under the AL lock.
+/// calls cost. The curves (Parameters/) call the same methods on the pool and read a voice
+/// through its read-only ``VoicePool/voiceStates``. Every method runs under the AL lock.
 protocol VoiceKernel: AnyObject {
     /// Slots in all: real sources plus ``AudioEngine/Configuration/maxVirtualVoices``.
     var capacity: Int { get }
@@ -27,6 +28,15 @@ protocol VoiceKernel: AnyObject {
     func setGain(_ id: VoiceID, _ gain: Float)
     func setPitch(_ id: VoiceID, _ pitch: Float, now: Double)
     func setPaused(_ id: VoiceID, _ paused: Bool, now: Double)
+
+    // What the curves write (Parameters/), by slot index within one AL section.
+    func setGain(ofSlot index: Int, _ gain: Float)
+    func setPitch(ofSlot index: Int, _ pitch: Float, now: Double)
+    func setPriority(ofSlot index: Int, _ priority: UInt8)
+    /// A layer keeps in step with its first layer (pause, position or pan).
+    func follow(_ index: Int, id: VoiceID, leader: Int, now: Double)
+    /// A layer whose first layer ended or stopped stops too.
+    func stopLayer(_ index: Int, id: VoiceID)
 
     // What a sound's rules read of its voices (slot indices from `slot(_:)`).
     func gain(ofSlot index: Int) -> Float
