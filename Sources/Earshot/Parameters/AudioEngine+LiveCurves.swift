@@ -46,7 +46,7 @@ extension AudioEngine {
 extension ParameterStage {
     /// Compiles a sound's curves again (after ``AudioEngine/setCurves(_:layers:for:)``) and points
     /// every playing voice of it at the new sets, from the next frame.
-    func recompile(soundKey key: UInt32, definition: SoundDefinition, pool: VoicePool) throws(EarshotError) {
+    func recompile(soundKey key: UInt32, definition: SoundDefinition, pool: some VoiceKernel) throws(EarshotError) {
         forgetSound(key)
         var byLayer: [Int: Int] = [:]
         for layer in (definition.isLayered ? Array(definition.layers.indices) : [-1]) {

@@ -114,7 +114,7 @@ extension AudioEngine {
             guard let slot = core.pool.slot(voice.id) else { return nil }
             if core.parameters.voices.entry(voice.id) != nil { return core.parameters.value(p, slot: slot, pool: core.pool) }
             let e = core.pool.voiceStates[slot].emitterIndex
-            if e >= 0, let v = core.parameters.emitterValue(e, generation: core.pool.emitters[e].generation, p) { return v }
+            if e >= 0, let v = core.parameters.emitterValue(e, generation: core.pool.emitterGeneration(e), p) { return v }
             return core.parameters.global[p].current
         }
     }

@@ -13,7 +13,7 @@ extension ParameterStage {
         let leaderSlot = leader.flatMap { voices.entry($0) }
         func value(_ p: Int) -> Double {
             if let l = leaderSlot { for v in voices.entries[l].locals where v.parameter == p { return v.value.current } }
-            if resolved.emitterIndex >= 0, let v = emitterValue(resolved.emitterIndex, generation: pool.emitters[resolved.emitterIndex].generation, p) {
+            if resolved.emitterIndex >= 0, let v = emitterValue(resolved.emitterIndex, generation: pool.emitterGeneration(resolved.emitterIndex), p) {
                 return v
             }
             return global[p].current
@@ -48,7 +48,7 @@ extension ParameterStage {
     }
 
     /// Sends slot `i`'s low-pass and send factors to its source (a real voice).
-    func applyFilters(_ i: Int, pool: VoicePool) {
+    func applyFilters(_ i: Int, pool: some VoiceKernel) {
         let source = pool.voiceStates[i].source
         pool.router?.setCurveFilter(SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send), source: source)
     }
@@ -92,7 +92,7 @@ extension ParameterStage {
 extension ParameterStage {
     /// Takes a playing voice into the table (a voice without curves given a value of its own, or
     /// a voice on a bus that just got curves): its values now are its own.
-    func adopt(_ slot: Int, id: VoiceID, pool: VoicePool) -> Int {
+    func adopt(_ slot: Int, id: VoiceID, pool: some VoiceKernel) -> Int {
         let v = pool.voiceStates
         var e = VoiceCurveEntry(generation: id.generation, gain: v[slot].gain, pitch: v[slot].pitch, priority: v[slot].priority)
         e.hasFilters = { let b = busSetIndex(pool.voiceStates[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
@@ -102,7 +102,7 @@ extension ParameterStage {
     }
 
     /// Takes every voice playing on bus `bus` into the table (its curves changed).
-    func adoptBusVoices(_ bus: Int, pool: VoicePool) {
+    func adoptBusVoices(_ bus: Int, pool: some VoiceKernel) {
         let b = busSetIndex(bus)
         for i in pool.live where pool.voiceStates[i].busIndex == bus {
             let id = VoiceID(index: UInt32(i), generation: pool.voiceStates[i].generation)

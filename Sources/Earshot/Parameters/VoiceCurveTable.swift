@@ -104,7 +104,7 @@ final class VoiceCurveTable {
     /// One frame: ends entries of ended voices (and the layers of an ended or stopping first
     /// layer), moves the voices' own values, notices the game's own changes, and writes gain,
     /// pitch and priority where the factors changed.
-    func step(_ stage: ParameterStage, pool: VoicePool, now: Double, elapsed: Double, emitterEpoch: UInt64) {
+    func step(_ stage: ParameterStage, pool: some VoiceKernel, now: Double, elapsed: Double, emitterEpoch: UInt64) {
         var k = 0
         while k < managed.count {
             let i = managed[k]
@@ -138,7 +138,7 @@ final class VoiceCurveTable {
     }
 
     /// The factors of slot `i` written to the pool.
-    func apply(_ i: Int, stage: ParameterStage, pool: VoicePool, now: Double) {
+    func apply(_ i: Int, stage: ParameterStage, pool: some VoiceKernel, now: Double) {
         let f = stage.factors(slot: i, set: Int(entries[i].set), pool: pool)
         entries[i].dirty = false
         entries[i].globalEpoch = stage.globalEpoch
@@ -157,7 +157,7 @@ final class VoiceCurveTable {
 
     /// A layer follows its first layer: it stops when that one ends or is stopped, and pauses
     /// and moves with it. True when the layer was stopped (nothing else to do this frame).
-    private func followLeader(_ i: Int, pool: VoicePool, now: Double) -> Bool {
+    private func followLeader(_ i: Int, pool: some VoiceKernel, now: Double) -> Bool {
         let l = Int(entries[i].leader)
         let id = VoiceID(index: UInt32(i), generation: entries[i].generation)
         guard pool.voiceStates[l].phase != .free, pool.voiceStates[l].generation == entries[i].leaderGeneration,
@@ -173,7 +173,7 @@ final class VoiceCurveTable {
     /// its sound (``AudioEngine/redefine(_:as:)``) — and writes the result at once. A change the
     /// game made since the last frame is taken first. False when the voice is not in the table
     /// (its pool values are its own).
-    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: VoicePool, now: Double) -> Bool {
+    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel, now: Double) -> Bool {
         guard let i = entry(id) else { return false }
         if pool.voiceStates[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
         if pool.voiceStates[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
@@ -184,7 +184,7 @@ final class VoiceCurveTable {
     }
 
     /// The game set the voice's gain: for a first layer, its layers follow in proportion.
-    private func adoptGain(_ i: Int, pool: VoicePool) {
+    private func adoptGain(_ i: Int, pool: some VoiceKernel) {
         let old = entries[i].baseGain
         let new = pool.voiceStates[i].gain
         entries[i].baseGain = new
@@ -197,7 +197,7 @@ final class VoiceCurveTable {
         }
     }
 
-    private func adoptPitch(_ i: Int, pool: VoicePool) {
+    private func adoptPitch(_ i: Int, pool: some VoiceKernel) {
         let old = entries[i].basePitch
         let new = pool.voiceStates[i].pitch
         entries[i].basePitch = new

@@ -6,8 +6,9 @@
 ///
 /// The sounds (Sounds/SoundTable.swift) take the kernel as `some VoiceKernel`, so the compiler
 /// holds them to this surface; a release build specialises the calls, which cost what direct
-/// calls cost. The curves (Parameters/) call the same methods on the pool and read a voice
-/// through its read-only ``VoicePool/voiceStates``. Every method runs under the AL lock.
+/// calls cost. The curves (Parameters/) take it the same way where they step, evaluate and adopt
+/// voices; where they start one they call the pool itself (``VoicePool/start(_:now:)``). Every
+/// method runs under the AL lock.
 protocol VoiceKernel: AnyObject {
     /// Slots in all: real sources plus ``AudioEngine/Configuration/maxVirtualVoices``.
     var capacity: Int { get }
@@ -37,6 +38,18 @@ protocol VoiceKernel: AnyObject {
     func follow(_ index: Int, id: VoiceID, leader: Int, now: Double)
     /// A layer whose first layer ended or stopped stops too.
     func stopLayer(_ index: Int, id: VoiceID)
+
+    // What the curves read: a voice's state (read-only), the live voices, the buses' holds, an
+    // emitter's generation and the sources' filters.
+    var voiceStates: SlotTable<VoiceState>.ReadOnly { get }
+    /// Slots of the live voices, unordered.
+    var live: [Int] { get }
+    /// Whether each bus's voices are held (index = bus index).
+    var busPaused: [Bool] { get }
+    /// Each source's sends and filters (nil without EFX).
+    var router: SendRouter? { get }
+    /// The generation of emitter `index` (its handle's; a reused emitter slot has a new one).
+    func emitterGeneration(_ index: Int) -> UInt32
 
     // What a sound's rules read of its voices (slot indices from `slot(_:)`).
     func gain(ofSlot index: Int) -> Float

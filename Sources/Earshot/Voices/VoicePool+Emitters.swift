@@ -56,6 +56,8 @@ extension VoicePool {
         serviceNeeded = true
     }
 
+    func emitterGeneration(_ index: Int) -> UInt32 { emitters[index].generation }
+
     /// An emitter's properties.
     func emitterProperties(_ index: Int) -> SpatialProperties {
         emitterSpatial[index]
