@@ -370,9 +370,8 @@ final class EngineCore {
                 }
                 let t = now
                 let span = Double(chunk) / Double(sampleRate)
-                pool.clock = t   // ends the service records (a completed stop fade) happen now
                 alDeferUpdatesSOFT()
-                pool.service(now: t, lookahead: span)
+                pool.service(now: t, lookahead: span, recordingEndsAt: t)
                 alProcessUpdatesSOFT()
             }
             // A mix call never crosses the end of a reverb cross-fade except exactly at it

@@ -7,6 +7,15 @@ extension VoicePool {
     /// set to their value at the span's end (OpenAL ramps the gain linearly across its next mix),
     /// finished fades release sources, waiting voices take free sources, dirty properties go out.
     /// Wrap calls in `alDeferUpdatesSOFT`/`alProcessUpdatesSOFT` for one batch.
+    ///
+    /// `recordingEndsAt`: a render's service moves the pool's clock there first, so that the ends
+    /// it records (a completed stop fade) happen at that time.
+    @inline(__always)
+    func service(now: Double, lookahead: Double, recordingEndsAt clockNow: Double) {
+        clock = clockNow
+        service(now: now, lookahead: lookahead)
+    }
+
     func service(now: Double, lookahead: Double) {
         // Completed fades first: they free sources.
         var i = 0
