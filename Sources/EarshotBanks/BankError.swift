@@ -43,10 +43,4 @@ public enum BankError: Error, Sendable, Equatable, CustomStringConvertible {
             return EarshotError.oneLine("\(bank): the bank is unloaded")
         }
     }
-
-    /// The first problem of ``invalid(_:)`` (nil for the other cases).
-    public var firstProblem: SceneError? {
-        if case .invalid(let p) = self { return p.first }
-        return nil
-    }
 }

@@ -1,6 +1,6 @@
-/// What the monitor shows of music: each track the music system holds, read under the music lock
-/// (and the AL lock inside it, for the play position). Read-only.
-extension MusicSystem {
+/// What the monitor shows of music (``MonitorMusicSource``): each track the music system holds,
+/// read under the music lock (and the AL lock inside it, for the play position). Read-only.
+extension MusicSystem: MonitorMusicSource {
     /// The tracks now, as monitor rows. Call with no engine lock held (music lock, then AL lock).
     func monitorTracks(host: any MusicHost) -> [MonitorFrame.TrackRow] {
         withMusicLock { _ in
