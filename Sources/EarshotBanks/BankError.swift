@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 
 /// Why a ``SoundBank`` call failed: the bank file (or a bank it includes) has a problem, a name
 /// the bank does not define, the engine refused, or the bank was unloaded.

@@ -1,7 +1,7 @@
 import Earshot
 import Yams
 
-/// The parameter keys of a scene (issue 28): top-level `parameters:`, curves on the properties
+/// The parameter keys of a scene: top-level `parameters:`, curves on the properties
 /// of sounds, layers and buses, `layers:` of a sound, and `set:` events on a parameter.
 extension SceneParser {
     static let parameterKeys = ["range", "default", "seek"]

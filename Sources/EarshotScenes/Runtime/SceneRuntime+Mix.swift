@@ -4,18 +4,9 @@ import Earshot
 extension SceneRuntime {
     /// Makes the scene's snapshots and sets every `ducks:` of its buses.
     func applyMixSettings() throws(EarshotError) {
-        for s in scene.snapshots {
-            var gains: [Bus: Double] = [:]
-            for (bus, db) in s.gains { gains[Bus(bus)] = db }
-            var filters: [Bus: LowPassFilter] = [:]
-            for (bus, filter) in s.filters { filters[Bus(bus)] = filter }
-            mixSnapshots[s.id] = Snapshot(s.id, busGains: gains, busFilters: filters)
-        }
+        for s in scene.snapshots { mixSnapshots[s.id] = s.snapshot }
         for b in scene.buses {
-            for d in b.ducks {
-                let ducking = Ducking(level: d.level, attack: d.attack, release: d.release, threshold: d.threshold, hold: d.hold)
-                try engine.setDucking(ducking, of: Bus(d.target), by: Bus(b.name))
-            }
+            for d in b.ducks { try engine.setDucking(d.ducking, of: Bus(d.target), by: Bus(b.name)) }
         }
     }
 

@@ -1,9 +1,9 @@
 /// The follow-ups placed on a scene's timeline as their voices' ends and markers become known: a
 /// binary heap by time, then by the order they were placed.
 ///
-/// Placing one costs O(log n) whatever is already placed. It replaced an insertion into the
-/// timeline's array after a linear scan, which made 40,000 `after:` events on one play take 25 s
-/// and a clip with a cue on every frame, looping, take hours (issue 35.15).
+/// Placing one costs O(log n) whatever is already placed: an insertion into the timeline's array
+/// after a linear scan would make 40,000 `after:` events on one play take 25 s, and a clip with a
+/// cue on every frame, looping, take hours.
 ///
 /// ```swift
 /// var queue = FollowUpQueue()

@@ -4,12 +4,6 @@ import Earshot
 /// Game parameters in a running scene: sounds with curves and layers, and `set:` events on a
 /// parameter (globally, of a named play, or of an emitter).
 extension SceneRuntime {
-    /// The scene sound's curves and layers on its definition `d` (``SceneSound/definition(clips:spatial:)``).
-    func withParameters(_ s: SceneSound, _ d: inout SoundDefinition) {
-        guard !s.layers.isEmpty || !s.curves.isEmpty else { return }
-        d = s.definition(clips: clips, spatial: d.spatial)
-    }
-
     /// A parameter's `set:` event. The parser checked the name, the value's range and the
     /// target, so an error here is the engine's (thrown on, as any event's).
     func runParameter(_ p: SceneParameterSet, at time: Double) throws(EarshotError) {

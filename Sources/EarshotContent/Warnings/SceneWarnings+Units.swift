@@ -1,7 +1,7 @@
 import Earshot
 import Foundation
 
-/// Likely unit slips (issue 36.5): values that are valid but almost certainly not what their
+/// Likely unit slips: values that are valid but almost certainly not what their
 /// author meant — a cooldown in milliseconds written as seconds, a curve point its parameter can
 /// never reach, a fade longer than the whole scene.
 extension Scene {
@@ -13,11 +13,11 @@ extension Scene {
     public func unitSlipWarnings() -> [SceneWarning] {
         var out: [SceneWarning] = []
         func warn(_ event: SceneEvent?, _ key: String, _ message: String) { out.append(warning(at: event, key, message)) }
-        for s in sounds where s.cooldown > Self.longestLikelyCooldown {
+        for s in self.sounds where s.cooldown > Self.longestLikelyCooldown {
             warn(nil, "sounds.\(s.id)", "cooldown: \(SceneParser.dB(s.cooldown)) is \(SceneParser.dB(s.cooldown)) seconds between two plays; "
                  + "cooldowns are seconds — for \(SceneParser.dB(s.cooldown)) ms write cooldown: \(SceneParser.dB(s.cooldown / 1000))")
         }
-        let ranges = Dictionary(parameters.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+        let ranges = Dictionary(self.parameters.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
         func check(_ curves: [ParameterCurve], _ key: String) {
             for c in curves {
                 guard let r = ranges[c.parameter] else { continue }
@@ -27,12 +27,12 @@ extension Scene {
                 }
             }
         }
-        for s in sounds {
+        for s in self.sounds {
             check(s.curves, "sounds.\(s.id)")
             for l in s.layers { check(l.curves, "sounds.\(s.id)") }
         }
-        for b in buses { check(b.curves, "buses.\(b.name)") }
-        for set in musicSets {
+        for b in self.buses { check(b.curves, "buses.\(b.name)") }
+        for set in self.musicSets {
             for state in set.definition.states {
                 if case .layers(let layers) = state.content { for l in layers { check(l.curves, "music.\(set.id)") } }
             }
@@ -68,6 +68,6 @@ extension Scene {
 
     /// Each sound's distance settings by id.
     var soundAttenuations: [String: SceneAttenuation] {
-        Dictionary(sounds.map { ($0.id, $0.attenuation) }, uniquingKeysWith: { a, _ in a })
+        Dictionary(self.sounds.map { ($0.id, $0.attenuation) }, uniquingKeysWith: { a, _ in a })
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 /// A scene script: a listener, emitters moving along paths, music, one-shots, secondary-audio
 /// hints and interruptions on a timeline, loaded from YAML and validated before anything plays.
 ///
-/// Load one with ``load(path:)``; render it with ``SceneRenderer`` or play it live with
-/// ``ScenePlayer``. Every key of the format is described in `Demos/Scenes/README.md`. A scene with
+/// Load one with ``load(path:)``; render it with `SceneRenderer` (EarshotScenes) or play it live with
+/// `ScenePlayer` (EarshotScenes). Every key of the format is described in `Demos/Scenes/README.md`. A scene with
 /// an unknown key, a missing or unreadable clip file, a value of the wrong type or out of range,
 /// or an event naming an unknown id is refused with ``SceneError/invalid(file:line:column:key:reason:)``,
 /// giving the file, line, column and key.
@@ -15,6 +15,7 @@ import Foundation
 /// let result = try SceneRenderer(scene: scene).render(to: "out/orbit.wav")
 /// print(result.frames)
 /// ```
+@dynamicMemberLookup
 public struct Scene: Sendable {
     /// The scene file as it was given (used in messages).
     public var file: String
@@ -33,21 +34,16 @@ public struct Scene: Sendable {
     public var dopplerFactor: Float = 1
     /// The speed of sound in metres per second, for the Doppler effect (default 343.3).
     public var speedOfSound: Float = 343.3
-    /// Distance attenuation every emitter and positioned one-shot starts from (an emitter may
-    /// override each value).
-    public var attenuation = SceneAttenuation()
     /// The voice budget: real sources and virtual voices (nil: the engine's defaults).
     public var realVoices: Int?
     /// Virtual voices allowed beyond the real ones (nil: the engine's default).
     public var virtualVoices: Int?
     /// The audio-session settings: category and ducking.
     public var session: SceneSessionSettings
-    /// Clips by id, in file order, with paths resolved against the scene's folder.
-    public var clips: [SceneClip]
-    /// Music tracks by id, in file order.
-    public var music: [SceneMusic]
-    /// Music sets by id, in file order: `music:` entries with `states:` (see ``SceneMusicSet``).
-    public var musicSets: [SceneMusicSet] = []
+    /// What a scene shares with a bank: clips, sounds, buses, snapshots, zones, music and
+    /// parameters (its included banks' first), their distance defaults, and where each is defined.
+    /// Each is read as the scene's own: `scene.clips`, `scene.sounds`, …
+    public var definitions = SceneDefinitions()
     /// Where the listener is, and how it moves.
     public var listener: SceneListener
     /// Emitters, in file order.
@@ -60,16 +56,6 @@ public struct Scene: Sendable {
     /// The `name:` of each named timed play, by its index in ``events`` (a side table: most
     /// events have none, and a scene may have a million).
     public var playNames: [Int: String] = [:]
-    /// Reverb zones (`zones:`), in file order.
-    public var zones: [ReverbZone] = []
-    /// Sounds (`sounds:`), in file order: clips picked, varied and limited; ids shared with clips.
-    public var sounds: [SceneSound] = []
-    /// Snapshots (`snapshots:`), in file order.
-    public var snapshots: [SceneSnapshot] = []
-    /// Buses with settings (`buses:`): gains, new buses, sidechain ducking; in file order.
-    public var buses: [SceneBus] = []
-    /// The game parameters (`parameters:`).
-    public var parameters: [SceneParameter] = []
     /// The scene's `seed:` (default 0): its jitter and every random choice of its sounds follow
     /// from it, so a scene renders bit-identically each time; another seed, other choices.
     public var seed: UInt64 = 0
@@ -77,23 +63,6 @@ public struct Scene: Sendable {
     /// engine's `AudioEngine.Configuration.maxTotalClipBytes`); nil for the engine's default,
     /// 1 GiB. `validate` refuses clips whose headers already add up to more.
     public var clipMemory: Int?
-    /// The line of each entry's key in the scene file, by the key path messages use
-    /// (`clips.beep`, `sounds.steps`, `emitters.car`, `zones.hall`, `music.theme`, `snapshots.x`,
-    /// `buses.sfx`): warnings about an entry say `FILE:LINE` with it.
-    public var lines: [String: Int] = [:]
-    /// The column of each entry's key, by the same key paths as ``lines``.
-    public var columns: [String: Int] = [:]
-    /// Every bank the scene reads through `include:` (directly or through other banks), each
-    /// once, in the order read, as its path reads (resolved against its includer's folder).
-    /// Their clips, sounds, buses, snapshots, zones and music are in the lists above, before the
-    /// scene's own.
-    public var includedFiles: [String] = []
-    /// Warnings found while reading the file and those it includes — an old linear gain, a
-    /// likely unit slip — each naming its own file; part of ``warnings()``.
-    public var readWarnings: [SceneWarning] = []
-    /// Where each entry was defined, `FILE:LINE`, by key (`clips.step`): the scene's own and
-    /// its included banks' (for telling one definition met twice from two that clash).
-    var origins: [String: String] = [:]
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when
@@ -285,15 +254,6 @@ public struct SceneAttenuation: Sendable, Equatable {
         self.model = model
         self.beyondMax = beyondMax
         self.curve = curve
-    }
-
-    /// Spatial properties at `position` moving at `velocity`, with this attenuation (its
-    /// ``explicit`` fields marked explicit, the others not).
-    public func spatial(position: Vector3, velocity: Vector3 = .zero) -> SpatialProperties {
-        var p = SpatialProperties(position: position, velocity: velocity, referenceDistance: referenceDistance,
-                                  maxDistance: maxDistance, rolloff: rolloff, distanceModel: model, beyondMax: beyondMax, curve: curve)
-        p.explicitDistance = explicit
-        return p
     }
 }
 

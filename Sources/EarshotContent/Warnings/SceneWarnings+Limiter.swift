@@ -20,9 +20,9 @@ extension Scene {
     /// It takes time in proportion to the events (sorted once) and the clips' samples.
     func limiterWarning() -> SceneWarning? {
         let peaks = clipPeaks()
-        let busGain = Dictionary(buses.compactMap { b in b.gainDB.map { (b.name, Float(pow(10, $0 / 20))) } },
+        let busGain = Dictionary(self.buses.compactMap { b in b.gainDB.map { (b.name, Float(pow(10, $0 / 20))) } },
                                  uniquingKeysWith: { a, _ in a })
-        let soundsByID = Dictionary(sounds.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let soundsByID = Dictionary(self.sounds.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         /// The loudest peak `id` (a clip or a sound) plays, and its longest length in seconds.
         func source(_ id: String) -> (peak: Float, seconds: Double, bus: String) {
             if let s = soundsByID[id] {
@@ -48,7 +48,7 @@ extension Scene {
         }
         var stops: [String: [Double]] = [:]   // each emitter's stop times, in order
         for e in events { if case .stop(let id, _) = e.action { stops[id, default: []].append(e.time) } }
-        let volumes = Dictionary(music.map { ($0.id, $0.volume) }, uniquingKeysWith: { a, _ in a })
+        let volumes = Dictionary(self.music.map { ($0.id, $0.volume) }, uniquingKeysWith: { a, _ in a })
         let soundAttenuations = self.soundAttenuations
         for em in emitters {
             let s = source(em.clip)
@@ -69,7 +69,7 @@ extension Scene {
                 let length = s.seconds / Double(max(p.pitch, 0.1)) * Double(max(1, p.loops + 1))
                 var distanceGain: Float = 1
                 if let position = p.position {
-                    let a = soundAttenuations[p.id] ?? attenuation
+                    let a = soundAttenuations[p.id] ?? self.attenuation
                     distanceGain = min(16, a.spatial(position: .zero).distanceGain(distance: (position - listener.path.position(at: e.time)).length,
                                                                                   model: distanceModel))
                 }
@@ -99,7 +99,7 @@ extension Scene {
         // or over a refusing limit never sounds; over another limit, the oldest voice ends.
         var spansOf: [String: [Int]] = [:]
         for i in spans.indices { spansOf[spans[i].source, default: []].append(i) }
-        for sound in sounds where sound.limit != nil || sound.cooldown > 0 {
+        for sound in self.sounds where sound.limit != nil || sound.cooldown > 0 {
             var kept: [Int] = []      // its sounding spans, oldest first
             var lastStart = -Double.infinity
             for i in spansOf[sound.id] ?? [] {
@@ -130,7 +130,7 @@ extension Scene {
         // Sidechain ducking: while a bus that ducks another sounds, the other is that much lower.
         let busNames = Array(Set(spans.map(\.bus))).sorted()
         let busIndex = Dictionary(uniqueKeysWithValues: busNames.enumerated().map { ($1, $0) })
-        let ducks: [(source: Int, target: Int, gain: Double)] = buses.flatMap { b in
+        let ducks: [(source: Int, target: Int, gain: Double)] = self.buses.flatMap { b in
             b.ducks.compactMap { d in
                 guard let s = busIndex[b.name], let t = busIndex[d.target] else { return nil }
                 return (s, t, pow(10, min(d.level, 0) / 20))
@@ -172,7 +172,7 @@ extension Scene {
     /// Each clip's peak (largest absolute sample, 1.0 when it cannot be decoded) and length.
     func clipPeaks() -> [String: (peak: Float, seconds: Double)] {
         var out: [String: (peak: Float, seconds: Double)] = [:]
-        for clip in clips {
+        for clip in self.clips {
             guard let audio = try? ClipDecoder.decode(path: clip.path) else { continue }
             var peak: Float = 0
             switch audio.samples {

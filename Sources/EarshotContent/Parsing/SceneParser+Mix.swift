@@ -1,7 +1,7 @@
 import Earshot
 import Yams
 
-/// The mixing keys of a scene: top-level `sounds:`, `buses:` and `snapshots:` (issue 15). Their
+/// The mixing keys of a scene: top-level `sounds:`, `buses:` and `snapshots:`. Their
 /// ranges are those of ``SoundDefinition``, ``Snapshot`` and ``Ducking``.
 extension SceneParser {
     static let soundKeys = ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]

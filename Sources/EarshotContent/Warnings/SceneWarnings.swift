@@ -43,7 +43,7 @@ extension Scene {
     /// What in this scene will not do what its author likely meant (see ``SceneWarning``). Empty
     /// for a scene that does what it says.
     public func warnings() -> [SceneWarning] {
-        var out: [SceneWarning] = readWarnings + unitSlipWarnings()
+        var out: [SceneWarning] = self.readWarnings + unitSlipWarnings()
         func warn(_ event: SceneEvent?, _ key: String, _ message: String) {
             out.append(warning(at: event, key, message))
         }
@@ -99,7 +99,7 @@ extension Scene {
 
         // Reverb values OpenAL Soft 1.19.1 would abort on: the render moves them into its domain
         // (ReverbDomain, the same call the engine makes), so say what changes.
-        for zone in zones {
+        for zone in self.zones {
             for note in ReverbDomain.sanitised(zone.reverb, speedOfSound: speedOfSound).adjustments {
                 warn(nil, "zones.\(zone.name).reverb", note)
             }
@@ -109,12 +109,12 @@ extension Scene {
         var used = Set(emitters.map(\.clip))
         for e in events + followUps.map(\.event) { if case .play(let p) = e.action { used.insert(p.id) } }
         let playedSounds = used
-        for s in sounds where playedSounds.contains(s.id) { used.formUnion(s.clips + s.layers.map(\.clip)) }
+        for s in self.sounds where playedSounds.contains(s.id) { used.formUnion(s.clips + s.layers.map(\.clip)) }
         // What an included bank defines is there to be used, not the scene's to use up.
-        for s in sounds where !playedSounds.contains(s.id) && !isIncluded("sounds.\(s.id)") {
+        for s in self.sounds where !playedSounds.contains(s.id) && !isIncluded("sounds.\(s.id)") {
             warn(nil, "sounds.\(s.id)", "never played (no play event names it)")
         }
-        for c in clips where !used.contains(c.id) && !isIncluded("clips.\(c.id)") {
+        for c in self.clips where !used.contains(c.id) && !isIncluded("clips.\(c.id)") {
             warn(nil, "clips.\(c.id)", "never used (no emitter or play event names it); it is still loaded and checked")
         }
 
@@ -149,8 +149,8 @@ extension Scene {
 
     /// Whether the entry `key` (`sounds.step`) comes from an included bank, not the scene itself.
     func isIncluded(_ key: String) -> Bool {
-        guard let origin = origins[key] else { return false }
-        return lines[key] == nil || !origin.hasPrefix(file + ":")
+        guard let origin = self.origins[key] else { return false }
+        return self.lines[key] == nil || !origin.hasPrefix(file + ":")
     }
 
     /// A warning about `event` (its line and column), or else about the entry `key`
@@ -161,15 +161,15 @@ extension Scene {
             return SceneWarning(file: file, line: event.line, column: max(event.column, 1), key: key, message: message)
         }
         var entry = key
-        while lines[entry] == nil, origins[entry] == nil, let dot = entry.lastIndex(of: ".") { entry = String(entry[..<dot]) }
-        if let line = lines[entry], line > 0 {
-            return SceneWarning(file: file, line: line, column: max(columns[entry] ?? 1, 1), key: key, message: message)
+        while self.lines[entry] == nil, self.origins[entry] == nil, let dot = entry.lastIndex(of: ".") { entry = String(entry[..<dot]) }
+        if let line = self.lines[entry], line > 0 {
+            return SceneWarning(file: file, line: line, column: max(self.columns[entry] ?? 1, 1), key: key, message: message)
         }
         // An included bank's entry: its file and line (`FILE:LINE`), at the line's start.
-        if let o = origins[entry], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]), line > 0 {
+        if let o = self.origins[entry], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]), line > 0 {
             return SceneWarning(file: String(o[..<colon]), line: line, column: 1, key: key, message: message)
         }
-        return SceneWarning(file: file, line: origins.isEmpty && lines.isEmpty ? nil : 1, column: 1, key: key, message: message)
+        return SceneWarning(file: file, line: self.origins.isEmpty && self.lines.isEmpty ? nil : 1, column: 1, key: key, message: message)
     }
 
     /// The least distance between `em` and the listener from its start until `end`, sampled at

@@ -107,7 +107,7 @@ extension SceneParser {
 
     /// An engine error as a scene problem's reason: an invalid argument's own words, without the
     /// "invalid argument: " its description starts with (the key says what was given).
-    static func reason(_ error: EarshotError) -> String {
+    package static func reason(_ error: EarshotError) -> String {
         if case .invalidArgument(let what) = error { return what }
         return error.description
     }

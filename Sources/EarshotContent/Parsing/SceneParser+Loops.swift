@@ -62,29 +62,3 @@ extension SceneParser {
     }
 }
 
-extension SceneMusic {
-    /// Gives `track` this entry's loop region, volume, loops, rate and pitch mode: what a scene's
-    /// render and a bank's ``SoundBank`` load alike. The region first: when the track cannot
-    /// take it (throws), nothing of the track has changed. A region still given by cue names
-    /// (the parser resolves them to seconds) is refused, not dropped.
-    public func apply(to track: MusicTrack) throws(EarshotError) {
-        if let loop {
-            guard case .seconds(let start) = loop.start else {
-                throw .invalidArgument("music \(id): the loop's start is a cue not resolved to seconds")
-            }
-            var end = track.duration
-            switch loop.end {
-            case .seconds(let e)?: end = e
-            case nil: break
-            default: throw .invalidArgument("music \(id): the loop's end is a cue not resolved to seconds")
-            }
-            try track.setLoopRegion(seconds: start...min(end, track.duration))
-        } else {
-            try track.setLoopRegion(nil)
-        }
-        track.numberOfLoops = loops
-        track.volume = volume
-        track.rateMode = tape ? .tape : .keepsPitch
-        track.rate = rate
-    }
-}

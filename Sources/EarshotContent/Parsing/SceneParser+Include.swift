@@ -257,6 +257,6 @@ extension Scene {
     static func empty(file: String) -> Scene {
         Scene(file: file, name: ((file as NSString).lastPathComponent as NSString).deletingPathExtension, duration: 0,
               sampleRate: 48_000, hrtf: false, distanceModel: .inverseClamped, realVoices: nil, virtualVoices: nil,
-              session: SceneSessionSettings(), clips: [], music: [], listener: SceneListener(), emitters: [], events: [], zones: [])
+              session: SceneSessionSettings(), listener: SceneListener(), emitters: [], events: [])
     }
 }

@@ -1,31 +1,5 @@
 import Earshot
 import Foundation
-import Yams
-
-/// A bank's schema: the scene language without the timeline. A bank holds `clips:`, `sounds:`,
-/// `buses:`, `snapshots:`, `zones:`, `music:` and `parameters:` (and `include:`s other banks), with the scene's
-/// attenuation keys for its sounds' positioned plays; what a game plays from it is up to the game
-/// (EarshotBanks' `SoundBank`).
-extension SceneParser {
-    /// The top-level keys of a bank.
-    static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters",
-                           ] + attenuationKeys
-
-    /// The top-level mapping with the keys of a scene or, for a bank, of a bank: a scene key a
-    /// bank has no use for (the timeline, the render settings) is refused with a reason.
-    mutating func topMapping(_ root: Node) -> [String: Node]? {
-        guard isBank else { return mapping(root, "", allowed: Self.topKeys, required: ["duration"]) }
-        if case .mapping = root {
-            for (k, _) in merged(root) {
-                guard case .scalar(let s) = k, Self.topKeys.contains(s.string), !Self.bankKeys.contains(s.string) else { continue }
-                fail(k, s.string, "a bank has no \(s.string): (it is a scene's; a bank holds only \(Self.bankKeys.joined(separator: ", ")))")
-            }
-        }
-        // What a bank has no use for is not read further: a timeline's repeats would otherwise
-        // be built (up to a million events) only to be refused.
-        return mapping(root, "", allowed: Self.topKeys)?.filter { Self.bankKeys.contains($0.key) }
-    }
-}
 
 /// A bank file's contents, read and validated: the scene language without the timeline —
 /// clips, sounds, buses, snapshots, reverb zones and music, with those of the banks it includes.
@@ -39,62 +13,42 @@ extension SceneParser {
 /// let bank = try SceneBank.load(path: "Demos/Bank/game.yaml")
 /// print(bank.sounds.map(\.id))   // the sounds a game may play from it
 /// ```
+@dynamicMemberLookup
 public struct SceneBank: Sendable {
     /// The bank file as it was given.
     public var file: String
     /// The `name:` (default: the file's name without extension).
     public var name: String
-    /// Clips, sounds, buses, snapshots, zones and music: the included banks' first, in include
-    /// order, then the bank's own.
-    public var clips: [SceneClip]
-    public var sounds: [SceneSound]
-    public var buses: [SceneBus]
-    public var snapshots: [SceneSnapshot]
-    public var zones: [ReverbZone]
-    public var music: [SceneMusic]
-    /// The music sets (`music:` entries with `states:`): adaptive music a game drives by state
-    /// (`SoundBank.setMusicState(_:of:)`).
-    public var musicSets: [SceneMusicSet]
-    /// The game parameters (`parameters:`) its curves name; a game sets them by name.
-    public var parameters: [SceneParameter]
-    /// The distance attenuation of the sounds' positioned plays (`referenceDistance:`,
-    /// `maxDistance:`, `rolloff:`).
-    public var attenuation: SceneAttenuation
+    /// Clips, sounds, buses, snapshots, zones, music and parameters — the included banks' first,
+    /// in include order, then the bank's own — with their distance defaults and where each is
+    /// defined; each is read as the bank's own member (`bank.sounds`).
+    public var definitions: SceneDefinitions
     /// Warnings found while reading the bank and those it includes (an old linear gain, a likely
-    /// unit slip: ``Scene/readWarnings``).
+    /// unit slip: ``SceneDefinitions/readWarnings``) and the unit slips found in its definitions.
     public var warnings: [SceneWarning]
-    /// Every file the bank reads through `include:`, in the order read (not the bank itself).
-    public var includedFiles: [String]
-    /// The line of each own entry's key (`sounds.footstep` → 12).
-    public var lines: [String: Int]
-    /// Where each entry is defined, own or included: `FILE:LINE` by key (`clips.step`).
-    public var origins: [String: String]
 
     /// The bank file and every file it includes: what a watcher of the bank watches.
-    public var files: [String] { [file] + includedFiles }
+    public var files: [String] { [file] + self.includedFiles }
 
+    /// The bank a parse of a bank file read: the parser's bank mode refuses every timeline key,
+    /// so the scene it reads is its definitions alone.
     init(_ scene: Scene) {
         file = scene.file
         name = scene.name
-        clips = scene.clips
-        sounds = scene.sounds
-        buses = scene.buses
-        snapshots = scene.snapshots
-        zones = scene.zones
-        music = scene.music
-        musicSets = scene.musicSets
-        parameters = scene.parameters
-        attenuation = scene.attenuation
-        includedFiles = scene.includedFiles
+        definitions = scene.definitions
         warnings = scene.readWarnings + scene.unitSlipWarnings()
-        lines = scene.lines
-        origins = scene.origins
+    }
+
+    /// A definition of the bank's, read as its own member (`bank.sounds`).
+    public subscript<T>(dynamicMember path: WritableKeyPath<SceneDefinitions, T>) -> T {
+        get { definitions[keyPath: path] }
+        set { definitions[keyPath: path] = newValue }
     }
 
     /// The file and line where the entry `key` (`sounds.footstep`) is defined: the bank's own or
     /// an included bank's (the bank file's first line when unknown).
     public func origin(of key: String) -> (file: String, line: Int) {
-        guard let o = origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return (file, 1) }
+        guard let o = self.origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return (file, 1) }
         return (String(o[..<colon]), line)
     }
 

@@ -2,7 +2,7 @@ import Earshot
 import Foundation
 import Yams
 
-/// Gains as designers write them (issue 36.5): one convention in files, dB. A gain may always be
+/// Gains as designers write them: one convention in files, dB. A gain may always be
 /// written with its unit (`gain: -6 dB`, `-6dB`); a bare number is dB on the keys that were always
 /// dB (a sound's, a bus's, a snapshot's `gain`, a music track's `gain`). The keys that were
 /// linear factors before — an emitter's `gain`, a stem's `gain`, a music track's `volume` — still

@@ -12,7 +12,7 @@ extension Scene {
         if let clipMemory { c.maxTotalClipBytes = clipMemory }
         // Music sets: a change plays the old state (fading) and the new one at once, with a
         // bridge and stingers; each track holds a music source while it plays.
-        let setSources = musicSets.reduce(0) { n, s in
+        let setSources = self.musicSets.reduce(0) { n, s in
             n + 2 * (s.definition.states.map(\.segments.count).max() ?? 1) + min(s.definition.stingers.count, 4) + 1
         }
         if setSources > 0 { c.musicSources = min(64, max(c.musicSources, 4 + setSources)) }
@@ -82,7 +82,7 @@ final class SceneRuntime {
         for b in scene.buses {
             let bus = Bus(b.name)
             if !engine.buses.contains(bus) { try engine.addBus(bus) }
-            if let db = b.gainDB { try engine.setGain(Float(pow(10, db / 20)), for: bus) }
+            if let gain = b.linearGain { try engine.setGain(gain, for: bus) }
             if !b.curves.isEmpty { try engine.setCurves(b.curves, for: bus) }
         }
         var ordered: [MusicTrack] = []
@@ -125,14 +125,7 @@ final class SceneRuntime {
             if let e = emitters[i] { try track.follow(e) }
         }
         for s in scene.sounds {
-            var d = SoundDefinition(clips: s.clips.compactMap { clips[$0] }, selection: s.select, weights: s.weights,
-                                    avoidRepeat: s.avoidRepeat, pitchVariation: s.pitchCents, gainVariation: s.gainDB,
-                                    limit: s.limit, cooldown: s.cooldown, bus: Bus(s.bus), priority: s.priority, loop: s.loop)
-            d.spatial = s.attenuation.spatial(position: .zero)
-            withParameters(s, &d)   // its curves, or its layers (SceneRuntime+Parameters.swift)
-            d.gain = s.linearLevel
-            d.name = s.id   // what the monitor shows
-            sounds[s.id] = try engine.makeSound(d)
+            sounds[s.id] = try engine.makeSound(s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
         }
         try loadMusicSets()
         try applyMixSettings()

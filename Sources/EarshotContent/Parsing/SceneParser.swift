@@ -5,7 +5,7 @@ import Yams
 /// Turns YAML text into a validated ``Scene``, collecting every problem with its file, line,
 /// column and key: the scene's schema. Works on Yams' node tree (`Yams.compose`), which keeps
 /// each node's mark, through the schema-free typed readers of ``YAMLReader``.
-struct SceneParser: YAMLReader {
+package struct SceneParser: YAMLReader {
     let file: String
     let folder: String
     var problems: [SceneError] = []
@@ -221,8 +221,10 @@ struct SceneParser: YAMLReader {
         guard let duration = isBank ? 0 : duration else { return nil }
         var scene = Scene(file: file, name: name, duration: duration, sampleRate: sampleRate, hrtf: hrtf,
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
-                          session: session, clips: included.clips + clips, music: included.music + music, listener: listener,
-                          emitters: emitters, events: events, zones: included.zones + reverbZones)
+                          session: session, listener: listener, emitters: emitters, events: events)
+        scene.clips = included.clips + clips
+        scene.music = included.music + music
+        scene.zones = included.zones + reverbZones
         scene.followUps = followUps.map(\.followUp)
         scene.musicSets = included.musicSets + musicSets
         scene.playNames = playNames

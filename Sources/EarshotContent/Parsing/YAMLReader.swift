@@ -288,7 +288,7 @@ extension YAMLReader {
 
     /// A finite number within a `Float` range (the engine's EFX ranges), compared as the `Float`
     /// it becomes, both ends included: `0.1` for a range starting at `Float(0.1)` is in range (as a
-    /// Double the bound reads 0.10000000149, and 0.1 used to be refused against its own minimum).
+    /// Double the bound reads 0.10000000149, which would refuse 0.1 against its own minimum).
     mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Float>) -> Float? {
         let expectation = "\(range.lowerBound)…\(range.upperBound)"
         guard let v = number(node, key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, expectation) else { return nil }
