@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A custom distance rolloff: the level in dB at chosen distances, as FMOD's and Wwise's custom
 /// rolloff curves. It replaces the distance model for the sounds or emitters that use it.
@@ -102,38 +103,56 @@ public struct AttenuationCurve: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The process-wide table of attenuation curves: append-only, interned. A leaf lock (see
-/// <doc:Threading>): taken for a lookup or an insert, under the AL lock or none, and no lock is
-/// taken inside it.
-final class CurveTable: Sendable {
+/// The process-wide table of attenuation curves: append-only, interned. Interning takes a leaf
+/// lock (see <doc:Threading>: under the AL lock or none, and no lock is taken inside it); a
+/// lookup takes none, since the engine evaluates a curve per voice that moves, every update.
+///
+/// A row is written once, under the lock, before its id is published (a releasing store of
+/// `published`); a reader loads `published` (acquiring) and reads only rows below it, which
+/// never change again. Rows are never freed: at most ``AttenuationCurve/maxCurves`` ×
+/// ``AttenuationCurve/maxPoints`` points (2 MiB) for the life of the process.
+final class CurveTable: @unchecked Sendable {
+    // @unchecked Sendable: `rows` follows the publication rule above; `ids` is behind `lock`.
     static let shared = CurveTable()
 
-    private struct State {
-        var curves: [[AttenuationCurve.Point]] = []
-        var ids: [[AttenuationCurve.Point]: UInt32] = [:]
+    private let rows: UnsafeMutablePointer<UnsafeBufferPointer<AttenuationCurve.Point>>
+    private let published = Atomic<Int>(0)
+    private let ids = Locked([[AttenuationCurve.Point]: UInt32]())
+
+    private init() {
+        rows = .allocate(capacity: AttenuationCurve.maxCurves)
+        rows.initialize(repeating: UnsafeBufferPointer(start: nil, count: 0), count: AttenuationCurve.maxCurves)
     }
-    private let state = Locked(State())
 
     func intern(_ points: [AttenuationCurve.Point]) -> UInt32? {
-        state.withLock { s in
-            if let id = s.ids[points] { return id }
-            guard s.curves.count < AttenuationCurve.maxCurves else { return nil }
-            s.curves.append(points)
-            let id = UInt32(s.curves.count)
-            s.ids[points] = id
+        ids.withLock { ids in
+            if let id = ids[points] { return id }
+            let n = published.load(ordering: .relaxed)   // only ever stored under this lock
+            guard n < AttenuationCurve.maxCurves else { return nil }
+            let row = UnsafeMutableBufferPointer<AttenuationCurve.Point>.allocate(capacity: points.count)
+            _ = row.initialize(from: points)
+            rows[n] = UnsafeBufferPointer(row)
+            published.store(n + 1, ordering: .releasing)
+            let id = UInt32(n + 1)
+            ids[points] = id
             return id
         }
     }
 
+    /// The row of `id`, empty for an id not (yet) in the table.
+    @inline(__always)
+    private func row(_ id: UInt32) -> UnsafeBufferPointer<AttenuationCurve.Point> {
+        guard id >= 1, Int(id) <= published.load(ordering: .acquiring) else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return rows[Int(id) - 1]
+    }
+
     func points(_ id: UInt32) -> [AttenuationCurve.Point] {
-        state.withLock { s in id >= 1 && Int(id) <= s.curves.count ? s.curves[Int(id) - 1] : [] }
+        Array(row(id))
     }
 
     func gain(_ id: UInt32, distance: Float) -> Float {
-        state.withLock { s in
-            guard id >= 1, Int(id) <= s.curves.count else { return 1 }
-            return s.curves[Int(id) - 1].withUnsafeBufferPointer { AttenuationCurve.Point.gain($0, at: distance) }
-        }
+        let points = row(id)
+        return points.isEmpty ? 1 : AttenuationCurve.Point.gain(points, at: distance)
     }
 }
 

@@ -204,6 +204,18 @@ public struct SpatialProperties: Sendable, Equatable, CustomStringConvertible {
     /// (``distanceModel``, else `model`), times ``BeyondMax/silent``'s fade past ``maxDistance``.
     @inlinable @inline(__always)
     public func distanceGain(distance: Float, model: DistanceModel) -> Float {
+        if hasPlainDistance {
+            return model.gain(distance: distance, referenceDistance: referenceDistance, maxDistance: maxDistance, rolloff: rolloff)
+        }
+        return customDistanceGain(distance: distance, model: model)
+    }
+
+    /// ``distanceGain(distance:model:)`` for settings that are not ``hasPlainDistance``. Out of
+    /// line, so that the common case inlines small: inlined whole, it kept the pool's
+    /// `audibility(of:)` from inlining into its per-voice loop (which then copied each voice's
+    /// state to call it).
+    @usableFromInline @inline(never)
+    func customDistanceGain(distance: Float, model: DistanceModel) -> Float {
         var g: Float
         if let curve {
             g = curve.gain(atDistance: distance)
@@ -222,11 +234,33 @@ public struct SpatialProperties: Sendable, Equatable, CustomStringConvertible {
         curve != nil || (distanceModel != nil && distanceModel != model)
     }
 
+    /// No ``curve``, no ``distanceModel`` of their own, ``BeyondMax/hold``: distance is the
+    /// engine's model's alone, applied by OpenAL, and the engine adds nothing (the common case,
+    /// checked on the packed fields in one go before any of the rest is decoded).
+    @inlinable @inline(__always)
+    var hasPlainDistance: Bool { curveID == 0 && flags & ~1 == 0 }
+
+    /// ``attenuation(listenerPosition:model:)`` and ``engineDistanceGain(listenerPosition:model:)``
+    /// together, from one distance (what an emitter caches for the voices that follow it).
+    @inline(__always)
+    func attenuationAndEngineGain(listenerPosition: Vector3, model: DistanceModel) -> (attenuation: Float, engine: Float) {
+        let distance = ((isRelative ? .zero : listenerPosition) - position).length
+        let cone = coneGain(listenerPosition: listenerPosition)
+        if hasPlainDistance {
+            return (model.gain(distance: distance, referenceDistance: referenceDistance, maxDistance: maxDistance, rolloff: rolloff) * cone, 1)
+        }
+        let g = distanceGain(distance: distance, model: model)
+        let engine = distanceComputedByEngine(model: model) ? g
+            : beyondMax == .silent ? BeyondMax.silentFactor(distance: distance, maxDistance: maxDistance) : 1
+        return (g * cone, engine)
+    }
+
     /// The part of ``distanceGain(distance:model:)`` OpenAL does not apply, which the engine
     /// multiplies into the voice's gain: all of it when ``distanceComputedByEngine(model:)``,
     /// else ``BeyondMax/silent``'s fade (1 for ``BeyondMax/hold``).
     @inline(__always)
     func engineDistanceGain(listenerPosition: Vector3, model: DistanceModel) -> Float {
+        if hasPlainDistance { return 1 }
         let computed = distanceComputedByEngine(model: model)
         guard computed || beyondMax == .silent else { return 1 }
         let distance = ((isRelative ? .zero : listenerPosition) - position).length

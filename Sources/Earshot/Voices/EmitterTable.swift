@@ -15,6 +15,9 @@ final class EmitterTable {
         /// Distance × cone attenuation for the listener, valid while `gainVersion == version`
         /// and the listener and distance model have not changed (see ``attenuation(_:listenerPosition:model:epoch:)``).
         var gain: Float = 1
+        /// The engine's share of the distance gain (``SpatialProperties/engineDistanceGain(listenerPosition:model:)``),
+        /// cached with `gain`.
+        var engineGain: Float = 1
         var gainVersion: UInt32 = 0
     }
 
@@ -96,9 +99,22 @@ final class EmitterTable {
         return states[e].gain
     }
 
+    /// The engine's share of an emitter's distance gain for the current listener, cached like
+    /// ``attenuation(_:listenerPosition:model:epoch:)``.
+    @inline(__always)
+    func engineGain(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Float {
+        if gainsEpoch != epoch {
+            return spatial[e].engineDistanceGain(listenerPosition: listenerPosition, model: model)
+        }
+        if states[e].gainVersion != states[e].version { computeGain(e, listenerPosition: listenerPosition, model: model) }
+        return states[e].engineGain
+    }
+
     @inline(__always)
     private func computeGain(_ e: Int, listenerPosition: Vector3, model: DistanceModel) {
-        states[e].gain = spatial[e].attenuation(listenerPosition: listenerPosition, model: model)
+        let g = spatial[e].attenuationAndEngineGain(listenerPosition: listenerPosition, model: model)
+        states[e].gain = g.attenuation
+        states[e].engineGain = g.engine
         states[e].gainVersion = states[e].version
     }
 

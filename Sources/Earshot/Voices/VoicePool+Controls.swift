@@ -112,6 +112,7 @@ extension VoicePool {
     }
 
     func setSpatial(_ id: VoiceID, _ properties: SpatialProperties) {
+        noteDistanceSettings(properties)
         modifyPositioned(id) { v in
             v.spatial = properties
             v.dirtySpatial = true

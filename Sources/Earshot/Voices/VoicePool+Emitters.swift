@@ -15,25 +15,37 @@ extension VoicePool {
     }
 
     /// The engine's share of an emitter's distance gain (see ``VoiceState/distanceGain``), for
-    /// the voices that follow it without settings of their own.
+    /// the voices that follow it without settings of their own: cached with its attenuation.
     @inline(__always)
     func emitterEngineGain(_ e: Int) -> Float {
-        emitterSpatial[e].engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        emitterTable.engineGain(e, listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
     }
 
-    /// The engine's share of the distance gain of a voice not yet in a slot (a new play).
+    /// The engine's share of the distance gain of a voice not yet in a slot (a new play); notes
+    /// the voice's own distance settings (``noteDistanceSettings(_:)``).
     func initialDistanceGain(_ v: borrowing VoiceState) -> Float {
         switch v.placement {
         case .pan: return 1
-        case .spatial: return v.spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        case .spatial:
+            noteDistanceSettings(v.spatial)
+            return v.spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
+            if v.ownDistance { noteDistanceSettings(v.spatial) }
             let e = emitterSpatial[v.emitterIndex]
             return (v.ownDistance ? e.distance(forVoice: v.spatial) : e).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         }
     }
 
     func makeEmitter(_ p: SpatialProperties) -> EmitterID {
-        emitterTable.make(p)
+        noteDistanceSettings(p)
+        return emitterTable.make(p)
+    }
+
+    /// Every set of spatial properties a voice or an emitter takes passes here: the first with
+    /// distance settings the engine computes a gain for turns ``engineDistanceInUse`` on.
+    @inline(__always)
+    func noteDistanceSettings(_ p: SpatialProperties) {
+        if !p.hasPlainDistance { engineDistanceInUse = true }
     }
 
     func emitterIndex(_ id: EmitterID) -> Int? {
@@ -41,6 +53,7 @@ extension VoicePool {
     }
 
     func setEmitter(_ index: Int, _ p: SpatialProperties) {
+        noteDistanceSettings(p)
         emitterTable.set(index, p)
     }
 

@@ -34,12 +34,35 @@ extension VoicePool {
         case .spatial:
             return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
-            if v.ownDistance {
-                return bus * emitterSpatial[v.emitterIndex].distance(forVoice: v.spatial)
-                    .attenuation(listenerPosition: listenerPosition, model: distanceModel)
-            }
+            if v.ownDistance { return bus * attenuation(emitter: v.emitterIndex, voice: v.spatial) }
             return bus * emitterAttenuation(v.emitterIndex)
         }
+    }
+
+    /// The attenuation of a voice that follows emitter `e` with distance settings of its own
+    /// (`voice`, see ``SpatialProperties/distance(forVoice:)``), out of line: the merge is large.
+    @inline(never)
+    func attenuation(emitter e: Int, voice: SpatialProperties) -> Float {
+        emitterSpatial[e].distance(forVoice: voice).attenuation(listenerPosition: listenerPosition, model: distanceModel)
+    }
+
+    /// `audibility(of: slots[index])` for `schedule`'s loop over every voice, reading the slot in
+    /// place: a panned voice, or one that follows an emitter with no distance settings of its own
+    /// (the common case), costs a few loads; the others go out of line. (Given the slot whole,
+    /// `audibility(of:)` was not inlined there, and each voice's state was copied to call it.)
+    @inline(__always)
+    func audibility(ofSlot index: Int) -> Float {
+        let placement = slots[index].placement
+        guard placement == .pan || (placement == .emitter && !slots[index].ownDistance) else {
+            return positionedAudibility(ofSlot: index)
+        }
+        let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
+        return placement == .pan ? bus : bus * emitterAttenuation(slots[index].emitterIndex)
+    }
+
+    @inline(never)
+    private func positionedAudibility(ofSlot index: Int) -> Float {
+        audibility(of: slots[index])
     }
 
     func sortWaiting() {

@@ -176,17 +176,8 @@ extension VoicePool {
         case .free:
             break
         }
-        slots[index].audibility = audibility(of: slots[index])
-        if slots[index].placement != .pan {
-            let g = engineDistanceGain(index)
-            if g != slots[index].distanceGain {
-                slots[index].distanceGain = g
-                if slots[index].phase == .real {
-                    slots[index].dirtyGain = true
-                    serviceNeeded = true
-                }
-            }
-        }
+        slots[index].audibility = audibility(ofSlot: index)
+        if engineDistanceInUse, slots[index].placement != .pan { updateDistanceGain(index) }
         return true
     }
 

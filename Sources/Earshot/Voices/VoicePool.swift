@@ -189,6 +189,11 @@ final class VoicePool {
     /// ``service(now:lookahead:)`` read each real voice's own envelope, which lies outside the
     /// hot line. Cleared by a service pass that found none moving.
     @exclusivity(unchecked) var ownFadesMayRun = false
+    /// Some voice or emitter has had distance settings the engine computes a gain for (a curve,
+    /// a distance model of its own, `beyondMax: silent`; see
+    /// ``SpatialProperties/hasPlainDistance``): only then does `schedule` work out each
+    /// positioned voice's ``VoiceState/distanceGain`` (until then every one is 1). Never cleared.
+    @exclusivity(unchecked) var engineDistanceInUse = false
     @exclusivity(unchecked) private(set) var masterGain: Float = 1
     @exclusivity(unchecked) private(set) var listenerPosition = Vector3.zero {
         didSet { if listenerPosition != oldValue { geometryEpoch &+= 1 } }
