@@ -91,23 +91,25 @@ final class EmitterTable {
     /// (bumped when the listener moves or the distance model changes).
     @inline(__always)
     func attenuation(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Float {
-        if gainsEpoch != epoch {
-            // The listener moved since the last pass: the next `schedule` refreshes every emitter.
-            return spatial[e].attenuation(listenerPosition: listenerPosition, model: model)
-        }
-        if states[e].gainVersion != states[e].version { computeGain(e, listenerPosition: listenerPosition, model: model) }
-        return states[e].gain
+        gainsCurrent(e, listenerPosition: listenerPosition, model: model, epoch: epoch)
+            ? states[e].gain : spatial[e].attenuation(listenerPosition: listenerPosition, model: model)
     }
 
     /// The engine's share of an emitter's distance gain for the current listener, cached like
     /// ``attenuation(_:listenerPosition:model:epoch:)``.
     @inline(__always)
     func engineGain(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Float {
-        if gainsEpoch != epoch {
-            return spatial[e].engineDistanceGain(listenerPosition: listenerPosition, model: model)
-        }
+        gainsCurrent(e, listenerPosition: listenerPosition, model: model, epoch: epoch)
+            ? states[e].engineGain : spatial[e].engineDistanceGain(listenerPosition: listenerPosition, model: model)
+    }
+
+    /// Brings emitter `e`'s cached gains up to date if it changed; false when the listener moved
+    /// since the last pass (the next `schedule` refreshes every emitter; compute directly until then).
+    @inline(__always)
+    private func gainsCurrent(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Bool {
+        guard gainsEpoch == epoch else { return false }
         if states[e].gainVersion != states[e].version { computeGain(e, listenerPosition: listenerPosition, model: model) }
-        return states[e].engineGain
+        return true
     }
 
     @inline(__always)
