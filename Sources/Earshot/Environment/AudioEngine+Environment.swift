@@ -48,7 +48,7 @@ extension AudioEngine {
 
     /// An emitter's environment, or nil once it is removed.
     public func environment(of emitter: Emitter) -> EnvironmentProperties? {
-        withIndex(of: emitter) { core.pool.emitterEnvironment[$0] }
+        withIndex(of: emitter) { core.pool.environment(ofEmitter: $0) }
     }
 
     /// Sets an emitter's environment; its voices glide to it (over

@@ -63,6 +63,11 @@ extension VoicePool {
         emitterSpatial[index]
     }
 
+    /// An emitter's occlusion, obstruction, air absorption and send level.
+    func environment(ofEmitter index: Int) -> EnvironmentProperties {
+        emitterEnvironment[index]
+    }
+
     /// Moves an emitter and sets its velocity (for the Doppler effect); an unchanged velocity
     /// costs what a plain move costs.
     func setEmitterPosition(_ index: Int, _ position: Vector3, velocity: Vector3) {

@@ -1,6 +1,6 @@
-// The voice pool, ranking: how loud a voice is (audibility), who stands higher, which virtual
-// voice a full pool evicts first, and the order waiting winners take free sources in. The
-// standing rule itself is VoiceRanking (VoiceRanking.swift).
+// The voice pool, ranking: who stands higher, which virtual voice a full pool evicts first, and
+// the order waiting winners take free sources in. The standing rule itself is VoiceRanking
+// (VoiceRanking.swift); how loud a voice is (`audibility`) is with the start (VoicePool+Start.swift).
 extension VoicePool {
     /// Whether `a` stands above `b`: priority, then audibility, then the newer one (the rule and
     /// its packed key are in VoiceRanking.swift).
@@ -22,24 +22,6 @@ extension VoicePool {
             }
         }
         return worst
-    }
-
-    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
-    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
-    @inline(__always)
-    func audibility(of v: borrowing VoiceState) -> Float {
-        let bus = busGains[v.busIndex] * masterGain * v.gain
-        switch v.placement {
-        case .pan: return bus
-        case .spatial:
-            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        case .emitter:
-            if v.ownDistance {
-                return bus * emitterSpatial[v.emitterIndex].distance(forVoice: v.spatial)
-                    .attenuation(listenerPosition: listenerPosition, model: distanceModel)
-            }
-            return bus * emitterAttenuation(v.emitterIndex)
-        }
     }
 
     func sortWaiting() {

@@ -1,7 +1,8 @@
 import COpenAL
 
 // The voice pool, once per game frame: time, ends, audibility and who gets a source (`schedule`),
-// the playheads of virtual voices and the delays that pauses hold back.
+// the playheads of virtual voices (`catchUpPlayhead`, with the start in VoicePool+Start.swift)
+// and the delays that pauses hold back.
 extension VoicePool {
     /// Once per game frame: advance virtual time, end finished voices, recompute standings, steal
     /// and resume. Then `service` pushes properties and fades.
@@ -190,25 +191,6 @@ extension VoicePool {
         return true
     }
 
-    /// Brings a voice's playhead up to `now` on the engine clock: time counts from its start and
-    /// stands still while the voice or its bus is paused; a loop wraps. Returns false when a
-    /// one-shot's playhead has passed its end.
-    @inline(__always)
-    func catchUpPlayhead(_ index: Int, now: Double) -> Bool {
-        let from = max(slots[index].playheadClock, slots[index].startAt)
-        if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
-            if slots[index].isOwnFading { stepOwnFade(index, by: now - from) }   // playback time
-            slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
-            if slots[index].loop {
-                if slots[index].playhead >= Double(slots[index].clipFrames) { wrapPlayhead(index) }
-            } else if slots[index].playhead >= slots[index].totalFrames {
-                return false
-            }
-        }
-        slots[index].playheadClock = max(now, slots[index].playheadClock)
-        return true
-    }
-
     // The ends of one-shots, timed to their last frame, and a loop's wrap. Out of line
     // (`@inline(never)`): inlined, they made `advance` too large to inline in `schedule`'s loop
     // over every voice, which cost 25 → 34 ns per voice a frame with 10,000 voices (earshot stress
@@ -217,7 +199,7 @@ extension VoicePool {
     /// A virtual loop's playhead passed the clip's end: it wraps, and the voice's timeline keeps
     /// the frames wrapped away (VoiceTimeline.swift).
     @inline(never)
-    private func wrapPlayhead(_ index: Int) {
+    func wrapPlayhead(_ index: Int) {
         let p = slots[index].playhead
         slots[index].playhead = p.truncatingRemainder(dividingBy: Double(slots[index].clipFrames))
         noteWrap(index, frames: p - slots[index].playhead)

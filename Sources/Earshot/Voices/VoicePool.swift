@@ -260,6 +260,19 @@ final class VoicePool {
     var realCount: Int { real.count }
     var liveCount: Int { live.count }
 
+    // MARK: What the engine's frame and the audio clock read (Engine/, Time/)
+
+    /// Whether ``service(now:lookahead:)`` has anything to do (a render skips it otherwise).
+    var needsService: Bool { serviceNeeded }
+    /// Whether scheduled starts wait: live, the frame starts those due soon with a lead-in.
+    var hasPendingStarts: Bool { !pendingStarts.isEmpty }
+    /// Whether live lead-ins wait to be trimmed (VoicePool+LiveStarts.swift).
+    var hasSettlingLeadIns: Bool { !liveStarts.settling.isEmpty }
+    /// Whether some voice's clip has markers it has yet to report.
+    var hasMarkedVoices: Bool { !timeline.marked.isEmpty }
+    /// The audio time the first frame of the voice in slot `index` is, or was to be, heard at.
+    func startAudioTime(ofSlot index: Int) -> Double { timeline.startAudio[index] }
+
     // MARK: Handles
 
     func slot(_ id: VoiceID) -> Int? {
