@@ -304,3 +304,27 @@ final class EngineLink: @unchecked Sendable {
     /// The last identity handed out (a 64-bit counter: it does not wrap in practice).
     private static let counter = Atomic<UInt64>(0)
 }
+
+/// A handle to an object of one engine (``Voice``, ``Emitter``): its engine's link and the
+/// object's identity there. The handle reaches its engine only while the engine exists.
+protocol EngineHandle {
+    associatedtype ID: Hashable
+    var link: EngineLink { get }
+    var id: ID { get }
+    init(link: EngineLink, id: ID)
+}
+
+extension EngineHandle {
+    init(engine: AudioEngine, id: ID) { self.init(link: engine.link, id: id) }
+
+    /// The engine while it exists.
+    var engine: AudioEngine? { link.engine }
+
+    /// Handles are equal when they name the same object of the same engine (the engines' links,
+    /// never reused, tell engines apart).
+    func isSameHandle(as other: Self) -> Bool { link === other.link && id == other.id }
+    func hashHandle(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(link))
+        hasher.combine(id)
+    }
+}

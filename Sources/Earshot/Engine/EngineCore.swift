@@ -209,9 +209,6 @@ final class EngineCore {
                             limit: ClipDecoder.Options.maxBytesCeiling, setting: "OpenAL's 32-bit buffer size")
         }
         ALCheck.expectNoPending(before: "uploading a clip")
-        var buffer: ALuint = 0
-        alGenBuffers(1, &buffer)
-        try ALCheck.throwing("alGenBuffers")
         let format: ALenum
         switch (pcm.samples, pcm.channels) {
         case (.int16, 1): format = AL_FORMAT_MONO16
@@ -219,19 +216,12 @@ final class EngineCore {
         case (.float32, 1): format = AL_FORMAT_MONO_FLOAT32
         case (.float32, _): format = AL_FORMAT_STEREO_FLOAT32
         }
-        switch pcm.samples {
-        case .int16(let s):
-            s.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
-        case .float32(let s):
-            s.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
-        }
-        do throws(EarshotError) {
-            try ALCheck.throwing("alBufferData(\(name))")
-        } catch {
-            alDeleteBuffers(1, &buffer)
-            ALCheck.discard(because: "the cleanup of a failed upload already being thrown")
-            throw error
-        }
+        let buffer = try ALObject.make(generate: { alGenBuffers(1, &$0) }, "alGenBuffers", setUp: { b in
+            switch pcm.samples {
+            case .int16(let s): s.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
+            case .float32(let s): s.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
+            }
+        }, "alBufferData(\(name))", delete: { alDeleteBuffers(1, &$0) })
         let info = ClipInfo(name: name, sampleRate: pcm.sampleRate, channels: pcm.channels, frameCount: pcm.frameCount,
                             byteCount: pcm.byteCount, isFloat: { if case .float32 = pcm.samples { return true } else { return false } }())
         let id: UInt32
