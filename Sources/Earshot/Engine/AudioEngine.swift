@@ -105,7 +105,8 @@ public final class AudioEngine: @unchecked Sendable {
         loopbackChannels = device.loopbackFormat?.channels.rawValue ?? 2
         routeWatcher = configuration.defaultOutputSource ?? (!device.isLoopback && configuration.output == .systemDefault
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
-        limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
+        limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
+                                       sampleRate: context.sampleRate))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
         subsystems = [musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
@@ -134,7 +135,8 @@ public final class AudioEngine: @unchecked Sendable {
         // Every stored property is set: from here a throw runs deinit, whose shutdown() closes
         // what was opened.
         try musicSystem.attach(to: self)
-        try startMonitorIfAsked(output: device.name, sampleRate: context.sampleRate)   // Monitor/AudioEngine+Monitor.swift
+        // Monitor/AudioEngine+Monitor.swift
+        try startMonitorIfAsked(output: device.name, sampleRate: context.sampleRate)
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }

@@ -39,7 +39,8 @@ extension AudioEngine {
         /// ``EarshotError/tooLarge(name:what:size:limit:setting:)``; stream long audio as music.
         /// Lenient clip loading: a file shorter than its container says (a WAV cut short, a FLAC
         /// or an Ogg stream without its end) loads as far as it goes, with a warning naming the
-        /// frames expected and found, instead of throwing ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``
+        /// frames expected and found, instead of throwing
+        /// ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``
         /// (``ClipDecoder/Options/allowsTruncated``). Off by default.
         public var allowsTruncatedClips = false
         public var maxClipBytes: Int
@@ -138,7 +139,8 @@ extension AudioEngine {
 extension AudioEngine.Configuration {
     /// The decoder options for clips this engine loads: its size limit and sample type.
     var clipDecodeOptions: ClipDecoder.Options {
-        ClipDecoder.Options(maxBytes: maxClipBytes, lossyAsFloat: lossyClipsAsFloat, limitName: "Configuration.maxClipBytes",
+        ClipDecoder.Options(maxBytes: maxClipBytes, lossyAsFloat: lossyClipsAsFloat,
+                            limitName: "Configuration.maxClipBytes",
                             allowsTruncated: allowsTruncatedClips)
     }
 

@@ -78,7 +78,8 @@ extension AudioEngine {
     /// let car = try engine.play(hum, options: SoundPlayOptions(position: Vector3(4, 0, -10)))
     /// try engine.setParameter("rpm", 5200, of: car)
     /// ```
-    public func setParameter(_ name: String, _ value: Double, of voice: Voice, ramp: Double? = nil) throws(EarshotError) {
+    public func setParameter(_ name: String, _ value: Double, of voice: Voice,
+                             ramp: Double? = nil) throws(EarshotError) {
         guard voice.link === link else { throw .wrongEngine }
         try Self.checkRamp(ramp)
         try withAL { () throws(EarshotError) in
@@ -86,7 +87,9 @@ extension AudioEngine {
             let stage = core.parameters
             let p = try stage.index(of: name)
             let d = stage.definitions[p]
-            guard let v = d.clamped(value) else { throw .invalidArgument("parameter \"\(name)\": value \(value) is not finite") }
+            guard let v = d.clamped(value) else {
+                throw .invalidArgument("parameter \"\(name)\": value \(value) is not finite")
+            }
             guard let slot = core.pool.slot(voice.id) else { return }   // ended: nothing to shape
             let i = stage.voices.entry(voice.id) ?? stage.adopt(slot, id: voice.id, pool: core.pool)
             let table = stage.voices
@@ -114,7 +117,8 @@ extension AudioEngine {
             guard let slot = core.pool.slot(voice.id) else { return nil }
             if core.parameters.voices.entry(voice.id) != nil { return core.parameters.value(p, slot: slot, pool: core.pool) }
             let e = core.pool.voiceStates[slot].emitterIndex
-            if e >= 0, let v = core.parameters.emitterValue(e, generation: core.pool.emitterGeneration(e), p) { return v }
+            if e >= 0,
+               let v = core.parameters.emitterValue(e, generation: core.pool.emitterGeneration(e), p) { return v }
             return core.parameters.global[p].current
         }
     }
@@ -128,7 +132,8 @@ extension AudioEngine {
     /// let car = try engine.makeEmitter(SpatialProperties(position: Vector3(0, 0, -20)))
     /// try engine.setParameter("rpm", 4100, of: car)
     /// ```
-    public func setParameter(_ name: String, _ value: Double, of emitter: Emitter, ramp: Double? = nil) throws(EarshotError) {
+    public func setParameter(_ name: String, _ value: Double, of emitter: Emitter,
+                             ramp: Double? = nil) throws(EarshotError) {
         guard emitter.link === link else { throw .wrongEngine }
         try Self.checkRamp(ramp)
         try withAL { () throws(EarshotError) in
@@ -160,7 +165,9 @@ extension AudioEngine {
         for c in curves { try c.validate() }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
+            guard let b = core.busIndex(bus) else {
+                throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)")
+            }
             try core.parameters.setBusCurves(curves, bus: b)
             core.parameters.adoptBusVoices(b, pool: core.pool)
         }

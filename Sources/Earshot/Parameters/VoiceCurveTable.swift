@@ -170,7 +170,8 @@ final class VoiceCurveTable {
     /// its sound (``AudioEngine/redefine(_:as:)``) — and writes the result at once. A change the
     /// game made since the last frame is taken first. False when the voice is not in the table
     /// (its pool values are its own).
-    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel, now: Double) -> Bool {
+    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel,
+                  now: Double) -> Bool {
         guard let i = entry(id) else { return false }
         adoptGameChanges(i, pool: pool)
         if let gain { entries[i].base.gain = EngineCore.varied(entries[i].base.gain, by: gain) }

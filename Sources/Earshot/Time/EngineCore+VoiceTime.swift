@@ -76,7 +76,8 @@ extension EngineCore {
     func heardPosition(_ index: Int) -> Double {
         if let e = exactAnchor(index) {
             let v = pool.voiceStates
-            return max(v[index].startFrame, e.position + (audioTime() - e.audio) * v[index].clipRate * Double(v[index].pitch))
+            return max(v[index].startFrame,
+                       e.position + (audioTime() - e.audio) * v[index].clipRate * Double(v[index].pitch))
         }
         return pool.timelinePosition(index, at: heardEngineTime)
     }

@@ -247,7 +247,8 @@ extension VoicePool {
         switch slots[index].placement {
         case .pan:
             // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
-            s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0, isRelative: true)
+            s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0,
+                                  isRelative: true)
         case .spatial, .emitter:
             s = voiceSpatial(index)
             // A curve or another model than the engine's: the engine applies the distance gain
