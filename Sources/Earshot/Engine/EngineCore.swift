@@ -265,9 +265,9 @@ final class EngineCore {
     }
 
     /// Deletes the buffers of unloaded clips that no voice holds any more. Not while the device
-    /// is lost: its stopped sources may still hold the buffer (AL_INVALID_OPERATION, which
-    /// trapped), and the rebuild drops the pending buffers
-    /// with the old context (`reuploadClips`).
+    /// is lost: its stopped sources may still hold the buffer (deleting it is then
+    /// AL_INVALID_OPERATION, a trap), and the rebuild drops the pending buffers with the old
+    /// context (`reuploadClips`).
     private func collectBuffers() {
         guard !buffersToDelete.isEmpty, !isDeviceLost else { return }
         var i = 0

@@ -80,12 +80,8 @@ extension AudioEngine {
     /// ```
     public func setParameter(_ name: String, _ value: Double, of voice: Voice,
                              ramp: Double? = nil) throws(EarshotError) {
-        guard voice.link === link else { throw .wrongEngine }
-        try Self.checkRamp(ramp)
-        try withAL { () throws(EarshotError) in
-            guard !core.isShutDown else { throw .engineShutDown }
+        try withParameter(name, of: voice, ramp: ramp) { (p) throws(EarshotError) in
             let stage = core.parameters
-            let p = try stage.index(of: name)
             let d = stage.definitions[p]
             guard let v = d.clamped(value) else {
                 throw .invalidArgument("parameter \"\(name)\": value \(value) is not finite")
@@ -134,13 +130,22 @@ extension AudioEngine {
     /// ```
     public func setParameter(_ name: String, _ value: Double, of emitter: Emitter,
                              ramp: Double? = nil) throws(EarshotError) {
-        guard emitter.link === link else { throw .wrongEngine }
+        try withParameter(name, of: emitter, ramp: ramp) { (p) throws(EarshotError) in
+            guard let e = core.pool.emitterIndex(emitter.id) else { return }
+            try core.parameters.setEmitter(e, generation: emitter.id.generation, p, value, ramp: ramp)
+        }
+    }
+
+    /// What setting a parameter on a voice or an emitter checks first — the handle is this
+    /// engine's, the ramp valid, the engine running, the parameter defined — then `body` with
+    /// the parameter's index, under the AL lock.
+    private func withParameter(_ name: String, of handle: some EngineHandle, ramp: Double?,
+                               _ body: (Int) throws(EarshotError) -> Void) throws(EarshotError) {
+        guard handle.link === link else { throw .wrongEngine }
         try Self.checkRamp(ramp)
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            let p = try core.parameters.index(of: name)
-            guard let e = core.pool.emitterIndex(emitter.id) else { return }
-            try core.parameters.setEmitter(e, generation: emitter.id.generation, p, value, ramp: ramp)
+            try body(try core.parameters.index(of: name))
         }
     }
 
