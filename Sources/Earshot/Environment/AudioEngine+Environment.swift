@@ -60,8 +60,7 @@ extension AudioEngine {
     /// engine.setEnvironment(EnvironmentProperties(obstruction: 0.6), of: guard1)   // behind a pillar
     /// ```
     public func setEnvironment(_ environment: EnvironmentProperties, of emitter: Emitter) {
-        guard environment.isValid else { return }
-        withIndex(of: emitter) { core.pool.setEmitterEnvironment($0, environment) }
+        change(emitter, if: environment.isValid) { core.pool.setEmitterEnvironment($0, environment) }
     }
 
     /// Sets the environment of a voice placed at its own position (a voice following an
