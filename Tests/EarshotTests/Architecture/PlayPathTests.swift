@@ -4,10 +4,12 @@ import XCTest
 /// The path of `play(clip)` from the public call to `alSourcePlay`, as the Architecture article
 /// gives it ("The path of a play"): the files whose functions, initialisers, accessors or computed
 /// properties run on it, for a non-positional play on a loopback engine with no delay, no bus
-/// curves and room in the pool. Reading a stored property does not count a file; plain value
-/// types (`ResolvedPlay`, `PlayOptions`, `Clip`, `VoiceID`, `Vector3`) are left out, and so are
-/// the three steps listed in ``PlayPathTests/alsoRun`` (the lock primitive and the two stages a
-/// starting source hands its placement and sends to).
+/// curves and room in the pool. Reading a stored property does not count a file; plain values
+/// are left out — `ResolvedPlay`, `PlayOptions`, `Clip`, `VoiceID`, `Vector3`, and likewise the
+/// field accessors of `VoiceState`, `Bus`'s equality, `SpatialProperties()` and
+/// `EnvironmentProperties.isValid` — and so are the three steps listed in
+/// ``PlayPathTests/alsoRun`` (the lock primitive, and the placement push and the send router a
+/// starting source goes through), which the rule's words would count: 12 files in 6 folders.
 ///
 /// Each step names what its file defines and what it calls in the next: the test fails when a
 /// step moves to another file, when the path grows past 9 files or 3 folders, or when the article
