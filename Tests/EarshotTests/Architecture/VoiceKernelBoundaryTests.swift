@@ -44,9 +44,6 @@ final class VoiceKernelBoundaryTests: XCTestCase {
 
     /// The read scan finds planted reads of internals and passes the kernel's surface.
     func testScannerCatchesPlantedPoolReads() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kernel-reads-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let source = """
             func f(core: EngineCore, pool: VoicePool) {
                 let rate = pool.slots[i].clipRate
@@ -56,8 +53,9 @@ final class VoiceKernelBoundaryTests: XCTestCase {
                 let e = core.pool.emitterEnvironment[3]
             }
             """
-        try source.write(to: dir.appendingPathComponent("F.swift"), atomically: true, encoding: .utf8)
-        let found = try Self.poolReads(in: dir, folder: "Planted", internals: ["slots", "timeline", "emitterEnvironment", "serviceNeeded"])
+        let found = try FolderBoundaryTests.withPlanted(source) { dir in
+            try Self.poolReads(in: dir, folder: "Planted", internals: ["slots", "timeline", "emitterEnvironment", "serviceNeeded"])
+        }
         XCTAssertEqual(found, ["Planted/F.swift:2: pool.slots", "Planted/F.swift:3: pool.timeline",
                                "Planted/F.swift:6: pool.emitterEnvironment"])
     }
@@ -102,9 +100,6 @@ final class VoiceKernelBoundaryTests: XCTestCase {
 
     /// The scan finds planted writes through `pool.` (and `core.pool.`) and passes reads and calls.
     func testScannerCatchesPlantedPoolWrites() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kernel-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let source = """
             func f(core: EngineCore, pool: VoicePool) {
                 pool.slots[i].gain = 0
@@ -114,9 +109,10 @@ final class VoiceKernelBoundaryTests: XCTestCase {
                 pool.live.append(3)
             }
             """
-        try source.write(to: dir.appendingPathComponent("F.swift"), atomically: true, encoding: .utf8)
-        let found = try FolderBoundaryTests.coreWrites(in: dir, folder: "Planted", stored: ["slots", "serviceNeeded", "live"],
-                                                       receiver: "pool")
+        let found = try FolderBoundaryTests.withPlanted(source) { dir in
+            try FolderBoundaryTests.coreWrites(in: dir, folder: "Planted", stored: ["slots", "serviceNeeded", "live"],
+                                             receiver: "pool")
+        }
         XCTAssertEqual(found, ["Planted/F.swift:2: pool.slots", "Planted/F.swift:3: pool.serviceNeeded",
                                "Planted/F.swift:6: pool.live"])
     }
