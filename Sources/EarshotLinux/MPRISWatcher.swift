@@ -159,7 +159,7 @@ final class MPRISWatcher {
 
     /// How long the next read may wait: until the next query deadline, rest end or settle end
     /// (at most 20 ms, at least 1 ms). The cap is how long ``MPRISMonitor/stop()`` — and so
-    /// the engine's shutdown — can wait for the loop to notice it (100 ms before issue 23).
+    /// the engine's shutdown — can wait for the loop to notice it.
     private func waitMilliseconds() -> Int32 {
         let now = Self.now()
         var next = now + 0.02

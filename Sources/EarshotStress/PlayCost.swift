@@ -8,8 +8,8 @@ import Foundation
 /// With four clips, a source that played another clip must be given the new buffer
 /// (`AL_BUFFER`), which allocates a buffer-queue item inside OpenAL Soft 1.19.1 — for a clip
 /// played directly as much as for a sound; with one clip every source keeps its buffer, so what
-/// is counted there is Earshot's own. Each round plays `batch` voices (non-positional, one-shots, none stolen: the limit is above
-/// the batch), timing only the `play` calls, then stops them all and renders the fades out. The
+/// is counted there is Earshot's own. Each round plays `batch` voices (non-positional, one-shots,
+/// none stolen: the limit is above the batch), timing only the `play` calls, then stops them all and renders the fades out. The
 /// heap allocations of the `play` calls are counted with the counter handed in (the `earshot`
 /// executable's malloc interposer); the first round of each kind warms up and is not counted.
 ///

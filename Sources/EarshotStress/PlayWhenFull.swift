@@ -1,8 +1,8 @@
 import Earshot
 import Foundation
 
-/// What one `play` costs once the voice pool is full (`earshot stress --play-cost`, issue 23
-/// item 5): every slot holds a voice, so each play must find the virtual voice that stands lowest
+/// What one `play` costs once the voice pool is full (`earshot stress --play-cost`): every
+/// slot holds a voice, so each play must find the virtual voice that stands lowest
 /// and evict it (or be refused). For each pool size, the pool is filled with looping voices of
 /// one clip (64 real, the rest virtual), one update ranks them, and then `plays` plays of the
 /// same clip with the same options are timed in one frame — each new voice is the newest, so it
@@ -10,9 +10,9 @@ import Foundation
 /// `rounds` is kept; the heap allocations of the timed calls are counted with the counter handed
 /// in (the first round warms up and is not counted).
 ///
-/// The victim used to be found by scanning every voice (12 µs per play at 4,096 voices in a
-/// release build); the pool now keeps its virtual voices in a min-heap of their standing keys
-/// (Sources/Earshot/Voices/VoicePool+Eviction.swift).
+/// The figure guards the pool's min-heap of virtual voices by standing
+/// (Sources/Earshot/Voices/VoicePool+Eviction.swift): a scan of every voice costs about 12 µs per
+/// play at 4,096 voices in a release build.
 ///
 /// ```swift
 /// let full = try PlayWhenFull(poolSizes: [256, 4096], plays: 1_000, rounds: 2).run(allocations: .none)

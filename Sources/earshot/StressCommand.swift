@@ -103,7 +103,7 @@ struct StressCommand: ParsableCommand {
             reports.append(StressReport(workload: workload, result: result))
         }
         if json {
-            // One report as before; with --reverb, an object holding both.
+            // One report; with --reverb, an object holding both, keyed by send count.
             if reverb { try sayJSON(encoding: ["sends1": reports[0], "sends2": reports[1]]) } else { try sayJSON(encoding: reports[0]) }
         } else {
             for (i, report) in reports.enumerated() {
@@ -153,7 +153,7 @@ struct StressCommand: ParsableCommand {
         }
     }
 
-    /// `--play-cost --json`: both parts in one object — `single` and `four` as before, and
+    /// `--play-cost --json`: both parts in one object — `single` and `four` (``PlayCost/Report``), and
     /// `whenFull`, one entry per pool size.
     struct PlayCostReport: Encodable {
         var sound: PlayCost.Report

@@ -74,7 +74,8 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"file","line","column","key","message"}]}`.
+    /// `{"file":…, "ok":…, "problems":[…], "warnings":[…]}`: each problem
+    /// `{"line","column","key","reason"}`, each warning `{"file","line","column","key","message"}`.
     static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> [String: Any] {
         let p = problems.map { e -> [String: Any] in
             if case .invalid(_, let line, let column, let key, let reason) = e {

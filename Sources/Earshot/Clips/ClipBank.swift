@@ -198,17 +198,23 @@ public final class ClipBank: Sendable {
     @discardableResult
     public func preload(_ requests: [Request], progress: (Progress) -> Void) -> [Progress] {
         var failures: [Progress] = []
-        for (i, request) in requests.enumerated() {
-            var report = Progress(done: i + 1, total: requests.count, name: request.name, error: nil)
-            do throws(EarshotError) {
-                try preload(request)
-            } catch {
-                report.error = error
-                failures.append(report)
-            }
+        for i in requests.indices {
+            let report = preload(requests, at: i)
+            if report.error != nil { failures.append(report) }
             progress(report)
         }
         return failures
+    }
+
+    /// Preloads `requests[i]` and reports it as request `i + 1` of the batch.
+    private func preload(_ requests: [Request], at i: Int) -> Progress {
+        var report = Progress(done: i + 1, total: requests.count, name: requests[i].name, error: nil)
+        do throws(EarshotError) {
+            try preload(requests[i])
+        } catch {
+            report.error = error
+        }
+        return report
     }
 
     /// Preloads a batch on a background task; the stream yields one ``Progress`` per request
@@ -217,15 +223,9 @@ public final class ClipBank: Sendable {
     public func preload(_ requests: [Request]) -> AsyncStream<Progress> {
         let (stream, continuation) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
         let task = Task.detached { [self] in
-            for (i, request) in requests.enumerated() {
+            for i in requests.indices {
                 if Task.isCancelled { break }
-                var report = Progress(done: i + 1, total: requests.count, name: request.name, error: nil)
-                do throws(EarshotError) {
-                    try preload(request)
-                } catch {
-                    report.error = error
-                }
-                continuation.yield(report)
+                continuation.yield(preload(requests, at: i))
             }
             continuation.finish()
         }

@@ -26,7 +26,7 @@ enum OggLinkCheck {
     /// The longest Ogg page: a 27-byte header, 255 lacing values, 255 × 255 bytes of data.
     static let maxPage = 27 + 255 + 255 * 255
 
-    /// How the stream ended, as the walk found it: whether it was cut short (issue 35.9).
+    /// How the stream ended, as the walk found it: whether it was cut short.
     struct End: Equatable {
         /// Every logical stream that began also ended (a page with the EOS flag), and the file
         /// does not stop inside a page.

@@ -6,7 +6,8 @@
 /// ```swift
 /// let info = try ClipDecoder.inspect(path: "Assets/Sounds/step.wav")
 /// try info.checkLoadable(name: "step.wav")                      // what loadClip would refuse
-/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0, clipName: "step.wav")   // what play would refuse
+/// // What play would refuse:
+/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0, clipName: "step.wav")
 /// try MusicTrack.checkStreamable(path: "Assets/Music/theme.ogg") // what loadMusic would refuse
 /// ```
 public enum PlayabilityCheck {

@@ -5,7 +5,7 @@ import Glibc
 /// File names that are not UTF-8.
 ///
 /// Linux file names are bytes; a Swift `String` holds Unicode. A name with bytes that are not
-/// UTF-8 (a Latin-1 `café.wav` is `63 61 66 E9`) used to become U+FFFD in `CommandLine.arguments`
+/// UTF-8 (a Latin-1 `café.wav` is `63 61 66 E9`) would become U+FFFD in `CommandLine.arguments`
 /// and could not be opened. Earshot keeps such bytes as escapes: each byte 0x80…0xFF that is not
 /// part of valid UTF-8 becomes the private-use scalar U+F700 + byte (U+F780…U+F7FF), and every
 /// file Earshot opens for reading turns them back into the byte (``withCString(_:_:)``). Messages

@@ -66,8 +66,8 @@ extension SceneParser {
         var points: [(distance: Double, dB: Double)] = []
         for (i, item) in items.enumerated() {
             let pk = "\(key)[\(i)]"
-            guard case .sequence(let pair) = item, pair.count == 2 else {
-                fail(item, pk, "expected [distance, dB] (metres, then dB or silent), got \(describe(item))")
+            guard let pair = tuple(item, pk, count: 2,
+                                   { "expected [distance, dB] (metres, then dB or silent), got \($0)" }) else {
                 return nil
             }
             guard let d = number(pair[0], "\(pk)[0]", in: 0...1e9, "metres 0…1e9") else { return nil }

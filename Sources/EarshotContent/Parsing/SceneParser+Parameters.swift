@@ -85,8 +85,8 @@ extension SceneParser {
             var points: [ParameterCurve.Point] = []
             for (i, pt) in pts.enumerated() {
                 let pk = "\(k).curve[\(i)]"
-                guard case .sequence(let xy) = pt, xy.count == 2 else {
-                    fail(pt, pk, "expected a point [value, \(Self.unit(property))], got \(describe(pt))")
+                guard let xy = tuple(pt, pk, count: 2,
+                                     { "expected a point [value, \(Self.unit(property))], got \($0)" }) else {
                     continue
                 }
                 guard let x = number(xy[0], "\(pk)[0]", in: -1e9...1e9, "a parameter value −1e9…1e9"),

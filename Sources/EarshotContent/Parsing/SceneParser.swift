@@ -313,10 +313,7 @@ package struct SceneParser: YAMLReader {
         var keys: [SceneListener.Keyframe] = []
         for (i, item) in seq.enumerated() {
             let ik = "\(wk)[\(i)]"
-            guard case .sequence(let q) = item, q.count == 4 else {
-                fail(item, ik, "expected [t, x, y, z]")
-                continue
-            }
+            guard let q = tuple(item, ik, count: 4, { _ in "expected [t, x, y, z]" }) else { continue }
             guard let t = number(q[0], "\(ik)[0]", in: 0...1e9, "seconds ≥ 0"),
                   let d = direction(.sequence(Node.Sequence(Array(q[1...]), Tag(.seq), .flow, q[1].mark)), ik) else { continue }
             if let previous = keys.last, t <= previous.time {
@@ -370,8 +367,8 @@ package struct SceneParser: YAMLReader {
             var points: [ScenePath.Waypoint] = []
             for (i, p) in seq.enumerated() {
                 let pk = "\(wk)[\(i)]"
-                guard case .sequence(let v) = p, v.count == 4 else {
-                    fail(p, pk, "expected [t, x, y, z] (time in seconds, then metres), got \(describe(p))")
+                guard let v = tuple(p, pk, count: 4,
+                                    { "expected [t, x, y, z] (time in seconds, then metres), got \($0)" }) else {
                     return nil
                 }
                 guard let t = number(v[0], "\(pk)[0]", in: 0...1e6, "seconds ≥ 0"),

@@ -279,8 +279,14 @@ extension YAMLReader {
             fail(node, key, "expected a number (\(expectation)), got \(describe(node))")
             return nil
         }
+        return inRange(range, value, node, key, shown: s.string, expectation)
+    }
+
+    /// `value` when `range` holds it; otherwise nil, and a problem naming it as `shown`.
+    private mutating func inRange<T: Comparable>(_ range: ClosedRange<T>, _ value: T, _ node: Node, _ key: String,
+                                                  shown: String, _ expectation: String) -> T? {
         guard range.contains(value) else {
-            fail(node, key, "\(s.string) is out of range (expected \(expectation))")
+            fail(node, key, "\(shown) is out of range (expected \(expectation))")
             return nil
         }
         return value
@@ -292,12 +298,7 @@ extension YAMLReader {
     mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Float>) -> Float? {
         let expectation = "\(range.lowerBound)…\(range.upperBound)"
         guard let v = number(node, key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, expectation) else { return nil }
-        let f = Float(v)
-        guard range.contains(f) else {
-            fail(node, key, "\(describe(node)) is out of range (expected \(expectation))")
-            return nil
-        }
-        return f
+        return inRange(range, Float(v), node, key, shown: describe(node), expectation)
     }
 
     mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
@@ -310,10 +311,20 @@ extension YAMLReader {
         return Int(v)
     }
 
+    /// A list of exactly `count` items (a point, a keyframe); otherwise nil, and the problem
+    /// `problem` makes of what was found.
+    mutating func tuple(_ node: Node, _ key: String, count: Int,
+                        _ problem: (_ got: String) -> String) -> Node.Sequence? {
+        guard case .sequence(let items) = node, items.count == count else {
+            fail(node, key, problem(describe(node)))
+            return nil
+        }
+        return items
+    }
+
     /// `[x, y, z]`, finite.
     mutating func vector(_ node: Node, _ key: String) -> Vector3? {
-        guard case .sequence(let seq) = node, seq.count == 3 else {
-            fail(node, key, "expected [x, y, z] (three numbers, metres), got \(describe(node))")
+        guard let seq = tuple(node, key, count: 3, { "expected [x, y, z] (three numbers, metres), got \($0)" }) else {
             return nil
         }
         let range = -1e6...1e6
