@@ -67,7 +67,8 @@ package final class PulseDefaultSinkWatcher: @unchecked Sendable {
                 logger.debug("libpulse made no main loop: the default output is not watched")
                 return
             }
-            let watch = PulseSubscription(api: pa_threaded_mainloop_get_api(loop), handler: handler, seen: state, logger: logger)
+            let watch = PulseSubscription(
+                api: pa_threaded_mainloop_get_api(loop), handler: handler, seen: state, logger: logger)
             guard pa_threaded_mainloop_start(loop) >= 0 else {
                 pa_threaded_mainloop_free(loop)
                 logger.debug("libpulse's main loop did not start: the default output is not watched")

@@ -53,7 +53,8 @@ public struct PlayWhenFull: Sendable {
         let engine = try AudioEngine(configuration: config)
         defer { engine.shutdown() }
         let samples = (0..<4_800).map { Int16((0.2 * 32767 * sin(2 * .pi * 440 * Double($0) / 48_000)).rounded()) }
-        let clip = try engine.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "440 Hz")
+        let clip = try engine.loadClip(
+            PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "440 Hz")
         let options = PlayOptions(gain: 0.5, loop: true)
         let counting = counter.isActive()
         var best = Double.infinity, allocs: UInt64 = 0, evictions = 0

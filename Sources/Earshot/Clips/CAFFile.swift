@@ -28,7 +28,8 @@ public struct CAFFile: Sendable, Equatable {
         /// A short codec name for people: `pcm_s16le`, `pcm_f32be`, `ima4` …
         public var codecName: String {
             guard formatID == "lpcm" else { return formatID }
-            return "pcm_\(isFloat ? "f" : "s")\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : (isLittleEndian ? "le" : "be"))"
+            return
+                "pcm_\(isFloat ? "f" : "s")\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : (isLittleEndian ? "le" : "be"))"
         }
     }
 

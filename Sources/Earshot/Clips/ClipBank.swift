@@ -71,7 +71,8 @@ public final class ClipBank: Sendable {
             case .path(let p):
                 return try engine.loadClip(path: p, forPositioning: forPositioning, maxBytes: limit, setting: setting)
             case .data(let d, let n):
-                return try engine.loadClip(data: d, name: n, forPositioning: forPositioning, maxBytes: limit, setting: setting)
+                return try engine.loadClip(
+                    data: d, name: n, forPositioning: forPositioning, maxBytes: limit, setting: setting)
             }
         }
     }
@@ -311,7 +312,8 @@ public final class ClipBank: Sendable {
             for (key, var entry) in s.entries {
                 old.unload(entry.clip)
                 do throws(EarshotError) {
-                    entry.clip = try entry.source.load(into: engine, forPositioning: key.forPositioning, budget: byteBudget)
+                    entry.clip = try entry.source.load(
+                        into: engine, forPositioning: key.forPositioning, budget: byteBudget)
                     s.entries[key] = entry
                 } catch {
                     for name in entry.names {
@@ -345,7 +347,9 @@ public final class ClipBank: Sendable {
 
     private static func checkName(_ name: String, key: Key, in s: State) throws(EarshotError) {
         if let bound = s.names[name], bound != key {
-            throw .invalidArgument("clip name \"\(name)\" already names \(s.entries[bound]?.source.displayName ?? "another clip"); unload it first")
+            throw .invalidArgument(
+                "clip name \"\(name)\" already names \(s.entries[bound]?.source.displayName ?? "another clip"); unload it first"
+            )
         }
     }
 

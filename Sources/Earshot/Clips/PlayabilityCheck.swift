@@ -35,11 +35,18 @@ extension PlayOptions {
     /// within OpenAL's 32-bit sample offsets (2³¹ frames). The engine's own rule, in two parts:
     /// ``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)`` and
     /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``.
-    @available(*, deprecated, message: "use PlayResolver.startFrame(offset:clipFrames:sampleRate:clipName:) and PlayResolver.checkPasses(loopCount:clipFrames:clipName:)")
+    @available(
+        *, deprecated,
+        message:
+            "use PlayResolver.startFrame(offset:clipFrames:sampleRate:clipName:) and PlayResolver.checkPasses(loopCount:clipFrames:clipName:)"
+    )
     @discardableResult
-    public static func checkTiming(offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
-                                   clipName: String) throws(EarshotError) -> Double {
-        let startFrame = try PlayResolver.startFrame(offset: offset, clipFrames: clipFrames, sampleRate: sampleRate, clipName: clipName)
+    public static func checkTiming(
+        offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
+        clipName: String
+    ) throws(EarshotError) -> Double {
+        let startFrame = try PlayResolver.startFrame(
+            offset: offset, clipFrames: clipFrames, sampleRate: sampleRate, clipName: clipName)
         try PlayResolver.checkPasses(loopCount: loopCount, clipFrames: clipFrames, clipName: clipName)
         return startFrame
     }

@@ -34,7 +34,9 @@ enum RIFFCheck {
         var offset = 0
         for _ in 0..<maxID3Tags {
             let tag = read(offset, 10)
-            guard tag.count == 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33, (2...4).contains(tag[3]) else { return offset }
+            guard tag.count == 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33, (2...4).contains(tag[3]) else {
+                return offset
+            }
             var size = 0
             for k in 6..<10 { size = size << 7 | Int(tag[k] & 0x7f) }
             guard offset + size + 10 < length else { return offset }
@@ -76,11 +78,13 @@ enum RIFFCheck {
         guard head.count == 12 else { return }
         let magic = String(decoding: head[0..<4], as: UTF8.self)
         if start > 0, magic == "OggS" {
-            throw .unreadableFile(path: name, reason: "an Ogg stream behind an ID3 tag (Ogg cannot carry one; remove the tag)")
+            throw .unreadableFile(
+                path: name, reason: "an Ogg stream behind an ID3 tag (Ogg cannot carry one; remove the tag)")
         }
         guard magic == "RIFF" || magic == "RIFX" || magic == "RF64" else { return }
         if start > 0, magic == "RF64" {
-            throw .unreadableFile(path: name, reason: "an RF64 file behind an ID3 tag (libsndfile reads RF64 only at the start)")
+            throw .unreadableFile(
+                path: name, reason: "an RF64 file behind an ID3 tag (libsndfile reads RF64 only at the start)")
         }
         let bigEndian = magic == "RIFX"
         func size(_ b: [UInt8], _ at: Int) -> Int {
@@ -96,7 +100,9 @@ enum RIFFCheck {
         if start > 0 {
             let riffEnd = start + size(head, 4) + 8
             guard riffEnd <= length else {
-                throw .malformedFile("\(name): a WAV behind an ID3 tag whose RIFF size runs \(riffEnd - length) bytes past the end of the file")
+                throw .malformedFile(
+                    "\(name): a WAV behind an ID3 tag whose RIFF size runs \(riffEnd - length) bytes past the end of the file"
+                )
             }
             length = riffEnd
         }
@@ -139,14 +145,20 @@ enum RIFFCheck {
                 var sub = body + 4
                 while sub + 8 <= end {
                     walked += 1
-                    guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks") }
+                    guard walked <= maxChunks else {
+                        throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks")
+                    }
                     let subHeader = read(sub, 8)
                     guard subHeader.count == 8 else { break }
                     let subSize = size(subHeader, 4)
                     guard sub + 8 + subSize <= end else {
-                        throw .malformedFile("\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
+                        throw .malformedFile(
+                            "\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
                     }
-                    try visit(Chunk(id: String(decoding: subHeader[0..<4], as: UTF8.self), body: sub + 8, size: subSize, list: listType))
+                    try visit(
+                        Chunk(
+                            id: String(decoding: subHeader[0..<4], as: UTF8.self), body: sub + 8, size: subSize,
+                            list: listType))
                     sub += 8 + subSize + (subSize & 1)
                 }
                 // Bytes left that cannot hold a sub-chunk header: libsndfile reads a header there
@@ -198,11 +210,15 @@ enum RIFFCheck {
 
     /// ``validate(name:length:read:)`` on bytes in memory.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) {
-        try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in try validate(name: name, length: length, read: read) }
+        try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in
+            try validate(name: name, length: length, read: read)
+        }
     }
 
     /// ``validate(name:length:read:)`` on a file, reading only chunk headers (`pread`).
     static func validate(path: String) throws(EarshotError) {
-        try HeaderScan.file(path) { (length, read) throws(EarshotError) in try validate(name: path, length: length, read: read) }
+        try HeaderScan.file(path) { (length, read) throws(EarshotError) in
+            try validate(name: path, length: length, read: read)
+        }
     }
 }

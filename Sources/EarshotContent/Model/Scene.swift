@@ -68,10 +68,7 @@ public struct Scene: Sendable {
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when
     /// the scene file itself is missing or cannot be read).
     public static func load(path: String) throws(SceneError) -> Scene {
-        switch check(path: path) {
-        case .success(let scene): return scene
-        case .failure(let problems): throw problems.first ?? .invalid(file: path, line: 1, column: 1, key: "", reason: "invalid scene")
-        }
+        try check(path: path).firstProblemThrown(file: path, reason: "invalid scene")
     }
 
     /// Parses and validates a scene file, collecting every problem (for `earshot validate`).
@@ -97,6 +94,17 @@ public struct SceneProblems: Error, Sendable, CustomStringConvertible {
     /// The first problem.
     public var first: SceneError? { problems.first }
     public var description: String { problems.map(\.description).joined(separator: "\n") }
+}
+
+extension Result where Failure == SceneProblems {
+    /// The value, or the first problem thrown (`reason` at the top of `file` when none is listed).
+    func firstProblemThrown(file: String, reason: String) throws(SceneError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let problems):
+            throw problems.first ?? .invalid(file: file, line: 1, column: 1, key: "", reason: reason)
+        }
+    }
 }
 
 /// A clip of a scene: an id and the audio file it loads.
