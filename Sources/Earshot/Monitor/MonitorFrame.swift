@@ -141,6 +141,10 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
     public struct ParameterRow: Codable, Sendable, Equatable {
         public var name: String
         public var value: Double
+        public init(name: String, value: Double) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public struct Music: Codable, Sendable, Equatable {
