@@ -7,9 +7,9 @@ import Glibc
 /// libvorbisfile 1.3.7 leaks a link's whole `vorbis_info` (18–25 KB for a small file, growing
 /// with its codebooks) each time it opens a chained stream it then gives up on: a Vorbis stream
 /// followed by an Ogg Opus one, or by pages of a logical stream that never began. Earshot cannot
-/// play such files anyway, so it refuses them before vorbisfile sees them. The pages are found as libogg finds them — a page where one
-/// starts with `OggS`, a whole header and body, and a CRC that holds; otherwise the next `OggS`
-/// — and every page found must:
+/// play such files anyway, so it refuses them before vorbisfile sees them. The pages are found
+/// as libogg finds them — a page where one starts with `OggS`, a whole header and body, and a
+/// CRC that holds; otherwise the next `OggS` — and every page found must:
 /// - if it begins a logical stream (its BOS flag), begin a Vorbis stream (`\u{1}vorbis`);
 /// - otherwise belong to a logical stream that began earlier in the file;
 /// - if it begins a new link (a BOS page after other pages), come after audio (a page with a
