@@ -3,8 +3,8 @@ import Foundation
 import XCTest
 
 /// Every ```swift example in the documentation — doc comments of `Sources/Earshot`,
-/// `Sources/EarshotScenes` and `Sources/EarshotBanks`, and the DocC articles — is compiled (type-checked against the built
-/// modules), so that an example a game developer copies is one that builds. Each example becomes
+/// `Sources/EarshotScenes` and `Sources/EarshotBanks`, the DocC articles and the README — is compiled (type-checked against
+/// the built modules), so that an example a game developer copies is one that builds. Each example becomes
 /// the body of a function whose errors point back at the example's own file and line
 /// (`#sourceLocation`). Examples may use an `engine` they did not create (the parameter the
 /// function gets), as most doc comments do. Asset paths they name must exist in the package.
@@ -57,6 +57,10 @@ final class DocExampleTests: XCTestCase {
             for f in files.sorted() where f.hasSuffix(".swift") || f.hasSuffix(".md") {
                 examples += try Self.examples(in: base.appendingPathComponent(f).path, relative: "\(folder)/\(f)")
             }
+        }
+        // The README's, but its manifest snippets and whole programs (DemoTests and AsyncGameDemoTests build those).
+        examples += try Self.examples(in: root.appendingPathComponent("README.md").path, relative: "README.md").filter { e in
+            !e.code.contains { $0.contains(".package(") || $0.hasPrefix("@main") }
         }
         XCTAssertGreaterThan(examples.count, 50, "the documentation's examples were found")
 
