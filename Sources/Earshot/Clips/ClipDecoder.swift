@@ -182,7 +182,12 @@ public enum ClipDecoder {
     }
 }
 
-/// What `earshot info` reports about an audio file.
+/// What `earshot info` reports about an audio file (``ClipDecoder/inspect(path:)``).
+///
+/// ```swift
+/// let info = try ClipDecoder.inspect(path: "Assets/Music/theme.ogg")
+/// print(info.container, info.codec, info.sampleRate, info.channels, info.duration ?? .nan)
+/// ```
 public struct ClipFileInfo: Sendable, Equatable, Codable {
     /// The container: `CAF`, or libsndfile's name (`WAV (Microsoft)`, `FLAC` …).
     public var container: String
