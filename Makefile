@@ -95,6 +95,8 @@ docs: deps
 	@mkdir -p out/docs
 	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target Earshot \
 	  --output-path out/docs/Earshot --transform-for-static-hosting
+	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotContent \
+	  --output-path out/docs/EarshotContent --transform-for-static-hosting
 	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotScenes \
 	  --output-path out/docs/EarshotScenes --transform-for-static-hosting
 	$(SWIFT) package --allow-writing-to-directory out/docs generate-documentation --target EarshotBanks \

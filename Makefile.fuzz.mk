@@ -43,14 +43,14 @@ $(FUZZ_DIR)/%-fuzz: $(CLIP_SOURCES) Tests/Fuzz/DecoderFuzz.swift Tests/Fuzz/Mark
 
 # The scene parser: the package's own modules built with the fuzzer's instrumentation
 # (EARSHOT_FUZZ=1 adds the SceneFuzz executable to Package.swift), in a scratch folder of its own.
-$(FUZZ_DIR)/scene-fuzz: Tests/Fuzz/SceneFuzz/SceneFuzz.swift $(wildcard Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+$(FUZZ_DIR)/scene-fuzz: Tests/Fuzz/SceneFuzz/SceneFuzz.swift $(wildcard Sources/EarshotContent/*/*.swift) Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	EARSHOT_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product SceneFuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 	cp .build-fuzz/release/SceneFuzz $@
 
 # The bank parser (issue 28), the same way: bank text with includes resolved in the scratch folder.
-$(FUZZ_DIR)/bank-fuzz: Tests/Fuzz/BankFuzz/BankFuzz.swift $(wildcard Sources/EarshotScenes/*.swift) Makefile.fuzz.mk
+$(FUZZ_DIR)/bank-fuzz: Tests/Fuzz/BankFuzz/BankFuzz.swift $(wildcard Sources/EarshotContent/*/*.swift) Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	EARSHOT_FUZZ=1 swift build -c release --scratch-path .build-fuzz --product BankFuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
@@ -116,7 +116,7 @@ FUZZ_BANKS ?= 2000
 FUZZ_API_OPS ?= 100000
 FUZZ_SEED ?= 1
 .PHONY: fuzz-values
-$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotLinux/*.swift Sources/EarshotScenes/*.swift Sources/EarshotBanks/*.swift) Makefile.fuzz.mk
+$(FUZZ_DIR)/earshot-fuzz: $(wildcard Tests/Fuzz/Generators/*.swift Tests/Fuzz/EarshotFuzz/*.swift Sources/Earshot/*/*.swift Sources/EarshotLinux/*.swift Sources/EarshotContent/*/*.swift Sources/EarshotScenes/*/*.swift Sources/EarshotBanks/*.swift) Makefile.fuzz.mk
 	@mkdir -p $(FUZZ_DIR)
 	swift build -c release --scratch-path .build-fuzz-values --product earshot-fuzz
 	cp .build-fuzz-values/release/earshot-fuzz $@

@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Earshot", targets: ["Earshot"]),
+        .library(name: "EarshotContent", targets: ["EarshotContent"]),
         .library(name: "EarshotScenes", targets: ["EarshotScenes"]),
         // Designer banks (issue 28): a game opts in; one that does not compiles no YAML.
         .library(name: "EarshotBanks", targets: ["EarshotBanks"]),
@@ -61,13 +62,17 @@ let package = Package(
                 "COpenAL", "CSndFile", "CVorbisFile", "CQuietMPG123", "EarshotLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // Scene scripts (YAML): parsing with file/line/key errors, offline render, live play, level plots.
+        // The content layer scenes and banks share: their YAML read into typed definitions that
+        // carry their file and line (includes, limits, warnings), and the one conversion of those
+        // definitions into engine objects.
         .target(
-            name: "EarshotScenes",
+            name: "EarshotContent",
             dependencies: ["Earshot", .product(name: "Yams", package: "Yams")]),
+        // Scene scripts: the timeline run offline (render) or live (play), and level plots.
+        .target(name: "EarshotScenes", dependencies: ["Earshot", "EarshotContent"]),
         // Designer banks: YAML files of sounds, snapshots, music and zones a game plays by name,
         // reloaded live (issue 28).
-        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotScenes", "EarshotLinux"]),
+        .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotContent", "EarshotLinux"]),
         // The `earshot stress` workload (engine against raw OpenAL) and the voices-per-core search,
         // as a typed API. Not a product: a game has no use for it; the CLI and the tests use it.
         // It does not link CAllocCounter: it counts allocations through the counter it is handed.
@@ -133,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
-            dependencies: ["EarshotScenes", "Earshot", "CSndFile", "EarshotTestSupport"]),
+            dependencies: ["EarshotScenes", "EarshotContent", "Earshot", "CSndFile", "EarshotTestSupport"]),
 
         // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
         // test runs and the long-run executable (`make fuzz-values`) share.

@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 
 /// Why a ``SoundBank`` call failed: the bank file (or a bank it includes) has a problem, a name
 /// the bank does not define, the engine refused, or the bank was unloaded.
@@ -42,11 +42,5 @@ public enum BankError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unloaded(let bank):
             return EarshotError.oneLine("\(bank): the bank is unloaded")
         }
-    }
-
-    /// The first problem of ``invalid(_:)`` (nil for the other cases).
-    public var firstProblem: SceneError? {
-        if case .invalid(let p) = self { return p.first }
-        return nil
     }
 }

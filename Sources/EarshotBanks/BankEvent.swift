@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 /// What happened to a ``SoundBank`` after it loaded: a reload that took effect, or an edit that
@@ -15,8 +15,10 @@ import Foundation
 /// }
 /// ```
 public enum BankEvent: Sendable, Equatable, CustomStringConvertible {
-    /// The bank file (or a bank it includes) was read again and is in force: what changed, as
-    /// entry keys (`sounds.footstep`, `buses.sfx`, `snapshots.pause`, …).
+    /// The bank file (or a bank it includes) was read again and accepted: what changed, as entry
+    /// keys (`sounds.footstep`, `buses.sfx`, `snapshots.pause`, …). In force at once after
+    /// ``SoundBank/reload()``; for a watched save, from the game's next `update` (or the bank's
+    /// next call).
     case reloaded(BankChanges)
     /// An edit was refused: the problems (each `FILE:LINE:COLUMN: key: reason`, or the engine's
     /// refusal); the bank keeps what it had.

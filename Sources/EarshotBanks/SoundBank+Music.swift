@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 
 /// A bank's adaptive music: the music sets of its `music:` entries with `states:`, driven by
 /// state from the game.

@@ -1,5 +1,5 @@
 import Earshot
-import EarshotScenes
+import EarshotContent
 import Foundation
 
 /// A sound designer's bank, loaded into an engine: the sounds, snapshots, music and reverb zones
@@ -36,6 +36,8 @@ public final class SoundBank: Sendable {
     private let reloadLock = NSLock()
     // Guarded by `lock` (a pthread mutex): nil once unloaded or the engine shut down.
     nonisolated(unsafe) private var contents: BankContents?
+    // Guarded by `lock`: a watched save accepted and not yet in force (SoundBank+Reload.swift).
+    nonisolated(unsafe) private var pending: BankTransaction?
     // Guarded by `lock` (a pthread mutex); stopped outside it.
     nonisolated(unsafe) private var _watcher: BankWatcher?
     private var watcher: BankWatcher? {
@@ -66,25 +68,18 @@ public final class SoundBank: Sendable {
         case .success(let b): bank = b
         case .failure(let p): throw .invalid(p.problems)
         }
+        // The first load is the first transaction: against a bank that holds nothing yet.
         var c = BankContents(bank: bank)
-        let loaded = try BankLoader.loadClips(bank, existing: [:], engine: engine)
-        c.clips = loaded.byID
-        c.clipsByPath = loaded.byPath
+        let t = try prepare(bank, against: c, pending: nil)
         do throws(EarshotError) {
-            try BankLoader.defineParameters(bank, engine: engine)
-            try BankLoader.applyBuses(bank, to: &c, engine: engine)
-            for s in bank.sounds {
-                c.sounds[s.id] = try engine.makeSound(BankLoader.definition(s, clips: c.clips))
-            }
             try engine.attach(lifetime)
+            try commit(t, to: &c)
         } catch {
             Self.release(c, engine: engine)
+            t.discard(engine: engine)
+            engine.detach(lifetime)
             throw .engine(error)
         }
-        for s in bank.snapshots { c.snapshots[s.id] = BankLoader.snapshot(s) }
-        for z in bank.zones { c.zones[z.name] = z }
-        for m in bank.music { c.music[m.id] = m }
-        for s in bank.musicSets { c.musicSets[s.id] = s }
         contents = c
         lifetime.bank = self
         if watch {
@@ -160,6 +155,7 @@ public final class SoundBank: Sendable {
     /// The music track `name`, loaded (streamed) at the first call with the bank's volume, loops,
     /// rate and bus, and the same track at every later call; ``unload()`` stops it.
     public func music(_ name: String) throws(BankError) -> MusicTrack {
+        flushPending()
         lock.lock()
         defer { lock.unlock() }
         guard var c = contents else { throw .unloaded(bank: path) }
@@ -179,6 +175,7 @@ public final class SoundBank: Sendable {
     }
 
     private func lookup<T>(_ kind: String, _ name: String, _ table: (BankContents) -> [String: T]) throws(BankError) -> T {
+        flushPending()
         lock.lock()
         defer { lock.unlock() }
         guard let c = contents else { throw .unloaded(bank: path) }
@@ -205,6 +202,7 @@ public final class SoundBank: Sendable {
     public var isLoaded: Bool { read { _ in true } ?? false }
 
     private func read<T>(_ body: (BankContents) -> T) -> T? {
+        flushPending()
         lock.lock()
         defer { lock.unlock() }
         return contents.map(body)
@@ -226,10 +224,13 @@ public final class SoundBank: Sendable {
         watcher?.stop()
         lock.lock()
         let c = contents
+        let t = pending
         contents = nil
+        pending = nil
         _watcher = nil
         lock.unlock()
         if let c { Self.release(c, engine: engine) }
+        if !engine.isShutDown { t?.discard(engine: engine) }
         broadcast.finish()
         engine.detach(lifetime)
     }
@@ -257,6 +258,7 @@ public final class SoundBank: Sendable {
         watcher?.stop()
         lock.lock()
         contents = nil
+        pending = nil
         _watcher = nil   // stopped: a reload after this must not touch its closed descriptors
         lock.unlock()
         broadcast.finish()
@@ -264,10 +266,64 @@ public final class SoundBank: Sendable {
 
     // MARK: Reloading (SoundBank+Reload.swift)
 
+    /// `body` on what the bank holds, with a pending save applied first.
     func withContents<R>(_ body: (inout BankContents?) throws(BankError) -> R) throws(BankError) -> R {
+        flushPending()
         lock.lock()
         defer { lock.unlock() }
         return try body(&contents)
+    }
+
+    /// What the bank holds, without applying a pending save (for the reload itself).
+    func storedContents() -> BankContents? {
+        lock.lock()
+        defer { lock.unlock() }
+        return contents
+    }
+
+    func pendingTransaction() -> BankTransaction? {
+        lock.lock()
+        defer { lock.unlock() }
+        return pending
+    }
+
+    /// Makes `t` the pending save; false when the bank is no longer loaded. The caller holds the
+    /// reload lock, so that no commit comes between its reading of the pending save and this.
+    func replacePending(with t: BankTransaction) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard contents != nil else { return false }
+        pending = t
+        return true
+    }
+
+    func withStoredContents<R>(_ body: (inout BankContents?, inout BankTransaction?) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&contents, &pending)
+    }
+
+    /// A game's call into the bank sees every save accepted before it: a pending one is applied
+    /// first (waiting for a reload being prepared, as any call waits for the bank's lock).
+    private func flushPending() {
+        lock.lock()
+        let waiting = pending != nil
+        lock.unlock()
+        guard waiting else { return }
+        reloadLock.lock()
+        let error = commitPending()
+        reloadLock.unlock()
+        if let error { send(.rejected(.engine(error))) }
+    }
+
+    /// The start of the game's frame (`AudioEngine.update`): a pending save goes in force, before
+    /// the frame's mix. Never waits: while a reload is being prepared (it would replace the pending
+    /// one) the save waits for the next frame.
+    func frameStarted() {
+        guard reloadLock.try() else { return }
+        let error = commitPending()
+        reloadLock.unlock()
+        if let error { send(.rejected(.engine(error))) }
     }
 
     /// Sends `event` to ``events`` and to the engine's monitor (`earshot monitor` shows reloads).
@@ -283,15 +339,16 @@ public final class SoundBank: Sendable {
         }
     }
     func watch(_ files: [String]) { watcher?.setFiles(files) }
-    func serialised<R>(_ body: () throws(BankError) -> R) throws(BankError) -> R {
+    func serialised<R>(_ body: () -> R) -> R {
         reloadLock.lock()
         defer { reloadLock.unlock() }
-        return try body()
+        return body()
     }
 }
 
-/// The bank's hook into its engine's life: the engine's shutdown ends the bank's watch and
-/// events (Earshot's `EngineSubsystem`, attached at load, detached at unload).
+/// The bank's hook into its engine's life (Earshot's `EngineSubsystem`, attached at load,
+/// detached at unload): a watched save is applied at the start of a frame, and the engine's
+/// shutdown ends the bank's watch and events.
 final class BankLifetime: EngineSubsystem {
     private let lock = NSLock()
     // Guarded by `lock`; weak: the engine's list of subsystems must not keep the bank alive.
@@ -307,6 +364,8 @@ final class BankLifetime: EngineSubsystem {
 
     /// Whether the engine's shutdown has run this hook.
     var sawShutdown: Bool { lock.lock(); defer { lock.unlock() }; return _shutDown }
+
+    func beginFrame(_ engine: AudioEngine) { bank?.frameStarted() }
 
     func shutdown(_ engine: AudioEngine) {
         lock.lock()

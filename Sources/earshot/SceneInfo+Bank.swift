@@ -13,11 +13,9 @@ extension SceneInfo {
             SceneDescription.fail(problems, path: path)   // each problem once, all of them
         }
         if json {
-            let object: [String: Any] = [
+            let object = definitionsJSON(bank.definitions).merging([
                 "file": bank.file, "name": bank.name, "kind": "bank", "includes": bank.includedFiles,
-                "clips": bank.clips.map(\.id), "music": bank.music.map(\.id) + bank.musicSets.map(\.id), "musicTracks": bank.music.map(Self.json),
-                "musicSets": musicSetsJSON(bank.musicSets), "zones": bank.zones.map(\.name),
-                "sounds": bank.sounds.map(Self.json),
+                "zones": bank.zones.map(\.name),
                 "snapshots": bank.snapshots.map { s -> [String: Any] in
                     ["id": s.id, "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 })]
                 },
@@ -26,10 +24,8 @@ extension SceneInfo {
                     if let g = b.gainDB { o["gain"] = g }
                     return o
                 },
-            ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            sayJSON(String(decoding: data, as: UTF8.self))
-            return
+            ]) { _, own in own }
+            return try sayJSONObject(object)
         }
         say("bank:      \(bank.file)")
         say("name:      \(bank.name)")

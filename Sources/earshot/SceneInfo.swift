@@ -19,6 +19,18 @@ struct SceneInfo {
         }
     }
 
+    /// The JSON of what a scene and a bank share: clips, music (tracks and sets) and sounds.
+    static func definitionsJSON(_ d: SceneDefinitions) -> [String: Any] {
+        ["clips": d.clips.map(\.id), "music": d.music.map(\.id) + d.musicSets.map(\.id), "musicTracks": d.music.map(json),
+         "musicSets": musicSetsJSON(d.musicSets), "sounds": d.sounds.map(json)]
+    }
+
+    /// Writes `object` as pretty-printed JSON with sorted keys.
+    static func sayJSONObject(_ object: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        earshot.sayJSON(String(decoding: data, as: UTF8.self))
+    }
+
     static func describe(_ s: SceneSnapshot) -> String {
         let gains = s.gains.map { "\($0.bus) \(format($0.db)) dB" }
         let filters = s.filters.map { "\($0.bus) filter gain \(format(Double($0.filter.gain))) gainHF \(format(Double($0.filter.gainHF)))" }
@@ -57,14 +69,12 @@ struct SceneInfo {
         let markers = clipMarkers
         let follow = followUpCounts
         if json {
-            let object: [String: Any] = [
+            let object = Self.definitionsJSON(scene.definitions).merging([
                 "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
-                "clips": scene.clips.map(\.id), "music": scene.music.map(\.id) + scene.musicSets.map(\.id), "musicTracks": scene.music.map(Self.json),
-                "musicSets": Self.musicSetsJSON(scene.musicSets), "emitters": scene.emitters.map(\.id),
+                "emitters": scene.emitters.map(\.id),
                 "events": scene.events.count, "eventsAfterVoices": follow.ends, "eventsAtMarkers": follow.markers,
                 "clipMarkers": Dictionary(markers.map { c in (c.id, c.markers.map { ["name": $0.name, "seconds": $0.seconds] as [String: Any] }) },
                                           uniquingKeysWith: { a, _ in a }),
-                "sounds": scene.sounds.map(Self.json),
                 "snapshots": scene.snapshots.map { s -> [String: Any] in
                     ["id": s.id,
                      "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 }),
@@ -79,10 +89,8 @@ struct SceneInfo {
                     if let g = b.gainDB { o["gain"] = g }
                     return o
                 },
-            ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            sayJSON(String(decoding: data, as: UTF8.self))
-            return
+            ]) { _, own in own }
+            return try Self.sayJSONObject(object)
         }
         say("scene:     \(scene.file)")
         say("name:      \(scene.name)")

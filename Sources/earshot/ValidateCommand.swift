@@ -30,39 +30,32 @@ struct ValidateCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        if SceneBank.isBank(path: scene) { return validateBank() }
-        let result = Scene.check(path: scene)
-        let warnings = (try? result.get())?.warnings() ?? []
-        let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
-        let ok = problems.isEmpty && (!strict || warnings.isEmpty)
-        if json {
-            sayJSON(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
-            if !ok { Foundation.exit(1) }
+        if SceneBank.isBank(path: scene) {
+            // A bank's warnings: old linear gains and likely unit slips, its includes' too.
+            let result = SceneBank.check(path: scene)
+            report(result, warnings: (try? result.get())?.warnings ?? []) { b in
+                "\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
+                    + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
+                    + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")")
+            }
             return
         }
-        switch result {
-        case .success(let s):
-            for w in warnings { note("earshot: warning: \(w.description)") }
-            if strict, !warnings.isEmpty {
-                earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
-            }
+        let result = Scene.check(path: scene)
+        let warnings = (try? result.get())?.warnings() ?? []
+        report(result, warnings: warnings) { s in
             let moving = s.emitters.filter { $0.path.moves }.count
-            say("\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
-                  + "\(s.clips.count) clips, \(s.music.count) music tracks, " + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ") + "\(s.emitters.count) emitters (\(moving) moving), "
-                  + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
-                  + (s.hrtf ? ", HRTF" : "")
-                  + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))
-        case .failure(let problems):
-            SceneDescription.fail(problems, path: scene)
+            return "\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
+                + "\(s.clips.count) clips, \(s.music.count) music tracks, " + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ") + "\(s.emitters.count) emitters (\(moving) moving), "
+                + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
+                + (s.hrtf ? ", HRTF" : "")
+                + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
         }
     }
 
-    /// A bank: its problems, or a summary of what it defines.
-    func validateBank() {
-        let result = SceneBank.check(path: scene)
+    /// A scene's or a bank's outcome: as JSON, or its warnings and `summary` — its problems
+    /// (exit 1) when it has any, or warnings under `--strict`.
+    func report<T>(_ result: Result<T, SceneProblems>, warnings: [SceneWarning], summary: (T) -> String) {
         let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
-        // A bank's warnings: old linear gains and likely unit slips, its includes' too.
-        let warnings = (try? result.get())?.warnings ?? []
         let ok = problems.isEmpty && (!strict || warnings.isEmpty)
         if json {
             sayJSON(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
@@ -70,14 +63,12 @@ struct ValidateCommand: ParsableCommand {
             return
         }
         switch result {
-        case .success(let b):
+        case .success(let value):
             for w in warnings { note("earshot: warning: \(w.description)") }
             if strict, !warnings.isEmpty {
                 earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
             }
-            say("\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
-                  + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
-                  + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")"))
+            say(summary(value))
         case .failure(let problems):
             SceneDescription.fail(problems, path: scene)
         }

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Every ```swift example in the documentation — doc comments of `Sources/Earshot`,
-/// `Sources/EarshotScenes` and `Sources/EarshotBanks`, the DocC articles and the README — is compiled (type-checked against
+/// `Sources/EarshotContent`, `Sources/EarshotScenes` and `Sources/EarshotBanks`, the DocC articles and the README — is compiled (type-checked against
 /// the built modules), so that an example a game developer copies is one that builds. Each example becomes
 /// the body of a function whose errors point back at the example's own file and line
 /// (`#sourceLocation`). Examples may use an `engine` they did not create (the parameter the
@@ -51,7 +51,7 @@ final class DocExampleTests: XCTestCase {
     func testEveryDocumentationExampleCompiles() throws {
         let root = CLIRunner.packageRoot
         var examples: [Example] = []
-        for folder in ["Sources/Earshot", "Sources/EarshotScenes", "Sources/EarshotBanks"] {
+        for folder in ["Sources/Earshot", "Sources/EarshotContent", "Sources/EarshotScenes", "Sources/EarshotBanks"] {
             let base = root.appendingPathComponent(folder)
             let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
             for f in files.sorted() where f.hasSuffix(".swift") || f.hasSuffix(".md") {

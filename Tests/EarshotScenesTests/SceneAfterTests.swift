@@ -3,7 +3,7 @@ import EarshotScenes
 import EarshotTestSupport
 import XCTest
 
-/// Events that run `after:` a named voice ends (EarshotScenes/SceneRuntime+After.swift): on the
+/// Events that run `after:` a named voice ends (EarshotScenes/Runtime/SceneRuntime+After.swift): on the
 /// frame after a clip's last one, a `delay:` later exactly, also in chains; a sound's end is
 /// followed when the engine reports it. Measured on the output of a 12 kHz sine, whose samples at
 /// 48 kHz run 0, +a, 0, −a from its first frame: a start one frame off breaks the pattern.

@@ -1,4 +1,5 @@
 import Earshot
+@testable import EarshotContent
 @testable import EarshotScenes
 import EarshotTestSupport
 import XCTest

@@ -4,7 +4,7 @@ import EarshotTestSupport
 import XCTest
 
 /// Events at a named voice's markers (`{ at: { marker: line1.hit }, play: boom }`,
-/// EarshotScenes/SceneRuntime+Markers.swift): on the marker's exact frame offline, on every pass
+/// EarshotScenes/Runtime/SceneRuntime+Markers.swift): on the marker's exact frame offline, on every pass
 /// of a loop, a `delay:` later, after an offset; a sound's markers as the engine reports them;
 /// `validate` knows the clips' markers. Measured on the output of a 12 kHz sine, whose samples at
 /// 48 kHz run 0, +a, 0, −a from its first frame: a start one frame off breaks the pattern.

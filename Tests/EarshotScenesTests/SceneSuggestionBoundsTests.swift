@@ -1,3 +1,4 @@
+@testable import EarshotContent
 @testable import EarshotScenes
 import XCTest
 

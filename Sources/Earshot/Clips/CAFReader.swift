@@ -374,11 +374,6 @@ public enum CAFReader {
     }
 
     @inline(__always)
-    static func readU16(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt16 {
-        UInt16(b[at]) << 8 | UInt16(b[at + 1])
-    }
-
-    @inline(__always)
     static func readU32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
         UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
     }

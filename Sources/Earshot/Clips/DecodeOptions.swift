@@ -60,13 +60,5 @@ extension ClipDecoder {
                                 limit: maxBytes, setting: limitName)
             }
         }
-
-        /// The encoded bytes a decoder may read into memory for a file whose decoded audio must
-        /// fit ``maxBytes``: no encoding Earshot reads in memory shrinks by more than 4 (64-bit
-        /// floats become 32-bit; 8-bit integers grow), plus room for headers.
-        var maxEncodedBytes: Int {
-            let (v, o) = maxBytes.multipliedReportingOverflow(by: 4)
-            return o ? Int.max : v + (1 << 20)
-        }
     }
 }

@@ -18,12 +18,6 @@ import Glibc
 /// let music = try VorbisFileDecoder.decode(path: "Assets/Music/theme.ogg")
 /// ```
 public enum VorbisFileDecoder {
-    /// Whether the bytes start an Ogg stream whose first packet is a Vorbis identification header.
-    /// The first packet starts after the page's segment table (27 + its length, byte 26).
-    public static func looksLikeVorbis(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        oggCodec(bytes) == .vorbis
-    }
-
     /// What an Ogg stream's first packet says it carries.
     public enum OggCodec: Sendable { case vorbis, opus, flac, other }
 

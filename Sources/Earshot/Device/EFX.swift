@@ -118,48 +118,54 @@ enum EFX {
 
     /// Sets an echo effect's parameters (the effect must be of type `AL_EFFECT_ECHO`).
     static func setEcho(_ effect: ALuint, _ e: EchoProperties) throws(EarshotError) {
-        alEffectf(effect, AL_ECHO_DELAY, e.delay)
-        alEffectf(effect, AL_ECHO_LRDELAY, e.lrDelay)
-        alEffectf(effect, AL_ECHO_DAMPING, e.damping)
-        alEffectf(effect, AL_ECHO_FEEDBACK, e.feedback)
-        alEffectf(effect, AL_ECHO_SPREAD, e.spread)
-        try ALCheck.strict("echo parameters")
+        try checked("echo parameters") {
+            alEffectf(effect, AL_ECHO_DELAY, e.delay)
+            alEffectf(effect, AL_ECHO_LRDELAY, e.lrDelay)
+            alEffectf(effect, AL_ECHO_DAMPING, e.damping)
+            alEffectf(effect, AL_ECHO_FEEDBACK, e.feedback)
+            alEffectf(effect, AL_ECHO_SPREAD, e.spread)
+        }
     }
 
     /// Puts `effect` (or nothing, 0) in `slot`; OpenAL copies the effect's current parameters.
     static func attach(_ effect: ALuint, to slot: ALuint) throws(EarshotError) {
-        alAuxiliaryEffectSloti(slot, AL_EFFECTSLOT_EFFECT, ALint(effect))
-        try ALCheck.strict("alAuxiliaryEffectSloti(AL_EFFECTSLOT_EFFECT)")
+        try checked("alAuxiliaryEffectSloti(AL_EFFECTSLOT_EFFECT)") { alAuxiliaryEffectSloti(slot, AL_EFFECTSLOT_EFFECT, ALint(effect)) }
     }
 
     /// The slot's output gain, 0…1.
     static func setSlotGain(_ slot: ALuint, _ gain: Float) throws(EarshotError) {
-        alAuxiliaryEffectSlotf(slot, AL_EFFECTSLOT_GAIN, min(max(gain, 0), 1))
-        try ALCheck.strict("alAuxiliaryEffectSlotf(AL_EFFECTSLOT_GAIN)")
+        try checked("alAuxiliaryEffectSlotf(AL_EFFECTSLOT_GAIN)") { alAuxiliaryEffectSlotf(slot, AL_EFFECTSLOT_GAIN, min(max(gain, 0), 1)) }
     }
 
     /// Sets a low-pass filter's gains (clamped to 0…1).
     static func setLowPass(_ filter: ALuint, gain: Float, gainHF: Float) throws(EarshotError) {
-        alFilterf(filter, AL_LOWPASS_GAIN, min(max(gain, 0), 1))
-        alFilterf(filter, AL_LOWPASS_GAINHF, min(max(gainHF, 0), 1))
-        try ALCheck.strict("low-pass filter gains")
+        try checked("low-pass filter gains") {
+            alFilterf(filter, AL_LOWPASS_GAIN, min(max(gain, 0), 1))
+            alFilterf(filter, AL_LOWPASS_GAINHF, min(max(gainHF, 0), 1))
+        }
     }
 
     /// Routes `source`'s auxiliary send `send` to `slot` (0: none) through `filter` (0: none).
     static func route(_ source: ALuint, send: Int, to slot: ALuint, filter: ALuint) throws(EarshotError) {
-        alSource3i(source, AL_AUXILIARY_SEND_FILTER, ALint(slot), ALint(send), ALint(filter))
-        try ALCheck.strict("alSource3i(AL_AUXILIARY_SEND_FILTER, send \(send))")
+        try checked("alSource3i(AL_AUXILIARY_SEND_FILTER, send \(send))") {
+            alSource3i(source, AL_AUXILIARY_SEND_FILTER, ALint(slot), ALint(send), ALint(filter))
+        }
     }
 
     /// Sets `source`'s direct-path filter (0: none).
     static func setDirectFilter(_ source: ALuint, _ filter: ALuint) throws(EarshotError) {
-        alSourcei(source, AL_DIRECT_FILTER, ALint(filter))
-        try ALCheck.strict("alSourcei(AL_DIRECT_FILTER)")
+        try checked("alSourcei(AL_DIRECT_FILTER)") { alSourcei(source, AL_DIRECT_FILTER, ALint(filter)) }
     }
 
     /// Sets `source`'s air absorption factor (0…10; 0 is none).
     static func setAirAbsorption(_ source: ALuint, _ factor: Float) throws(EarshotError) {
-        alSourcef(source, AL_AIR_ABSORPTION_FACTOR, min(max(factor, 0), 10))
-        try ALCheck.strict("alSourcef(AL_AIR_ABSORPTION_FACTOR)")
+        try checked("alSourcef(AL_AIR_ABSORPTION_FACTOR)") { alSourcef(source, AL_AIR_ABSORPTION_FACTOR, min(max(factor, 0), 10)) }
+    }
+
+    /// Runs `calls` on our own EFX objects, then checks them through ``ALCheck/strict(_:)``.
+    @inline(__always)
+    private static func checked(_ what: @autoclosure () -> String, _ calls: () -> Void) throws(EarshotError) {
+        calls()
+        try ALCheck.strict(what())
     }
 }

@@ -32,7 +32,7 @@ extension AudioEngine {
     public func setGain(_ gain: Float, for bus: Bus) throws(EarshotError) {
         guard gain.isFinite, gain >= 0 else { throw .invalidArgument("bus gain \(gain) must be finite and ≥ 0") }
         try changingBuses { () throws(EarshotError) in   // tracks on the bus take the level now
-            core.updateBus(try core.requireBus(bus)) { $0.gain = gain }
+            core.setBusGain(gain, at: try core.requireBus(bus))
         }
     }
 
@@ -41,7 +41,7 @@ extension AudioEngine {
     /// the engine does not have.
     public func setMuted(_ muted: Bool, for bus: Bus) throws(EarshotError) {
         try changingBuses { () throws(EarshotError) in   // tracks on the bus take the level now
-            core.updateBus(try core.requireBus(bus)) { $0.muted = muted }
+            core.setBusMuted(muted, at: try core.requireBus(bus))
         }
     }
 
@@ -91,7 +91,7 @@ extension AudioEngine {
     /// ```
     public func setPaused(_ paused: Bool, for bus: Bus) throws(EarshotError) {
         try changingBuses { () throws(EarshotError) in
-            core.updateBus(try core.requireBus(bus)) { $0.paused = paused }
+            core.setBusPaused(paused, at: try core.requireBus(bus))
         }
     }
 

@@ -38,7 +38,7 @@ final class DeviceRecovery: Sendable {
     /// Signalled by ``cancel()`` to cut the reopen loop's wait short.
     private let wake = DispatchSemaphore(value: 0)
     /// Tests: called once per rebuild with the reopened device's context made, before the core
-    /// takes them (the window in which a shutdown used to leave them behind).
+    /// takes them (the window in which a shutdown must not leave them behind).
     let beforeRebuild = Locked<(@Sendable () -> Void)?>(nil)
     /// Tests: called once per rebuild between the core's rebuild and the music's reattach.
     let beforeMusicReattach = Locked<(@Sendable () -> Void)?>(nil)
@@ -98,7 +98,7 @@ final class DeviceRecovery: Sendable {
     }
 
     /// Stops the reopen loop and closes a device it opened but nobody took.
-    /// The loop stops within one open attempt (it no longer sleeps out its backoff).
+    /// The loop stops within one open attempt (the wait between attempts is cut short).
     func cancel() {
         cancelled.store(true, ordering: .releasing)
         wake.signal()

@@ -1,47 +1,69 @@
 import COpenAL
 
-/// The buses' state in the core: their table, gains, holds and the changes gathered for the
-/// voices (under the AL lock, as all of ``EngineCore``).
+/// The core's side of the buses (AL lock held): ``busTable`` owns their state; each change here
+/// is pushed to the voices and gathered in ``busChanges`` for the subsystems.
 extension EngineCore {
-    func busIndex(_ bus: Bus) -> Int? { buses.firstIndex { $0.bus == bus } }
+    /// Bus states by index (read-only: ``BusTable`` owns them).
+    var buses: [BusState] { busTable.states }
+    var interruptionHold: Bool { busTable.interruptionHold }
+    var pauseAllExcept: Set<Bus>? { busTable.pauseAllExcept }
+
+    func busIndex(_ bus: Bus) -> Int? { busTable.index(of: bus) }
 
     /// The index of `bus`, or ``EarshotError/invalidArgument(_:)`` when the engine has no such bus.
     func requireBus(_ bus: Bus) throws(EarshotError) -> Int {
-        guard let i = busIndex(bus) else { throw Self.noBus(bus) }
+        guard let i = busIndex(bus) else { throw BusTable.noBus(bus) }
         return i
     }
 
     func addBus(_ bus: Bus) -> Bool {
-        guard busIndex(bus) == nil else { return false }
-        buses.append(BusState(bus: bus))
+        guard busTable.add(bus) else { return false }
         syncBuses()
         return true
     }
 
-    func updateBus(_ i: Int, _ change: (inout BusState) -> Void) {
-        change(&buses[i])
+    func setBusGain(_ gain: Float, at i: Int) {
+        busTable.setGain(gain, at: i)
+        syncBuses()
+    }
+
+    func setBusMuted(_ muted: Bool, at i: Int) {
+        busTable.setMuted(muted, at: i)
+        syncBuses()
+    }
+
+    func setBusPaused(_ paused: Bool, at i: Int) {
+        busTable.setPaused(paused, at: i)
+        syncBuses()
+    }
+
+    /// The audio session's duck factor on `bus` (nothing for a bus the engine does not have).
+    func setBusDuck(_ duck: Float, on bus: Bus) {
+        guard let i = busIndex(bus) else { return }
+        busTable.setDuck(duck, at: i)
         syncBuses()
     }
 
     /// Holds (or releases) every bus's voices for an audio-session interruption.
     func setInterruptionHold(_ hold: Bool) {
-        // Snapshot fades stand still during the hold: bring them up to now under the old state.
-        if !mixer.snapshots.isEmpty, advanceSnapshots() { refreshMix() }
-        interruptionHold = hold
+        mixer.catchUp(host: self)   // snapshot fades stand still during the hold: up to now first
+        busTable.setInterruptionHold(hold)
         if hold { audioClock.hold(.interruption, source: heardSource) } else { audioClock.release(.interruption, source: heardSource) }
         syncBuses()
     }
 
     /// Holds every bus but `except` (nil: releases the hold) for `pauseAll(except:)`.
     func setPauseAll(except: Set<Bus>?) {
-        pauseAllExcept = except
+        busTable.setPauseAll(except: except)
         syncBuses()
     }
 
     /// Whether `bus` is held by the game: its own pause or `pauseAll(except:)` (not an interruption).
-    func isHeldByGame(_ bus: Bus) -> Bool {
-        guard let i = busIndex(bus) else { return false }
-        return buses[i].paused || (pauseAllExcept.map { !$0.contains(bus) } ?? false)
+    func isHeldByGame(_ bus: Bus) -> Bool { busTable.isHeldByGame(bus) }
+
+    /// Whether `bus` is held now, for any reason (see ``isHeldByGame(_:)`` for the game's own holds).
+    func isHeld(_ bus: Bus) -> Bool {
+        busIndex(bus).map { busTable.isHeld(at: $0) } ?? false
     }
 
     func setMasterGain(_ gain: Float) {
@@ -50,34 +72,18 @@ extension EngineCore {
         alListenerf(AL_GAIN, listener.gain * masterGain)
     }
 
-    /// Writes the mix's per-bus snapshot and sidechain factors (indexed like `buses`); the
-    /// voices are marked only when a factor changed (and the subsystems hear of it through
-    /// ``busChanges``).
-    func applyMixFactors(snapshot: [Float], sidechain: [Float]) {
-        var changed = false
-        for i in buses.indices where i < snapshot.count && i < sidechain.count {
-            guard buses[i].snapshot != snapshot[i] || buses[i].sidechain != sidechain[i] else { continue }
-            buses[i].snapshot = snapshot[i]
-            buses[i].sidechain = sidechain[i]
-            changed = true
-        }
-        if changed {
-            mixer.syncs += 1
-            syncBuses()
-        }
-    }
-
+    /// Pushes the bus gains and holds to the voices, noting what changed in ``busChanges``.
     func syncBuses() {
-        // Delays run in playback time: account the pauses so far before they change.
-        pool.accountPauses(now: now)
+        pool.accountPauses(now: now)   // delays run in playback time: account the pauses so far first
+        let buses = busTable.states
         if pool.busGains.count != buses.count {
             busChanges.levels = true
-            busChanges.holds = busChanges.holds || buses.contains(where: isHeld)
+            busChanges.holds = busChanges.holds || buses.indices.contains(where: busTable.isHeld(at:))
             pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.map { isHeld($0.bus) }
+            pool.busPaused = buses.indices.map(busTable.isHeld(at:))
         } else {
             for i in buses.indices {
-                let gain = buses[i].effectiveGain, held = isHeld(buses[i])
+                let gain = buses[i].effectiveGain, held = busTable.isHeld(at: i)
                 if pool.busGains[i] != gain { busChanges.levels = true }
                 if pool.busPaused[i] != held { busChanges.holds = true }
                 pool.busGains[i] = gain
@@ -85,17 +91,6 @@ extension EngineCore {
             }
         }
         pool.markAllGainsDirty()
-    }
-
-    /// Whether `state`'s voices are held: the game paused the bus, `pauseAll(except:)` does not
-    /// spare it, or an interruption holds every bus.
-    private func isHeld(_ state: BusState) -> Bool {
-        state.paused || interruptionHold || (pauseAllExcept.map { !$0.contains(state.bus) } ?? false)
-    }
-
-    /// Whether `bus` is held now, for any reason (see ``isHeldByGame(_:)`` for the game's own holds).
-    func isHeld(_ bus: Bus) -> Bool {
-        busIndex(bus).map { isHeld(buses[$0]) } ?? false
     }
 
     /// Takes the bus changes gathered since the last call (see ``busChanges``).

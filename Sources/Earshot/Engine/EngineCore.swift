@@ -9,10 +9,11 @@ import Glibc
 /// `@exclusivity(unchecked)` (Swift's dynamic exclusivity check cost each play ~76 instructions
 /// per field in callgrind counts); the rest keep the checks (no difference measured in `earshot
 /// stress`). The core is split by operation: clips, voices, the frame and the listener here;
-/// `EngineCore+Buses.swift` (bus state), `EngineCore+Mix.swift` (snapshots, sidechains) and
-/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones and bus effects are
-/// the ``EnvironmentStage``'s. The mix and the environment step inside the frame as ``CoreStage``s
-/// (``stages``). State those files set is internal rather than private.
+/// `EngineCore+Buses.swift` (pushing the buses to the voices; ``BusTable`` owns their state),
+/// `EngineCore+Mix.swift` (the ``MixHost`` the ``Mixer`` talks through) and
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones, bus effects and the
+/// send router are the ``EnvironmentStage``'s. The mix and the environment step inside the frame
+/// as ``CoreStage``s (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     // `@exclusivity(unchecked)`: read on every play, touched only under the AL lock (as the
     // pool's columns); each dynamic check cost a play 76 instructions (issue 35).
@@ -36,8 +37,9 @@ final class EngineCore {
     var freeClipIDs: [UInt32] = []
     /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift): a stage before the voices.
     let mixer = Mixer()
-    /// Reverb zones and bus effects, and the sends' ramps, each frame: a stage after the voices.
-    let environment = EnvironmentStage()
+    /// Reverb zones, bus effects, the sends' router and what the context offers for them
+    /// (Environment/): a stage after the voices.
+    let environment: EnvironmentStage
     /// Game parameters: their values and seeks, and the curves of sounds, layers and buses on
     /// the voices (Parameters/): a stage before the voices, and its filters' stage after them.
     let parameters: ParameterStage
@@ -51,24 +53,12 @@ final class EngineCore {
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
     var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
     private(set) var listener = Listener()
-    /// Bus states; indices 0…3 are ``Bus/builtIn``.
-    @exclusivity(unchecked) var buses: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
-    /// Music's power on each bus (by index, master aside; ``MusicHost/setStreamedPower(_:)``).
-    var streamedPower: [Float] = []
-    /// An audio-session interruption holds every bus's voices, buses added meanwhile included;
-    /// kept apart from each bus's own `paused` (the game's), which outlasts it.
-    var interruptionHold = false
-    /// `pauseAll(except:)` is on: every bus but these is held, buses added meanwhile included;
-    /// kept apart from each bus's own `paused`, which outlasts `resumeAll()`.
-    var pauseAllExcept: Set<Bus>?
+    /// The buses' state (Buses/): the core reads it and pushes each change to the voices.
+    let busTable = BusTable()
     /// The master gain over every bus (applied through the listener's AL gain).
     var masterGain: Float = 1
     /// Clips already warned about as stereo played at a position (once each; PlayResolver).
     var warnedStereoPositioned = Set<UInt32>()
-    /// What the context offers for environmental audio (read again after a rebuild).
-    var efx: EFXSupport
-    /// Each voice source's environment: sends to the zone slots, occlusion filters.
-    let sendRouter: SendRouter
     let isLoopback: Bool
     /// Whether clips keep their samples for a device loss (``AudioEngine/Configuration/keepsClipsForRecovery``;
     /// by default only on devices that can be lost).
@@ -118,10 +108,8 @@ final class EngineCore {
         random = SplitMix64(seed: configuration.randomSeed ?? system.next())
         voiceSources = try ALSourceNames.generate(count)
         parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
+        environment = EnvironmentStage(device: device.handle, zoneSends: configuration.zoneSends)
         stages = [mixer, parameters, environment, ParameterFilterStage(parameters: parameters)]
-        efx = EFXSupport.read(device: device.handle)
-        sendRouter = SendRouter(efxAvailable: efx.isAvailable)
-        EnvironmentStage.configureSends(sendRouter, efx: efx, zoneSends: configuration.zoneSends)
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
@@ -136,7 +124,7 @@ final class EngineCore {
             lateStartTolerance: configuration.lateStartTolerance,
             maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
         pool.distanceModel = configuration.distanceModel
-        pool.router = sendRouter
+        pool.router = environment.sendRouter
         syncBuses()
         busChanges = BusChanges()   // the buses as they start are no change
         try applyGlobalState()

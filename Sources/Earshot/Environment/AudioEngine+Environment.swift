@@ -43,7 +43,7 @@ extension AudioEngine {
     /// default unless the game sets its own). Applies to changes made after it is set.
     public var occlusionCurve: OcclusionCurve {
         get { withAL { core.sendRouter.curve } }
-        set { withAL { core.sendRouter.curve = newValue } }
+        set { withAL { core.sendRouter.setCurve(newValue) } }
     }
 
     /// An emitter's environment, or nil once it is removed.
@@ -98,7 +98,7 @@ extension AudioEngine {
         guard filter.isValid else { throw .invalidArgument("filter gains \(filter.gain), \(filter.gainHF) must be within 0…1") }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
+            let b = try core.requireBus(bus)
             core.sendRouter.setBusFilter(filter, bus: b)
         }
     }
@@ -125,7 +125,7 @@ extension AudioEngine {
         guard level.isFinite, (0...1).contains(level) else { throw .invalidArgument("effect level \(level) is outside 0…1") }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
+            let b = try core.requireBus(bus)
             try core.environment.setBusEffect(effect, level: level, bus: b, core: core)
         }
     }

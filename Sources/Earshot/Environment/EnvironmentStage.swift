@@ -6,15 +6,13 @@ import COpenAL
 /// occlusion filters; on a new device it remakes the slots and bus effects with the state the
 /// old ones had; at teardown it deletes them. AL lock held throughout (it is the core's).
 ///
-/// The per-source send plumbing (``EngineCore/sendRouter``) and what the context offers
-/// (``EngineCore/efx``) stay on the core: the voice pool reads the router when it hands out
-/// sources, and the mix writes bus filter layers into it.
-///
-/// ```swift
-/// let stage = EnvironmentStage()
-/// assert(stage.phase == .afterVoices && stage.reverbZones.isEmpty)   // sends follow this frame's sources
-/// ```
+/// It owns the per-source send plumbing (``sendRouter``: the voice pool reads it when it hands
+/// out sources, the mix writes bus filter layers into it) and what the context offers (``efx``).
 final class EnvironmentStage: CoreStage {
+    /// What the context offers for environmental audio (read again after a rebuild).
+    private(set) var efx: EFXSupport
+    /// Each voice source's environment: sends to the zone slots, occlusion filters.
+    let sendRouter: SendRouter
     /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
     private(set) var reverbZones: [ReverbZone] = []
     /// The zones' slots, made when the first zones are set on a device with EFX.
@@ -25,11 +23,17 @@ final class EnvironmentStage: CoreStage {
     /// render after the change; at most two or three at once).
     private var reverbCrossFades: [Int] = []
 
+    init(device: OpaquePointer, zoneSends: Int) {
+        efx = EFXSupport.read(device: device)
+        sendRouter = SendRouter(efxAvailable: efx.isAvailable)
+        sendRouter.configure(efx: efx, zoneSends: zoneSends)
+    }
+
     var phase: CoreStage.Phase { .afterVoices }
 
     func step(_ core: EngineCore, time: CoreStage.FrameTime) {
         stepZones(elapsed: time.elapsed, core: core)
-        core.sendRouter.step(elapsed: min(max(time.elapsed, 0), 0.25))
+        sendRouter.step(elapsed: min(max(time.elapsed, 0), 0.25))
     }
 
     func teardown(_ core: EngineCore) {
@@ -40,7 +44,7 @@ final class EnvironmentStage: CoreStage {
             EFX.deleteEffect(e.object)
         }
         busEffects = [:]
-        core.sendRouter.teardown()
+        sendRouter.teardown()
     }
 
     /// The frames a loopback mix call may still run before a reverb cross-fade under way ends
@@ -61,11 +65,11 @@ final class EnvironmentStage: CoreStage {
     func setReverbZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
         reverbZones = zones
         if zoneMixer == nil, !zones.isEmpty, !core.isDeviceLost {
-            let sends = core.sendRouter.zoneSendCount
-            guard core.efx.isAvailable, sends > 0 else { return }
+            let sends = sendRouter.zoneSendCount
+            guard efx.isAvailable, sends > 0 else { return }
             let mixer = try ReverbZoneMixer(sends: sends)
             zoneMixer = mixer
-            core.sendRouter.setSlots(mixer.slots, playing: core.pool.realSources())
+            sendRouter.setSlots(mixer.slots, playing: core.pool.realSources())
         }
         zoneMixer?.setZones(zones)
     }
@@ -76,20 +80,13 @@ final class EnvironmentStage: CoreStage {
         reverbCrossFades.append(ReverbDomain.crossFadeFrames)
     }
 
-    /// Splits the granted sends: the zones' first, then one for bus effects when there is room.
-    static func configureSends(_ router: SendRouter, efx: EFXSupport, zoneSends: Int) {
-        let granted = efx.isAvailable ? efx.maxAuxiliarySends : 0
-        router.zoneSendCount = min(zoneSends, granted)
-        router.hasBusSend = granted > router.zoneSendCount
-    }
-
 
     /// Gives bus `bus` an effect at `level` (0…1), replaces it, or (nil) removes it.
     func setBusEffect(_ effect: BusEffect?, level: Float, bus: Int, core: EngineCore) throws(EarshotError) {
         if let old = busEffects[bus] {
             busEffects[bus] = nil
-            core.sendRouter.setBusSlot(0, bus: bus, playing: core.pool.realSources())
-            core.sendRouter.rerouteBus(bus)
+            sendRouter.setBusSlot(0, bus: bus, playing: core.pool.realSources())
+            sendRouter.rerouteBus(bus)
             EFX.deleteSlot(old.slot)
             EFX.deleteEffect(old.object)
             try ALCheck.strict("deleting a bus effect")
@@ -98,8 +95,8 @@ final class EnvironmentStage: CoreStage {
         guard core.configuration.busEffects else {
             throw .invalidArgument("bus effects need a send of their own: create the engine with Configuration.busEffects = true")
         }
-        guard core.efx.isAvailable, core.sendRouter.hasBusSend else {
-            throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(core.efx.maxAuxiliarySends) sends, \(core.sendRouter.zoneSendCount) for zones)")
+        guard efx.isAvailable, sendRouter.hasBusSend else {
+            throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(efx.maxAuxiliarySends) sends, \(sendRouter.zoneSendCount) for zones)")
         }
         let slot = try EFX.makeSlot()
         let object: ALuint
@@ -118,7 +115,7 @@ final class EnvironmentStage: CoreStage {
         try EFX.attach(object, to: slot)
         try EFX.setSlotGain(slot, level)
         busEffects[bus] = (effect, level, slot, object)
-        core.sendRouter.setBusSlot(slot, bus: bus, playing: core.pool.realSources())
+        sendRouter.setBusSlot(slot, bus: bus, playing: core.pool.realSources())
     }
 
     /// Glides the zone slots toward what the listener should hear (playback time).
@@ -136,10 +133,9 @@ final class EnvironmentStage: CoreStage {
 
     /// After a device rebuild: new slots on the new context with the state the old ones had.
     func rebuild(_ core: EngineCore) throws(EarshotError) {
-        core.efx = EFXSupport.read(device: core.device.handle)
-        core.sendRouter.forgetSources()
-        core.sendRouter.efxAvailable = core.efx.isAvailable
-        Self.configureSends(core.sendRouter, efx: core.efx, zoneSends: core.configuration.zoneSends)
+        efx = EFXSupport.read(device: core.device.handle)
+        sendRouter.forgetSources()
+        sendRouter.configure(efx: efx, zoneSends: core.configuration.zoneSends)
         let effects = busEffects
         busEffects = [:]
         for (bus, e) in effects { try setBusEffect(e.effect, level: e.level, bus: bus, core: core) }
@@ -148,14 +144,20 @@ final class EnvironmentStage: CoreStage {
             if !reverbZones.isEmpty { try setReverbZones(reverbZones, core: core) }
             return
         }
-        let sends = core.sendRouter.zoneSendCount
-        guard core.efx.isAvailable, sends > 0 else {
+        let sends = sendRouter.zoneSendCount
+        guard efx.isAvailable, sends > 0 else {
             self.zoneMixer = nil
-            core.sendRouter.setSlots([], playing: [])
+            sendRouter.setSlots([], playing: [])
             return
         }
         try zoneMixer.rebuild(sends: sends)
         noteReverbCrossFade()
-        core.sendRouter.setSlots(zoneMixer.slots, playing: core.pool.realSources())
+        sendRouter.setSlots(zoneMixer.slots, playing: core.pool.realSources())
     }
+}
+
+extension EngineCore {
+    /// The environment's send router and EFX support (``EnvironmentStage`` owns them).
+    var sendRouter: SendRouter { environment.sendRouter }
+    var efx: EFXSupport { environment.efx }
 }

@@ -26,9 +26,9 @@ final class SendRouter {
     /// The zone slots, send by send (empty: no zones).
     private(set) var slots: [ALuint] = []
     /// Sends given to the zones; the send after them goes to the voice's bus effect.
-    var zoneSendCount = 0
+    private(set) var zoneSendCount = 0
     /// Whether a send exists for bus effects.
-    var hasBusSend = false
+    private(set) var hasBusSend = false
     /// Per bus index: the slot of its effect (0: none).
     private var busSlots: [ALuint] = []
     /// Per bus index: the filter on every voice of the bus, applied and gliding-to. The target
@@ -44,23 +44,31 @@ final class SendRouter {
     private var states: [SourceState] = []
     private var gliding: [ALuint] = []
     /// The curve from occlusion/obstruction to filter gains (``AudioEngine/occlusionCurve``).
-    var curve = OcclusionCurve()
+    private(set) var curve = OcclusionCurve()
     /// The scratch low-pass filter (0 until first needed; never made without EFX).
     private var scratch: ALuint = 0
     /// Whether the context has EFX (read again after a device rebuild).
-    var efxAvailable: Bool
+    private(set) var efxAvailable: Bool
     /// Per source: the low-pass and send factors of parameter curves (``ParameterFilterStage``),
     /// back to none whenever a voice starts on the source. Read on every start (`apply`) and
-    /// touched only under the AL lock: unchecked, as the pool's columns (its exclusivity check
-    /// cost each `play` 76 instructions, issue 35).
+    /// touched only under the AL lock: unchecked, as the pool's columns (the exclusivity check
+    /// costs each `play` about 76 instructions).
     @exclusivity(unchecked) private var curveFilters: [CurveFilter] = []
 
     init(efxAvailable: Bool) {
         self.efxAvailable = efxAvailable
     }
 
-    /// Whether some source is still gliding toward its target.
-    var isGliding: Bool { !gliding.isEmpty }
+    /// Splits the granted sends: the zones' first, then one for bus effects when there is room
+    /// (at start and after a device rebuild, with what the new context offers).
+    func configure(efx: EFXSupport, zoneSends: Int) {
+        efxAvailable = efx.isAvailable
+        let granted = efx.isAvailable ? efx.maxAuxiliarySends : 0
+        zoneSendCount = min(zoneSends, granted)
+        hasBusSend = granted > zoneSendCount
+    }
+
+    func setCurve(_ curve: OcclusionCurve) { self.curve = curve }
 
     /// Applies `environment` to `source` for a voice on bus `bus` that is `positioned` or not:
     /// at once when the voice is `starting` on the source, as a glide otherwise.
@@ -153,9 +161,6 @@ final class SendRouter {
 
     /// The bus's own filter (as set by ``setBusFilter(_:bus:)``, without snapshots).
     func busFilter(_ bus: Int) -> LowPassFilter { bus < busOwn.count ? busOwn[bus] : .open }
-
-    /// The filter gliding to or applied on bus `bus` now: its own as the snapshots make it.
-    func appliedBusFilter(_ bus: Int) -> LowPassFilter { bus < busTarget.count ? busTarget[bus] : .open }
 
     /// What the active snapshots make of bus `bus`'s own filter (`Mixer.FilterLayer.identity`:
     /// nothing); glides there. Costs a comparison when it did not change.

@@ -28,7 +28,7 @@ extension AudioEngine {
         try Self.checkIntensity(intensity)
         try changingBuses { () throws(EarshotError) in   // tracks take the level now
             guard !core.isShutDown else { throw .engineShutDown }
-            try core.beginSnapshot(snapshot, fade: fade, intensity: intensity)
+            try core.mixer.begin(snapshot, fade: fade, intensity: intensity, host: core)
         }
     }
 
@@ -48,7 +48,7 @@ extension AudioEngine {
         let seconds = fade.isFinite && fade > 0 ? fade : 0
         changingBuses {
             guard !core.isShutDown else { return }
-            core.endSnapshot(named: snapshot.name, fade: seconds)
+            core.mixer.end(named: snapshot.name, fade: seconds, host: core)
         }
     }
 
@@ -70,7 +70,7 @@ extension AudioEngine {
         try Self.checkIntensity(intensity)
         try changingBuses { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            core.setSnapshotIntensity(intensity, named: snapshot.name, fade: fade)
+            core.mixer.setIntensity(intensity, named: snapshot.name, fade: fade, host: core)
         }
     }
 
@@ -82,7 +82,7 @@ extension AudioEngine {
     /// if engine.activeSnapshots.contains("underwater") { print("the sfx are muffled") }
     /// ```
     public var activeSnapshots: [String] {
-        withAL { core.isShutDown ? [] : core.mixer.snapshots.map(\.snapshot.name) }
+        withAL { core.isShutDown ? [] : core.mixer.activeSnapshotNames }
     }
 
     /// The combined factor of the active snapshots on `bus` (linear: 1 for none, 0.25 for
@@ -133,9 +133,9 @@ extension AudioEngine {
         guard source != target else { throw .invalidArgument("bus \"\(target.name)\" cannot duck itself") }
         try changingBuses { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard let t = core.busIndex(target) else { throw EngineCore.noBus(target) }
-            guard let s = core.busIndex(source) else { throw EngineCore.noBus(source) }
-            core.setDucking(ducking, target: t, source: s)
+            guard let t = core.busIndex(target) else { throw BusTable.noBus(target) }
+            guard let s = core.busIndex(source) else { throw BusTable.noBus(source) }
+            core.mixer.setDucking(ducking, target: t, source: s, host: core)
         }
     }
 
@@ -149,7 +149,7 @@ extension AudioEngine {
         try withAL { () throws(EarshotError) -> Ducking? in
             let t = try core.requireBus(target), s = try core.requireBus(source)
             guard !core.isShutDown else { return nil }
-            return core.ducking(target: t, source: s)
+            return core.mixer.ducking(target: t, source: s)
         }
     }
 
@@ -184,7 +184,7 @@ extension AudioEngine {
         try withAL { () throws(EarshotError) -> Double in
             let b = try core.requireBus(bus)
             guard !core.isShutDown else { return -.infinity }
-            return core.level(ofBus: b)
+            return core.mixer.level(ofBus: b, host: core)
         }
     }
 }

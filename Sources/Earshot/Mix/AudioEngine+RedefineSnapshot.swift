@@ -19,21 +19,7 @@ extension AudioEngine {
         try snapshot.validate()
         return try changingBuses { () throws(EarshotError) -> Bool in
             guard !core.isShutDown else { throw .engineShutDown }
-            return try core.redefineSnapshot(snapshot)
+            return try core.mixer.redefine(snapshot, host: core)
         }
-    }
-}
-
-extension EngineCore {
-    /// Replaces an active snapshot's gains and filters in place; false when none is active.
-    func redefineSnapshot(_ snapshot: Snapshot) throws(EarshotError) -> Bool {
-        let (gains, filters) = try busSettings(of: snapshot)
-        _ = advanceSnapshots()   // one that ended meanwhile goes first
-        guard let i = mixer.index(of: snapshot.name) else { return false }
-        mixer.snapshots[i].snapshot = snapshot
-        mixer.snapshots[i].gains = gains
-        mixer.snapshots[i].filters = filters
-        refreshMix()
-        return true
     }
 }

@@ -24,12 +24,8 @@ struct MonitorCapture {
 
     var audioTime: Double = 0
     var sampleRate = 0
-    var realVoices = 0
-    var liveVoices = 0
-    var voiceSources = 0
-    var freeSources = 0
-    var steals = 0
-    var refusals = 0
+    /// The pool's counts; `refusals` adds the plays sounds refused by their own limits.
+    var counts = MonitorVoiceCounts(real: 0, live: 0, sources: 0, freeSources: 0, steals: 0, refusals: 0)
     var deviceLost = false
     var listener = Vector3.zero
     var voices: [VoiceSample] = []
@@ -60,84 +56,70 @@ struct MonitorCapture {
     }
 }
 
-extension EngineCore {
-    /// Fills `capture` with the core's state now. Under the AL lock (the caller's `withAL`); reads
-    /// only, and at most ``MonitorProtocol/maxVoiceRows`` voices, real ones first.
-    func captureForMonitor(into capture: inout MonitorCapture) {
-        capture.reset()
-        let now = self.now
-        let p = pool
-        capture.audioTime = audioTime()
-        capture.sampleRate = sampleRate
-        capture.realVoices = p.realCount
-        capture.liveVoices = p.liveCount
-        capture.voiceSources = p.sources.count
-        capture.freeSources = p.freeSources.count
-        capture.steals = p.stats.steals
-        capture.refusals = p.stats.refusals + sounds.stats.limitRefusals + sounds.stats.cooldownRefusals
-        capture.deviceLost = isDeviceLost
-        capture.listener = listener.position
+extension MonitorCapture {
+    /// Fills the capture with the engine's state now, through what ``MonitorSource`` lets the
+    /// monitor read. Under the AL lock (the caller's `withAL`); at most
+    /// ``MonitorProtocol/maxVoiceRows`` voices, real ones first.
+    mutating func fill(from core: some MonitorSource) {
+        reset()
+        let now = core.now
+        let voices = core.voiceSource, layers = core.parameterSource
+        audioTime = core.audioTime()
+        sampleRate = core.sampleRate
+        counts = voices.monitorCounts
+        counts.refusals += core.soundRefusals
+        deviceLost = core.isDeviceLost
+        listener = core.listener.position
         let limit = MonitorProtocol.maxVoiceRows
-        let curves = parameters.voices.entries
-        func add(_ i: Int) {
-            let v = p.slots[i]
-            let held = v.paused || (v.busIndex < p.busPaused.count && p.busPaused[v.busIndex])
-            let state: UInt8 = v.startAt > now ? 3 : held ? 2 : v.phase == .real ? 0 : 1
-            let clip = Int(v.clipID) < clips.count ? clips[Int(v.clipID)].info?.name ?? "?" : "?"
-            // A layer after the first holds no sound key of its own in the pool: its curve entry
-            // says which sound and layer it plays, and whose layer it is.
-            var key = v.soundKey
-            var layer: Int16 = -1
-            var leader: (index: UInt32, generation: UInt32)?
-            if i < curves.count, curves[i].active, curves[i].generation == v.generation, curves[i].layer >= 0 {
-                key = curves[i].soundKey
-                layer = curves[i].layer
-                if curves[i].leader >= 0 { leader = (UInt32(curves[i].leader), curves[i].leaderGeneration) }
-            }
-            if key != 0, capture.sounds[key] == nil {
-                let sound = sounds.sound(forKey: key)
-                capture.sounds[key] = MonitorCapture.SoundSample(
-                    name: sound.map(MonitorNames.name(of:)) ?? "sound", clipIDs: sound?.definition.clips.map(\.id) ?? [],
-                    layered: sound?.definition.isLayered ?? false)
-            }
-            var variation: Int16 = -1
-            if key != 0, layer < 0, let s = capture.sounds[key], !s.layered, let k = s.clipIDs.firstIndex(of: v.clipID) {
-                variation = Int16(k)
-            }
-            capture.voices.append(.init(index: UInt32(i), generation: v.generation, clip: clip, soundKey: key,
-                                        variation: variation, layer: layer, leader: leader,
-                                        bus: v.busIndex, state: state, gain: v.gain, audibility: v.audibility,
-                                        position: p.position(ofSlot: i), age: now - v.startAt))
+        voices.forEachMonitorVoice { v in
+            guard self.voices.count < limit else { return false }
+            add(v, now: now, layers: layers, core: core)
+            return self.voices.count < limit
         }
-        for i in p.real where capture.voices.count < limit { add(i) }
-        for i in p.live where capture.voices.count < limit && p.slots[i].phase != .real { add(i) }
 
-        var power = [Float](repeating: 0, count: buses.count)
-        p.accumulatePower(into: &power, buses: [Bool](repeating: true, count: buses.count), now: now) { clip, playhead in
-            Int(clip) < clips.count ? clips[Int(clip)].levels.power(at: playhead) : 0
+        let power = core.monitorBusPower()   // music streamed on a bus is metered with its voices
+        let table = core.busTable
+        for (i, b) in table.states.enumerated() {
+            busNames.append(b.bus.name)
+            buses.append(.init(name: b.bus.name, gainDB: MonitorNames.decibels(b.gain),
+                               effectiveDB: MonitorNames.decibels(core.masterGain * b.effectiveGain),
+                               paused: b.paused, muted: b.muted, held: table.isHeldByGame(b.bus),
+                               levelDBFS: max(MonitorProtocol.silenceDecibels, Mixer.decibels(power: power[i])),
+                               duckDB: MonitorNames.decibels(min(b.duck, b.sidechain)),
+                               snapshotDB: MonitorNames.decibels(b.snapshot)))
         }
-        addStreamedPower(into: &power)   // music streamed on a bus is metered with its voices
-        for (i, b) in buses.enumerated() {
-            capture.busNames.append(b.bus.name)
-            capture.buses.append(.init(name: b.bus.name, gainDB: MonitorNames.decibels(b.gain),
-                                       effectiveDB: MonitorNames.decibels(masterGain * b.effectiveGain),
-                                       paused: b.paused, muted: b.muted, held: isHeldByGame(b.bus),
-                                       levelDBFS: max(MonitorProtocol.silenceDecibels, Self.decibels(power: power[i])),
-                                       duckDB: MonitorNames.decibels(min(b.duck, b.sidechain)),
-                                       snapshotDB: MonitorNames.decibels(b.snapshot)))
+        for s in core.mixer.snapshots {
+            snapshots.append(.init(name: s.snapshot.name, intensity: Double(s.weight.value), ending: s.ending))
         }
-        for s in mixer.snapshots {
-            capture.snapshots.append(.init(name: s.snapshot.name, intensity: Double(s.weight.value), ending: s.ending))
+        layers.forEachMonitorParameter(limit: 256) { parameters.append(.init(name: $0, value: $1)) }
+        for zone in core.audibleZones() { zones.append(.init(name: zone.name, gain: zone.gain)) }
+    }
+
+    private mutating func add(_ v: MonitorVoiceRow, now: Double, layers: any MonitorParameterSource, core: some MonitorSource) {
+        let state: UInt8 = v.startAt > now ? 3 : v.held ? 2 : v.isReal ? 0 : 1
+        // A layer after the first holds no sound key of its own in the pool: the parameters say
+        // which sound and layer it plays, and whose layer it is.
+        var key = v.soundKey
+        var layer: Int16 = -1
+        var leader: (index: UInt32, generation: UInt32)?
+        if let l = layers.monitorLayer(slot: v.slot, generation: v.generation) {
+            key = l.soundKey
+            layer = l.layer
+            leader = l.leader
         }
-        for (i, d) in parameters.definitions.prefix(256).enumerated() where i < parameters.global.count {
-            capture.parameters.append(.init(name: d.name, value: parameters.global[i].current))
+        if key != 0, sounds[key] == nil {
+            let sound = core.sound(forKey: key)
+            sounds[key] = SoundSample(name: sound.map(MonitorNames.name(of:)) ?? "sound",
+                                      clipIDs: sound?.definition.clips.map(\.id) ?? [],
+                                      layered: sound?.definition.isLayered ?? false)
         }
-        let zones = environment.reverbZones
-        if !zones.isEmpty {
-            for send in ZoneBlend.mix(zones: zones, listener: listener, sends: max(1, sendRouter.zoneSendCount)) where send.zone < zones.count {
-                capture.zones.append(.init(name: zones[send.zone].name, gain: Double(send.gain)))
-            }
+        var variation: Int16 = -1
+        if key != 0, layer < 0, let s = sounds[key], !s.layered, let k = s.clipIDs.firstIndex(of: v.clipID) {
+            variation = Int16(k)
         }
+        voices.append(.init(index: UInt32(v.slot), generation: v.generation, clip: core.clipName(v.clipID), soundKey: key,
+                            variation: variation, layer: layer, leader: leader, bus: v.busIndex, state: state,
+                            gain: v.gain, audibility: v.audibility, position: v.position, age: now - v.startAt))
     }
 }
 

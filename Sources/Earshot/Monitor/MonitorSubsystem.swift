@@ -190,12 +190,13 @@ final class MonitorSubsystem: EngineSubsystem {
         }
         let output: String? = engine.withAL {
             guard !engine.core.isShutDown else { return nil }
-            engine.core.captureForMonitor(into: &capture)
+            capture.fill(from: engine.core)
             return engine.core.device.name
         }
         guard let output else { return }
-        let tracks = engine.musicSystem.monitorTracks(host: engine)
-        let sets = engine.musicSystem.monitorSets()
+        let music: any MonitorMusicSource = engine.musicSystem
+        let tracks = music.monitorTracks(host: engine)
+        let sets = music.monitorSets()
         let session = engine.sessionSlot.existing.map { s in
             MonitorFrame.Session(category: s.category.rawValue, active: s.isActive, otherAudio: s.secondaryAudioShouldBeSilencedHint,
                                  interrupted: s.isInterrupted, duckDB: MonitorNames.decibels(s.musicDuckGain))
@@ -339,11 +340,11 @@ final class MonitorSubsystem: EngineSubsystem {
         }
         let engine = MonitorFrame.Engine(
             output: x.output, sampleRate: c.sampleRate, audioTime: c.audioTime, updateMs: x.updateMs, renderMs: x.renderMs,
-            updates: x.updates, monitorMs: x.monitorMs, realVoices: c.realVoices, virtualVoices: c.liveVoices - c.realVoices,
-            freeSources: c.freeSources, voiceSources: c.voiceSources, steals: c.steals, refusals: c.refusals,
+            updates: x.updates, monitorMs: x.monitorMs, realVoices: c.counts.real, virtualVoices: c.counts.live - c.counts.real,
+            freeSources: c.counts.freeSources, voiceSources: c.counts.sources, steals: c.counts.steals, refusals: c.counts.refusals,
             limiter: x.limiter, deviceLost: c.deviceLost)
         return MonitorFrame(seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,
-                            voicesOmitted: max(0, c.liveVoices - voices.count), buses: c.buses, snapshots: c.snapshots,
+                            voicesOmitted: max(0, c.counts.live - voices.count), buses: c.buses, snapshots: c.snapshots,
                             parameters: c.parameters.isEmpty ? nil : c.parameters, music: .init(tracks: x.tracks, sets: x.sets.isEmpty ? nil : x.sets), zones: c.zones,
                             session: x.session, events: named, eventsDropped: dropped)
     }

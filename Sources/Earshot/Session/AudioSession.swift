@@ -181,8 +181,9 @@ public final class AudioSession: @unchecked Sendable {
 
     /// Starts the session: starts the hint sources, waits briefly for their first reports, in a
     /// category that does not mix with others (``Category/mixesWithOthers``) asks the sources to
-    /// silence the other players and waits as briefly for them to stop, applies the hint at once (music ducked if it is on, without a ramp) and posts
-    /// `.secondaryAudioHint(.begin)` if it is on. Does nothing when already active.
+    /// silence the other players and waits as briefly for them to stop, applies the hint at once
+    /// (music ducked if it is on, without a ramp) and posts `.secondaryAudioHint(.begin)` if it
+    /// is on. Does nothing when already active.
     public func activate() {
         control.withLock { _ in
             let started = state.withLock { s -> [(any SecondaryAudioHintSource, HintSink)]? in
@@ -472,8 +473,7 @@ public final class AudioSession: @unchecked Sendable {
     private func writeMusicDuck(_ duck: Float, on engine: AudioEngine, now: Bool) {
         let write = {
             guard !engine.core.isShutDown else { return }
-            guard let music = engine.core.busIndex(.music) else { return }
-            engine.core.updateBus(music) { $0.duck = duck }
+            engine.core.setBusDuck(duck, on: .music)
         }
         if now { engine.changingBuses(write) } else { engine.withAL(write) }
     }

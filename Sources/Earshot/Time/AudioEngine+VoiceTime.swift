@@ -44,10 +44,8 @@ extension AudioEngine {
     /// The clip markers voices passed since the last call, as events (under the AL lock, after
     /// an update or a render), in the order they are heard.
     func takeVoiceMarkers() -> [MarkerEvent] {
-        guard !core.voiceMarkers.isEmpty else { return [] }
-        var events = core.voiceMarkers.map { MarkerEvent(origin: .voice(Voice(engine: self, id: $0.id)), kind: .marker,
+        var events = core.takeVoiceMarkers { MarkerEvent(origin: .voice(Voice(engine: self, id: $0.id)), kind: .marker,
                                                          name: $0.name, audioTime: $0.time) }
-        core.voiceMarkers.removeAll(keepingCapacity: true)
         if events.count > 1 { events.sort { $0.audioTime < $1.audioTime } }
         return events
     }

@@ -19,8 +19,8 @@ extension EngineCore {
     /// device with an exact start (`mixTarget`, a mixing-clock reading) the audio time of that
     /// reading; on one that reports its clock, the delay after the frame it mixes next (one read
     /// of the clock); else the delay after the frame a play now is heard at. On every play: on
-    /// loopback the clock's reading is kept until the next render (read per play, it made
-    /// `play(clip)` 3 % dearer than at 0.7.0 in instructions, issue 35).
+    /// loopback the clock's reading is kept until the next render (a read per play makes
+    /// `play(clip)` about 3 % dearer in instructions).
     @inline(__always)
     func startAudioTime(delay: Double, mixTarget: Double) -> Double {
         if isLoopback, !mixTarget.isFinite, audioNow.frame == renderedFrames { return audioNow.time + delay }
@@ -61,6 +61,14 @@ extension EngineCore {
         let heard = heardEngineTime
         pool.scanMarkers(heardAt: heard, until: until, limit: Self.markersPerScan,
                          audioAt: { audioTime(ofEngine: $0) }, exact: { exactAnchor($0) }, into: &voiceMarkers)
+    }
+
+    /// The markers collected since the last call, made into `event`s (empty, allocating nothing,
+    /// when there are none); the queue is emptied, keeping its capacity.
+    func takeVoiceMarkers<Event>(_ event: ((id: VoiceID, name: String, time: Double)) -> Event) -> [Event] {
+        guard !voiceMarkers.isEmpty else { return [] }
+        defer { voiceMarkers.removeAll(keepingCapacity: true) }
+        return voiceMarkers.map(event)
     }
 
     /// Live: where real voice `index` is and the audio time that is heard at, from one read of

@@ -69,12 +69,12 @@ public struct Bus: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A bus's mixing state inside the engine.
+/// A bus's mixing state inside the engine (``BusTable`` owns it; each factor has one writer).
 struct BusState {
     var bus: Bus
     var gain: Float = 1
     var muted = false
-    /// Paused by the game; an interruption holds the bus apart (`EngineCore.interruptionHold`).
+    /// Paused by the game; an interruption holds the bus apart (`BusTable.interruptionHold`).
     var paused = false
     /// Gain applied by the session's ducking (1 = none); ramped by the session.
     var duck: Float = 1

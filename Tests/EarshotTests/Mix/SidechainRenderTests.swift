@@ -149,7 +149,7 @@ final class SidechainRenderTests: XCTestCase {
         XCTAssertEqual(after.bed - base.bed, -6, accuracy: 0.5)
 
         // The other way round, set through the core: a deeper session duck wins over the sidechain.
-        engine.withAL { engine.core.updateBus(engine.core.busIndex(.music)!) { $0.duck = pow(10, -20.0 / 20) } }
+        engine.withAL { engine.core.setBusDuck(pow(10, -20.0 / 20), on: .music) }
         _ = try engine.play(loud, options: .init(pan: 0, bus: .voice))
         let again = renderer.frames
         try renderer.render(seconds: 1)

@@ -128,7 +128,7 @@ final class MusicBusFilterTests: XCTestCase {
         let rendered = 10 * log10(out.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(out.count))
         let meter = try engine.level(of: .music)
         var capture = MonitorCapture()
-        engine.withAL { engine.core.captureForMonitor(into: &capture) }
+        engine.withAL { capture.fill(from: engine.core) }
         let row = capture.buses.first { $0.name == "music" }
         print("MusicBusFilterTests: rendered \(rendered) dBFS, level(of: .music) \(meter), monitor \(row?.levelDBFS ?? .nan)")
         XCTAssertEqual(meter, rendered, accuracy: 1)

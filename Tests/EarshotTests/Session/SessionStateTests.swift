@@ -115,4 +115,35 @@ final class SessionStateTests: XCTestCase {
         s.setSecondaryAudioHint(false, source: "scene")
         XCTAssertEqual(events.wait(count: 2), [.secondaryAudioHint(.begin), .secondaryAudioHint(.end)])
     }
+    /// A hint source the game removes stops, and its input leaves the hint, which ends.
+    func testRemovingAHintSourceStopsItAndEndsItsHint() throws {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        let s = engine.session
+        let source = ScriptedHintSource(playing: true)
+        s.category = .ambient   // mixes with others: activation asks no one to stop
+        s.addHintSource(source)
+        let events = EventCollector(s)
+        s.activate()
+        XCTAssertTrue(s.secondaryAudioShouldBeSilencedHint, "the source reported a player on its start")
+        XCTAssertEqual(s.hintSources.map(\.name), ["scripted"])
+        s.removeHintSource(source)
+        XCTAssertFalse(s.secondaryAudioShouldBeSilencedHint)
+        XCTAssertEqual(s.hintSources.count, 0)
+        XCTAssertEqual(source.stops, 1, "removed: stopped once")
+        XCTAssertEqual(events.wait(count: 2), [.secondaryAudioHint(.begin), .secondaryAudioHint(.end)])
+        s.removeHintSource(source)   // a second removal does nothing
+        XCTAssertEqual(source.stops, 1)
+    }
+}
+
+/// A hint source that reports one fixed answer when started and counts its stops.
+private final class ScriptedHintSource: SecondaryAudioHintSource {
+    let name = "scripted"
+    private let playing: Bool
+    private let stopCount = Locked(0)
+    init(playing: Bool) { self.playing = playing }
+    var stops: Int { stopCount.withLock { $0 } }
+    func start(reportingTo sink: HintSink) { sink.report(otherAudioPlaying: playing) }
+    func stop() { stopCount.withLock { $0 += 1 } }
 }

@@ -1,0 +1,22 @@
+/// The core's readings for the monitor (``MonitorSource``): read only, under the AL lock.
+extension EngineCore: MonitorSource {
+    var voiceSource: any MonitorVoiceSource { pool }
+    var parameterSource: any MonitorParameterSource { parameters }
+    var soundRefusals: Int { sounds.stats.limitRefusals + sounds.stats.cooldownRefusals }
+
+    func clipName(_ id: UInt32) -> String {
+        Int(id) < clips.count ? clips[Int(id)].info?.name ?? "?" : "?"
+    }
+
+    func sound(forKey key: UInt32) -> Sound? { sounds.sound(forKey: key) }
+
+    func monitorBusPower() -> [Float] { mixer.busPower(host: self) }
+
+    func audibleZones() -> [(name: String, gain: Double)] {
+        let zones = environment.reverbZones
+        guard !zones.isEmpty else { return [] }
+        return ZoneBlend.mix(zones: zones, listener: listener, sends: max(1, sendRouter.zoneSendCount))
+            .filter { $0.zone < zones.count }
+            .map { (zones[$0.zone].name, Double($0.gain)) }
+    }
+}
