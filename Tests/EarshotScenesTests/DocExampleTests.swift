@@ -3,8 +3,9 @@ import Foundation
 import XCTest
 
 /// Every ```swift example in the documentation — doc comments of `Sources/Earshot`,
-/// `Sources/EarshotContent`, `Sources/EarshotScenes` and `Sources/EarshotBanks`, the DocC articles and the README — is compiled (type-checked against
-/// the built modules), so that an example a game developer copies is one that builds. Each example becomes
+/// `Sources/EarshotContent`, `Sources/EarshotScenes` and `Sources/EarshotBanks`, the DocC articles
+/// and the README — is compiled (type-checked against the built modules), so that an example a game
+/// developer copies is one that builds. Each example becomes
 /// the body of a function whose errors point back at the example's own file and line
 /// (`#sourceLocation`). Examples may use an `engine` they did not create (the parameter the
 /// function gets), as most doc comments do. Asset paths they name must exist in the package.
