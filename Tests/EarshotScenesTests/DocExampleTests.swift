@@ -66,7 +66,7 @@ final class DocExampleTests: XCTestCase {
         XCTAssertGreaterThan(examples.count, 50, "the documentation's examples were found")
 
         // One file: each example is the body of its own function.
-        var source = "@testable import Earshot\n@testable import EarshotScenes\n@testable import EarshotBanks\nimport Foundation\n"
+        var source = "@testable import Earshot\n@testable import EarshotContent\n@testable import EarshotScenes\n@testable import EarshotBanks\nimport Foundation\n"
         var imports = Set<String>()
         for e in examples {
             for l in e.code where l.hasPrefix("import ") { imports.insert(l) }
