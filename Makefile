@@ -7,7 +7,7 @@ DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev libpul
                 libclang-rt-14-dev soundstretch tmux pipewire pipewire-pulse wireplumber valgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build build-release demo test bench bench-table soak tsan assets docs docc-keys clean
+.PHONY: deps build build-release demo test bench bench-against bench-table soak tsan assets docs docc-keys clean
 
 include Makefile.fuzz.mk
 
@@ -63,6 +63,17 @@ bench: deps
 	@for n in 1024 4096; do echo "== whole process: $$n voices, engine against raw OpenAL"; Benchmarks/whole-process-ratio.sh .build/release/earshot $$n 30 3 || exit 1; done
 	@for n in 1024 4096; do echo "== instructions (callgrind): $$n voices, engine against raw OpenAL"; Benchmarks/callgrind-ratio.sh .build/release/earshot $$n 1 3 || exit 1; done
 	@$(MAKE) --no-print-directory bench-table
+	@[ -z "$(REV)" ] || $(MAKE) --no-print-directory bench-against   # `make bench REV=f12ab7b`: then side by side against REV
+
+## bench-against: the working tree against REV (e.g. 0.8.0's f12ab7b) in one run: REV built in a
+## temporary worktree under /tmp (removed afterwards), then side by side the callgrind instruction
+## ratio at each of VOICES and `earshot stress --play-cost`. CPU heavy: two release builds, and
+## callgrind runs ~50x slower (`make bench-against REV=f12ab7b VOICES=256` for a short run)
+REV ?=
+VOICES ?= 1024 4096
+bench-against: deps
+	@[ -n "$(REV)" ] || { echo "make bench-against: say which revision, e.g. REV=f12ab7b (0.8.0)"; exit 2; }
+	Benchmarks/bench-against.sh "$(REV)" "$(VOICES)" 1 3
 
 ## bench-table: the voices-per-core table (earshot stress --find-limit, ~4 min), written into
 ## Benchmarks/README.md between its voices-per-core markers and printed

@@ -81,10 +81,15 @@ let package = Package(
         // replaces the allocator of whatever binary links it, so it is linked into the binary
         // that runs the workload and into nothing else (not EarshotStress, not the tests).
         .target(name: "CAllocCounter"),
+        // The files one CLI command writes, committed together and only on success (a render and
+        // its plot, an audition's WAV): the CLI's, not the engine's — a game's outputs are single
+        // files, which AudioFileWriter commits itself through the engine's PartialFile. Scenes
+        // hand their renders to it through the engine's OutputStaging protocol.
+        .target(name: "EarshotOutputs", dependencies: ["Earshot"]),
         .executableTarget(
             name: "earshot",
             dependencies: [
-                "Earshot", "EarshotScenes", "EarshotBanks", "EarshotStress", "CAllocCounter",
+                "Earshot", "EarshotScenes", "EarshotOutputs", "EarshotBanks", "EarshotStress", "CAllocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -108,7 +113,7 @@ let package = Package(
         .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
                           path: "Benchmarks/EarshotBench"),
 
-        // Signal measurements the tests and the benchmarks share (tone frequency, distortion).
+        // Signal measurements the tests and the benchmarks share (RMS and dB, tone frequency, distortion).
         .target(name: "EarshotMeasure", path: "Tests/EarshotMeasure"),
 
         // A game in miniature that LiveLifetimeTests runs as a process against a private PulseAudio
@@ -120,6 +125,9 @@ let package = Package(
         .executableTarget(name: "MusicProbe", dependencies: ["Earshot"], path: "Tests/MusicProbe"),
         // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
         .executableTarget(name: "MonitorProbe", dependencies: ["Earshot", "EarshotBanks"], path: "Tests/MonitorProbe"),
+        // The hostile MPRIS peer MPRISHostilePeerTests starts on its private bus (the watcher ignores
+        // players of its own process, so the peer is another process).
+        .executableTarget(name: "HostilePeerProbe", dependencies: ["EarshotLinux"], path: "Tests/HostilePeerProbe"),
 
         // Helpers the test targets share (running the built CLI and demos as processes).
         .target(name: "EarshotTestSupport", path: "Tests/EarshotTestSupport"),
@@ -129,7 +137,7 @@ let package = Package(
             // (Depending on the `earshot` executable would link its malloc counter into the tests.)
             // EarshotLinux: the D-Bus connection and the PulseAudio watcher are tested directly too
             // (Tests/EarshotTests/Linux).
-            dependencies: ["Earshot", "EarshotLinux", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure",
+            dependencies: ["Earshot", "EarshotLinux", "EarshotOutputs", "COpenAL", "CSndFile", "EarshotTestSupport", "EarshotMeasure",
                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "EarshotStressTests",
@@ -138,7 +146,7 @@ let package = Package(
         .testTarget(
             name: "EarshotScenesTests",
             // Runs the CLI and the demos as processes (built by `make test`'s `swift build`).
-            dependencies: ["EarshotScenes", "EarshotContent", "Earshot", "CSndFile", "EarshotTestSupport"]),
+            dependencies: ["EarshotScenes", "EarshotContent", "Earshot", "CSndFile", "EarshotTestSupport", "EarshotMeasure"]),
 
         // Issue 24's structured fuzzers (scene values, API operations): a library the bounded
         // test runs and the long-run executable (`make fuzz-values`) share.

@@ -44,11 +44,6 @@ package struct DBusFailure: Error, CustomStringConvertible {
     package var name: String
     package var message: String
 
-    package init(name: String, message: String) {
-        self.name = name
-        self.message = message
-    }
-
     package var description: String { message.isEmpty ? name : "\(name): \(message)" }
 }
 

@@ -46,17 +46,6 @@ public struct VoiceLimitSearch: Sendable {
         public var rawOpenALShare: Double
         /// Voice counts probed (each measured once, for both sides).
         public var probes: Int
-
-        public init(kind: Kind, label: String, engineVoices: Int, rawOpenALVoices: Int,
-                    engineShare: Double, rawOpenALShare: Double, probes: Int) {
-            self.kind = kind
-            self.label = label
-            self.engineVoices = engineVoices
-            self.rawOpenALVoices = rawOpenALVoices
-            self.engineShare = engineShare
-            self.rawOpenALShare = rawOpenALShare
-            self.probes = probes
-        }
     }
 
     /// One probe's measurement, reported as the search goes.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Earshot
 import EarshotBanks
+import EarshotOutputs
 import EarshotScenes
 import Foundation
 

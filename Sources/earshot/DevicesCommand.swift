@@ -14,10 +14,7 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         let report = DeviceReport.gather()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(report)
-            sayJSON(String(decoding: data, as: UTF8.self))
+            try sayJSON(encoding: report, pretty: true)
         } else {
             say("Playback devices:")
             if report.playbackDevices.isEmpty { say("  (none)") }

@@ -80,8 +80,7 @@ struct InfoCommand: ParsableCommand {
                     "lengthSeconds": m.length.map { info.sampleRate > 0 ? Double($0) / info.sampleRate : 0 } ?? NSNull(),
                 ]
             }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            sayJSON(String(decoding: data, as: UTF8.self))
+            try sayJSON(object: object, pretty: true)
         } else {
             say("file:        \(EarshotError.oneLine(file))")   // escapes: control characters, non-UTF-8 bytes
             say("container:   \(info.container)")

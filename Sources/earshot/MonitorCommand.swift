@@ -102,25 +102,8 @@ struct MonitorCommand: ParsableCommand {
         if let rate { try? client.send(.rate(rate)) }
         let recorder = try record.map { try Recording(path: $0) }
         let title = socket ?? "pid \(pid ?? 0)"
-        if json {
-            var count = 0
-            while true {
-                let line: [UInt8]?
-                do { line = try client.nextLine(timeout: 3600) } catch { fail(error) }   // closed before its bye: refused or gone
-                guard let line else { continue }
-                let message = decodeOrFail(line, where: title)
-                recorder?.write(line)
-                printLine(line)
-                if case .frame = message { count += 1 }
-                if case .bye = message { break }
-                if let frames, count >= frames { break }
-            }
-            return
-        }
-        guard MonitorTerminal.isInteractive else {
-            fail("the live view needs a terminal: use --json to print the stream")
-        }
-        let terminal = MonitorTerminal()
+        if json { return printLive(client, title: title, recorder: recorder) }
+        let terminal = interactiveTerminal(view: "live", jsonPrints: "the stream")
         defer { terminal.restore() }
         var view = MonitorView(title: title)
         var count = 0
@@ -166,20 +149,8 @@ struct MonitorCommand: ParsableCommand {
 
     private func runReplay(_ path: String) throws {
         let lines = try ReplayReader(path: path)
-        if json {
-            var count = 0
-            while let line = lines.next() {
-                _ = decodeOrFail(line, where: "\(path) line \(lines.lineNumber)")
-                printLine(line)
-                count += 1
-                if let frames, count >= frames { break }
-            }
-            return
-        }
-        guard MonitorTerminal.isInteractive else {
-            fail("the replay view needs a terminal: use --json to print the recording")
-        }
-        let terminal = MonitorTerminal()
+        if json { return printReplay(lines, path: path) }
+        let terminal = interactiveTerminal(view: "replay", jsonPrints: "the recording")
         defer { terminal.restore() }
         var view = MonitorView(title: "replay \(path)")
         var lastTime: Double?
@@ -212,7 +183,42 @@ struct MonitorCommand: ParsableCommand {
         }
     }
 
+    // MARK: JSON lines
+
+    /// `--json` live: the stream's lines as they come, until its bye or `--frames` frames.
+    private func printLive(_ client: MonitorClient, title: String, recorder: Recording?) {
+        var count = 0
+        while true {
+            let line: [UInt8]?
+            do { line = try client.nextLine(timeout: 3600) } catch { fail(error) }   // closed before its bye: refused or gone
+            guard let line else { continue }
+            let message = decodeOrFail(line, where: title)
+            recorder?.write(line)
+            printLine(line)
+            if case .frame = message { count += 1 }
+            if case .bye = message { return }
+            if let frames, count >= frames { return }
+        }
+    }
+
+    /// `--json --replay`: the recording's lines, each checked, up to `--frames` lines.
+    private func printReplay(_ lines: ReplayReader, path: String) {
+        var count = 0
+        while let line = lines.next() {
+            _ = decodeOrFail(line, where: "\(path) line \(lines.lineNumber)")
+            printLine(line)
+            count += 1
+            if let frames, count >= frames { return }
+        }
+    }
+
     // MARK: Helpers
+
+    /// The terminal a view draws in; without one, says what --json prints instead and exits 1.
+    private func interactiveTerminal(view: String, jsonPrints what: String) -> MonitorTerminal {
+        guard MonitorTerminal.isInteractive else { fail("the \(view) view needs a terminal: use --json to print \(what)") }
+        return MonitorTerminal()
+    }
 
     private func decodeOrFail(_ line: [UInt8], where place: String, terminal: MonitorTerminal? = nil) -> MonitorMessage {
         do {

@@ -1,21 +1,36 @@
+import ArgumentParser
 import Earshot
 import Foundation
 import Synchronization
+
+/// `earshot play FILE --music`'s own options: how the track plays (checked by `play`, which knows
+/// whether --music is on).
+struct MusicOptions: ParsableArguments {
+    @Option(name: .long, parsing: .unconditional, help: "With --music: extra plays after the first (-1 loops until --seconds).")
+    var loops: Int = 0
+
+    @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…3.98 (+12 dB; default 1).")
+    var volume: Float = 1
+
+    @Option(name: .long, parsing: .unconditional, help: "With --music: playback speed 0.5…2 (default 1); the pitch stays unless --tape.")
+    var speed: Float = 1
+
+    @Flag(name: .long, help: "With --music: --speed moves the pitch too, like a tape.")
+    var tape = false
+
+    @Option(name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")
+    var effect: String?
+}
 
 /// `earshot play FILE --music`: streams FILE as a music track, live or rendered offline; stops at
 /// `--seconds` or when the track finishes, whichever comes first.
 struct MusicPlayback {
     var file: String
-    var loops: Int
-    var volume: Float
+    /// Loops, volume, speed and tape, and a clip looped on the sfx bus alongside the track.
+    var options: MusicOptions
     var seconds: Double?
     var out: String?
     var rate: Int
-    /// The track's rate (0.5…2) and whether it moves the pitch (tape) or not.
-    var speed: Float = 1
-    var tape = false
-    /// A clip looped on the sfx bus alongside the track.
-    var effect: String? = nil
     /// Live: MPRIS players duck the music.
     var systemHints = true
     /// Live: where to play.
@@ -46,7 +61,7 @@ struct MusicPlayback {
         let engine = try AudioEngine(configuration: .init(output: output))
         defer { engine.shutdown() }
         let track = try engine.loadMusic(path: file)
-        if let effect {
+        if let effect = options.effect {
             let clip = try engine.loadClip(path: effect, forPositioning: false)
             _ = try engine.play(clip, options: .init(loop: true))
         }
@@ -54,10 +69,10 @@ struct MusicPlayback {
         // not paused, and still duck it); scenes choose their own category.
         engine.session.category = .ambient
         let printer = out == nil ? LiveSession.start(engine, systemHints: systemHints) : nil
-        track.numberOfLoops = loops
-        track.volume = volume
-        track.rateMode = tape ? .tape : .keepsPitch
-        track.rate = speed
+        track.numberOfLoops = options.loops
+        track.volume = options.volume
+        track.rateMode = options.tape ? .tape : .keepsPitch
+        track.rate = options.speed
         let lastEnd = LastEnd()
         track.onEnd = { lastEnd.set($0) }
         try track.play()

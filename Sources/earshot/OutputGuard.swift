@@ -72,7 +72,7 @@ enum OutputGuard {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                let (_, committed) = OutputTransaction.removeTemporaries()
+                let (_, committed) = PartialFile.removeTemporaries()
                 let what = sig == SIGINT ? "interrupted" : "stopped by signal \(sig) (\(String(cString: strsignal(sig))))"
                 let message = "\nearshot: \(what); " + (committed > 0 ? "outputs already complete were kept\n" : "nothing written\n")
                 message.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) }

@@ -47,20 +47,7 @@ struct PlayCommand: ParsableCommand {
     @Flag(name: .long, help: "Stream FILE as a music track (gapless loops, ends when the track finishes).")
     var music = false
 
-    @Option(name: .long, parsing: .unconditional, help: "With --music: extra plays after the first (-1 loops until --seconds).")
-    var loops: Int = 0
-
-    @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…3.98 (+12 dB; default 1).")
-    var volume: Float = 1
-
-    @Option(name: .long, parsing: .unconditional, help: "With --music: playback speed 0.5…2 (default 1); the pitch stays unless --tape.")
-    var speed: Float = 1
-
-    @Flag(name: .long, help: "With --music: --speed moves the pitch too, like a tape.")
-    var tape = false
-
-    @Option(name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")
-    var effect: String?
+    @OptionGroup var musicOptions: MusicOptions
 
     @Flag(name: .customLong("no-system-hints"),
           help: "Live: do not let media players on the session D-Bus (MPRIS) duck the music.")
@@ -73,13 +60,13 @@ struct PlayCommand: ParsableCommand {
         if !(gain.isFinite && gain >= 0) { throw ValidationError("--gain must be a number ≥ 0") }
         if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
         if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
-        if effect != nil, !music { throw ValidationError("--effect goes with --music") }
-        if speed != 1 || tape, !music { throw ValidationError("--speed and --tape go with --music") }
-        if !(speed.isFinite && (0.5...2).contains(speed)) { throw ValidationError("--speed must be within 0.5…2") }
+        if musicOptions.effect != nil, !music { throw ValidationError("--effect goes with --music") }
+        if musicOptions.speed != 1 || musicOptions.tape, !music { throw ValidationError("--speed and --tape go with --music") }
+        if !(musicOptions.speed.isFinite && (0.5...2).contains(musicOptions.speed)) { throw ValidationError("--speed must be within 0.5…2") }
         if music {
-            if !(volume.isFinite && (0...MusicTrack.maxVolume).contains(volume)) { throw ValidationError("--volume must be within 0…3.98 (+12 dB)") }
-            if loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
-            if loops == -1, out != nil, seconds == nil { throw ValidationError("--loops -1 with --out needs --seconds") }
+            if !(musicOptions.volume.isFinite && (0...MusicTrack.maxVolume).contains(musicOptions.volume)) { throw ValidationError("--volume must be within 0…3.98 (+12 dB)") }
+            if musicOptions.loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
+            if musicOptions.loops == -1, out != nil, seconds == nil { throw ValidationError("--loops -1 with --out needs --seconds") }
         }
     }
 
@@ -105,7 +92,7 @@ struct PlayCommand: ParsableCommand {
             if isScene, case .success(let scene) = Scene.check(path: file) {
                 sceneInputs = scene.clips.map(\.path) + scene.music.map(\.path)
             }
-            OutputGuard.refuseOverwriting([out], inputs: [file] + (effect.map { [$0] } ?? []) + sceneInputs)
+            OutputGuard.refuseOverwriting([out], inputs: [file] + (musicOptions.effect.map { [$0] } ?? []) + sceneInputs)
             OutputGuard.requireWritableFolder(out)
             OutputGuard.removePartialOutputOnInterrupt()
         }
@@ -114,8 +101,8 @@ struct PlayCommand: ParsableCommand {
             return
         }
         if music {
-            MusicPlayback(file: file, loops: loops, volume: volume, seconds: seconds, out: out, rate: rate,
-                          speed: speed, tape: tape, effect: effect, systemHints: !noSystemHints, liveOutput: liveOutput).run()
+            MusicPlayback(file: file, options: musicOptions, seconds: seconds, out: out, rate: rate,
+                          systemHints: !noSystemHints, liveOutput: liveOutput).run()
             return
         }
         let position = at.flatMap(Self.parseVector)

@@ -71,8 +71,7 @@ struct RecordCommand: ParsableCommand {
                 "averagePower": reading.averagePower, "peakPower": reading.peakPower,
                 "deviceLost": { if case .failed = state { return true } else { return false } }(),
             ]
-            let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
-            sayJSON(String(decoding: data, as: UTF8.self))
+            try sayJSON(object: summary)
         }
         if case .failed(let error) = state {
             fail("\(output): \(error.cliDescription); the file holds the \(String(format: "%.2f", recorder.currentTime)) s recorded before")

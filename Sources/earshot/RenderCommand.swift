@@ -1,5 +1,6 @@
 import ArgumentParser
 import Earshot
+import EarshotOutputs
 import EarshotScenes
 import Foundation
 

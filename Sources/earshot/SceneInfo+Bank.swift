@@ -25,7 +25,8 @@ extension SceneInfo {
                     return o
                 },
             ]) { _, own in own }
-            return try sayJSONObject(object)
+            try sayJSON(object: object, pretty: true)
+            return
         }
         say("bank:      \(bank.file)")
         say("name:      \(bank.name)")

@@ -25,12 +25,6 @@ struct SceneInfo {
          "musicSets": musicSetsJSON(d.musicSets), "sounds": d.sounds.map(json)]
     }
 
-    /// Writes `object` as pretty-printed JSON with sorted keys.
-    static func sayJSONObject(_ object: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        earshot.sayJSON(String(decoding: data, as: UTF8.self))
-    }
-
     static func describe(_ s: SceneSnapshot) -> String {
         let gains = s.gains.map { "\($0.bus) \(format($0.db)) dB" }
         let filters = s.filters.map { "\($0.bus) filter gain \(format(Double($0.filter.gain))) gainHF \(format(Double($0.filter.gainHF)))" }
@@ -90,7 +84,8 @@ struct SceneInfo {
                     return o
                 },
             ]) { _, own in own }
-            return try Self.sayJSONObject(object)
+            try sayJSON(object: object, pretty: true)
+            return
         }
         say("scene:     \(scene.file)")
         say("name:      \(scene.name)")

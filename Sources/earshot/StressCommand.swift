@@ -104,7 +104,7 @@ struct StressCommand: ParsableCommand {
         }
         if json {
             // One report as before; with --reverb, an object holding both.
-            if reverb { try printJSON(["sends1": reports[0], "sends2": reports[1]]) } else { try printJSON(reports[0]) }
+            if reverb { try sayJSON(encoding: ["sends1": reports[0], "sends2": reports[1]]) } else { try sayJSON(encoding: reports[0]) }
         } else {
             for (i, report) in reports.enumerated() {
                 if i > 0 { print("") }
@@ -117,7 +117,7 @@ struct StressCommand: ParsableCommand {
     func runBaselineOnly(voices: Int) throws {
         let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf, reverbSends: reverb ? 1 : 0)
         let result = try workload.runBaselineOnly()
-        if json { return try printJSON(["sources": Double(result.sources), "cpuSeconds": result.cpuSeconds, "renderedSeconds": result.renderedSeconds]) }
+        if json { return try sayJSON(encoding: ["sources": Double(result.sources), "cpuSeconds": result.cpuSeconds, "renderedSeconds": result.renderedSeconds]) }
         print(String(format: "raw OpenAL: %d sources, %.3f s of CPU for %.1f s rendered (%.1f %% of one core)",
                      result.sources, result.cpuSeconds, result.renderedSeconds, 100 * result.cpuSeconds / result.renderedSeconds))
     }
@@ -131,7 +131,7 @@ struct StressCommand: ParsableCommand {
         } catch let error as EarshotError {
             fail(error.description)
         }
-        if json { return try printJSON(report) }
+        if json { return try sayJSON(encoding: report) }
         print(report.markdown)
     }
 
@@ -144,7 +144,7 @@ struct StressCommand: ParsableCommand {
         } catch let error as EarshotError {
             fail(error.description)
         }
-        if json { return try printJSON(report) }
+        if json { return try sayJSON(encoding: report) }
         printPlayCost(report.sound)
         print("play when full (each play evicts the lowest-standing virtual voice; 64 real voices):")
         for r in report.whenFull {
@@ -177,12 +177,5 @@ struct StressCommand: ParsableCommand {
                          result.soundAllocations.map(String.init) ?? "uncounted", result.plays))
             print(String(format: "  ratio:       %.2f (sound / clip)", result.soundOverClip))
         }
-    }
-
-    /// One JSON object on stdout, keys sorted.
-    private func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 }

@@ -31,18 +31,17 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         if SceneBank.isBank(path: scene) {
-            // A bank's warnings: old linear gains and likely unit slips, its includes' too.
             let result = SceneBank.check(path: scene)
-            report(result, warnings: (try? result.get())?.warnings ?? []) { b in
+            // A bank's warnings: old linear gains and likely unit slips, its includes' too.
+            return try report(result, warnings: (try? result.get())?.warnings ?? []) { b in
                 "\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
                     + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
                     + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")")
             }
-            return
         }
         let result = Scene.check(path: scene)
         let warnings = (try? result.get())?.warnings() ?? []
-        report(result, warnings: warnings) { s in
+        try report(result, warnings: warnings) { s in
             let moving = s.emitters.filter { $0.path.moves }.count
             return "\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
                 + "\(s.clips.count) clips, \(s.music.count) music tracks, " + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ") + "\(s.emitters.count) emitters (\(moving) moving), "
@@ -52,52 +51,41 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    /// A scene's or a bank's outcome: as JSON, or its warnings and `summary` — its problems
-    /// (exit 1) when it has any, or warnings under `--strict`.
-    func report<T>(_ result: Result<T, SceneProblems>, warnings: [SceneWarning], summary: (T) -> String) {
+    /// What a scene's or a bank's check found: as JSON, or its problems (exit 1), or its warnings
+    /// (exit 1 with --strict) and the `summary` of what it defines.
+    private func report<Checked>(_ result: Result<Checked, SceneProblems>, warnings: [SceneWarning],
+                                 summary: (Checked) -> String) throws {
         let problems: [SceneError] = { if case .failure(let p) = result { return p.problems } else { return [] } }()
         let ok = problems.isEmpty && (!strict || warnings.isEmpty)
         if json {
-            sayJSON(Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
+            try sayJSON(object: Self.json(file: scene, ok: ok, problems: problems, warnings: warnings))
             if !ok { Foundation.exit(1) }
             return
         }
         switch result {
-        case .success(let value):
+        case .success(let checked):
             for w in warnings { note("earshot: warning: \(w.description)") }
             if strict, !warnings.isEmpty {
                 earshotFail("\(scene): \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (--strict)")
             }
-            say(summary(value))
+            say(summary(checked))
         case .failure(let problems):
             SceneDescription.fail(problems, path: scene)
         }
     }
 
     /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"file","line","column","key","message"}]}`.
-    static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> String {
-        func str(_ s: String) -> String {
-            var out = "\""
-            for u in s.unicodeScalars {
-                switch u {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                default:
-                    if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-                }
-            }
-            return out + "\""
-        }
-        let p = problems.map { e -> String in
+    static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> [String: Any] {
+        let p = problems.map { e -> [String: Any] in
             if case .invalid(_, let line, let column, let key, let reason) = e {
-                return "{\"line\":\(line),\"column\":\(column),\"key\":\(str(key)),\"reason\":\(str(reason))}"
+                return ["line": line, "column": column, "key": key, "reason": reason]
             }
-            return "{\"line\":null,\"column\":null,\"key\":\"\",\"reason\":\(str(e.description))}"
+            return ["line": NSNull(), "column": NSNull(), "key": "", "reason": e.description]
         }
-        let w = warnings.map { "{\"file\":\(str($0.file)),\"line\":\($0.line.map(String.init) ?? "null"),\"column\":\($0.column.map(String.init) ?? "null"),\"key\":\(str($0.key)),\"message\":\(str($0.message))}" }
-        return "{\"file\":\(str(file)),\"ok\":\(ok),\"problems\":[\(p.joined(separator: ","))],\"warnings\":[\(w.joined(separator: ","))]}"
+        let w = warnings.map { w -> [String: Any] in
+            ["file": w.file, "line": w.line.map { $0 as Any } ?? NSNull(), "column": w.column.map { $0 as Any } ?? NSNull(), "key": w.key, "message": w.message]
+        }
+        return ["file": file, "ok": ok, "problems": p, "warnings": w]
     }
 }
 

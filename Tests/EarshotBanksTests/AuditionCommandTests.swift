@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import EarshotTestSupport
 import XCTest
 

@@ -1,5 +1,6 @@
 import Earshot
 import EarshotBanks
+import EarshotMeasure
 import EarshotScenes
 import Foundation
 import XCTest
@@ -106,12 +107,12 @@ final class BankDistanceTests: XCTestCase {
                 for (how, got) in [("position", byPosition), ("emitter", onEmitter)] {
                     if want == 0 {
                         // Past a silent maximum (or a curve's silence): ≤ −100 dB, and virtual.
-                        XCTAssertLessThanOrEqual(20 * log10(max(got.rms, 1e-12) / reference), -100, "\(id) at \(d) m (\(how))")
+                        XCTAssertLessThanOrEqual(Level.dB(max(got.rms, 1e-12) / reference), -100, "\(id) at \(d) m (\(how))")
                         XCTAssertEqual(got.status, .virtual, "\(id) at \(d) m (\(how)) should be virtual")
                     } else {
-                        let error = abs(20 * log10(got.rms / reference) - 20 * log10(Double(want)))
+                        let error = abs(Level.dB(got.rms / reference) - Level.dB(Double(want)))
                         worst = max(worst, error)
-                        XCTAssertLessThan(error, 0.1, "\(id) at \(d) m (\(how)): \(20 * log10(got.rms / reference)) dB, want \(20 * log10(Double(want))) dB")
+                        XCTAssertLessThan(error, 0.1, "\(id) at \(d) m (\(how)): \(Level.dB(got.rms / reference)) dB, want \(Level.dB(Double(want))) dB")
                     }
                 }
             }
@@ -119,8 +120,8 @@ final class BankDistanceTests: XCTestCase {
         print("BankDistanceTests: worst deviation from OpenAL's formula \(String(format: "%.4f", worst)) dB over 8 sounds × 5 distances × 2 placements")
         // The issue's two cases, in numbers: a skid −14.81 dB at 10 m (not the emitter default's
         // −20.00), an explosion −3.23 dB (not the includer's −20.00).
-        XCTAssertEqual(20 * log10(Double(Self.expected("skid", at: 10))), -14.81, accuracy: 0.01)
-        XCTAssertEqual(20 * log10(Double(Self.expected("explosion", at: 10))), -3.23, accuracy: 0.01)
+        XCTAssertEqual(Level.dB(Double(Self.expected("skid", at: 10))), -14.81, accuracy: 0.01)
+        XCTAssertEqual(Level.dB(Double(Self.expected("explosion", at: 10))), -3.23, accuracy: 0.01)
     }
 
     /// A play's options over what an emitter sets explicitly over the sound over its bank's
@@ -128,17 +129,16 @@ final class BankDistanceTests: XCTestCase {
     func testPrecedencePlayOverEmitterOverSoundOverBank() throws {
         let (f, engine, bank, clip, reference) = try Self.loaded("precedence")
         defer { f.remove(); engine.shutdown() }
-        func dB(_ r: Double) -> Double { 20 * log10(r / reference) }
         let at = Vector3(10, 0, 0)
         // The bank's default (rolloff 0.1): −5.58 dB; the sound's own (skid, 0.5): −14.81 dB.
-        XCTAssertEqual(dB(try Self.level(engine) { try bank.play("engine", options: SoundPlayOptions(position: at)) }.rms), -5.58, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try Self.level(engine) { try bank.play("engine", options: SoundPlayOptions(position: at)) }.rms, over: reference), -5.58, accuracy: 0.1)
         // An emitter that sets rolloff 2 explicitly overrides the sound: 1 / 19 → −25.58 dB.
         let loud = try engine.makeEmitter(SpatialProperties(position: at, rolloff: 2))
-        XCTAssertEqual(dB(try Self.level(engine) { try bank.play("skid", options: SoundPlayOptions(emitter: loud)) }.rms), -25.58, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try Self.level(engine) { try bank.play("skid", options: SoundPlayOptions(emitter: loud)) }.rms, over: reference), -25.58, accuracy: 0.1)
         // A play's own setting overrides the emitter's: rolloff 0 → 0 dB.
         var options = SoundPlayOptions(emitter: loud)
         options.distance = SpatialProperties(rolloff: 0)
-        XCTAssertEqual(dB(try Self.level(engine) { try bank.play("skid", options: options) }.rms), 0, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try Self.level(engine) { try bank.play("skid", options: options) }.rms, over: reference), 0, accuracy: 0.1)
         // A play's settings OpenAL must never see are refused, on an emitter too.
         options.distance = SpatialProperties(rolloff: -1)
         XCTAssertThrowsError(try bank.play("skid", options: options)) { error in
@@ -146,7 +146,7 @@ final class BankDistanceTests: XCTestCase {
             XCTAssertTrue(why.hasPrefix("distance settings"), why)
         }
         // A clip on that emitter takes all of the emitter's settings (it has none of its own).
-        XCTAssertEqual(dB(try Self.level(engine) { try engine.play(clip, options: .init(loop: true, emitter: loud)) }.rms), -25.58, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try Self.level(engine) { try engine.play(clip, options: .init(loop: true, emitter: loud)) }.rms, over: reference), -25.58, accuracy: 0.1)
         // An emitter's explicit beyondMax silences a sound that holds: past 15 m × 1.1 it is virtual.
         let far = try engine.makeEmitter(SpatialProperties(position: Vector3(30, 0, 0), maxDistance: 15, beyondMax: .silent))
         let silenced = try Self.level(engine) { try bank.play("engine", options: SoundPlayOptions(emitter: far)) }
@@ -218,9 +218,9 @@ final class BankDistanceTests: XCTestCase {
             levels[solo] = Level.rms(s, channel: 1, from: 4800, to: 12_000)
         }
         let ref = try XCTUnwrap(levels["ref"])
-        XCTAssertEqual(20 * log10(try XCTUnwrap(levels["skid"]) / ref), -14.81, accuracy: 0.1)
-        XCTAssertEqual(20 * log10(try XCTUnwrap(levels["boom"]) / ref), -3.23, accuracy: 0.1)
-        XCTAssertEqual(20 * log10(try XCTUnwrap(levels["loud"]) / ref), -25.58, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try XCTUnwrap(levels["skid"]) / ref), -14.81, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try XCTUnwrap(levels["boom"]) / ref), -3.23, accuracy: 0.1)
+        XCTAssertEqual(Level.dB(try XCTUnwrap(levels["loud"]) / ref), -25.58, accuracy: 0.1)
         XCTAssertLessThan(try XCTUnwrap(levels["river"]), ref * 1e-5)
         // `validate` says so, with the river's own settings (the emitter gives none).
         let warnings = try Scene.load(path: scenePath).warnings().map(\.description)

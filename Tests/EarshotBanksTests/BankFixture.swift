@@ -36,20 +36,6 @@ struct BankFixture {
     }
 }
 
-/// Output measurements (interleaved stereo float).
-enum Level {
-    static func rms(_ x: [Float], channel: Int = 0, from: Int = 0, to: Int? = nil) -> Double {
-        let frames = x.count / 2
-        let end = min(to ?? frames, frames)
-        guard end > from else { return 0 }
-        var sum = 0.0
-        for i in from..<end { let v = Double(x[i * 2 + channel]); sum += v * v }
-        return (sum / Double(end - from)).squareRoot()
-    }
-
-    static func dB(_ a: Double, over b: Double) -> Double { 20 * log10(a / b) }
-}
-
 extension BankFixture {
     /// `count` game frames of a loopback engine (update, then 800 frames rendered, each).
     static func frames(_ engine: AudioEngine, _ count: Int) throws -> [Float] {

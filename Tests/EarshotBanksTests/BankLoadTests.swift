@@ -1,5 +1,6 @@
 @testable import Earshot
 import EarshotBanks
+import EarshotMeasure
 import EarshotScenes
 import XCTest
 

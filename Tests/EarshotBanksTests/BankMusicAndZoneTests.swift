@@ -1,5 +1,6 @@
 import Earshot
 import EarshotBanks
+import EarshotMeasure
 import EarshotTestSupport
 import XCTest
 

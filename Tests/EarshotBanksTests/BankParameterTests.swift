@@ -1,5 +1,6 @@
 import Earshot
 import EarshotBanks
+import EarshotMeasure
 import EarshotTestSupport
 import XCTest
 
@@ -33,7 +34,7 @@ final class BankParameterTests: XCTestCase {
         let w = 2 * Double.pi * hz / 48_000
         var re = 0.0, im = 0.0
         for i in from..<to { re += Double(x[i * 2]) * cos(w * Double(i)); im += Double(x[i * 2]) * sin(w * Double(i)) }
-        return 20 * log10(max(2 * (re * re + im * im).squareRoot() / Double(to - from), 1e-12))
+        return Level.dB(max(2 * (re * re + im * im).squareRoot() / Double(to - from), 1e-12))
     }
 
     func frames(_ engine: AudioEngine, _ count: Int) throws -> [Float] {

@@ -1,5 +1,6 @@
 import Earshot
 @testable import EarshotBanks
+import EarshotMeasure
 import EarshotScenes
 import Foundation
 import XCTest

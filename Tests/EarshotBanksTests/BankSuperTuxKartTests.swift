@@ -1,5 +1,6 @@
 import Earshot
 import EarshotBanks
+import EarshotMeasure
 import EarshotScenes
 import Foundation
 import XCTest
@@ -99,13 +100,13 @@ final class BankSuperTuxKartTests: XCTestCase {
             let rolloff = e.rolloff ?? Self.defaultRolloff, maxDistance = e.maxDistance ?? Self.defaultMaxDistance
             for d: Float in [1, 5, 10, 20, 50] {
                 let c = min(max(d, 1), maxDistance)
-                let want = 20 * log10(Double(e.volume / (1 + rolloff * (c - 1))))
+                let want = Level.dB(Double(e.volume / (1 + rolloff * (c - 1))))
                 let byPosition = try BankDistanceTests.level(engine) { try bank.play("s_\(id)", options: SoundPlayOptions(position: Vector3(d, 0, 0))) }
                 let emitter = try engine.makeEmitter(SpatialProperties(position: Vector3(d, 0, 0)))
                 let onEmitter = try BankDistanceTests.level(engine) { try bank.play("s_\(id)", options: SoundPlayOptions(emitter: emitter)) }
                 engine.removeEmitter(emitter)
                 for (how, got) in [("position", byPosition.rms), ("emitter", onEmitter.rms)] {
-                    let dB = 20 * log10(got / reference)
+                    let dB = Level.dB(got / reference)
                     worst = max(worst, abs(dB - want))
                     XCTAssertEqual(dB, want, accuracy: 0.1, "\(id) (volume \(e.volume), rolloff \(rolloff)) at \(d) m by \(how)")
                 }

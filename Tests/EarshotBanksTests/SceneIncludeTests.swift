@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import EarshotScenes
 import EarshotTestSupport
 import XCTest

@@ -2,6 +2,7 @@ import CSndFile
 import Foundation
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Every demo builds (this target depends on them) and runs headless: with no output device
 /// (`ALSOFT_DRIVERS=null-none`) it renders its WAV and exits 0.
@@ -40,7 +41,7 @@ final class DemoTests: XCTestCase {
     func testDuckingSilencesTheMusicDuringTheHint() throws {
         let audio = try runHeadless("Ducking", seconds: 5)
         let music = [220, 277, 330, 110, 196, 247, 294, 98, 175, 262, 87.5, 165, 208, 82.5]
-        XCTAssertLessThan(dB(audio.power(at: music, 2.2, 3.4) / audio.power(at: music, 0.2, 1.4)), -25)
+        XCTAssertLessThan(Level.dB(power: audio.power(at: music, 2.2, 3.4) / audio.power(at: music, 0.2, 1.4)), -25)
         XCTAssertGreaterThan(audio.rms(2.4, 2.55), 0.005, "footsteps carry on while the music is ducked")
     }
 
@@ -74,8 +75,8 @@ final class DemoTests: XCTestCase {
         let numbers = line.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
         XCTAssertEqual(numbers.first, 6, "one refused pair-step per second: \(line)")
         let before = audio.rms(0.5, 2), during = audio.rms(2.6, 3.9), after = audio.rms(4.6, 5.9)
-        XCTAssertLessThan(dBAmplitude(during / before), -9, "the snapshot lowers the effects: \(before) → \(during)")
-        XCTAssertEqual(dBAmplitude(after / before), 0, accuracy: 3, "and gives them back: \(before) → \(after)")
+        XCTAssertLessThan(Level.dB(during / before), -9, "the snapshot lowers the effects: \(before) → \(during)")
+        XCTAssertEqual(Level.dB(after / before), 0, accuracy: 3, "and gives them back: \(before) → \(after)")
     }
 
     /// The README's "Use Earshot in your game" program is Demos/Minimal, word for word, and runs.

@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// `referenceDistance`, `maxDistance` and `rolloff`, top level and per emitter: the linear models
 /// and the exponent are audible as their formulas say (before these keys, linear did nothing
@@ -24,17 +25,17 @@ final class SceneAttenuationTests: XCTestCase {
         let linear = "distanceModel: linearClamped\nreferenceDistance: 1\nmaxDistance: 10\nrolloff: 1\n"
         let near = try level(at: "[0, 0, -1]", top: linear)
         // Linear: 1 − (5.5 − 1)/(10 − 1) = 0.5 at 5.5 m, silent at 10 m and beyond.
-        XCTAssertEqual(dBAmplitude(try level(at: "[0, 0, -5.5]", top: linear) / near), dBAmplitude(0.5), accuracy: 0.3)
+        XCTAssertEqual(Level.dB(try level(at: "[0, 0, -5.5]", top: linear) / near), Level.dB(0.5), accuracy: 0.3)
         XCTAssertLessThan(try level(at: "[0, 0, -12]", top: linear), near * 1e-3, "silent past maxDistance")
         // An emitter's own rolloff: 0 does not attenuate at all.
-        XCTAssertEqual(dBAmplitude(try level(at: "[0, 0, -5.5]", top: linear, own: ", rolloff: 0") / near), 0, accuracy: 0.3)
+        XCTAssertEqual(Level.dB(try level(at: "[0, 0, -5.5]", top: linear, own: ", rolloff: 0") / near), 0, accuracy: 0.3)
 
         // Exponent with rolloff 2 at 4 m: 4^−2 (−24.1 dB), where inverse gives 1/4 (−12.0 dB).
         let exponent = "distanceModel: exponent\nrolloff: 2\n"
         let e1 = try level(at: "[0, 0, -1]", top: exponent)
-        XCTAssertEqual(dBAmplitude(try level(at: "[0, 0, -4]", top: exponent) / e1), dBAmplitude(1.0 / 16), accuracy: 0.3)
+        XCTAssertEqual(Level.dB(try level(at: "[0, 0, -4]", top: exponent) / e1), Level.dB(1.0 / 16), accuracy: 0.3)
         let i1 = try level(at: "[0, 0, -1]", top: "distanceModel: inverse\n")
-        XCTAssertEqual(dBAmplitude(try level(at: "[0, 0, -4]", top: "distanceModel: inverse\n") / i1), dBAmplitude(0.25), accuracy: 0.3)
+        XCTAssertEqual(Level.dB(try level(at: "[0, 0, -4]", top: "distanceModel: inverse\n") / i1), Level.dB(0.25), accuracy: 0.3)
     }
 
     func testDistancesAreValidated() throws {

@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Emitters' `direction`, `facing: path` and `cone`, rendered and measured: a cone pointing away
 /// from the listener plays at its outer gain, and one that faces along a circle around the
@@ -22,12 +23,12 @@ final class SceneConeTests: XCTestCase {
         let cone = "cone: { inner: 60, outer: 120, outerGain: 0.1 }"
         let toward = try level("position: [0, 0, -3], direction: [0, 0, 1], \(cone)")
         let away = try level("position: [0, 0, -3], direction: [0, 0, -1], \(cone)")
-        XCTAssertEqual(dBAmplitude(away / toward), -20, accuracy: 0.5, "pointing away: the outer gain")
+        XCTAssertEqual(Level.dB(away / toward), -20, accuracy: 0.5, "pointing away: the outer gain")
 
         let circle = "path: { circle: { radius: 3, period: 2 } }"
         let omni = try level(circle)
         let along = try level("\(circle), facing: path, \(cone)")
-        XCTAssertEqual(dBAmplitude(along / omni), -20, accuracy: 0.5, "facing along the circle is sideways to the listener")
+        XCTAssertEqual(Level.dB(along / omni), -20, accuracy: 0.5, "facing along the circle is sideways to the listener")
     }
 
     func testAConeNeedsADirectionAndOuterCoversInner() throws {

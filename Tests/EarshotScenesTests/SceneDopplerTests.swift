@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Moving listeners and emitters get their path's velocity, so scenes have the Doppler effect:
 /// a 40 m/s pass-by of a 1 kHz tone is heard at OpenAL's f·c/(c − v) approaching and
@@ -53,7 +54,7 @@ final class SceneDopplerTests: XCTestCase {
         for (direction, louder) in [("ccw", 0), ("cw", 1)] {
             let audio = try render("emitters:\n  fly: { clip: tone, loop: true, path: { circle: { radius: 3, period: 4, phase: 90, direction: \(direction) } } }\n")
             let left = audio.rms(0, 0.9, 1.1), right = audio.rms(1, 0.9, 1.1)
-            let balance = dBAmplitude(left / right)
+            let balance = Level.dB(left / right)
             XCTAssertGreaterThan(louder == 0 ? balance : -balance, 6, "\(direction): left/right \(balance) dB at 1 s")
         }
         XCTAssertThrowsError(try Scene.load(path: try SceneFixtures.write(

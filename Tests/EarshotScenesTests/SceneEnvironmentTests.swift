@@ -1,6 +1,7 @@
 import Earshot
 @testable import EarshotContent
 @testable import EarshotScenes
+import EarshotMeasure
 import EarshotTestSupport
 import XCTest
 
@@ -91,11 +92,11 @@ final class SceneEnvironmentTests: XCTestCase {
         // Steps at 0.2 s (in the room) and 4.0 s (in the hangar); tails 0.4–0.8 s after each.
         let roomStep = wet.rms(0.2, 0.35), roomTail = wet.rms(0.6, 0.9)
         let hangarStep = wet.rms(4.0, 4.15), hangarTail = wet.rms(4.4, 4.8)
-        print("SceneEnvironmentTests: room step \(dB(roomStep)) tail \(dB(roomTail)); hangar step \(dB(hangarStep)) tail \(dB(hangarTail)); dry tails \(dB(dry.rms(0.6, 0.9))) \(dB(dry.rms(4.4, 4.8))) dB")
-        XCTAssertLessThan(dB(dry.rms(0.6, 0.9)), -90, "dry: the step is over")
-        XCTAssertLessThan(dB(dry.rms(4.4, 4.8)), -90)
-        XCTAssertGreaterThan(dB(roomTail), -80, "the room rings")
-        XCTAssertGreaterThan(dB(hangarTail / hangarStep), dB(roomTail / roomStep) + 6, "the hangar rings far longer than the room")
+        print("SceneEnvironmentTests: room step \(Level.dB(roomStep)) tail \(Level.dB(roomTail)); hangar step \(Level.dB(hangarStep)) tail \(Level.dB(hangarTail)); dry tails \(Level.dB(dry.rms(0.6, 0.9))) \(Level.dB(dry.rms(4.4, 4.8))) dB")
+        XCTAssertLessThan(Level.dB(dry.rms(0.6, 0.9)), -90, "dry: the step is over")
+        XCTAssertLessThan(Level.dB(dry.rms(4.4, 4.8)), -90)
+        XCTAssertGreaterThan(Level.dB(roomTail), -80, "the room rings")
+        XCTAssertGreaterThan(Level.dB(hangarTail / hangarStep), Level.dB(roomTail / roomStep) + 6, "the hangar rings far longer than the room")
     }
 
     /// Without auxiliary sends (OpenAL Soft told `sends = 0` through `ALSOFT_CONF`, read only at
@@ -108,9 +109,8 @@ final class SceneEnvironmentTests: XCTestCase {
                                   environment: ["ALSOFT_CONF": conf])
         XCTAssertEqual(r.status, 0, r.stderr)
         let audio = try RenderedAudio(path: out)
-        XCTAssertGreaterThan(dB(audio.rms(0.2, 0.35)), -40, "the step is heard")
-        XCTAssertLessThan(dB(audio.rms(0.6, 0.85)), -90, "and nothing rings: no sends, no reverb")
+        XCTAssertGreaterThan(Level.dB(audio.rms(0.2, 0.35)), -40, "the step is heard")
+        XCTAssertLessThan(Level.dB(audio.rms(0.6, 0.85)), -90, "and nothing rings: no sends, no reverb")
     }
 
-    private func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 }

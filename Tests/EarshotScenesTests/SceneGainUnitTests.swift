@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Gains as designers write them (issue 36.5): dB in files, with the unit (`-6 dB`) anywhere and
 /// as a bare number where gains were always dB; the old linear forms (an emitter's `gain`, a
@@ -30,14 +31,14 @@ final class SceneGainUnitTests: XCTestCase {
         let quieter = try level("-6 dB", "gain: -6 dB")
         let louder = try level("+6dB", "gain: +6 dB")
         let old = try level("0.5", "volume: 0.5")
-        XCTAssertEqual(dBAmplitude(quieter.emitter / unity.emitter), -6, accuracy: 0.05)
-        XCTAssertEqual(dBAmplitude(louder.emitter / unity.emitter), 6, accuracy: 0.05)
-        XCTAssertEqual(dBAmplitude(quieter.music / unity.music), -6, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(quieter.emitter / unity.emitter), -6, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(louder.emitter / unity.emitter), 6, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(quieter.music / unity.music), -6, accuracy: 0.05)
         // Above 0 dB, where a track's volume was capped at 1 before (STK's 1.2–1.5).
-        XCTAssertEqual(dBAmplitude(louder.music / unity.music), 6, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(louder.music / unity.music), 6, accuracy: 0.05)
         // The old linear forms keep their meaning: 0.5 is −6.02 dB.
-        XCTAssertEqual(dBAmplitude(old.emitter / unity.emitter), -6.02, accuracy: 0.05)
-        XCTAssertEqual(dBAmplitude(old.music / unity.music), -6.02, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(old.emitter / unity.emitter), -6.02, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(old.music / unity.music), -6.02, accuracy: 0.05)
     }
 
     /// A music set's stem goes above 0 dB too (capped at 0 dB before): +6 dB is heard 6 dB up.
@@ -55,8 +56,8 @@ final class SceneGainUnitTests: XCTestCase {
             return r.rms(0, 0.1, 0.4)
         }
         let unity = try level("0 dB"), louder = try level("+6 dB"), quieter = try level("-6 dB")
-        XCTAssertEqual(dBAmplitude(louder / unity), 6, accuracy: 0.05)
-        XCTAssertEqual(dBAmplitude(quieter / unity), -6, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(louder / unity), 6, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(quieter / unity), -6, accuracy: 0.05)
     }
 
     /// Events and zones keep their linear factors (no warning) and take dB with its unit too: a
@@ -85,11 +86,11 @@ final class SceneGainUnitTests: XCTestCase {
             return (p.rms(0, 0.1, 0.4), e.rms(0, 0.1, 0.4), m.rms(0, 0.1, 0.4))
         }
         let factor = try level("0.5"), db = try level("-6.0206 dB"), unity = try level("1")
-        XCTAssertEqual(dBAmplitude(db.play / factor.play), 0, accuracy: 0.01)
-        XCTAssertEqual(dBAmplitude(db.set / factor.set), 0, accuracy: 0.01)
-        XCTAssertEqual(dBAmplitude(db.music / factor.music), 0, accuracy: 0.01)
-        XCTAssertEqual(dBAmplitude(db.music / unity.music), -6.02, accuracy: 0.05)
-        XCTAssertEqual(dBAmplitude(db.play / unity.play), -6.02, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(db.play / factor.play), 0, accuracy: 0.01)
+        XCTAssertEqual(Level.dB(db.set / factor.set), 0, accuracy: 0.01)
+        XCTAssertEqual(Level.dB(db.music / factor.music), 0, accuracy: 0.01)
+        XCTAssertEqual(Level.dB(db.music / unity.music), -6.02, accuracy: 0.05)
+        XCTAssertEqual(Level.dB(db.play / unity.play), -6.02, accuracy: 0.05)
         // Out of range in dB is said in dB.
         let folder2 = try SceneFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder2) }

@@ -3,6 +3,7 @@ import Earshot
 @testable import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// The listener turns: `at` keyframes interpolated by rotation and `facing: path`, heard as
 /// which ear a fixed emitter reaches.
@@ -20,7 +21,7 @@ final class SceneListenerTurnTests: XCTestCase {
 
     /// Left over right, dB.
     private func balance(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double {
-        dBAmplitude(a.rms(0, from, to) / max(a.rms(1, from, to), 1e-12))
+        Level.dB(a.rms(0, from, to) / max(a.rms(1, from, to), 1e-12))
     }
 
     func testTurningNinetyThenNinetySwapsTheEars() throws {

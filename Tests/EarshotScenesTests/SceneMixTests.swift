@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Scenes with `sounds:`, `snapshots:` and `buses:` (issue 15), rendered and measured; their
 /// validation; `earshot info` on a scene.
@@ -109,12 +110,12 @@ final class SceneMixTests: XCTestCase {
               - { at: 4, play: talk, bus: voice }
             """)
         func band(_ f: Double, _ from: Double, _ to: Double) -> Double { audio.power(at: [f], from, to) }
-        XCTAssertEqual(dB(band(3_000, 1.4, 1.9) / band(3_000, 0.4, 0.9)), -12, accuracy: 0.5, "the snapshot on sfx")
-        XCTAssertEqual(dB(band(3_000, 2.5, 3.5) / band(3_000, 0.4, 0.9)), 0, accuracy: 0.5, "restored")
-        XCTAssertEqual(dB(band(220, 1.4, 1.9) / band(220, 0.4, 0.9)), 0, accuracy: 0.5, "music untouched by the sfx snapshot")
-        XCTAssertEqual(dB(band(220, 4.2, 4.9) / band(220, 3.0, 3.9)), -12, accuracy: 1, "dialogue ducks the music")
-        XCTAssertEqual(dB(band(220, 5.6, 6.5) / band(220, 3.0, 3.9)), 0, accuracy: 1, "and it comes back after the release")
-        XCTAssertEqual(dB(band(3_000, 4.2, 4.9) / band(3_000, 3.0, 3.9)), 0, accuracy: 0.5, "effects unchanged by the ducking")
+        XCTAssertEqual(Level.dB(power: band(3_000, 1.4, 1.9) / band(3_000, 0.4, 0.9)), -12, accuracy: 0.5, "the snapshot on sfx")
+        XCTAssertEqual(Level.dB(power: band(3_000, 2.5, 3.5) / band(3_000, 0.4, 0.9)), 0, accuracy: 0.5, "restored")
+        XCTAssertEqual(Level.dB(power: band(220, 1.4, 1.9) / band(220, 0.4, 0.9)), 0, accuracy: 0.5, "music untouched by the sfx snapshot")
+        XCTAssertEqual(Level.dB(power: band(220, 4.2, 4.9) / band(220, 3.0, 3.9)), -12, accuracy: 1, "dialogue ducks the music")
+        XCTAssertEqual(Level.dB(power: band(220, 5.6, 6.5) / band(220, 3.0, 3.9)), 0, accuracy: 1, "and it comes back after the release")
+        XCTAssertEqual(Level.dB(power: band(3_000, 4.2, 4.9) / band(3_000, 3.0, 3.9)), 0, accuracy: 0.5, "effects unchanged by the ducking")
     }
 
     /// `play:` takes `bus:` and `offset:`; a bus of `buses:` is made and has a lane in the plot.
@@ -145,7 +146,7 @@ final class SceneMixTests: XCTestCase {
         let audio = try RenderedAudio(path: out)
         XCTAssertEqual(audio.frequency(0.2, 0.8), 1_200, accuracy: 12)
         XCTAssertLessThan(audio.rms(0.92, 0.98), 1e-3, "0.8 s of clip left after the offset")
-        XCTAssertEqual(dBAmplitude(audio.rms(1.1, 1.7) / audio.rms(0.2, 0.8)), -6, accuracy: 0.1, "−6 dB of the footsteps bus")
+        XCTAssertEqual(Level.dB(audio.rms(1.1, 1.7) / audio.rms(0.2, 0.8)), -6, accuracy: 0.1, "−6 dB of the footsteps bus")
         let svg = try String(contentsOfFile: plot, encoding: .utf8)
         XCTAssertTrue(svg.contains("footsteps"), "the scene's own bus has a lane")
     }

@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import EarshotScenes
 import EarshotTestSupport
 import Foundation
@@ -108,7 +109,7 @@ final class SceneMusicSetTests: XCTestCase {
         _ = try SceneRenderer(scene: try Scene.load(path: path)).render(to: out, format: .f32)
         let audio = try RenderedAudio(path: out)
         let two = audio.rms(0, 0.2, 0.8)
-        let gain = 20 * log10(two / one)
+        let gain = Level.dB(two / one)
         print("SceneMusicSetTests: two stems \(gain) dB over one")
         XCTAssertEqual(gain, 6.02, accuracy: 0.05)
         XCTAssertLessThan(audio.power(at: [700], 0.2, 0.9), audio.power(at: [700], 1.6, 1.9) * 1e-6, "pads silent until faded in")

@@ -3,6 +3,7 @@ import Earshot
 @testable import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Scenes with game parameters (issue 28): `parameters:`, curves on sounds, layers and buses,
 /// `layers:`, and `set: { parameter, value, ramp, of }` events — parsed, refused with their line
@@ -30,7 +31,7 @@ final class SceneParameterTests: XCTestCase {
         """
 
     private func band(_ a: RenderedAudio, _ hz: Double, _ from: Double, _ to: Double) -> Double {
-        dB(a.power(at: [hz], from, to))
+        Level.dB(power: a.power(at: [hz], from, to))
     }
 
     /// A scene's sounds are named by their ids (what the monitor shows), layered or not.
@@ -89,7 +90,7 @@ final class SceneParameterTests: XCTestCase {
         let audio = try SceneFixtures.render(yaml: yaml, in: tmp)
         let a = audio.rms(1.3, 1.9), b = audio.rms(2.3, 2.9)
         XCTAssertGreaterThan(a, 0.01, "heard at rpm 0")
-        XCTAssertEqual(dBAmplitude(b / a), -20, accuracy: 0.5, "the bus curve at 8000 rpm of the emitter")
+        XCTAssertEqual(Level.dB(b / a), -20, accuracy: 0.5, "the bus curve at 8000 rpm of the emitter")
     }
 
     /// Bad parameters, curves, layers and set events are refused with their key.

@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// Every scene of Demos/Scenes rendered through loopback, and what it should sound like measured.
 final class SceneRenderTests: XCTestCase {
@@ -12,7 +13,7 @@ final class SceneRenderTests: XCTestCase {
 
     /// Left minus right, in dB, over a window.
     private func balance(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double {
-        dBAmplitude(a.rms(0, from, to) / max(a.rms(1, from, to), 1e-12))
+        Level.dB(a.rms(0, from, to) / max(a.rms(1, from, to), 1e-12))
     }
 
     func testOrbitChannelEnergyAlternatesWithItsPeriod() throws {
@@ -35,14 +36,14 @@ final class SceneRenderTests: XCTestCase {
         let musicBefore = audio.power(at: music, 0.5, 1.5), musicDucked = audio.power(at: music, 3, 4.5)
         let musicAfter = audio.power(at: music, 6, 7)
         let effectBefore = audio.power(at: effect, 0.5, 1.5), effectDucked = audio.power(at: effect, 3, 4.5)
-        XCTAssertLessThan(dB(musicDucked / musicBefore), -30, "music silenced while the hint is raised")
-        XCTAssertEqual(dB(effectDucked / effectBefore), 0, accuracy: 1, "the effect is not ducked")
-        XCTAssertGreaterThan(dB(musicAfter / musicBefore), -6, "music back after the release")
+        XCTAssertLessThan(Level.dB(power: musicDucked / musicBefore), -30, "music silenced while the hint is raised")
+        XCTAssertEqual(Level.dB(power: effectDucked / effectBefore), 0, accuracy: 1, "the effect is not ducked")
+        XCTAssertGreaterThan(Level.dB(power: musicAfter / musicBefore), -6, "music back after the release")
         // The 0.1 s attack is a ramp, not a cut: 20–60 ms after the hint the music is still
         // audible, 150 ms after it is gone.
         let before = audio.power(at: music, 1.5, 1.95)
-        XCTAssertGreaterThan(dB(audio.power(at: music, 2.02, 2.06) / before), -15)
-        XCTAssertLessThan(dB(audio.power(at: music, 2.15, 2.35) / before), -20)
+        XCTAssertGreaterThan(Level.dB(power: audio.power(at: music, 2.02, 2.06) / before), -15)
+        XCTAssertLessThan(Level.dB(power: audio.power(at: music, 2.15, 2.35) / before), -20)
     }
 
     func testInterruptionPausesEverythingAndResumesOnlyWhenAsked() throws {
@@ -90,7 +91,7 @@ final class SceneRenderTests: XCTestCase {
         for t in [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 4.5] {
             let onset = try XCTUnwrap(audio.onset(after: t - 0.3, threshold: 1e-3), "step at \(t) s")
             XCTAssertEqual(Double(onset) / 48_000, t, accuracy: 0.003, "step at \(t) s")
-            XCTAssertGreaterThan(dBAmplitude(audio.rms(t + 0.005, t + 0.1) / max(audio.rms(t - 0.3, t - 0.02), 1e-9)), 30)
+            XCTAssertGreaterThan(Level.dB(audio.rms(t + 0.005, t + 0.1) / max(audio.rms(t - 0.3, t - 0.02), 1e-9)), 30)
         }
         XCTAssertGreaterThan(balance(audio, 0.5, 0.64), 6, "first step on the left")
         XCTAssertLessThan(balance(audio, 4.5, 4.64), -6, "last step on the right")
@@ -103,7 +104,7 @@ final class SceneRenderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(result.peakVirtualVoices, 15, "24 hums on 8 sources")
         XCTAssertGreaterThan(result.steals, 0, "priority-0 beeps steal")
         for t in [1.0, 2.0] {
-            XCTAssertGreaterThan(dB(audio.power(at: [1000], t + 0.02, t + 0.22) / audio.power(at: [1000], t - 0.4, t - 0.2)), 10,
+            XCTAssertGreaterThan(Level.dB(power: audio.power(at: [1000], t + 0.02, t + 0.22) / audio.power(at: [1000], t - 0.4, t - 0.2)), 10,
                                  "beep at \(t) s heard over the crowd")
         }
         XCTAssertGreaterThan(balance(audio, 1.02, 1.22), 6, "pan -1 beep")
@@ -118,7 +119,7 @@ final class SceneRenderTests: XCTestCase {
         XCTAssertGreaterThan(audio.rms(0.5, 1.5), 0.01)
         XCTAssertLessThan(audio.rms(5.05, 5.55), 1e-4, "interrupted 5 … 5.6 s")
         XCTAssertGreaterThan(audio.rms(5.8, 6.2), 0.01, "resumed")
-        XCTAssertLessThan(dBAmplitude(audio.rms(7.8, 8) / audio.rms(5.8, 6.2)), -10, "faded out at the end")
+        XCTAssertLessThan(Level.dB(audio.rms(7.8, 8) / audio.rms(5.8, 6.2)), -10, "faded out at the end")
         // The level trace covers the render in 20 ms windows.
         XCTAssertEqual(result.levels.rms.count, 2)
         XCTAssertEqual(result.levels.rms[0].count, 400)
@@ -207,12 +208,12 @@ final class SceneMusicRateTests: XCTestCase {
         _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
         let audio = try RenderedAudio(path: out)
         // slow: 1 s of file at half speed lasts 2 s and stays at 440 Hz.
-        XCTAssertGreaterThan(dB(audio.power(at: [440], 0.2, 1.8) / audio.power(at: [220], 0.2, 1.8)), 30)
+        XCTAssertGreaterThan(Level.dB(power: audio.power(at: [440], 0.2, 1.8) / audio.power(at: [220], 0.2, 1.8)), 30)
         XCTAssertGreaterThan(audio.rms(1.9, 1.95), 0.05, "still playing just before 2 s")
         XCTAssertLessThan(audio.rms(2.1, 2.9), 1e-4, "ended at 2 s")
         // tape: the same file at half speed an octave down.
-        XCTAssertGreaterThan(dB(audio.power(at: [220], 3.2, 4.8) / audio.power(at: [440], 3.2, 4.8)), 30)
-        XCTAssertLessThan(dB(audio.power(at: [220], 5.1, 5.4) / audio.power(at: [220], 4.5, 4.9)), -30, "tape ended at 5 s")
+        XCTAssertGreaterThan(Level.dB(power: audio.power(at: [220], 3.2, 4.8) / audio.power(at: [440], 3.2, 4.8)), 30)
+        XCTAssertLessThan(Level.dB(power: audio.power(at: [220], 5.1, 5.4) / audio.power(at: [220], 4.5, 4.9)), -30, "tape ended at 5 s")
         // The event replays the finished slow track at rate 2: 0.5 s of 440 Hz.
         XCTAssertGreaterThan(audio.rms(5.1, 5.4), 0.05)
         XCTAssertLessThan(audio.rms(5.6, 6), 1e-4)
@@ -247,10 +248,10 @@ final class SceneDemoScenesTests: XCTestCase {
         // head-on) and 101.3 Hz going (6.0–6.8 s).
         let coming = audio.power(at: [120.4], 1.5, 2.3), comingRest = audio.power(at: [110], 1.5, 2.3)
         let going = audio.power(at: [101.3], 6.0, 6.8), goingRest = audio.power(at: [110], 6.0, 6.8)
-        XCTAssertGreaterThan(dB(coming / comingRest), 10, "shifted up approaching")
-        XCTAssertGreaterThan(dB(going / goingRest), 10, "shifted down receding")
+        XCTAssertGreaterThan(Level.dB(power: coming / comingRest), 10, "shifted up approaching")
+        XCTAssertGreaterThan(Level.dB(power: going / goingRest), 10, "shifted down receding")
         // Beyond 120 m the linear model silences it: at the very end it is far quieter than passing.
-        XCTAssertLessThan(dBAmplitude(audio.rms(7.9, 8) / audio.rms(3.8, 4.2)), -30)
+        XCTAssertLessThan(Level.dB(audio.rms(7.9, 8) / audio.rms(3.8, 4.2)), -30)
     }
 
     func testCorridorAutomationShowsInTheTimeline() throws {
@@ -258,7 +259,7 @@ final class SceneDemoScenesTests: XCTestCase {
         XCTAssertEqual(result.frames, 8 * 48_000)
         let t = result.timeline
         let sfx = SceneTimeline.builtInBuses.firstIndex(of: "sfx") ?? 0
-        XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(6.5)...t.column(6.6)].max() ?? 9), dBAmplitude(0.5), accuracy: 0.1, "the sfx dip during the alarm")
+        XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(6.5)...t.column(6.6)].max() ?? 9), Level.dB(0.5), accuracy: 0.1, "the sfx dip during the alarm")
         XCTAssertEqual(Double(t.busMaxDB[sfx][t.column(7.8)...t.column(7.9)].max() ?? 9), 0, accuracy: 0.1, "and back")
         // (At 60 frames a second some of the 940 columns of an 8 s render hold no frame.)
         XCTAssertGreaterThanOrEqual(t.maxReal[t.column(3)...t.column(3.2)].max() ?? -1, 2, "the door starts at 3 s beside the machine")

@@ -2,6 +2,7 @@ import Earshot
 import EarshotScenes
 import EarshotTestSupport
 import XCTest
+import EarshotMeasure
 
 /// `set:` events (gain, pitch, pan, rate of emitters, music tracks and buses, at once or over a
 /// ramp with a curve) and `start:` events, rendered and measured.
@@ -20,15 +21,15 @@ final class SceneSetEventTests: XCTestCase {
     private func frequency(_ a: RenderedAudio, _ from: Double, _ to: Double) -> Double { a.frequency(from, to) }
 
     func testAGainRampIsEvenInDecibelsByDefaultAndLinearWhenAsked() throws {
-        for (curve, middle) in [("", dBAmplitude(0.5)), (", curve: linear", dBAmplitude(0.625))] {
+        for (curve, middle) in [("", Level.dB(0.5)), (", curve: linear", Level.dB(0.625))] {
             let audio = try render("""
                 events:
                   - { at: 0, music: theme, action: play }
                   - { at: 1, set: theme, gain: 0.25, ramp: 2\(curve) }
                 """)
             let before = audio.rms(0.5, 0.9)
-            XCTAssertEqual(dBAmplitude(audio.rms(1.95, 2.05) / before), middle, accuracy: 0.4, "half-way\(curve)")
-            XCTAssertEqual(dBAmplitude(audio.rms(3.2, 3.8) / before), dBAmplitude(0.25), accuracy: 0.3, "the end\(curve)")
+            XCTAssertEqual(Level.dB(audio.rms(1.95, 2.05) / before), middle, accuracy: 0.4, "half-way\(curve)")
+            XCTAssertEqual(Level.dB(audio.rms(3.2, 3.8) / before), Level.dB(0.25), accuracy: 0.3, "the end\(curve)")
         }
     }
 
@@ -42,7 +43,7 @@ final class SceneSetEventTests: XCTestCase {
             """, duration: 3)
         XCTAssertEqual(frequency(audio, 0.2, 0.9), 1_000, accuracy: 10)
         XCTAssertEqual(frequency(audio, 1.1, 1.9), 2_000, accuracy: 20, "an octave up")
-        XCTAssertEqual(dBAmplitude(audio.rms(2.2, 2.9) / audio.rms(1.2, 1.9)), dBAmplitude(0.5), accuracy: 0.3, "the sfx bus at half")
+        XCTAssertEqual(Level.dB(audio.rms(2.2, 2.9) / audio.rms(1.2, 1.9)), Level.dB(0.5), accuracy: 0.3, "the sfx bus at half")
     }
 
     func testOcclusionOfAnEmitterMuffles() throws {
@@ -54,8 +55,8 @@ final class SceneSetEventTests: XCTestCase {
               - { at: 2, set: hum, occlusion: 0, ramp: 0.5 }
             """, duration: 3)
         let open = audio.rms(0.3, 0.9), walled = audio.rms(1.3, 1.9), back = audio.rms(2.6, 2.9)
-        XCTAssertLessThan(dBAmplitude(walled / open), -6, "a wall between: muffled")
-        XCTAssertEqual(dBAmplitude(back / open), 0, accuracy: 0.5, "and clear again after the ramp")
+        XCTAssertLessThan(Level.dB(walled / open), -6, "a wall between: muffled")
+        XCTAssertEqual(Level.dB(back / open), 0, accuracy: 0.5, "and clear again after the ramp")
     }
 
     func testStartEventsStartAndRestartEmitters() throws {

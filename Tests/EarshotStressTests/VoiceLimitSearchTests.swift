@@ -1,5 +1,5 @@
 import Earshot
-import EarshotStress
+@testable import EarshotStress
 import XCTest
 
 /// The voices-per-core search called directly: its bisection with a budget nothing fits in (so a

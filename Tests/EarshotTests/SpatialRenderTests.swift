@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import XCTest
 
 /// A mono tone heard through OpenAL Soft's loopback device, measured per channel.
@@ -9,16 +10,16 @@ final class SpatialRenderTests: XCTestCase {
         let tone = try engine.loadClip(TestSignals.sine(), name: "tone")
         _ = try engine.play(tone, options: .init(loop: true, position: position))
         _ = try engine.render(frames: 2_400)   // let the mixer's gain ramp settle
-        return TestSignals.rms(try engine.render(frames: frames), channels: 2)
+        return Level.rms(try engine.render(frames: frames), channels: 2)
     }
 
     func testRightLeftAndFront() throws {
         let right = try renderTone(at: Vector3(3, 0, 0))
-        XCTAssertGreaterThanOrEqual(TestSignals.dB(right[1]) - TestSignals.dB(right[0]), 20, "\(right)")
+        XCTAssertGreaterThanOrEqual(Level.dB(right[1]) - Level.dB(right[0]), 20, "\(right)")
         let left = try renderTone(at: Vector3(-3, 0, 0))
-        XCTAssertGreaterThanOrEqual(TestSignals.dB(left[0]) - TestSignals.dB(left[1]), 20, "\(left)")
+        XCTAssertGreaterThanOrEqual(Level.dB(left[0]) - Level.dB(left[1]), 20, "\(left)")
         let front = try renderTone(at: Vector3(0, 0, -3))
-        XCTAssertEqual(TestSignals.dB(front[0]), TestSignals.dB(front[1]), accuracy: 0.5, "\(front)")
+        XCTAssertEqual(Level.dB(front[0]), Level.dB(front[1]), accuracy: 0.5, "\(front)")
         XCTAssertGreaterThan(front[0], 0.01)
     }
 
@@ -26,8 +27,8 @@ final class SpatialRenderTests: XCTestCase {
         // Straight ahead at 1 m (the reference distance) and at 10 m: the ratio is the model's gain.
         let near = try renderTone(at: Vector3(0, 0, -1))
         let far = try renderTone(at: Vector3(0, 0, -10))
-        let measured = TestSignals.dB(far[0]) - TestSignals.dB(near[0])
-        let expected = TestSignals.dB(Double(DistanceModel.inverseClamped.gain(distance: 10, referenceDistance: 1, maxDistance: .greatestFiniteMagnitude, rolloff: 1)))
+        let measured = Level.dB(far[0]) - Level.dB(near[0])
+        let expected = Level.dB(Double(DistanceModel.inverseClamped.gain(distance: 10, referenceDistance: 1, maxDistance: .greatestFiniteMagnitude, rolloff: 1)))
         XCTAssertEqual(expected, -20, accuracy: 0.001)
         XCTAssertEqual(measured, expected, accuracy: 0.5)
     }
@@ -49,6 +50,6 @@ final class SpatialRenderTests: XCTestCase {
         XCTAssertEqual(engine.stats.virtualVoices, 0)
         XCTAssertTrue(voices.allSatisfy { $0.status == .real })
         let out = try engine.render(frames: 4_800)
-        XCTAssertGreaterThan(TestSignals.rms(out, channels: 2)[0], 0.01, "1,024 quiet voices add up to a tone")
+        XCTAssertGreaterThan(Level.rms(out, channels: 2)[0], 0.01, "1,024 quiet voices add up to a tone")
     }
 }

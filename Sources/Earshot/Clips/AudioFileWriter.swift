@@ -13,10 +13,10 @@ import Glibc
 ///   `.flac` (16-bit, or 24-bit for `f32`) and `.ogg` (Vorbis). Any other extension is refused
 ///   by name with ``EarshotError/invalidArgument(_:)``.
 /// - **Nothing partial**: samples go to a hidden file beside the target, created exclusively
-///   under an unpredictable name (`.NAME.partial-PID-RANDOM`, see ``OutputTransaction``),
-///   renamed over the target by ``close()`` — or, in a ``OutputTransaction``, by its commit
-///   together with the command's other outputs. A writer released without `close()` (an error,
-///   a cancelled render) removes it.
+///   under an unpredictable name (`.NAME.partial-PID-RANDOM`, see ``PartialFile``), renamed
+///   over the target by ``close()`` — or, handed to an ``OutputStaging`` (the CLI's
+///   `OutputTransaction`), by its commit together with the command's other outputs. A writer
+///   released without `close()` (an error, a cancelled render) removes it.
 /// - **Room first**: given `expectedFrames`, the folder must have room for them (uncompressed
 ///   size) before anything is written: ``EarshotError/insufficientDiskSpace(path:needed:available:)``.
 ///
@@ -62,16 +62,16 @@ public final class AudioFileWriter {
     private var file: OpaquePointer?
     /// Where the samples go until `close()` renames it over `path`.
     private let partialPath: String
-    /// The transaction that renames the file at its commit, or nil (`close()` renames it).
-    private let transaction: OutputTransaction?
+    /// Where `close()` hands the finished file, or nil (`close()` renames it).
+    private let transaction: (any OutputStaging)?
 
     /// Opens a writer for `path`; the container comes from its extension. `expectedFrames`, when
     /// known, is checked against the container's size fields and the folder's free space first.
     ///
-    /// With a `transaction`, ``close()`` finishes the file but leaves it hidden: the
-    /// transaction's ``OutputTransaction/commit()`` puts it in place with the other outputs.
+    /// With a `transaction`, ``close()`` finishes the file but leaves it hidden and stages it
+    /// there: the transaction's commit puts it in place with the other outputs.
     public init(path: String, sampleRate: Int, channels: Int, format: Format = .s16,
-                expectedFrames: Int? = nil, transaction: OutputTransaction? = nil) throws(EarshotError) {
+                expectedFrames: Int? = nil, transaction: (any OutputStaging)? = nil) throws(EarshotError) {
         precondition(channels > 0 && sampleRate > 0, "AudioFileWriter: bad format \(sampleRate) Hz × \(channels)")
         let container = try Container.forPath(path)
         self.path = path
@@ -107,13 +107,13 @@ public final class AudioFileWriter {
         case .flac: info.format = Int32(SF_FORMAT_FLAC) | (format == .s16 ? Int32(SF_FORMAT_PCM_16) : Int32(SF_FORMAT_PCM_24))
         case .ogg: info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
         }
-        let (fd, partial) = try OutputTransaction.createTemporary(for: path)
+        let (fd, partial) = try PartialFile.create(for: path)
         partialPath = partial
         // libsndfile closes the descriptor with the file (close_desc).
         guard let f = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_TRUE)) else {
             let reason = SndFileDecoder.sndfileReason(nil)
             Glibc.close(fd)
-            OutputTransaction.discard(partial)
+            PartialFile.discard(partial)
             throw .writeFailed(path: path, reason: reason)
         }
         if container == .wav {
@@ -167,15 +167,13 @@ public final class AudioFileWriter {
         file = nil
         sf_write_sync(f)
         if sf_close(f) != 0 {
-            OutputTransaction.discard(partialPath)
+            PartialFile.discard(partialPath)
             throw .writeFailed(path: path, reason: "closing failed")
         }
         if let transaction {
             transaction.stage(partialPath, for: path)
         } else {
-            let own = OutputTransaction()
-            own.stage(partialPath, for: path)
-            try own.commit()
+            try PartialFile.commit([(partialPath, path)])
         }
     }
 
@@ -184,7 +182,7 @@ public final class AudioFileWriter {
         guard let f = file else { return }
         file = nil
         sf_close(f)
-        OutputTransaction.discard(partialPath)
+        PartialFile.discard(partialPath)
     }
 
     /// Removes the partial file of every open writer of this process, for a process that is
@@ -196,7 +194,7 @@ public final class AudioFileWriter {
     /// source.setEventHandler { AudioFileWriter.removePartialFiles(); _exit(130) }
     /// ```
     public static func removePartialFiles() {
-        OutputTransaction.removeTemporaries()
+        PartialFile.removeTemporaries()
     }
 
     deinit {

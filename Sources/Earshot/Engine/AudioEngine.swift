@@ -91,31 +91,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// ``EarshotError/tooFewSources(granted:musicSources:)`` when the device grants fewer sources than
     /// ``Configuration/musicSources`` plus one voice.
     public init(configuration: Configuration = Configuration()) throws(EarshotError) {
-        if let cap = configuration.maxRealVoices, !(1...4096).contains(cap) {
-            throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
-        }
-        guard (1...ClipDecoder.Options.maxBytesCeiling).contains(configuration.maxClipBytes) else {
-            throw .invalidArgument("maxClipBytes \(configuration.maxClipBytes) is outside 1…\(ClipDecoder.Options.maxBytesCeiling)")
-        }
-        guard configuration.maxTotalClipBytes >= 1 else {
-            throw .invalidArgument("maxTotalClipBytes \(configuration.maxTotalClipBytes) must be at least 1")
-        }
-        guard (0...1_000_000).contains(configuration.maxVirtualVoices) else {
-            throw .invalidArgument("maxVirtualVoices \(configuration.maxVirtualVoices) is outside 0…1000000")
-        }
-        guard configuration.fadeTime.isFinite, configuration.fadeTime >= 0.0005, configuration.fadeTime <= 10 else {
-            throw .invalidArgument("fadeTime \(configuration.fadeTime) s is outside 0.0005…10")
-        }
-        guard configuration.audibilityFloor.isFinite, configuration.audibilityFloor >= 0,
-              configuration.lateStartTolerance.isFinite, configuration.lateStartTolerance >= 0 else {
-            throw .invalidArgument("audibilityFloor and lateStartTolerance must be finite and ≥ 0")
-        }
-        guard (0...15).contains(configuration.zoneSends) else {
-            throw .invalidArgument("zoneSends \(configuration.zoneSends) is outside 0…15")
-        }
-        guard (0...64).contains(configuration.musicSources) else {
-            throw .invalidArgument("musicSources \(configuration.musicSources) is outside 0…64")
-        }
+        try configuration.validate()
         self.configuration = configuration
         let device = try OutputDevice.open(configuration.output, followDefault: configuration.followsDefaultOutput)
         let context: ALContext
@@ -239,6 +215,29 @@ public final class AudioEngine: @unchecked Sendable {
                 core.setListener(newValue)
             }
         }
+    }
+
+    // MARK: Frame
+
+    /// Once per game frame: ranks every voice, steals and resumes sources with fades, ends
+    /// finished voices, and pushes every changed property to OpenAL in one deferred batch.
+    ///
+    /// Audio timing follows the engine clock — samples rendered on a loopback engine, the
+    /// monotonic clock on a live device — so an irregular frame cannot make voices drift;
+    /// `deltaTime` is recorded as the frame time only. Call it from one thread (the game loop);
+    /// `play`, `stop` and the setters may be called from any thread meanwhile. Steady state
+    /// allocates nothing.
+    public func update(deltaTime: Double = 0) {
+        eachSubsystem { $0.beginFrame(self) }   // the session's duck ramp
+        checkDevice()
+        let (ended, changes, marks) = withAL { () -> (Bool, BusChanges, [MarkerEvent]) in
+            guard !core.isShutDown else { return (false, BusChanges(), []) }
+            core.stepFrame()
+            return (core.pool.hasEnded, core.takeBusChanges(), takeVoiceMarkers())
+        }
+        eachSubsystem { $0.endFrame(self, changes: changes) }   // music: gains, fades, holds
+        sendMarkers(marks)
+        if ended { deliverVoiceEvents() }
     }
 
     // MARK: Rendering

@@ -149,6 +149,36 @@ extension AudioEngine.Configuration {
                           auxiliarySends: zoneSends + (busEffects ? 1 : 0))
     }
 
+    /// Throws ``EarshotError/invalidArgument(_:)`` for a value outside its documented range:
+    /// checked before anything is opened.
+    func validate() throws(EarshotError) {
+        if let cap = maxRealVoices, !(1...4096).contains(cap) {
+            throw .invalidArgument("maxRealVoices \(cap) is outside 1…4096")
+        }
+        guard (1...ClipDecoder.Options.maxBytesCeiling).contains(maxClipBytes) else {
+            throw .invalidArgument("maxClipBytes \(maxClipBytes) is outside 1…\(ClipDecoder.Options.maxBytesCeiling)")
+        }
+        guard maxTotalClipBytes >= 1 else {
+            throw .invalidArgument("maxTotalClipBytes \(maxTotalClipBytes) must be at least 1")
+        }
+        guard (0...1_000_000).contains(maxVirtualVoices) else {
+            throw .invalidArgument("maxVirtualVoices \(maxVirtualVoices) is outside 0…1000000")
+        }
+        guard fadeTime.isFinite, fadeTime >= 0.0005, fadeTime <= 10 else {
+            throw .invalidArgument("fadeTime \(fadeTime) s is outside 0.0005…10")
+        }
+        guard audibilityFloor.isFinite, audibilityFloor >= 0,
+              lateStartTolerance.isFinite, lateStartTolerance >= 0 else {
+            throw .invalidArgument("audibilityFloor and lateStartTolerance must be finite and ≥ 0")
+        }
+        guard (0...15).contains(zoneSends) else {
+            throw .invalidArgument("zoneSends \(zoneSends) is outside 0…15")
+        }
+        guard (0...64).contains(musicSources) else {
+            throw .invalidArgument("musicSources \(musicSources) is outside 0…64")
+        }
+    }
+
     /// The sources the voice pool gets on `context`: what was granted less the music sources,
     /// capped at ``maxRealVoices``. Not clamped at zero; callers decide what a shortfall means.
     func voiceSourceCount(on context: ALContext) -> Int {

@@ -146,7 +146,7 @@ extension EngineCore {
         voiceSources = try ALSourceNames.generate(max(0, voiceCount))
         try reuploadClips()
         pool.replaceSources(voiceSources)
-        pool.settings.settleTime = 2 / Double(max(device.integer(ALC_REFRESH), 1))
+        pool.setSettleTime(2 / Double(max(device.integer(ALC_REFRESH), 1)))
         try applyGlobalState()
         syncBuses()
         for stage in stages { try stage.rebuild(self) }

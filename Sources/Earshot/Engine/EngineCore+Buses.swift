@@ -68,7 +68,7 @@ extension EngineCore {
 
     func setMasterGain(_ gain: Float) {
         masterGain = gain
-        pool.masterGain = gain
+        pool.setMasterGain(gain)
         alListenerf(AL_GAIN, listener.gain * masterGain)
     }
 
@@ -76,18 +76,15 @@ extension EngineCore {
     func syncBuses() {
         pool.accountPauses(now: now)   // delays run in playback time: account the pauses so far first
         let buses = busTable.states
-        if pool.busGains.count != buses.count {
+        if pool.busCount != buses.count {
             busChanges.levels = true
             busChanges.holds = busChanges.holds || buses.indices.contains(where: busTable.isHeld(at:))
-            pool.busGains = buses.map(\.effectiveGain)
-            pool.busPaused = buses.indices.map(busTable.isHeld(at:))
+            pool.setBuses(gains: buses.map(\.effectiveGain), held: buses.indices.map(busTable.isHeld(at:)))
         } else {
             for i in buses.indices {
-                let gain = buses[i].effectiveGain, held = busTable.isHeld(at: i)
-                if pool.busGains[i] != gain { busChanges.levels = true }
-                if pool.busPaused[i] != held { busChanges.holds = true }
-                pool.busGains[i] = gain
-                pool.busPaused[i] = held
+                let changed = pool.setBus(i, gain: buses[i].effectiveGain, held: busTable.isHeld(at: i))
+                if changed.level { busChanges.levels = true }
+                if changed.hold { busChanges.holds = true }
             }
         }
         pool.markAllGainsDirty()

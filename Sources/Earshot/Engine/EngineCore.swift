@@ -8,15 +8,16 @@ import Glibc
 /// context current; every method here assumes that. The fields every play reads are
 /// `@exclusivity(unchecked)` (Swift's dynamic exclusivity check cost each play ~76 instructions
 /// per field in callgrind counts); the rest keep the checks (no difference measured in `earshot
-/// stress`). The core is split by operation: clips, voices, the frame and the listener here;
-/// `EngineCore+Buses.swift` (pushing the buses to the voices; ``BusTable`` owns their state),
-/// `EngineCore+Mix.swift` (the ``MixHost`` the ``Mixer`` talks through) and
+/// stress`). It holds the voice kernel (``pool``, Voices/) and the stages beside it (``stages``);
+/// its own files: clips, a resolved play handed to the kernel or to the curves, the frame and the
+/// listener here; `EngineCore+Buses.swift` (pushing the buses to the voices; ``BusTable`` owns
+/// their state), `EngineCore+Mix.swift` (the ``MixHost`` the ``Mixer`` talks through) and
 /// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones, bus effects and the
 /// send router are the ``EnvironmentStage``'s. The mix and the environment step inside the frame
 /// as ``CoreStage``s (``stages``). State those files set is internal rather than private.
 final class EngineCore {
     // `@exclusivity(unchecked)`: read on every play, touched only under the AL lock (as the
-    // pool's columns); each dynamic check cost a play 76 instructions (issue 35).
+    // pool's columns); each dynamic check cost a play 76 instructions.
     @exclusivity(unchecked) private(set) var isShutDown = false
     /// The device and context in use (replaced when a lost device is reopened).
     var device: OutputDevice
@@ -122,9 +123,8 @@ final class EngineCore {
         pool = VoicePool(sources: voiceSources, settings: .init(
             fadeTime: configuration.fadeTime, audibilityFloor: configuration.audibilityFloor,
             lateStartTolerance: configuration.lateStartTolerance,
-            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle))
-        pool.distanceModel = configuration.distanceModel
-        pool.router = environment.sendRouter
+            maxVirtualVoices: configuration.maxVirtualVoices, settleTime: settle),
+            distanceModel: configuration.distanceModel, router: environment.sendRouter)
         syncBuses()
         busChanges = BusChanges()   // the buses as they start are no change
         try applyGlobalState()
@@ -252,7 +252,7 @@ final class EngineCore {
 
     /// Deletes the buffers of unloaded clips that no voice holds any more. Not while the device
     /// is lost: its stopped sources may still hold the buffer (AL_INVALID_OPERATION, which
-    /// trapped — found by the API operation fuzzer), and the rebuild drops the pending buffers
+    /// trapped), and the rebuild drops the pending buffers
     /// with the old context (`reuploadClips`).
     private func collectBuffers() {
         guard !buffersToDelete.isEmpty, !isDeviceLost else { return }
@@ -288,8 +288,8 @@ final class EngineCore {
     /// in the `ResolvedPlay`: an array there made every play 12–15 ns dearer (a play into a full
     /// pool, `earshot stress --play-cost`), clips with markers or not.
     func play(_ resolved: ResolvedPlay, markers: [Marker]) -> VoiceID {
-        let id = parameters.isActive ? playOnCurvedBus(resolved) : pool.play(resolved, now: now)   // some bus has curves
-        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
+        let id = parameters.hasBusCurves ? playOnCurvedBus(resolved) : pool.start(resolved, now: now)
+        pool.mark(id, markers: markers, from: resolved.startFrame)
         return id
     }
 
@@ -354,9 +354,8 @@ final class EngineCore {
                 }
                 let t = now
                 let span = Double(chunk) / Double(sampleRate)
-                pool.clock = t   // ends the service records (a completed stop fade) happen now
                 alDeferUpdatesSOFT()
-                pool.service(now: t, lookahead: span)
+                pool.service(now: t, lookahead: span, recordingEndsAt: t)
                 alProcessUpdatesSOFT()
             }
             // A mix call never crosses the end of a reverb cross-fade except exactly at it
@@ -380,7 +379,7 @@ final class EngineCore {
 
     func setListener(_ l: Listener) {
         listener = l
-        pool.listenerPosition = l.position
+        pool.setListenerPosition(l.position)
         alListener3f(AL_POSITION, l.position.x, l.position.y, l.position.z)
         alListener3f(AL_VELOCITY, l.velocity.x, l.velocity.y, l.velocity.z)
         var orientation: [ALfloat] = [l.at.x, l.at.y, l.at.z, l.up.x, l.up.y, l.up.z]

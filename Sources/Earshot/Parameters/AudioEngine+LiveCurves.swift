@@ -46,7 +46,7 @@ extension AudioEngine {
 extension ParameterStage {
     /// Compiles a sound's curves again (after ``AudioEngine/setCurves(_:layers:for:)``) and points
     /// every playing voice of it at the new sets, from the next frame.
-    func recompile(soundKey key: UInt32, definition: SoundDefinition, pool: VoicePool) throws(EarshotError) {
+    func recompile(soundKey key: UInt32, definition: SoundDefinition, pool: some VoiceKernel) throws(EarshotError) {
         forgetSound(key)
         var byLayer: [Int: Int] = [:]
         for layer in (definition.isLayered ? Array(definition.layers.indices) : [-1]) {
@@ -56,14 +56,14 @@ extension ParameterStage {
         for i in voices.managed where voices.entries[i].soundKey == key {
             let s = byLayer[Int(voices.entries[i].layer)] ?? -1
             voices.entries[i].set = Int32(s)
-            let b = busSetIndex(pool.slots[i].busIndex)
+            let b = busSetIndex(pool.voiceStates[i].busIndex)
             voices.setHasFilters(i, (s >= 0 && sets[s].hasFilters) || (b >= 0 && sets[b].hasFilters))
             voices.entries[i].dirty = true
         }
         // A plain sound's voices that had no curves when they started: adopted now.
         if !definition.isLayered, let s = byLayer[-1], s >= 0 {
-            for i in pool.live where pool.slots[i].soundKey == key {
-                let id = VoiceID(index: UInt32(i), generation: pool.slots[i].generation)
+            for i in pool.live where pool.voiceStates[i].soundKey == key {
+                let id = VoiceID(index: UInt32(i), generation: pool.voiceStates[i].generation)
                 guard voices.entry(id) == nil else { continue }
                 let j = adopt(i, id: id, pool: pool)
                 voices.entries[j].set = Int32(s)

@@ -113,8 +113,8 @@ extension AudioEngine {
             let p = try core.parameters.index(of: name)
             guard let slot = core.pool.slot(voice.id) else { return nil }
             if core.parameters.voices.entry(voice.id) != nil { return core.parameters.value(p, slot: slot, pool: core.pool) }
-            let e = core.pool.slots[slot].emitterIndex
-            if e >= 0, let v = core.parameters.emitterValue(e, generation: core.pool.emitters[e].generation, p) { return v }
+            let e = core.pool.voiceStates[slot].emitterIndex
+            if e >= 0, let v = core.parameters.emitterValue(e, generation: core.pool.emitterGeneration(e), p) { return v }
             return core.parameters.global[p].current
         }
     }

@@ -8,7 +8,7 @@ extension EngineCore {
     func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition, markers: [Marker]) throws(EarshotError) -> VoiceID {
         guard definition.parameterPart != nil else { return play(resolved, markers: markers) }
         let id = try playCurvedSoundVoice(resolved, key: key, definition: definition)
-        if !markers.isEmpty, id != .refused { pool.timeline.mark(Int(id.index), markers: markers, from: resolved.startFrame) }
+        pool.mark(id, markers: markers, from: resolved.startFrame)
         return id
     }
 
@@ -54,20 +54,13 @@ extension EngineCore {
         let leader = parameters.play(plays[0], set: sets[0], layer: 0, soundKey: key, in: self)
         guard leader != .refused else { return nil }
         // The first layer's markers: reported for the voice the game holds.
-        let markers = definition.layers[0].clip.markers
-        if !markers.isEmpty { pool.timeline.mark(Int(leader.index), markers: markers, from: plays[0].startFrame) }
+        pool.mark(leader, markers: definition.layers[0].clip.markers, from: plays[0].startFrame)
         // The leader is registered even without curves: its layers follow it.
         if parameters.voices.entry(leader) == nil, let i = pool.slot(leader) {
-            var e = VoiceCurveEntry()
-            e.generation = leader.generation
+            var e = VoiceCurveEntry(generation: leader.generation, gain: plays[0].gain, pitch: plays[0].pitch,
+                                    priority: plays[0].priority)
             e.layer = 0
             e.soundKey = key
-            e.baseGain = plays[0].gain
-            e.basePitch = plays[0].pitch
-            e.basePriority = plays[0].priority
-            e.writtenGain = plays[0].gain
-            e.writtenPitch = plays[0].pitch
-            e.writtenPriority = plays[0].priority
             e.globalEpoch = parameters.globalEpoch
             e.dirty = false
             parameters.voices.activate(i, e)

@@ -7,13 +7,13 @@ extension ParameterStage {
               in core: EngineCore) -> VoiceID {
         let pool = core.pool
         let bus = busSetIndex(resolved.busIndex)
-        guard set >= 0 || bus >= 0 || leader != nil else { return pool.play(resolved, now: core.now) }
+        guard set >= 0 || bus >= 0 || leader != nil else { return pool.start(resolved, now: core.now) }
         // The voice's values before it exists: the leader's own and its emitter's values
         // count; the global ones otherwise.
         let leaderSlot = leader.flatMap { voices.entry($0) }
         func value(_ p: Int) -> Double {
             if let l = leaderSlot { for v in voices.entries[l].locals where v.parameter == p { return v.value.current } }
-            if resolved.emitterIndex >= 0, let v = emitterValue(resolved.emitterIndex, generation: pool.emitters[resolved.emitterIndex].generation, p) {
+            if resolved.emitterIndex >= 0, let v = emitterValue(resolved.emitterIndex, generation: pool.emitterGeneration(resolved.emitterIndex), p) {
                 return v
             }
             return global[p].current
@@ -25,19 +25,13 @@ extension ParameterStage {
         r.gain = Self.finite(resolved.gain * f.gain, max: .greatestFiniteMagnitude)
         r.pitch = Self.finitePitch(resolved.pitch * Float(f.pitch))
         r.priority = UInt8(max(0, min(255, (Double(resolved.priority) + f.priority).rounded())))
-        let id = pool.play(r, now: core.now)
+        let id = pool.start(r, now: core.now)
         guard id != .refused, let i = pool.slot(id) else { return id }
-        var e = VoiceCurveEntry()
-        e.generation = id.generation
+        var e = VoiceCurveEntry(generation: id.generation, gain: resolved.gain, pitch: resolved.pitch,
+                                priority: resolved.priority, written: (r.gain, r.pitch, r.priority))
         e.set = Int32(set)
         e.layer = Int16(layer)
         e.soundKey = soundKey
-        e.baseGain = resolved.gain
-        e.basePitch = resolved.pitch
-        e.basePriority = resolved.priority
-        e.writtenGain = r.gain
-        e.writtenPitch = r.pitch
-        e.writtenPriority = r.priority
         e.lowPass = Float(max(0, min(1, f.lowPass)))
         e.send = Float(max(0, min(1, f.send)))
         e.hasFilters = (set >= 0 && sets[set].hasFilters) || (bus >= 0 && sets[bus].hasFilters)
@@ -49,13 +43,13 @@ extension ParameterStage {
             voices.entries[l].followers.append(id)
         }
         voices.activate(i, e)
-        if e.hasFilters, pool.slots[i].phase == .real { applyFilters(i, pool: pool) }
+        if e.hasFilters, pool.voiceStates[i].phase == .real { applyFilters(i, pool: pool) }
         return id
     }
 
     /// Sends slot `i`'s low-pass and send factors to its source (a real voice).
-    func applyFilters(_ i: Int, pool: VoicePool) {
-        let source = pool.slots[i].source
+    func applyFilters(_ i: Int, pool: some VoiceKernel) {
+        let source = pool.voiceStates[i].source
         pool.router?.setCurveFilter(SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send), source: source)
     }
 }
@@ -77,9 +71,9 @@ final class ParameterFilterStage: CoreStage {
         let pool = core.pool
         guard let router = pool.router else { return }
         for i in voices.managed where voices.entries[i].hasFilters {
-            guard pool.slots[i].phase == .real, pool.slots[i].generation == voices.entries[i].generation else { continue }
+            guard pool.voiceStates[i].phase == .real, pool.voiceStates[i].generation == voices.entries[i].generation else { continue }
             let wanted = SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send)
-            if router.curveFilter(pool.slots[i].source) != wanted { router.setCurveFilter(wanted, source: pool.slots[i].source) }
+            if router.curveFilter(pool.voiceStates[i].source) != wanted { router.setCurveFilter(wanted, source: pool.voiceStates[i].source) }
         }
     }
 }
@@ -98,26 +92,20 @@ extension ParameterStage {
 extension ParameterStage {
     /// Takes a playing voice into the table (a voice without curves given a value of its own, or
     /// a voice on a bus that just got curves): its values now are its own.
-    func adopt(_ slot: Int, id: VoiceID, pool: VoicePool) -> Int {
-        var e = VoiceCurveEntry()
-        e.generation = id.generation
-        e.baseGain = pool.slots[slot].gain
-        e.basePitch = pool.slots[slot].pitch
-        e.basePriority = pool.slots[slot].priority
-        e.writtenGain = e.baseGain
-        e.writtenPitch = e.basePitch
-        e.writtenPriority = e.basePriority
-        e.hasFilters = { let b = busSetIndex(pool.slots[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
+    func adopt(_ slot: Int, id: VoiceID, pool: some VoiceKernel) -> Int {
+        let v = pool.voiceStates
+        var e = VoiceCurveEntry(generation: id.generation, gain: v[slot].gain, pitch: v[slot].pitch, priority: v[slot].priority)
+        e.hasFilters = { let b = busSetIndex(pool.voiceStates[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
         e.dirty = true
         voices.activate(slot, e)
         return slot
     }
 
     /// Takes every voice playing on bus `bus` into the table (its curves changed).
-    func adoptBusVoices(_ bus: Int, pool: VoicePool) {
+    func adoptBusVoices(_ bus: Int, pool: some VoiceKernel) {
         let b = busSetIndex(bus)
-        for i in pool.live where pool.slots[i].busIndex == bus {
-            let id = VoiceID(index: UInt32(i), generation: pool.slots[i].generation)
+        for i in pool.live where pool.voiceStates[i].busIndex == bus {
+            let id = VoiceID(index: UInt32(i), generation: pool.voiceStates[i].generation)
             if let k = voices.entry(id) {
                 let s = Int(voices.entries[k].set)
                 let has = (s >= 0 && sets[s].hasFilters) || (b >= 0 && sets[b].hasFilters)

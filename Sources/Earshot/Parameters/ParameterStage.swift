@@ -169,7 +169,7 @@ final class ParameterStage: CoreStage {
     /// Gives the compiled sets of sound `key` (its own and each layer's) the curves of
     /// `definition` in place (``AudioEngine/redefine(_:as:)``): the voices under them evaluate
     /// the new curves at the next frame; a set whose curves are all gone stays, empty (no
-    /// effect). Sets not made yet are made on first use, as before. Throws, changing nothing,
+    /// effect). Sets not made yet are made on first use. Throws, changing nothing,
     /// for a curve naming an undefined parameter.
     func redefineSound(_ key: UInt32, _ definition: SoundDefinition) throws(EarshotError) {
         var compiled: [(set: Int, curves: CurveSet)] = []
@@ -213,19 +213,19 @@ final class ParameterStage: CoreStage {
     /// The value of parameter `p` for the voice in slot `i`: its own (its leader's, for a layer),
     /// else its emitter's, else the global one.
     @inline(__always)
-    func value(_ p: Int, slot i: Int, pool: VoicePool) -> Double {
+    func value(_ p: Int, slot i: Int, pool: some VoiceKernel) -> Double {
         let owner = voices.entries[i].leader >= 0 ? Int(voices.entries[i].leader) : i
         for l in voices.entries[owner].locals where l.parameter == p { return l.value.current }
-        let e = pool.slots[i].emitterIndex
-        if e >= 0, let el = emitterLocals[e], pool.emitters[e].generation == el.generation {
+        let e = pool.voiceStates[i].emitterIndex
+        if e >= 0, let el = emitterLocals[e], pool.emitterGeneration(e) == el.generation {
             for l in el.values where l.parameter == p { return l.value.current }
         }
         return global[p].current
     }
 
     /// The factors of the voice in slot `i` under set `s` and its bus's set.
-    func factors(slot i: Int, set s: Int, pool: VoicePool) -> CurveFactors {
-        let bus = busSetIndex(pool.slots[i].busIndex)
+    func factors(slot i: Int, set s: Int, pool: some VoiceKernel) -> CurveFactors {
+        let bus = busSetIndex(pool.voiceStates[i].busIndex)
         let own = needsOwnEvaluation(slot: i, pool: pool)
         var f = CurveFactors()
         if s >= 0 { f = own ? sets[s].evaluate { value($0, slot: i, pool: pool) } : cachedGlobal(s) }
@@ -235,10 +235,10 @@ final class ParameterStage: CoreStage {
 
     /// Whether the voice reads a value of its own or its emitter's (else the cached global result).
     @inline(__always)
-    func needsOwnEvaluation(slot i: Int, pool: VoicePool) -> Bool {
+    func needsOwnEvaluation(slot i: Int, pool: some VoiceKernel) -> Bool {
         let owner = voices.entries[i].leader >= 0 ? Int(voices.entries[i].leader) : i
         if !voices.entries[owner].locals.isEmpty { return true }
-        let e = pool.slots[i].emitterIndex
+        let e = pool.voiceStates[i].emitterIndex
         return e >= 0 && !emitterLocals.isEmpty && emitterLocals[e] != nil
     }
 
@@ -273,8 +273,7 @@ final class ParameterStage: CoreStage {
         guard !(core.interruptionHold || core.pauseAllExcept != nil) else { return }
         var changed = false
         for (e, var el) in emitterLocals {
-            guard core.pool.emitterTable.states.count > e, core.pool.emitters[e].alive,
-                  core.pool.emitters[e].generation == el.generation else {
+            guard core.pool.emitterIndex(EmitterID(index: UInt32(e), generation: el.generation)) != nil else {
                 emitterLocals[e] = nil   // a removed emitter
                 continue
             }

@@ -40,6 +40,21 @@ struct VoiceCurveEntry {
     var managedIndex: Int32 = -1
 }
 
+extension VoiceCurveEntry {
+    /// The entry of the voice of generation `generation` whose own values are `gain`, `pitch`
+    /// and `priority`, with `written` last written to the pool (its own values when none given).
+    init(generation: UInt32, gain: Float, pitch: Float, priority: UInt8,
+         written: (gain: Float, pitch: Float, priority: UInt8)? = nil) {
+        self.generation = generation
+        baseGain = gain
+        basePitch = pitch
+        basePriority = priority
+        writtenGain = written?.gain ?? gain
+        writtenPitch = written?.pitch ?? pitch
+        writtenPriority = written?.priority ?? priority
+    }
+}
+
 /// The voices under curves (``VoiceCurveEntry``, indexed by pool slot) and the list of them.
 final class VoiceCurveTable {
     var entries: [VoiceCurveEntry]
@@ -89,11 +104,11 @@ final class VoiceCurveTable {
     /// One frame: ends entries of ended voices (and the layers of an ended or stopping first
     /// layer), moves the voices' own values, notices the game's own changes, and writes gain,
     /// pitch and priority where the factors changed.
-    func step(_ stage: ParameterStage, pool: VoicePool, now: Double, elapsed: Double, emitterEpoch: UInt64) {
+    func step(_ stage: ParameterStage, pool: some VoiceKernel, now: Double, elapsed: Double, emitterEpoch: UInt64) {
         var k = 0
         while k < managed.count {
             let i = managed[k]
-            guard pool.slots[i].phase != .free, pool.slots[i].generation == entries[i].generation else {
+            guard pool.voiceStates[i].phase != .free, pool.voiceStates[i].generation == entries[i].generation else {
                 deactivate(i)
                 continue   // `managed[k]` is another entry now
             }
@@ -101,20 +116,20 @@ final class VoiceCurveTable {
                 k += 1
                 continue
             }
-            if !entries[i].locals.isEmpty, !pool.slots[i].paused, !pool.busPaused[pool.slots[i].busIndex] {
+            if !entries[i].locals.isEmpty, !pool.voiceStates[i].paused, !pool.busPaused[pool.voiceStates[i].busIndex] {
                 for l in entries[i].locals.indices where entries[i].locals[l].value.advance(elapsed) { entries[i].dirty = true }
                 if entries[i].dirty { for f in entries[i].followers { if let j = entry(f) { entries[j].dirty = true } } }
             }
             // The game's own change of the voice's gain, pitch or priority (through `Voice`).
-            if pool.slots[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
-            if pool.slots[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
-            if pool.slots[i].priority != entries[i].writtenPriority {
-                entries[i].basePriority = pool.slots[i].priority
-                entries[i].writtenPriority = pool.slots[i].priority
+            if pool.voiceStates[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
+            if pool.voiceStates[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
+            if pool.voiceStates[i].priority != entries[i].writtenPriority {
+                entries[i].basePriority = pool.voiceStates[i].priority
+                entries[i].writtenPriority = pool.voiceStates[i].priority
                 entries[i].dirty = true
             }
             if entries[i].dirty || entries[i].globalEpoch != stage.globalEpoch
-                || (pool.slots[i].emitterIndex >= 0 && entries[i].emitterEpoch != emitterEpoch) {
+                || (pool.voiceStates[i].emitterIndex >= 0 && entries[i].emitterEpoch != emitterEpoch) {
                 apply(i, stage: stage, pool: pool, now: now)
                 entries[i].emitterEpoch = emitterEpoch
             }
@@ -123,28 +138,16 @@ final class VoiceCurveTable {
     }
 
     /// The factors of slot `i` written to the pool.
-    func apply(_ i: Int, stage: ParameterStage, pool: VoicePool, now: Double) {
+    func apply(_ i: Int, stage: ParameterStage, pool: some VoiceKernel, now: Double) {
         let f = stage.factors(slot: i, set: Int(entries[i].set), pool: pool)
         entries[i].dirty = false
         entries[i].globalEpoch = stage.globalEpoch
         let gain = ParameterStage.finite(entries[i].baseGain * f.gain, max: .greatestFiniteMagnitude)
         let pitch = ParameterStage.finitePitch(entries[i].basePitch * Float(f.pitch))
         let priority = UInt8(max(0, min(255, (Double(entries[i].basePriority) + f.priority).rounded())))
-        if pool.slots[i].gain != gain {
-            pool.slots[i].gain = gain
-            pool.slots[i].dirtyGain = true
-            pool.serviceNeeded = true
-        }
-        if pool.slots[i].pitch != pitch {
-            pool.accountPosition(i, now: now)   // the time played so far counts at the old pitch
-            pool.slots[i].pitch = pitch
-            pool.slots[i].dirtyPitch = true
-            pool.serviceNeeded = true
-        }
-        if pool.slots[i].priority != priority {
-            pool.slots[i].priority = priority
-            pool.invalidateEvictionHeap()
-        }
+        pool.setGain(ofSlot: i, gain)
+        pool.setPitch(ofSlot: i, pitch, now: now)
+        pool.setPriority(ofSlot: i, priority)
         entries[i].writtenGain = gain
         entries[i].writtenPitch = pitch
         entries[i].writtenPriority = priority
@@ -154,33 +157,15 @@ final class VoiceCurveTable {
 
     /// A layer follows its first layer: it stops when that one ends or is stopped, and pauses
     /// and moves with it. True when the layer was stopped (nothing else to do this frame).
-    private func followLeader(_ i: Int, pool: VoicePool, now: Double) -> Bool {
+    private func followLeader(_ i: Int, pool: some VoiceKernel, now: Double) -> Bool {
         let l = Int(entries[i].leader)
         let id = VoiceID(index: UInt32(i), generation: entries[i].generation)
-        guard pool.slots[l].phase != .free, pool.slots[l].generation == entries[i].leaderGeneration,
-              !pool.slots[l].ownStops, pool.slots[l].fadeAction != .stop else {
-            if pool.slots[i].fadeAction != .stop, !pool.slots[i].ownStops {
-                pool.slots[i].stopReason = .stopped
-                pool.stop(id, fade: 0)
-            }
+        guard pool.voiceStates[l].phase != .free, pool.voiceStates[l].generation == entries[i].leaderGeneration,
+              !pool.voiceStates[l].ownStops, pool.voiceStates[l].fadeAction != .stop else {
+            pool.stopLayer(i, id: id)
             return true
         }
-        if pool.slots[i].paused != pool.slots[l].paused {
-            pool.accountPosition(i, now: now)
-            pool.modify(id) { $0.paused = pool.slots[l].paused }
-        }
-        switch pool.slots[l].placement {
-        case .spatial where pool.slots[i].placement == .spatial && pool.slots[i].spatial != pool.slots[l].spatial:
-            pool.slots[i].spatial = pool.slots[l].spatial
-            pool.slots[i].dirtySpatial = true
-            pool.serviceNeeded = true
-        case .pan where pool.slots[i].placement == .pan && pool.slots[i].pan != pool.slots[l].pan:
-            pool.slots[i].pan = pool.slots[l].pan
-            pool.slots[i].dirtySpatial = true
-            pool.serviceNeeded = true
-        default:
-            break
-        }
+        pool.follow(i, id: id, leader: l, now: now)
         return false
     }
 
@@ -188,10 +173,10 @@ final class VoiceCurveTable {
     /// its sound (``AudioEngine/redefine(_:as:)``) — and writes the result at once. A change the
     /// game made since the last frame is taken first. False when the voice is not in the table
     /// (its pool values are its own).
-    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: VoicePool, now: Double) -> Bool {
+    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel, now: Double) -> Bool {
         guard let i = entry(id) else { return false }
-        if pool.slots[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
-        if pool.slots[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
+        if pool.voiceStates[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
+        if pool.voiceStates[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
         if let gain { entries[i].baseGain = EngineCore.varied(entries[i].baseGain, by: gain) }
         if let pitch { entries[i].basePitch = EngineCore.varied(entries[i].basePitch, by: pitch) }
         apply(i, stage: stage, pool: pool, now: now)   // accounts the position before a pitch change
@@ -199,9 +184,9 @@ final class VoiceCurveTable {
     }
 
     /// The game set the voice's gain: for a first layer, its layers follow in proportion.
-    private func adoptGain(_ i: Int, pool: VoicePool) {
+    private func adoptGain(_ i: Int, pool: some VoiceKernel) {
         let old = entries[i].baseGain
-        let new = pool.slots[i].gain
+        let new = pool.voiceStates[i].gain
         entries[i].baseGain = new
         entries[i].writtenGain = new
         entries[i].dirty = true
@@ -212,9 +197,9 @@ final class VoiceCurveTable {
         }
     }
 
-    private func adoptPitch(_ i: Int, pool: VoicePool) {
+    private func adoptPitch(_ i: Int, pool: some VoiceKernel) {
         let old = entries[i].basePitch
-        let new = pool.slots[i].pitch
+        let new = pool.voiceStates[i].pitch
         entries[i].basePitch = new
         entries[i].writtenPitch = new
         entries[i].dirty = true

@@ -75,36 +75,21 @@ extension AudioEngine {
 
 extension EngineCore {
     /// The live voices of the sound `key`, oldest first (by start time, then slot).
-    func voices(ofSound key: UInt32) -> [VoiceID] {
-        var found: [(start: Double, id: VoiceID)] = []
-        for index in pool.live where pool.slots[index].soundKey == key {
-            found.append((pool.slots[index].startAt, VoiceID(index: UInt32(index), generation: pool.slots[index].generation)))
-        }
-        return found.sorted { ($0.start, $0.id.index) < ($1.start, $1.id.index) }.map(\.id)
-    }
+    func voices(ofSound key: UInt32) -> [VoiceID] { pool.voices(ofSound: key) }
 
     /// Multiplies the own gain and pitch of `voices` (nil: unchanged); they reach OpenAL with
     /// the next push, as a voice's own setter's do. A voice under curves has its own values in
     /// the curve table (the pool's are those times its curves'): those are scaled, or the curves'
-    /// present value would be baked into them (issue 35).
+    /// present value would be baked into them.
     func rescale(_ voices: [VoiceID], gain: Float?, pitch: Float?) {
         guard gain != nil || pitch != nil else { return }
         let t = now
         for id in voices {
             guard let i = pool.slot(id) else { continue }
             if parameters.voices.scaleOwn(id, gain: gain, pitch: pitch, stage: parameters, pool: pool, now: t) { continue }
-            // The time played so far counts at the old pitch, its loops' wraps too (as setPitch).
-            if pitch != nil { pool.accountPosition(i, now: t) }
-            pool.modify(id) { v in
-                if let gain {
-                    v.gain = Self.varied(v.gain, by: gain)
-                    v.dirtyGain = true
-                }
-                if let pitch {
-                    v.pitch = Self.varied(v.pitch, by: pitch)
-                    v.dirtyPitch = true
-                }
-            }
+            if let gain { pool.setGain(id, Self.varied(pool.gain(ofSlot: i), by: gain)) }
+            // The time played so far counts at the old pitch, its loops' wraps too.
+            if let pitch { pool.setPitch(id, Self.varied(pool.pitch(ofSlot: i), by: pitch), now: t) }
         }
     }
 }
@@ -167,15 +152,9 @@ extension EngineCore {
                 parameters.voices.entries[j].dirty = true
                 continue
             }
-            var e = VoiceCurveEntry()
-            e.generation = leader.generation
+            var e = VoiceCurveEntry(generation: leader.generation, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i),
+                                    priority: pool.priority(ofSlot: i))
             e.set = Int32(s)
-            e.baseGain = pool.slots[i].gain
-            e.basePitch = pool.slots[i].pitch
-            e.basePriority = pool.slots[i].priority
-            e.writtenGain = pool.slots[i].gain
-            e.writtenPitch = pool.slots[i].pitch
-            e.writtenPriority = pool.slots[i].priority
             e.globalEpoch = 0   // evaluates at the next frame
             e.dirty = true
             parameters.voices.activate(i, e)

@@ -89,12 +89,9 @@ extension AudioEngine {
 }
 
 extension EngineCore {
-    /// One play of the sound in `slot` with its voice's checked `options` (the definition's
-    /// values and the play's, before variation): selection, variation, cooldown and limit, then
-    /// the voice. Nil when refused (recorded for the event stream).
     /// What a play of a sound passes before anything is picked or started: its bus and emitter
-    /// (``PlayResolver/target(_:in:)``), its cooldown and its limit. Nil: refused, and recorded
-    /// as such. The sound's key, the target, the time of the play and the limit's decision.
+    /// (``PlayResolver/target(_:in:)``), its cooldown and its limit. Returns the sound's key, the
+    /// target, the time of the play and the limit's decision; nil when refused (recorded as such).
     @inline(__always)
     func admit(sound slot: Int, options: PlayOptions) throws(EarshotError)
         -> (key: SoundTable.Key, target: PlayResolver.Target, time: Double, decision: SoundTable.Decision)? {
@@ -113,6 +110,9 @@ extension EngineCore {
         return (key, target, t, decision)
     }
 
+    /// One play of the sound in `slot` with its voice's checked `options` (the definition's
+    /// values and the play's, before variation): selection, variation, cooldown and limit, then
+    /// the voice. Nil when refused (recorded for the event stream).
     func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         if definition.parameterPart != nil, definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }

@@ -75,7 +75,7 @@ final class SoundTable {
     /// last start and held count stay; the selector carries on unless what it picks from changed.
     /// `playing`: the sound's live voices, oldest first — a sound given a limit starts counting
     /// them; one whose limit goes lets its held voices be heard.
-    func redefine(_ slot: Int, as definition: SoundDefinition, playing: [VoiceID], pool: VoicePool) {
+    func redefine(_ slot: Int, as definition: SoundDefinition, playing: [VoiceID], pool: some VoiceKernel) {
         guard let old = entries[slot].definition else { return }
         entries[slot].definition = definition
         if old.clips != definition.clips || old.selection != definition.selection || old.weights != definition.weights
@@ -90,7 +90,7 @@ final class SoundTable {
         }
         if entries[slot].held > 0, definition.limit?.steal != .virtual {
             // Nothing holds them any more: they compete for sources like any voice.
-            for id in playing { if let i = pool.slot(id), pool.slots[i].limitHeld { pool.release(held: i) } }
+            for id in playing { if let i = pool.slot(id), pool.isHeld(i) { pool.release(held: i) } }
             entries[slot].held = 0
             soundsWithHeld -= 1
         }
@@ -104,7 +104,7 @@ final class SoundTable {
         return i
     }
 
-    func remove(_ slot: Int, pool: VoicePool) {
+    func remove(_ slot: Int, pool: some VoiceKernel) {
         let key = self.key(slot)
         // Its voices play on as clip voices: they no longer count for, or report, the sound.
         pool.forgetSound(key)
@@ -150,16 +150,16 @@ final class SoundTable {
 
     /// The instance limit's decision for a play on `emitterIndex` (-1: none); a refusal is
     /// counted here.
-    func decide(_ slot: Int, emitterIndex: Int, pool: VoicePool) -> Decision {
+    func decide(_ slot: Int, emitterIndex: Int, pool: some VoiceKernel) -> Decision {
         guard let limit = entries[slot].definition?.limit else { return .play }
         // Fewer voices recorded than the limit (ended ones included): under it without a look.
         if entries[slot].voices.count < limit.count, limit.perEmitter == nil { return .play }
         prune(slot, pool: pool)
         var audible = 0, onEmitter = 0
         for id in entries[slot].voices {
-            guard let i = pool.slot(id), !pool.slots[i].limitHeld else { continue }
+            guard let i = pool.slot(id), !pool.isHeld(i) else { continue }
             audible += 1
-            if emitterIndex >= 0, pool.slots[i].emitterIndex == emitterIndex { onEmitter += 1 }
+            if emitterIndex >= 0, pool.emitter(ofSlot: i) == emitterIndex { onEmitter += 1 }
         }
         let emitterFull = emitterIndex >= 0 && limit.perEmitter.map { onEmitter >= $0 } ?? false
         guard audible >= limit.count || emitterFull else { return .play }
@@ -175,8 +175,8 @@ final class SoundTable {
             var victim: VoiceID?
             var quietest = Float.infinity
             for id in entries[slot].voices {
-                guard let i = pool.slot(id), !pool.slots[i].limitHeld,
-                      among < 0 || pool.slots[i].emitterIndex == among else { continue }
+                guard let i = pool.slot(id), !pool.isHeld(i),
+                      among < 0 || pool.emitter(ofSlot: i) == among else { continue }
                 if limit.steal == .oldest {
                     victim = id
                     break
@@ -194,7 +194,7 @@ final class SoundTable {
     /// Records a voice the sound started at `now` and applies the limit's `decision` (its voices
     /// are kept only when it has a limit: the list then holds at most the limit's count and the
     /// held ones, pruned when full).
-    func started(_ slot: Int, voice: VoiceID, now: Double, decision: Decision, pool: VoicePool) {
+    func started(_ slot: Int, voice: VoiceID, now: Double, decision: Decision, pool: some VoiceKernel) {
         entries[slot].lastStart = now
         switch decision {
         case .play, .refuse:
@@ -220,23 +220,23 @@ final class SoundTable {
     }
 
     /// Voices of the sound now (held ones included).
-    func instanceCount(_ slot: Int, pool: VoicePool) -> Int {
+    func instanceCount(_ slot: Int, pool: some VoiceKernel) -> Int {
         guard entries[slot].definition?.limit != nil else { return pool.count(ofSound: key(slot)) }
         prune(slot, pool: pool)
         return entries[slot].voices.count
     }
 
     /// Drops ended voices (and stolen ones still fading) from the sound's list.
-    private func prune(_ slot: Int, pool: VoicePool) {
+    private func prune(_ slot: Int, pool: some VoiceKernel) {
         entries[slot].voices.removeAll { id in
             guard let i = pool.slot(id) else { return true }
-            return pool.slots[i].stopReason == .stolen
+            return pool.wasStolen(i)
         }
     }
 
     /// Once per frame: a sound whose audible voices fell under its limit lets its newest held
     /// voices be heard (the `virtual` mode). Costs nothing while no sound holds a voice.
-    func releaseHeld(pool: VoicePool) {
+    func releaseHeld(pool: some VoiceKernel) {
         guard soundsWithHeld > 0 else { return }
         for slot in entries.indices where entries[slot].held > 0 {
             guard let limit = entries[slot].definition?.limit else { continue }
@@ -244,12 +244,12 @@ final class SoundTable {
             var audible = 0, held = 0
             for id in entries[slot].voices {
                 guard let i = pool.slot(id) else { continue }
-                if pool.slots[i].limitHeld { held += 1 } else { audible += 1 }
+                if pool.isHeld(i) { held += 1 } else { audible += 1 }
             }
             var k = entries[slot].voices.count - 1
             while audible < limit.count, k >= 0 {
-                if let i = pool.slot(entries[slot].voices[k]), pool.slots[i].limitHeld,
-                   limit.perEmitter.map({ emitterCount(slot, emitter: pool.slots[i].emitterIndex, pool: pool) < $0 }) ?? true {
+                if let i = pool.slot(entries[slot].voices[k]), pool.isHeld(i),
+                   limit.perEmitter.map({ emitterCount(slot, emitter: pool.emitter(ofSlot: i), pool: pool) < $0 }) ?? true {
                     pool.release(held: i)
                     audible += 1
                     held -= 1
@@ -262,11 +262,11 @@ final class SoundTable {
     }
 
     /// Audible voices of the sound on emitter `emitter` (-1: not on an emitter, no limit).
-    private func emitterCount(_ slot: Int, emitter: Int, pool: VoicePool) -> Int {
+    private func emitterCount(_ slot: Int, emitter: Int, pool: some VoiceKernel) -> Int {
         guard emitter >= 0 else { return 0 }
         var n = 0
         for id in entries[slot].voices {
-            if let i = pool.slot(id), !pool.slots[i].limitHeld, pool.slots[i].emitterIndex == emitter { n += 1 }
+            if let i = pool.slot(id), !pool.isHeld(i), pool.emitter(ofSlot: i) == emitter { n += 1 }
         }
         return n
     }

@@ -117,7 +117,7 @@ public enum PlayResolver {
     /// The bus of `options` as an index (``EarshotError/invalidArgument(_:)`` for a bus never
     /// added), and its emitter's index (the same error for a removed emitter).
     static func target(_ options: PlayOptions, in core: EngineCore) throws(EarshotError) -> Target {
-        guard let bus = core.busIndex(options.bus) else {
+        guard let bus = core.busTable.index(of: options.bus) else {
             throw .invalidArgument("no bus named \"\(options.bus.name)\" (add it with addBus first)")
         }
         var emitterIndex = -1

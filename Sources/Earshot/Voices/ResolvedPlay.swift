@@ -2,7 +2,7 @@ import COpenAL
 
 /// A play request after ``PlayResolver`` checked and converted it: everything the voice pool
 /// needs to start a voice, as indices, frames and plain values, and nothing it must look up or
-/// check again. What ``VoicePool/play(_:now:)`` takes — made under the AL lock, used in the same
+/// check again. What ``VoicePool/start(_:now:)`` takes — made under the AL lock, used in the same
 /// lock section (the indices are valid only there).
 struct ResolvedPlay {
     // The clip.

@@ -21,7 +21,7 @@
 public struct Voice: Sendable, Hashable {
     /// The engine's link (holds the engine weakly): handles kept by a game must not keep a
     /// discarded engine (its device, context and clip memory) alive. A strong reference to the
-    /// small link, not a weak one in the handle, so that copying a handle costs a retain, as before.
+    /// small link, not a weak one in the handle, so that copying a handle costs one retain.
     let link: EngineLink
     let id: VoiceID
 

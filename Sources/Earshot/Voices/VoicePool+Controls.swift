@@ -74,6 +74,128 @@ extension VoicePool {
         change(&slots[index])
     }
 
+    // MARK: A live voice's properties (checked values; a stale `id` does nothing)
+
+    func setGain(_ id: VoiceID, _ gain: Float) {
+        modify(id) { v in
+            v.gain = gain
+            v.dirtyGain = true
+        }
+    }
+
+    /// The time played so far counts at the old pitch: the voice's time, its markers' times and
+    /// the sidechain's playhead estimate stay true.
+    func setPitch(_ id: VoiceID, _ pitch: Float, now: Double) {
+        guard let i = slot(id) else { return }
+        accountPosition(i, now: now)
+        modify(id) { v in
+            v.pitch = pitch
+            v.dirtyPitch = true
+        }
+    }
+
+    /// Pans a non-positional voice (a positioned one keeps its place).
+    func setPan(_ id: VoiceID, _ pan: Float) {
+        modify(id) { v in
+            guard v.placement == .pan else { return }
+            v.pan = pan
+            v.dirtySpatial = true
+        }
+    }
+
+    /// Moves a positioned voice (one following an emitter moves with it instead).
+    func setPosition(_ id: VoiceID, _ position: Vector3) {
+        modifyPositioned(id) { v in
+            v.spatial.position = position
+            v.dirtyPosition = true
+        }
+    }
+
+    func setSpatial(_ id: VoiceID, _ properties: SpatialProperties) {
+        modifyPositioned(id) { v in
+            v.spatial = properties
+            v.dirtySpatial = true
+        }
+    }
+
+    /// Applies `change` to a live voice with a position of its own (not a panned one, not one
+    /// following an emitter).
+    private func modifyPositioned(_ id: VoiceID, _ change: (inout VoiceState) -> Void) {
+        modify(id) { v in
+            guard v.placement == .spatial else { return }
+            change(&v)
+        }
+    }
+
+    func setPriority(_ id: VoiceID, _ priority: UInt8) {
+        modify(id) { $0.priority = priority }
+    }
+
+    /// Pauses or resumes a voice: its time runs up to the pause and, resumed, from `now` on
+    /// (``Voice/time``). Call ``accountPauses(now:)`` first: a start delay is playback time.
+    func setPaused(_ id: VoiceID, _ paused: Bool, now: Double) {
+        if let i = slot(id) { accountPosition(i, now: now) }
+        modify(id) { $0.paused = paused }
+    }
+
+    // MARK: The curves' writes (Parameters/), by slot index within one AL section
+
+    /// A curve's gain for the voice in slot `index` (nothing to push when unchanged).
+    @inline(__always)
+    func setGain(ofSlot index: Int, _ gain: Float) {
+        guard slots[index].gain != gain else { return }
+        slots[index].gain = gain
+        slots[index].dirtyGain = true
+        serviceNeeded = true
+    }
+
+    /// A curve's pitch for the voice in slot `index`: the time played so far counts at the old one.
+    @inline(__always)
+    func setPitch(ofSlot index: Int, _ pitch: Float, now: Double) {
+        guard slots[index].pitch != pitch else { return }
+        accountPosition(index, now: now)
+        slots[index].pitch = pitch
+        slots[index].dirtyPitch = true
+        serviceNeeded = true
+    }
+
+    /// A curve's priority for the voice in slot `index`.
+    @inline(__always)
+    func setPriority(ofSlot index: Int, _ priority: UInt8) {
+        guard slots[index].priority != priority else { return }
+        slots[index].priority = priority
+        invalidateEvictionHeap()
+    }
+
+    /// Layer `id` (in slot `index`) keeps in step with the voice in slot `leader`: paused when
+    /// it is, and where it is (own position or pan; an emitter moves both).
+    func follow(_ index: Int, id: VoiceID, leader l: Int, now: Double) {
+        if slots[index].paused != slots[l].paused {
+            accountPosition(index, now: now)
+            modify(id) { $0.paused = slots[l].paused }
+        }
+        switch slots[l].placement {
+        case .spatial where slots[index].placement == .spatial && slots[index].spatial != slots[l].spatial:
+            slots[index].spatial = slots[l].spatial
+            slots[index].dirtySpatial = true
+            serviceNeeded = true
+        case .pan where slots[index].placement == .pan && slots[index].pan != slots[l].pan:
+            slots[index].pan = slots[l].pan
+            slots[index].dirtySpatial = true
+            serviceNeeded = true
+        default:
+            break
+        }
+    }
+
+    /// Stops the voice in slot `index` (handle `id`) as ``VoiceEndReason/stopped`` with the steal
+    /// fade, unless it is stopping already: a layer whose first layer ended or stopped.
+    func stopLayer(_ index: Int, id: VoiceID) {
+        guard slots[index].fadeAction != .stop, !slots[index].ownStops else { return }
+        slots[index].stopReason = .stopped
+        stop(id, fade: 0)
+    }
+
     /// Marks the gain of every voice dirty (a bus or master gain changed).
     func markAllGainsDirty() {
         serviceNeeded = true

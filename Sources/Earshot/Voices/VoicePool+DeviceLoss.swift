@@ -27,13 +27,8 @@ extension VoicePool {
                 playhead = playhead.truncatingRemainder(dividingBy: Double(v.clipFrames))
                 noteWrap(index, frames: unwrapped - playhead)
             }
-            slots[index].playhead = playhead
-            slots[index].playheadClock = now
+            slots[index].wentVirtual(at: playhead, now: now)
             slots[index].fresh = false
-            slots[index].fade = 0
-            slots[index].fadeTarget = 0
-            slots[index].fadeAction = .none
-            slots[index].silentSince = -1
             slots[index].awaitingFirstMix = false
         }
         replaceSources([])

@@ -56,6 +56,26 @@ extension VoicePool {
         serviceNeeded = true
     }
 
+    func emitterGeneration(_ index: Int) -> UInt32 { emitters[index].generation }
+
+    /// An emitter's properties.
+    func emitterProperties(_ index: Int) -> SpatialProperties {
+        emitterSpatial[index]
+    }
+
+    /// Moves an emitter and sets its velocity (for the Doppler effect); an unchanged velocity
+    /// costs what a plain move costs.
+    func setEmitterPosition(_ index: Int, _ position: Vector3, velocity: Vector3) {
+        var p = emitterSpatial[index]
+        guard p.velocity != velocity else {
+            setEmitterPosition(index, position)
+            return
+        }
+        p.position = position
+        p.velocity = velocity
+        setEmitter(index, p)
+    }
+
     func setEmitterPosition(_ index: Int, _ position: Vector3) {
         emitterTable.setPosition(index, position)
     }

@@ -1,15 +1,15 @@
 // The voice pool, eviction: which virtual voice a play into a full pool ends, found in
 // O(log n) from a min-heap of the virtual voices' standing keys instead of a scan of the pool
-// (issue 23 item 5: 5,000 plays in one frame into 4,096 voices cost 12 µs each by scanning).
+// (a scan cost 12 µs per play with 5,000 plays in one frame into 4,096 voices).
 //
 // The heap holds (standing key, slot) entries; the worst voice is on top. It is built lazily by
 // the first eviction after anything changed standings (an update recomputes every audibility) and
-// then kept by `play` alone: each new virtual voice is pushed, each evicted one popped. Entries go
+// then kept by `start` alone: each new virtual voice is pushed, each evicted one popped. Entries go
 // stale without being removed — a voice that ended, went real or whose slot another voice took —
 // and are dropped when they reach the top: an entry is current only if its slot is virtual and
 // its key equals the slot's standing now (the key's low 40 bits are the voice's unique start
 // sequence, so a reused slot never matches). Stale entries are bounded: the heap is compacted
-// (rebuilt) when it reaches twice the pool's capacity, so it never grows and `play` never
+// (rebuilt) when it reaches twice the pool's capacity, so it never grows and `start` never
 // allocates.
 extension VoicePool {
     /// The virtual voice that stands lowest (the eviction victim), or nil when none is virtual.
@@ -39,12 +39,12 @@ extension VoicePool {
         if evictionHeapValid, evictionHeap.first?.index == victim { popEvictionTop() }
     }
 
-    /// A voice that just started virtual in `play`: one more candidate (when the heap is kept).
+    /// A voice that just started virtual in `start`: one more candidate (when the heap is kept).
     @inline(__always)
     func addVirtualCandidate(_ index: Int) {
         guard evictionHeapValid else { return }
         if evictionHeap.count >= evictionHeap.capacity {
-            // Full of stale entries: compact instead of growing (no allocation on `play`).
+            // Full of stale entries: compact instead of growing (no allocation on `start`).
             evictionHeapValid = false
             return
         }
@@ -52,7 +52,7 @@ extension VoicePool {
         siftUp(evictionHeap.count - 1)
     }
 
-    /// Clears the heap: standings changed, or voices became virtual outside `play`.
+    /// Clears the heap: standings changed, or voices became virtual outside `start`.
     @inline(__always)
     func invalidateEvictionHeap() { evictionHeapValid = false }
 

@@ -51,7 +51,7 @@ final class LiveStartTable {
 // heard at its audio time.
 extension VoicePool {
     /// Files the mixing-clock target of voice `index` just played with a delay (NaN: none).
-    /// Out of line: `play` stays as small as it was.
+    /// Out of line: `start` stays small.
     @inline(never)
     func fileMixTarget(_ index: Int, _ target: Double) {
         guard !target.isNaN || !liveStarts.target[index].isNaN else { return }
@@ -70,7 +70,7 @@ extension VoicePool {
     /// Starts, with a lead-in, every waiting voice due within `horizon` of `now` (engine clock)
     /// that has a mixing-clock target and may be heard: not held, its bus not paused, audible,
     /// from its first frame (no offset) — one with an offset starts at the first update at or
-    /// after its time, as before. A `loop` voice queues copies of its clip after the lead-in and
+    /// after its time. A `loop` voice queues copies of its clip after the lead-in and
     /// loops once past it (`settleLeadIns`). `mixClock` reads the
     /// device's mixing clock. A voice already late on the mixing clock starts at once.
     func startAhead(now: Double, horizon: Double, mixClock: () -> Double?) {

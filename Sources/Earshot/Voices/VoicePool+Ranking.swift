@@ -10,7 +10,7 @@ extension VoicePool {
     }
 
     /// The virtual voice a full pool evicts first: the one that stands lowest by the same rule
-    /// (priority, audibility, age). Scans every live voice: O(pool); `play` uses the heap of
+    /// (priority, audibility, age). Scans every live voice: O(pool); `start` uses the heap of
     /// VoicePool+Eviction.swift instead, and tests check the two agree.
     func worstVirtualByScan() -> Int? {
         var worst: Int?

@@ -7,6 +7,15 @@ extension VoicePool {
     /// set to their value at the span's end (OpenAL ramps the gain linearly across its next mix),
     /// finished fades release sources, waiting voices take free sources, dirty properties go out.
     /// Wrap calls in `alDeferUpdatesSOFT`/`alProcessUpdatesSOFT` for one batch.
+    ///
+    /// `recordingEndsAt`: a render's service moves the pool's clock there first, so that the ends
+    /// it records (a completed stop fade) happen at that time.
+    @inline(__always)
+    func service(now: Double, lookahead: Double, recordingEndsAt clockNow: Double) {
+        clock = clockNow
+        service(now: now, lookahead: lookahead)
+    }
+
     func service(now: Double, lookahead: Double) {
         // Completed fades first: they free sources.
         var i = 0
@@ -120,104 +129,6 @@ extension VoicePool {
         return next
     }
 
-    /// Gives voice `index` `source` and plays it from `now` (engine clock). With `leadIn` (a
-    /// scheduled start on a live device, VoicePool+LiveStarts.swift) the source's queue is that
-    /// silence, then the clip's passes: the caller trims the silence to end on the start's frame.
-    func startReal(_ index: Int, on source: ALuint, now: Double, leadIn: LiveStartTable.Silence? = nil) {
-        // Edited in place (a slot is 256 bytes: copying it out and back cost more than the edits).
-        // The playhead was last brought up to date at the previous update (a one-shot past its
-        // end is clamped to its last frame below).
-        _ = catchUpPlayhead(index, now: now)
-        let v = slots.pointer(index)
-        // A stopped source that already holds this clip's buffer plays it again from the start;
-        // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
-        if let leadIn {
-            // Silence, then every pass (or, looping, enough copies of the clip to last until the
-            // update after the lead-in switches AL_LOOPING on): one queue, played back to back.
-            alSourcei(source, AL_BUFFER, 0)
-            let count = (v.pointee.loop ? Self.leadLoopCopies(v.pointee) : Int(v.pointee.passes)) + 1
-            if queueScratch.count < count { queueScratch = [ALuint](repeating: 0, count: count) }
-            queueScratch[0] = leadIn.buffer
-            for k in 1..<count { queueScratch[k] = v.pointee.buffer }
-            alSourceQueueBuffers(source, ALsizei(count), queueScratch)
-            attached[Int(source)] = 0
-            v.pointee.queued = true
-            liveStarts.lead[index] = Double(leadIn.frames)
-        } else if v.pointee.passes > 1 {
-            // A loop count: the buffer queued once per pass plays them gaplessly and stops after
-            // the last, sample-exact (released sources drop the queue: `releaseSource`).
-            alSourcei(source, AL_BUFFER, 0)
-            let passes = Int(v.pointee.passes)
-            if queueScratch.count < passes { queueScratch = [ALuint](repeating: 0, count: passes) }
-            for k in 0..<passes { queueScratch[k] = v.pointee.buffer }
-            alSourceQueueBuffers(source, ALsizei(passes), queueScratch)
-            attached[Int(source)] = 0
-            v.pointee.queued = true
-        } else if attached[Int(source)] != v.pointee.buffer {
-            alSourcei(source, AL_BUFFER, ALint(bitPattern: v.pointee.buffer))
-            attached[Int(source)] = v.pointee.buffer
-        }
-        let looping = v.pointee.loop && leadIn == nil   // a lead-in must not loop with the clip
-        if pushed[Int(source)].loop != looping {
-            alSourcei(source, AL_LOOPING, looping ? AL_TRUE : AL_FALSE)
-            pushed[Int(source)].loop = looping
-        }
-        pushPitch(v.pointee.pitch, to: source)
-        pushSpatial(index, to: source)
-        let late = now - v.pointee.startAt
-        let fromStart = v.pointee.fresh && late <= settings.lateStartTolerance
-        // With a lead-in the clip's first frame is heard at its start time, not now: the
-        // estimate of where the source is (`realOffset` at `realClock`) begins there.
-        v.pointee.realClock = leadIn == nil ? now : max(now, v.pointee.startAt)
-        if fromStart {
-            timeline.wrapped[index] = 0   // from its first frame again, whatever it did virtually
-            v.pointee.playhead = v.pointee.startFrame
-            v.pointee.realOffset = v.pointee.startFrame
-            if v.pointee.startFrame > 0 {
-                // Beginning part-way into the clip (an offset): fade in, so it cannot click.
-                alSourcei(source, AL_SAMPLE_OFFSET, ALint(v.pointee.startFrame))
-                v.pointee.fade = 0
-                v.pointee.fadeTarget = 1
-                v.pointee.fadeRate = Float(1 / settings.fadeTime)
-            }
-        } else {
-            var offset = v.pointee.playhead
-            if v.pointee.loop {
-                let length = Double(v.pointee.clipFrames)
-                offset = offset.truncatingRemainder(dividingBy: length)
-                // A playhead a rounding error short of the clip's end (time summed over many
-                // frames) is the next pass's first frame, not the last frame again.
-                if length - offset < 0.5 { offset -= length }
-                noteWrap(index, frames: v.pointee.playhead - offset)
-            }
-            offset = min(max(0, offset), (v.pointee.loop ? Double(v.pointee.clipFrames) : v.pointee.totalFrames) - 1)
-            v.pointee.realOffset = offset
-            alSourcei(source, AL_SAMPLE_OFFSET, ALint(offset.rounded()))
-            // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
-            v.pointee.fade = 0
-            v.pointee.fadeTarget = 1
-            v.pointee.fadeRate = Float(1 / settings.fadeTime)
-            stats.resumes += 1
-        }
-        if v.pointee.isOwnFading { ownFadesMayRun = true }
-        if v.pointee.fade < 1 || v.pointee.fadeTarget < 1 || v.pointee.ownFade < 1 {
-            v.pointee.awaitingFirstMix = true
-        }
-        v.pointee.fadeAction = .none
-        v.pointee.silentSince = -1
-        v.pointee.fresh = false
-        v.pointee.phase = .real
-        v.pointee.source = source
-        v.pointee.dirtyGain = false
-        v.pointee.dirtySpatial = false
-        v.pointee.dirtyPosition = false
-        v.pointee.dirtyPitch = false
-        v.pointee.realIndex = real.count
-        real.append(index)
-        alSourcef(source, AL_GAIN, effectiveGain(index))
-        alSourcePlay(source)
-    }
-
     /// Takes the source from a real voice (its fade has completed) and keeps it going as virtual.
     private func virtualize(_ index: Int, now: Double) {
         let source = slots[index].source
@@ -249,14 +160,9 @@ extension VoicePool {
             if slots[index].startAt > now { addPendingStart(index) }
             return
         }
-        slots[index].playhead = Double(offset) - lead
-        noteRealWraps(index, estimated: estimated, heard: slots[index].playhead)
-        slots[index].playheadClock = now
-        // It will fade in when it comes back.
-        slots[index].fade = 0
-        slots[index].fadeTarget = 0
-        slots[index].fadeAction = .none
-        slots[index].silentSince = -1
+        let heard = Double(offset) - lead
+        noteRealWraps(index, estimated: estimated, heard: heard)
+        slots[index].wentVirtual(at: heard, now: now)
     }
 
     func releaseSource(_ index: Int) {

@@ -19,7 +19,7 @@ import COpenAL
 ///   it was never heard and is less than `lateStartTolerance` late, in which case it starts from its
 ///   first frame at full gain (so a stolen-for gunshot keeps its attack). A one-shot whose playhead
 ///   passes its end while virtual ends (``VoiceEndReason/finished``).
-/// - At most `maxVirtualVoices` voices exist beyond the real sources. When `play` finds the pool
+/// - At most `maxVirtualVoices` voices exist beyond the real sources. When `start` finds the pool
 ///   full, the lowest-standing voice among the virtual ones and the new request loses: either the
 ///   request is refused (``VoiceStatus/refused``) or that virtual voice is evicted
 ///   (``VoiceEndReason/evicted``). Nothing throws on this path.
@@ -29,18 +29,26 @@ import COpenAL
 /// array is sized at creation.
 ///
 /// ## Where the parts live
+/// The pool is the voice kernel: with its sources and the AL section it runs in, it is all that
+/// touches a voice's slot. The engine's public voice API (`AudioEngine+Voices.swift`,
+/// `AudioEngine+Emitters.swift`, `AudioEngine+VoiceEvents.swift`) and the features (sounds,
+/// parameters, layers) call its methods, which say what they want done (start, stop, setGain,
+/// setPaused, …).
 /// - `VoicePool.swift` (this file): the state, slots and handles (generation-counted
-///   `VoiceID`s), `play`, and `end`, which frees a slot and records why.
+///   `VoiceID`s), and `end`, which frees a slot and records why.
+/// - `VoicePool+Start.swift`: `start` (a request to a slot) and `startReal` (a slot to a playing
+///   source): the one place a voice's source is started.
 /// - `VoicePool+Ranking.swift`: audibility, `outranks`, the virtual voice a full pool evicts,
 ///   the order of the voices waiting for a source. The standing rule itself (the packed key and
 ///   the quickselect) is `VoiceRanking.swift`.
 /// - `VoicePool+Schedule.swift`: `schedule` (once per frame: time, ends, standings, steals and
 ///   resumes), playheads, own envelopes, and delays held back by pauses.
 /// - `VoicePool+Service.swift`: `service` (fades, completed fades releasing sources, starts),
-///   `nextFadeBoundary`, `startReal`, `virtualize`, `releaseSource`.
+///   `nextFadeBoundary`, `virtualize`, `releaseSource`.
 /// - `VoicePool+SourceProperties.swift`: what a source is sent (gain, placement, pitch,
 ///   environment), each only when it differs from what the source has.
-/// - `VoicePool+Controls.swift`: stop, stopAll, modify, detach, the engine's other controls.
+/// - `VoicePool+Controls.swift`: stop, stopAll, a live voice's properties (setGain, setPitch,
+///   setPan, setPosition, setPaused, …), detach, the engine's other controls.
 /// - `VoicePool+DeviceLoss.swift`: suspendAll, replaceSources, rebindBuffers.
 /// - `VoicePool+Emitters.swift`: the pool's side of the emitter table (`EmitterTable.swift`:
 ///   handles, properties, cached attenuations) and the removal of an emitter's voices.
@@ -48,16 +56,12 @@ import COpenAL
 final class VoicePool {
     // Every stored property is `@exclusivity(unchecked)` (and EmitterTable's): the pool is only
     // touched under the AL lock, so the dynamic check verifies nothing the lock does not already
-    // guarantee, and it costs. Measured 2026-11-24, release builds, `earshot stress`, 3 runs
-    // each: without these annotations `schedule` takes 89–93 ns per voice instead of 75–79 at
-    // 1,024 voices (+18 %) and 41–44 instead of 28 at 10,000 voices with 1,024 real (+50 %); the
-    // engine's overhead over raw OpenAL goes from 1.59 to 1.71 there. The engine core's and
-    // SlotTable's annotations measured nothing and were removed.
+    // guarantee, and it costs (`earshot stress`: `schedule` +18 % per voice at 1,024 voices,
+    // +50 % at 10,000 voices with 1,024 real).
     //
     // The pool's code is spread over the VoicePool+*.swift extensions, which cannot reach
     // `private` members: state they write is internal (or `private(set)` where they only read
-    // it). That is for the pool's own files: the engine goes through the pool's methods and the
-    // state it already set (settings, router, bus gains, listener), as before the split.
+    // it). That is for the pool's own files: everything else goes through the pool's methods.
     struct Settings {
         var fadeTime: Double
         var audibilityFloor: Float
@@ -68,7 +72,7 @@ final class VoicePool {
         var settleTime: Double
     }
 
-    @exclusivity(unchecked) var settings: Settings
+    @exclusivity(unchecked) private(set) var settings: Settings
     @exclusivity(unchecked) var sources: [ALuint]
     @exclusivity(unchecked) var freeSources: [ALuint]
     /// The buffer each source still holds, indexed by source name. A released source keeps its
@@ -85,9 +89,14 @@ final class VoicePool {
         var pitch: Float?
     }
     let slots: SlotTable<VoiceState>
-    @exclusivity(unchecked) private var freeSlots: [Int]
+    /// The slots, read-only: what the features read of a voice (Parameters/, Time/); they change
+    /// one through the pool's methods.
+    var voiceStates: SlotTable<VoiceState>.ReadOnly {
+        @inline(__always) get { slots.readOnly }
+    }
+    @exclusivity(unchecked) var freeSlots: [Int]
     /// Indices of occupied slots, unordered.
-    @exclusivity(unchecked) private(set) var live: [Int]
+    @exclusivity(unchecked) var live: [Int]
     /// Indices of real voices, unordered.
     @exclusivity(unchecked) var real: [Int]
     /// Desired voices still waiting for a source.
@@ -101,10 +110,11 @@ final class VoicePool {
     /// (VoicePool+Eviction.swift). Valid only while ``evictionHeapValid``.
     @exclusivity(unchecked) var evictionHeap: [RankEntry]
     /// Whether ``evictionHeap`` holds every virtual voice with its current standing: cleared by
-    /// anything that changes a standing or makes a voice virtual other than `play` (an update,
+    /// anything that changes a standing or makes a voice virtual other than `start` (an update,
     /// a fade that hands a source back, `modify`, a lost device); rebuilt on the next eviction.
     @exclusivity(unchecked) var evictionHeapValid = false
-    @exclusivity(unchecked) private var sequence: UInt64 = 0
+    /// The age stamp of the newest voice (a later one is newer).
+    @exclusivity(unchecked) var sequence: UInt64 = 0
     /// Voices waiting for their start time, as a min-heap on it (VoicePool+Starts.swift): the
     /// loopback render cuts its mix calls at the earliest, so a delayed voice starts on its frame.
     @exclusivity(unchecked) var pendingStarts: [PendingStart]
@@ -116,7 +126,7 @@ final class VoicePool {
     @exclusivity(unchecked) var endReasons: [VoiceEndReason]
     /// Ends of voices a task awaits (VoiceState.awaited), kept apart from the bounded ring of
     /// events so that none is lost; taken by the engine after each update and render.
-    @exclusivity(unchecked) var awaitedEnds: [(id: VoiceID, reason: VoiceEndReason)] = []
+    @exclusivity(unchecked) private var awaitedEnds: [(id: VoiceID, reason: VoiceEndReason)] = []
     /// The engine clock as the pool last saw it (play, schedule, a render's service): when an end
     /// that has no exact time of its own (a stop, an eviction) is recorded.
     @exclusivity(unchecked) var clock: Double = 0
@@ -161,16 +171,17 @@ final class VoicePool {
         var finished = 0
     }
 
-    /// Bus gains without master (index = bus index), and master; kept current by the engine.
     /// Each source's environment: reverb sends and occlusion filters (Environment/).
-    @exclusivity(unchecked) var router: SendRouter?
+    @exclusivity(unchecked) private(set) var router: SendRouter?
     /// Per emitter and per voice slot: occlusion, obstruction, air absorption, send level.
     var emitterEnvironment: SlotTable<EnvironmentProperties> {
         @inline(__always) get { emitterTable.environment }
     }
     let voiceEnvironment: SlotTable<EnvironmentProperties>
-    @exclusivity(unchecked) var busGains: [Float] = []
-    @exclusivity(unchecked) var busPaused: [Bool] = []
+    /// Bus gains without master (index = bus index), each bus's hold, and master; kept current
+    /// by the engine.
+    @exclusivity(unchecked) private(set) var busGains: [Float] = []
+    @exclusivity(unchecked) private(set) var busPaused: [Bool] = []
     /// Engine time up to which paused spans have been added to the start times of voices still
     /// waiting for their delay (see ``accountPauses(now:)``).
     @exclusivity(unchecked) var pausesAccountedUntil: Double = 0
@@ -178,20 +189,22 @@ final class VoicePool {
     /// ``service(now:lookahead:)`` read each real voice's own envelope, which lies outside the
     /// hot line. Cleared by a service pass that found none moving.
     @exclusivity(unchecked) var ownFadesMayRun = false
-    @exclusivity(unchecked) var masterGain: Float = 1
-    @exclusivity(unchecked) var listenerPosition = Vector3.zero {
+    @exclusivity(unchecked) private(set) var masterGain: Float = 1
+    @exclusivity(unchecked) private(set) var listenerPosition = Vector3.zero {
         didSet { if listenerPosition != oldValue { geometryEpoch &+= 1 } }
     }
-    @exclusivity(unchecked) var distanceModel: DistanceModel = .inverseClamped {
+    @exclusivity(unchecked) private(set) var distanceModel: DistanceModel = .inverseClamped {
         didSet { if distanceModel != oldValue { geometryEpoch &+= 1 } }
     }
     /// Bumped when the listener moves or the distance model changes: every cached emitter
     /// attenuation is stale then.
     @exclusivity(unchecked) private(set) var geometryEpoch: UInt32 = 1
 
-    init(sources: [ALuint], settings: Settings) {
+    init(sources: [ALuint], settings: Settings, distanceModel: DistanceModel, router: SendRouter?) {
         self.sources = sources
         self.settings = settings
+        self.distanceModel = distanceModel
+        self.router = router
         freeSources = sources.reversed()
         attached = SlotTable(repeating: 0, count: Int(sources.max() ?? 0) + 1)
         pushed = SlotTable(repeating: PushedState(), count: Int(sources.max() ?? 0) + 1)
@@ -219,6 +232,30 @@ final class VoicePool {
         }
     }
 
+    // MARK: What the engine keeps current
+
+    /// Sets bus `index`'s gain (without master) and whether its voices are held; returns which
+    /// of the two changed. The caller marks the gains dirty (``markAllGainsDirty()``).
+    func setBus(_ index: Int, gain: Float, held: Bool) -> (level: Bool, hold: Bool) {
+        let changed = (busGains[index] != gain, busPaused[index] != held)
+        busGains[index] = gain
+        busPaused[index] = held
+        return changed
+    }
+
+    /// Replaces every bus's gain and hold (index = bus index): buses were added.
+    func setBuses(gains: [Float], held: [Bool]) {
+        busGains = gains
+        busPaused = held
+    }
+
+    var busCount: Int { busGains.count }
+
+    func setMasterGain(_ gain: Float) { masterGain = gain }
+    func setListenerPosition(_ position: Vector3) { listenerPosition = position }
+    /// A rebuilt device's mixing period: the time a completed fade waits before its source stops.
+    func setSettleTime(_ seconds: Double) { settings.settleTime = seconds }
+
     var capacity: Int { slots.count }
     var realCount: Int { real.count }
     var liveCount: Int { live.count }
@@ -242,102 +279,6 @@ final class VoicePool {
         case .real: return slots[i].startAt > now ? .pending : .real   // in its lead-in (live)
         case .virtual: return slots[i].startAt > now ? .pending : .virtual
         }
-    }
-
-    // MARK: Play
-
-    /// Starts a voice: on a free source at once when it may be heard now, else as a virtual voice
-    /// that the next update ranks. Returns ``VoiceID/refused`` when the pool is full and the request
-    /// has the lowest standing. `r` comes from ``PlayResolver`` in the same AL lock section: its
-    /// indices are valid and its values checked.
-    func play(_ r: ResolvedPlay, now: Double) -> VoiceID {
-        clock = now
-        serviceNeeded = true
-        var v = VoiceState()
-        v.clipID = r.clipID
-        v.buffer = r.buffer
-        v.clipFrames = r.frames
-        v.clipRate = Double(r.rate)
-        v.gain = r.gain
-        v.pitch = r.pitch
-        v.loop = r.loop
-        v.passes = r.passes
-        v.startFrame = r.startFrame
-        v.playhead = r.startFrame
-        v.soundKey = r.soundKey
-        v.limitHeld = r.held
-        v.priority = r.priority
-        v.busIndex = r.busIndex
-        v.placement = r.placement
-        switch r.placement {
-        case .pan:
-            v.pan = r.pan
-        case .spatial:
-            v.spatial = r.spatial
-        case .emitter:
-            v.emitterIndex = r.emitterIndex
-            v.emitterVersion = emitters[r.emitterIndex].version
-            v.emitterFullVersion = emitters[r.emitterIndex].fullVersion
-            if r.ownDistance {
-                v.spatial = r.spatial
-                v.ownDistance = true
-            }
-        }
-        v.startAt = now + r.delay
-        if r.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
-            // Born on a paused bus: the delay counts from the resume. The next accounting adds
-            // everything since `pausesAccountedUntil`, so count from there.
-            v.startAt = min(now, pausesAccountedUntil) + r.delay
-        }
-        v.playheadClock = v.startAt
-        if r.fadeIn > 0 {
-            v.ownFade = 0
-            v.ownTarget = 1
-            v.ownRate = Float(1 / r.fadeIn)
-            ownFadesMayRun = true
-        }
-        sequence &+= 1
-        v.sequence = sequence
-        v.phase = .virtual
-        v.audibility = audibility(of: v)
-        if v.placement != .pan { v.distanceGain = initialDistanceGain(v) }
-
-        let index: Int
-        if let free = freeSlots.popLast() {
-            index = free
-        } else {
-            guard let victim = worstVirtual(), outranks(v, slots[victim]) else {
-                stats.refusals += 1
-                recordRefusal(.refused, sound: r.soundKey)
-                return .refused
-            }
-            stats.evictions += 1
-            popWorstVirtual(victim)
-            end(victim, reason: .evicted)
-            guard let free = freeSlots.popLast() else {
-                recordRefusal(.refused, sound: r.soundKey)
-                return .refused
-            }
-            index = free
-        }
-        v.generation = slots[index].generation
-        v.liveIndex = live.count
-        slots[index] = v
-        voiceEnvironment[index] = r.environment
-        timeline.begin(index, startAudio: r.startAudioTime)
-        live.append(index)
-
-        if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
-           let source = freeSources.popLast() {
-            startReal(index, on: source, now: now)
-        } else {
-            addVirtualCandidate(index)
-            if v.startAt > now {
-                addPendingStart(index)
-                fileMixTarget(index, r.mixTarget)
-            }
-        }
-        return VoiceID(index: UInt32(index), generation: slots[index].generation)
     }
 
     // MARK: End: a slot freed, its end recorded
@@ -411,6 +352,13 @@ final class VoicePool {
     }
 
     var hasEnded: Bool { !ended.isEmpty || !awaitedEnds.isEmpty }
+
+    /// Hands over the ends awaited since the last call (see ``awaitEnd(_:)``).
+    func takeAwaitedEnds() -> [(id: VoiceID, reason: VoiceEndReason)] {
+        var taken: [(id: VoiceID, reason: VoiceEndReason)] = []
+        swap(&taken, &awaitedEnds)
+        return taken
+    }
 }
 
 extension VoiceID {

@@ -154,6 +154,18 @@ struct VoiceState {
     var isFading: Bool { fade != fadeTarget }
     /// The voice's own envelope is moving (fade-in or stop fade).
     var isOwnFading: Bool { ownFade != ownTarget }
+
+    /// Its source was taken (a completed steal or pause fade, a lost device) with its playhead at
+    /// clip frame `playhead` at engine time `now`: it goes on virtual, silent, and fades in when
+    /// it wins a source again.
+    mutating func wentVirtual(at playhead: Double, now: Double) {
+        self.playhead = playhead
+        playheadClock = now
+        fade = 0
+        fadeTarget = 0
+        fadeAction = .none
+        silentSince = -1
+    }
 }
 
 /// Why a voice ended.

@@ -72,7 +72,7 @@ public struct SceneRenderer {
     @discardableResult
     public func render(to path: String, format: AudioFileWriter.Format = .s16, from: Double = 0, duration: Double? = nil,
                        session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
-                       transaction: OutputTransaction? = nil,
+                       transaction: (any OutputStaging)? = nil,
                        progress: ((Double) -> Void)? = nil) throws(EarshotError) -> Result {
         if let duration, !(duration.isFinite && duration > 0) {
             throw .invalidArgument("render duration \(duration) (must be a positive number of seconds)")

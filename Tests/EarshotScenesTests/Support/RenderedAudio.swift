@@ -1,4 +1,5 @@
 import CSndFile
+import EarshotMeasure
 import EarshotScenes
 import Foundation
 import EarshotTestSupport
@@ -41,11 +42,7 @@ struct RenderedAudio {
 
     /// RMS of one channel over `from..<to` seconds.
     func rms(_ channel: Int, _ from: Double, _ to: Double) -> Double {
-        let a = frame(from), b = frame(to)
-        guard b > a else { return 0 }
-        var sum = 0.0
-        for i in a..<b { let s = Double(samples[i * channels + channel]); sum += s * s }
-        return (sum / Double(b - a)).squareRoot()
+        Level.rms(samples, channel: channel, of: channels, from: frame(from), to: frame(to))
     }
 
     /// RMS of the mono sum over `from..<to`.
@@ -96,9 +93,6 @@ struct RenderedAudio {
         return nil
     }
 }
-
-func dB(_ ratio: Double) -> Double { 10 * log10(max(ratio, 1e-30)) }
-func dBAmplitude(_ ratio: Double) -> Double { 20 * log10(max(ratio, 1e-30)) }
 
 /// The package's scenes and a scratch folder.
 enum SceneFixtures {

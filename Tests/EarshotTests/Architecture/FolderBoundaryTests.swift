@@ -154,12 +154,13 @@ final class FolderBoundaryTests: XCTestCase {
         return names
     }
 
-    /// `Folder/File.swift:line: core.name` for each write through `core.` to one of `stored`:
-    /// an assignment (compound too) to it or to a part of it, a mutating call on it, or `&core.name`.
-    static func coreWrites(in dir: URL, folder: String, stored: Set<String>) throws -> [String] {
+    /// `Folder/File.swift:line: core.name` for each write through `core.` (or `receiver.`) to one
+    /// of `stored`: an assignment (compound too) to it or to a part of it, a mutating call on it,
+    /// or `&core.name`.
+    static func coreWrites(in dir: URL, folder: String, stored: Set<String>, receiver: String = "core") throws -> [String] {
         let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".swift") }.sorted()
         let write = try NSRegularExpression(
-            pattern: #"(&?)\bcore\.(\w+)((?:\[[^\]]*\]|\.\w+)*)(\s*(?:\+=|-=|\*=|/=|\|=|&=|=(?!=))|\()?"#)
+            pattern: #"(&?)\b"# + receiver + #"\.(\w+)((?:\[[^\]]*\]|\.\w+)*)(\s*(?:\+=|-=|\*=|/=|\|=|&=|=(?!=))|\()?"#)
         let mutators: Set<String> = ["append", "insert", "remove", "removeAll", "removeFirst", "removeLast", "popLast",
                                      "sort", "swapAt", "formUnion", "subtract"]
         var found: [String] = []
@@ -174,7 +175,7 @@ final class FolderBoundaryTests: XCTestCase {
                     let last = path.split(separator: ".").last.map(String.init) ?? ""
                     let assigns = !after.isEmpty && after != "("
                     let mutates = after == "(" && path.hasSuffix("." + last) && mutators.contains(last)
-                    if group(1) == "&" || assigns || mutates { found.append("\(folder)/\(file):\(n + 1): core.\(name)") }
+                    if group(1) == "&" || assigns || mutates { found.append("\(folder)/\(file):\(n + 1): \(receiver).\(name)") }
                 }
             }
         }

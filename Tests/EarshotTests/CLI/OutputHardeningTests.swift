@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -33,7 +34,7 @@ final class OutputHardeningTests: XCTestCase {
         let r = try CLIRunner.run("earshot", ["play", beep, "--at", "-3,0,0", "--out", out])
         XCTAssertEqual(r.status, 0, r.stderr)
         let audio = try SndFileDecoder.decode(path: out).floatSamples()
-        let rms = TestSignals.rms(audio, channels: 2)
+        let rms = Level.rms(audio, channels: 2)
         XCTAssertGreaterThan(rms[0], rms[1] * 4, "3 m to the left is heard on the left")
         assertRefused(try CLIRunner.run("earshot", ["render", "Demos/Scenes/orbit.yaml", "-o", path("o.wav"), "--duration", "-1"]),
                       "--duration must be more than 0")

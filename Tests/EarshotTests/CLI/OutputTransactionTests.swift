@@ -1,5 +1,6 @@
 import CSndFile
 @testable import Earshot
+import EarshotOutputs
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -163,8 +164,8 @@ final class OutputTransactionTests: XCTestCase {
         let r = try CLIRunner.run("earshot", ["decode", beep, "-o", path("out.wav")])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(files(), (kept + ["out.wav"]).sorted(), "exactly the dead process's partials are gone")
-        XCTAssertNil(OutputTransaction.stalePartialPID(".out.wav.partial-1"), "pid 1 (init) is never swept")
-        XCTAssertEqual(OutputTransaction.stalePartialPID(".a.partial-42"), 42)
+        XCTAssertNil(PartialFile.stalePartialPID(".out.wav.partial-1"), "pid 1 (init) is never swept")
+        XCTAssertEqual(PartialFile.stalePartialPID(".a.partial-42"), 42)
     }
 
     func testChainedOggChangingRateIsAnErrorAndLeavesNothing() throws {

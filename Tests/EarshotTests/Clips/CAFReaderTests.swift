@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -115,6 +116,6 @@ final class CAFReaderTests: XCTestCase {
         let a = ours.floatSamples(), b = theirs.floatSamples()
         let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 1
         XCTAssertLessThan(worst, 1e-5)
-        XCTAssertGreaterThan(TestSignals.rms(a, channels: 1)[0], 0.3)
+        XCTAssertGreaterThan(Level.rms(a, channels: 1)[0], 0.3)
     }
 }

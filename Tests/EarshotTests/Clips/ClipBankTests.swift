@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -69,8 +70,8 @@ final class ClipBankTests: XCTestCase {
         // The voice fades out over the engine's fade time (5 ms = 240 frames), then stops.
         let after = try engine.render(frames: 960)
         XCTAssertFalse(voice.isPlaying)
-        XCTAssertEqual(TestSignals.rms(Array(after.suffix(480 * 2)), channels: 2)[0], 0, accuracy: 1e-6)
-        XCTAssertGreaterThan(TestSignals.rms(Array(after.prefix(100 * 2)), channels: 2)[0], 0.01, "fading, not cut")
+        XCTAssertEqual(Level.rms(Array(after.suffix(480 * 2)), channels: 2)[0], 0, accuracy: 1e-6)
+        XCTAssertGreaterThan(Level.rms(Array(after.prefix(100 * 2)), channels: 2)[0], 0.01, "fading, not cut")
     }
 
     func testBudgetEvictsLeastRecentlyUsedIdleClips() throws {
@@ -143,7 +144,7 @@ final class ClipBankTests: XCTestCase {
         XCTAssertEqual(bank.names, ["keep", "memory"])
         let clip = try XCTUnwrap(bank.clip(named: "keep"))
         _ = try second.play(clip)
-        XCTAssertGreaterThan(TestSignals.rms(try second.render(frames: 2_400), channels: 2)[0], 0.05)
+        XCTAssertGreaterThan(Level.rms(try second.render(frames: 2_400), channels: 2)[0], 0.05)
         _ = try second.play(try XCTUnwrap(bank.clip(named: "memory")))
     }
 }

@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -23,7 +24,7 @@ final class ClipLoopbackTests: XCTestCase {
             let fromIMA4 = try render({ try $0.loadClip(path: caf) }, position: position)
             let fromPCM = try render({ try $0.loadClip(pcm, name: "pcm") }, position: position)
             XCTAssertEqual(fromIMA4, fromPCM, "position \(String(describing: position))")
-            XCTAssertGreaterThan(TestSignals.rms(fromIMA4, channels: 2).max() ?? 0, 0.05)
+            XCTAssertGreaterThan(Level.rms(fromIMA4, channels: 2).max() ?? 0, 0.05)
         }
     }
 
@@ -40,10 +41,10 @@ final class ClipLoopbackTests: XCTestCase {
         guard case .int16(let m) = mono.samples else { return XCTFail("not 16-bit") }
         XCTAssertEqual(m[100], Int16((Double(samples[200]) / 2).rounded()))
 
-        let positioned = TestSignals.rms(try render({ try $0.loadClip(stereo, name: "st") }, position: Vector3(3, 0, 0)), channels: 2)
-        XCTAssertGreaterThan(TestSignals.dB(positioned[1]) - TestSignals.dB(positioned[0]), 20, "downmixed clip is placed to the right: \(positioned)")
+        let positioned = Level.rms(try render({ try $0.loadClip(stereo, name: "st") }, position: Vector3(3, 0, 0)), channels: 2)
+        XCTAssertGreaterThan(Level.dB(positioned[1]) - Level.dB(positioned[0]), 20, "downmixed clip is placed to the right: \(positioned)")
 
-        let unspatialised = TestSignals.rms(try render({ try $0.loadClip(stereo, name: "st", forPositioning: false) }, position: Vector3(3, 0, 0)), channels: 2)
-        XCTAssertGreaterThan(TestSignals.dB(unspatialised[0]) - TestSignals.dB(unspatialised[1]), 20, "stereo clip keeps its own left channel: \(unspatialised)")
+        let unspatialised = Level.rms(try render({ try $0.loadClip(stereo, name: "st", forPositioning: false) }, position: Vector3(3, 0, 0)), channels: 2)
+        XCTAssertGreaterThan(Level.dB(unspatialised[0]) - Level.dB(unspatialised[1]), 20, "stereo clip keeps its own left channel: \(unspatialised)")
     }
 }

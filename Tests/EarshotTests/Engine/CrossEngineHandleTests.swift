@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Issue 23 item 2: every handle belongs to its engine. Two loopback engines each hold a handle
@@ -34,7 +35,7 @@ final class CrossEngineHandleTests: XCTestCase {
 
     /// Left and right RMS of a tenth of a second of `e`.
     private func levels(_ e: AudioEngine) throws -> [Double] {
-        TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
+        Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
     }
 
     func testHandlesOfSameSlotsAreDistinctAcrossEngines() throws {

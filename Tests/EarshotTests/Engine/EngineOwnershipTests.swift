@@ -1,5 +1,6 @@
 @testable import Earshot
 import COpenAL
+import EarshotMeasure
 import XCTest
 
 /// `engine.device` and `engine.context` are the engine's: a game that closes or destroys them
@@ -13,7 +14,7 @@ final class EngineOwnershipTests: XCTestCase {
         e.device.close()
         e.context.destroy()
         let out = try TestSignals.renderFrames(e, seconds: 0.1)
-        XCTAssertGreaterThan(TestSignals.rms(out, channels: 2)[0], 0.1, "the engine still renders")
+        XCTAssertGreaterThan(Level.rms(out, channels: 2)[0], 0.1, "the engine still renders")
         XCTAssertTrue(e.device.isConnected)
         XCTAssertEqual(e.context.withCurrent { alGetError() }, AL_NO_ERROR)
         e.shutdown()

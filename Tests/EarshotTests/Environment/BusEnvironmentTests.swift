@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -9,7 +10,7 @@ final class BusEnvironmentTests: XCTestCase {
     private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] { try TestSignals.renderFrames(e, seconds: seconds) }
 
     private func rms(_ x: [Float], from: Double, to: Double) -> Double {
-        TestSignals.rms(x, Int(from * Double(rate)) * 2..<Int(to * Double(rate)) * 2)
+        Level.rms(x, Int(from * Double(rate)) * 2..<Int(to * Double(rate)) * 2)
     }
 
     /// An 8 kHz tone on the sfx bus under a "water" filter loses its level; the same tone on
@@ -23,13 +24,13 @@ final class BusEnvironmentTests: XCTestCase {
         try e.setFilter(LowPassFilter(gain: 1, gainHF: 0.05), for: .sfx)
         XCTAssertEqual(try e.filter(for: .sfx), LowPassFilter(gain: 1, gainHF: 0.05))
         let under = rms(try render(e, seconds: 0.5), from: 0.2, to: 0.5)
-        print("BusEnvironmentTests: 8 kHz on sfx \(TestSignals.dB(before)) dB, under water \(TestSignals.dB(under)) dB")
-        XCTAssertLessThan(TestSignals.dB(under), TestSignals.dB(before) - 15)
+        print("BusEnvironmentTests: 8 kHz on sfx \(Level.dB(before)) dB, under water \(Level.dB(under)) dB")
+        XCTAssertLessThan(Level.dB(under), Level.dB(before) - 15)
         sfx.stop()
         _ = try render(e, seconds: 0.2)
         _ = try e.play(high, options: .init(loop: true, pan: 0, bus: .ui))
         let ui = rms(try render(e, seconds: 0.5), from: 0.2, to: 0.5)
-        XCTAssertGreaterThan(TestSignals.dB(ui), TestSignals.dB(before) - 4, "the ui bus is not under water")
+        XCTAssertGreaterThan(Level.dB(ui), Level.dB(before) - 4, "the ui bus is not under water")
         try e.setFilter(.open, for: .sfx)
         XCTAssertThrowsError(try e.setFilter(LowPassFilter(gain: 2, gainHF: 1), for: .sfx))
         XCTAssertThrowsError(try e.setFilter(.open, for: Bus("nowhere")))
@@ -50,14 +51,14 @@ final class BusEnvironmentTests: XCTestCase {
         }
         let voice = try afterClick(bus: .voice)
         let sfx = try afterClick(bus: .sfx)
-        print("BusEnvironmentTests: voice bus direct \(TestSignals.dB(voice.direct)) dB, 120 ms later \(TestSignals.dB(voice.echo)) dB; sfx later \(TestSignals.dB(sfx.echo)) dB")
-        XCTAssertGreaterThan(TestSignals.dB(voice.echo), TestSignals.dB(voice.direct) - 20, "the echo arrives")
-        XCTAssertLessThan(TestSignals.dB(sfx.echo), -100, "no echo on sfx")
+        print("BusEnvironmentTests: voice bus direct \(Level.dB(voice.direct)) dB, 120 ms later \(Level.dB(voice.echo)) dB; sfx later \(Level.dB(sfx.echo)) dB")
+        XCTAssertGreaterThan(Level.dB(voice.echo), Level.dB(voice.direct) - 20, "the echo arrives")
+        XCTAssertLessThan(Level.dB(sfx.echo), -100, "no echo on sfx")
         // Removing the effect while sources still hold sends to it is safe; the echo is gone.
         try e.setEffect(nil, for: .voice)
         XCTAssertNil(try e.effect(for: .voice))
         let gone = try afterClick(bus: .voice)
-        XCTAssertLessThan(TestSignals.dB(gone.echo), -100)
+        XCTAssertLessThan(Level.dB(gone.echo), -100)
         XCTAssertThrowsError(try e.setEffect(.echo(EchoProperties(delay: 1)), for: .voice))
     }
 

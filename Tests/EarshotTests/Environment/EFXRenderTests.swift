@@ -1,5 +1,6 @@
 @testable import Earshot
 import COpenAL
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -59,9 +60,7 @@ final class EFXRenderTests: XCTestCase {
     private func envelope(_ x: [Float]) -> [Double] {
         let w = rate / 100
         return stride(from: 0, to: x.count - w, by: w).map { start in
-            var e = 0.0
-            for i in start..<(start + w) { e += Double(x[i]) * Double(x[i]) }
-            return 10 * log10(max(e / Double(w), 1e-30))
+            Level.dB(power: Level.meanSquare(x[start..<(start + w)]))
         }
     }
 
@@ -178,9 +177,7 @@ final class ReverbZoneMixerTests: XCTestCase {
     private func levels(_ x: [Float]) -> [Double] {
         let w = rate / 200 * 2   // stereo samples in 5 ms
         return stride(from: rate / 5, to: x.count - w, by: w).map { start in
-            var e = 0.0
-            for i in start..<(start + w) { e += Double(x[i]) * Double(x[i]) }
-            return (e / Double(w)).squareRoot()
+            Level.rms(stream: x[start..<(start + w)])
         }
     }
 

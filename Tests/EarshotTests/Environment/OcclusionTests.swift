@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -26,7 +27,7 @@ final class OcclusionTests: XCTestCase {
         let centre = (low * high).squareRoot()
         let y = ReverbMeasures.bandPass(mono, centre: centre, q: centre / (high - low), rate: rate)
         let tail = y[(y.count / 4)...]
-        return 10 * log10(max(tail.reduce(0) { $0 + $1 * $1 } / Double(tail.count), 1e-30))
+        return Level.dB(power: Level.meanSquare(tail))
     }
 
     /// Looping noise on an emitter 2 m ahead with `environment`, rendered for `seconds`.
@@ -72,7 +73,7 @@ final class OcclusionTests: XCTestCase {
             _ = try e.play(clip, options: options)
             let out = try render(e, seconds: 1.0)
             let from = Int(0.4 * Double(rate)) * 2
-            return TestSignals.dB(TestSignals.rms(Array(out[from...]), channels: 1)[0])
+            return Level.dB(Level.rms(Array(out[from...]), channels: 1)[0])
         }
         let open = try tail(.open), obstructed = try tail(EnvironmentProperties(obstruction: 1)),
             occluded = try tail(EnvironmentProperties(occlusion: 1))

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -20,8 +21,7 @@ final class ReverbZoneEngineTests: XCTestCase {
 
     /// RMS of interleaved stereo between `from` and `to` seconds.
     private func level(_ x: [Float], from: Double, to: Double) -> Double {
-        let a = Int(from * Double(rate)) * 2, b = min(x.count, Int(to * Double(rate)) * 2)
-        return TestSignals.rms(Array(x[a..<b]), channels: 1)[0]
+        Level.rms(x, Int(from * Double(rate)) * 2..<Int(to * Double(rate)) * 2)
     }
 
     /// Plays the burst once with `options` after half a second of settling, and returns the
@@ -45,16 +45,16 @@ final class ReverbZoneEngineTests: XCTestCase {
         defer { wet.shutdown() }
         try wet.setReverbZones([hangar()])
         let wetTail = try tail(wet, .init(position: Vector3(0, 0, -2)))
-        print("ReverbZoneEngineTests: tail 0.3–1 s after a burst: dry \(TestSignals.dB(dryTail)) dB, hangar \(TestSignals.dB(wetTail)) dB")
-        XCTAssertLessThan(TestSignals.dB(dryTail), -120, "no zone: nothing after the burst")
-        XCTAssertGreaterThan(TestSignals.dB(wetTail), -60, "in the hangar: a tail")
+        print("ReverbZoneEngineTests: tail 0.3–1 s after a burst: dry \(Level.dB(dryTail)) dB, hangar \(Level.dB(wetTail)) dB")
+        XCTAssertLessThan(Level.dB(dryTail), -120, "no zone: nothing after the burst")
+        XCTAssertGreaterThan(Level.dB(wetTail), -60, "in the hangar: a tail")
 
         // A panned voice (UI) with the same zone stays dry.
         let ui = try TestSignals.loopbackEngine()
         defer { ui.shutdown() }
         try ui.setReverbZones([hangar()])
         let panned = try tail(ui, .init(pan: 0))
-        XCTAssertLessThan(TestSignals.dB(panned), -120, "panned voices send nothing")
+        XCTAssertLessThan(Level.dB(panned), -120, "panned voices send nothing")
     }
 
     func testLeavingTheZoneTakesTheTailAway() throws {
@@ -65,7 +65,7 @@ final class ReverbZoneEngineTests: XCTestCase {
         away.position = Vector3(0, 1.7, 60)   // 40 m outside, beyond its 2 m fade
         e.listener = away
         let t = try tail(e, .init(position: Vector3(0, 1.7, 58)))
-        XCTAssertLessThan(TestSignals.dB(t), -120, "outside every zone: dry")
+        XCTAssertLessThan(Level.dB(t), -120, "outside every zone: dry")
         XCTAssertThrowsError(try e.setReverbZones([hangar(), hangar()])) { error in
             XCTAssertEqual(error as? EarshotError, .invalidArgument("two reverb zones are named \"hangar\""))
         }
@@ -120,10 +120,10 @@ final class ReverbZoneEngineTests: XCTestCase {
         }
         XCTAssertFalse(e.isDeviceLost)
         let after = try echoAndDirect()
-        print("ReverbZoneEngineTests: voice bus direct/echo before \(TestSignals.dB(before.0))/\(TestSignals.dB(before.1)) dB, after \(TestSignals.dB(after.0))/\(TestSignals.dB(after.1)) dB")
-        XCTAssertEqual(TestSignals.dB(after.0), TestSignals.dB(before.0), accuracy: 0.5, "the bus filter is back")
-        XCTAssertEqual(TestSignals.dB(after.1), TestSignals.dB(before.1), accuracy: 0.5, "the echo is back")
-        XCTAssertGreaterThan(TestSignals.dB(after.1), -60)
+        print("ReverbZoneEngineTests: voice bus direct/echo before \(Level.dB(before.0))/\(Level.dB(before.1)) dB, after \(Level.dB(after.0))/\(Level.dB(after.1)) dB")
+        XCTAssertEqual(Level.dB(after.0), Level.dB(before.0), accuracy: 0.5, "the bus filter is back")
+        XCTAssertEqual(Level.dB(after.1), Level.dB(before.1), accuracy: 0.5, "the echo is back")
+        XCTAssertGreaterThan(Level.dB(after.1), -60)
     }
 
     /// Device recovery with zones active: the tail is back after recovery.
@@ -145,6 +145,6 @@ final class ReverbZoneEngineTests: XCTestCase {
         _ = try render(e, seconds: 0.3)
         _ = try e.play(clip, options: .init(position: Vector3(0, 0, -2)))
         let out = try render(e, seconds: 1.0)
-        XCTAssertGreaterThan(TestSignals.dB(level(out, from: 0.3, to: 1.0)), -60, "the hangar's tail after recovery")
+        XCTAssertGreaterThan(Level.dB(level(out, from: 0.3, to: 1.0)), -60, "the hangar's tail after recovery")
     }
 }

@@ -1,14 +1,15 @@
 @testable import Earshot
 import EarshotLinux
+import EarshotTestSupport
 import Foundation
 import XCTest
 
 /// The MPRIS watcher against a hostile peer: another process on the test bus that owns
 /// `org.mpris.MediaPlayer2.*` names, floods `PropertiesChanged` with `PlaybackStatus`
 /// invalidated (100 a second) and never answers `Get`. The peer must be another process (the
-/// watcher ignores players of its own): it is this test bundle run again in
-/// ``testHostilePeerProcessMode`` (real libdbus connections through `BusConnection`), stopped
-/// by PID. The real player is mpv with mpv-mpris, driven by playerctl.
+/// watcher ignores players of its own): the HostilePeerProbe executable (Tests/HostilePeerProbe,
+/// real libdbus connections through `BusConnection`), stopped by PID. The real player is mpv
+/// with mpv-mpris, driven by playerctl.
 final class MPRISHostilePeerTests: XCTestCase {
     static let mpvName = "org.mpris.MediaPlayer2.mpv"
     static let hostilePrefix = "org.mpris.MediaPlayer2.hostile"
@@ -19,7 +20,6 @@ final class MPRISHostilePeerTests: XCTestCase {
     private var engine: AudioEngine!
 
     override func setUpWithError() throws {
-        guard ProcessInfo.processInfo.environment["EARSHOT_HOSTILE_PEER_BUS"] == nil else { return }
         try requireTools(["/usr/bin/dbus-daemon", "/usr/bin/mpv", "/usr/bin/playerctl"])
         guard FileManager.default.fileExists(atPath: "/etc/mpv/scripts/mpris.so") else { throw XCTSkip("mpv-mpris is missing: run `make deps`") }
         fixtures = try MusicFixtures()
@@ -38,43 +38,12 @@ final class MPRISHostilePeerTests: XCTestCase {
         fixtures = nil
     }
 
-    /// Not a test of its own: the hostile peer, when this bundle is run again by
-    /// ``startHostilePeer(connections:names:)`` (skipped otherwise). Owns `names` names on each
-    /// of `connections` connections; the first floods invalidations at 100 a second; nothing
-    /// is ever answered. Ends when killed (or after 30 s).
-    func testHostilePeerProcessMode() throws {
-        let env = ProcessInfo.processInfo.environment
-        guard let address = env["EARSHOT_HOSTILE_PEER_BUS"] else { throw XCTSkip("runs only as the hostile peer process") }
-        let connections = Int(env["EARSHOT_HOSTILE_PEER_CONNECTIONS"] ?? "") ?? 1
-        let names = Int(env["EARSHOT_HOSTILE_PEER_NAMES"] ?? "") ?? 1
-        var open: [BusConnection] = []
-        for c in 0..<connections {
-            let connection = try BusConnection(address: address, timeoutMilliseconds: 2_000)
-            for n in 0..<names {
-                _ = try connection.call(destination: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
-                                        member: "RequestName", values: [.string("\(Self.hostilePrefix).c\(c)n\(n)"), .uint32(4)],
-                                        timeoutMilliseconds: 2_000)
-            }
-            open.append(connection)
-        }
-        let start = Date()
-        while Date().timeIntervalSince(start) < 30 {
-            try open[0].emitPropertiesChanged(path: "/org/mpris/MediaPlayer2", interface: "org.mpris.MediaPlayer2.Player",
-                                              changed: [:], invalidated: ["PlaybackStatus"])
-            for c in open {
-                _ = c.readWrite(timeoutMilliseconds: 0)
-                while c.pop() != nil {}   // calls (Get) are read and never answered
-            }
-            usleep(10_000)
-        }
-    }
-
+    /// The hostile peer (Tests/HostilePeerProbe): `names` names on each of `connections`
+    /// connections, the first flooding invalidations, nothing ever answered.
     private func startHostilePeer(connections: Int = 1, names: Int = 1) throws -> ChildProcess {
-        let bundle = CommandLine.arguments[0]
-        let peer = try ChildProcess(bundle, ["EarshotTests.MPRISHostilePeerTests/testHostilePeerProcessMode"],
-                                    environment: ["EARSHOT_HOSTILE_PEER_BUS": bus.address,
-                                                  "EARSHOT_HOSTILE_PEER_CONNECTIONS": "\(connections)",
-                                                  "EARSHOT_HOSTILE_PEER_NAMES": "\(names)"])
+        let probe = CLIRunner.productsDirectory.appendingPathComponent("HostilePeerProbe").path
+        guard FileManager.default.isExecutableFile(atPath: probe) else { throw CLIRunnerError.notBuilt("HostilePeerProbe") }
+        let peer = try ChildProcess(probe, [bus.address, "\(connections)", "\(names)"])
         children.append(peer)
         return peer
     }

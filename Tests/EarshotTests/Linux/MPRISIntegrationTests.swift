@@ -1,5 +1,6 @@
 @testable import Earshot
 import EarshotLinux
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -204,7 +205,7 @@ final class MPRISIntegrationTests: XCTestCase {
         _ = try engine.play(clip)
         engine.update()
         let out = try engine.render(frames: 4_800)
-        XCTAssertGreaterThan(TestSignals.rms(out, channels: 2)[0], 0.05, "the engine plays on")
+        XCTAssertGreaterThan(Level.rms(out, channels: 2)[0], 0.05, "the engine plays on")
     }
 
     func testBusGoingAwayEndsTheHintAndDoesNotEndTheProcess() throws {

@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -100,6 +101,6 @@ final class ClipMarkerTests: XCTestCase {
         XCTAssertEqual(clip.info.frameCount, 4_800)
         _ = try engine.play(clip, options: .init(placement: .pan(0)))
         let out = try engine.render(frames: 4_800)
-        XCTAssertGreaterThan(TestSignals.rms(out, channels: 2)[0], 0.05, "the clip plays")
+        XCTAssertGreaterThan(Level.rms(out, channels: 2)[0], 0.05, "the clip plays")
     }
 }

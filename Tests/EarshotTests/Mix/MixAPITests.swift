@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Snapshot and ducking calls: bad input gets typed errors, a shut-down engine neither traps nor
@@ -98,7 +99,7 @@ final class MixAPITests: XCTestCase {
         try e.begin(Snapshot("s", busGains: [.sfx: -6]))
         try e.setDucking(Ducking(), of: .music, by: .voice)
         _ = try TestSignals.renderGameFrames(e, seconds: 0.1)
-        XCTAssertEqual(20 * log10(Double(try e.snapshotGain(for: .sfx))), -6, accuracy: 0.01, "a fade of 0 applies even while held")
+        XCTAssertEqual(Level.dB(Double(try e.snapshotGain(for: .sfx))), -6, accuracy: 0.01, "a fade of 0 applies even while held")
         e.session.resume()
         e.resumeAll()
         e.end(Snapshot("s"))

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Sidechain ducking measured on a loopback render: dialogue bursts (1 kHz) on the `voice` bus
@@ -93,7 +94,7 @@ final class SidechainRenderTests: XCTestCase {
         let back = levels(from: backAt)
         let sfxAll = level(Self.sfxHz, from: start, seconds: 2)
         print("SidechainRenderTests: voice bus reads \(detected) dBFS; at attack + 50 ms track \(early.track - base.track) dB, music voice \(early.bed - base.bed) dB; late in the burst \(late.track - base.track) / \(late.bed - base.bed) dB; after hold + release + 50 ms \(back.track - base.track) / \(back.bed - base.bed) dB; sfx \(early.sfx - base.sfx), \(back.sfx - base.sfx), over 2 s \(sfxAll - base.sfx) dB")
-        XCTAssertEqual(detected, 20 * log10(0.3 / 2.0.squareRoot()), accuracy: 0.2, "the detector reads the burst's RMS")
+        XCTAssertEqual(detected, Level.dB(0.3 / 2.0.squareRoot()), accuracy: 0.2, "the detector reads the burst's RMS")
         XCTAssertEqual(early.track - base.track, -12, accuracy: 1, "the track is ducked within attack + 50 ms")
         XCTAssertEqual(early.bed - base.bed, -12, accuracy: 1, "so is the voice on the music bus")
         XCTAssertEqual(late.track - base.track, -12, accuracy: 0.5)
@@ -118,7 +119,7 @@ final class SidechainRenderTests: XCTestCase {
         let during = level(Self.trackHz, from: start, seconds: 1) - base.track
         let bed = level(Self.musicVoiceHz, from: start, seconds: 1) - base.bed
         print("SidechainRenderTests: a quiet voice reads \(detected) dBFS (threshold −30): track \(during) dB, music voice \(bed) dB")
-        XCTAssertEqual(detected, 20 * log10(0.01 / 2.0.squareRoot()), accuracy: 0.3)
+        XCTAssertEqual(detected, Level.dB(0.01 / 2.0.squareRoot()), accuracy: 0.3)
         XCTAssertEqual(during, 0, accuracy: 0.5)
         XCTAssertEqual(bed, 0, accuracy: 0.5)
         XCTAssertEqual(try engine.sidechainGain(for: .music), 1)

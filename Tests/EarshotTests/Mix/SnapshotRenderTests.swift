@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Snapshots measured on a loopback render: steady tones on `sfx` (2 kHz) and `ui` (1 kHz), each
@@ -44,7 +45,6 @@ final class SnapshotRenderTests: XCTestCase {
         return (sfx(from: lastWindow), ui(from: lastWindow))
     }
 
-    private static func dB(_ gain: Float) -> Double { 20 * log10(Double(gain)) }
 
     func testSnapshotLowersSfxByTwelveDecibelsAfterItsFadeAndEndRestoresIt() throws {
         let (s0, u0) = try baseline()
@@ -53,7 +53,7 @@ final class SnapshotRenderTests: XCTestCase {
         XCTAssertEqual(engine.activeSnapshots, ["quiet"])
         let begin = renderer.frames
         try renderer.render(seconds: 0.15)
-        let half = Self.dB(try engine.snapshotGain(for: .sfx))
+        let half = Level.dB(Double(try engine.snapshotGain(for: .sfx)))
         try renderer.render(seconds: 0.15 + Self.frame)
         let after = renderer.frames
         try renderer.render(seconds: 0.2)
@@ -65,7 +65,7 @@ final class SnapshotRenderTests: XCTestCase {
         // Applied by the ninth update, 8 frames into the 0.3 s fade: linear in the weight.
         XCTAssertEqual(half, -12 * (8.0 / 60) / 0.3, accuracy: 0.01, "linear in the weight")
         XCTAssertEqual(uiDuring, 0, accuracy: 0.5, "another bus is untouched")
-        XCTAssertEqual(Self.dB(try engine.snapshotGain(for: .sfx)), -12, accuracy: 0.01)
+        XCTAssertEqual(Level.dB(Double(try engine.snapshotGain(for: .sfx))), -12, accuracy: 0.01)
         XCTAssertEqual(try engine.snapshotGain(for: .ui), 1)
         XCTAssertEqual(Double(try engine.effectiveGain(for: .sfx)), pow(10, -12.0 / 20), accuracy: 1e-4)
 
@@ -134,10 +134,10 @@ final class SnapshotRenderTests: XCTestCase {
         try renderer.render(seconds: 1)
         let session = engine.session
         session.beginInterruption()
-        let atHold = Self.dB(try engine.snapshotGain(for: .sfx))
+        let atHold = Level.dB(Double(try engine.snapshotGain(for: .sfx)))
         XCTAssertEqual(atHold, -6, accuracy: 0.05, "half-way when the hold begins (brought up to then)")
         try renderer.render(seconds: 1)
-        XCTAssertEqual(Self.dB(try engine.snapshotGain(for: .sfx)), atHold, accuracy: 1e-6, "frozen during the hold")
+        XCTAssertEqual(Level.dB(Double(try engine.snapshotGain(for: .sfx))), atHold, accuracy: 1e-6, "frozen during the hold")
         session.resume()
         let resumed = renderer.frames
         try renderer.render(seconds: 0.3)

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Issue 23 item 4: every call that names a bus the engine does not have throws
@@ -18,7 +19,7 @@ final class UnknownBusTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: 0.5, seconds: 1), name: "tone")
         _ = try e.play(tone, options: .init(loop: true, pan: 0, bus: .ui))
-        let before = TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
+        let before = Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
         XCTAssertGreaterThan(before[0], 0.1)
 
         let typo = Bus("uii")
@@ -49,7 +50,7 @@ final class UnknownBusTests: XCTestCase {
         XCTAssertFalse(e.isPausedAll)
         XCTAssertFalse(try e.isHeld(.ui))
         XCTAssertEqual(try e.gain(for: .ui), 1)
-        let after = TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
+        let after = Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
         XCTAssertEqual(after[0], before[0], accuracy: 1e-4, "the ui voice plays on at its level")
         XCTAssertEqual(e.activeVoiceCount, 1)
 
@@ -60,8 +61,8 @@ final class UnknownBusTests: XCTestCase {
         e.resumeAll()
         try e.setGain(0.5, for: .ui)
         _ = try TestSignals.renderFrames(e, seconds: 0.05)   // OpenAL glides a gain change over a mix
-        let half = TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
-        XCTAssertEqual(TestSignals.dB(half[0] / before[0]), TestSignals.dB(0.5), accuracy: 0.1)
+        let half = Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)
+        XCTAssertEqual(Level.dB(half[0] / before[0]), Level.dB(0.5), accuracy: 0.1)
     }
 
     func testBusNamesAreValidated() throws {

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -109,8 +110,8 @@ final class MusicBusFilterTests: XCTestCase {
         try track.play()
         try r.render(seconds: 0.3)
         let gain = try engine.sidechainGain(for: .sfx)
-        print("MusicBusFilterTests: sfx ducked to \(20 * log10(Double(gain))) dB by music")
-        XCTAssertEqual(20 * log10(Double(gain)), -12, accuracy: 0.5)
+        print("MusicBusFilterTests: sfx ducked to \(Level.dB(Double(gain))) dB by music")
+        XCTAssertEqual(Level.dB(Double(gain)), -12, accuracy: 0.5)
     }
 
     func testTheMusicBusMeterReadsTheMusicsLevel() throws {
@@ -125,7 +126,7 @@ final class MusicBusFilterTests: XCTestCase {
         try r.render(seconds: 0.5)
         // The rendered power (mean square over both channels) of the last 50 ms.
         let out = r.output.suffix(4_800)
-        let rendered = 10 * log10(out.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(out.count))
+        let rendered = Level.dB(power: Level.meanSquare(out))
         let meter = try engine.level(of: .music)
         var capture = MonitorCapture()
         engine.withAL { capture.fill(from: engine.core) }

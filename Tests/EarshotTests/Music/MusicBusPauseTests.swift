@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -60,7 +61,7 @@ final class MusicBusPauseTests: XCTestCase {
         try a.play()
         try b.play()
         let loud = try play(e, seconds: 0.2)
-        XCTAssertGreaterThan(TestSignals.rms(loud, 4_800..<9_600), 0.1)
+        XCTAssertGreaterThan(Level.rms(loud, 4_800..<9_600), 0.1)
         try e.setMuted(true, for: .music)
         let muted = try play(e, seconds: 0.1)
         XCTAssertLessThan(peak(Array(muted[480...])), 1e-4, "a muted music bus is silent")
@@ -91,20 +92,20 @@ final class MusicBusPauseTests: XCTestCase {
             let track = try e.loadMusic(path: try files.sineWAV("sine\(byBus).wav"))
             track.numberOfLoops = -1
             try track.play()
-            let full = TestSignals.rms(try play(e, seconds: 0.1), 2_400..<4_800)
+            let full = Level.rms(try play(e, seconds: 0.1), 2_400..<4_800)
             track.fade(to: 0, duration: 1.0)
             let before = try play(e, seconds: 0.5)
-            let atPause = TestSignals.rms(before, before.count - 960..<before.count) / full
+            let atPause = Level.rms(before, before.count - 960..<before.count) / full
             XCTAssertEqual(atPause, 0.5, accuracy: 0.05)
             if byBus { try e.setPaused(true, for: .music) } else { track.pause() }
             XCTAssertLessThan(peak(try play(e, seconds: 1.5)), 1e-4)
             if byBus { try e.setPaused(false, for: .music) } else { try track.play() }
             let resumed = try play(e, seconds: 0.6)
-            let atResume = TestSignals.rms(resumed, 0..<960) / full
+            let atResume = Level.rms(resumed, 0..<960) / full
             XCTAssertEqual(atResume, 0.5, accuracy: 0.05, "resumed at \(atResume) of full (bus: \(byBus))")
-            let quarter = TestSignals.rms(resumed, 11_520..<12_480) / full     // 0.25 s later: 0.25 left
+            let quarter = Level.rms(resumed, 11_520..<12_480) / full     // 0.25 s later: 0.25 left
             XCTAssertEqual(quarter, 0.25, accuracy: 0.05, "bus: \(byBus)")
-            XCTAssertLessThan(TestSignals.rms(resumed, 26_400..<28_800) / full, 0.01, "the fade ended on time")
+            XCTAssertLessThan(Level.rms(resumed, 26_400..<28_800) / full, 0.01, "the fade ended on time")
         }
     }
 
@@ -118,7 +119,7 @@ final class MusicBusPauseTests: XCTestCase {
         a.numberOfLoops = -1
         b.numberOfLoops = -1
         try a.play()
-        let full = TestSignals.rms(try play(e, seconds: 0.1), 2_400..<4_800)
+        let full = Level.rms(try play(e, seconds: 0.1), 2_400..<4_800)
         try a.crossfade(to: b, duration: 1.0, curve: .linear)
         _ = try play(e, seconds: 0.25)
         try e.setPaused(true, for: .music)
@@ -130,7 +131,7 @@ final class MusicBusPauseTests: XCTestCase {
         XCTAssertEqual(b.volume, 0.25, accuracy: 0.02)
         let out = try play(e, seconds: 1.0)
         // Same phase, same frequency: the sum is a.volume + b.volume = 1 throughout a linear crossfade.
-        XCTAssertEqual(TestSignals.rms(out, 0..<960) / full, 1, accuracy: 0.05)
+        XCTAssertEqual(Level.rms(out, 0..<960) / full, 1, accuracy: 0.05)
         XCTAssertFalse(a.isPlaying)
         XCTAssertTrue(b.isPlaying)
     }
@@ -226,6 +227,6 @@ extension MusicBusPauseTests {
         XCTAssertLessThan(peak(try play(e, seconds: 0.2)), 1e-4)
         XCTAssertEqual(a.currentTime, 0.3, accuracy: 0.05, "it keeps the position it had")
         try a.play()
-        XCTAssertGreaterThan(TestSignals.rms(try play(e, seconds: 0.2), 2_400..<4_800), 0.1)
+        XCTAssertGreaterThan(Level.rms(try play(e, seconds: 0.2), 2_400..<4_800), 0.1)
     }
 }

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Issue 23 item 8: a streamed track plays on the bus it was loaded on, with that bus's gain,
@@ -103,7 +104,7 @@ final class MusicBusRoutingTests: XCTestCase {
         let before = try levels()
         try engine.setGain(0.5, for: .voice)
         let halved = try levels()
-        XCTAssertEqual(halved.line - before.line, TestSignals.dB(0.5), accuracy: 0.1, "the voice bus's gain")
+        XCTAssertEqual(halved.line - before.line, Level.dB(0.5), accuracy: 0.1, "the voice bus's gain")
         XCTAssertEqual(halved.theme, before.theme, accuracy: 0.1, "the music bus's is not changed")
         try engine.setGain(1, for: .voice)
         try engine.begin(Snapshot("radio", busGains: [.voice: -12]))
@@ -123,7 +124,7 @@ final class MusicBusRoutingTests: XCTestCase {
         func channels() throws -> [Double] {
             try renderer.render(seconds: 0.2)
             let tail = Array(renderer.output.suffix(Int(Self.window * 48_000) * 2))
-            return TestSignals.rms(tail, channels: 2)
+            return Level.rms(tail, channels: 2)
         }
         let right = try channels()
         print("MusicBusRoutingTests: emitter at +2 m: L \(right[0]) R \(right[1])")

@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Transport and gain controls, measured on the loopback output.
@@ -66,18 +67,18 @@ final class MusicControlTests: XCTestCase {
         track.numberOfLoops = -1
         try track.play()
         let before = MusicRender.left(try MusicRender.render(engine, seconds: 0.2))
-        let full = TestSignals.rms(before, 4_800..<9_600)
+        let full = Level.rms(before, 4_800..<9_600)
         for curve in [MusicTrack.FadeCurve.linear, .equalPower] {
             track.volume = 1
             _ = try MusicRender.render(engine, seconds: 0.05)
             track.fade(to: 0.25, duration: 0.5, curve: curve)
             let during = MusicRender.left(try MusicRender.render(engine, seconds: 0.5))
             let after = MusicRender.left(try MusicRender.render(engine, seconds: 0.05))
-            XCTAssertEqual(TestSignals.dB(TestSignals.rms(after, 0..<after.count)) - TestSignals.dB(full),
-                           TestSignals.dB(0.25), accuracy: 0.5, "\(curve)")
+            XCTAssertEqual(Level.dB(Level.rms(after, 0..<after.count)) - Level.dB(full),
+                           Level.dB(0.25), accuracy: 0.5, "\(curve)")
             XCTAssertEqual(track.volume, 0.25, accuracy: 1e-6)
             // Half-way the level is between the ends (linear: 0.625; equal power: 0.73).
-            let mid = TestSignals.rms(during, 11_520..<12_480) / full
+            let mid = Level.rms(during, 11_520..<12_480) / full
             let expected = curve == .linear ? 0.625 : Double((0.5 + 0.5 * 0.0625).squareRoot())
             XCTAssertEqual(mid, expected, accuracy: 0.03, "\(curve)")
         }
@@ -93,14 +94,14 @@ final class MusicControlTests: XCTestCase {
         let a = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
         try change(engine)
         let b = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
-        return (TestSignals.dB(TestSignals.rms(b, 2_400..<4_800)) - TestSignals.dB(TestSignals.rms(a, 2_400..<4_800)), engine, track)
+        return (Level.dB(Level.rms(b, 2_400..<4_800)) - Level.dB(Level.rms(a, 2_400..<4_800)), engine, track)
     }
 
     func testFadeThatStopsEndsWithStoppedAndMusicBusGainApplies() throws {
         let files = try MusicFixtures()
         let (step, engine, track) = try musicLevelStep(files) { try $0.setGain(0.5, for: .music) }
         defer { engine.shutdown() }
-        XCTAssertEqual(step, TestSignals.dB(0.5), accuracy: 0.2)
+        XCTAssertEqual(step, Level.dB(0.5), accuracy: 0.2)
         track.fade(to: 0, duration: 0.2, stopsAtEnd: true)
         _ = try MusicRender.render(engine, seconds: 0.25)
         XCTAssertFalse(track.isPlaying)
@@ -112,7 +113,7 @@ final class MusicControlTests: XCTestCase {
         let files = try MusicFixtures()
         let (step, engine, _) = try musicLevelStep(files) { $0.masterGain = 0.5 }
         defer { engine.shutdown() }
-        XCTAssertEqual(step, TestSignals.dB(0.5), accuracy: 0.2)
+        XCTAssertEqual(step, Level.dB(0.5), accuracy: 0.2)
         XCTAssertEqual(try engine.effectiveGain(for: .music), 0.5, "master × bus, as documented")
     }
 
@@ -128,8 +129,8 @@ final class MusicControlTests: XCTestCase {
         _ = try MusicRender.render(engine, seconds: 0.1)
         XCTAssertEqual(track.currentTime, 0.2, accuracy: 0.002)
         let out = try MusicRender.render(engine, seconds: 0.1)
-        let rms = TestSignals.rms(out, channels: 2)
-        XCTAssertGreaterThan(TestSignals.dB(rms[1]) - TestSignals.dB(rms[0]), 20, "\(rms)")
+        let rms = Level.rms(out, channels: 2)
+        XCTAssertGreaterThan(Level.dB(rms[1]) - Level.dB(rms[0]), 20, "\(rms)")
         // 1 s of file at double rate lasts 0.5 s.
         _ = try MusicRender.render(engine, seconds: 0.35)
         XCTAssertFalse(track.isPlaying)

@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -73,7 +74,7 @@ final class MusicEventTests: XCTestCase {
         XCTAssertEqual(MusicRender.lastSound(out), 48_000 - 1)
         let reference = MusicRender.maxStep(out, 5_000..<20_000)
         XCTAssertLessThanOrEqual(MusicRender.maxStep(out, 23_800..<24_200), 1.5 * reference)
-        XCTAssertGreaterThan(TestSignals.rms(out, 23_900..<24_380), 0.5 * TestSignals.rms(out, 5_000..<5_480))
+        XCTAssertGreaterThan(Level.rms(out, 23_900..<24_380), 0.5 * Level.rms(out, 5_000..<5_480))
     }
 
     func testCrossfadeKeepsPowerAndStopsTheOldTrack() throws {
@@ -92,7 +93,7 @@ final class MusicEventTests: XCTestCase {
         XCTAssertTrue(b.isPlaying)
         XCTAssertEqual(a.volume, 1, "the faded-out track gets its volume back for its next play")
         // Equal power: half-way, two uncorrelated sines at √½ each keep the level.
-        let mid = TestSignals.rms(during, 8_640..<10_560)
-        XCTAssertEqual(TestSignals.dB(mid), TestSignals.dB(TestSignals.rms(before, 2_400..<4_320)), accuracy: 0.5)
+        let mid = Level.rms(during, 8_640..<10_560)
+        XCTAssertEqual(Level.dB(mid), Level.dB(Level.rms(before, 2_400..<4_320)), accuracy: 0.5)
     }
 }

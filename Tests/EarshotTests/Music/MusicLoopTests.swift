@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Gapless loop seams, measured on the loopback output: a 1.0 s sine of a whole number of cycles
@@ -16,7 +17,7 @@ final class MusicLoopTests: XCTestCase {
 
         // Exactly three plays of sound, then silence.
         XCTAssertEqual(MusicRender.lastSound(out), 3 * n - 1, "sound must end after exactly 3 × \(n) frames")
-        XCTAssertEqual(TestSignals.rms(out, (3 * n + 16)..<out.count), 0, accuracy: 1e-6)
+        XCTAssertEqual(Level.rms(out, (3 * n + 16)..<out.count), 0, accuracy: 1e-6)
         XCTAssertFalse(track.isPlaying)
 
         // No step at the seams larger than 1.5 × the stream's own largest step.
@@ -29,12 +30,12 @@ final class MusicLoopTests: XCTestCase {
 
         // No dip in level: 10 ms windows (5 cycles of 500 Hz) across both seams stay within 0.5 dB.
         let window = 480
-        let level = TestSignals.rms(out, (n / 5)..<(n / 5 + 10 * window))
+        let level = Level.rms(out, (n / 5)..<(n / 5 + 10 * window))
         var lo = Double.infinity
         for start in stride(from: n / 2, to: 3 * n - n / 2 - window, by: window / 4) {
-            lo = min(lo, TestSignals.rms(out, start..<(start + window)))
+            lo = min(lo, Level.rms(out, start..<(start + window)))
         }
-        XCTAssertEqual(TestSignals.dB(lo), TestSignals.dB(level), accuracy: 0.5, "level dip across the seams")
+        XCTAssertEqual(Level.dB(lo), Level.dB(level), accuracy: 0.5, "level dip across the seams")
     }
 
     func testWAVLoopsTwiceGaplessly() throws {

@@ -66,7 +66,7 @@ final class MusicRateControlTests: XCTestCase {
     private func windowLevels(_ x: [Float], _ range: Range<Int>) -> (lo: Double, hi: Double) {
         var lo = Double.infinity, hi = -Double.infinity
         for start in stride(from: range.lowerBound, to: range.upperBound - 480, by: 120) {
-            let l = TestSignals.dB(TestSignals.rms(x, start..<(start + 480)))
+            let l = Level.dB(Level.rms(x, start..<(start + 480)))
             lo = min(lo, l); hi = max(hi, l)
         }
         return (lo, hi)
@@ -134,7 +134,7 @@ final class MusicRateControlTests: XCTestCase {
         // A fade in playback time: 0.5 s to silence, whatever the rate.
         track.fade(to: 0, duration: 0.5)
         let faded = MusicRender.left(try MusicRender.render(e, seconds: 0.6))
-        XCTAssertLessThan(TestSignals.rms(faded, 26_400..<28_800), 1e-4, "silent after the fade")
+        XCTAssertLessThan(Level.rms(faded, 26_400..<28_800), 1e-4, "silent after the fade")
         XCTAssertEqual(track.volume, 0)
         // Pause and resume keep the stretched position.
         track.volume = 1
@@ -182,7 +182,7 @@ final class MusicRateControlTests: XCTestCase {
         XCTAssertEqual(ToneMeasure.frequency(Array(out[26_400..<45_600]), sampleRate: 48_000), 750, accuracy: 3.75, "then the second")
         // No silent gap across the join: every 10 ms window between them holds sound.
         for start in stride(from: 21_600, to: 26_400, by: 480) {
-            XCTAssertGreaterThan(TestSignals.rms(out, start..<(start + 480)), 0.1, "window at \(start)")
+            XCTAssertGreaterThan(Level.rms(out, start..<(start + 480)), 0.1, "window at \(start)")
         }
         XCTAssertFalse(first.isPlaying)
     }
@@ -202,7 +202,7 @@ final class MusicRateControlTests: XCTestCase {
         // (Each stretched end lands within a sequence of its nominal time: ~10 ms per pass.)
         XCTAssertEqual(Double(MusicRender.lastSound(left) + 1) / 48_000, 2.0 / 1.5, accuracy: 0.035, "two passes at 1.5")
         for start in stride(from: 2_400, to: 60_000, by: 480) {
-            XCTAssertGreaterThan(TestSignals.rms(left, start..<(start + 480)), 0.1, "no gap at \(start)")
+            XCTAssertGreaterThan(Level.rms(left, start..<(start + 480)), 0.1, "no gap at \(start)")
         }
     }
 

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -14,17 +15,17 @@ final class MusicStreamingTests: XCTestCase {
         var levels: [Double] = []
         for _ in 0..<5 {
             let block = MusicRender.left(try engine.render(frames: 480))
-            levels.append(TestSignals.rms(block, 0..<480))
+            levels.append(Level.rms(block, 0..<480))
             usleep(100_000)   // the game loop stalls 100 ms between frames
         }
         // One render far longer than the queued ring: the render path tops up first.
         let long = MusicRender.left(try engine.render(frames: 96_000))
-        for start in stride(from: 0, to: 96_000 - 480, by: 480) { levels.append(TestSignals.rms(long, start..<(start + 480))) }
+        for start in stride(from: 0, to: 96_000 - 480, by: 480) { levels.append(Level.rms(long, start..<(start + 480))) }
         XCTAssertEqual(engine.musicStats.underruns, 0)
         XCTAssertEqual(track.underrunCount, 0)
         let lo = levels.dropFirst().min() ?? 0, hi = levels.dropFirst().max() ?? 0
         XCTAssertGreaterThan(lo, 0.1)
-        XCTAssertEqual(TestSignals.dB(lo), TestSignals.dB(hi), accuracy: 0.5)
+        XCTAssertEqual(Level.dB(lo), Level.dB(hi), accuracy: 0.5)
         XCTAssertTrue(track.isPlaying)
     }
 
@@ -36,11 +37,11 @@ final class MusicStreamingTests: XCTestCase {
         let track = try engine.loadMusic(path: try files.sineWAV("sine.wav", seconds: 2))
         try track.play()
         let starved = MusicRender.left(try engine.render(frames: 48_000))
-        XCTAssertEqual(TestSignals.rms(starved, 30_000..<48_000), 0, "the queue ran dry mid-render")
+        XCTAssertEqual(Level.rms(starved, 30_000..<48_000), 0, "the queue ran dry mid-render")
         let after = MusicRender.left(try engine.render(frames: 4_800))
         XCTAssertEqual(track.underrunCount, 1)
         XCTAssertEqual(engine.musicStats.underruns, 1)
-        XCTAssertGreaterThan(TestSignals.rms(after, 0..<4_800), 0.1, "restarted")
+        XCTAssertGreaterThan(Level.rms(after, 0..<4_800), 0.1, "restarted")
         // No frame was lost: the position continues from where the queue ran dry.
         XCTAssertEqual(track.currentTime, 0.6, accuracy: 0.001)
     }
@@ -61,7 +62,7 @@ final class MusicStreamingTests: XCTestCase {
         let bed = try engine.loadMusic(path: try files.sineWAV("bed.wav"))
         bed.numberOfLoops = -1
         try bed.play()
-        let alone = TestSignals.rms(MusicRender.left(try MusicRender.render(engine, seconds: 0.1)), 0..<4_800)
+        let alone = Level.rms(MusicRender.left(try MusicRender.render(engine, seconds: 0.1)), 0..<4_800)
         let broken = try engine.loadMusic(path: ogg)
         let ends = Ends()
         broken.onEnd = { ends.add($0) }
@@ -74,8 +75,8 @@ final class MusicStreamingTests: XCTestCase {
         XCTAssertFalse(broken.isPlaying)
         XCTAssertLessThan(rendered, 2.5, "the track must end at the damage, not play through it")
         XCTAssertTrue(bed.isPlaying)
-        let later = TestSignals.rms(MusicRender.left(try MusicRender.render(engine, seconds: 0.1)), 0..<4_800)
-        XCTAssertEqual(TestSignals.dB(later), TestSignals.dB(alone), accuracy: 0.5, "the other track plays on")
+        let later = Level.rms(MusicRender.left(try MusicRender.render(engine, seconds: 0.1)), 0..<4_800)
+        XCTAssertEqual(Level.dB(later), Level.dB(alone), accuracy: 0.5, "the other track plays on")
         for _ in 0..<100 where ends.all.isEmpty { usleep(10_000) }
         XCTAssertEqual(ends.all.map(\.reason), [.failed])
         if case .decodeFailed(let path, _)? = ends.all.first?.error {
@@ -124,7 +125,7 @@ final class MusicStreamingTests: XCTestCase {
         let out = MusicRender.left(try MusicRender.render(engine, seconds: 0.1))
         // Both sines at equal level: the sum's RMS is √2 × one's.
         let one = 0.5 * 0.5957 / 2.0.squareRoot()
-        XCTAssertEqual(TestSignals.dB(TestSignals.rms(out, 2_400..<4_800)), TestSignals.dB(one * 2.0.squareRoot()), accuracy: 0.5)
+        XCTAssertEqual(Level.dB(Level.rms(out, 2_400..<4_800)), Level.dB(one * 2.0.squareRoot()), accuracy: 0.5)
         a.stop()
         try c.play()
         XCTAssertTrue(c.isPlaying)

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -200,7 +201,7 @@ final class MusicTimeTests: XCTestCase {
         let plain = try other.loadMusic(path: lying)
         XCTAssertEqual(plain.markers, [], "unreadable markers: none, and the track still plays")
         try plain.play()
-        XCTAssertGreaterThan(TestSignals.rms(try MusicRender.render(other, seconds: 0.2, block: 512), 2_400..<9_600), 0.05)
+        XCTAssertGreaterThan(Level.rms(try MusicRender.render(other, seconds: 0.2, block: 512), 2_400..<9_600), 0.05)
     }
 
     /// An interruption holds the audio clock: a start, a stop and the markers' times are audio

@@ -15,7 +15,6 @@ final class CurvePropertyTests: XCTestCase {
         return 2 * (s * s + c * c).squareRoot() / Double(x.count)
     }
 
-    private func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 
     private func engine() throws -> AudioEngine {
         let e = try TestSignals.loopbackEngine()
@@ -27,7 +26,7 @@ final class CurvePropertyTests: XCTestCase {
         try TestSignals.renderFrames(e, seconds: 0.1)
         let out = try TestSignals.renderFrames(e, seconds: 0.1)
         let ch = stride(from: right ? 1 : 0, to: out.count, by: 2).map { out[$0] }
-        return dB(amplitude(ch, hz))
+        return Level.dB(amplitude(ch, hz))
     }
 
     /// A low-pass curve takes the highs of a voice and leaves its lows; back open, both return.
@@ -135,7 +134,7 @@ extension CurvePropertyTests {
             try TestSignals.renderFrames(e, seconds: 0.2)
             _ = try e.play(try e.makeSound(d), options: SoundPlayOptions(position: Vector3(0, 0, -2)))
             let out = MusicRender.left(try TestSignals.renderFrames(e, seconds: 1.0))
-            return (dB(TestSignals.rms(out, 0..<4_000)), dB(TestSignals.rms(out, 19_200..<out.count)))
+            return (Level.dB(Level.rms(out, 0..<4_000)), Level.dB(Level.rms(out, 19_200..<out.count)))
         }
         let full = try tail(rpm: 0), quarter = try tail(rpm: 8000)
         XCTAssertEqual(quarter.tail - full.tail, -12.04, accuracy: 1, "the sends at 0.25: \(full) → \(quarter)")
@@ -158,7 +157,7 @@ extension CurvePropertyTests {
         e.update()
         _ = try e.render(frames: 800)   // the game frame of the update: OpenAL ramps the gain over its mix
         let out = MusicRender.left(try e.render(frames: 800))
-        XCTAssertEqual(dB(amplitude(out, 500)) - before, -12, accuracy: 0.3, "down by the end of the update's frame")
+        XCTAssertEqual(Level.dB(amplitude(out, 500)) - before, -12, accuracy: 0.3, "down by the end of the update's frame")
         XCTAssertEqual(v.status, .real)
         XCTAssertEqual(v.time ?? -1, time + 1_600.0 / 48_000, accuracy: 1e-4, "the same voice, its time running on")
 

@@ -35,7 +35,6 @@ final class LayeredSoundTests: XCTestCase {
         return (s * s / (ss * ss) + c * c / (cc * cc)).squareRoot()
     }
 
-    private func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 
     private func rpm(_ e: AudioEngine) throws {
         try e.defineParameter(ParameterDefinition(name: "rpm", range: 0...8000, defaultValue: 0, seek: 0))
@@ -83,7 +82,7 @@ final class LayeredSoundTests: XCTestCase {
             let block = r / 10   // the block rendered at this rpm (1-based)
             let window = out[((block - 3) * 480)..<((block + 2) * 480)]   // 50 ms around it
             for (k, hz) in [200.0, 1000.0, 3000.0].enumerated() {
-                let heard = dB(amplitude(window, hz) / reference[k])
+                let heard = Level.dB(amplitude(window, hz) / reference[k])
                 let wanted = curves[k].value(at: Double(r))
                 XCTAssertEqual(heard, wanted, accuracy: 1, "layer \(Int(hz)) Hz at \(r) rpm: \(heard) dB, curve \(wanted) dB")
             }
@@ -125,7 +124,7 @@ final class LayeredSoundTests: XCTestCase {
             let out = try TestSignals.renderFrames(e, seconds: 0.25)
             let left = MusicRender.left(out)
             let right = stride(from: 1, to: out.count, by: 2).map { out[$0] }
-            return [left, right].map { ch in [200.0, 1000, 3000].map { dB(amplitude(ch[0..<9_600], $0)) } }
+            return [left, right].map { ch in [200.0, 1000, 3000].map { Level.dB(amplitude(ch[0..<9_600], $0)) } }
         }
         let before = try spectra()
         let (l, r) = (before[0], before[1])
@@ -159,18 +158,18 @@ final class LayeredSoundTests: XCTestCase {
         let down = try e.loadClip(path: path)
         let pair = try e.makeSound(SoundDefinition(layers: [SoundLayer(clip: up), SoundLayer(clip: down)]))
         let alone = try e.play(up, options: PlayOptions(loop: true))
-        let level = TestSignals.rms(MusicRender.left(try TestSignals.renderFrames(e, seconds: 0.1)), 0..<4_800)
+        let level = Level.rms(MusicRender.left(try TestSignals.renderFrames(e, seconds: 0.1)), 0..<4_800)
         alone.stop()
         try TestSignals.renderFrames(e, seconds: 0.05)
         _ = try TestSignals.renderFrames(e, seconds: 0.2)
         let v = try e.play(pair)
-        let first = TestSignals.rms(MusicRender.left(try TestSignals.renderFrames(e, seconds: 0.5)), 0..<24_000)
-        XCTAssertLessThan(dB(first / level), -60, "the two layers cancel: aligned to the sample")
+        let first = Level.rms(MusicRender.left(try TestSignals.renderFrames(e, seconds: 0.5)), 0..<24_000)
+        XCTAssertLessThan(Level.dB(first / level), -60, "the two layers cancel: aligned to the sample")
         e.setPaused(true, of: v)
         try TestSignals.renderFrames(e, seconds: 0.2)
         e.setPaused(false, of: v)
-        let resumed = TestSignals.rms(MusicRender.left(try TestSignals.renderFrames(e, seconds: 0.5)), 0..<24_000)
-        XCTAssertLessThan(dB(resumed / level), -60, "still aligned after a pause")
+        let resumed = Level.rms(MusicRender.left(try TestSignals.renderFrames(e, seconds: 0.5)), 0..<24_000)
+        XCTAssertLessThan(Level.dB(resumed / level), -60, "still aligned after a pause")
         XCTAssertEqual(e.activeVoiceCount, 2)
         v.stop()
         try TestSignals.renderFrames(e, seconds: 0.1)

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -80,7 +81,7 @@ final class ParameterAPITests: XCTestCase {
             for _ in 0..<n {
                 e.update()
                 let out = try e.render(frames: 480)
-                levels.append(TestSignals.dB(TestSignals.rms(MusicRender.left(out), 0..<480)))
+                levels.append(Level.dB(Level.rms(MusicRender.left(out), 0..<480)))
             }
         }
         try frames(10)
@@ -123,7 +124,7 @@ final class ParameterAPITests: XCTestCase {
         let old = try e.makeSound(d)
         _ = try e.play(old)
         e.update()
-        let reference = TestSignals.rms(MusicRender.left(try e.render(frames: 4800)), 0..<4800)
+        let reference = Level.rms(MusicRender.left(try e.render(frames: 4800)), 0..<4800)
         e.removeSound(old)
         var loud = SoundDefinition(clips: [tone], loop: true)
         loud.curves = [ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, 0)])]
@@ -131,8 +132,8 @@ final class ParameterAPITests: XCTestCase {
         try e.play(new).stop()
         try e.setParameter("rpm", 1000)   // every voice evaluates again
         for _ in 0..<3 { e.update(); _ = try e.render(frames: 480) }
-        let after = TestSignals.rms(MusicRender.left(try e.render(frames: 4800)), 0..<4800)
-        XCTAssertEqual(TestSignals.dB(after) - TestSignals.dB(reference), 0, accuracy: 0.1, "the removed sound's voice keeps its curve")
+        let after = Level.rms(MusicRender.left(try e.render(frames: 4800)), 0..<4800)
+        XCTAssertEqual(Level.dB(after) - Level.dB(reference), 0, accuracy: 0.1, "the removed sound's voice keeps its curve")
         e.stopAllVoices()
         e.removeSound(new)
         e.update()

@@ -1,5 +1,6 @@
 @testable import Earshot
 import COpenAL
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -152,14 +153,14 @@ final class DeviceRecoveryTests: XCTestCase {
             _ = try render(e, seconds: 800.0 / 48_000)
             _ = try waitForRestore(e)
             let after = try render(e, seconds: 0.3)
-            let level = TestSignals.rms(Array(after.suffix(2 * 4_800)), channels: 2)[0]
+            let level = Level.rms(Array(after.suffix(2 * 4_800)), channels: 2)[0]
             XCTAssertEqual(events.wait(count: 3).first, .routeChange(.oldDeviceUnavailable))
             XCTAssertEqual(e.session.isInterrupted, pauses)
             if pauses {
                 XCTAssertLessThan(level, 1e-4, "held after the output went away")
                 e.session.resume()
                 let resumed = try render(e, seconds: 0.2)
-                XCTAssertGreaterThan(TestSignals.rms(Array(resumed.suffix(2 * 4_800)), channels: 2)[0], 0.1, "resume() brings it back")
+                XCTAssertGreaterThan(Level.rms(Array(resumed.suffix(2 * 4_800)), channels: 2)[0], 0.1, "resume() brings it back")
             } else {
                 XCTAssertGreaterThan(level, 0.1, "a game carries on on the new output")
             }

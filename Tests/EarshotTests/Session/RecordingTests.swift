@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -95,7 +96,7 @@ final class RecordingTests: XCTestCase {
         let m = try measure(out, from: 1, to: 2)
         XCTAssertEqual(m.frames, 96_000)
         XCTAssertEqual(m.frequency, 1_000, accuracy: 5)
-        XCTAssertEqual(20 * log10(m.rms), -9.03 + fold, accuracy: 1, "level within 1 dB")
+        XCTAssertEqual(Level.dB(m.rms), -9.03 + fold, accuracy: 1, "level within 1 dB")
         // ffprobe reads it.
         let probe = try FFmpegTool.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", out])
         XCTAssertEqual(Double(String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, 2, accuracy: 0.001)

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import Synchronization
 import XCTest
@@ -37,7 +38,7 @@ enum SessionMeasure {
         let lo = max(0, start) * channels
         let hi = min(samples.count, (start + frames) * channels)
         guard hi > lo else { return -300 }
-        return 10 * log10(max(bandPower(samples[lo..<hi], channels: channels, frequency: frequency, sampleRate: sampleRate), 1e-30))
+        return Level.dB(power: bandPower(samples[lo..<hi], channels: channels, frequency: frequency, sampleRate: sampleRate))
     }
 }
 

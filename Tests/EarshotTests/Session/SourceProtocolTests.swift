@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -155,7 +156,7 @@ final class SourceProtocolTests: XCTestCase {
                 engine.update(deltaTime: 1.0 / 60)
                 out += try engine.render(frames: 800)
             }
-            return TestSignals.rms(Array(out.suffix(2 * 4_800)), channels: 2)[0]
+            return Level.rms(Array(out.suffix(2 * 4_800)), channels: 2)[0]
         }
         let playing = try render(0.2)
         XCTAssertGreaterThan(playing, 0.1)

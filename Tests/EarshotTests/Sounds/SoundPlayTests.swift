@@ -37,14 +37,14 @@ final class SoundPlayTests: XCTestCase {
         let tone = try e.loadClip(TestSignals.sine(frequency: 500, amplitude: 0.04, seconds: 2), name: "tone")
         let one = try e.makeSound(SoundDefinition(clips: [tone], loop: true))
         _ = try e.play(one)
-        let single = TestSignals.rms(left(try TestSignals.renderGameFrames(e, seconds: 0.3)), 4_800..<14_400)
+        let single = Level.rms(left(try TestSignals.renderGameFrames(e, seconds: 0.3)), 4_800..<14_400)
         e.stopAllVoices()
         try TestSignals.renderGameFrames(e, seconds: 0.1)
 
         let limited = try e.makeSound(SoundDefinition(clips: [tone], limit: .init(count: 3, steal: .oldest), loop: true))
         for _ in 0..<20 { XCTAssertNotEqual(try e.play(limited).status, .refused) }
         let out = left(try TestSignals.renderGameFrames(e, seconds: 0.3))
-        let level = TestSignals.rms(out, 4_800..<14_400)
+        let level = Level.rms(out, 4_800..<14_400)
         XCTAssertEqual(level / single, 3, accuracy: 0.05, "three voices' level (20 would be 20×): \(level / single)")
         XCTAssertEqual(e.instanceCount(of: limited), 3)
         XCTAssertEqual(e.stats.limitSteals, 17)
@@ -194,7 +194,7 @@ final class SoundPlayTests: XCTestCase {
             e.update()
         }
         let cents = pitches.map { 1200 * log2(Double($0)) }
-        let dbs = gains.map { 20 * log10(Double($0)) }
+        let dbs = gains.map { Level.dB(Double($0)) }
         XCTAssertLessThanOrEqual(cents.map(abs).max() ?? 0, 100)
         XCTAssertGreaterThan(cents.max()! - cents.min()!, 150, "spread over most of ±100 cents")
         XCTAssertLessThanOrEqual(dbs.map(abs).max() ?? 0, 6.0001)
@@ -231,10 +231,10 @@ final class SoundPlayTests: XCTestCase {
         let passes = left(try TestSignals.renderGameFrames(e, seconds: 1.0))
         let first = MusicRender.firstSound(passes), last = MusicRender.lastSound(passes)
         XCTAssertEqual(Double(last - first), 36_000, accuracy: 40, "three passes of 12,000 frames")
-        let steady = TestSignals.rms(passes, (first + 4_800)..<(first + 7_200))
+        let steady = Level.rms(passes, (first + 4_800)..<(first + 7_200))
         for k in 1..<3 {
             let seam = first + k * 12_000
-            XCTAssertEqual(TestSignals.rms(passes, (seam - 1_200)..<(seam + 1_200)) / steady, 1, accuracy: 0.02, "no gap at pass \(k)")
+            XCTAssertEqual(Level.rms(passes, (seam - 1_200)..<(seam + 1_200)) / steady, 1, accuracy: 0.02, "no gap at pass \(k)")
             XCTAssertLessThan(MusicRender.maxStep(passes, (seam - 100)..<(seam + 100)), 0.02, "no step at pass \(k)")
         }
         XCTAssertFalse(v.isPlaying)
@@ -366,7 +366,7 @@ final class SoundPlayTests: XCTestCase {
     private func onsets(_ x: [Float]) -> Int {
         var count = 0, wasOn = false
         for w in stride(from: 0, to: x.count - 480, by: 480) {
-            let on = TestSignals.rms(x, w..<(w + 480)) > 0.01
+            let on = Level.rms(x, w..<(w + 480)) > 0.01
             if on, !wasOn { count += 1 }
             wasOn = on
         }

@@ -1,3 +1,4 @@
+import EarshotMeasure
 import Foundation
 
 /// Measurements of reverb tails shared by the environment tests.
@@ -33,7 +34,7 @@ enum ReverbMeasures {
         var energy = x[skip...].map { Double($0) * Double($0) }
         for i in stride(from: energy.count - 2, through: 0, by: -1) { energy[i] += energy[i + 1] }
         let top = energy[0]
-        let edc = energy.map { 10 * log10(max($0 / top, 1e-30)) }
+        let edc = energy.map { Level.dB(power: $0 / top) }
         guard let a = edc.firstIndex(where: { $0 <= -5 }), let b = edc.firstIndex(where: { $0 <= -25 }), b > a else { return 0 }
         return Double(b - a) / Double(rate) * 3
     }

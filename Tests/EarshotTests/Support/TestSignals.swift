@@ -1,7 +1,7 @@
 import Earshot
 import Foundation
 
-/// Signals and measurements shared by the tests: tones, RMS per channel, decibels.
+/// Signals the tests share: tones, loopback engines, renders in game frames (levels: EarshotMeasure's `Level`).
 enum TestSignals {
     /// A mono 16-bit sine of `seconds` at `frequency`, amplitude `amplitude` (0…1).
     static func sine(frequency: Double = 1_000, amplitude: Double = 0.5, seconds: Double = 1, sampleRate: Int = 48_000) -> PCMAudio {
@@ -11,29 +11,6 @@ enum TestSignals {
         }
         return PCMAudio(sampleRate: sampleRate, channels: 1, samples: .int16(samples))
     }
-
-    /// RMS of each channel of interleaved samples.
-    static func rms(_ samples: [Float], channels: Int) -> [Double] {
-        var sums = [Double](repeating: 0, count: channels)
-        let frames = samples.count / channels
-        for f in 0..<frames {
-            for c in 0..<channels {
-                let v = Double(samples[f * channels + c])
-                sums[c] += v * v
-            }
-        }
-        return sums.map { frames > 0 ? ($0 / Double(frames)).squareRoot() : 0 }
-    }
-
-    /// RMS of `x[range]` taken as one stream of samples (interleaved channels together), the
-    /// range clamped to `x`; 0 when nothing is left.
-    static func rms(_ x: [Float], _ range: Range<Int>) -> Double {
-        let r = max(0, range.lowerBound)..<min(x.count, range.upperBound)
-        guard !r.isEmpty else { return 0 }
-        return (r.reduce(0.0) { $0 + Double(x[$1]) * Double(x[$1]) } / Double(r.count)).squareRoot()
-    }
-
-    static func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
 
     /// Renders `seconds` of a loopback engine the way a game does — `update`, then one 60 Hz
     /// frame — and returns the interleaved samples.

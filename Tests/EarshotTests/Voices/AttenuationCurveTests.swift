@@ -1,4 +1,5 @@
 import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Attenuation curves, distance precedence and `beyondMax` as values (no engine): their checks,
@@ -8,7 +9,7 @@ final class AttenuationCurveTests: XCTestCase {
     func testCurvesInterpolateInDBAndTowardsSilenceInAmplitude() throws {
         let c = try AttenuationCurve(points: [(1, 0), (10, -12), (30, AttenuationCurve.silent)])
         XCTAssertEqual(c.gain(atDistance: 0.5), 1)
-        XCTAssertEqual(20 * log10(c.gain(atDistance: 5.5)), -6, accuracy: 1e-4)      // halfway in dB
+        XCTAssertEqual(Level.dB(Double(c.gain(atDistance: 5.5))), -6, accuracy: 1e-4)      // halfway in dB
         XCTAssertEqual(c.gain(atDistance: 20), powf(10, -12 / 20) / 2, accuracy: 1e-6)  // halfway in amplitude
         XCTAssertEqual(c.gain(atDistance: 30), 0)
         XCTAssertEqual(c.gain(atDistance: 1e6), 0)

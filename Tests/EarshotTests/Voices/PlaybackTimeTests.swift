@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -26,7 +27,7 @@ final class PlaybackTimeTests: XCTestCase {
             XCTAssertEqual(Double(first), 72_000, accuracy: 800, "started at frame \(first) (voice pause: \(pauseVoice))")
             // From its first frame: its attack at full level at once, no resume fade-in.
             let level = channel(out, 0)[(72_000 + 1_200)..<(72_000 + 2_400)]
-            XCTAssertGreaterThan(TestSignals.rms(Array(level), 0..<level.count), 0.2)
+            XCTAssertGreaterThan(Level.rms(Array(level), 0..<level.count), 0.2)
         }
         // Played while its bus is already paused: the delay counts from the resume.
         let e = try TestSignals.loopbackEngine()
@@ -56,12 +57,12 @@ final class PlaybackTimeTests: XCTestCase {
         XCTAssertLessThan(peak(Array(during[960...])), 1e-4, "silent while paused")
         try e.setPaused(false, for: .sfx)
         let after = channel(try TestSignals.renderGameFrames(e, seconds: 1.0), 0)
-        let full = TestSignals.rms(after, 38_400..<48_000)
+        let full = Level.rms(after, 38_400..<48_000)
         XCTAssertEqual(v.status, .real)
-        XCTAssertEqual(TestSignals.rms(before, 22_800..<24_000) / full, 0.49, accuracy: 0.04, "half-way into the fade at the pause")
-        let resumed = TestSignals.rms(after, 960..<1_920) / full        // 20–40 ms after the resume
+        XCTAssertEqual(Level.rms(before, 22_800..<24_000) / full, 0.49, accuracy: 0.04, "half-way into the fade at the pause")
+        let resumed = Level.rms(after, 960..<1_920) / full        // 20–40 ms after the resume
         XCTAssertEqual(resumed, 0.53, accuracy: 0.05, "resumed at \(resumed) of full")
-        XCTAssertEqual(TestSignals.rms(after, 12_000..<12_960) / full, 0.76, accuracy: 0.05, "0.25 s later")
+        XCTAssertEqual(Level.rms(after, 12_000..<12_960) / full, 0.76, accuracy: 0.05, "0.25 s later")
     }
 
     /// Item 2: a voice paused in the middle of `stop(fade:)` is silent and alive while paused,
@@ -71,10 +72,10 @@ final class PlaybackTimeTests: XCTestCase {
         defer { e.shutdown() }
         let tone = try e.loadClip(TestSignals.sine(seconds: 0.5), name: "tone")
         let v = try e.play(tone, options: .init(loop: true))
-        let full = TestSignals.rms(channel(try TestSignals.renderGameFrames(e, seconds: 0.2), 0), 4_800..<9_600)
+        let full = Level.rms(channel(try TestSignals.renderGameFrames(e, seconds: 0.2), 0), 4_800..<9_600)
         v.stop(fade: 1.0)
         let before = channel(try TestSignals.renderGameFrames(e, seconds: 0.5), 0)
-        XCTAssertEqual(TestSignals.rms(before, 22_800..<24_000) / full, 0.51, accuracy: 0.04)
+        XCTAssertEqual(Level.rms(before, 22_800..<24_000) / full, 0.51, accuracy: 0.04)
         try e.setPaused(true, for: .sfx)
         let during = channel(try TestSignals.renderGameFrames(e, seconds: 1.5), 0)
         XCTAssertLessThan(peak(Array(during[960...])), 1e-4, "a stopping voice is silent while its bus is paused")
@@ -82,8 +83,8 @@ final class PlaybackTimeTests: XCTestCase {
         XCTAssertEqual(v.status, .stopped, "though stopped for the game since stop() returned (issue 23 item 7)")
         try e.setPaused(false, for: .sfx)
         let after = channel(try TestSignals.renderGameFrames(e, seconds: 1.0), 0)
-        XCTAssertEqual(TestSignals.rms(after, 960..<1_920) / full, 0.47, accuracy: 0.05)
-        XCTAssertEqual(TestSignals.rms(after, 12_000..<12_960) / full, 0.24, accuracy: 0.05)
+        XCTAssertEqual(Level.rms(after, 960..<1_920) / full, 0.47, accuracy: 0.05)
+        XCTAssertEqual(Level.rms(after, 12_000..<12_960) / full, 0.24, accuracy: 0.05)
         XCTAssertLessThan(peak(Array(after[26_400...])), 1e-4)
         XCTAssertEqual(v.status, .stopped)
     }
@@ -109,7 +110,7 @@ final class PlaybackTimeTests: XCTestCase {
         music.volume = 0.3
         try music.play()
         var out = try TestSignals.renderGameFrames(e, seconds: 0.2)
-        let uiLevel = TestSignals.rms(channel(out, 0), 4_800..<9_600)
+        let uiLevel = Level.rms(channel(out, 0), 4_800..<9_600)
         XCTAssertEqual(oneShot.status, .stopped, "the one-shot ended before the pause")
         try e.setPaused(true, for: .voice)                 // the game's own pause, before the menu
 
@@ -120,7 +121,7 @@ final class PlaybackTimeTests: XCTestCase {
         XCTAssertFalse(music.isPlaying)
         out = try TestSignals.renderGameFrames(e, seconds: 0.5)
         XCTAssertLessThan(peak(Array(channel(out, 1)[960...])), 1e-4, "effects, dialogue and music are silent")
-        XCTAssertEqual(TestSignals.rms(channel(out, 0), 4_800..<9_600), uiLevel, accuracy: uiLevel * 0.02, "the UI plays on")
+        XCTAssertEqual(Level.rms(channel(out, 0), 4_800..<9_600), uiLevel, accuracy: uiLevel * 0.02, "the UI plays on")
         let musicAt = music.currentTime
         // During the menu: a UI sound plays and ends; the game stops the effect loop.
         let click = try e.play(blip, options: .init(pan: -1, bus: .ui))
@@ -134,7 +135,7 @@ final class PlaybackTimeTests: XCTestCase {
         XCTAssertTrue(music.isPlaying)
         out = try TestSignals.renderGameFrames(e, seconds: 0.3)
         XCTAssertEqual(music.currentTime, musicAt + 0.3, accuracy: 0.002, "music went on from where it was")
-        XCTAssertGreaterThan(TestSignals.rms(channel(out, 1), 4_800..<9_600), 0.05, "music is back")
+        XCTAssertGreaterThan(Level.rms(channel(out, 1), 4_800..<9_600), 0.05, "music is back")
         XCTAssertEqual(sfx.status, .stopped)
         XCTAssertEqual(oneShot.status, .stopped)
         XCTAssertEqual(click.status, .stopped)
@@ -143,7 +144,7 @@ final class PlaybackTimeTests: XCTestCase {
         music.stop()
         out = try TestSignals.renderGameFrames(e, seconds: 0.2)
         XCTAssertLessThan(peak(channel(out, 1)), 1e-4)
-        XCTAssertEqual(TestSignals.rms(channel(out, 0), 0..<9_600), uiLevel, accuracy: uiLevel * 0.02)
+        XCTAssertEqual(Level.rms(channel(out, 0), 0..<9_600), uiLevel, accuracy: uiLevel * 0.02)
         XCTAssertEqual(ui.status, .real)
     }
 }

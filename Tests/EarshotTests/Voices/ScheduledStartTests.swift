@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -79,7 +80,7 @@ final class ScheduledStartTests: XCTestCase {
             while from < out.count / 2, abs(out[from * 2]) > 0.001 { from += 1 }
         }
         XCTAssertEqual(Array(Set(onsets)).sorted(), frames)
-        XCTAssertLessThan(TestSignals.rms(out, 4_800 * 2..<4_900 * 2), 1e-6, "a stopped voice never sounds")
+        XCTAssertLessThan(Level.rms(out, 4_800 * 2..<4_900 * 2), 1e-6, "a stopped voice never sounds")
     }
 
     /// Pauses hold a delay back (playback time): the start moves on by the pause, still on an

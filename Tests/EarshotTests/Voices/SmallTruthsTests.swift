@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Issue 23 item 7, on loopback renders: `isPlaying` is false as soon as `stop()` returns (a fade
@@ -11,16 +12,16 @@ final class SmallTruthsTests: XCTestCase {
         let tone = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: 0.5, seconds: 1), name: "tone")
         for fade in [0.0, 0.3] {
             let v = try e.play(tone, options: .init(loop: true))
-            let before = TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)[0]
+            let before = Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)[0]
             XCTAssertTrue(v.isPlaying)
             v.stop(fade: fade)
             XCTAssertFalse(v.isPlaying, "stop(fade: \(fade)) returned: not playing")
             XCTAssertEqual(v.status, .stopped)
             XCTAssertFalse(e.isPlaying(v))
-            let fading = TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)[0]
+            let fading = Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)[0]
             XCTAssertFalse(v.isPlaying, "not playing during the fade either")
             _ = try TestSignals.renderFrames(e, seconds: 0.3)
-            let after = TestSignals.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)[0]
+            let after = Level.rms(try TestSignals.renderFrames(e, seconds: 0.1), channels: 2)[0]
             print("SmallTruthsTests: fade \(fade) s: before \(before), first 0.1 s after stop \(fading), later \(after)")
             if fade > 0 {
                 XCTAssertGreaterThan(fading, before * 0.3, "a 0.3 s fade still sounds in its first 0.1 s")

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import XCTest
 
 /// Emitters moving in 3D, cones and doppler, measured from loopback renders.
@@ -18,10 +19,10 @@ final class Spatial3DTests: XCTestCase {
             out += try e.render(frames: 800)
         }
         let quarter = out.count / 4
-        let start = TestSignals.rms(Array(out[0..<quarter]), channels: 2)
-        let end = TestSignals.rms(Array(out[(out.count - quarter)...]), channels: 2)
-        XCTAssertGreaterThan(TestSignals.dB(start[1]) - TestSignals.dB(start[0]), 6, "right first: \(start)")
-        XCTAssertGreaterThan(TestSignals.dB(end[0]) - TestSignals.dB(end[1]), 6, "left at the end: \(end)")
+        let start = Level.rms(Array(out[0..<quarter]), channels: 2)
+        let end = Level.rms(Array(out[(out.count - quarter)...]), channels: 2)
+        XCTAssertGreaterThan(Level.dB(start[1]) - Level.dB(start[0]), 6, "right first: \(start)")
+        XCTAssertGreaterThan(Level.dB(end[0]) - Level.dB(end[1]), 6, "left at the end: \(end)")
     }
 
     func testConeAttenuatesByItsOuterGainBehind() throws {
@@ -35,11 +36,11 @@ final class Spatial3DTests: XCTestCase {
             _ = try e.play(tone, options: .init(loop: true, emitter: speaker))
             e.update()
             _ = try e.render(frames: 2_400)
-            return TestSignals.rms(try e.render(frames: 9_600), channels: 2)[0]
+            return Level.rms(try e.render(frames: 9_600), channels: 2)[0]
         }
         let towards = try level(facing: Vector3(0, 0, 1))
         let away = try level(facing: Vector3(0, 0, -1))
-        XCTAssertEqual(TestSignals.dB(away) - TestSignals.dB(towards), TestSignals.dB(0.25), accuracy: 0.5)
+        XCTAssertEqual(Level.dB(away) - Level.dB(towards), Level.dB(0.25), accuracy: 0.5)
         // The engine's own audibility agrees with what OpenAL did.
         let cone = SpatialProperties(position: Vector3(0, 0, -5), direction: Vector3(0, 0, -1),
                                      coneInnerAngle: 60, coneOuterAngle: 120, coneOuterGain: 0.25)

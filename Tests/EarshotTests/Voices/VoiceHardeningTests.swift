@@ -1,5 +1,6 @@
 @testable import Earshot
 import COpenAL
+import EarshotMeasure
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -30,8 +31,8 @@ final class VoiceHardeningTests: XCTestCase {
         quiet.gain = 0   // below the audibility floor
         let out = try TestSignals.renderGameFrames(e, seconds: 0.1)
         XCTAssertEqual([paused.status, onSFX.status, quiet.status], [.virtual, .virtual, .virtual])
-        XCTAssertLessThan(TestSignals.rms(Array(out.suffix(2_400)), channels: 2).max() ?? 1, 1e-4,
-                          "all three are silent: \(TestSignals.rms(Array(out.suffix(2_400)), channels: 2))")
+        XCTAssertLessThan(Level.rms(Array(out.suffix(2_400)), channels: 2).max() ?? 1, 1e-4,
+                          "all three are silent: \(Level.rms(Array(out.suffix(2_400)), channels: 2))")
         var s = e.stats
         XCTAssertEqual(s.steals, 0, "pauses and an inaudible voice are not steals")
         XCTAssertEqual(s.pauses, 2, "the paused voice and the voice of the paused bus")
@@ -175,8 +176,8 @@ final class VoiceHardeningTests: XCTestCase {
         try TestSignals.renderGameFrames(e, seconds: 0.1)
         e.setProperties(right, of: car)              // and back, with the full setter
         let out = try TestSignals.renderGameFrames(e, seconds: 0.2)
-        let rms = TestSignals.rms(Array(out.suffix(4_800 * 2)), channels: 2)
-        XCTAssertGreaterThan(TestSignals.dB(rms[1]) - TestSignals.dB(rms[0]), 6, "heard on the right again: \(rms)")
+        let rms = Level.rms(Array(out.suffix(4_800 * 2)), channels: 2)
+        XCTAssertGreaterThan(Level.dB(rms[1]) - Level.dB(rms[0]), 6, "heard on the right again: \(rms)")
     }
 
     // MARK: 8. A batch cannot outlive its call
@@ -201,7 +202,7 @@ final class VoiceHardeningTests: XCTestCase {
             XCTAssertEqual(kept?.isValid, false)
         }
         let out = try TestSignals.renderGameFrames(e, seconds: 0.1)
-        let rms = TestSignals.rms(Array(out.suffix(2_400 * 2)), channels: 2)
+        let rms = Level.rms(Array(out.suffix(2_400 * 2)), channels: 2)
         XCTAssertGreaterThan(rms[0], rms[1] * 2, "the move made inside the batch was heard")
     }
 

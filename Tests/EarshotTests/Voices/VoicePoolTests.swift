@@ -1,5 +1,6 @@
 @testable import Earshot
 import COpenAL
+import EarshotMeasure
 import XCTest
 
 /// The voice pool on a loopback engine: who keeps a source, what a steal sounds like, where a
@@ -102,7 +103,7 @@ final class VoicePoolTests: XCTestCase {
         XCTAssertLessThanOrEqual(maxStep(before + around, channel: 0, from: 4_800), toneStep * 1.5, "a step at the cut would be a click")
         // And the tone really is gone: the silent voice owns the only source.
         let tail = Array(around.suffix(2_400))
-        XCTAssertLessThan(TestSignals.rms(tail, channels: 2)[0], 1e-4)
+        XCTAssertLessThan(Level.rms(tail, channels: 2)[0], 1e-4)
         XCTAssertEqual(e.stats.steals, 1)
     }
 
@@ -235,7 +236,7 @@ final class VoicePoolTests: XCTestCase {
         func level(_ pan: Float) throws -> [Double] {
             let v = try e.play(tone, options: .init(loop: true, pan: pan))
             try TestSignals.renderGameFrames(e, seconds: 0.05)
-            let rms = TestSignals.rms(try TestSignals.renderGameFrames(e, seconds: 0.1), channels: 2)
+            let rms = Level.rms(try TestSignals.renderGameFrames(e, seconds: 0.1), channels: 2)
             v.stop()
             try TestSignals.renderGameFrames(e, seconds: 0.05)
             return rms
@@ -245,7 +246,7 @@ final class VoicePoolTests: XCTestCase {
         XCTAssertGreaterThan(left[0], 0.3)
         XCTAssertLessThan(right[0], 1e-4)
         XCTAssertGreaterThan(right[1], 0.3)
-        XCTAssertEqual(TestSignals.dB(centre[0]), TestSignals.dB(centre[1]), accuracy: 0.1)
+        XCTAssertEqual(Level.dB(centre[0]), Level.dB(centre[1]), accuracy: 0.1)
     }
 
     func testAReusedSourceTakesEachVoicesOwnPlacement() throws {
@@ -258,10 +259,10 @@ final class VoicePoolTests: XCTestCase {
             let v = try e.play(tone, options: options)
             try TestSignals.renderGameFrames(e, seconds: 0.05)
             if let move { v.position = move; try TestSignals.renderGameFrames(e, seconds: 0.05) }
-            let rms = TestSignals.rms(try TestSignals.renderGameFrames(e, seconds: 0.1), channels: 2)
+            let rms = Level.rms(try TestSignals.renderGameFrames(e, seconds: 0.1), channels: 2)
             v.stop()
             try TestSignals.renderGameFrames(e, seconds: 0.05)
-            return (TestSignals.dB(rms[0]), TestSignals.dB(rms[1]))
+            return (Level.dB(rms[0]), Level.dB(rms[1]))
         }
         let right = try sides(.init(loop: true, position: Vector3(3, 0, 0)))
         XCTAssertGreaterThan(right.right - right.left, 20)

@@ -44,7 +44,4 @@ default:
     FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values, api or banks)\n".utf8))
     exit(2)
 }
-// Every finding's first line, then the first five in full (with their scene).
-for f in findings { say("FINDING: " + (f.split(separator: "\n").first.map(String.init) ?? f)) }
-for f in findings.prefix(5) { say("FINDING IN FULL: \(f)") }
-exit(findings.isEmpty ? 0 : 1)
+exit(FuzzDriver.reportFindings(findings, say: say))

@@ -32,8 +32,13 @@ public struct APIOperationFuzzer {
         self.seed = seed
     }
 
-    public struct Report: Sendable {
+    public struct Report: FuzzReport {
         public var operations = 0
+        /// The driver's cases are operations.
+        public var cases: Int {
+            get { operations }
+            set { operations = newValue }
+        }
         public var errors = 0
         public var renders = 0
         public var engines = 0
@@ -72,16 +77,11 @@ public struct APIOperationFuzzer {
     }
 
     public func run(operations: Int, seconds: Double = .infinity, log: ((String) -> Void)? = nil) -> Report {
-        var report = Report()
-        let started = Date()
-        var g = SplitMix64(seed: seed)
         var world: World?
         let warmUp = min(operations / 10, 5_000)
         var buffer = [Float](repeating: 0, count: 4_096 * 2)
-        for i in 0..<operations {
-            if Date().timeIntervalSince(started) > seconds { break }
+        var report = FuzzDriver(seed: seed, logEvery: 10_000).run(Report(), cases: operations, seconds: seconds, log: log) { i, g, report in
             if i == warmUp { report.rssStartKiB = Self.residentKiB() }
-            report.operations += 1
             do throws(EarshotError) {
                 if world == nil {
                     var c = AudioEngine.Configuration(output: .loopback(sampleRate: Self.pick(&g, [8_000, 22_050, 44_100, 48_000, 96_000])))
@@ -95,7 +95,7 @@ public struct APIOperationFuzzer {
                     world = w
                     report.engines += 1
                 }
-                guard let w = world else { continue }
+                guard let w = world else { return }
                 let done = try step(w, &g, buffer: &buffer, report: &report)
                 if done {
                     w.engine.shutdown()
@@ -105,11 +105,8 @@ public struct APIOperationFuzzer {
                 report.errors += 1
                 _ = error.description
             }
-            if let log, report.operations % 10_000 == 0 {
-                report.seconds = Date().timeIntervalSince(started)
-                report.rssEndKiB = Self.residentKiB()   // the RSS so far (the final one replaces it)
-                log(report.summary)
-            }
+            // The RSS so far, for the driver's progress line (the final one replaces it).
+            if log != nil, report.operations % 10_000 == 0 { report.rssEndKiB = Self.residentKiB() }
         }
         world?.engine.shutdown()
         world = nil
@@ -117,7 +114,6 @@ public struct APIOperationFuzzer {
         if report.operations > warmUp, report.rssStartKiB > 0, report.rssGrowthKiB > leakLimitKiB {
             report.findings.append("resident memory grew by \(report.rssGrowthKiB) KiB after the warm-up (limit \(leakLimitKiB))")
         }
-        report.seconds = Date().timeIntervalSince(started)
         return report
     }
 

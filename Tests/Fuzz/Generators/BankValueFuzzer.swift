@@ -28,7 +28,7 @@ public struct BankValueFuzzer {
         self.seed = seed
     }
 
-    public struct Report: Sendable {
+    public struct Report: FuzzReport {
         public var cases = 0
         public var valid = 0
         public var loaded = 0
@@ -44,17 +44,13 @@ public struct BankValueFuzzer {
         }
     }
 
+    /// Runs `cases` banks (or until `seconds` have passed), and returns what happened.
     public func run(cases: Int, seconds: Double = .infinity, log: ((String) -> Void)? = nil) -> Report {
-        var report = Report()
-        let started = Date()
-        var g = SplitMix64(seed: seed)
         let folder = "\(scratch)/earshot-bank-fuzz-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for i in 0..<cases {
-            if Date().timeIntervalSince(started) > seconds { break }
+        return FuzzDriver(seed: seed, logEvery: 200).run(Report(), cases: cases, seconds: seconds, log: log) { i, g, report in
             try? FileManager.default.removeItem(atPath: folder)
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            report.cases += 1
             let files = bankFiles(&g)
             for (name, text) in files { try? text.write(toFile: "\(folder)/\(name)", atomically: false, encoding: .utf8) }
             let main = "\(folder)/main.yaml"
@@ -63,14 +59,14 @@ public struct BankValueFuzzer {
             if case .success(let b) = checked, let proc = b.includedFiles.first(where: { $0.hasPrefix("/proc/") }) {
                 report.findings.append("case \(i): a bank including \(proc) validated\n\(dump())")
             }
-            guard case .success(let definition) = checked else { continue }
+            guard case .success(let definition) = checked else { return }
             report.valid += 1
-            guard let engine = try? AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) else { continue }
+            guard let engine = try? AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) else { return }
             defer { engine.shutdown() }
             let bank: SoundBank
             do { bank = try SoundBank(path: main, engine: engine) } catch {
                 report.findings.append("case \(i): valid but not loaded: \(error)\n\(dump())")
-                continue
+                return
             }
             report.loaded += 1
             playAll(bank, engine, definition.sounds.map(\.id), case: i, into: &report)
@@ -83,7 +79,7 @@ public struct BankValueFuzzer {
             let before = bank.soundNames
             let expected = SceneBank.check(path: main)
             report.reloads += 1
-            do {
+            do throws(BankError) {
                 _ = try bank.reload()
                 if emptied {   // a save seen half-way: never applied
                     report.findings.append("case \(i): an emptied \(file) was applied: sounds \(bank.soundNames)")
@@ -104,13 +100,7 @@ public struct BankValueFuzzer {
             playAll(bank, engine, bank.soundNames, case: i, into: &report)
             bank.unload()
             if engine.stats.clips != 0 { report.findings.append("case \(i): \(engine.stats.clips) clips left after unload\n\(dump())") }
-            if let log, report.cases % 200 == 0 {
-                report.seconds = Date().timeIntervalSince(started)
-                log(report.summary)
-            }
         }
-        report.seconds = Date().timeIntervalSince(started)
-        return report
     }
 
     /// Plays each sound (positioned and not), renders 50 ms in game frames: every sample finite.

@@ -36,7 +36,7 @@ public struct SceneValueFuzzer {
         self.seed = seed
     }
 
-    public struct Report: Sendable {
+    public struct Report: FuzzReport {
         public var cases = 0
         public var valid = 0
         /// Valid scenes whose music set comes from an included bank (issue 35 item 2).
@@ -55,9 +55,6 @@ public struct SceneValueFuzzer {
 
     /// Runs `cases` scenes (or until `seconds` have passed), and returns what happened.
     public func run(cases: Int, seconds: Double = .infinity, log: ((String) -> Void)? = nil) -> Report {
-        var report = Report()
-        let started = Date()
-        var g = SplitMix64(seed: seed)
         let out = "\(scratch)/earshot-scene-fuzz-\(getpid()).wav"
         defer {
             unlink(out)
@@ -65,14 +62,8 @@ public struct SceneValueFuzzer {
             unlink("\(scratch)/earshot-scene-fuzz-dense-\(getpid()).wav")
             unlink(includedSetBank())
         }
-        let trace = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_TRACE"] != nil
-        for i in 0..<cases {
-            if Date().timeIntervalSince(started) > seconds { break }
+        return FuzzDriver(seed: seed, logEvery: 500).run(Report(), cases: cases, seconds: seconds, log: log) { i, g, report in
             let yaml = scene(&g)
-            // A crash kills the process: with EARSHOT_FUZZ_TRACE set, each case's index goes to
-            // stderr first, so `earshot-fuzz show-scene INDEX SEED` prints the culprit.
-            if trace { FileHandle.standardError.write(Data("case \(i)\n".utf8)) }
-            report.cases += 1
             switch Scene.check(yaml: yaml, path: "\(assets)/fuzz-\(i).yaml") {
             case .failure(let problems):
                 if problems.problems.isEmpty { report.findings.append("case \(i): a failure without a problem\n\(yaml)") }
@@ -101,13 +92,7 @@ public struct SceneValueFuzzer {
                     report.findings.append("case \(i): validate ok but render failed: \(error)\n\(yaml)")
                 }
             }
-            if let log, report.cases % 500 == 0 {
-                report.seconds = Date().timeIntervalSince(started)
-                log(report.summary)
-            }
         }
-        report.seconds = Date().timeIntervalSince(started)
-        return report
     }
 
     /// The scene of case `index` of this seed's run, and what validate says of it.

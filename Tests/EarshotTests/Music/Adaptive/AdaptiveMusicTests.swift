@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -104,7 +105,7 @@ final class AdaptiveMusicTests: XCTestCase {
         let before = Self.amplitude(r.out, 500, 187_200..<187_680)        // 3.90 s
         let middle = Self.amplitude(r.out, 500, 204_000..<204_480)        // 4.25 s
         let after = Self.amplitude(r.out, 500, 220_800..<221_280)         // 4.60 s
-        let drop = TestSignals.dB(middle / before)
+        let drop = Level.dB(middle / before)
         print("equal-power fade: explore \(String(format: "%.2f", drop)) dB at the middle")
         XCTAssertEqual(drop, -3.01, accuracy: 0.5)
         XCTAssertLessThan(after / before, 1e-3, "gone after the fade")
@@ -283,8 +284,8 @@ extension AdaptiveMusicTests {
         let plain = try run(duck: 0), ducked = try run(duck: -6)
         let before = Self.amplitude(plain, 500, 67_200..<67_680)                          // 1.40 s
         XCTAssertEqual(Self.amplitude(plain, 500, 81_600..<82_080) / before, 1, accuracy: 1e-3, "no duck by default")
-        let during = TestSignals.dB(Self.amplitude(ducked, 500, 81_600..<82_080) / before)   // 1.70 s
-        let after = TestSignals.dB(Self.amplitude(ducked, 500, 120_000..<120_480) / before)  // 2.50 s
+        let during = Level.dB(Self.amplitude(ducked, 500, 81_600..<82_080) / before)   // 1.70 s
+        let after = Level.dB(Self.amplitude(ducked, 500, 120_000..<120_480) / before)  // 2.50 s
         print("stinger duck: \(String(format: "%.2f", during)) dB under the stinger, \(String(format: "%.2f", after)) dB after")
         XCTAssertEqual(during, -6, accuracy: 0.2)
         XCTAssertEqual(after, 0, accuracy: 0.05, "back once the 0.3 s stinger has played (+ the release)")

@@ -109,10 +109,10 @@ final class LiveMusicSetTests: XCTestCase {
         // One stem: the first second of sound (its first and last windows left out).
         let one = amplitudes[(first + 5)..<(first + 90)].sorted()[42]
         let later = amplitudes[(first + 110)...].filter { $0 > one * 1.5 }
-        let within = later.filter { abs(TestSignals.dB($0 / one) - 6.0206) <= 0.05 }
+        let within = later.filter { abs(Level.dB($0 / one) - 6.0206) <= 0.05 }
         let last = amplitudes.lastIndex { $0 > one * 1.5 } ?? 0
         let gap = amplitudes[(first + 110)..<max(first + 110, last)].filter { $0 < one / 10 }.count
-        print("LiveMusicSet (\(server)): two stems over one: \(within.count) of \(later.count) windows at +6.02 ± 0.05 dB (median \(String(format: "%.3f", TestSignals.dB(later.sorted()[later.count / 2] / one))) dB); \(gap) silent windows (the pause)")
+        print("LiveMusicSet (\(server)): two stems over one: \(within.count) of \(later.count) windows at +6.02 ± 0.05 dB (median \(String(format: "%.3f", Level.dB(later.sorted()[later.count / 2] / one))) dB); \(gap) silent windows (the pause)")
         XCTAssertGreaterThan(later.count, 200, "about 2.7 s of two stems")
         XCTAssertGreaterThanOrEqual(Double(within.count), 0.9 * Double(later.count))
         XCTAssertGreaterThanOrEqual(gap, 20, "the 0.3 s pause, between sound")

@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -34,8 +35,7 @@ final class MusicCrossFadeTests: XCTestCase {
         try sameFrame?(set)
         out += MusicRender.left(try MusicRender.render(engine, seconds: 2.5))
         return stride(from: 0, to: out.count - Self.window, by: Self.window).map { i in
-            let w = out[i..<(i + Self.window)]
-            return 10 * log10(w.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(Self.window))
+            Level.dB(power: Level.meanSquare(out[i..<(i + Self.window)]))
         }
     }
 
@@ -93,7 +93,7 @@ final class MusicCrossFadeTests: XCTestCase {
         let out = MusicRender.left(try MusicRender.render(engine, seconds: 2))
         func rms(_ from: Double) -> Double {
             let i = Int(from * 48_000)
-            return (out[i..<(i + Self.window)].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(Self.window)).squareRoot()
+            return Level.rms(stream: out[i..<(i + Self.window)])
         }
         print("MusicCrossFadeTests: scheduled start: rms \(rms(0.5)) at 0.5 s, \(rms(0.975)) at 1 s, \(rms(1.7)) at 1.7 s")
         XCTAssertLessThan(rms(0.5), 0.05 * rms(1.7), "silent at its start: the fade had not run before it")

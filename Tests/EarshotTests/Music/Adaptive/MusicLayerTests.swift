@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -50,7 +51,7 @@ final class MusicLayerTests: XCTestCase {
             let a = AdaptiveMusicTests.amplitude(left, 3_989, w..<(w + 480))
             guard a > one / 2 else { continue }   // silence: paused, or the device lost
             windows += 1
-            let gain = TestSignals.dB(a / one)
+            let gain = Level.dB(a / one)
             worst = max(worst, abs(gain - 6.0206))
             XCTAssertEqual(gain, 6.0206, accuracy: 0.05, "window at \(Double(w) / 48_000) s")
         }

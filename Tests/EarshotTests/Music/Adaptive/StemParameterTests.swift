@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 import XCTest
 
@@ -29,7 +30,7 @@ final class StemParameterTests: XCTestCase {
         let full = try levels(after: 0.3)
         try engine.setParameter("intensity", 0.5)
         let half = try levels(after: 0.3)
-        let db = { (a: Double, b: Double) in 20 * log10(a / b) }
+        let db = { (a: Double, b: Double) in Level.dB(a, over: b) }
         print("StemParameter: drums at intensity 0 / 0.5 / 1: \(db(quiet.drums, full.drums)) / \(db(half.drums, full.drums)) dB; bass \(db(quiet.bass, full.bass)) dB")
         XCTAssertEqual(db(full.drums, full.bass), 0, accuracy: 0.1, "intensity 1: the curve's 0 dB (the stems' files are equally loud)")
         XCTAssertEqual(db(quiet.drums, full.drums), -40, accuracy: 0.5)

@@ -3,52 +3,41 @@ import Foundation
 import Glibc
 #endif
 
-/// The files one command writes, made to appear together and only on success.
+/// The hidden file an output is written to until it is complete, then renamed over its target:
+/// what lets ``AudioFileWriter`` (and so ``AudioEngine/render(seconds:to:format:body:)`` and
+/// ``Recorder``) leave a whole file or none. The CLI's multi-file commits (`OutputTransaction`,
+/// in the EarshotOutputs target) are built on it.
 ///
-/// Each output is written to a temporary file beside it, named `.NAME.partial-PID-RANDOM`
-/// (sixteen random hex digits) and created exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`): a
-/// planted file or symlink at any name can neither be guessed nor followed. ``commit()`` first
-/// checks every target (none may be a folder), then renames every temporary over its target;
-/// ``rollback()`` — or releasing an uncommitted transaction, or an error during the commit —
-/// removes them all, so a failed command leaves none of its outputs, and no partial file.
-///
-/// Temporary files of a process that died without cleaning up (a kill -9, a power cut) are swept
-/// the next time an output is written to their folder: only files whose name matches the pattern
-/// exactly, that are regular files of this user, and whose process id is not alive.
+/// Each temporary is named `.NAME.partial-PID-RANDOM` (sixteen random hex digits) beside its
+/// target and created exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`): a planted file or symlink
+/// at any name can neither be guessed nor followed. Temporaries of a process that died without
+/// cleaning up (a kill -9, a power cut) are swept the next time an output is written to their
+/// folder: only files whose name matches the pattern exactly, that are regular files of this
+/// user, and whose process id is not alive.
 ///
 /// ```swift
-/// let outputs = OutputTransaction()
-/// let writer = try AudioFileWriter(path: "out/a.wav", sampleRate: 48_000, channels: 2, transaction: outputs)
-/// try writer.write([Float](repeating: 0, count: 96_000))
-/// try writer.close()                               // finished, still hidden
-/// try outputs.write(Array("<svg/>".utf8), to: "out/a.svg")
-/// try outputs.commit()                             // both appear now
+/// let (fd, temporary) = try PartialFile.create(for: "out/a.txt")
+/// _ = "hello".withCString { write(fd, $0, 5) }
+/// close(fd)
+/// try PartialFile.commit([(temporary, "out/a.txt")])    // appears now, whole
 /// ```
-public final class OutputTransaction {
-    private var staged: [(temporary: String, target: String)] = []
-    private var open: Set<String> = []
-    private var finished = false
-
-    public init() {}
-
-    /// The temporaries of every open transaction and writer in this process, for a process that
-    /// is about to exit on a signal.
+public enum PartialFile {
+    /// The temporaries of this process not yet committed or discarded, for a process that is
+    /// about to exit on a signal.
     private static let registry = Locked<Registry>(Registry())
     private struct Registry {
         var temporaries: Set<String> = []
         var committed = 0
     }
 
-    // MARK: Temporary files
-
     /// Creates a temporary file for `target`, exclusively, in `target`'s folder (after sweeping
     /// the folder's stale partials), and returns its open descriptor and path. The caller writes
-    /// through the descriptor, then ``stage(_:for:)``s the path or ``discard(_:)``s it.
+    /// through the descriptor, then ``commit(_:)``s or ``discard(_:)``s the path.
     ///
     /// A target whose name holds bytes that are not UTF-8 (``RawPath`` escapes: names given on the
     /// command line) is refused with ``EarshotError/writeFailed(path:reason:)``: Earshot reads files
     /// of any name but writes UTF-8 names only (Foundation would write another name, silently).
-    public static func createTemporary(for target: String) throws(EarshotError) -> (fd: Int32, path: String) {
+    public static func create(for target: String) throws(EarshotError) -> (fd: Int32, path: String) {
         if target.unicodeScalars.contains(where: RawPath.isEscape) {
             throw .writeFailed(path: target, reason: "not a UTF-8 file name: Earshot reads files of any name but writes UTF-8 names only")
         }
@@ -82,58 +71,19 @@ public final class OutputTransaction {
         registry.withLock { _ = $0.temporaries.remove(temporary) }
     }
 
-    /// Marks `temporary` (from ``createTemporary(for:)``, complete and closed) to be renamed over
-    /// `target` at ``commit()``.
-    public func stage(_ temporary: String, for target: String) {
-        precondition(!finished, "OutputTransaction: stage after commit or rollback")   // trap: misuse
-        staged.append((temporary, target))
-    }
-
-    /// Writes `bytes` as the whole content of `target` (staged, appears at ``commit()``). A short
-    /// write (a full disk) throws ``EarshotError/writeFailed(path:reason:)`` and leaves nothing.
-    public func write(_ bytes: [UInt8], to target: String) throws(EarshotError) {
-        let (fd, temporary) = try Self.createTemporary(for: target)
-        var done = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                done += n
-            }
-        }
-        if failure == 0, fsync(fd) != 0, errno != EINVAL { failure = errno }
-        if Glibc.close(fd) != 0, failure == 0 { failure = errno }
-        guard failure == 0 else {
-            Self.discard(temporary)
-            throw .writeFailed(path: target, reason: String(cString: strerror(failure)))
-        }
-        stage(temporary, for: target)
-    }
-
-    // MARK: Commit
-
-    /// Puts every staged file at its target, after checking that none of the targets is a folder
+    /// Puts every temporary at its target, after checking that none of the targets is a folder
     /// (or anything but a file or a symlink, which is replaced, never followed). On any failure
     /// every temporary and every target already renamed is removed, and the error thrown.
-    public func commit() throws(EarshotError) {
-        precondition(!finished, "OutputTransaction: commit twice")   // trap: misuse
-        finished = true
-        let files = staged
-        staged = []
+    public static func commit(_ files: [(temporary: String, target: String)]) throws(EarshotError) {
         for (_, target) in files {
             var st = stat()
             if lstat(target, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG, (st.st_mode & S_IFMT) != S_IFLNK {
-                for f in files { Self.discard(f.temporary) }
+                for f in files { discard(f.temporary) }
                 throw .writeFailed(path: target, reason: (st.st_mode & S_IFMT) == S_IFDIR ? "it is a folder" : "it is not a regular file")
             }
         }
         // Under the registry's lock: a signal's clean-up waits for the renames to end.
-        let failure: (String, String)? = Self.registry.withLock { r in
+        let failure: (String, String)? = registry.withLock { r in
             var renamed: [String] = []
             for (temporary, target) in files {
                 if rename(temporary, target) != 0 {
@@ -150,18 +100,6 @@ public final class OutputTransaction {
         }
         if let (target, reason) = failure { throw .writeFailed(path: target, reason: reason) }
     }
-
-    /// Removes every staged file; nothing of the transaction is left.
-    public func rollback() {
-        guard !finished else { return }
-        finished = true
-        for f in staged { Self.discard(f.temporary) }
-        staged = []
-    }
-
-    deinit { rollback() }
-
-    // MARK: Signals and stale files
 
     /// Removes every temporary file of this process (for a signal handler about to `_exit`), and
     /// says whether some outputs had already been committed.
@@ -218,4 +156,20 @@ public final class OutputTransaction {
         let folder = parts.dropLast().joined(separator: "/")
         return (folder.isEmpty ? "/" : folder, folder + "/", name)
     }
+}
+
+/// Where a finished ``AudioFileWriter`` leaves its file to appear with a command's other
+/// outputs: at ``AudioFileWriter/close()`` the writer hands over its complete, closed temporary
+/// (from ``PartialFile/create(for:)``) instead of renaming it. The CLI's `OutputTransaction`
+/// (EarshotOutputs) is one.
+///
+/// ```swift
+/// final class Later: OutputStaging {
+///     var files: [(temporary: String, target: String)] = []
+///     func stage(_ temporary: String, for target: String) { files.append((temporary, target)) }
+/// }
+/// ```
+public protocol OutputStaging: AnyObject {
+    /// Takes `temporary` (complete and closed) to be put at `target` later, or discarded.
+    func stage(_ temporary: String, for target: String)
 }

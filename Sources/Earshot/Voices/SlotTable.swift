@@ -70,4 +70,18 @@ final class SlotTable<Element> {
     func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
+
+    /// A read-only view of the table: what its owner hands to code that may read its elements
+    /// but must change them through the owner's methods.
+    struct ReadOnly {
+        fileprivate let table: SlotTable
+
+        subscript(i: Int) -> Element {
+            @inline(__always) unsafeAddress { UnsafePointer(table.pointer(i)) }
+        }
+
+        var count: Int { table.count }
+    }
+
+    var readOnly: ReadOnly { ReadOnly(table: self) }
 }
