@@ -62,7 +62,7 @@ enum DecoderFuzz {
         fclose(f)
         defer { unlink(path) }
         do throws(EarshotError) {
-            let decoder: any MusicDecoder
+            let decoder: any StreamDecoder
             if vorbis {
                 guard let d = try VorbisStreamDecoder.openIfVorbis(path: path) else { return }
                 decoder = d

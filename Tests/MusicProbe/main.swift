@@ -10,6 +10,8 @@
 //   MusicProbe stems FILE   states `one` (FILE as one stem) and `two` (FILE twice, as two stems):
 //       plays `one` for 1 s, changes to `two` at once, then 1 s later pauses the set for 0.3 s,
 //       resumes it, 0.7 s later seeks it to 0.37 s, and runs 1 s more. Prints "done".
+//   MusicProbe streams FILE   FILE as one AudioStream for 1 s; then stops it and starts FILE
+//       twice, as two AudioStreams in one AudioStream.play(_:), and runs 1.5 s. Prints "done".
 // "FAIL ..." when something is wrong.
 import Earshot
 import Foundation
@@ -22,7 +24,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: MusicProbe EXPLORE COMBAT | MusicProbe stems FILE") }
+guard arguments.count == 3 else { fail("usage: MusicProbe EXPLORE COMBAT | MusicProbe stems FILE | MusicProbe streams FILE") }
 
 /// Runs `body` once the live stream has played 2.5 s (a new stream on a fresh daemon settles first).
 func warmedUp(_ engine: AudioEngine, _ frame: () -> Void) {
@@ -31,6 +33,32 @@ func warmedUp(_ engine: AudioEngine, _ frame: () -> Void) {
     if engine.audioTime < 2.5 { fail("the stream did not play 2.5 s in 8 s") }
 }
 
+if arguments[1] == "streams" {
+    do {
+        let engine = try AudioEngine(configuration: AudioEngine.Configuration())
+        func frame() {
+            engine.update(deltaTime: 1.0 / 60)
+            usleep(16_000)
+        }
+        func run(_ seconds: Double) {
+            let until = engine.audioTime + seconds
+            while engine.audioTime < until { frame() }
+        }
+        warmedUp(engine, frame)
+        let one = try engine.openStream(path: arguments[2])
+        try one.play()
+        run(1)
+        one.stop()
+        let a = try engine.openStream(path: arguments[2]), b = try engine.openStream(path: arguments[2])
+        try AudioStream.play([a, b])
+        run(1.5)
+        engine.shutdown()
+        say("done")
+    } catch {
+        fail("\(error)")
+    }
+    exit(0)
+}
 if arguments[1] == "stems" {
     do {
         let engine = try AudioEngine(configuration: AudioEngine.Configuration())

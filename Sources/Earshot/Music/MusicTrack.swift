@@ -5,7 +5,7 @@ import Logging
 /// Open one with ``AudioEngine/loadMusic(path:bus:)``. Ogg Vorbis files stream through libvorbisfile,
 /// everything else libsndfile reads (WAV, AIFF, FLAC, CAF PCM, Ogg Opus) through libsndfile; the
 /// file must be mono or stereo. Nothing is preloaded: a ring of four 125 ms buffers stays queued
-/// ahead of the play position (see `MusicSystem` for the streaming design: on a loopback
+/// ahead of the play position (see `StreamSystem` for the streaming design: on a loopback
 /// engine every render refills first, so renders never starve; on a live device a streaming
 /// thread refills every 10 ms). A track plays on the bus it was loaded on (``bus``: ``Bus/music``
 /// by default, any bus of the engine with ``AudioEngine/loadMusic(path:bus:)``): its gain is
@@ -40,7 +40,7 @@ import Logging
 /// ```
 public final class MusicTrack: @unchecked Sendable {
     // @unchecked Sendable: `engine` is a weak var written once, in init, before the track is shared
-    // (weak loads are atomic); the stream it holds is touched only under the music lock.
+    // (weak loads are atomic); the stream it holds is touched only under the stream lock.
     /// How a track's play session ended.
     public struct Event: Sendable, Equatable {
         /// Why it ended.
@@ -79,7 +79,7 @@ public final class MusicTrack: @unchecked Sendable {
     /// Once it is gone the track is stale: `play` throws ``EarshotError/engineShutDown``, other
     /// calls do nothing, `isPlaying` is false.
     weak var engine: AudioEngine?
-    let stream: TrackStream
+    let stream: QueuedStream
     let system: MusicSystem
 
     // The file's facts are constants of the stream (read from the decoder at open): no lock needed.
@@ -97,12 +97,12 @@ public final class MusicTrack: @unchecked Sendable {
 
     init(engine: AudioEngine, path: String, bus: Bus) throws(EarshotError) {
         let decoder = try MusicDecoders.open(path: path)
-        let stream = TrackStream(decoder: decoder, bus: bus)
+        let stream = QueuedStream(decoder: decoder, bus: bus)
         try engine.musicSystem.register(stream, host: engine)
         self.engine = engine
         self.system = engine.musicSystem
         self.stream = stream
-        engine.musicSystem.mutate(stream) { $0.handle = self }
+        engine.musicSystem.mutate(stream) { $0.markerOrigin = { [weak self] in self.map { .track($0) } } }
         readMarkers(path: path, logger: engine.logger)
     }
 

@@ -40,4 +40,21 @@ public struct Tempo: Sendable, Equatable {
 
     /// Seconds of the file per beat.
     var secondsPerBeat: Double { 60 / bpm }
+
+    /// Appends the bars and beats whose file frames lie in `fa ..< fb` (a file of `fileRate`),
+    /// timed by `time` (file frame → audio time); none heard at or after `until` (a music set's
+    /// state that is left stops counting at its boundary). A bar comes before its first beat.
+    func beats(from fa: Double, to fb: Double, fileRate: Int, until: Double, time: (Double) -> Double,
+               origin: MarkerEvent.Origin, into out: inout [MarkerEvent]) {
+        let first = firstBeat * Double(fileRate), every = secondsPerBeat * Double(fileRate)
+        var k = max(0, Int(((fa - first) / every).rounded(.up)))
+        while first + Double(k) * every < fb {
+            let x = first + Double(k) * every
+            let bar = k / beatsPerBar + 1, beat = k % beatsPerBar + 1
+            if time(x) >= until { k += 1; continue }
+            if beat == 1 { out.append(MarkerEvent(origin: origin, kind: .bar(bar), audioTime: time(x))) }
+            out.append(MarkerEvent(origin: origin, kind: .beat(bar: bar, beat: beat), audioTime: time(x)))
+            k += 1
+        }
+    }
 }

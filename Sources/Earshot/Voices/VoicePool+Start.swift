@@ -201,6 +201,6 @@ extension VoicePool {
         v.pointee.realIndex = real.count
         real.append(index)
         alSourcef(source, AL_GAIN, effectiveGain(index))
-        alSourcePlay(source)
+        SourceStarter.play(source)   // checked with the section (the engine's play or update)
     }
 }

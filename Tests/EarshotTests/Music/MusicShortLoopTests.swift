@@ -3,19 +3,16 @@ import Foundation
 import XCTest
 
 /// A looping file of one frame costs what a normal track costs (issue 35.15: ten times the CPU):
-/// a loop of at most `TrackStream.shortLoopFrames` is decoded into memory once and copied pass
+/// a loop of at most `QueuedStream.shortLoopFrames` is decoded into memory once and copied pass
 /// by pass, instead of a seek and a read per pass. Counted through the real decoder (libsndfile),
 /// wrapped to count its calls.
 final class MusicShortLoopTests: XCTestCase {
     /// The real decoder, its calls counted.
-    final class Counted: MusicDecoder {
-        let inner: any MusicDecoder
+    final class Counted: StreamDecoder {
+        let inner: any StreamDecoder
         var calls = 0
-        init(_ inner: any MusicDecoder) { self.inner = inner }
-        var path: String { inner.path }
-        var sampleRate: Int { inner.sampleRate }
-        var channels: Int { inner.channels }
-        var frameCount: Int { inner.frameCount }
+        init(_ inner: any StreamDecoder) { self.inner = inner }
+        var facts: StreamFileInfo { inner.facts }
         func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) throws(EarshotError) -> Int {
             calls += 1
             return try inner.read(into: buffer, frames: frames)
@@ -48,9 +45,9 @@ final class MusicShortLoopTests: XCTestCase {
         return path
     }
 
-    private func stream(_ path: String, loops: Int) throws -> (TrackStream, Counted) {
-        let counted = Counted(try MusicDecoders.open(path: path))
-        let s = TrackStream(decoder: counted)
+    private func stream(_ path: String, loops: Int) throws -> (QueuedStream, Counted) {
+        let counted = Counted(try StreamDecoders.open(path: path))
+        let s = QueuedStream(decoder: counted)
         s.numberOfLoops = loops
         s.loopsLeft = loops
         return (s, counted)

@@ -31,7 +31,7 @@
 /// ```
 public final class MusicSet: @unchecked Sendable {
     // @unchecked Sendable: every mutable field lives in `inner`, reached only inside `lock`;
-    // the rest are constants. Lock order: the set's lock, then the music lock (the tracks'
+    // the rest are constants. Lock order: the set's lock, then the stream lock (the tracks'
     // calls), then the AL lock; the music system never calls into a set.
     /// The definition the set was made from.
     public let definition: MusicSetDefinition

@@ -10,11 +10,8 @@ import Glibc
 /// changes rate or channel count part-way is reported as ``EarshotError/decodeFailed(path:reason:)``
 /// (the last as ``EarshotError/formatChanged(path:detail:)``):
 /// a music track never plays past damage silently.
-final class VorbisStreamDecoder: MusicDecoder {
-    let path: String
-    let sampleRate: Int
-    let channels: Int
-    let frameCount: Int
+final class VorbisStreamDecoder: StreamDecoder {
+    let facts: StreamFileInfo
     private let file: UnsafeMutablePointer<OggVorbis_File>
     /// ``close()`` was called: the file is closed and nothing more is read.
     private var closed = false
@@ -22,12 +19,9 @@ final class VorbisStreamDecoder: MusicDecoder {
     /// The frame the next read starts at (for messages).
     private var position = 0
 
-    private init(path: String, file: UnsafeMutablePointer<OggVorbis_File>, sampleRate: Int, channels: Int, frameCount: Int) {
-        self.path = path
+    private init(file: UnsafeMutablePointer<OggVorbis_File>, facts: StreamFileInfo) {
         self.file = file
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.frameCount = frameCount
+        self.facts = facts
     }
 
     /// Opens `path` as Ogg Vorbis; nil when the Ogg stream is not Vorbis (the caller then tries
@@ -39,7 +33,7 @@ final class VorbisStreamDecoder: MusicDecoder {
         let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         // Our own close-on-exec descriptor (ov_fopen's is inherited by every child the game
         // spawns), as a stdio stream that ov_clear closes.
-        let fd = try MusicDecoders.openReadOnly(path)
+        let fd = try StreamDecoders.openReadOnly(path)
         guard let stream = fdopen(fd, "rb") else {
             let reason = String(cString: strerror(errno))
             Glibc.close(fd)
@@ -66,9 +60,8 @@ final class VorbisStreamDecoder: MusicDecoder {
             file.deallocate()
             throw cut.error(path)
         }
-        let decoder = VorbisStreamDecoder(path: path, file: file, sampleRate: Int(info.pointee.rate),
-                                          channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0)
-        return decoder
+        return VorbisStreamDecoder(file: file, facts: StreamFileInfo(path: path, sampleRate: Int(info.pointee.rate),
+                                                                   channels: Int(info.pointee.channels), frameCount: total > 0 ? Int(total) : 0))
     }
 
     deinit {

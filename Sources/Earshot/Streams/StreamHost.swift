@@ -1,20 +1,20 @@
 import COpenAL
 
-/// What the music streamer needs from its engine, and nothing more: a clock rate, an AL lock
-/// scope, bus gains, filters and holds, emitters' places, where to report music's level on its
-/// bus, whether the output is still there and a log.
-/// (Music makes its own sources: ``MusicSystem/attach(to:)``.)
+/// What the stream system (and music on it) needs from its engine, and nothing more: a clock
+/// rate, an AL lock scope, bus gains, filters and holds, emitters' places, where to report the
+/// streams' level on their buses, whether the output is still there and a log. (Streams make
+/// their own sources: ``StreamSystem/attach(to:)``.)
 ///
 /// ``AudioEngine`` is the one host. The streamer reaches the engine only through this protocol,
 /// so the engine's core (voice pool, emitters, clips) is out of its reach. Members marked
-/// *inside ``withMusicAL(_:)``* touch the engine's core and must be called only in that scope,
+/// *inside ``withStreamAL(_:)``* touch the engine's core and must be called only in that scope,
 /// with the AL lock held (debug builds check it).
 ///
 /// ```swift
-/// let host: any MusicHost = engine
-/// let gain = host.withMusicAL { host.musicOutputIsGone ? 0 : host.busGain(.music) }
+/// let host: any StreamHost = engine
+/// let gain = host.withStreamAL { host.streamOutputIsGone ? 0 : host.busGain(.music) }
 /// ```
-protocol MusicHost: AnyObject, Sendable {
+protocol StreamHost: AnyObject, Sendable {
     /// Whether the engine mixes offline (a loopback engine: the render pumps music, and the
     /// music clock counts rendered frames).
     var isLoopback: Bool { get }
@@ -24,39 +24,39 @@ protocol MusicHost: AnyObject, Sendable {
     var isShutDown: Bool { get }
 
     /// Runs `body` with the AL lock held and the engine's context current.
-    func withMusicAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R
+    func withStreamAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R
 
-    /// Inside ``withMusicAL(_:)``: the engine is shut down, its device is lost or disconnected —
+    /// Inside ``withStreamAL(_:)``: the engine is shut down, its device is lost or disconnected —
     /// nothing music does now would be heard, and its sources are gone or going.
-    var musicOutputIsGone: Bool { get }
-    /// Inside ``withMusicAL(_:)``: the engine's core has been torn down.
-    var musicCoreIsShutDown: Bool { get }
-    /// Inside ``withMusicAL(_:)``: a bus's gain (bus × snapshot × duck, 0 when muted), master
+    var streamOutputIsGone: Bool { get }
+    /// Inside ``withStreamAL(_:)``: the engine's core has been torn down.
+    var streamCoreIsShutDown: Bool { get }
+    /// Inside ``withStreamAL(_:)``: a bus's gain (bus × snapshot × duck, 0 when muted), master
     /// excluded; 0 for a bus the engine does not have (a track's bus always exists: buses are
     /// never removed).
     func busGain(_ bus: Bus) -> Float
-    /// Inside ``withMusicAL(_:)``: the buses held now — paused by the game, not spared by
+    /// Inside ``withStreamAL(_:)``: the buses held now — paused by the game, not spared by
     /// `pauseAll(except:)`, or all of them during an audio-session interruption.
     var heldBuses: Set<Bus> { get }
-    /// Inside ``withMusicAL(_:)``: where an emitter is and how it sounds; nil once it was removed
+    /// Inside ``withStreamAL(_:)``: where an emitter is and how it sounds; nil once it was removed
     /// or for another engine's emitter.
     func spatial(of emitter: Emitter) -> SpatialProperties?
-    /// Inside ``withMusicAL(_:)``: whether stereo tracks can play straight to the outputs
+    /// Inside ``withStreamAL(_:)``: whether stereo tracks can play straight to the outputs
     /// (`AL_SOFT_direct_channels`).
     var supportsDirectChannels: Bool { get }
-    /// Inside ``withMusicAL(_:)``: the audio clock now (``AudioEngine/audioTime``): what scheduled
+    /// Inside ``withStreamAL(_:)``: the audio clock now (``AudioEngine/audioTime``): what scheduled
     /// starts, stops and fades and the markers' times are given on.
-    var musicAudioTime: Double { get }
-    /// Inside ``withMusicAL(_:)``: seconds between a frame being mixed and being heard — the live
+    var streamAudioTime: Double { get }
+    /// Inside ``withStreamAL(_:)``: seconds between a frame being mixed and being heard — the live
     /// device's output latency (`ALC_DEVICE_CLOCK_LATENCY_SOFT`), 0 on loopback or where the
     /// device does not report it. What OpenAL mixes next is heard at audio time now + this.
-    var musicOutputLatency: Double { get }
-    /// Inside ``withMusicAL(_:)``: puts music's `source` on `bus`'s filters and effect send as a
+    var streamOutputLatency: Double { get }
+    /// Inside ``withStreamAL(_:)``: puts music's `source` on `bus`'s filters and effect send as a
     /// panned voice on that bus is (the bus's own low-pass, the snapshots' filters as they glide,
     /// the bus effect); `claimed`: the source has just been claimed for a track (everything is
     /// sent again). nil `bus`: the source leaves every bus (it is being deleted).
-    func routeMusicSource(_ source: ALuint, bus: Bus?, claimed: Bool)
-    /// Inside ``withMusicAL(_:)``: the power (mean square, master excluded) music plays on each
+    func routeStreamSource(_ source: ALuint, bus: Bus?, claimed: Bool)
+    /// Inside ``withStreamAL(_:)``: the power (mean square, master excluded) music plays on each
     /// bus now, which the bus meters (``AudioEngine/level(of:)``, the monitor) and sidechains
     /// add to their voices'. Buses not listed play no music.
     func setStreamedPower(_ power: [Bus: Float])
@@ -64,50 +64,50 @@ protocol MusicHost: AnyObject, Sendable {
     func logWarning(_ message: String)
 }
 
-extension AudioEngine: MusicHost {
-    func withMusicAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R { try withAL(body) }
+extension AudioEngine: StreamHost {
+    func withStreamAL<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R { try withAL(body) }
 
-    var musicOutputIsGone: Bool {
-        ALGlobal.lock.assertHeld("MusicHost.musicOutputIsGone outside withMusicAL")
+    var streamOutputIsGone: Bool {
+        ALGlobal.lock.assertHeld("StreamHost.streamOutputIsGone outside withStreamAL")
         return core.isShutDown || core.isDeviceLost || !core.device.isConnected
     }
 
-    var musicCoreIsShutDown: Bool {
-        ALGlobal.lock.assertHeld("MusicHost.musicCoreIsShutDown outside withMusicAL")
+    var streamCoreIsShutDown: Bool {
+        ALGlobal.lock.assertHeld("StreamHost.streamCoreIsShutDown outside withStreamAL")
         return core.isShutDown
     }
 
     func busGain(_ bus: Bus) -> Float {
-        ALGlobal.lock.assertHeld("MusicHost.busGain outside withMusicAL")
+        ALGlobal.lock.assertHeld("StreamHost.busGain outside withStreamAL")
         return core.busIndex(bus) == nil ? 0 : core.busGain(bus)
     }
 
     var heldBuses: Set<Bus> {
-        ALGlobal.lock.assertHeld("MusicHost.heldBuses outside withMusicAL")
+        ALGlobal.lock.assertHeld("StreamHost.heldBuses outside withStreamAL")
         return Set(core.buses.map(\.bus).filter { core.isHeld($0) })
     }
 
     func spatial(of emitter: Emitter) -> SpatialProperties? {
-        ALGlobal.lock.assertHeld("MusicHost.spatial(of:) outside withMusicAL")
+        ALGlobal.lock.assertHeld("StreamHost.spatial(of:) outside withStreamAL")
         guard emitter.link === link, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
         return core.pool.emitterSpatial[i]
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }
 
-    var musicAudioTime: Double {
-        ALGlobal.lock.assertHeld("MusicHost.musicAudioTime outside withMusicAL")
+    var streamAudioTime: Double {
+        ALGlobal.lock.assertHeld("StreamHost.streamAudioTime outside withStreamAL")
         return core.isShutDown ? core.audioClock.lastTime : core.audioTime()
     }
 
-    var musicOutputLatency: Double {
-        ALGlobal.lock.assertHeld("MusicHost.musicOutputLatency outside withMusicAL")
+    var streamOutputLatency: Double {
+        ALGlobal.lock.assertHeld("StreamHost.streamOutputLatency outside withStreamAL")
         guard !core.isShutDown, !core.isLoopback, core.usesDeviceClock else { return 0 }
         return core.device.outputLatency() ?? 0
     }
 
-    func routeMusicSource(_ source: ALuint, bus: Bus?, claimed: Bool) {
-        ALGlobal.lock.assertHeld("MusicHost.routeMusicSource outside withMusicAL")
+    func routeStreamSource(_ source: ALuint, bus: Bus?, claimed: Bool) {
+        ALGlobal.lock.assertHeld("StreamHost.routeStreamSource outside withStreamAL")
         guard !core.isShutDown else { return }
         if claimed || bus == nil { core.sendRouter.forget(source: source) }
         guard let bus, let index = core.busIndex(bus) else { return }
@@ -115,7 +115,7 @@ extension AudioEngine: MusicHost {
     }
 
     func setStreamedPower(_ power: [Bus: Float]) {
-        ALGlobal.lock.assertHeld("MusicHost.setStreamedPower outside withMusicAL")
+        ALGlobal.lock.assertHeld("StreamHost.setStreamedPower outside withStreamAL")
         guard !core.isShutDown else { return }
         core.setStreamedPower(power)
     }

@@ -2,24 +2,18 @@
 import Glibc
 #endif
 
-/// A seekable source of interleaved float frames for a streamed ``MusicTrack``.
+/// A seekable source of interleaved float frames for a stream (a ``MusicTrack``, a plain stream).
 ///
 /// Two implementations exist: ``VorbisStreamDecoder`` (Ogg Vorbis through libvorbisfile's
 /// `ov_read`/`ov_pcm_seek`) and ``SndFileStreamDecoder`` (everything else libsndfile reads: WAV,
-/// AIFF, FLAC, CAF PCM, Ogg Opus …). ``MusicDecoders/open(path:)`` picks one from the file's
-/// first bytes. A decoder is not thread-safe: the music system touches it only under its lock.
+/// AIFF, FLAC, CAF PCM, Ogg Opus …). ``StreamDecoders/open(path:)`` picks one from the file's
+/// first bytes. A decoder is not thread-safe: the stream system touches it only under its lock.
 ///
 /// Samples are 32-bit floats in −1…1 whatever the file holds (16-bit Vorbis output is divided by
 /// 32768, which is exact), so every track uploads one OpenAL format per channel count.
-protocol MusicDecoder: AnyObject {
-    /// The file path, for messages.
-    var path: String { get }
-    /// Frames per second of the file.
-    var sampleRate: Int { get }
-    /// 1 or 2.
-    var channels: Int { get }
-    /// Frames in the whole file, as the container states them (checked > 0 at open).
-    var frameCount: Int { get }
+protocol StreamDecoder: AnyObject {
+    /// What the file states about itself, read at open.
+    var facts: StreamFileInfo { get }
     /// Decodes up to `frames` frames into `buffer` (room for `frames × channels` floats) from the
     /// current position; returns how many were decoded, 0 only at the end of the stream.
     /// Throws ``EarshotError/decodeFailed(path:reason:)`` on corrupt data.
@@ -31,8 +25,38 @@ protocol MusicDecoder: AnyObject {
     func close()
 }
 
-/// Opens the right ``MusicDecoder`` for a file.
-enum MusicDecoders {
+/// What a stream's file states about itself, read at open (``AudioStream/file``).
+///
+/// ```swift
+/// let bed = try engine.openStream(path: "Assets/Music/ambience.wav")
+/// print(bed.file.channels, bed.file.duration)
+/// ```
+public struct StreamFileInfo: Sendable, Equatable {
+    /// The file's path.
+    public internal(set) var path: String
+    /// Frames per second of the file (1000…384000).
+    public internal(set) var sampleRate: Int
+    /// Its channels, 1…``AudioStream/maxChannels``.
+    public internal(set) var channels: Int
+    /// Frames in the whole file, as the container states them (> 0).
+    public internal(set) var frameCount: Int
+    /// Its length in seconds.
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
+}
+
+extension StreamDecoder {
+    var path: String { facts.path }
+    var sampleRate: Int { facts.sampleRate }
+    var channels: Int { facts.channels }
+    var frameCount: Int { facts.frameCount }
+}
+
+/// Opens the right ``StreamDecoder`` for a file.
+enum StreamDecoders {
+    /// The most channels a stream carries: 16 (third-order ambisonics). Checked at open, before
+    /// any sample buffer is made.
+    static let maxChannels = 16
+
     /// A read-only, close-on-exec descriptor of `path` (a child the game spawns while music
     /// streams inherits none).
     static func openReadOnly(_ path: String) throws(EarshotError) -> Int32 {
@@ -45,12 +69,12 @@ enum MusicDecoders {
     /// are not Vorbis) through libsndfile.
     ///
     /// Throws ``EarshotError/fileNotFound(path:)``, ``EarshotError/unreadableFile(path:reason:)``
-    /// for a file that is not audio, ``EarshotError/unsupportedEncoding(_:)`` for more than two
-    /// channels and ``EarshotError/malformedFile(_:)`` for an empty file, an impossible rate or a
+    /// for a file that is not audio, ``EarshotError/unsupportedEncoding(_:)`` for more than
+    /// ``maxChannels`` channels and ``EarshotError/malformedFile(_:)`` for an empty file, an impossible rate or a
     /// length over ``ClipFileInfo/maxPlausibleFrames``.
-    static func open(path: String) throws(EarshotError) -> any MusicDecoder {
+    static func open(path: String) throws(EarshotError) -> any StreamDecoder {
         try FileCheck.requireRegularFile(path)
-        let decoder: any MusicDecoder
+        let decoder: any StreamDecoder
         let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
         switch head.withUnsafeBytes({ VorbisFileDecoder.oggCodec($0) }) {
         case .vorbis?, .other?:
@@ -63,8 +87,9 @@ enum MusicDecoders {
         case .opus?, .flac?, nil:
             decoder = try SndFileStreamDecoder(path: path)
         }
-        guard (1...2).contains(decoder.channels) else {
-            throw .unsupportedEncoding("\(path): \(decoder.channels) channels (music tracks are mono or stereo)")
+        guard decoder.channels >= 1 else { throw .malformedFile("\(path): no channels") }
+        guard decoder.channels <= maxChannels else {
+            throw .unsupportedEncoding("\(path): \(decoder.channels) channels (streams carry 1…\(maxChannels))")
         }
         guard (1_000...384_000).contains(decoder.sampleRate) else {
             throw .malformedFile("\(path): sample rate \(decoder.sampleRate) Hz")

@@ -4,12 +4,12 @@ import Foundation
 import Glibc
 #endif
 
-/// The music system's track controls: what ``MusicTrack`` calls, one music-lock scope each.
-extension MusicSystem {
+/// A stream's transport: what ``MusicTrack`` and ``AudioStream`` call, one stream-lock scope each.
+extension StreamSystem {
     // MARK: Track controls (called by MusicTrack)
 
-    func register(_ s: TrackStream, host: any MusicHost) throws(EarshotError) {
-        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+    func register(_ s: QueuedStream, host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (_: inout [Pending]) throws(EarshotError) in
             guard !isShutDown, !host.isShutDown else { throw .engineShutDown }
             registry.removeAll { $0.stream == nil }
             registry.append(WeakStream(stream: s))
@@ -17,8 +17,8 @@ extension MusicSystem {
     }
 
     /// Claims a source and fills the queue without playing (AVAudioPlayer's `prepareToPlay`).
-    func prepare(_ s: TrackStream, host: any MusicHost) throws(EarshotError) {
-        try withMusicLock { (pending: inout [Pending]) throws(EarshotError) in
+    func prepare(_ s: QueuedStream, host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (pending: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
             guard s.state == .idle else { return }
             cancelWaiting(s)
@@ -28,8 +28,8 @@ extension MusicSystem {
         }
     }
 
-    func play(_ s: TrackStream, host: any MusicHost) throws(EarshotError) {
-        try withMusicLock { (pending: inout [Pending]) throws(EarshotError) in
+    func play(_ s: QueuedStream, host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (pending: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
             cancelWaiting(s)
             switch s.state {
@@ -66,11 +66,10 @@ extension MusicSystem {
             }
             if let source = s.source, !suspended, !s.queue.isEmpty {
                 let now = clock(host)
-                host.withMusicAL {
-                    guard !host.musicCoreIsShutDown else { return }
+                host.withStreamAL {
+                    guard !host.streamCoreIsShutDown else { return }
                     _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                    alSourcePlay(source)
-                    ALCheck.after("starting a music source")
+                    SourceStarter.start(source, "starting a stream")
                 }
             }
             endIfDrained(s, host: host, pending: &pending)
@@ -79,8 +78,8 @@ extension MusicSystem {
 
     /// Queues `s` to start when `previous` ends (not when it is stopped). Starts `s` now when
     /// `previous` is not playing.
-    func play(_ s: TrackStream, after previous: TrackStream, host: any MusicHost) throws(EarshotError) {
-        let playsNow = try withMusicLock { (_: inout [Pending]) throws(EarshotError) -> Bool in
+    func play(_ s: QueuedStream, after previous: QueuedStream, host: any StreamHost) throws(EarshotError) {
+        let playsNow = try withStreamLock { (_: inout [Pending]) throws(EarshotError) -> Bool in
             guard !isShutDown else { throw .engineShutDown }
             guard s !== previous else { throw .invalidArgument("a track cannot play after itself") }
             guard s.state == .idle else { throw .invalidArgument("\(s.path) is already playing; stop it before queueing it") }
@@ -95,31 +94,31 @@ extension MusicSystem {
         if playsNow { try play(s, host: host) }
     }
 
-    func pause(_ s: TrackStream, host: any MusicHost) {
-        withMusicLock { _ in
+    func pause(_ s: QueuedStream, host: any StreamHost) {
+        withStreamLock { _ in
             s.heldBySession = false   // the game's own pause outlasts an interruption
             if s.waiting || s.startAt != nil { cancelWaiting(s); return }
             guard s.state == .playing else { return }
             s.fade?.freeze(at: clock(host))   // the fade's timeline is playback time
             s.state = .paused
             guard let source = s.source, !suspended else { return }   // a lost device plays nothing anyway
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
+            host.withStreamAL {
+                guard !host.streamCoreIsShutDown else { return }
                 alSourcePause(source)
                 ALCheck.after("pausing a music source")
             }
         }
     }
 
-    func stop(_ s: TrackStream, host: any MusicHost) {
-        withMusicLock { pending in
+    func stop(_ s: QueuedStream, host: any StreamHost) {
+        withStreamLock { pending in
             stopLocked(s, host: host, pending: &pending)
         }
     }
 
     /// Ends `s` with `.stopped`, keeping its position. While the device is lost a track may hold
     /// no source yet (played during the loss): it is in `active` all the same.
-    func stopLocked(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func stopLocked(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         assertLocked()
         cancelWaiting(s)
         settle(s, host: host, pending: &pending)
@@ -131,8 +130,8 @@ extension MusicSystem {
 
     /// Whether `s` is playing. A track whose source has played the session's last queued frame
     /// ends here at once (its end event is delivered now rather than at the next pump).
-    func isPlaying(_ s: TrackStream, host: any MusicHost) -> Bool {
-        withMusicLock { pending in
+    func isPlaying(_ s: QueuedStream, host: any StreamHost) -> Bool {
+        withStreamLock { pending in
             settle(s, host: host, pending: &pending)
             return s.state == .playing
         }
@@ -141,11 +140,11 @@ extension MusicSystem {
     /// Ends `s` naturally (finished or failed) if it is playing, has nothing more to decode and
     /// its source has stopped: so that a stop or shutdown right after the last frame does not
     /// turn a finished track into a stopped one.
-    func settle(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func settle(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         assertLocked()
         guard s.state == .playing, s.exhausted || s.endsAtQueueEnd, !suspended, let source = s.source else { return }
-        let stopped = host.withMusicAL { () -> Bool in
-            guard !host.musicCoreIsShutDown else { return false }
+        let stopped = host.withStreamAL { () -> Bool in
+            guard !host.streamCoreIsShutDown else { return false }
             var state: ALint = 0
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             return state == AL_STOPPED
@@ -154,20 +153,20 @@ extension MusicSystem {
         if s.endsAtQueueEnd { endAtScheduledStop(s, host: host, pending: &pending) } else { endNaturally(s, host: host, pending: &pending) }
     }
 
-    func isWaiting(_ s: TrackStream) -> Bool {
-        return withMusicLock { _ in
+    func isWaiting(_ s: QueuedStream) -> Bool {
+        return withStreamLock { _ in
             return s.waiting || s.startAt != nil
         }
     }
 
-    func currentFrame(_ s: TrackStream, host: any MusicHost) -> Int {
-        return withMusicLock { _ in
+    func currentFrame(_ s: QueuedStream, host: any StreamHost) -> Int {
+        return withStreamLock { _ in
             return currentFrameLocked(s, host: host)
         }
     }
 
-    func seek(_ s: TrackStream, toFrame frame: Int, host: any MusicHost) {
-        withMusicLock { pending in
+    func seek(_ s: QueuedStream, toFrame frame: Int, host: any StreamHost) {
+        withStreamLock { pending in
             let frame = min(max(0, frame), s.frameCount)
             guard let source = s.source, !suspended else {
                 // Idle, or the device is lost: the track restarts from here (``reattach(host:)``).
@@ -175,21 +174,20 @@ extension MusicSystem {
                 return
             }
             requeue(s, source: source, atFrame: frame, host: host)
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
-                if s.state == .playing, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("restarting a music source after a seek")
+            host.withStreamAL {
+                guard !host.streamCoreIsShutDown else { return }
+                if s.state == .playing, !s.queue.isEmpty { SourceStarter.start(source, "restarting a stream after a seek") }
             }
             endIfDrained(s, host: host, pending: &pending)
         }
     }
 
-    /// A seek's work on one stream, music lock held: stops its source, drops its queue, history
+    /// A seek's work on one stream, stream lock held: stops its source, drops its queue, history
     /// and marker scan, and queues it again from file frame `frame`. The caller starts it (one
     /// track with alSourcePlay, a set's stems together with alSourcePlayv).
-    func requeue(_ s: TrackStream, source: ALuint, atFrame frame: Int, host: any MusicHost) {
-        host.withMusicAL {
-            guard !host.musicCoreIsShutDown else { return }
+    func requeue(_ s: QueuedStream, source: ALuint, atFrame frame: Int, host: any StreamHost) {
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
             alSourceStop(source)
             unqueueProcessed(s, source: source)
             ALCheck.after("stopping a music source to seek")
@@ -200,21 +198,21 @@ extension MusicSystem {
         s.scanFile = nil
         s.restartDecoder(at: frame)
         let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
-        host.withMusicAL {
-            guard !host.musicCoreIsShutDown else { return }
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
             uploadAll(staged, to: s, source: source)
             ALCheck.after("queueing music buffers")
         }
     }
 
     /// Runs `change` on the stream under the lock, then re-applies source properties.
-    func applySettings(_ s: TrackStream, host: any MusicHost, _ change: (TrackStream) -> Void) {
-        return withMusicLock { _ in
+    func applySettings(_ s: QueuedStream, host: any StreamHost, _ change: (QueuedStream) -> Void) {
+        return withStreamLock { _ in
             change(s)
             guard let source = s.source, !suspended else { return }
             let now = clock(host)
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
+            host.withStreamAL {
+                guard !host.streamCoreIsShutDown else { return }
                 applyPlacement(s, source: source, host: host)
                 alSourcef(source, AL_PITCH, s.sourcePitch)
                 _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
@@ -224,20 +222,20 @@ extension MusicSystem {
     }
 
     /// Changes a stream's state under the lock that needs no OpenAL (callbacks, metering).
-    func mutate(_ s: TrackStream, _ change: (TrackStream) -> Void) {
-        withMusicLock { _ in change(s) }
+    func mutate(_ s: QueuedStream, _ change: (QueuedStream) -> Void) {
+        withStreamLock { _ in change(s) }
     }
 
     /// Reads a stream's state under the lock.
-    func read<T>(_ s: TrackStream, _ body: (TrackStream) -> T) -> T {
-        return withMusicLock { _ in
+    func read<T>(_ s: QueuedStream, _ body: (QueuedStream) -> T) -> T {
+        return withStreamLock { _ in
             return body(s)
         }
     }
 
-    func fade(_ s: TrackStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
-              restoreVolume: Float?, at time: Double? = nil, host: any MusicHost) {
-        withMusicLock { pending in
+    func fade(_ s: QueuedStream, to target: Float, duration: Double, curve: MusicTrack.FadeCurve, stopsAtEnd: Bool,
+              restoreVolume: Float?, at time: Double? = nil, host: any StreamHost) {
+        withStreamLock { pending in
             let now = clock(host)
             if let f = s.fade { s.volume = f.volume(at: now).0 }
             // A track scheduled to start (``MusicTrack/play(at:)``, a music set's next state):
@@ -252,8 +250,8 @@ extension MusicSystem {
             // fade until it plays: the timeline is playback time.
             if time == nil, s.state != .playing { s.fade?.freeze(at: now) }
             if let source = s.source, !suspended {
-                let done = host.withMusicAL { () -> Bool in
-                    guard !host.musicCoreIsShutDown else { return false }
+                let done = host.withStreamAL { () -> Bool in
+                    guard !host.streamCoreIsShutDown else { return false }
                     return applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                 }
                 if done { stopAfterFade(s, host: host, pending: &pending) }
@@ -265,8 +263,8 @@ extension MusicSystem {
     }
 
     /// Updates the meter reading of `s` from the ~50 ms of samples before its play position.
-    func updateMeters(_ s: TrackStream, host: any MusicHost) {
-        withMusicLock { _ in
+    func updateMeters(_ s: QueuedStream, host: any StreamHost) {
+        withStreamLock { _ in
             guard s.meteringEnabled, !suspended, let offset = queueOffset(s, host: host) else {
                 s.meters = .silent(channels: s.channels)
                 return

@@ -23,7 +23,7 @@
 ///   after the seam right after those before it, and the stretcher treats them as one waveform).
 ///
 /// It allocates as it goes (its buffers hold at most a few sequences plus what one ``append(_:)``
-/// brings); it does not lock — its owner (a track's stream) touches it under the music lock. It
+/// brings); it does not lock — its owner (a track's stream) touches it under the stream lock. It
 /// has no OpenAL in it and can be used alone.
 ///
 /// ```swift

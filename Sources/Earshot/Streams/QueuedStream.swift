@@ -10,68 +10,28 @@ struct QueuedBuffer {
     var samples: [Float]?
 }
 
-/// How a fade is under way: a volume ramp on the music clock.
-struct FadeState {
-    var from: Float
-    var to: Float
-    var start: Double
-    var duration: Double
-    var curve: MusicTrack.FadeCurve
-    var stopsAtEnd: Bool
-    /// The volume to restore once a fade that stops the track has stopped it (crossfades).
-    var restoreVolume: Float?
-    /// A fade at a time (``MusicTrack/fade(to:duration:curve:stopsAtEnd:at:)``) whose first frame
-    /// is still to come: the pump makes it begin on that frame (MusicSystem+Schedule.swift).
-    var startsLater = false
-    /// That fade's time on the audio clock: its start on the music clock is worked out again at
-    /// every pump until it begins, so that a hold of the audio clock (an interruption, a lost
-    /// device) before then moves it with the clock.
-    var audioStart: Double?
-    /// Music-clock time at which the track (or its bus) was paused: the fade's timeline is
-    /// playback time, frozen there until ``thaw(at:)``.
-    var pausedAt: Double?
-
-    /// The volume at music-clock time `now`, and whether the fade is over.
-    func volume(at now: Double) -> (Float, done: Bool) {
-        let now = pausedAt ?? now
-        let t = duration > 0 ? (now - start) / duration : 1
-        if t >= 1 { return (to, true) }
-        if t <= 0 { return (from, false) }
-        return (curve.value(from: from, to: to, progress: Float(t)), false)
-    }
-
-    /// Stops the fade's timeline at `now` (the track stopped playing).
-    mutating func freeze(at now: Double) {
-        if pausedAt == nil { pausedAt = now }
-    }
-
-    /// Continues the timeline from where ``freeze(at:)`` stopped it: the paused span is skipped.
-    mutating func thaw(at now: Double) {
-        guard let p = pausedAt else { return }
-        start += max(0, now - p)
-        pausedAt = nil
-    }
-}
-
-/// The streaming state of one music track: decoder, source, buffer queue, position bookkeeping.
+/// The state of one stream: decoder, source, buffer queue, position bookkeeping.
 ///
-/// Owned by the `MusicSystem` while the track holds a source, and by its ``MusicTrack`` handle;
-/// every field is touched only under the music system's lock (hence `@unchecked Sendable`).
+/// Owned by the `StreamSystem` while it holds a source, and by its handle (a ``MusicTrack``, an
+/// ``AudioStream``, which holds one per channel when its channels are split: ``StreamLayout``);
+/// every field is touched only under the stream system's lock (hence `@unchecked Sendable`).
 /// AL calls on `source` additionally happen inside `withAL`.
 ///
 /// The queue mirrors OpenAL's buffer queue exactly (head first), so `AL_SAMPLE_OFFSET` — which
 /// counts from the head of the queue, processed buffers included — maps to a file frame by
 /// walking the queue's segments: positions are sample-accurate across loop seams and seeks.
-final class TrackStream: @unchecked Sendable {
+final class QueuedStream: @unchecked Sendable {
     enum State { case idle, playing, paused }
 
-    let decoder: any MusicDecoder
+    let decoder: any StreamDecoder
     let path: String
-    /// The bus the track plays on (``AudioEngine/loadMusic(path:bus:)``): its gain, pause, stop,
-    /// snapshots and ducking apply.
+    /// The bus the stream plays on: its gain, pause, stop, snapshots and ducking apply.
     let bus: Bus
     /// The emitter the track follows (``MusicTrack/follow(_:)``), nil for a head-relative track.
     var emitter: Emitter?
+    /// Where a mono stream that is one channel of a split file sits, head-relative
+    /// (``StreamLayout/speakerPosition(channel:of:)``); nil: placed by ``pan`` or ``emitter``.
+    var speaker: Vector3?
     /// The emitter's properties last sent to the source (nil: the source is head-relative or
     /// just claimed).
     var placedAtEmitter: SpatialProperties?
@@ -97,7 +57,7 @@ final class TrackStream: @unchecked Sendable {
     var sessionActive = false
     /// Paused by a hold (an audio-session interruption, or the track's bus paused by
     /// `setPaused(_:for:)` or `pauseAll(except:)`); resumed when the last hold is lifted
-    /// (``MusicSystem/setSessionHold(_:host:)``, ``MusicSystem/syncBusHolds(host:)``).
+    /// (``StreamSystem/setSessionHold(_:host:)``, ``StreamSystem/syncBusHolds(host:)``).
     var heldBySession = false
     var source: ALuint?
     /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged
@@ -141,7 +101,7 @@ final class TrackStream: @unchecked Sendable {
     /// The file frame to report (and resume from) while no queue exists.
     var idlePosition = 0
     /// The track to start when this one ends (gaplessly, with a silent lead-in).
-    var next: TrackStream?
+    var next: QueuedStream?
     /// This track has been queued behind another one and waits for it.
     var waiting = false
     var underruns = 0
@@ -155,9 +115,10 @@ final class TrackStream: @unchecked Sendable {
     /// Its power as the bus meters read it, measured at the last pump (0 while not playing).
     var streamedPower: Float = 0
 
-    // Time (MusicSystem+Schedule.swift)
-    /// The handle, for the origin of marker events.
-    weak var handle: MusicTrack?
+    // Time (StreamSystem+Schedule.swift)
+    /// Who its marker events come from (its handle, held weakly by the closure); nil or a nil
+    /// result: no markers are reported.
+    var markerOrigin: (() -> MarkerEvent.Origin?)?
     /// The audio time a scheduled start (``MusicTrack/play(at:)``) waits for; nil when none is pending.
     var startAt: Double?
     /// The audio time a scheduled stop (``MusicTrack/stop(at:)``) waits for.
@@ -182,14 +143,14 @@ final class TrackStream: @unchecked Sendable {
     /// that is left stops counting at its boundary while it fades out (nil: no cut-off).
     var beatsUntil: Double?
     /// The stems of one ``MusicSet`` state share a group: after a device loss they resume from
-    /// one position (``MusicSystem/alignGroupsAfterLoss()``).
+    /// one position (``StreamSystem/alignGroupsAfterLoss()``).
     var group: ObjectIdentifier?
     var onEnd: (@Sendable (MusicTrack.Event) -> Void)?
 
     let events: AsyncStream<MusicTrack.Event>
     let continuation: AsyncStream<MusicTrack.Event>.Continuation
 
-    init(decoder: any MusicDecoder, bus: Bus = .music) {
+    init(decoder: any StreamDecoder, bus: Bus = .music) {
         self.decoder = decoder
         self.bus = bus
         path = decoder.path
@@ -369,7 +330,7 @@ final class TrackStream: @unchecked Sendable {
     }
 
     /// A short loop's frames, decoded once (its range in the file, interleaved samples):
-    /// TrackStream+ShortLoop.swift.
+    /// QueuedStream+ShortLoop.swift.
     var shortLoop: (range: Range<Int>, samples: [Float])?
 
     /// Where the decoder must wrap: the loop region's end while passes remain and the decoder is

@@ -10,11 +10,8 @@ import Glibc
 /// frame, an I/O error) is reported as ``EarshotError/decodeFailed(path:reason:)``; one that stops
 /// short of an exact length without it (the file shrank while streaming) as
 /// ``EarshotError/fileChangedWhileReading(path:decoded:expected:)``.
-final class SndFileStreamDecoder: MusicDecoder {
-    let path: String
-    let sampleRate: Int
-    let channels: Int
-    let frameCount: Int
+final class SndFileStreamDecoder: StreamDecoder {
+    let facts: StreamFileInfo
     private var file: OpaquePointer?
     /// The file's descriptor (-1 once closed).
     private var descriptor: Int32
@@ -36,7 +33,7 @@ final class SndFileStreamDecoder: MusicDecoder {
         var info = SF_INFO()
         // Our own descriptor, close-on-exec (sf_open's is inherited by every child the game
         // spawns); libsndfile does not close it (close_desc false): ``close()`` does.
-        let fd = try MusicDecoders.openReadOnly(path)
+        let fd = try StreamDecoders.openReadOnly(path)
         guard let f = sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_FALSE)) else {
             Glibc.close(fd)
             throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
@@ -51,12 +48,10 @@ final class SndFileStreamDecoder: MusicDecoder {
             Glibc.close(fd)
             throw .unreadableFile(path: path, reason: "libsndfile cannot seek in it (music tracks need seeking for loops)")
         }
-        self.path = path
         file = f
         descriptor = fd
-        sampleRate = Int(info.samplerate)
-        channels = Int(info.channels)
-        frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
+        let frameCount = info.frames > 0 && info.frames < sf_count_t(Int32.max) * 64 ? Int(info.frames) : 0
+        facts = StreamFileInfo(path: path, sampleRate: Int(info.samplerate), channels: Int(info.channels), frameCount: frameCount)
         exactLength = frameCount > 0 && SndFileDecoder.hasExactLength(info)
         isFLAC = info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC)
     }

@@ -4,7 +4,7 @@ import COpenAL
 /// a track is heard on the audio clock, chained segments, a cut-off for its beats, and transport
 /// for a group of stems in one lock scope and one OpenAL call (so that stems stay sample-aligned
 /// on a live device too: `alSourcePlayv`/`alSourcePausev` act on all of them in one mix).
-extension MusicSystem {
+extension StreamSystem {
     /// Where a track is, read in one AL section: the file frame whose sound is heard at `audioTime`
     /// (what OpenAL mixes next, plus the live output latency), or, while a silent lead-in still
     /// plays, how many frames of it are left (`leadIn`, frames of the file's rate at the track's
@@ -17,15 +17,15 @@ extension MusicSystem {
     }
 
     /// The position of `s` now, or nil when it holds no source (idle, waiting, or the device is lost).
-    func heardPosition(_ s: TrackStream, host: any MusicHost) -> HeardPosition? {
-        withMusicLock { _ in
+    func heardPosition(_ s: QueuedStream, host: any StreamHost) -> HeardPosition? {
+        withStreamLock { _ in
             guard !isShutDown, !suspended, let source = s.source else { return nil }
             var offset: ALint = 0
-            let now = host.withMusicAL { () -> Double? in
-                guard !host.musicOutputIsGone else { return nil }
+            let now = host.withStreamAL { () -> Double? in
+                guard !host.streamOutputIsGone else { return nil }
                 unqueueProcessed(s, source: source)
                 alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
-                return host.musicAudioTime + host.musicOutputLatency
+                return host.streamAudioTime + host.streamOutputLatency
             }
             guard let now else { return nil }
             // Silence at the queue's head (a lead-in) counts down to the first file frame.
@@ -46,8 +46,8 @@ extension MusicSystem {
 
     /// Queues `s` to start when `previous` ends, like ``play(_:after:host:)``, but also behind a
     /// `previous` that is itself only scheduled or waiting (a chain of segments set up at once).
-    func chain(_ s: TrackStream, after previous: TrackStream) throws(EarshotError) {
-        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+    func chain(_ s: QueuedStream, after previous: QueuedStream) throws(EarshotError) {
+        try withStreamLock { (_: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
             guard s !== previous else { throw .invalidArgument("a segment cannot follow itself") }
             guard s.state == .idle else { throw .invalidArgument("\(s.path) is already playing") }
@@ -60,13 +60,13 @@ extension MusicSystem {
 
     /// Beats and bars of `s` heard at or after audio time `time` are not reported (nil: all are):
     /// a state that is left reports no beats past its boundary while it fades out.
-    func setBeatsUntil(_ s: TrackStream, _ time: Double?) {
-        withMusicLock { _ in s.beatsUntil = time }
+    func setBeatsUntil(_ s: QueuedStream, _ time: Double?) {
+        withStreamLock { _ in s.beatsUntil = time }
     }
 
     /// Pauses every playing stream of `group` in one AL call.
-    func pauseGroup(_ group: [TrackStream], host: any MusicHost) {
-        withMusicLock { _ in
+    func pauseGroup(_ group: [QueuedStream], host: any StreamHost) {
+        withStreamLock { _ in
             guard !isShutDown else { return }
             let now = clock(host)
             var names: [ALuint] = []
@@ -79,8 +79,8 @@ extension MusicSystem {
                 if let source = s.source, !suspended { names.append(source) }
             }
             guard !names.isEmpty else { return }
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
+            host.withStreamAL {
+                guard !host.streamCoreIsShutDown else { return }
                 alSourcePausev(ALsizei(names.count), names)
                 ALCheck.after("pausing music stems")
             }
@@ -89,46 +89,81 @@ extension MusicSystem {
 
     /// Resumes every paused stream of `group` in one AL call (streams whose bus is held stay
     /// ready and start with the others when the hold ends).
-    func resumeGroup(_ group: [TrackStream], host: any MusicHost) {
-        withMusicLock { pending in
+    func resumeGroup(_ group: [QueuedStream], host: any StreamHost) {
+        withStreamLock { pending in
             guard !isShutDown else { return }
-            let now = clock(host)
-            var names: [ALuint] = []
-            for s in group where s.state == .paused {
-                s.sessionActive = true
-                if isHeld(s) { s.heldBySession = true; continue }
-                s.state = .playing
-                if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
+            resumeLocked(group, host: host, pending: &pending)
+        }
+    }
+
+    /// Resumes the paused streams of `group` in one ``SourceStarter`` call (stream lock held).
+    private func resumeLocked(_ group: [QueuedStream], host: any StreamHost, pending: inout [Pending]) {
+        assertLocked()
+        let now = clock(host)
+        var names: [ALuint] = []
+        for s in group where s.state == .paused {
+            s.sessionActive = true
+            if isHeld(s) { s.heldBySession = true; continue }
+            s.state = .playing
+            if let source = s.source, !suspended, !s.queue.isEmpty { names.append(source) }
+        }
+        guard !names.isEmpty else { return }
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
+            for s in group where s.state == .playing {
+                if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
             }
-            guard !names.isEmpty else { return }
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
-                for s in group where s.state == .playing {
-                    if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
+            SourceStarter.start(names, "starting or resuming a group of streams")
+        }
+        for s in group { endIfDrained(s, host: host, pending: &pending) }
+    }
+
+    /// Starts (or resumes) every stream of `group` now, in one AL call: they begin on the same
+    /// mix, sample-aligned. Streams whose bus is held are readied and start when the hold ends.
+    /// Throws what a start throws (no free source: the streams started before it are stopped).
+    func playGroup(_ group: [QueuedStream], host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (pending: inout [Pending]) throws(EarshotError) in
+            guard !isShutDown else { throw .engineShutDown }
+            var started: [QueuedStream] = []
+            for s in group {
+                cancelWaiting(s)
+                guard s.state == .idle else { continue }
+                do throws(EarshotError) {
+                    try startQueue(s, host: host, leadInAfter: nil)
+                } catch {
+                    for t in started { stopLocked(t, host: host, pending: &pending) }
+                    throw error
                 }
-                alSourcePlayv(ALsizei(names.count), names)
-                ALCheck.after("resuming music stems")
+                started.append(s)
+                s.state = .paused
             }
-            for s in group { endIfDrained(s, host: host, pending: &pending) }
+            resumeLocked(group, host: host, pending: &pending)
+            for s in started { endIfDrained(s, host: host, pending: &pending) }   // an empty file ends at once
+        }
+    }
+
+    /// Ends every stream of `group` (`.stopped`, keeping their positions) in one lock scope.
+    func stopGroup(_ group: [QueuedStream], host: any StreamHost) {
+        withStreamLock { pending in
+            for s in group { stopLocked(s, host: host, pending: &pending) }
         }
     }
 
     /// Moves every stream of `group` to file frame `frame` and restarts the playing ones in one AL call.
-    func seekGroup(_ group: [TrackStream], toFrame frame: Int, host: any MusicHost) {
-        withMusicLock { pending in
+    func seekGroup(_ group: [QueuedStream], toFrame frame: Int, host: any StreamHost) {
+        withStreamLock { pending in
             guard !isShutDown else { return }
             var names: [ALuint] = []
             for s in group {
                 let f = min(max(0, frame), s.frameCount)
                 guard let source = s.source, !suspended else { s.idlePosition = f; continue }
-                requeue(s, source: source, atFrame: f, host: host)   // MusicSystem+Transport.swift
+                requeue(s, source: source, atFrame: f, host: host)   // StreamSystem+Transport.swift
                 if s.state == .playing, !s.queue.isEmpty { names.append(source) }
             }
             if !names.isEmpty {
-                host.withMusicAL {
-                    guard !host.musicCoreIsShutDown else { return }
-                    alSourcePlayv(ALsizei(names.count), names)
-                    ALCheck.after("restarting music stems after a seek")
+                host.withStreamAL {
+                    guard !host.streamCoreIsShutDown else { return }
+                    SourceStarter.start(names, "restarting music stems after a seek")
                 }
             }
             for s in group { endIfDrained(s, host: host, pending: &pending) }
@@ -137,14 +172,14 @@ extension MusicSystem {
 
     /// Marks `group` as stems that must stay aligned: after a device loss they all resume from
     /// the first one's position (``alignGroupsAfterLoss()``).
-    func setGroup(_ group: [TrackStream]) {
-        withMusicLock { _ in
+    func setGroup(_ group: [QueuedStream]) {
+        withStreamLock { _ in
             let id = ObjectIdentifier(group[0])
             for s in group { s.group = id }
         }
     }
 
-    /// Device loss (music lock held): the stems of a group resume from the same frame — the
+    /// Device loss (stream lock held): the stems of a group resume from the same frame — the
     /// first stem's — whatever slightly different moments their last positions were read at.
     func alignGroupsAfterLoss() {
         assertLocked()
@@ -161,39 +196,9 @@ extension MusicSystem {
     }
 }
 
-/// A music set the music system ticks, held weakly.
-struct WeakMusicSet {
-    weak var set: MusicSet?
-}
-
-extension MusicSystem {
-    /// Ticks every music set of the engine (no lock held): a change pending while the set's
-    /// music is held by its bus (paused, an interruption) is put aside, and planned again from
-    /// where the music is once the hold ends. Allocates nothing when no set has work.
-    func tickSets(engine: AudioEngine) {
-        let sets = adaptiveSets.withLock { list -> [WeakMusicSet] in
-            guard !list.isEmpty else { return [] }
-            if list.contains(where: { $0.set == nil }) { list.removeAll { $0.set == nil } }
-            return list
-        }
-        for s in sets {
-            guard let set = s.set else { continue }
-            set.tick()
-            let followed = set.followedParameters
-            if !followed.isEmpty {
-                var values: [String: Double] = [:]
-                for name in followed { values[name] = (try? engine.parameter(name)) ?? nil }
-                set.followParameters(values)
-            }
-        }
-    }
-
-    func register(_ set: MusicSet) {
-        adaptiveSets.withLock { $0.append(WeakMusicSet(set: set)) }
-    }
-
+extension StreamSystem {
     /// Whether `s` is paused by a hold of its bus (not by the game's own pause).
-    func isHeldByBus(_ s: TrackStream) -> Bool {
-        withMusicLock { _ in s.state == .paused && (s.heldBySession || isHeld(s)) }
+    func isHeldByBus(_ s: QueuedStream) -> Bool {
+        withStreamLock { _ in s.state == .paused && (s.heldBySession || isHeld(s)) }
     }
 }

@@ -1,5 +1,5 @@
 /// Short loops held in memory: a loop of a few frames decoded once and copied pass by pass.
-extension TrackStream {
+extension QueuedStream {
     /// The most frames a loop may span and be held in memory (``copyShortLoop``): 16,384
     /// (128 KiB of stereo floats).
     static let shortLoopFrames = 16_384
@@ -7,7 +7,7 @@ extension TrackStream {
     /// At a loop seam, for a loop of at most ``shortLoopFrames``: copies whole passes of it from
     /// memory into `samples` (one segment each) while passes remain and there is room, instead
     /// of a seek and a read per pass — a looping one-frame file cost ten times the CPU of a
-    /// normal track that way (issue 35.15). Leaves the decoder where `decodeFrame` says. False
+    /// normal track that way. Leaves the decoder where `decodeFrame` says. False
     /// when the loop is longer (or yields nothing): the caller seeks as usual.
     func copyShortLoop(from start: Int, into samples: inout [Float], filled: inout Int, frames: Int,
                                segments: inout [StreamSegment]) throws(EarshotError) -> Bool {

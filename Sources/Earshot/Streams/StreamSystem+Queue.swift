@@ -4,24 +4,24 @@ import Foundation
 import Glibc
 #endif
 
-/// The music system's streaming internals: queues, decoding ahead, gains, ends. Every function
-/// here runs under the music lock (checked in debug builds); those that touch OpenAL also
-/// under the AL lock, inside `host.withMusicAL`.
-extension MusicSystem {
-    // MARK: Internals (music lock held)
+/// The stream system's internals: queues, decoding ahead, gains, ends. Every function
+/// here runs under the stream lock (checked in debug builds); those that touch OpenAL also
+/// under the AL lock, inside `host.withStreamAL`.
+extension StreamSystem {
+    // MARK: Internals (stream lock held)
 
-    func clock(_ host: any MusicHost) -> Double {
+    func clock(_ host: any StreamHost) -> Double {
         if host.isLoopback { return Double(clockFrames) / Double(host.sampleRate) }
         let t = Clocks.monotonic()
         if liveEpoch == nil { liveEpoch = t }
         return t - (liveEpoch ?? t)
     }
 
-    func bufferFrames(_ s: TrackStream) -> Int { max(256, Int((Self.defaultBufferDuration * Double(s.fileRate)).rounded())) }
-    func meterWindowFrames(_ s: TrackStream) -> Int { max(1, Int((Self.meterWindow * Double(s.fileRate)).rounded())) }
+    func bufferFrames(_ s: QueuedStream) -> Int { max(256, Int((Self.defaultBufferDuration * Double(s.fileRate)).rounded())) }
+    func meterWindowFrames(_ s: QueuedStream) -> Int { max(1, Int((Self.meterWindow * Double(s.fileRate)).rounded())) }
 
     /// Decodes chunks until the queue holds the ring plus what a render of `renderFrames` consumes.
-    func decodeAhead(_ s: TrackStream, host: any MusicHost, renderFrames: Int, aheadNow: Int) -> [StagedChunk] {
+    func decodeAhead(_ s: QueuedStream, host: any StreamHost, renderFrames: Int, aheadNow: Int) -> [StagedChunk] {
         assertLocked()
         let size = bufferFrames(s)
         var target = size * Self.defaultBufferCount
@@ -42,14 +42,14 @@ extension MusicSystem {
     /// queue; with `leadInAfter`, first queues silence lasting exactly as long as that track has
     /// left, so this one starts on the sample after it ends. `thenPlay`: starts the source in the
     /// same AL section.
-    func startQueue(_ s: TrackStream, host: any MusicHost, leadInAfter previous: TrackStream?,
+    func startQueue(_ s: QueuedStream, host: any StreamHost, leadInAfter previous: QueuedStream?,
                     leadInFrames: Int = 0, thenPlay: Bool = false) throws(EarshotError) {
         assertLocked()
         if s.source != nil { return }
         if suspended {
             // The device is lost: the track joins the others that ``reattach(host:)`` refills
             // on the new device, from its position.
-            guard host.withMusicAL({ !host.musicCoreIsShutDown }) else { throw .engineShutDown }
+            guard host.withStreamAL({ !host.streamCoreIsShutDown }) else { throw .engineShutDown }
             if !active.contains(where: { $0 === s }) { active.append(s) }
             return
         }
@@ -60,10 +60,10 @@ extension MusicSystem {
         s.endsAtQueueEnd = false
         let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
         let now = clock(host)
-        // Music's own source, claimed under the music lock: no call back into the engine.
+        // Music's own source, claimed under the stream lock: no call back into the engine.
         guard let source = freeSources.last else { throw .musicSourcesBusy(sourceCount) }
-        try host.withMusicAL { () throws(EarshotError) in
-            guard !host.musicCoreIsShutDown else { throw .engineShutDown }
+        try host.withStreamAL { () throws(EarshotError) in
+            guard !host.streamCoreIsShutDown else { throw .engineShutDown }
             freeSources.removeLast()
             s.source = source
             configure(source, for: s, host: host, now: now)
@@ -84,15 +84,13 @@ extension MusicSystem {
             s.scannedTo = s.queueBase   // markers are looked for from the new queue's head
             uploadAll(staged, to: s, source: source)
             ALCheck.after("queueing music buffers")
-            if thenPlay, !s.queue.isEmpty {
-                alSourcePlay(source)   // in the same AL section: a play takes the AL lock once
-                ALCheck.after("starting a music source")
-            }
+            // In the same AL section: a play takes the AL lock once.
+            if thenPlay, !s.queue.isEmpty { SourceStarter.start(source, "starting a stream") }
         }
         active.append(s)
     }
 
-    func configure(_ source: ALuint, for s: TrackStream, host: any MusicHost, now: Double) {
+    func configure(_ source: ALuint, for s: QueuedStream, host: any StreamHost, now: Double) {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         alSourceStop(source)
@@ -108,7 +106,7 @@ extension MusicSystem {
         s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
         _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
         // The bus's filters (its own, the snapshots') and its effect, as on a voice of the bus.
-        host.routeMusicSource(source, bus: s.bus, claimed: true)
+        host.routeStreamSource(source, bus: s.bus, claimed: true)
         ALCheck.after("configuring a music source")
     }
 
@@ -118,7 +116,7 @@ extension MusicSystem {
     /// pan by direction (as voices do, instantly) and stereo tracks pan by balance when their
     /// samples are queued (see ``MusicTrack/pan``). An emitter that was removed leaves the track
     /// where it last was. AL lock held.
-    func applyPlacement(_ s: TrackStream, source: ALuint, host: any MusicHost) {
+    func applyPlacement(_ s: QueuedStream, source: ALuint, host: any StreamHost) {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         if let emitter = s.emitter {
@@ -138,13 +136,13 @@ extension MusicSystem {
         alSourcef(source, AL_CONE_INNER_ANGLE, plain.coneInnerAngle)
         alSourcef(source, AL_CONE_OUTER_ANGLE, plain.coneOuterAngle)
         alSourcef(source, AL_REFERENCE_DISTANCE, 1)
-        let p = s.channels == 1 ? PlayOptions.panPosition(s.pan) : Vector3(0, 0, -1)
+        let p = s.speaker ?? (s.channels == 1 ? PlayOptions.panPosition(s.pan) : Vector3(0, 0, -1))
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
     }
 
     /// Sets AL_GAIN from volume, fade and `busGain` (the track's bus's) when it differs from the gain
     /// last set on the source; returns true when a fade that stops the track has just completed.
-    func applyGain(_ s: TrackStream, source: ALuint, now: Double, busGain: Float) -> Bool {
+    func applyGain(_ s: QueuedStream, source: ALuint, now: Double, busGain: Float) -> Bool {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         var stop = false
@@ -168,7 +166,7 @@ extension MusicSystem {
         return stop
     }
 
-    func stopAfterFade(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func stopAfterFade(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         let position = currentFrameLocked(s, host: host)
         end(s, reason: .stopped, error: nil, host: host, pending: &pending)
         s.idlePosition = position
@@ -177,21 +175,21 @@ extension MusicSystem {
     }
 
     /// One pump of one stream.
-    func service(_ s: TrackStream, host: any MusicHost, now: Double, renderFrames: Int,
+    func service(_ s: QueuedStream, host: any StreamHost, now: Double, renderFrames: Int,
                          pending: inout [Pending]) {
         assertLocked()
         guard let source = s.source else { return }
         var state: ALint = 0, offset: ALint = 0
         var fadedOut = false
-        let alive = host.withMusicAL { () -> Bool in
+        let alive = host.withStreamAL { () -> Bool in
             // A lost device stops every source: that is no underrun, and nothing is played
             // until the engine rebuilds (then ``reattach(host:)`` refills from the position).
-            guard !host.musicOutputIsGone else { return false }
+            guard !host.streamOutputIsGone else { return false }
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &state)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
             fadedOut = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-            host.routeMusicSource(source, bus: s.bus, claimed: false)   // again after a bus effect changed
+            host.routeStreamSource(source, bus: s.bus, claimed: false)   // again after a bus effect changed
             return true
         }
         guard alive else { return }
@@ -228,11 +226,11 @@ extension MusicSystem {
         if s.endsAtQueueEnd { return }   // trimmed for a scheduled stop: nothing more is queued
         let staged = decodeAhead(s, host: host, renderFrames: renderFrames, aheadNow: s.queuedFrames - Int(offset))
         if !staged.isEmpty || restart {
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
+            host.withStreamAL {
+                guard !host.streamCoreIsShutDown else { return }
                 uploadAll(staged, to: s, source: source)
-                if restart, !s.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("queueing music buffers")
+                if restart, !s.queue.isEmpty { SourceStarter.play(source) }
+                ALCheck.after("queueing stream buffers")
             }
         }
         if restart { endIfDrained(s, host: host, pending: &pending) }
@@ -245,41 +243,45 @@ extension MusicSystem {
         }
     }
 
-    func startFollower(_ f: TrackStream, after previous: TrackStream?, host: any MusicHost, pending: inout [Pending]) {
+    func startFollower(_ f: QueuedStream, after previous: QueuedStream?, host: any StreamHost, pending: inout [Pending]) {
         guard f.state == .idle else { return }
         do throws(EarshotError) {
             try startQueue(f, host: host, leadInAfter: previous)
         } catch {
-            f.sessionActive = true
-            pending.append((f, MusicTrack.Event(reason: .failed, error: error, path: f.path), f.onEnd))
-            f.sessionActive = false
+            failStart(f, error, pending: &pending)
             return
         }
         f.sessionActive = true
         f.state = .playing
         if let source = f.source {
-            host.withMusicAL {
-                guard !host.musicCoreIsShutDown else { return }
-                if !f.queue.isEmpty { alSourcePlay(source) }
-                ALCheck.after("starting a music source")
+            host.withStreamAL {
+                guard !host.streamCoreIsShutDown else { return }
+                if !f.queue.isEmpty { SourceStarter.start(source, "starting a stream after the one before it") }
             }
         }
         endIfDrained(f, host: host, pending: &pending)
     }
 
+    /// A start that failed before anything played (no source, a file that fails at once): the
+    /// session it would have begun gets its one `.failed` event all the same.
+    func failStart(_ s: QueuedStream, _ error: EarshotError, pending: inout [Pending]) {
+        s.sessionActive = false
+        pending.append((s, MusicTrack.Event(reason: .failed, error: error, path: s.path), s.onEnd))
+    }
+
     /// Ends a stream that has nothing queued and nothing more to decode (an empty or failed start).
-    func endIfDrained(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func endIfDrained(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         guard s.source != nil, s.queue.isEmpty, s.exhausted else { return }
         endNaturally(s, host: host, pending: &pending)
     }
 
     /// Ends `s` as its data ran out: `.finished`, or `.failed` with the error that ended its decoding.
-    func endNaturally(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func endNaturally(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         end(s, reason: s.failure == nil ? .finished : .failed, error: s.failure, host: host, pending: &pending)
     }
 
     /// Releases the stream's source and buffers and queues its end event (once per session).
-    func end(_ s: TrackStream, reason: MusicTrack.Event.Reason, error: EarshotError?, host: any MusicHost, pending: inout [Pending]) {
+    func end(_ s: QueuedStream, reason: MusicTrack.Event.Reason, error: EarshotError?, host: any StreamHost, pending: inout [Pending]) {
         assertLocked()
         releaseAL(s, host: host)
         s.state = .idle
@@ -308,7 +310,7 @@ extension MusicSystem {
         }
     }
 
-    func cancelWaiting(_ s: TrackStream) {
+    func cancelWaiting(_ s: QueuedStream) {
         if s.startAt != nil {
             s.startAt = nil
             if s.state == .idle { s.stopAt = nil }   // the stop belonged to the cancelled start
@@ -319,7 +321,7 @@ extension MusicSystem {
         for a in active where a.next === s { a.next = nil }
     }
 
-    func releaseAL(_ s: TrackStream, host: any MusicHost) {
+    func releaseAL(_ s: QueuedStream, host: any StreamHost) {
         guard let source = s.source else { return }
         guard !suspended else {
             // The device is lost: its sources and buffers go with the old context and device
@@ -327,8 +329,8 @@ extension MusicSystem {
             forgetAL(s)
             return
         }
-        host.withMusicAL {
-            guard !host.musicCoreIsShutDown else { return }
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
             alSourceStop(source)
             alSourcei(source, AL_BUFFER, 0)
             let names = s.freeBuffers + s.queue.map(\.buffer)
@@ -342,7 +344,7 @@ extension MusicSystem {
 
     /// Drops the stream's source, queue, spare buffers and meter history without any AL call:
     /// after ``releaseAL(_:engine:)`` has freed them, or after a device loss destroyed them.
-    func forgetAL(_ s: TrackStream) {
+    func forgetAL(_ s: QueuedStream) {
         s.source = nil
         s.appliedGain = nil
         s.queue.removeAll()
@@ -351,7 +353,7 @@ extension MusicSystem {
     }
 
     /// Unqueues the buffers OpenAL has played (AL lock held).
-    func unqueueProcessed(_ s: TrackStream, source: ALuint) {
+    func unqueueProcessed(_ s: QueuedStream, source: ALuint) {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         var processed: ALint = 0
@@ -360,7 +362,7 @@ extension MusicSystem {
         // This runs on every pump: the names go on the stack rather than into a new array.
         withUnsafeTemporaryAllocation(of: ALuint.self, capacity: Int(processed)) { names in
             guard let base = names.baseAddress else { return }
-            names.initialize(repeating: 0)   // as before: a failed unqueue leaves 0s, which the check below traps
+            names.initialize(repeating: 0)   // a failed unqueue leaves 0s, which the check below traps
             alSourceUnqueueBuffers(source, processed, base)
             for name in names {
                 precondition(!s.queue.isEmpty && s.queue[0].buffer == name, "music queue out of step with OpenAL's")  // trap: engine bug
@@ -375,7 +377,7 @@ extension MusicSystem {
 
     /// Uploads chunks into buffers and queues them (AL lock held). An OpenAL failure (out of
     /// memory) ends the stream's decoding with that error.
-    func uploadAll(_ chunks: [StagedChunk], to s: TrackStream, source: ALuint) {
+    func uploadAll(_ chunks: [StagedChunk], to s: QueuedStream, source: ALuint) {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
         for chunk in chunks {
@@ -393,7 +395,13 @@ extension MusicSystem {
                     return
                 }
             }
-            let format = s.channels == 1 ? AL_FORMAT_MONO_FLOAT32 : AL_FORMAT_STEREO_FLOAT32
+            // Opening checked that the channels have a format (or split them: StreamLayout).
+            guard let format = StreamLayout.nativeFormat(channels: s.channels) else {
+                s.freeBuffers.append(buffer)
+                s.failure = .unsupportedEncoding("\(s.path): OpenAL has no format for \(s.channels) channels")
+                s.exhausted = true
+                return
+            }
             let data = s.channels == 2 && s.pan != 0 ? Self.balanced(chunk.samples, pan: s.pan) : chunk.samples
             data.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(s.fileRate)) }
             alSourceQueueBuffers(source, 1, &buffer)
@@ -406,7 +414,7 @@ extension MusicSystem {
                 return
             }
             // The samples are kept (shared, not copied) for the meters and for a scheduled stop,
-            // which queues again the part before its frame (MusicSystem+Schedule.swift).
+            // which queues again the part before its frame (StreamSystem+Schedule.swift).
             s.queue.append(QueuedBuffer(buffer: buffer, frames: chunk.frames, segments: chunk.segments,
                                         samples: chunk.samples))
             framesQueued += chunk.frames
@@ -430,10 +438,10 @@ extension MusicSystem {
     }
 
     /// `AL_SAMPLE_OFFSET` of the stream's source after unqueueing what was played; nil without a source.
-    func queueOffset(_ s: TrackStream, host: any MusicHost) -> Int? {
+    func queueOffset(_ s: QueuedStream, host: any StreamHost) -> Int? {
         guard let source = s.source else { return nil }
-        return host.withMusicAL { () -> Int? in
-            guard !host.musicCoreIsShutDown else { return nil }
+        return host.withStreamAL { () -> Int? in
+            guard !host.streamCoreIsShutDown else { return nil }
             unqueueProcessed(s, source: source)
             var offset: ALint = 0
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
@@ -441,7 +449,7 @@ extension MusicSystem {
         }
     }
 
-    func currentFrameLocked(_ s: TrackStream, host: any MusicHost) -> Int {
+    func currentFrameLocked(_ s: QueuedStream, host: any StreamHost) -> Int {
         assertLocked()
         // While the device is lost, the position saved at the loss (or set by a seek since).
         if suspended { return s.idlePosition }
@@ -459,7 +467,7 @@ extension MusicSystem {
         }
     }
 
-    func startThreadIfLive(_ host: any MusicHost) {
+    func startThreadIfLive(_ host: any StreamHost) {
         guard !host.isLoopback, !threadStarted else { return }
         threadStarted = true
         let thread = Thread { [weak host, self] in

@@ -1,8 +1,8 @@
 import COpenAL
 
 /// Music on the audio clock: starts and stops at a time, and the markers, beats and bars heard.
-/// Every function here runs under the music lock; those that touch OpenAL inside
-/// `host.withMusicAL`.
+/// Every function here runs under the stream lock; those that touch OpenAL inside
+/// `host.withStreamAL`.
 ///
 /// Times are ``AudioEngine/audioTime``s. The pump reads the audio clock once per stream that needs
 /// it and converts a time to frames of the output from there: on a loopback engine the pump runs
@@ -10,7 +10,7 @@ import COpenAL
 /// marker `d` frames later lies `d` frames into the render, whatever its size. The audio clock
 /// stands while an interruption or a lost device holds the output; the tracks stand with it (held
 /// or not pumped), so nothing slips.
-extension MusicSystem {
+extension StreamSystem {
     /// Live devices: how far ahead of its time a scheduled start or stop is set up (a silent
     /// lead-in, or the queue trimmed), and how far ahead markers are reported.
     static let liveHorizon = 0.03
@@ -22,36 +22,50 @@ extension MusicSystem {
 
     /// Output frames the pump looks ahead: the render about to be mixed (loopback), or
     /// ``liveHorizon`` live.
-    func horizon(_ host: any MusicHost, renderFrames: Int) -> Int {
+    func horizon(_ host: any StreamHost, renderFrames: Int) -> Int {
         host.isLoopback ? renderFrames : Int(Self.liveHorizon * Double(host.sampleRate))
     }
 
     // MARK: Track controls
 
     /// Schedules `s` to start at audio time `time` (``MusicTrack/play(at:)``).
-    func play(_ s: TrackStream, at time: Double, host: any MusicHost) throws(EarshotError) {
-        try withMusicLock { (_: inout [Pending]) throws(EarshotError) in
+    func play(_ s: QueuedStream, at time: Double, host: any StreamHost) throws(EarshotError) {
+        try play([s], at: time, host: host)
+    }
+
+    /// Schedules every stream of `group` to start at audio time `time`, in one lock scope: the
+    /// pump that reaches the time starts them all in one ``SourceStarter`` call.
+    func play(_ group: [QueuedStream], at time: Double, host: any StreamHost) throws(EarshotError) {
+        try withStreamLock { (_: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
-            guard s.state != .playing else { throw .invalidArgument("\(s.path) is already playing; stop it before starting it at a time") }
-            cancelWaiting(s)
-            if s.state == .paused {
-                // Prepared or paused: the start at a time queues again from the position.
-                let position = currentFrameLocked(s, host: host)
-                releaseAL(s, host: host)
-                active.removeAll { $0 === s }
-                s.state = .idle
-                s.heldBySession = false
-                s.idlePosition = position
+            for s in group where s.state == .playing {
+                throw .invalidArgument("\(s.path) is already playing; stop it before starting it at a time")
             }
-            s.startAt = time
-            scheduled.append(s)
-            startThreadIfLive(host)   // live: the streaming thread's pump starts it
+            for s in group { schedule(s, at: time, host: host) }
         }
     }
 
+    /// Puts `s` (not playing) on the schedule for `time` (stream lock held).
+    private func schedule(_ s: QueuedStream, at time: Double, host: any StreamHost) {
+        assertLocked()
+        cancelWaiting(s)
+        if s.state == .paused {
+            // Prepared or paused: the start at a time queues again from the position.
+            let position = currentFrameLocked(s, host: host)
+            releaseAL(s, host: host)
+            active.removeAll { $0 === s }
+            s.state = .idle
+            s.heldBySession = false
+            s.idlePosition = position
+        }
+        s.startAt = time
+        scheduled.append(s)
+        startThreadIfLive(host)   // live: the streaming thread's pump starts it
+    }
+
     /// Sets (or with nil cancels) the time `s` stops at (``MusicTrack/stop(at:)``).
-    func stop(_ s: TrackStream, at time: Double?, host: any MusicHost) {
-        withMusicLock { _ in
+    func stop(_ s: QueuedStream, at time: Double?, host: any StreamHost) {
+        withStreamLock { _ in
             // Nothing playing, paused or scheduled: there is no session to stop.
             guard !isShutDown, s.state != .idle || s.startAt != nil else { return }
             s.stopAt = time
@@ -59,10 +73,10 @@ extension MusicSystem {
     }
 
     /// A fade that begins at audio time `at`: its start on the music clock.
-    func fadeStart(at time: Double, host: any MusicHost) -> Double {
+    func fadeStart(at time: Double, host: any StreamHost) -> Double {
         assertLocked()
         let now = clock(host)
-        let audioNow = host.withMusicAL { host.musicAudioTime + host.musicOutputLatency }   // when a gain set now is heard
+        let audioNow = host.withStreamAL { host.streamAudioTime + host.streamOutputLatency }   // when a gain set now is heard
         let rate = host.sampleRate
         let frames = Self.outputFrame(time, rate: rate) - Self.outputFrame(audioNow, rate: rate)
         return now + Double(max(0, frames)) / Double(rate)
@@ -73,10 +87,10 @@ extension MusicSystem {
     /// Starts the scheduled tracks whose time falls within the coming render (live: within
     /// ``liveHorizon``), behind a silent lead-in that puts their first frame on the frame of
     /// their time. A track whose bus is held waits; a time already past starts at once.
-    func startScheduled(host: any MusicHost, renderFrames: Int, pending: inout [Pending]) {
+    func startScheduled(host: any StreamHost, renderFrames: Int, pending: inout [Pending]) {
         assertLocked()
         // When what OpenAL mixes next is heard: now on loopback, a latency later live.
-        guard let audioNow = host.withMusicAL({ host.musicCoreIsShutDown ? nil : host.musicAudioTime + host.musicOutputLatency })
+        guard let audioNow = host.withStreamAL({ host.streamCoreIsShutDown ? nil : host.streamAudioTime + host.streamOutputLatency })
         else { return }
         let rate = host.sampleRate
         let nowFrame = Self.outputFrame(audioNow, rate: rate)
@@ -86,10 +100,9 @@ extension MusicSystem {
         var starting: [ALuint] = []
         defer {
             if !starting.isEmpty {
-                host.withMusicAL {
-                    guard !host.musicCoreIsShutDown else { return }
-                    alSourcePlayv(ALsizei(starting.count), starting)
-                    ALCheck.after("starting scheduled music")
+                host.withStreamAL {
+                    guard !host.streamCoreIsShutDown else { return }
+                    SourceStarter.start(starting, "starting scheduled streams")
                 }
             }
         }
@@ -110,9 +123,7 @@ extension MusicSystem {
                 try startQueue(s, host: host, leadInAfter: nil, leadInFrames: leadIn)
             } catch {
                 s.state = .idle
-                s.sessionActive = true
-                pending.append((s, MusicTrack.Event(reason: .failed, error: error, path: s.path), s.onEnd))
-                s.sessionActive = false
+                failStart(s, error, pending: &pending)
                 continue
             }
             s.sessionActive = true
@@ -124,7 +135,7 @@ extension MusicSystem {
 
     /// Works out again where a fade at a time that has not begun starts on the music clock, from
     /// its audio time and the audio time `audioNow` at which what is mixed next is heard.
-    func refreshFadeStart(_ s: TrackStream, host: any MusicHost, audioNow: Double) {
+    func refreshFadeStart(_ s: QueuedStream, host: any StreamHost, audioNow: Double) {
         guard var f = s.fade, f.startsLater, f.pausedAt == nil, let at = f.audioStart else { return }
         let rate = host.sampleRate
         let frames = Self.outputFrame(at, rate: rate) - Self.outputFrame(audioNow, rate: rate)
@@ -134,16 +145,16 @@ extension MusicSystem {
 
     /// After a stream's pump: a stop due within the coming render trims its queue to end on the
     /// stop's frame; the markers, beats and bars of the coming render are sent with their times.
-    func keepTime(_ s: TrackStream, host: any MusicHost, renderFrames: Int, pending: inout [Pending]) {
+    func keepTime(_ s: QueuedStream, host: any StreamHost, renderFrames: Int, pending: inout [Pending]) {
         assertLocked()
         guard let source = s.source, !suspended else { return }
         var alState: ALint = 0, offset: ALint = 0
-        let read = host.withMusicAL { () -> Double? in
-            guard !host.musicOutputIsGone else { return nil }
+        let read = host.withStreamAL { () -> Double? in
+            guard !host.streamOutputIsGone else { return nil }
             unqueueProcessed(s, source: source)
             alGetSourcei(source, AL_SOURCE_STATE, &alState)
             alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
-            return host.musicAudioTime + host.musicOutputLatency   // when the frame at `offset` is heard
+            return host.streamAudioTime + host.streamOutputLatency   // when the frame at `offset` is heard
         }
         guard let audioNow = read else { return }
         let rate = host.sampleRate
@@ -169,11 +180,11 @@ extension MusicSystem {
             }
             if f.start <= clock(host) + Double(ahead) / Double(rate) { s.fade?.startsLater = false }
         }
-        guard s.hasMarks, s.state == .playing, alState == AL_PLAYING, let handle = s.handle else { return }
+        guard s.hasMarks, s.state == .playing, alState == AL_PLAYING, let origin = s.markerOrigin?() else { return }
         let position = s.queueBase + Int(offset)
         let window = Int((Double(ahead) * queueRate / Double(rate)).rounded(.up))
         let events = s.marks(from: max(s.scannedTo, position), to: position + window, position: position,
-                             audioNow: audioNow, secondsPerFrame: 1 / queueRate, origin: .track(handle))
+                             audioNow: audioNow, secondsPerFrame: 1 / queueRate, origin: origin)
         s.scannedTo = max(s.scannedTo, position + window)
         pendingMarkers += events
     }
@@ -181,7 +192,7 @@ extension MusicSystem {
     /// Makes the queue end `keep` frames after queue offset `offset` (the frame playing now): the
     /// part still to play before the stop is queued again (from the kept samples) and nothing
     /// more is decoded, so the source stops on the stop's frame (``endAtScheduledStop``).
-    func trimQueue(_ s: TrackStream, source: ALuint, offset: Int, keep: Int, host: any MusicHost) {
+    func trimQueue(_ s: QueuedStream, source: ALuint, offset: Int, keep: Int, host: any StreamHost) {
         assertLocked()
         let endPosition = s.fileFrame(atQueueOffset: offset + keep)
         requeue(s, source: source, offset: offset, frames: keep, gain: nil, host: host)
@@ -194,7 +205,7 @@ extension MusicSystem {
     /// frame on are queued again scaled by the ramp (relative to that level). The fade is heard
     /// from its very frame; from the next render on the gain carries it, as for every fade.
     /// Returns whether the queue was rebuilt.
-    func bakeFadeOnset(_ s: TrackStream, source: ALuint, offset: Int, renderFrames: Int, host: any MusicHost) -> Bool {
+    func bakeFadeOnset(_ s: QueuedStream, source: ALuint, offset: Int, renderFrames: Int, host: any StreamHost) -> Bool {
         assertLocked()
         guard host.isLoopback, renderFrames > 0, s.state == .playing, let f = s.fade, f.pausedAt == nil, f.duration > 0,
               s.volume > 0 else { return false }
@@ -216,8 +227,8 @@ extension MusicSystem {
     /// Queues again the `frames` frames from queue offset `offset` on (the frame playing now),
     /// from the kept samples, each frame `j` of them scaled by `gain(j)`; the source goes on from
     /// there at once (between renders on loopback: seamless).
-    private func requeue(_ s: TrackStream, source: ALuint, offset: Int, frames: Int, gain: ((Int) -> Float)?,
-                         host: any MusicHost) {
+    private func requeue(_ s: QueuedStream, source: ALuint, offset: Int, frames: Int, gain: ((Int) -> Float)?,
+                         host: any StreamHost) {
         let old = s.queue
         var chunks: [StagedChunk] = []
         var base = 0, from = offset, need = frames
@@ -244,8 +255,8 @@ extension MusicSystem {
             need -= n
         }
         let playing = s.queueBase + offset
-        host.withMusicAL {
-            guard !host.musicCoreIsShutDown else { return }
+        host.withStreamAL {
+            guard !host.streamCoreIsShutDown else { return }
             alSourceStop(source)
             alSourcei(source, AL_BUFFER, 0)
             s.queueBase += old.reduce(0) { $0 + $1.frames }
@@ -253,84 +264,16 @@ extension MusicSystem {
             s.queue.removeAll()
             s.scannedTo = s.queueBase + max(0, s.scannedTo - playing)
             uploadAll(chunks, to: s, source: source)
-            if !s.queue.isEmpty { alSourcePlay(source) }
-            ALCheck.after("queueing music again for a stop or fade at a time")
+            if !s.queue.isEmpty { SourceStarter.play(source) }
+            ALCheck.after("queueing a stream again for a stop or fade at a time")
         }
     }
 
     /// A stop at a time has been reached: the trimmed queue played out. Ends `s` (`.stopped`) with
     /// its position on the stop's frame.
-    func endAtScheduledStop(_ s: TrackStream, host: any MusicHost, pending: inout [Pending]) {
+    func endAtScheduledStop(_ s: QueuedStream, host: any StreamHost, pending: inout [Pending]) {
         let position = s.stopPosition
         end(s, reason: .stopped, error: nil, host: host, pending: &pending)
         s.idlePosition = position
-    }
-}
-
-extension TrackStream {
-    /// How far apart (seconds of the file) two time-stretched segments may join and still be
-    /// taken as one run when markers are looked for.
-    static let joinTolerance = 0.05
-
-    /// The markers and beats whose file frames are played between absolute queue positions
-    /// `lo` and `hi`, timed from `position` (heard at `audioNow`), in order.
-    func marks(from lo: Int, to hi: Int, position: Int, audioNow: Double, secondsPerFrame: Double,
-               origin: MarkerEvent.Origin) -> [MarkerEvent] {
-        guard lo < hi else { return [] }
-        var out: [MarkerEvent] = []
-        var base = queueBase
-        for e in queue {
-            defer { base += e.frames }
-            guard base < hi, base + e.frames > lo else { continue }
-            for seg in e.segments {
-                guard let f = seg.fileFrame, seg.step > 0 else { continue }
-                let qs = base + seg.offset
-                let a = max(qs, lo), b = min(qs + seg.count, hi)
-                guard a < b else { continue }
-                let fa = Double(f) + Double(a - qs) * seg.step
-                let fb = Double(f) + Double(b - qs) * seg.step
-                func time(_ x: Double) -> Double {
-                    audioNow + (Double(qs) + (x - Double(f)) / seg.step - Double(position)) * secondsPerFrame
-                }
-                // A time-stretched segment maps linearly from its first frame, also across a loop
-                // seam inside it: what lies past the end of the file is the loop's start again.
-                let end = Double(frameCount), start = Double(loopRegion?.lowerBound ?? 0)
-                var pieces: [(lo: Double, hi: Double, shift: Double)] = []
-                if fa < end { pieces.append((fa, min(fb, end), 0)) }
-                if fb > end { pieces.append((start + max(0, fa - end), start + fb - end, end - start)) }
-                for piece in pieces {
-                    // Time-stretched segments join only roughly (the stretcher's overlaps): a
-                    // start near where the last search ended continues from there, so that no
-                    // point is reported twice or skipped; a jump (a loop seam) starts afresh.
-                    var lo = piece.lo
-                    if let last = scanFile, abs(lo - last) < Self.joinTolerance * Double(fileRate) { lo = last }
-                    points(from: lo, to: piece.hi, time: { time($0 + piece.shift) }, origin: origin, into: &out)
-                    scanFile = max(lo, piece.hi)
-                }
-            }
-        }
-        // In time order; a bar stays before its first beat.
-        return out.enumerated().sorted { ($0.element.audioTime, $0.offset) < ($1.element.audioTime, $1.offset) }.map(\.element)
-    }
-
-    /// Appends the markers and beats at file frames `fa ..< fb`, timed by `time`.
-    private func points(from fa: Double, to fb: Double, time: (Double) -> Double, origin: MarkerEvent.Origin,
-                        into out: inout [MarkerEvent]) {
-        guard fa < fb else { return }
-        for c in cueFrames where Double(c.frame) >= fa && Double(c.frame) < fb {
-            out.append(MarkerEvent(origin: origin, kind: .marker, name: c.name, audioTime: time(Double(c.frame))))
-        }
-        guard let tempo else { return }
-        let cut = beatsUntil ?? .infinity
-        let first = tempo.firstBeat * Double(fileRate), every = tempo.secondsPerBeat * Double(fileRate)
-        var k = max(0, Int(((fa - first) / every).rounded(.up)))
-        while first + Double(k) * every < fb {
-            let x = first + Double(k) * every
-            let bar = k / tempo.beatsPerBar + 1, beat = k % tempo.beatsPerBar + 1
-            if time(x) >= cut { k += 1; continue }
-            if beat == 1 { out.append(MarkerEvent(origin: origin, kind: .bar(bar), audioTime: time(x))) }
-            out.append(MarkerEvent(origin: origin, kind: .beat(bar: bar, beat: beat), audioTime: time(x)))
-            k += 1
-        }
     }
 }
