@@ -7,10 +7,12 @@ extension AudioEngine {
     /// - Parameters:
     ///   - path: the file to decode; its path also names the clip in messages.
     ///   - forPositioning: mix a multi-channel file down to mono (the mean of the channels) so
-    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised.
+    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised;
+    ///     a file of more than two channels is then ``EarshotError/unsupportedEncoding(_:)``.
     ///
-    /// A file whose decoded audio would exceed ``Configuration/maxClipBytes`` throws
-    /// ``EarshotError/tooLarge(name:what:size:limit:setting:)`` before it is decoded.
+    /// A file whose decoded audio would exceed ``Configuration/maxClipBytes``, or what is left of
+    /// ``Configuration/maxTotalClipBytes``, throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``
+    /// before it is decoded.
     public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         try loadClip(path: path, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
     }
@@ -104,7 +106,11 @@ extension AudioEngine {
 
     /// Uploads decoded audio into an OpenAL buffer.
     ///
-    /// Audio over ``Configuration/maxClipBytes`` throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``.
+    /// Audio over ``Configuration/maxClipBytes`` or the room left in
+    /// ``Configuration/maxTotalClipBytes`` throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``;
+    /// no frames or a rate outside ``PlayabilityCheck/clipSampleRates`` is
+    /// ``EarshotError/malformedFile(_:)``, more than two channels left unmixed
+    /// ``EarshotError/unsupportedEncoding(_:)``.
     public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         try configuration.clipDecodeOptions.check(
             samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)

@@ -65,6 +65,11 @@ public struct Clip: Sendable, Hashable {
 }
 
 /// The format and size of a loaded clip.
+///
+/// ```swift
+/// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
+/// print(step.info.sampleRate, step.info.channels, step.info.duration, step.info.byteCount)
+/// ```
 public struct ClipInfo: Sendable, Hashable {
     /// A name for messages: the file path, or the name given when loading from memory.
     public var name: String

@@ -9,9 +9,10 @@ import Glibc
 /// - CAF (`caff`) with `lpcm` or `ima4` audio → ``CAFReader`` (IMA4 bit-exact with ffmpeg).
 ///   CAF with another encoding libsndfile knows (`alac`, `ulaw`, `alaw`) → libsndfile; any other
 ///   → ``EarshotError/unsupportedEncoding(_:)`` naming the format.
-/// - Ogg Vorbis → ``VorbisFileDecoder`` (libvorbisfile).
-/// - Everything else (WAV including IMA ADPCM, AIFF/AIFF-C including `ima4`, FLAC, Ogg Opus …)
-///   → ``SndFileDecoder`` (libsndfile).
+/// - Ogg Vorbis → ``VorbisFileDecoder`` (libvorbisfile), and so does Ogg of any codec but Opus
+///   and FLAC, which vorbisfile refuses without leaking.
+/// - Everything else (WAV including IMA ADPCM, AIFF/AIFF-C including `ima4`, FLAC, Ogg Opus and
+///   Ogg FLAC …) → ``SndFileDecoder`` (libsndfile).
 ///
 /// ```swift
 /// let step = try ClipDecoder.decode(path: "Assets/Sounds/step-ima4.caf")
@@ -188,7 +189,12 @@ public enum ClipDecoder: InMemoryAudioDecoder {
     }
 }
 
-/// What `earshot info` reports about an audio file.
+/// What `earshot info` reports about an audio file (``ClipDecoder/inspect(path:)``).
+///
+/// ```swift
+/// let info = try ClipDecoder.inspect(path: "Assets/Music/theme.ogg")
+/// print(info.container, info.codec, info.sampleRate, info.channels, info.duration ?? .nan)
+/// ```
 public struct ClipFileInfo: Sendable, Equatable, Codable {
     /// The container: `CAF`, or libsndfile's name (`WAV (Microsoft)`, `FLAC` …).
     public var container: String

@@ -6,17 +6,15 @@ import Glibc
 ///
 /// libvorbisfile 1.3.7 leaks a link's whole `vorbis_info` (18–25 KB for a small file, growing
 /// with its codebooks) each time it opens a chained stream it then gives up on: a Vorbis stream
-/// followed by an Ogg Opus one, or by pages of a logical stream that never began (found by the
-/// structure-aware fuzzer, 2026-11-24). Earshot cannot play such files anyway, so it refuses them
-/// before vorbisfile sees them. The pages are found as libogg finds them — a page where one
-/// starts with `OggS`, a whole header and body, and a CRC that holds; otherwise the next `OggS`
-/// — and every page found must:
+/// followed by an Ogg Opus one, or by pages of a logical stream that never began. Earshot cannot
+/// play such files anyway, so it refuses them before vorbisfile sees them. The pages are found
+/// as libogg finds them — a page where one starts with `OggS`, a whole header and body, and a
+/// CRC that holds; otherwise the next `OggS` — and every page found must:
 /// - if it begins a logical stream (its BOS flag), begin a Vorbis stream (`\u{1}vorbis`);
 /// - otherwise belong to a logical stream that began earlier in the file;
 /// - if it begins a new link (a BOS page after other pages), come after audio (a page with a
 ///   positive granule position) of every stream begun before: vorbisfile fails such a chain with
-///   a read error and leaks the audio-less link's `vorbis_info` (18,566 bytes per open; found by
-///   the markers fuzzer, 2026-11-25).
+///   a read error and leaks the audio-less link's `vorbis_info` (18,566 bytes per open).
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Music/theme.ogg")

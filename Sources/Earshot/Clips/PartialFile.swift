@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The hidden file an output is written to until it is complete, then renamed over its target:
-/// what lets ``AudioFileWriter`` (and so ``AudioEngine/render(seconds:to:format:body:)`` and
+/// what lets ``AudioFileWriter`` (and so ``FrameLoop/render(seconds:to:format:_:)`` and
 /// ``Recorder``) leave a whole file or none. The CLI's multi-file commits (`OutputTransaction`,
 /// in the EarshotOutputs target) are built on it.
 ///

@@ -1,13 +1,13 @@
 /// The checks that decide whether a file can be played, shared by the engine and by anything that
-/// judges a file before an engine loads it (`earshot validate`, the EarshotScenes module), so that a file
-/// judged playable is one the engine plays: one checker, two callers. A play of a clip is judged
-/// by ``PlayResolver``, the engine's own play path, whose rule needs no engine either.
+/// judges a file before an engine loads it (`earshot validate`, the EarshotScenes module), so that
+/// a file judged playable is one the engine plays: one checker, two callers. A play of a clip is
+/// judged by ``PlayResolver``, the engine's own play path, whose rule needs no engine either.
 ///
 /// ```swift
 /// let info = try ClipDecoder.inspect(path: "Assets/Sounds/step.wav")
 /// try info.checkLoadable(name: "step.wav")                      // what loadClip would refuse
-/// // What play would refuse:
-/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0, clipName: "step.wav")
+/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0,
+///                              clipName: "step.wav")            // what play would refuse
 /// try MusicTrack.checkStreamable(path: "Assets/Music/theme.ogg") // what loadMusic would refuse
 /// ```
 public enum PlayabilityCheck {
@@ -35,18 +35,11 @@ extension PlayOptions {
     /// within OpenAL's 32-bit sample offsets (2³¹ frames). The engine's own rule, in two parts:
     /// ``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)`` and
     /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``.
-    @available(
-        *, deprecated,
-        message:
-            "use PlayResolver.startFrame(offset:clipFrames:sampleRate:clipName:) and PlayResolver.checkPasses(loopCount:clipFrames:clipName:)"
-    )
+    @available(*, deprecated, message: "use PlayResolver.startFrame(offset:clipFrames:sampleRate:clipName:) and PlayResolver.checkPasses(loopCount:clipFrames:clipName:)")
     @discardableResult
-    public static func checkTiming(
-        offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
-        clipName: String
-    ) throws(EarshotError) -> Double {
-        let startFrame = try PlayResolver.startFrame(
-            offset: offset, clipFrames: clipFrames, sampleRate: sampleRate, clipName: clipName)
+    public static func checkTiming(offset: Double, loopCount: Int, clipFrames: Int, sampleRate: Int,
+                                   clipName: String) throws(EarshotError) -> Double {
+        let startFrame = try PlayResolver.startFrame(offset: offset, clipFrames: clipFrames, sampleRate: sampleRate, clipName: clipName)
         try PlayResolver.checkPasses(loopCount: loopCount, clipFrames: clipFrames, clipName: clipName)
         return startFrame
     }

@@ -5,13 +5,13 @@ import Glibc
 /// A structural check of RIFF/RIFX/RF64 files before libsndfile sees them.
 ///
 /// libsndfile 1.2.0 never returns from `sf_open` on a WAV whose `LIST` chunk holds a sub-chunk
-/// claiming more bytes than the `LIST` itself (upstream issue #1118, still open in 1.2.2; found by
-/// `make fuzz`): a 115-byte file spun for minutes. This walk reads only chunk headers (a few bytes
+/// claiming more bytes than the `LIST` itself (upstream issue #1118, still open in 1.2.2): a
+/// 115-byte file spins for minutes. This walk reads only chunk headers (a few bytes
 /// each, never the audio) and refuses such a file with ``EarshotError/malformedFile(_:)``. Chunks
 /// that run past the end of the file at the top level are left to libsndfile (streamed WAVs
 /// state no length); a `LIST` must hold its type and whole sub-chunks, each of which must fit in
 /// it, and a `fact` chunk must hold its 4-byte count — libsndfile reads past both otherwise, out
-/// of step with the file, and `make fuzz` found it spinning on each (2026-11-23 and -24).
+/// of step with the file, and can spin on each.
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Sounds/beep.wav")
@@ -42,8 +42,8 @@ enum RIFFCheck {
             guard offset + size + 10 < length else { return offset }
             // libsndfile has already read 12 bytes when it skips a tag; behind one of 10 or 11
             // bytes it goes on from byte 12, not from the tag's end, and parses from a place these
-            // checks cannot follow (`make fuzz` found an Ogg stream two bytes behind an empty tag
-            // leaking that way). A tag that small holds no frame: refuse it.
+            // checks cannot follow (an Ogg stream two bytes behind an empty tag leaks that way).
+            // A tag that small holds no frame: refuse it.
             guard size >= 2 else {
                 throw .malformedFile("\(name): an empty ID3 tag (\(size) bytes) in front of the audio")
             }
@@ -65,7 +65,7 @@ enum RIFFCheck {
     /// Walks the chunks of the file whose bytes `read(offset, count)` returns (fewer at its end),
     /// from where libsndfile starts (``audioStart(name:length:read:)``). Behind ID3 tags, an Ogg
     /// stream is refused (libsndfile cannot read it there, and 1.2.0 leaks 5,784 bytes on
-    /// finding that out when the stream is Vorbis: `make fuzz` found it, 2026-11-24).
+    /// finding that out when the stream is Vorbis).
     ///
     /// `visit` sees every chunk walked, top-level and inside `LIST`s (``MarkerReader`` finds the
     /// marker chunks through it). In an RF64 file, a chunk whose size is 0xFFFFFFFF (the `data`
