@@ -28,7 +28,9 @@ extension AudioEngine {
         var names = Set<String>()
         for zone in zones {
             _ = try zone.validated()
-            guard names.insert(zone.name).inserted else { throw .invalidArgument("two reverb zones are named \"\(zone.name)\"") }
+            guard names.insert(zone.name).inserted else {
+                throw .invalidArgument("two reverb zones are named \"\(zone.name)\"")
+            }
         }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
@@ -94,7 +96,9 @@ extension AudioEngine {
     /// try engine.setFilter(LowPassFilter(gain: 0.7, gainHF: 0.05), for: .sfx)   // the pause menu
     /// ```
     public func setFilter(_ filter: LowPassFilter, for bus: Bus) throws(EarshotError) {
-        guard filter.isValid else { throw .invalidArgument("filter gains \(filter.gain), \(filter.gainHF) must be within 0…1") }
+        guard filter.isValid else {
+            throw .invalidArgument("filter gains \(filter.gain), \(filter.gainHF) must be within 0…1")
+        }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             let b = try core.requireBus(bus)
@@ -121,7 +125,9 @@ extension AudioEngine {
     /// ```
     public func setEffect(_ effect: BusEffect?, level: Float = 1, for bus: Bus) throws(EarshotError) {
         if let effect { _ = try effect.validated() }
-        guard level.isFinite, (0...1).contains(level) else { throw .invalidArgument("effect level \(level) is outside 0…1") }
+        guard level.isFinite, (0...1).contains(level) else {
+            throw .invalidArgument("effect level \(level) is outside 0…1")
+        }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             let b = try core.requireBus(bus)
@@ -132,6 +138,8 @@ extension AudioEngine {
     /// The effect `bus` owns, or nil. Throws ``EarshotError/invalidArgument(_:)`` for a bus the
     /// engine does not have.
     public func effect(for bus: Bus) throws(EarshotError) -> BusEffect? {
-        try withAL { () throws(EarshotError) -> BusEffect? in core.environment.busEffects[try core.requireBus(bus)]?.effect }
+        try withAL { () throws(EarshotError) -> BusEffect? in
+            core.environment.busEffects[try core.requireBus(bus)]?.effect
+        }
     }
 }

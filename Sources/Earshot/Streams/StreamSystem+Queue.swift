@@ -343,7 +343,7 @@ extension StreamSystem {
     }
 
     /// Drops the stream's source, queue, spare buffers and meter history without any AL call:
-    /// after ``releaseAL(_:engine:)`` has freed them, or after a device loss destroyed them.
+    /// after ``releaseAL(_:host:)`` has freed them, or after a device loss destroyed them.
     func forgetAL(_ s: QueuedStream) {
         s.source = nil
         s.appliedGain = nil

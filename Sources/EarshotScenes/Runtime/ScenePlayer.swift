@@ -73,7 +73,10 @@ public final class ScenePlayer: Sendable {
             engine.update(deltaTime: 1 / framesPerSecond)
             runtime.processEnds(sceneTime: t)   // `after:` events of voices that ended
             let stats = engine.stats
-            status(Status(time: t, duration: length, realVoices: stats.realVoices, virtualVoices: stats.virtualVoices, events: ran))
+            status(
+                Status(
+                    time: t, duration: length, realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
+                    events: ran))
             frame += 1
             let due = Double(frame) / framesPerSecond
             let wait = min(due, length) - (Clocks.monotonic() - start)
