@@ -37,16 +37,16 @@ import COpenAL
 /// - `VoicePool.swift` (this file): the state, slots and handles (generation-counted
 ///   `VoiceID`s), and `end`, which frees a slot and records why.
 /// - `VoicePool+Start.swift`: `start` (a request to a slot) and `startReal` (a slot to a playing
-///   source): the one place a voice's source is started.
-/// - `VoicePool+Ranking.swift`: audibility, `outranks`, the virtual voice a full pool evicts,
+///   source): the one place a voice's source is started; what a source is sent (gain, placement,
+///   pitch, environment), each only when it differs from what the source has; the audibility and
+///   the playhead a start needs. Everything a play runs in the pool is here.
+/// - `VoicePool+Ranking.swift`: `outranks`, the virtual voice a full pool evicts,
 ///   the order of the voices waiting for a source. The standing rule itself (the packed key and
 ///   the quickselect) is `VoiceRanking.swift`.
 /// - `VoicePool+Schedule.swift`: `schedule` (once per frame: time, ends, standings, steals and
-///   resumes), playheads, own envelopes, and delays held back by pauses.
+///   resumes), virtual voices' playheads, own envelopes, and delays held back by pauses.
 /// - `VoicePool+Service.swift`: `service` (fades, completed fades releasing sources, starts),
 ///   `nextFadeBoundary`, `virtualize`, `releaseSource`.
-/// - `VoicePool+SourceProperties.swift`: what a source is sent (gain, placement, pitch,
-///   environment), each only when it differs from what the source has.
 /// - `VoicePool+Controls.swift`: stop, stopAll, a live voice's properties (setGain, setPitch,
 ///   setPan, setPosition, setPaused, …), detach, the engine's other controls.
 /// - `VoicePool+DeviceLoss.swift`: suspendAll, replaceSources, rebindBuffers.
