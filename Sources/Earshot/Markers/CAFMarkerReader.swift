@@ -1,6 +1,6 @@
 /// Reads the markers of a CAF file: `mark` markers and `regn` regions, named by the `strg`
 /// chunk (Apple's Core Audio Format Specification). The chunks are found by ``CAFReader``'s
-/// chunk walk (``CAFReader/walkChunks(name:length:read:_:)``, which checks every chunk's size
+/// chunk walk (``CAFReader/walkChunks(name:length:read:shortData:_:)``, which checks every chunk's size
 /// against the file) whatever the audio's encoding — `lpcm`, `ima4`, or the `alac`, `ulaw` and
 /// `alaw` that libsndfile decodes. See ``MarkerReader`` for the rules and limits.
 ///

@@ -119,7 +119,7 @@ public struct SceneMusic: Sendable, Equatable {
     public var id: String
     /// The file, resolved against the scene's folder.
     public var path: String
-    /// Track volume 0…``MusicTrack/maxVolume`` (+12 dB; default 1).
+    /// Track volume 0…`MusicTrack.maxVolume` (+12 dB; default 1).
     public var volume: Float
     /// 0 plays once, n plays n + 1 times, −1 loops until stopped (default 0).
     public var loops: Int

@@ -1,7 +1,7 @@
 import Earshot
 import Foundation
 
-/// Renders a ``Scene`` offline through OpenAL's loopback device into a WAV file, faster than
+/// Renders a `Scene` offline through OpenAL's loopback device into a WAV file, faster than
 /// real time, measuring the level per channel as it goes.
 ///
 /// The scene runs in game frames (60 per second by default, like `FrameLoop`): at each frame

@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Plays a ``Scene`` live on an output device, in game frames on the wall clock.
+/// Plays a `Scene` live on an output device, in game frames on the wall clock.
 ///
 /// Creating a player opens the device (`EarshotError/noOutputDevice(detail:)` when there is
 /// none). ``run(duration:fadeOut:session:status:)`` blocks until the scene ends or
