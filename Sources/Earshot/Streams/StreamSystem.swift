@@ -287,7 +287,7 @@ class StreamSystem: @unchecked Sendable {
             // All in one call, so that the stems of a music set start again on the same mix.
             if !restart.isEmpty {
                 host.withStreamAL {
-                    SourceStarter.start(restart, "starting streams on the new device")
+                    ALContext.start(restart, "starting streams on the new device")
                 }
             }
         }
@@ -332,7 +332,7 @@ class StreamSystem: @unchecked Sendable {
                     s.state = .playing
                     guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
                     _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                    if !s.queue.isEmpty { SourceStarter.play(source) }
+                    if !s.queue.isEmpty { ALContext.play(source) }
                 }
             }
             ALCheck.after("holding or releasing music sources")

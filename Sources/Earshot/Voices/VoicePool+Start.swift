@@ -204,7 +204,7 @@ extension VoicePool {
         v.pointee.realIndex = real.count
         real.append(index)
         alSourcef(source, AL_GAIN, effectiveGain(index))
-        SourceStarter.play(source)   // checked with the section (the engine's play or update)
+        ALContext.play(source)   // checked with the section (the engine's play or update)
     }
 
     // MARK: What a voice's source is sent (gain, placement, pitch, environment), each only when
