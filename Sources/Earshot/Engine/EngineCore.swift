@@ -12,7 +12,8 @@ import Glibc
 /// its own files: clips, a resolved play handed to the kernel or to the curves, the frame and the
 /// listener here; `EngineCore+Buses.swift` (pushing the buses to the voices; ``BusTable`` owns
 /// their state), `EngineCore+Mix.swift` (the ``MixHost`` the ``Mixer`` talks through) and
-/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones, bus effects and the
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device), `EngineCore+MonitorSource.swift`
+/// (what the monitor reads); zones, bus effects and the
 /// send router are the ``EnvironmentStage``'s. The mix and the environment step inside the frame
 /// as ``CoreStage``s (``stages``). State those files set is internal rather than private.
 final class EngineCore {

@@ -40,8 +40,8 @@ import COpenAL
 ///   source): the one place a voice's source is started; what a source is sent (gain, placement,
 ///   pitch, environment), each only when it differs from what the source has; the audibility and
 ///   the playhead a start needs. Everything a play runs in the pool is here.
-/// - `VoicePool+Ranking.swift`: `outranks`, the virtual voice a full pool evicts,
-///   the order of the voices waiting for a source. The standing rule itself (the packed key and
+/// - `VoicePool+Ranking.swift`: `outranks`, a scan for the worst virtual voice, the order of the
+///   voices waiting for a source. The standing rule itself (the packed key and
 ///   the quickselect) is `VoiceRanking.swift`.
 /// - `VoicePool+Schedule.swift`: `schedule` (once per frame: time, ends, standings, steals and
 ///   resumes), virtual voices' playheads, own envelopes, and delays held back by pauses.
@@ -52,6 +52,13 @@ import COpenAL
 /// - `VoicePool+DeviceLoss.swift`: suspendAll, replaceSources, rebindBuffers.
 /// - `VoicePool+Emitters.swift`: the pool's side of the emitter table (`EmitterTable.swift`:
 ///   handles, properties, cached attenuations) and the removal of an emitter's voices.
+/// - `VoicePool+Starts.swift`: voices waiting for their start time, in a min-heap the loopback
+///   render cuts its mix calls at; `VoicePool+LiveStarts.swift`: exact starts on a live device.
+/// - `VoicePool+Eviction.swift`: the min-heap of virtual voices' standings a full pool evicts from.
+/// - `VoicePool+Timeline.swift`: where a voice is on its clip's timeline, and the markers it passes.
+/// - `VoicePool+Levels.swift`: how loud a bus's real voices are, for the sidechain's detector.
+/// - `VoicePool+Sounds.swift`: what sounds' rules read of their voices (through ``VoiceKernel``).
+/// - `VoicePool+MonitorSource.swift`: the read-only view the monitor copies.
 /// - `EndedRing.swift`: the ended voices not yet delivered as events.
 final class VoicePool {
     // Every stored property is `@exclusivity(unchecked)` (and EmitterTable's): the pool is only
