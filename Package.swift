@@ -10,14 +10,14 @@ let package = Package(
         .library(name: "Earshot", targets: ["Earshot"]),
         .library(name: "EarshotContent", targets: ["EarshotContent"]),
         .library(name: "EarshotScenes", targets: ["EarshotScenes"]),
-        // Designer banks (issue 28): a game opts in; one that does not compiles no YAML.
+        // Designer banks: a game opts in; one that does not compiles no YAML.
         .library(name: "EarshotBanks", targets: ["EarshotBanks"]),
         .executable(name: "earshot", targets: ["earshot"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // `make docs`: the DocC catalogs in Sources/Earshot/Earshot.docc and EarshotScenes.docc.
+        // `make docs`: the DocC catalogs of Earshot, EarshotContent, EarshotScenes and EarshotBanks.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
     ],
@@ -71,7 +71,7 @@ let package = Package(
         // Scene scripts: the timeline run offline (render) or live (play), and level plots.
         .target(name: "EarshotScenes", dependencies: ["Earshot", "EarshotContent"]),
         // Designer banks: YAML files of sounds, snapshots, music and zones a game plays by name,
-        // reloaded live (issue 28).
+        // reloaded live.
         .target(name: "EarshotBanks", dependencies: ["Earshot", "EarshotContent", "EarshotLinux"]),
         // The `earshot stress` workload (engine against raw OpenAL) and the voices-per-core search,
         // as a typed API. Not a product: a game has no use for it; the CLI and the tests use it.
@@ -106,7 +106,7 @@ let package = Package(
         // The README's async start-up (`@main` with `async main()`); AsyncGameDemoTests checks
         // they are the same text and runs it.
         .executableTarget(name: "AsyncGame", dependencies: ["Earshot"], path: "Demos/AsyncGame"),
-        // Footsteps, a car and a pause snapshot from one designer bank (issue 28).
+        // Footsteps, a car and a pause snapshot from one designer bank.
         .executableTarget(name: "Bank", dependencies: ["Earshot", "EarshotBanks"], path: "Demos/Bank", exclude: ["game.yaml"]),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(name: "TimeProbe", dependencies: ["Earshot", "COpenAL"], path: "Tests/TimeProbe"),
         // A music set changing state on a live device, run by LiveMusicSetTests against a private daemon.
         .executableTarget(name: "MusicProbe", dependencies: ["Earshot"], path: "Tests/MusicProbe"),
-        // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID` (issue 30).
+        // A game with its monitor on, watched by MonitorCLITests through `earshot monitor PID`.
         .executableTarget(name: "MonitorProbe", dependencies: ["Earshot", "EarshotBanks"], path: "Tests/MonitorProbe"),
         // The hostile MPRIS peer MPRISHostilePeerTests starts on its private bus (the watcher ignores
         // players of its own process, so the peer is another process).
@@ -166,7 +166,7 @@ let package = Package(
 if Context.environment["EARSHOT_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "SceneFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/SceneFuzz"))
     package.products.append(.executable(name: "SceneFuzz", targets: ["SceneFuzz"]))
-    // The bank parser's (issue 28): bank text, includes read from the scratch folder.
+    // The bank parser's: bank text, includes read from the scratch folder.
     package.targets.append(.executableTarget(name: "BankFuzz", dependencies: ["EarshotScenes"], path: "Tests/Fuzz/BankFuzz"))
     package.products.append(.executable(name: "BankFuzz", targets: ["BankFuzz"]))
 }

@@ -1,4 +1,4 @@
-// Orbit: a humming emitter circles the listener once every 4 seconds — right, behind, left, front.
+// Orbit: a humming emitter circles the listener once every 4 seconds — right, front, left, behind.
 // Renders to out/Orbit.wav (or the path given), then plays live when an output device exists.
 import Earshot
 import Foundation

@@ -20,7 +20,9 @@ enum BankLoader {
 
     /// Loads the clips of `bank` that `existing` does not hold already (by file), into
     /// `engine`; on a failure unloads those it loaded and throws.
-    static func loadClips(_ bank: SceneBank, existing: [String: Clip], engine: AudioEngine) throws(BankError) -> (byID: [String: Clip], byPath: [String: Clip], new: [Clip]) {
+    static func loadClips(
+        _ bank: SceneBank, existing: [String: Clip], engine: AudioEngine
+    ) throws(BankError) -> (byID: [String: Clip], byPath: [String: Clip], new: [Clip]) {
         var byID: [String: Clip] = [:], byPath: [String: Clip] = [:], new: [Clip] = []
         for c in bank.clips {
             if let clip = byPath[c.path] ?? existing[c.path] {
@@ -47,7 +49,8 @@ enum BankLoader {
     /// Makes the buses of `bank` the engine does not have, and sets their gains and duckings as
     /// the bank says; gains and duckings the bank set before (`contents`) but no longer names are
     /// put back (gain 1, no ducking).
-    static func applyBuses(_ bank: SceneBank, to contents: inout BankContents, engine: AudioEngine) throws(EarshotError) {
+    static func applyBuses(_ bank: SceneBank, to contents: inout BankContents, engine: AudioEngine) throws(EarshotError)
+    {
         for b in bank.buses where !engine.buses.contains(Bus(b.name)) { try engine.addBus(Bus(b.name)) }
         var gains = Set<String>(), duckings = Set<BankContents.BusPair>()
         for b in bank.buses {
@@ -70,7 +73,9 @@ enum BankLoader {
         }
         contents.busCurves = curves
         for name in contents.busGains.subtracting(gains) { try? engine.setGain(1, for: Bus(name)) }
-        for pair in contents.duckings.subtracting(duckings) { try? engine.setDucking(nil, of: Bus(pair.target), by: Bus(pair.source)) }
+        for pair in contents.duckings.subtracting(duckings) {
+            try? engine.setDucking(nil, of: Bus(pair.target), by: Bus(pair.source))
+        }
         contents.busGains = gains
         contents.duckings = duckings
     }

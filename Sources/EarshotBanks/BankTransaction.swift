@@ -35,7 +35,9 @@ extension SoundBank {
     /// Prepares `new` against `c` (what is in force) and `pending` (a save accepted and not yet
     /// applied, whose new clips are reused): what may fail, with nothing audible. On a failure
     /// the clips this call loaded are unloaded and the problem is thrown with its file and line.
-    func prepare(_ new: SceneBank, against c: BankContents, pending: BankTransaction?) throws(BankError) -> BankTransaction {
+    func prepare(
+        _ new: SceneBank, against c: BankContents, pending: BankTransaction?
+    ) throws(BankError) -> BankTransaction {
         let existing = c.clipsByPath.merging(pending?.newClips ?? [:]) { kept, _ in kept }
         let loaded = try BankLoader.loadClips(new, existing: existing, engine: engine)
         var definitions: [String: SoundDefinition] = [:]
@@ -44,7 +46,9 @@ extension SoundBank {
             do throws(EarshotError) { try d.validate() } catch {
                 for clip in loaded.new { engine.unload(clip) }
                 let (file, line) = new.origin(of: "sounds.\(s.id)")
-                throw .invalid([.invalid(file: file, line: line, column: 1, key: "sounds.\(s.id)", reason: error.description)])
+                throw .invalid([
+                    .invalid(file: file, line: line, column: 1, key: "sounds.\(s.id)", reason: error.description)
+                ])
             }
             definitions[s.id] = d
         }
@@ -130,7 +134,9 @@ extension SoundBank {
                 for t in out.values { t.stop() }
                 if error == .engineShutDown { throw .engine(error) }
                 let (file, line) = new.origin(of: "music.\(m.id)")
-                throw .invalid([.invalid(file: file, line: line, column: 1, key: "music.\(m.id)", reason: error.description)])
+                throw .invalid([
+                    .invalid(file: file, line: line, column: 1, key: "music.\(m.id)", reason: error.description)
+                ])
             }
         }
         return out

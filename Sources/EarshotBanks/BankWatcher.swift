@@ -199,7 +199,10 @@ final class BankWatcher: Sendable {
         var pending = false
         var retries = 0
         while !isStopped {
-            var fds = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             // A change seen: wait out the settle time; otherwise look again for missing folders
             // (and at the stop flag) every `retry`.
             let timeout = Int32((pending ? Self.settle : Self.retry) * 1000)
@@ -262,7 +265,9 @@ final class BankWatcher: Sendable {
                             state.watches[wd] = nil
                             hit = true
                         }
-                    } else if let folder = state.watches[wd], state.files.contains((folder as NSString).appendingPathComponent(name)) {
+                    } else if let folder = state.watches[wd],
+                        state.files.contains((folder as NSString).appendingPathComponent(name))
+                    {
                         hit = true
                     }
                     offset = nameStart + length

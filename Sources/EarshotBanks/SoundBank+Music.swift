@@ -17,20 +17,8 @@ extension SoundBank {
     /// }
     /// ```
     public func musicSet(_ name: String) throws(BankError) -> MusicSet {
-        try withContents { (contents: inout BankContents?) throws(BankError) -> MusicSet in
-            guard var c = contents else { throw .unloaded(bank: path) }
-            if let set = c.sets[name] { return set }
-            guard let s = c.musicSets[name] else {
-                throw .unknownName(bank: path, kind: "music set", name: name, nearest: SceneBank.nearestName(to: name, among: c.musicSets.keys))
-            }
-            do throws(EarshotError) {
-                let set = try engine.makeMusicSet(s.definition)
-                c.sets[name] = set
-                contents = c
-                return set
-            } catch {
-                throw .engine(error)
-            }
+        try madeOnce("music set", name, kept: \.sets, from: \.musicSets) { (s) throws(EarshotError) in
+            try engine.makeMusicSet(s.definition)
         }
     }
 
@@ -55,7 +43,10 @@ extension SoundBank {
         } else {
             let names = musicSetNames
             guard names.count == 1, let only = names.first else {
-                throw .engine(.invalidArgument("\(path): setMusicState(\"\(state)\") needs of: — the bank has \(names.isEmpty ? "no music sets" : "\(names.count) music sets (\(names.joined(separator: ", ")))")"))
+                throw .engine(
+                    .invalidArgument(
+                        "\(path): setMusicState(\"\(state)\") needs of: — the bank has \(names.isEmpty ? "no music sets" : "\(names.count) music sets (\(names.joined(separator: ", ")))")"
+                    ))
             }
             name = only
         }

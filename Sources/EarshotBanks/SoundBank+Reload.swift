@@ -72,8 +72,13 @@ extension SoundBank {
         let outcome = serialised { () -> Result<BankChanges, BankError> in
             guard let inForce = storedContents() else { return .failure(.unloaded(bank: path)) }
             if let empty = emptyFile() {
-                return .failure(.invalid([.unreadable(.unreadableFile(
-                    path: empty, reason: "the file is empty (a save still being written?); the bank keeps what it had"))]))
+                return .failure(
+                    .invalid([
+                        .unreadable(
+                            .unreadableFile(
+                                path: empty,
+                                reason: "the file is empty (a save still being written?); the bank keeps what it had"))
+                    ]))
             }
             let new: SceneBank
             switch SceneBank.check(path: path) {
@@ -149,7 +154,11 @@ extension SoundBank {
             let before = Dictionary(a.map { (id($0), $0) }, uniquingKeysWith: { x, _ in x })
             let after = Dictionary(b.map { (id($0), $0) }, uniquingKeysWith: { x, _ in x })
             for (k, v) in after {
-                if let was = before[k] { if was != v { out.changed.append("\(section).\(k)") } } else { out.added.append("\(section).\(k)") }
+                if let was = before[k] {
+                    if was != v { out.changed.append("\(section).\(k)") }
+                } else {
+                    out.added.append("\(section).\(k)")
+                }
             }
             for k in before.keys where after[k] == nil { out.removed.append("\(section).\(k)") }
         }

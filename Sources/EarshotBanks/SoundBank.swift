@@ -84,7 +84,9 @@ public final class SoundBank: Sendable {
         lifetime.bank = self
         if watch {
             do throws(BankWatcher.WatchError) {
-                let w = try BankWatcher(files: bank.files) { [weak self] lastTry in self?.reloadFromWatcher(lastTry: lastTry) ?? true }
+                let w = try BankWatcher(files: bank.files) { [weak self] lastTry in
+                    self?.reloadFromWatcher(lastTry: lastTry) ?? true
+                }
                 lock.lock()
                 _watcher = w
                 lock.unlock()
@@ -155,33 +157,50 @@ public final class SoundBank: Sendable {
     /// The music track `name`, loaded (streamed) at the first call with the bank's volume, loops,
     /// rate and bus, and the same track at every later call; ``unload()`` stops it.
     public func music(_ name: String) throws(BankError) -> MusicTrack {
-        flushPending()
-        lock.lock()
-        defer { lock.unlock() }
-        guard var c = contents else { throw .unloaded(bank: path) }
-        if let track = c.tracks[name] { return track }
-        guard let m = c.music[name] else {
-            throw .unknownName(bank: path, kind: "music track", name: name, nearest: SceneBank.nearestName(to: name, among: c.music.keys))
-        }
-        do throws(EarshotError) {
+        try madeOnce("music track", name, kept: \.tracks, from: \.music) { (m) throws(EarshotError) in
             let track = try engine.loadMusic(path: m.path, bus: Bus(m.bus))
             try m.apply(to: track)
-            c.tracks[name] = track
-            contents = c
             return track
-        } catch {
-            throw .engine(error)
         }
     }
 
-    private func lookup<T>(_ kind: String, _ name: String, _ table: (BankContents) -> [String: T]) throws(BankError) -> T {
+    /// What `make` makes of the definition `name` (a music track, a music set) at the first call,
+    /// kept in `kept` and returned again at every later call until ``unload()``.
+    func madeOnce<Definition, Made>(
+        _ kind: String, _ name: String, kept: WritableKeyPath<BankContents, [String: Made]>,
+        from definitions: KeyPath<BankContents, [String: Definition]>,
+        _ make: (Definition) throws(EarshotError) -> Made
+    ) throws(BankError) -> Made {
+        try withContents { (contents: inout BankContents?) throws(BankError) -> Made in
+            guard var c = contents else { throw .unloaded(bank: path) }
+            if let made = c[keyPath: kept][name] { return made }
+            let table = c[keyPath: definitions]
+            guard let definition = table[name] else {
+                throw .unknownName(
+                    bank: path, kind: kind, name: name, nearest: SceneBank.nearestName(to: name, among: table.keys))
+            }
+            do throws(EarshotError) {
+                let made = try make(definition)
+                c[keyPath: kept][name] = made
+                contents = c
+                return made
+            } catch {
+                throw .engine(error)
+            }
+        }
+    }
+
+    private func lookup<T>(
+        _ kind: String, _ name: String, _ table: (BankContents) -> [String: T]
+    ) throws(BankError) -> T {
         flushPending()
         lock.lock()
         defer { lock.unlock() }
         guard let c = contents else { throw .unloaded(bank: path) }
         let entries = table(c)
         if let found = entries[name] { return found }
-        throw .unknownName(bank: path, kind: kind, name: name, nearest: SceneBank.nearestName(to: name, among: entries.keys))
+        throw .unknownName(
+            bank: path, kind: kind, name: name, nearest: SceneBank.nearestName(to: name, among: entries.keys))
     }
 
     // MARK: What the bank holds

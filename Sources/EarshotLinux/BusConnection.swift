@@ -35,9 +35,12 @@ package final class BusConnection {
 
     /// Calls a method of the bus daemon itself (``busName`` at ``busPath``, interface ``busName``:
     /// `Hello`, `AddMatch`, `ListNames` …) with string arguments; waits at most `timeoutMilliseconds`.
-    package func callBus(_ member: String, _ arguments: [String] = [], timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
-        try call(destination: Self.busName, path: Self.busPath, interface: Self.busName, member: member,
-                 arguments: arguments, timeoutMilliseconds: timeoutMilliseconds)
+    package func callBus(
+        _ member: String, _ arguments: [String] = [], timeoutMilliseconds: Int32
+    ) throws(DBusFailure) -> [DBusValue] {
+        try call(
+            destination: Self.busName, path: Self.busPath, interface: Self.busName, member: member,
+            arguments: arguments, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// Calls a method with string arguments and waits at most `timeoutMilliseconds` for the reply.
@@ -48,9 +51,12 @@ package final class BusConnection {
     }
 
     /// Calls a method with string and `uint32` arguments and waits at most `timeoutMilliseconds`.
-    package func call(destination: String, path: String, interface: String, member: String, values: [DBusValue],
-              timeoutMilliseconds: Int32) throws(DBusFailure) -> [DBusValue] {
-        let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member, values: values)
+    package func call(
+        destination: String, path: String, interface: String, member: String, values: [DBusValue],
+        timeoutMilliseconds: Int32
+    ) throws(DBusFailure) -> [DBusValue] {
+        let message = try Self.methodCall(
+            destination: destination, path: path, interface: interface, member: member, values: values)
         defer { dbus_message_unref(message) }
         var error = DBusError()
         dbus_error_init(&error)
@@ -64,8 +70,11 @@ package final class BusConnection {
     /// Sends a method call without waiting for its answer; returns the call's serial. The answer
     /// (a method return or an error whose ``DBusIncoming/replySerial`` is that serial) comes out of
     /// ``pop()`` like any other message; the caller keeps its own timeout and drops late answers.
-    package func send(destination: String, path: String, interface: String, member: String, values: [DBusValue]) throws(DBusFailure) -> UInt32 {
-        let message = try Self.methodCall(destination: destination, path: path, interface: interface, member: member, values: values)
+    package func send(
+        destination: String, path: String, interface: String, member: String, values: [DBusValue]
+    ) throws(DBusFailure) -> UInt32 {
+        let message = try Self.methodCall(
+            destination: destination, path: path, interface: interface, member: member, values: values)
         defer { dbus_message_unref(message) }
         var serial: dbus_uint32_t = 0
         guard dbus_connection_send(raw, message, &serial) != 0 else {
@@ -77,7 +86,9 @@ package final class BusConnection {
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` (`sa{sv}as`) from `path`: the
     /// string properties in `changed` and the names in `invalidated`. (What a player does; the
     /// tests use it to act as one.) Queued; written by the next ``readWrite(timeoutMilliseconds:)`` or ``flush()``.
-    package func emitPropertiesChanged(path: String, interface: String, changed: [String: String], invalidated: [String]) throws(DBusFailure) {
+    package func emitPropertiesChanged(
+        path: String, interface: String, changed: [String: String], invalidated: [String]
+    ) throws(DBusFailure) {
         guard let message = dbus_message_new_signal(path, "org.freedesktop.DBus.Properties", "PropertiesChanged") else {
             throw DBusFailure(name: "NoMemory", message: "libdbus could not allocate a signal")
         }
@@ -122,11 +133,12 @@ package final class BusConnection {
         guard let message = dbus_connection_pop_message(raw) else { return nil }
         defer { dbus_message_unref(message) }
         func text(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
-        return DBusIncoming(type: dbus_message_get_type(message), sender: text(dbus_message_get_sender(message)),
-                            path: text(dbus_message_get_path(message)), interface: text(dbus_message_get_interface(message)),
-                            member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message),
-                            replySerial: dbus_message_get_reply_serial(message),
-                            errorName: text(dbus_message_get_error_name(message)))
+        return DBusIncoming(
+            type: dbus_message_get_type(message), sender: text(dbus_message_get_sender(message)),
+            path: text(dbus_message_get_path(message)), interface: text(dbus_message_get_interface(message)),
+            member: text(dbus_message_get_member(message)), arguments: Self.arguments(of: message),
+            replySerial: dbus_message_get_reply_serial(message),
+            errorName: text(dbus_message_get_error_name(message)))
     }
 
     /// A method call with string and `uint32` arguments (the caller unrefs it).

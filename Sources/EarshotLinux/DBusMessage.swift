@@ -61,7 +61,8 @@ package struct DBusIncoming: Sendable {
     package var errorName: String = ""
 
     package var isSignal: Bool { type == DBUS_MESSAGE_TYPE_SIGNAL }
-    /// A method return or an error: the answer to a call sent with ``BusConnection/send(destination:path:interface:member:values:)``.
+    /// A method return or an error: the answer to a call sent with
+    /// ``BusConnection/send(destination:path:interface:member:values:)``.
     package var isReply: Bool { type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR }
     package var isError: Bool { type == DBUS_MESSAGE_TYPE_ERROR }
 }

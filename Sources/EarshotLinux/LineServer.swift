@@ -195,7 +195,10 @@ package final class LineServer: @unchecked Sendable {
             for c in clients {
                 // A client with too much waiting for it is not read: its requests stay in its socket.
                 let reading = !c.closeWhenSent && !c.isFull(limits)
-                fds.append(pollfd(fd: c.socket.fd, events: (reading ? Int16(POLLIN) : 0) | (c.queued > 0 ? Int16(POLLOUT) : 0), revents: 0))
+                fds.append(
+                    pollfd(
+                        fd: c.socket.fd, events: (reading ? Int16(POLLIN) : 0) | (c.queued > 0 ? Int16(POLLOUT) : 0),
+                        revents: 0))
             }
             let sleep = listening ? limits.tick : min(limits.tick, max(0.001, acceptPausedUntil - before))
             let r = poll(&fds, nfds_t(fds.count), Int32((sleep * 1000).rounded(.up)))
@@ -312,7 +315,9 @@ package final class LineServer: @unchecked Sendable {
 
     private func notePeak(_ c: Client) {
         let q = c.queued
-        if q > counterValues.withLock({ $0.peakQueuedBytes }) { count { $0.peakQueuedBytes = max($0.peakQueuedBytes, q) } }
+        if q > counterValues.withLock({ $0.peakQueuedBytes }) {
+            count { $0.peakQueuedBytes = max($0.peakQueuedBytes, q) }
+        }
     }
 
     private func broadcast(_ bytes: [UInt8]) {

@@ -105,11 +105,12 @@ package final class MPRISMonitor: Sendable {
         let settle = settleTime
         let logger = logger
         let thread = Thread { [weak self] in
-            let watcher = MPRISWatcher(address: address, timeoutMilliseconds: timeout, settleTime: settle,
-                                       report: report, unavailable: unavailable, stop: flag, logger: logger,
-                                       publish: { connected, players, counters in
-                                           self?.status.withLock { $0 = Status(connected: connected, players: players, counters: counters) }
-                                       })
+            let watcher = MPRISWatcher(
+                address: address, timeoutMilliseconds: timeout, settleTime: settle,
+                report: report, unavailable: unavailable, stop: flag, logger: logger,
+                publish: { connected, players, counters in
+                    self?.status.withLock { $0 = Status(connected: connected, players: players, counters: counters) }
+                })
             watcher.run()
             done.signal()
         }

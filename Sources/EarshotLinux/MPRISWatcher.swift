@@ -159,7 +159,7 @@ final class MPRISWatcher {
 
     /// How long the next read may wait: until the next query deadline, rest end or settle end
     /// (at most 20 ms, at least 1 ms). The cap is how long ``MPRISMonitor/stop()`` — and so
-    /// the engine's shutdown — can wait for the loop to notice it (100 ms before issue 23).
+    /// the engine's shutdown — can wait for the loop to notice it.
     private func waitMilliseconds() -> Int32 {
         let now = Self.now()
         var next = now + 0.02
@@ -184,8 +184,10 @@ final class MPRISWatcher {
         }
         let c = try BusConnection(address: address, timeoutMilliseconds: timeout)
         // Match rules first: a player that changes while we scan is then seen by a signal.
-        for rule in ["type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'",
-                     "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='\(Self.objectPath)'"] {
+        for rule in [
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'",
+            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='\(Self.objectPath)'",
+        ] {
             _ = try c.callBus("AddMatch", [rule], timeoutMilliseconds: timeout)
         }
         let names = try c.callBus("ListNames", timeoutMilliseconds: timeout).first?.strings ?? []
@@ -202,8 +204,10 @@ final class MPRISWatcher {
         scanDeadline = Self.now() + 3 * timeoutSeconds
         let lookups = MPRISMonitor.maxPeers * MPRISMonitor.maxNamesPerPeer
         for name in names.lazy.filter({ $0.hasPrefix(Self.prefix) }).prefix(lookups) {
-            send(.owner(name: name), to: BusConnection.busName, path: BusConnection.busPath, interface: BusConnection.busName,
-                 member: "GetNameOwner", values: [.string(name)])
+            send(
+                .owner(name: name), to: BusConnection.busName, path: BusConnection.busPath,
+                interface: BusConnection.busName,
+                member: "GetNameOwner", values: [.string(name)])
         }
         publishPlayers()
         _ = finishScan()   // no players: reported without waiting for a read
@@ -242,14 +246,21 @@ final class MPRISWatcher {
         for (owner, p) in peers where p.query == nil && needsQuery(p) && now >= p.restUntil {
             let serial: UInt32?
             if p.ignored == nil {
-                serial = send(.process(peer: owner), to: BusConnection.busName, path: BusConnection.busPath,
-                              interface: BusConnection.busName, member: "GetConnectionUnixProcessID", values: [.string(owner)])
+                serial = send(
+                    .process(peer: owner), to: BusConnection.busName, path: BusConnection.busPath,
+                    interface: BusConnection.busName, member: "GetConnectionUnixProcessID", values: [.string(owner)])
             } else {
                 peers[owner]?.wantsStatus = false
-                serial = send(.status(peer: owner), to: owner, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
-                              member: "Get", values: [.string(Self.playerInterface), .string("PlaybackStatus")])
+                serial = send(
+                    .status(peer: owner), to: owner, path: Self.objectPath,
+                    interface: "org.freedesktop.DBus.Properties",
+                    member: "Get", values: [.string(Self.playerInterface), .string("PlaybackStatus")])
             }
-            if let serial { peers[owner]?.query = serial } else { peers[owner]?.restUntil = now + MPRISMonitor.unresponsiveRetry }
+            if let serial {
+                peers[owner]?.query = serial
+            } else {
+                peers[owner]?.restUntil = now + MPRISMonitor.unresponsiveRetry
+            }
             touched = true
         }
         return touched
@@ -265,7 +276,11 @@ final class MPRISWatcher {
         case .process(let owner):
             guard peers[owner]?.query == m.replySerial else { return true }
             peers[owner]?.query = nil
-            if case .uint32(let pid)? = value { peers[owner]?.ignored = pid == ownPID } else { peers[owner]?.ignored = false }
+            if case .uint32(let pid)? = value {
+                peers[owner]?.ignored = pid == ownPID
+            } else {
+                peers[owner]?.ignored = false
+            }
         case .status(let owner):
             guard peers[owner]?.query == m.replySerial else { return true }
             peers[owner]?.query = nil
@@ -348,7 +363,9 @@ final class MPRISWatcher {
                 peers[m.sender]?.playing = status == "Playing"
             } else if m.arguments.count > 2, m.arguments[2].strings?.contains("PlaybackStatus") == true {
                 // Coalesced: one flag, read once the outstanding query (or the rest) is over.
-                if let p = peers[m.sender], p.query != nil || p.wantsStatus || p.restUntil > Self.now() { counters.coalesced += 1 }
+                if let p = peers[m.sender], p.query != nil || p.wantsStatus || p.restUntil > Self.now() {
+                    counters.coalesced += 1
+                }
                 peers[m.sender]?.wantsStatus = true
             }
             return true
@@ -365,7 +382,9 @@ final class MPRISWatcher {
         guard let c = connection else { return }
         for p in peers.values where p.ignored == false && p.playing {
             for name in p.names {
-                _ = try? c.send(destination: name, path: Self.objectPath, interface: Self.playerInterface, member: "Pause", values: [])
+                _ = try? c.send(
+                    destination: name, path: Self.objectPath, interface: Self.playerInterface, member: "Pause",
+                    values: [])
             }
         }
     }

@@ -27,7 +27,8 @@ package enum PrivateDirectory {
             throw UnixSocketError(operation: "\(path) belongs to uid \(st.st_uid)", code: EPERM)
         }
         guard st.st_mode & 0o077 == 0 else {
-            throw UnixSocketError(operation: "\(path) is open to other users (mode \(String(st.st_mode & 0o777, radix: 8)))", code: EPERM)
+            throw UnixSocketError(
+                operation: "\(path) is open to other users (mode \(String(st.st_mode & 0o777, radix: 8)))", code: EPERM)
         }
     }
 

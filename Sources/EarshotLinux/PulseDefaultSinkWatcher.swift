@@ -12,10 +12,10 @@ import Logging
 /// thread of its own, with every signal blocked, holding one client connection. On a server
 /// change or a removed sink it reads the server's default sink (`pa_context_get_server_info`)
 /// and the sink list (`pa_context_get_sink_info_list`) and compares them with the sink it
-/// believes the process is on (see ``PulseSubscription``). No child process is started — issue
-/// 23: a `pactl subscribe` child used to outlive a game that exited without `shutdown()`, or
-/// whose engine was made on a thread with SIGTERM blocked — and libpulse is told never to spawn a
-/// server (`PA_CONTEXT_NOAUTOSPAWN`).
+/// believes the process is on (see ``PulseSubscription``). No child process is started (a
+/// `pactl subscribe` child could outlive a game that exits without `shutdown()`, or whose engine
+/// was made on a thread with SIGTERM blocked), and libpulse is told never to spawn a server
+/// (`PA_CONTEXT_NOAUTOSPAWN`).
 ///
 /// Without a PulseAudio server the watcher reports nothing; it tries again after 0.5 s, doubling
 /// up to 5 s, so a restarted sound server is watched again (Earshot's device-loss code reports
@@ -67,7 +67,8 @@ package final class PulseDefaultSinkWatcher: @unchecked Sendable {
                 logger.debug("libpulse made no main loop: the default output is not watched")
                 return
             }
-            let watch = PulseSubscription(api: pa_threaded_mainloop_get_api(loop), handler: handler, seen: state, logger: logger)
+            let watch = PulseSubscription(
+                api: pa_threaded_mainloop_get_api(loop), handler: handler, seen: state, logger: logger)
             guard pa_threaded_mainloop_start(loop) >= 0 else {
                 pa_threaded_mainloop_free(loop)
                 logger.debug("libpulse's main loop did not start: the default output is not watched")

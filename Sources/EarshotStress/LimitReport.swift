@@ -37,7 +37,8 @@ public struct LimitReport: Codable, Sendable {
             "|---|---|---|---|",
         ]
         for r in rows {
-            let ratio = r.rawOpenALVoices > 0 ? String(format: "%.2f", Double(r.engineVoices) / Double(r.rawOpenALVoices)) : "–"
+            let ratio =
+                r.rawOpenALVoices > 0 ? String(format: "%.2f", Double(r.engineVoices) / Double(r.rawOpenALVoices)) : "–"
             lines.append("| \(r.label) | \(r.engineVoices) | \(r.rawOpenALVoices) | \(ratio) |")
         }
         return lines.joined(separator: "\n")

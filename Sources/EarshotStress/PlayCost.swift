@@ -8,8 +8,8 @@ import Foundation
 /// With four clips, a source that played another clip must be given the new buffer
 /// (`AL_BUFFER`), which allocates a buffer-queue item inside OpenAL Soft 1.19.1 — for a clip
 /// played directly as much as for a sound; with one clip every source keeps its buffer, so what
-/// is counted there is Earshot's own. Each round plays `batch` voices (non-positional, one-shots, none stolen: the limit is above
-/// the batch), timing only the `play` calls, then stops them all and renders the fades out. The
+/// is counted there is Earshot's own. Each round plays `batch` voices (non-positional, one-shots,
+/// none stolen: the limit is above the batch), timing only the `play` calls, then stops them all and renders the fades out. The
 /// heap allocations of the `play` calls are counted with the counter handed in (the `earshot`
 /// executable's malloc interposer); the first round of each kind warms up and is not counted.
 ///
@@ -59,10 +59,13 @@ public struct PlayCost: Sendable {
         defer { engine.shutdown() }
         let clips = try [440.0, 550, 660, 770].prefix(clipCount).map { f -> Clip in
             let samples = (0..<24_000).map { Int16((0.2 * 32767 * sin(2 * .pi * f * Double($0) / 48_000)).rounded()) }
-            return try engine.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "\(Int(f)) Hz")
+            return try engine.loadClip(
+                PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "\(Int(f)) Hz")
         }
-        let sound = try engine.makeSound(SoundDefinition(clips: Array(clips), selection: .random, avoidRepeat: clipCount > 1 ? 1 : 0, pitchVariation: 50,
-                                                         gainVariation: 2, limit: .init(count: batch + 1, steal: .oldest)))
+        let sound = try engine.makeSound(
+            SoundDefinition(
+                clips: Array(clips), selection: .random, avoidRepeat: clipCount > 1 ? 1 : 0, pitchVariation: 50,
+                gainVariation: 2, limit: .init(count: batch + 1, steal: .oldest)))
         let counting = counter.isActive()
         var bestClip = Double.infinity, bestSound = Double.infinity
         var clipAllocs: UInt64 = 0, soundAllocs: UInt64 = 0
@@ -82,7 +85,11 @@ public struct PlayCost: Sendable {
                 let elapsed = Clocks.monotonic() - t0
                 if counted {
                     counter.setCounting(false)
-                    if kind == 0 { clipAllocs += counter.count() - before } else { soundAllocs += counter.count() - before }
+                    if kind == 0 {
+                        clipAllocs += counter.count() - before
+                    } else {
+                        soundAllocs += counter.count() - before
+                    }
                 }
                 if round > 0 {
                     let ns = elapsed / Double(batch) * 1e9
@@ -95,7 +102,8 @@ public struct PlayCost: Sendable {
                 }
             }
         }
-        return Result(clipNanoseconds: bestClip, soundNanoseconds: bestSound, clipAllocations: counting ? clipAllocs : nil,
-                      soundAllocations: counting ? soundAllocs : nil, plays: batch * max(rounds - 1, 0))
+        return Result(
+            clipNanoseconds: bestClip, soundNanoseconds: bestSound, clipAllocations: counting ? clipAllocs : nil,
+            soundAllocations: counting ? soundAllocs : nil, plays: batch * max(rounds - 1, 0))
     }
 }

@@ -1,8 +1,8 @@
 import Earshot
 import Foundation
 
-/// What one `play` costs once the voice pool is full (`earshot stress --play-cost`, issue 23
-/// item 5): every slot holds a voice, so each play must find the virtual voice that stands lowest
+/// What one `play` costs once the voice pool is full (`earshot stress --play-cost`): every
+/// slot holds a voice, so each play must find the virtual voice that stands lowest
 /// and evict it (or be refused). For each pool size, the pool is filled with looping voices of
 /// one clip (64 real, the rest virtual), one update ranks them, and then `plays` plays of the
 /// same clip with the same options are timed in one frame — each new voice is the newest, so it
@@ -10,9 +10,9 @@ import Foundation
 /// `rounds` is kept; the heap allocations of the timed calls are counted with the counter handed
 /// in (the first round warms up and is not counted).
 ///
-/// The victim used to be found by scanning every voice (12 µs per play at 4,096 voices in a
-/// release build); the pool now keeps its virtual voices in a min-heap of their standing keys
-/// (Sources/Earshot/Voices/VoicePool+Eviction.swift).
+/// The figure guards the pool's min-heap of virtual voices by standing
+/// (Sources/Earshot/Voices/VoicePool+Eviction.swift): a scan of every voice costs about 12 µs per
+/// play at 4,096 voices in a release build.
 ///
 /// ```swift
 /// let full = try PlayWhenFull(poolSizes: [256, 4096], plays: 1_000, rounds: 2).run(allocations: .none)
@@ -53,7 +53,8 @@ public struct PlayWhenFull: Sendable {
         let engine = try AudioEngine(configuration: config)
         defer { engine.shutdown() }
         let samples = (0..<4_800).map { Int16((0.2 * 32767 * sin(2 * .pi * 440 * Double($0) / 48_000)).rounded()) }
-        let clip = try engine.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "440 Hz")
+        let clip = try engine.loadClip(
+            PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: "440 Hz")
         let options = PlayOptions(gain: 0.5, loop: true)
         let counting = counter.isActive()
         var best = Double.infinity, allocs: UInt64 = 0, evictions = 0

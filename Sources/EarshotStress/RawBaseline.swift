@@ -51,11 +51,15 @@ final class RawBaseline {
         self.slots = slots
         self.effects = effects
         names = [ALuint](repeating: 0, count: sources)
-        guard case .int16(let samples) = clip.samples, clip.channels == 1 else { throw StressError.openAL("a mono 16-bit clip") }
+        guard case .int16(let samples) = clip.samples, clip.channels == 1 else {
+            throw StressError.openAL("a mono 16-bit clip")
+        }
         let clipRate = clip.sampleRate
         try context.withCurrent { () throws(StressError) in
             alGenBuffers(1, &buffer)
-            samples.withUnsafeBytes { alBufferData(buffer, AL_FORMAT_MONO16, $0.baseAddress, ALsizei($0.count), ALsizei(clipRate)) }
+            samples.withUnsafeBytes {
+                alBufferData(buffer, AL_FORMAT_MONO16, $0.baseAddress, ALsizei($0.count), ALsizei(clipRate))
+            }
             alGenSources(ALsizei(sources), &names)
             guard alGetError() == AL_NO_ERROR else { throw StressError.openAL("alGenSources(\(sources))") }
             for (i, s) in names.enumerated() {
@@ -63,7 +67,9 @@ final class RawBaseline {
                 alSourcei(s, AL_LOOPING, AL_TRUE)
                 let p = StressWorkload.circle(i, of: voices, at: 0)
                 alSource3f(s, AL_POSITION, p.x, p.y, p.z)
-                for (k, slot) in slots.enumerated() { alSource3i(s, AL_AUXILIARY_SEND_FILTER, ALint(slot), ALint(k), 0) }
+                for (k, slot) in slots.enumerated() {
+                    alSource3i(s, AL_AUXILIARY_SEND_FILTER, ALint(slot), ALint(k), 0)
+                }
                 alSourcePlay(s)
             }
         }

@@ -88,19 +88,37 @@ public struct StressReport: Encodable, Sendable {
     public var table: String {
         func f(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }
         var rows: [(String, String)] = [
-            ("voices", "\(voices)" + (reverbSends > 0 ? " (\(reverbSends) reverb send\(reverbSends > 1 ? "s" : "") each)" : "")),
+            (
+                "voices",
+                "\(voices)" + (reverbSends > 0 ? " (\(reverbSends) reverb send\(reverbSends > 1 ? "s" : "") each)" : "")
+            ),
             ("real / virtual", "\(realVoices) / \(virtualVoices) (sources granted: \(grantedSources))"),
             ("rendered", "\(f(renderedSeconds)) s in \(f(cpuSeconds, 3)) s CPU — \(f(realtimeFactor))× real time"),
-            ("update µs p50 / p99 / max", "\(f(updateMicros.p50, 1)) / \(f(updateMicros.p99, 1)) / \(f(updateMicros.max, 1))"),
+            (
+                "update µs p50 / p99 / max",
+                "\(f(updateMicros.p50, 1)) / \(f(updateMicros.p99, 1)) / \(f(updateMicros.max, 1))"
+            ),
             ("update ns per voice p50 / p99", "\(f(updateNanosPerVoice.p50, 1)) / \(f(updateNanosPerVoice.p99, 1))"),
-            ("move emitters µs p50 / p99", "\(f(moveMicros.p50, 1)) / \(f(moveMicros.p99, 1)) (positions computed and set in one batch)"),
+            (
+                "move emitters µs p50 / p99",
+                "\(f(moveMicros.p50, 1)) / \(f(moveMicros.p99, 1)) (positions computed and set in one batch)"
+            ),
             ("allocations per frame", allocationCounterActive ? f(allocationsPerFrame, 3) : "not measured"),
             ("output limiter", "\(limitedFrames) of \(renderedFrames) frames turned down"),
-            ("play µs p50 / p99", "\(f(playMicros.p50, 2)) / \(f(playMicros.p99, 2)) (\(f(playAllocationsPerCall, 3)) allocations per call)"),
+            (
+                "play µs p50 / p99",
+                "\(f(playMicros.p50, 2)) / \(f(playMicros.p99, 2)) (\(f(playAllocationsPerCall, 3)) allocations per call)"
+            ),
         ]
         if let baseline, let overheadRatio {
-            rows.append(("raw OpenAL baseline", "\(baseline.sources) sources, \(f(baseline.cpuSeconds, 3)) s CPU — \(f(baseline.realtimeFactor))× real time"))
-            rows.append(("raw alSourcePlay µs p50 / p99", "\(f(baseline.playMicros.p50, 2)) / \(f(baseline.playMicros.p99, 2))"))
+            rows.append(
+                (
+                    "raw OpenAL baseline",
+                    "\(baseline.sources) sources, \(f(baseline.cpuSeconds, 3)) s CPU — \(f(baseline.realtimeFactor))× real time"
+                ))
+            rows.append(
+                ("raw alSourcePlay µs p50 / p99", "\(f(baseline.playMicros.p50, 2)) / \(f(baseline.playMicros.p99, 2))")
+            )
             rows.append(("overhead ratio", "\(f(overheadRatio, 3)) (engine CPU / baseline CPU)"))
         }
         let width = rows.map(\.0.count).max() ?? 0

@@ -13,7 +13,9 @@ extension StressWorkload {
     /// let raw = try StressWorkload(voices: 64, seconds: 1).runBaselineOnly()
     /// print(raw.cpuSeconds / raw.renderedSeconds)
     /// ```
-    public func runBaselineOnly(sources: Int? = nil, progress: (Double) -> Void = { _ in }) throws -> StressResult.Baseline {
+    public func runBaselineOnly(
+        sources: Int? = nil, progress: (Double) -> Void = { _ in }
+    ) throws -> StressResult.Baseline {
         let count = max(1, sources ?? min(maxReal ?? voices, 4096))
         let baseline = try RawBaseline(sources: count, voices: voices, hrtf: hrtf, reverbSends: reverbSends, clip: clip)
         defer { baseline.close() }

@@ -71,7 +71,9 @@ public struct StressWorkload: Sendable {
 
     /// The default clip: 1 s of a 440 Hz sine at a quarter of full scale, mono 16-bit, 48 kHz.
     public static func tone() -> PCMAudio {
-        let samples = (0..<rate).map { Int16((0.25 * 32767 * sin(2 * .pi * 440 * Double($0) / Double(rate))).rounded()) }
+        let samples = (0..<rate).map {
+            Int16((0.25 * 32767 * sin(2 * .pi * 440 * Double($0) / Double(rate))).rounded())
+        }
         return PCMAudio(sampleRate: rate, channels: 1, samples: .int16(samples))
     }
 
@@ -184,8 +186,11 @@ public struct StressWorkload: Sendable {
         moveAll(0)
         engine.update()
         try buffer.withUnsafeMutableBufferPointer { try engine.render(into: $0) }
-        let baseline = withBaseline && !updateOnly && !live ? try RawBaseline(sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf,
-                                                      reverbSends: reverbSends, clip: clip) : nil
+        let baseline =
+            withBaseline && !updateOnly && !live
+            ? try RawBaseline(
+                sources: max(1, engine.stats.realVoices), voices: voices, hrtf: hrtf,
+                reverbSends: reverbSends, clip: clip) : nil
         defer { baseline?.close() }
         let baselinePlayMicros = baseline?.timePlays() ?? []
         var baselineOut = [Float](repeating: 0, count: perFrame * 2)
@@ -227,7 +232,9 @@ public struct StressWorkload: Sendable {
                 if rest > 0 { usleep(UInt32(rest * 1e6)) }
             }
             if !baselineFirst { baselineFrame(time) }
-            if f % 30 == 0 { allocations.setCounting(false); progress(Double(f) / Double(frames)); allocations.setCounting(true) }
+            if f % 30 == 0 {
+                allocations.setCounting(false); progress(Double(f) / Double(frames)); allocations.setCounting(true)
+            }
         }
         result.cpuSeconds = engineCPU
         allocations.setCounting(false)

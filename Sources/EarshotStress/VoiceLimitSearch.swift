@@ -83,7 +83,8 @@ public struct VoiceLimitSearch: Sendable {
     /// package's.
     public static func clip(for kind: Kind) throws -> PCMAudio {
         // Sources/EarshotStress/VoiceLimitSearch.swift → the package's root folder.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let name = kind == .ima4 ? "Assets/Sounds/step-ima4.caf" : "Assets/Sounds/step.wav"
         let candidates = [name, root.appendingPathComponent(name).path]
         guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {

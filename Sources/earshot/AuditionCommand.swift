@@ -35,10 +35,14 @@ struct AuditionCommand: ParsableCommand {
     var params: [String] = []
 
     // Unconditional: `--seconds -1` is a bad value to name, not a missing one.
-    @Option(name: .long, parsing: .unconditional, help: "Seconds to play or render (default: the longest sweep, at least 3).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Seconds to play or render (default: the longest sweep, at least 3).")
     var seconds: Double?
 
-    @Option(name: [.customShort("o"), .customLong("out")], help: "Render offline to this audio file instead of playing live.")
+    @Option(
+        name: [.customShort("o"), .customLong("out")],
+        help: "Render offline to this audio file instead of playing live.")
     var o: String?
 
     @Option(name: .long, help: "With -o: write the level plot (SVG) here too.")
@@ -55,12 +59,15 @@ struct AuditionCommand: ParsableCommand {
         static func parse(_ text: String) -> Result<Sweep, ValidationError> {
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else {
-                return .failure(ValidationError("--param \(text): expected NAME=FROM:TO:SECONDS (e.g. rpm=800:8000:10)"))
+                return .failure(
+                    ValidationError("--param \(text): expected NAME=FROM:TO:SECONDS (e.g. rpm=800:8000:10)"))
             }
             let numbers = parts[1].split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
             guard numbers.count == 3, let from = numbers[0], let to = numbers[1], let s = numbers[2],
-                  from.isFinite, to.isFinite, s.isFinite, (0...3600).contains(s) else {
-                return .failure(ValidationError("--param \(text): expected NAME=FROM:TO:SECONDS, finite numbers, SECONDS 0…3600"))
+                from.isFinite, to.isFinite, s.isFinite, (0...3600).contains(s)
+            else {
+                return .failure(
+                    ValidationError("--param \(text): expected NAME=FROM:TO:SECONDS, finite numbers, SECONDS 0…3600"))
             }
             return .success(Sweep(name: parts[0], from: from, to: to, seconds: s))
         }
@@ -84,7 +91,9 @@ struct AuditionCommand: ParsableCommand {
         // Before any work: the outputs can be written, over no input.
         do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error.cliDescription) }
         var inputs = [bank]
-        if let b = try? SceneBank.load(path: bank) { inputs += b.includedFiles + b.clips.map(\.path) + b.music.map(\.path) }
+        if let b = try? SceneBank.load(path: bank) {
+            inputs += b.includedFiles + b.clips.map(\.path) + b.music.map(\.path)
+        }
         OutputGuard.refuseOverwriting([out] + (plot.map { [$0] } ?? []), inputs: inputs)
         for path in [out] + (plot.map { [$0] } ?? []) {
             OutputGuard.requireWritableFolder(path)
@@ -92,15 +101,18 @@ struct AuditionCommand: ParsableCommand {
         }
         OutputGuard.removePartialOutputOnInterrupt()
         let engine: AudioEngine
-        do { engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) } catch { fail(error.cliDescription) }
+        do { engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000))) } catch {
+            fail(error.cliDescription)
+        }
         defer { engine.shutdown() }
         let loaded = load(engine)
         noteClamped(sweeps, loaded)
         let outputs = OutputTransaction()
         var levels = LevelTrace(sampleRate: 48_000, channels: 2)
         do {
-            let writer = try AudioFileWriter(path: out, sampleRate: 48_000, channels: 2, expectedFrames: Int(duration * 48_000),
-                                             transaction: outputs)
+            let writer = try AudioFileWriter(
+                path: out, sampleRate: 48_000, channels: 2, expectedFrames: Int(duration * 48_000),
+                transaction: outputs)
             let total = Int((duration * 48_000).rounded())
             var voice: Voice?
             try start(sweeps, engine)
@@ -117,8 +129,12 @@ struct AuditionCommand: ParsableCommand {
             try writer.close()
             levels.finish()
             if let plot {
-                let title = "\(sound) of \(bank)" + sweeps.map { " — \($0.name) \(Self.f($0.from))→\(Self.f($0.to)) in \(Self.f($0.seconds)) s" }.joined()
-                try outputs.write(Array(LevelPlot.svg(levels: levels, events: [], title: title, duration: duration).utf8), to: plot)
+                let title =
+                    "\(sound) of \(bank)"
+                    + sweeps.map { " — \($0.name) \(Self.f($0.from))→\(Self.f($0.to)) in \(Self.f($0.seconds)) s" }
+                    .joined()
+                try outputs.write(
+                    Array(LevelPlot.svg(levels: levels, events: [], title: title, duration: duration).utf8), to: plot)
             }
             try outputs.commit()
         } catch let error as EarshotError {
@@ -150,12 +166,14 @@ struct AuditionCommand: ParsableCommand {
     /// Says, one line each, which sweeps go past their parameter's range: the engine holds a
     /// parameter within it, so the sweep heard is the clamped one.
     func noteClamped(_ sweeps: [Sweep], _ bank: SoundBank) {
-        let ranges = Dictionary((bank.definition?.parameters ?? []).map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
+        let ranges = Dictionary(
+            (bank.definition?.parameters ?? []).map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
         for s in sweeps {
             guard let r = ranges[s.name], !r.contains(s.from) || !r.contains(s.to) else { continue }
             let from = min(max(s.from, r.lowerBound), r.upperBound), to = min(max(s.to, r.lowerBound), r.upperBound)
-            note("earshot: --param \(s.name): asked \(Self.f(s.from))→\(Self.f(s.to)), clamped to \(Self.f(from))→\(Self.f(to)) "
-                 + "(\(s.name)'s range is \(Self.f(r.lowerBound))…\(Self.f(r.upperBound)))")
+            note(
+                "earshot: --param \(s.name): asked \(Self.f(s.from))→\(Self.f(s.to)), clamped to \(Self.f(from))→\(Self.f(to)) "
+                    + "(\(s.name)'s range is \(Self.f(r.lowerBound))…\(Self.f(r.upperBound)))")
         }
     }
 

@@ -26,11 +26,13 @@ extension EarshotError {
     func cliDescription(outFlag: String) -> String {
         switch self {
         case .noOutputDevice(let detail):
-            return "no audio output device (use \(outFlag) FILE.wav to render offline)" + (detail.isEmpty ? "" : "; \(detail)")
+            return "no audio output device (use \(outFlag) FILE.wav to render offline)"
+                + (detail.isEmpty ? "" : "; \(detail)")
         case .deviceNotFound(let name):
             return "no playback device named \"\(name)\" (run `earshot devices` to list them)"
         case .noInputDevice(let detail):
-            return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)") + " (run `earshot devices` to list inputs)"
+            return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)")
+                + " (run `earshot devices` to list inputs)"
         default:
             return description
         }
@@ -55,7 +57,9 @@ func say(_ line: String) {
 /// Prints JSON on stdout. The serializers escape C0 controls; DEL and the C1 controls (which
 /// some terminals obey: U+009B is a CSI) are escaped too, which is valid JSON for the same text.
 func sayJSON(_ text: String) {
-    guard text.unicodeScalars.contains(where: { $0.value >= 0x7F && $0.value <= 0x9F }) else { return Swift.print(text) }
+    guard text.unicodeScalars.contains(where: { $0.value >= 0x7F && $0.value <= 0x9F }) else {
+        return Swift.print(text)
+    }
     var out = ""
     for scalar in text.unicodeScalars {
         if scalar.value >= 0x7F && scalar.value <= 0x9F {

@@ -29,8 +29,9 @@ struct DecodeCommand: ParsableCommand {
             _ = try AudioFileWriter.Container.forPath(out)
             var audio = try ClipDecoder.decode(path: file)
             if mono { audio = audio.downmixedToMono() }
-            let writer = try AudioFileWriter(path: out, sampleRate: audio.sampleRate, channels: audio.channels, format: .s16,
-                                             expectedFrames: audio.frameCount)
+            let writer = try AudioFileWriter(
+                path: out, sampleRate: audio.sampleRate, channels: audio.channels, format: .s16,
+                expectedFrames: audio.frameCount)
             try writer.write(audio)
             try writer.close()
             note("earshot: wrote \(out) (\(audio.frameCount) frames, \(audio.sampleRate) Hz, \(audio.channels) ch)")

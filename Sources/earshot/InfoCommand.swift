@@ -7,7 +7,8 @@ import Foundation
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe an audio file (container, codec, rate, channels, frames, duration, markers) or a scene (its sounds, limits, snapshots, buses).",
+        abstract:
+            "Describe an audio file (container, codec, rate, channels, frames, duration, markers) or a scene (its sounds, limits, snapshots, buses).",
         discussion: """
             A file ending in .yaml or .yml is read as a scene (or, without `duration:` and a \
             timeline, as a bank, with the files it includes): it is validated, then its clips, \
@@ -33,14 +34,20 @@ struct InfoCommand: ParsableCommand {
             return
         }
         var notes: [String] = []
-        if info.markersLeftOut > 0 { notes.append("\(info.markersLeftOut) past the end of the audio or unusable, left out") }
+        if info.markersLeftOut > 0 {
+            notes.append("\(info.markersLeftOut) past the end of the audio or unusable, left out")
+        }
         if info.markersShortened > 0 { notes.append("\(info.markersShortened) shortened to end with the audio") }
-        say("markers:     \(info.markers.isEmpty ? "none" : String(info.markers.count))\(notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")")
+        say(
+            "markers:     \(info.markers.isEmpty ? "none" : String(info.markers.count))\(notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")"
+        )
         for m in info.markers {
             let seconds = String(format: "%.6f s", m.time(sampleRate: info.sampleRate))
             var line = "  \(seconds)  frame \(m.frame)  \(m.kind.rawValue)"
             if let length = m.length {
-                line += String(format: "  length %d frames (%.6f s)", length, info.sampleRate > 0 ? Double(length) / info.sampleRate : 0)
+                line += String(
+                    format: "  length %d frames (%.6f s)", length,
+                    info.sampleRate > 0 ? Double(length) / info.sampleRate : 0)
             }
             if let id = m.id { line += "  id \(id)" }
             line += "  \"\(EarshotError.oneLine(m.name))\""
@@ -75,9 +82,11 @@ struct InfoCommand: ParsableCommand {
             object["markersUnreadable"] = info.markersUnreadable ?? NSNull()
             object["markers"] = info.markers.map { m -> [String: Any] in
                 [
-                    "name": m.name, "frame": m.frame, "seconds": m.time(sampleRate: info.sampleRate), "kind": m.kind.rawValue,
+                    "name": m.name, "frame": m.frame, "seconds": m.time(sampleRate: info.sampleRate),
+                    "kind": m.kind.rawValue,
                     "id": m.id ?? NSNull(), "length": m.length ?? NSNull(),
-                    "lengthSeconds": m.length.map { info.sampleRate > 0 ? Double($0) / info.sampleRate : 0 } ?? NSNull(),
+                    "lengthSeconds": m.length.map { info.sampleRate > 0 ? Double($0) / info.sampleRate : 0 }
+                        ?? NSNull(),
                 ]
             }
             try sayJSON(object: object, pretty: true)
@@ -85,9 +94,13 @@ struct InfoCommand: ParsableCommand {
             say("file:        \(EarshotError.oneLine(file))")   // escapes: control characters, non-UTF-8 bytes
             say("container:   \(info.container)")
             say("codec:       \(info.codec)")
-            say("sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz")
+            say(
+                "sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz"
+            )
             say("channels:    \(info.channels)")
-            say("frames:      \(info.frames.map(String.init) ?? "unknown (the file does not state a plausible length)")")
+            say(
+                "frames:      \(info.frames.map(String.init) ?? "unknown (the file does not state a plausible length)")"
+            )
             say("duration:    \(info.duration.map { String(format: "%.6f s", $0) } ?? "unknown")")
             say("packets:     \(info.packets.map(String.init) ?? "-")")
             say("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")

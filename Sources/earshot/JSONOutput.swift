@@ -13,6 +13,7 @@ func sayJSON(encoding value: some Encodable, pretty: Bool = false) throws {
 /// Prints a JSON object (dictionaries, arrays, strings, numbers, `NSNull`) on stdout; `pretty`
 /// indents it.
 func sayJSON(object: Any, pretty: Bool = false) throws {
-    let data = try JSONSerialization.data(withJSONObject: object, options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
+    let data = try JSONSerialization.data(
+        withJSONObject: object, options: pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys])
     sayJSON(String(decoding: data, as: UTF8.self))
 }

@@ -52,10 +52,15 @@ struct MonitorCommand: ParsableCommand {
         }
         if pid != nil && socket != nil { throw ValidationError("give a PID or --socket, not both") }
         if let pid, pid <= 0 { throw ValidationError("PID \(pid) is not a process id") }
-        if let frames, !(1...1_000_000).contains(frames) { throw ValidationError("--frames \(frames) is outside 1 … 1,000,000") }
-        if let rate, !(rate.isFinite && MonitorRequest.rates.contains(rate)) { throw ValidationError("--rate \(rate) is outside 1 … 60") }
+        if let frames, !(1...1_000_000).contains(frames) {
+            throw ValidationError("--frames \(frames) is outside 1 … 1,000,000")
+        }
+        if let rate, !(rate.isFinite && MonitorRequest.rates.contains(rate)) {
+            throw ValidationError("--rate \(rate) is outside 1 … 60")
+        }
         if replay == nil && pid == nil && socket == nil && (json || record != nil || frames != nil || rate != nil) {
-            throw ValidationError("--json, --record, --frames and --rate need a PID (run `earshot monitor` to list the engines)")
+            throw ValidationError(
+                "--json, --record, --frames and --rate need a PID (run `earshot monitor` to list the engines)")
         }
     }
 
@@ -74,12 +79,16 @@ struct MonitorCommand: ParsableCommand {
         do { try MonitorSocketPath.checkDirectory() } catch { fail(error) }
         let engines = MonitorClient.runningEngines()
         guard !engines.isEmpty else {
-            print("no running engine has its monitor on (start the game with EARSHOT_MONITOR=1); sockets are in \(MonitorSocketPath.directory)")
+            print(
+                "no running engine has its monitor on (start the game with EARSHOT_MONITOR=1); sockets are in \(MonitorSocketPath.directory)"
+            )
             return
         }
         print("PID      PROCESS           OUTPUT")
         for e in engines {
-            print(MonitorView.pad(String(e.pid), 9) + MonitorView.pad(EarshotError.oneLine(e.process), 18) + EarshotError.oneLine(e.output))
+            print(
+                MonitorView.pad(String(e.pid), 9) + MonitorView.pad(EarshotError.oneLine(e.process), 18)
+                    + EarshotError.oneLine(e.output))
         }
     }
 
@@ -190,7 +199,7 @@ struct MonitorCommand: ParsableCommand {
         var count = 0
         while true {
             let line: [UInt8]?
-            do { line = try client.nextLine(timeout: 3600) } catch { fail(error) }   // closed before its bye: refused or gone
+            do { line = try client.nextLine(timeout: 3600) } catch { fail(error) }  // closed before its bye: refused or gone
             guard let line else { continue }
             let message = decodeOrFail(line, where: title)
             recorder?.write(line)
@@ -216,11 +225,14 @@ struct MonitorCommand: ParsableCommand {
 
     /// The terminal a view draws in; without one, says what --json prints instead and exits 1.
     private func interactiveTerminal(view: String, jsonPrints what: String) -> MonitorTerminal {
-        guard MonitorTerminal.isInteractive else { fail("the \(view) view needs a terminal: use --json to print \(what)") }
+        guard MonitorTerminal.isInteractive else {
+            fail("the \(view) view needs a terminal: use --json to print \(what)")
+        }
         return MonitorTerminal()
     }
 
-    private func decodeOrFail(_ line: [UInt8], where place: String, terminal: MonitorTerminal? = nil) -> MonitorMessage {
+    private func decodeOrFail(_ line: [UInt8], where place: String, terminal: MonitorTerminal? = nil) -> MonitorMessage
+    {
         do {
             return try MonitorMessage.decode(line: line)
         } catch {
@@ -282,7 +294,9 @@ private final class ReplayReader {
     let path: String
 
     init(path: String) throws {
-        guard let f = fopen(path, "rb") else { fail("\(path): cannot open the recording: \(String(cString: strerror(errno)))") }
+        guard let f = fopen(path, "rb") else {
+            fail("\(path): cannot open the recording: \(String(cString: strerror(errno)))")
+        }
         file = f
         self.path = path
     }
@@ -306,7 +320,9 @@ private final class ReplayReader {
                 return line
             }
             guard line.count < MonitorProtocol.maxMessageBytes else {
-                fail("\(path) line \(lineNumber + 1): longer than \(MonitorProtocol.maxMessageBytes) bytes: not a monitor recording")
+                fail(
+                    "\(path) line \(lineNumber + 1): longer than \(MonitorProtocol.maxMessageBytes) bytes: not a monitor recording"
+                )
             }
             line.append(UInt8(c))
         }

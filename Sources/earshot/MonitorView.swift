@@ -45,7 +45,9 @@ struct MonitorView {
             log += f.events
             if log.count > Self.logSize { log.removeFirst(log.count - Self.logSize) }
             updateHistory.append(f.engine.updateMs)
-            if updateHistory.count > Self.historySize { updateHistory.removeFirst(updateHistory.count - Self.historySize) }
+            if updateHistory.count > Self.historySize {
+                updateHistory.removeFirst(updateHistory.count - Self.historySize)
+            }
         case .bye: ended = "the engine shut down"
         case .error(let m): ended = "the engine refused: \(m)"
         case .pong: break
@@ -123,10 +125,15 @@ struct MonitorView {
         out.append(head)
         if let e = f?.engine {
             let render = e.renderMs.map { String(format: " · render %.2f ms", $0) } ?? ""
-            let limiter = e.limiter.active ? "LIMITING" : e.limiter.limitedFrames > 0 ? String(format: "limited (%.1f dB deepest)", e.limiter.deepestDB) : "idle"
-            out.append(String(format: "update %.3f ms ", e.updateMs) + Self.sparkline(updateHistory) + render
-                       + " · voices \(e.realVoices) real / \(e.virtualVoices) virtual / \(e.freeSources) free sources · steals \(e.steals) · refusals \(e.refusals) · limiter \(limiter)"
-                       + (e.deviceLost ? " · DEVICE LOST" : ""))
+            let limiter =
+                e.limiter.active
+                ? "LIMITING"
+                : e.limiter.limitedFrames > 0
+                    ? String(format: "limited (%.1f dB deepest)", e.limiter.deepestDB) : "idle"
+            out.append(
+                String(format: "update %.3f ms ", e.updateMs) + Self.sparkline(updateHistory) + render
+                    + " · voices \(e.realVoices) real / \(e.virtualVoices) virtual / \(e.freeSources) free sources · steals \(e.steals) · refusals \(e.refusals) · limiter \(limiter)"
+                    + (e.deviceLost ? " · DEVICE LOST" : ""))
         } else {
             out.append("waiting for the first frame…")
         }
@@ -139,18 +146,28 @@ struct MonitorView {
         for b in f?.buses ?? [] {
             let state = b.muted ? "muted" : b.held ? "held" : b.paused ? "paused" : ""
             let duck = b.duckDB < -0.05 ? String(format: " duck %.1f", b.duckDB) : ""
-            out.append(Self.pad("  " + b.name, 10) + String(format: "%7.1f dB ", b.gainDB) + Self.meter(b.levelDBFS, width: 24)
-                       + String(format: " %7.1f dBFS", b.levelDBFS) + duck + (state.isEmpty ? "" : " \(state)"))
+            out.append(
+                Self.pad("  " + b.name, 10) + String(format: "%7.1f dB ", b.gainDB) + Self.meter(b.levelDBFS, width: 24)
+                    + String(format: " %7.1f dBFS", b.levelDBFS) + duck + (state.isEmpty ? "" : " \(state)"))
         }
         var mix: [String] = []
         if let s = f?.snapshots, !s.isEmpty {
-            mix.append("snapshots: " + s.map { "\($0.name) \(Self.num($0.intensity, 2))\($0.ending ? "↓" : "")" }.joined(separator: ", "))
+            mix.append(
+                "snapshots: "
+                    + s.map { "\($0.name) \(Self.num($0.intensity, 2))\($0.ending ? "↓" : "")" }.joined(separator: ", ")
+            )
         }
-        if let z = f?.zones, !z.isEmpty { mix.append("zones: " + z.map { "\($0.name) \(Self.num($0.gain, 2))" }.joined(separator: ", ")) }
+        if let z = f?.zones, !z.isEmpty {
+            mix.append("zones: " + z.map { "\($0.name) \(Self.num($0.gain, 2))" }.joined(separator: ", "))
+        }
         if let s = f?.session {
-            mix.append("session: \(s.category)\(s.active ? "" : " (inactive)")\(s.otherAudio ? ", other audio" : "")\(s.interrupted ? ", INTERRUPTED" : "")")
+            mix.append(
+                "session: \(s.category)\(s.active ? "" : " (inactive)")\(s.otherAudio ? ", other audio" : "")\(s.interrupted ? ", INTERRUPTED" : "")"
+            )
         }
-        if let p = f?.parameters, !p.isEmpty { mix.append("parameters: " + p.map { "\($0.name) \(Self.num($0.value, 2))" }.joined(separator: ", ")) }
+        if let p = f?.parameters, !p.isEmpty {
+            mix.append("parameters: " + p.map { "\($0.name) \(Self.num($0.value, 2))" }.joined(separator: ", "))
+        }
         if !mix.isEmpty { out.append(mix.joined(separator: " · ")) }
         for t in f?.music.tracks ?? [] {
             var line = "music: \(t.name) \(t.state) \(Self.num(t.position, 1))/\(Self.num(t.duration, 1)) s on \(t.bus)"
@@ -159,27 +176,36 @@ struct MonitorView {
             out.append(line)
         }
         for set in f?.music.sets ?? [] {
-            out.append("music set \(set.name): \(set.state ?? "—")" + (set.next.map { n in " → \(n)" + (set.nextAt.map { " at \(Self.num($0, 2)) s" } ?? "") } ?? ""))
+            out.append(
+                "music set \(set.name): \(set.state ?? "—")"
+                    + (set.next.map { n in " → \(n)" + (set.nextAt.map { " at \(Self.num($0, 2)) s" } ?? "") } ?? ""))
         }
 
         // Events at the bottom, voices in between.
         let eventRows = min(6, max(2, rows / 5))
         let voices = shownVoices
         let omitted = (f?.voicesOmitted ?? 0)
-        out.append("VOICES (\(voices.count) shown of \(f?.voices.count ?? 0)\(omitted > 0 ? ", \(omitted) more not sent" : ""))")
-        out.append("  " + Self.pad("NAME", 22) + Self.pad("BUS", 8) + Self.pad("STATE", 9) + "  GAIN dB  AUDIB dB   DIST m    AGE s  PLAYS")
+        out.append(
+            "VOICES (\(voices.count) shown of \(f?.voices.count ?? 0)\(omitted > 0 ? ", \(omitted) more not sent" : ""))"
+        )
+        out.append(
+            "  " + Self.pad("NAME", 22) + Self.pad("BUS", 8) + Self.pad("STATE", 9)
+                + "  GAIN dB  AUDIB dB   DIST m    AGE s  PLAYS")
         let room = max(0, rows - out.count - eventRows - 1)
         for v in voices.prefix(room) {
             let distance = v.distance.map { String(format: "%8.2f", $0) } ?? "       —"
-            out.append("  " + Self.pad(v.name, 22) + Self.pad(v.bus, 8) + Self.pad(v.state, 9)
-                       + String(format: "%9.1f %9.1f ", v.gainDB, v.audibilityDB) + distance + String(format: " %8.2f  ", v.age)
-                       + Self.plays(v))
+            out.append(
+                "  " + Self.pad(v.name, 22) + Self.pad(v.bus, 8) + Self.pad(v.state, 9)
+                    + String(format: "%9.1f %9.1f ", v.gainDB, v.audibilityDB) + distance
+                    + String(format: " %8.2f  ", v.age)
+                    + Self.plays(v))
         }
         while out.count < rows - eventRows - 1 { out.append("") }
         out.append("EVENTS")
         for e in log.suffix(eventRows) {
             let what = [e.name, e.detail].compactMap { $0 }.joined(separator: ": ")
-            out.append(String(format: "  %9.3f  ", e.time) + Self.pad(e.kind, 17) + what + (e.voice.map { " (\($0))" } ?? ""))
+            out.append(
+                String(format: "  %9.3f  ", e.time) + Self.pad(e.kind, 17) + what + (e.voice.map { " (\($0))" } ?? ""))
         }
         while out.count < rows { out.append("") }
         return out.prefix(rows).map { Self.fit(EarshotError.oneLine($0), columns) }

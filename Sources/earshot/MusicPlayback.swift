@@ -6,19 +6,24 @@ import Synchronization
 /// `earshot play FILE --music`'s own options: how the track plays (checked by `play`, which knows
 /// whether --music is on).
 struct MusicOptions: ParsableArguments {
-    @Option(name: .long, parsing: .unconditional, help: "With --music: extra plays after the first (-1 loops until --seconds).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "With --music: extra plays after the first (-1 loops until --seconds).")
     var loops: Int = 0
 
     @Option(name: .long, parsing: .unconditional, help: "With --music: track volume 0…3.98 (+12 dB; default 1).")
     var volume: Float = 1
 
-    @Option(name: .long, parsing: .unconditional, help: "With --music: playback speed 0.5…2 (default 1); the pitch stays unless --tape.")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "With --music: playback speed 0.5…2 (default 1); the pitch stays unless --tape.")
     var speed: Float = 1
 
     @Flag(name: .long, help: "With --music: --speed moves the pitch too, like a tape.")
     var tape = false
 
-    @Option(name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")
+    @Option(
+        name: .long, help: "With --music: also loop this clip as an effect on the sfx bus (ducking spares effects).")
     var effect: String?
 }
 

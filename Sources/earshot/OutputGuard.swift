@@ -9,7 +9,8 @@ enum OutputGuard {
     static func canonical(_ path: String) -> String {
         let url = URL(fileURLWithPath: path)
         if FileManager.default.fileExists(atPath: path) { return url.resolvingSymlinksInPath().path }
-        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent).path
+        return url.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(url.lastPathComponent)
+            .path
     }
 
     /// Fails (exit 1) when `output` is one of `inputs` (or the same file under another name), or
@@ -73,8 +74,11 @@ enum OutputGuard {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 let (_, committed) = PartialFile.removeTemporaries()
-                let what = sig == SIGINT ? "interrupted" : "stopped by signal \(sig) (\(String(cString: strsignal(sig))))"
-                let message = "\nearshot: \(what); " + (committed > 0 ? "outputs already complete were kept\n" : "nothing written\n")
+                let what =
+                    sig == SIGINT ? "interrupted" : "stopped by signal \(sig) (\(String(cString: strsignal(sig))))"
+                let message =
+                    "\nearshot: \(what); "
+                    + (committed > 0 ? "outputs already complete were kept\n" : "nothing written\n")
                 message.utf8CString.withUnsafeBufferPointer { _ = write(2, $0.baseAddress, $0.count - 1) }
                 _exit(128 + sig)
             }

@@ -32,10 +32,16 @@ struct PlayCommand: ParsableCommand {
     @Flag(name: .long, help: "Loop the clip until --seconds have passed.")
     var loop = false
 
-    @Option(name: .long, parsing: .unconditional, help: "Stop after this many seconds (default: the clip's length; 10 when looping).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Stop after this many seconds (default: the clip's length; 10 when looping).")
     var seconds: Double?
 
-    @Option(name: .long, help: "Play live on this device (a name `earshot devices` lists) instead of the default one. If it goes away, playback falls back to the default device.")
+    @Option(
+        name: .long,
+        help:
+            "Play live on this device (a name `earshot devices` lists) instead of the default one. If it goes away, playback falls back to the default device."
+    )
     var device: String?
 
     @Option(name: [.customShort("o"), .long], help: "Render offline to this WAV file instead of playing live.")
@@ -61,12 +67,20 @@ struct PlayCommand: ParsableCommand {
         if !(8_000...192_000).contains(rate) { throw ValidationError("--rate must be within 8000…192000") }
         if let at, Self.parseVector(at) == nil { throw ValidationError("--at takes X,Y,Z, e.g. 3,0,0") }
         if musicOptions.effect != nil, !music { throw ValidationError("--effect goes with --music") }
-        if musicOptions.speed != 1 || musicOptions.tape, !music { throw ValidationError("--speed and --tape go with --music") }
-        if !(musicOptions.speed.isFinite && (0.5...2).contains(musicOptions.speed)) { throw ValidationError("--speed must be within 0.5…2") }
+        if musicOptions.speed != 1 || musicOptions.tape, !music {
+            throw ValidationError("--speed and --tape go with --music")
+        }
+        if !(musicOptions.speed.isFinite && (0.5...2).contains(musicOptions.speed)) {
+            throw ValidationError("--speed must be within 0.5…2")
+        }
         if music {
-            if !(musicOptions.volume.isFinite && (0...MusicTrack.maxVolume).contains(musicOptions.volume)) { throw ValidationError("--volume must be within 0…3.98 (+12 dB)") }
+            if !(musicOptions.volume.isFinite && (0...MusicTrack.maxVolume).contains(musicOptions.volume)) {
+                throw ValidationError("--volume must be within 0…3.98 (+12 dB)")
+            }
             if musicOptions.loops < -1 { throw ValidationError("--loops takes -1 (forever), 0 or more") }
-            if musicOptions.loops == -1, out != nil, seconds == nil { throw ValidationError("--loops -1 with --out needs --seconds") }
+            if musicOptions.loops == -1, out != nil, seconds == nil {
+                throw ValidationError("--loops -1 with --out needs --seconds")
+            }
         }
     }
 
@@ -92,12 +106,14 @@ struct PlayCommand: ParsableCommand {
             if isScene, case .success(let scene) = Scene.check(path: file) {
                 sceneInputs = scene.clips.map(\.path) + scene.music.map(\.path)
             }
-            OutputGuard.refuseOverwriting([out], inputs: [file] + (musicOptions.effect.map { [$0] } ?? []) + sceneInputs)
+            OutputGuard.refuseOverwriting(
+                [out], inputs: [file] + (musicOptions.effect.map { [$0] } ?? []) + sceneInputs)
             OutputGuard.requireWritableFolder(out)
             OutputGuard.removePartialOutputOnInterrupt()
         }
         if isScene {
-            ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput, systemHints: !noSystemHints).run()
+            ScenePlayback(path: file, out: out, seconds: seconds, liveOutput: liveOutput, systemHints: !noSystemHints)
+                .run()
             return
         }
         if music {

@@ -15,7 +15,9 @@ struct RecordCommand: ParsableCommand {
             line (or --json) reports the frames and the last meter reading.
             """)
 
-    @Option(name: .shortAndLong, help: "The file to write: .wav, .caf, .flac, .ogg, .w64, .rf64 or .aiff (the container follows the extension).")
+    @Option(
+        name: .shortAndLong,
+        help: "The file to write: .wav, .caf, .flac, .ogg, .w64, .rf64 or .aiff (the container follows the extension).")
     var output: String
 
     @Option(name: .long, parsing: .unconditional, help: "Seconds to record (default 10; at most 86400).")
@@ -74,18 +76,26 @@ struct RecordCommand: ParsableCommand {
             try sayJSON(object: summary)
         }
         if case .failed(let error) = state {
-            fail("\(output): \(error.cliDescription); the file holds the \(String(format: "%.2f", recorder.currentTime)) s recorded before")
+            fail(
+                "\(output): \(error.cliDescription); the file holds the \(String(format: "%.2f", recorder.currentTime)) s recorded before"
+            )
         }
         if !json {
-            note("earshot: wrote \(output) (\(frames) frames, \(rate) Hz, \(channels) channel\(channels > 1 ? "s" : ""), \(String(format: "%.2f", recorder.currentTime)) s) from \(recorder.deviceName)")
+            note(
+                "earshot: wrote \(output) (\(frames) frames, \(rate) Hz, \(channels) channel\(channels > 1 ? "s" : ""), \(String(format: "%.2f", recorder.currentTime)) s) from \(recorder.deviceName)"
+            )
         }
     }
 
     /// Opens the input and starts recording `seconds` into `output`.
-    static func start(device: String?, rate: Int, channels: Int, output: String, seconds: Double) -> Result<Recorder, EarshotError> {
+    static func start(
+        device: String?, rate: Int, channels: Int, output: String, seconds: Double
+    ) -> Result<Recorder, EarshotError> {
         do throws(EarshotError) {
-            let recorder = try Recorder(configuration: .init(device: device, sampleRate: rate, channels: channels, path: output,
-                                                             maxSeconds: seconds))
+            let recorder = try Recorder(
+                configuration: .init(
+                    device: device, sampleRate: rate, channels: channels, path: output,
+                    maxSeconds: seconds))
             try recorder.record(forDuration: seconds)
             return .success(recorder)
         } catch {
@@ -97,11 +107,12 @@ struct RecordCommand: ParsableCommand {
     static func meterLine(_ recorder: Recorder) -> String {
         let m = recorder.meters()
         let names = m.averagePower.count == 1 ? ["M"] : ["L", "R"]
-        return String(format: "%6.2f s ", recorder.currentTime) + zip(names, zip(m.averagePower, m.peakPower)).map { name, power in
-            let filled = Int(((power.1 + 60) / 60 * 20).rounded()).clamped(to: 0...20)
-            return String(format: "%@ %6.1f avg %6.1f peak [", name, power.0, power.1)
-                + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
-        }.joined(separator: "  ")
+        return String(format: "%6.2f s ", recorder.currentTime)
+            + zip(names, zip(m.averagePower, m.peakPower)).map { name, power in
+                let filled = Int(((power.1 + 60) / 60 * 20).rounded()).clamped(to: 0...20)
+                return String(format: "%@ %6.1f avg %6.1f peak [", name, power.0, power.1)
+                    + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
+            }.joined(separator: "  ")
     }
 }
 

@@ -20,7 +20,9 @@ struct RenderCommand: ParsableCommand {
     @Argument(help: "The scene file (.yaml).")
     var scene: String
 
-    @Option(name: [.customShort("o"), .long], help: "The audio file to write: .wav (RF64 past 4 GiB), .rf64, .w64, .caf, .aiff, .flac or .ogg.")
+    @Option(
+        name: [.customShort("o"), .long],
+        help: "The audio file to write: .wav (RF64 past 4 GiB), .rf64, .w64, .caf, .aiff, .flac or .ogg.")
     var out: String
 
     @Option(name: .long, help: "Sample format: s16 (16-bit PCM) or f32 (32-bit float).")
@@ -29,16 +31,25 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write a level plot (20 ms RMS per channel in dBFS, events marked) as SVG.")
     var plot: String?
 
-    @Option(name: .long, parsing: .unconditional, help: "Render only the first S seconds (at most the scene's duration).")
+    @Option(
+        name: .long, parsing: .unconditional, help: "Render only the first S seconds (at most the scene's duration).")
     var duration: Double?
 
-    @Option(name: .long, parsing: .unconditional, help: "Write the section from S seconds on (what comes before runs silently, so the section sounds as in the whole render).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help:
+            "Write the section from S seconds on (what comes before runs silently, so the section sounds as in the whole render)."
+    )
     var from: Double?
 
     @Option(name: .long, parsing: .unconditional, help: "End the section at S seconds (the same as --duration).")
     var to: Double?
 
-    @Flag(name: .long, help: "Keep watching: render again (and plot again) whenever the scene file, a bank it includes or one of its audio files changes; Ctrl-C ends.")
+    @Flag(
+        name: .long,
+        help:
+            "Keep watching: render again (and plot again) whenever the scene file, a bank it includes or one of its audio files changes; Ctrl-C ends."
+    )
     var watch = false
 
     @Flag(name: .long, help: "Print nothing but errors.")
@@ -74,17 +85,27 @@ struct RenderCommand: ParsableCommand {
                 case .success(let loaded):
                     watched = [scene] + loaded.includedFiles + loaded.clips.map(\.path) + loaded.music.map(\.path)
                     last = watched.map(Self.stamp)
-                    if renderOnce(loaded, exitOnFailure: false), !quiet { note("earshot: watching \(scene) and its \(watched.count - 1) included and audio files (Ctrl-C ends)") }
+                    if renderOnce(loaded, exitOnFailure: false), !quiet {
+                        note(
+                            "earshot: watching \(scene) and its \(watched.count - 1) included and audio files (Ctrl-C ends)"
+                        )
+                    }
                 case .failure(let problems):
                     // The first problem (an included bank's before the scene's) is the one to fix:
                     // what follows from it would only mislead.
                     if let first = problems.first { note("earshot: \(first.description)") }
                     // The files with problems are watched too: fixing a broken included bank renders again.
-                    for case .invalid(let file, _, _, _, _) in problems.problems where !watched.contains(file) { watched.append(file) }
+                    for case .invalid(let file, _, _, _, _) in problems.problems where !watched.contains(file) {
+                        watched.append(file)
+                    }
                     last = watched.map(Self.stamp)
                     let more = problems.problems.count - 1
-                    note("earshot: not rendered" + (more > 0 ? " (\(more) more problem\(more == 1 ? "" : "s"): earshot validate \(scene) lists them)" : "")
-                         + "; watching \(scene) for the next change")
+                    note(
+                        "earshot: not rendered"
+                            + (more > 0
+                                ? " (\(more) more problem\(more == 1 ? "" : "s"): earshot validate \(scene) lists them)"
+                                : "")
+                            + "; watching \(scene) for the next change")
                 }
             }
             usleep(300_000)
@@ -107,9 +128,12 @@ struct RenderCommand: ParsableCommand {
             return false
         }
         // Before any work: the outputs can be written, in containers libsndfile writes, over no input.
-        do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { return failed(error.cliDescription) }
-        OutputGuard.refuseOverwriting([out] + (plot.map { [$0] } ?? []),
-                                      inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
+        do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch {
+            return failed(error.cliDescription)
+        }
+        OutputGuard.refuseOverwriting(
+            [out] + (plot.map { [$0] } ?? []),
+            inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
         OutputGuard.requireWritableFolder(out)
         if let plot { OutputGuard.requireWritableFolder(plot) }
         for path in [out] + (plot.map { [$0] } ?? []) {
@@ -122,7 +146,8 @@ struct RenderCommand: ParsableCommand {
         let result: SceneRenderer.Result
         do {
             result = try SceneRenderer(scene: loaded).render(
-                to: out, format: AudioFileWriter.Format(rawValue: format) ?? .s16, from: from ?? 0, duration: to ?? duration,
+                to: out, format: AudioFileWriter.Format(rawValue: format) ?? .s16, from: from ?? 0,
+                duration: to ?? duration,
                 transaction: outputs, progress: progress.map { bar in { bar.update($0) } })
         } catch {
             progress?.finish()
@@ -131,9 +156,10 @@ struct RenderCommand: ParsableCommand {
         progress?.finish()
         if let plot {
             // A section's plot reads the scene's clock: its axes, parameter lanes and map show that stretch.
-            let svg = LevelPlot.svg(levels: result.levels, events: result.events,
-                                    title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
-                                    duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0)
+            let svg = LevelPlot.svg(
+                levels: result.levels, events: result.events,
+                title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
+                duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0)
             do throws(EarshotError) {
                 try outputs.write(Array(svg.utf8), to: plot)
             } catch {
@@ -148,12 +174,17 @@ struct RenderCommand: ParsableCommand {
         }
         if !quiet {
             let speed = result.renderSeconds > 0 ? result.duration / result.renderSeconds : 0
-            note("earshot: wrote \(out) (\(result.frames) frames, \(result.sampleRate) Hz, \(result.channels) channels, "
-                 + String(format: "%.2f s) in %.2f s, %.0f× real time", result.duration, result.renderSeconds, speed)
-                 + (plot.map { "; plot \($0)" } ?? ""))
+            note(
+                "earshot: wrote \(out) (\(result.frames) frames, \(result.sampleRate) Hz, \(result.channels) channels, "
+                    + String(format: "%.2f s) in %.2f s, %.0f× real time", result.duration, result.renderSeconds, speed)
+                    + (plot.map { "; plot \($0)" } ?? ""))
             if result.limitedSeconds > 0 {
-                note(String(format: "earshot: the output limiter worked for %.2f s (%.1f %% of the render), at most %.1f dB of gain reduction: the mix exceeded full scale",
-                            result.limitedSeconds, 100 * result.limitedSeconds / max(result.duration, 1e-9), result.deepestLimiterReduction))
+                note(
+                    String(
+                        format:
+                            "earshot: the output limiter worked for %.2f s (%.1f %% of the render), at most %.1f dB of gain reduction: the mix exceeded full scale",
+                        result.limitedSeconds, 100 * result.limitedSeconds / max(result.duration, 1e-9),
+                        result.deepestLimiterReduction))
             }
         }
         return true

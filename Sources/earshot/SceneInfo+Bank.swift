@@ -30,8 +30,12 @@ extension SceneInfo {
         }
         say("bank:      \(bank.file)")
         say("name:      \(bank.name)")
-        say("includes:  \(bank.includedFiles.count)\(bank.includedFiles.isEmpty ? "" : " (\(bank.includedFiles.joined(separator: ", ")))")")
-        say("clips:     \(bank.clips.count)\(bank.clips.isEmpty ? "" : " (\(bank.clips.map(\.id).joined(separator: ", ")))")")
+        say(
+            "includes:  \(bank.includedFiles.count)\(bank.includedFiles.isEmpty ? "" : " (\(bank.includedFiles.joined(separator: ", ")))")"
+        )
+        say(
+            "clips:     \(bank.clips.count)\(bank.clips.isEmpty ? "" : " (\(bank.clips.map(\.id).joined(separator: ", ")))")"
+        )
         say("sounds:    \(bank.sounds.count)")
         for s in bank.sounds {
             say("  \(s.id): \(describe(s))" + (s.levelDB != 0 ? ", level \(format(s.levelDB)) dB" : ""))
@@ -40,7 +44,9 @@ extension SceneInfo {
         for s in bank.snapshots { say("  \(s.id): \(describe(s))") }
         say("buses:     \(bank.buses.count)")
         for b in bank.buses { say("  \(b.name): \(describe(b))") }
-        say("zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")")
+        say(
+            "zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")"
+        )
         printMusic(bank.music, bank.musicSets)
     }
 }

@@ -8,9 +8,14 @@ extension SceneInfo {
     static func describe(_ s: SceneSound) -> String {
         var parts: [String]
         if s.layers.isEmpty {
-            parts = ["\(s.clips.count) clip\(s.clips.count == 1 ? "" : "s") [\(s.clips.joined(separator: ", "))]", s.select.rawValue]
+            parts = [
+                "\(s.clips.count) clip\(s.clips.count == 1 ? "" : "s") [\(s.clips.joined(separator: ", "))]",
+                s.select.rawValue,
+            ]
         } else {
-            parts = ["\(s.layers.count) layer\(s.layers.count == 1 ? "" : "s") [\(s.layers.map(describe).joined(separator: ", "))]"]
+            parts = [
+                "\(s.layers.count) layer\(s.layers.count == 1 ? "" : "s") [\(s.layers.map(describe).joined(separator: ", "))]"
+            ]
         }
         if let w = s.weights { parts.append("weights \(w.map { format($0) }.joined(separator: "/"))") }
         if s.avoidRepeat > 0 { parts.append("avoidRepeat \(s.avoidRepeat)") }
@@ -41,7 +46,8 @@ extension SceneInfo {
     static func describe(_ curves: [ParameterCurve]) -> String {
         curves.map { c in
             let points = c.points.map { "\(format($0.x)) → \(format($0.y))" }
-            return "\(c.property.rawValue) by \(c.parameter) (\((points + (c.shape == .linear ? [] : [c.shape.rawValue])).joined(separator: ", ")))"
+            return
+                "\(c.property.rawValue) by \(c.parameter) (\((points + (c.shape == .linear ? [] : [c.shape.rawValue])).joined(separator: ", ")))"
         }.joined(separator: ", ")
     }
 
@@ -57,7 +63,9 @@ extension SceneInfo {
                                 "pitchCents": s.pitchCents, "gainDB": s.gainDB, "cooldown": s.cooldown,
                                 "bus": s.bus, "priority": Int(s.priority), "loop": s.loop, "curves": json(s.curves)]
         if !s.layers.isEmpty {
-            o["layers"] = s.layers.map { ["clip": $0.clip, "gainDB": $0.gainDB, "pitch": $0.pitch, "curves": json($0.curves)] as [String: Any] }
+            o["layers"] = s.layers.map {
+                ["clip": $0.clip, "gainDB": $0.gainDB, "pitch": $0.pitch, "curves": json($0.curves)] as [String: Any]
+            }
         }
         if let w = s.weights { o["weights"] = w }
         if let l = s.limit {
@@ -80,15 +88,20 @@ extension SceneInfo {
     }
 
     static func json(_ m: SceneMusic) -> [String: Any] {
-        var o: [String: Any] = ["id": m.id, "file": m.path, "loops": m.loops, "volume": Double(m.volume), "rate": Double(m.rate),
-                                "tape": m.tape, "bus": m.bus]
+        var o: [String: Any] = [
+            "id": m.id, "file": m.path, "loops": m.loops, "volume": Double(m.volume), "rate": Double(m.rate),
+            "tape": m.tape, "bus": m.bus,
+        ]
         if let t = m.tempo { o["tempo"] = ["bpm": t.bpm, "beatsPerBar": t.beatsPerBar, "offset": t.firstBeat] }
         return o
     }
 
     /// The `music:` lines: the count of entries, each track on a line, then the sets.
     static func printMusic(_ tracks: [SceneMusic], _ sets: [SceneMusicSet]) {
-        say("music:     \(tracks.count + sets.count)" + (tracks.isEmpty && sets.isEmpty ? "" : " (\((tracks.map(\.id) + sets.map(\.id)).joined(separator: ", ")))"))
+        say(
+            "music:     \(tracks.count + sets.count)"
+                + (tracks.isEmpty && sets.isEmpty
+                    ? "" : " (\((tracks.map(\.id) + sets.map(\.id)).joined(separator: ", ")))"))
         for m in tracks { say("  \(m.id): track \(describe(m))") }
         if !sets.isEmpty { printMusicSets(sets) }
     }

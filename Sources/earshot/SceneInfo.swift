@@ -21,13 +21,18 @@ struct SceneInfo {
 
     /// The JSON of what a scene and a bank share: clips, music (tracks and sets) and sounds.
     static func definitionsJSON(_ d: SceneDefinitions) -> [String: Any] {
-        ["clips": d.clips.map(\.id), "music": d.music.map(\.id) + d.musicSets.map(\.id), "musicTracks": d.music.map(json),
-         "musicSets": musicSetsJSON(d.musicSets), "sounds": d.sounds.map(json)]
+        [
+            "clips": d.clips.map(\.id), "music": d.music.map(\.id) + d.musicSets.map(\.id),
+            "musicTracks": d.music.map(json),
+            "musicSets": musicSetsJSON(d.musicSets), "sounds": d.sounds.map(json),
+        ]
     }
 
     static func describe(_ s: SceneSnapshot) -> String {
         let gains = s.gains.map { "\($0.bus) \(format($0.db)) dB" }
-        let filters = s.filters.map { "\($0.bus) filter gain \(format(Double($0.filter.gain))) gainHF \(format(Double($0.filter.gainHF)))" }
+        let filters = s.filters.map {
+            "\($0.bus) filter gain \(format(Double($0.filter.gain))) gainHF \(format(Double($0.filter.gainHF)))"
+        }
         return (gains + filters).joined(separator: ", ")
     }
 
@@ -35,7 +40,9 @@ struct SceneInfo {
         var parts: [String] = []
         if let g = b.gainDB { parts.append("gain \(format(g)) dB") }
         for d in b.ducks {
-            parts.append("ducks \(d.target) by \(format(-d.level)) dB above \(format(d.threshold)) dBFS (attack \(format(d.attack)) s, hold \(format(d.hold)) s, release \(format(d.release)) s)")
+            parts.append(
+                "ducks \(d.target) by \(format(-d.level)) dB above \(format(d.threshold)) dBFS (attack \(format(d.attack)) s, hold \(format(d.hold)) s, release \(format(d.release)) s)"
+            )
         }
         return parts.isEmpty ? "-" : parts.joined(separator: "; ")
     }
@@ -67,13 +74,21 @@ struct SceneInfo {
                 "file": scene.file, "name": scene.name, "duration": scene.duration, "seed": scene.seed,
                 "emitters": scene.emitters.map(\.id),
                 "events": scene.events.count, "eventsAfterVoices": follow.ends, "eventsAtMarkers": follow.markers,
-                "clipMarkers": Dictionary(markers.map { c in (c.id, c.markers.map { ["name": $0.name, "seconds": $0.seconds] as [String: Any] }) },
-                                          uniquingKeysWith: { a, _ in a }),
+                "clipMarkers": Dictionary(
+                    markers.map { c in
+                        (c.id, c.markers.map { ["name": $0.name, "seconds": $0.seconds] as [String: Any] })
+                    },
+                    uniquingKeysWith: { a, _ in a }),
                 "snapshots": scene.snapshots.map { s -> [String: Any] in
-                    ["id": s.id,
-                     "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 }),
-                     "filters": Dictionary(s.filters.map { ($0.bus, ["gain": Double($0.filter.gain), "gainHF": Double($0.filter.gainHF)]) },
-                                           uniquingKeysWith: { $1 })]
+                    [
+                        "id": s.id,
+                        "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 }),
+                        "filters": Dictionary(
+                            s.filters.map {
+                                ($0.bus, ["gain": Double($0.filter.gain), "gainHF": Double($0.filter.gainHF)])
+                            },
+                            uniquingKeysWith: { $1 }),
+                    ]
                 },
                 "buses": scene.buses.map { b -> [String: Any] in
                     var o: [String: Any] = ["name": b.name, "ducks": b.ducks.map {
@@ -91,9 +106,14 @@ struct SceneInfo {
         say("name:      \(scene.name)")
         say("duration:  \(Self.format(scene.duration)) s")
         say("seed:      \(scene.seed)")
-        say("clips:     \(scene.clips.count)\(scene.clips.isEmpty ? "" : " (\(scene.clips.map(\.id).joined(separator: ", ")))")")
+        say(
+            "clips:     \(scene.clips.count)\(scene.clips.isEmpty ? "" : " (\(scene.clips.map(\.id).joined(separator: ", ")))")"
+        )
         for c in markers {
-            say("  \(c.id) markers: " + c.markers.map { "\($0.name) at \(Self.format(($0.seconds * 1_000).rounded() / 1_000)) s" }.joined(separator: ", "))
+            say(
+                "  \(c.id) markers: "
+                    + c.markers.map { "\($0.name) at \(Self.format(($0.seconds * 1_000).rounded() / 1_000)) s" }.joined(
+                        separator: ", "))
         }
         say("sounds:    \(scene.sounds.count)")
         for s in scene.sounds { say("  \(s.id): \(Self.describe(s))") }

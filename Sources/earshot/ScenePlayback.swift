@@ -56,17 +56,22 @@ struct ScenePlayback {
         note("earshot: playing \"\(scene.name)\" (\(SceneDescription.seconds(scene.duration)) s); Ctrl-C stops")
         let reached: Double
         do {
-            reached = try player.run(duration: seconds, status: { status in
-                for e in status.events {
-                    if case .play = e.action { continue }   // one-shots show in the voice counts
-                    note(String(format: "  %6.2f s  ", e.time) + e.label, prefix: tty ? "\r\u{1B}[K" : "")
-                    lastDraw = -1
-                }
-                guard tty, status.time - lastDraw >= 0.1 else { return }
-                lastDraw = status.time
-                note(String(format: "  %6.2f / %.2f s   active voices %d, virtual %d",
-                            status.time, status.duration, status.realVoices, status.virtualVoices), newline: false, prefix: "\r\u{1B}[K")
-            })
+            reached = try player.run(
+                duration: seconds,
+                status: { status in
+                    for e in status.events {
+                        if case .play = e.action { continue }  // one-shots show in the voice counts
+                        note(String(format: "  %6.2f s  ", e.time) + e.label, prefix: tty ? "\r\u{1B}[K" : "")
+                        lastDraw = -1
+                    }
+                    guard tty, status.time - lastDraw >= 0.1 else { return }
+                    lastDraw = status.time
+                    note(
+                        String(
+                            format: "  %6.2f / %.2f s   active voices %d, virtual %d",
+                            status.time, status.duration, status.realVoices, status.virtualVoices), newline: false,
+                        prefix: "\r\u{1B}[K")
+                })
         } catch {
             if tty { note("") }
             fail(error)

@@ -26,7 +26,9 @@ struct StressCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "Seconds of audio to render (default 10).")
     var seconds: Double = 10
 
-    @Option(name: .long, parsing: .unconditional, help: "Cap on real voices; the rest go virtual (default: enough for all, up to 4096).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "Cap on real voices; the rest go virtual (default: enough for all, up to 4096).")
     var maxReal: Int?
 
     @Flag(name: .long, help: "Render with HRTF.")
@@ -38,13 +40,23 @@ struct StressCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip the raw-OpenAL baseline.")
     var noBaseline = false
 
-    @Flag(name: .long, help: "Run only the raw-OpenAL baseline (as many sources as the engine would have real voices), for whole-process comparisons against a --no-baseline run.")
+    @Flag(
+        name: .long,
+        help:
+            "Run only the raw-OpenAL baseline (as many sources as the engine would have real voices), for whole-process comparisons against a --no-baseline run."
+    )
     var baselineOnly = false
 
-    @Flag(name: .long, help: "Find the most real voices that mix within --budget of one core, for PCM, IMA4, HRTF and 1 and 2 reverb sends, engine and raw OpenAL, and print the table.")
+    @Flag(
+        name: .long,
+        help:
+            "Find the most real voices that mix within --budget of one core, for PCM, IMA4, HRTF and 1 and 2 reverb sends, engine and raw OpenAL, and print the table."
+    )
     var findLimit = false
 
-    @Option(name: .long, parsing: .unconditional, help: "With --find-limit: the CPU budget as a share of one core (default 0.5).")
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: "With --find-limit: the CPU budget as a share of one core (default 0.5).")
     var budget: Double = 0.5
 
     @Option(name: .long, parsing: .unconditional, help: "With --find-limit: frames mixed per update (default 512).")
@@ -53,25 +65,51 @@ struct StressCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: "With --find-limit: seconds rendered per probe (default 1.5).")
     var probeSeconds: Double = 1.5
 
-    @Flag(name: .long, help: "Run twice, with 1 and then 2 reverb sends active per voice (the listener inside 1 and 2 reverb zones; the baseline with as many EFX slots), and report both.")
+    @Flag(
+        name: .long,
+        help:
+            "Run twice, with 1 and then 2 reverb sends active per voice (the listener inside 1 and 2 reverb zones; the baseline with as many EFX slots), and report both."
+    )
     var reverb = false
 
-    @Flag(name: .long, help: "Call update() every frame without rendering (a game on a live device); no baseline. Reports update µs per voice.")
+    @Flag(
+        name: .long,
+        help:
+            "Call update() every frame without rendering (a game on a live device); no baseline. Reports update µs per voice."
+    )
     var updateOnly = false
 
-    @Flag(name: .long, help: "Play on the default output device (live, mixing in real time) and call update() at 60 Hz without rendering; no baseline.")
+    @Flag(
+        name: .long,
+        help:
+            "Play on the default output device (live, mixing in real time) and call update() at 60 Hz without rendering; no baseline."
+    )
     var live = false
 
-    @Flag(name: .long, help: "Measure what one play(sound) costs against play(clip) (time and heap allocations of the calls), in alternating rounds.")
+    @Flag(
+        name: .long,
+        help:
+            "Measure what one play(sound) costs against play(clip) (time and heap allocations of the calls), in alternating rounds."
+    )
     var playCost = false
 
     func validate() throws {
         if playCost { return }
-        if baselineOnly, noBaseline || updateOnly || live || findLimit { throw ValidationError("--baseline-only runs the baseline alone: not with --no-baseline, --update-only, --live or --find-limit") }
+        if baselineOnly, noBaseline || updateOnly || live || findLimit {
+            throw ValidationError(
+                "--baseline-only runs the baseline alone: not with --no-baseline, --update-only, --live or --find-limit"
+            )
+        }
         if findLimit {
-            guard budget.isFinite, budget > 0, budget <= 1 else { throw ValidationError("--budget must be within 0…1 (a share of one core)") }
-            guard (64...8_192).contains(updateFrames) else { throw ValidationError("--update-frames must be within 64…8192") }
-            guard probeSeconds.isFinite, probeSeconds >= 0.2, probeSeconds <= 60 else { throw ValidationError("--probe-seconds must be within 0.2…60") }
+            guard budget.isFinite, budget > 0, budget <= 1 else {
+                throw ValidationError("--budget must be within 0…1 (a share of one core)")
+            }
+            guard (64...8_192).contains(updateFrames) else {
+                throw ValidationError("--update-frames must be within 64…8192")
+            }
+            guard probeSeconds.isFinite, probeSeconds >= 0.2, probeSeconds <= 60 else {
+                throw ValidationError("--probe-seconds must be within 0.2…60")
+            }
             return
         }
         guard let voices else { throw ValidationError("--voices is required (or --find-limit)") }
@@ -94,7 +132,11 @@ struct StressCommand: ParsableCommand {
             let result: StressResult
             do {
                 result = try workload.run(withBaseline: !noBaseline, allocations: .interposer) { fraction in
-                    if showProgress { ProgressBar.draw(fraction, label: sends > 0 ? "rendering (\(sends) reverb send\(sends > 1 ? "s" : ""))" : "rendering") }
+                    if showProgress {
+                        ProgressBar.draw(
+                            fraction,
+                            label: sends > 0 ? "rendering (\(sends) reverb send\(sends > 1 ? "s" : ""))" : "rendering")
+                    }
                 }
             } catch let error as EarshotError {
                 fail(error.description)
@@ -103,8 +145,12 @@ struct StressCommand: ParsableCommand {
             reports.append(StressReport(workload: workload, result: result))
         }
         if json {
-            // One report as before; with --reverb, an object holding both.
-            if reverb { try sayJSON(encoding: ["sends1": reports[0], "sends2": reports[1]]) } else { try sayJSON(encoding: reports[0]) }
+            // One report; with --reverb, an object holding both, keyed by send count.
+            if reverb {
+                try sayJSON(encoding: ["sends1": reports[0], "sends2": reports[1]])
+            } else {
+                try sayJSON(encoding: reports[0])
+            }
         } else {
             for (i, report) in reports.enumerated() {
                 if i > 0 { print("") }
@@ -115,11 +161,20 @@ struct StressCommand: ParsableCommand {
 
     /// `--baseline-only`: the raw-OpenAL side alone; its CPU per rendered second on stdout.
     func runBaselineOnly(voices: Int) throws {
-        let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf, reverbSends: reverb ? 1 : 0)
+        let workload = StressWorkload(
+            voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf, reverbSends: reverb ? 1 : 0)
         let result = try workload.runBaselineOnly()
-        if json { return try sayJSON(encoding: ["sources": Double(result.sources), "cpuSeconds": result.cpuSeconds, "renderedSeconds": result.renderedSeconds]) }
-        print(String(format: "raw OpenAL: %d sources, %.3f s of CPU for %.1f s rendered (%.1f %% of one core)",
-                     result.sources, result.cpuSeconds, result.renderedSeconds, 100 * result.cpuSeconds / result.renderedSeconds))
+        if json {
+            return try sayJSON(encoding: [
+                "sources": Double(result.sources), "cpuSeconds": result.cpuSeconds,
+                "renderedSeconds": result.renderedSeconds,
+            ])
+        }
+        print(
+            String(
+                format: "raw OpenAL: %d sources, %.3f s of CPU for %.1f s rendered (%.1f %% of one core)",
+                result.sources, result.cpuSeconds, result.renderedSeconds,
+                100 * result.cpuSeconds / result.renderedSeconds))
     }
 
     /// `--find-limit`: one search per row, the table (or JSON) on stdout, progress on stderr.
@@ -148,12 +203,14 @@ struct StressCommand: ParsableCommand {
         printPlayCost(report.sound)
         print("play when full (each play evicts the lowest-standing virtual voice; 64 real voices):")
         for r in report.whenFull {
-            print(String(format: "  pool %5d + 64: %.0f ns per play, %d evictions in %d plays, %@ allocations", r.poolSize,
-                         r.nanosecondsPerPlay, r.evictionsPerRound, r.plays, r.allocations.map(String.init) ?? "uncounted"))
+            print(
+                String(
+                    format: "  pool %5d + 64: %.0f ns per play, %d evictions in %d plays, %@ allocations", r.poolSize,
+                    r.nanosecondsPerPlay, r.evictionsPerRound, r.plays, r.allocations.map(String.init) ?? "uncounted"))
         }
     }
 
-    /// `--play-cost --json`: both parts in one object — `single` and `four` as before, and
+    /// `--play-cost --json`: both parts in one object — `single` and `four` (``PlayCost/Report``), and
     /// `whenFull`, one entry per pool size.
     struct PlayCostReport: Encodable {
         var sound: PlayCost.Report
@@ -170,11 +227,17 @@ struct StressCommand: ParsableCommand {
 
     private func printPlayCost(_ report: PlayCost.Report) {
         for (name, result) in [("one clip", report.single), ("four clips", report.four)] {
-            print("\(name) (the sound: random, ±50 cents, ±2 dB, a limit\(name == "four clips" ? ", avoidRepeat 1" : "")):")
-            print(String(format: "  play(clip):  %.0f ns per call, %@ allocations in %d calls", result.clipNanoseconds,
-                         result.clipAllocations.map(String.init) ?? "uncounted", result.plays))
-            print(String(format: "  play(sound): %.0f ns per call, %@ allocations in %d calls", result.soundNanoseconds,
-                         result.soundAllocations.map(String.init) ?? "uncounted", result.plays))
+            print(
+                "\(name) (the sound: random, ±50 cents, ±2 dB, a limit\(name == "four clips" ? ", avoidRepeat 1" : "")):"
+            )
+            print(
+                String(
+                    format: "  play(clip):  %.0f ns per call, %@ allocations in %d calls", result.clipNanoseconds,
+                    result.clipAllocations.map(String.init) ?? "uncounted", result.plays))
+            print(
+                String(
+                    format: "  play(sound): %.0f ns per call, %@ allocations in %d calls", result.soundNanoseconds,
+                    result.soundAllocations.map(String.init) ?? "uncounted", result.plays))
             print(String(format: "  ratio:       %.2f (sound / clip)", result.soundOverClip))
         }
     }

@@ -7,7 +7,8 @@ import EarshotScenes
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a scene or a bank (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids, and warnings.",
+        abstract:
+            "Check a scene or a bank (YAML) without playing it: unknown keys, missing clips, bad values, unknown ids, and warnings.",
         discussion: """
             Prints a one-line summary on stdout and exits 0 for a valid scene. Otherwise prints \
             every problem as `earshot: FILE:LINE:COLUMN: KEY: reason` on stderr and exits 1. \
@@ -36,7 +37,8 @@ struct ValidateCommand: ParsableCommand {
             return try report(result, warnings: (try? result.get())?.warnings ?? []) { b in
                 "\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
                     + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
-                    + (b.includedFiles.isEmpty ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")")
+                    + (b.includedFiles.isEmpty
+                        ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")")
             }
         }
         let result = Scene.check(path: scene)
@@ -44,8 +46,11 @@ struct ValidateCommand: ParsableCommand {
         try report(result, warnings: warnings) { s in
             let moving = s.emitters.filter { $0.path.moves }.count
             return "\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "
-                + "\(s.clips.count) clips, \(s.music.count) music tracks, " + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ") + "\(s.emitters.count) emitters (\(moving) moving), "
-                + "\(s.events.count) events" + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
+                + "\(s.clips.count) clips, \(s.music.count) music tracks, "
+                + (s.musicSets.isEmpty ? "" : "\(s.musicSets.count) music sets, ")
+                + "\(s.emitters.count) emitters (\(moving) moving), "
+                + "\(s.events.count) events"
+                + (s.followUps.isEmpty ? "" : " (+ \(s.followUps.count) after named voices)")
                 + (s.hrtf ? ", HRTF" : "")
                 + (warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")")
         }
@@ -74,7 +79,8 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    /// `{"file":…, "ok":…, "problems":[{"line","column","key","reason"}], "warnings":[{"file","line","column","key","message"}]}`.
+    /// `{"file":…, "ok":…, "problems":[…], "warnings":[…]}`: each problem
+    /// `{"line","column","key","reason"}`, each warning `{"file","line","column","key","message"}`.
     static func json(file: String, ok: Bool, problems: [SceneError], warnings: [SceneWarning]) -> [String: Any] {
         let p = problems.map { e -> [String: Any] in
             if case .invalid(_, let line, let column, let key, let reason) = e {
@@ -83,7 +89,10 @@ struct ValidateCommand: ParsableCommand {
             return ["line": NSNull(), "column": NSNull(), "key": "", "reason": e.description]
         }
         let w = warnings.map { w -> [String: Any] in
-            ["file": w.file, "line": w.line.map { $0 as Any } ?? NSNull(), "column": w.column.map { $0 as Any } ?? NSNull(), "key": w.key, "message": w.message]
+            [
+                "file": w.file, "line": w.line.map { $0 as Any } ?? NSNull(),
+                "column": w.column.map { $0 as Any } ?? NSNull(), "key": w.key, "message": w.message,
+            ]
         }
         return ["file": file, "ok": ok, "problems": p, "warnings": w]
     }

@@ -3,8 +3,9 @@ import Foundation
 import XCTest
 
 /// Every ```swift example in the documentation — doc comments of `Sources/Earshot`,
-/// `Sources/EarshotScenes` and `Sources/EarshotBanks`, and the DocC articles — is compiled (type-checked against the built
-/// modules), so that an example a game developer copies is one that builds. Each example becomes
+/// `Sources/EarshotContent`, `Sources/EarshotScenes` and `Sources/EarshotBanks`, the DocC articles
+/// and the README — is compiled (type-checked against the built modules), so that an example a game
+/// developer copies is one that builds. Each example becomes
 /// the body of a function whose errors point back at the example's own file and line
 /// (`#sourceLocation`). Examples may use an `engine` they did not create (the parameter the
 /// function gets), as most doc comments do. Asset paths they name must exist in the package.
@@ -51,17 +52,21 @@ final class DocExampleTests: XCTestCase {
     func testEveryDocumentationExampleCompiles() throws {
         let root = CLIRunner.packageRoot
         var examples: [Example] = []
-        for folder in ["Sources/Earshot", "Sources/EarshotScenes", "Sources/EarshotBanks"] {
+        for folder in ["Sources/Earshot", "Sources/EarshotContent", "Sources/EarshotScenes", "Sources/EarshotBanks"] {
             let base = root.appendingPathComponent(folder)
             let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
             for f in files.sorted() where f.hasSuffix(".swift") || f.hasSuffix(".md") {
                 examples += try Self.examples(in: base.appendingPathComponent(f).path, relative: "\(folder)/\(f)")
             }
         }
+        // The README's, but its manifest snippets and whole programs (DemoTests and AsyncGameDemoTests build those).
+        examples += try Self.examples(in: root.appendingPathComponent("README.md").path, relative: "README.md").filter { e in
+            !e.code.contains { $0.contains(".package(") || $0.hasPrefix("@main") }
+        }
         XCTAssertGreaterThan(examples.count, 50, "the documentation's examples were found")
 
         // One file: each example is the body of its own function.
-        var source = "@testable import Earshot\n@testable import EarshotScenes\n@testable import EarshotBanks\nimport Foundation\n"
+        var source = "@testable import Earshot\n@testable import EarshotContent\n@testable import EarshotScenes\n@testable import EarshotBanks\nimport Foundation\n"
         var imports = Set<String>()
         for e in examples {
             for l in e.code where l.hasPrefix("import ") { imports.insert(l) }

@@ -1,4 +1,5 @@
 import Earshot
+@testable import EarshotContent
 import EarshotScenes
 import XCTest
 

@@ -14,6 +14,9 @@ final class BusTable {
     /// Bus states by index; 0…3 are ``Bus/builtIn``. `@exclusivity(unchecked)`: every play reads
     /// it (a bus index lookup), always under the AL lock.
     @exclusivity(unchecked) private(set) var states: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
+    /// The buses in index order (`states[i].bus`): a bus's index is its position here. Read by
+    /// every play (PlayResolver), which looks its bus up without a call into the table.
+    @exclusivity(unchecked) private(set) var buses: [Bus] = Bus.builtIn
     /// An audio-session interruption holds every bus, buses added meanwhile included; kept apart
     /// from each bus's own `paused` (the game's), which outlasts it.
     private(set) var interruptionHold = false
@@ -23,7 +26,7 @@ final class BusTable {
 
     var count: Int { states.count }
 
-    func index(of bus: Bus) -> Int? { states.firstIndex { $0.bus == bus } }
+    func index(of bus: Bus) -> Int? { buses.firstIndex(of: bus) }
 
     /// What every call that names a bus the engine does not have throws.
     static func noBus(_ bus: Bus) -> EarshotError {
@@ -34,6 +37,7 @@ final class BusTable {
     func add(_ bus: Bus) -> Bool {
         guard index(of: bus) == nil else { return false }
         states.append(BusState(bus: bus))
+        buses.append(bus)
         return true
     }
 

@@ -7,17 +7,20 @@ extension AudioEngine {
     /// - Parameters:
     ///   - path: the file to decode; its path also names the clip in messages.
     ///   - forPositioning: mix a multi-channel file down to mono (the mean of the channels) so
-    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised.
+    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised;
+    ///     a file of more than two channels is then ``EarshotError/unsupportedEncoding(_:)``.
     ///
-    /// A file whose decoded audio would exceed ``Configuration/maxClipBytes`` throws
-    /// ``EarshotError/tooLarge(name:what:size:limit:setting:)`` before it is decoded.
+    /// A file whose decoded audio would exceed ``Configuration/maxClipBytes``, or what is left of
+    /// ``Configuration/maxTotalClipBytes``, throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``
+    /// before it is decoded.
     public func loadClip(path: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         try loadClip(path: path, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
     }
 
     /// ``loadClip(path:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
     func loadClip(path: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
-        let audio = try ClipDecoder.decode(path: path, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
+        let audio = try ClipDecoder.decode(
+            path: path, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
         warnIfTruncated(audio, name: path)
         var clip = try loadClip(audio, name: path, forPositioning: forPositioning)
         clip.markers = fileMarkers(name: path, frameCount: audio.frameCount) { () throws(EarshotError) in
@@ -48,7 +51,9 @@ extension AudioEngine {
     /// the frames expected and found.
     func warnIfTruncated(_ audio: PCMAudio, name: String) {
         guard let cut = audio.truncation else { return }
-        logger.warning("\(EarshotError.oneLine(name)): truncated, loaded as far as it goes: \(EarshotError.oneLine(cut.description))")
+        logger.warning(
+            "\(EarshotError.oneLine(name)): truncated, loaded as far as it goes: \(EarshotError.oneLine(cut.description))"
+        )
     }
 
     /// The markers `read` finds; when the file's marker chunks cannot be read (or some markers are
@@ -57,11 +62,14 @@ extension AudioEngine {
         do throws(EarshotError) {
             let found = try read()
             if found.leftOut > 0 || found.shortened > 0 {
-                logger.warning("\(EarshotError.oneLine(name)): \(found.leftOut) markers past the end of the audio (\(frameCount) frames) left out, \(found.shortened) regions shortened")
+                logger.warning(
+                    "\(EarshotError.oneLine(name)): \(found.leftOut) markers past the end of the audio (\(frameCount) frames) left out, \(found.shortened) regions shortened"
+                )
             }
             return found.markers
         } catch {
-            logger.warning("\(EarshotError.oneLine(name)): markers unreadable, the clip loads without them: \(error.description)")
+            logger.warning(
+                "\(EarshotError.oneLine(name)): markers unreadable, the clip loads without them: \(error.description)")
             return []
         }
     }
@@ -98,12 +106,18 @@ extension AudioEngine {
 
     /// Uploads decoded audio into an OpenAL buffer.
     ///
-    /// Audio over ``Configuration/maxClipBytes`` throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``.
+    /// Audio over ``Configuration/maxClipBytes`` or the room left in
+    /// ``Configuration/maxTotalClipBytes`` throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``;
+    /// no frames or a rate outside ``PlayabilityCheck/clipSampleRates`` is
+    /// ``EarshotError/malformedFile(_:)``, more than two channels left unmixed
+    /// ``EarshotError/unsupportedEncoding(_:)``.
     public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
-        try configuration.clipDecodeOptions.check(samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)
+        try configuration.clipDecodeOptions.check(
+            samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)
         let pcm = forPositioning ? audio.downmixedToMono() : audio
         guard pcm.channels <= 2 else {
-            throw .unsupportedEncoding("\(name): \(pcm.channels) channels (clips are mono or stereo; load it for positioning to mix it down)")
+            throw .unsupportedEncoding(
+                "\(name): \(pcm.channels) channels (clips are mono or stereo; load it for positioning to mix it down)")
         }
         guard pcm.frameCount > 0 else {
             throw .malformedFile("\(name): no audio frames")
@@ -116,8 +130,9 @@ extension AudioEngine {
             // Exact, under the lock (loads on other threads may have taken the room meanwhile).
             let used = core.loadedClipBytes
             guard pcm.byteCount <= configuration.maxTotalClipBytes - used else {
-                throw .tooLarge(name: name, what: "decoded audio", size: pcm.byteCount,
-                                limit: max(0, configuration.maxTotalClipBytes - used), setting: Self.budgetSetting(used: used))
+                throw .tooLarge(
+                    name: name, what: "decoded audio", size: pcm.byteCount,
+                    limit: max(0, configuration.maxTotalClipBytes - used), setting: Self.budgetSetting(used: used))
             }
             return try core.upload(pcm, name: name)
         }
@@ -150,12 +165,16 @@ extension AudioEngine {
     /// let coin = try engine.loadClip(data: bytes, name: "pak/coin.wav")
     /// ```
     public func loadClip(data: [UInt8], name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
-        try loadClip(data: data, name: name, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
+        try loadClip(
+            data: data, name: name, forPositioning: forPositioning, maxBytes: configuration.maxClipBytes, setting: nil)
     }
 
     /// ``loadClip(data:name:forPositioning:)`` within a tighter limit (a ``ClipBank``'s budget).
-    func loadClip(data: [UInt8], name: String, forPositioning: Bool, maxBytes: Int, setting: String?) throws(EarshotError) -> Clip {
-        let audio = try ClipDecoder.decode(data: data, name: name, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
+    func loadClip(
+        data: [UInt8], name: String, forPositioning: Bool, maxBytes: Int, setting: String?
+    ) throws(EarshotError) -> Clip {
+        let audio = try ClipDecoder.decode(
+            data: data, name: name, options: try budgetedOptions(maxBytes: maxBytes, setting: setting))
         warnIfTruncated(audio, name: name)
         var clip = try loadClip(audio, name: name, forPositioning: forPositioning)
         clip.markers = fileMarkers(name: name, frameCount: audio.frameCount) { () throws(EarshotError) in

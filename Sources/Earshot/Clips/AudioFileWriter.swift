@@ -43,8 +43,9 @@ public final class AudioFileWriter {
             let ext = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
             if ext == "aif" { return .aiff }
             guard let c = Container(rawValue: ext) else {
-                throw .invalidArgument("\(path): cannot write \(ext.isEmpty ? "a file without an extension" : "\".\(ext)\" files")"
-                    + " (audio outputs are \(allCases.map { "." + $0.rawValue }.joined(separator: ", ")))")
+                throw .invalidArgument(
+                    "\(path): cannot write \(ext.isEmpty ? "a file without an extension" : "\".\(ext)\" files")"
+                        + " (audio outputs are \(allCases.map { "." + $0.rawValue }.joined(separator: ", ")))")
             }
             return c
         }
@@ -104,7 +105,8 @@ public final class AudioFileWriter {
         case .w64: info.format = Int32(SF_FORMAT_W64) | pcm
         case .caf: info.format = Int32(SF_FORMAT_CAF) | pcm
         case .aiff: info.format = Int32(SF_FORMAT_AIFF) | pcm
-        case .flac: info.format = Int32(SF_FORMAT_FLAC) | (format == .s16 ? Int32(SF_FORMAT_PCM_16) : Int32(SF_FORMAT_PCM_24))
+        case .flac:
+            info.format = Int32(SF_FORMAT_FLAC) | (format == .s16 ? Int32(SF_FORMAT_PCM_16) : Int32(SF_FORMAT_PCM_24))
         case .ogg: info.format = Int32(SF_FORMAT_OGG) | Int32(SF_FORMAT_VORBIS)
         }
         let (fd, partial) = try PartialFile.create(for: path)
@@ -137,10 +139,13 @@ public final class AudioFileWriter {
         try writeFrames(samples) { sf_writef_short($0, $1, $2) }
     }
 
-    private func writeFrames<T>(_ samples: UnsafeBufferPointer<T>,
-                                _ writef: (OpaquePointer, UnsafePointer<T>?, sf_count_t) -> sf_count_t) throws(EarshotError) {
+    private func writeFrames<T>(
+        _ samples: UnsafeBufferPointer<T>,
+        _ writef: (OpaquePointer, UnsafePointer<T>?, sf_count_t) -> sf_count_t
+    ) throws(EarshotError) {
         guard let file else { preconditionFailure("AudioFileWriter.write after close") }  // trap: misuse
-        precondition(samples.count % channels == 0, "AudioFileWriter.write: \(samples.count) samples is not whole frames")
+        precondition(
+            samples.count % channels == 0, "AudioFileWriter.write: \(samples.count) samples is not whole frames")
         let frames = samples.count / channels
         guard frames > 0 else { return }
         let n = writef(file, samples.baseAddress, sf_count_t(frames))
@@ -151,7 +156,9 @@ public final class AudioFileWriter {
     }
 
     public func write(_ audio: PCMAudio) throws(EarshotError) {
-        precondition(audio.channels == channels, "AudioFileWriter.write: \(audio.channels) channels into a \(channels)-channel file")
+        precondition(
+            audio.channels == channels,
+            "AudioFileWriter.write: \(audio.channels) channels into a \(channels)-channel file")
         switch audio.samples {
         case .int16(let s):
             try s.withUnsafeBufferPointer { (b) throws(EarshotError) in try write(b) }

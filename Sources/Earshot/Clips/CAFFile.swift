@@ -3,6 +3,12 @@
 ///
 /// Produced by ``CAFReader/parse(_:name:)-(UnsafeRawBufferPointer,_)``; every count in it has been
 /// checked against the file's size, so decoding from it allocates nothing the file does not justify.
+///
+/// ```swift
+/// let bytes = try FileBytes.read(path: "Assets/Sounds/step-ima4.caf")
+/// let file = try CAFReader.parse(bytes, name: "step-ima4.caf")
+/// print(file.format.codecName, file.frameCount, file.packetCount)   // ima4, frames, packets of 64
+/// ```
 public struct CAFFile: Sendable, Equatable {
     /// The `desc` chunk: how the audio is encoded.
     public struct Format: Sendable, Equatable {
@@ -28,7 +34,8 @@ public struct CAFFile: Sendable, Equatable {
         /// A short codec name for people: `pcm_s16le`, `pcm_f32be`, `ima4` …
         public var codecName: String {
             guard formatID == "lpcm" else { return formatID }
-            return "pcm_\(isFloat ? "f" : "s")\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : (isLittleEndian ? "le" : "be"))"
+            return
+                "pcm_\(isFloat ? "f" : "s")\(bitsPerChannel)\(bitsPerChannel == 8 ? "" : (isLittleEndian ? "le" : "be"))"
         }
     }
 

@@ -21,11 +21,12 @@ extension CAFReader {
             // lpcm (one frame per packet) — a long data chunk trimmed to a few frames is not read.
             let f = file.format
             let lpcm = f.formatID == "lpcm"
-            let offset = file.audioOffset + (lpcm ? file.firstFrame * f.bytesPerPacket : 0)   // within the file: parse checked it
+            let offset = file.audioOffset + (lpcm ? file.firstFrame * f.bytesPerPacket : 0)  // within the file: parse checked it
             let count = (lpcm ? file.frameCount : file.packetCount) * f.bytesPerPacket
             let audio = preadAll(fd, offset, count)
             guard audio.count == count else {
-                throw .malformedFile("\(path): truncated: the file ended while its audio was read (\(audio.count) of \(count) bytes)")
+                throw .malformedFile(
+                    "\(path): truncated: the file ended while its audio was read (\(audio.count) of \(count) bytes)")
             }
             var rebased = file
             rebased.audioOffset = 0
@@ -35,7 +36,9 @@ extension CAFReader {
                 rebased.packetCount = file.frameCount
                 rebased.firstFrame = 0
             }
-            return try withBytes(audio) { (b) throws(EarshotError) in try decode(rebased, bytes: b, name: path, options: options) }
+            return try withBytes(audio) { (b) throws(EarshotError) in
+                try decode(rebased, bytes: b, name: path, options: options)
+            }
         }
     }
 
@@ -71,7 +74,9 @@ extension CAFReader {
         let f = file.format
         let frames = f.formatID == "ima4" ? file.packetCount * IMA4Decoder.framesPerPacket : file.frameCount
         let (samples, overflow) = frames.multipliedReportingOverflow(by: f.channels)
-        try options.check(samples: overflow ? Int.max : samples, bytesPerSample: f.formatID == "lpcm" && f.isFloat ? 4 : 2, name: name)
+        try options.check(
+            samples: overflow ? Int.max : samples, bytesPerSample: f.formatID == "lpcm" && f.isFloat ? 4 : 2, name: name
+        )
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file or on an error).

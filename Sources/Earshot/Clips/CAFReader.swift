@@ -35,21 +35,29 @@ public enum CAFReader {
     }
 
     /// Decodes CAF bytes held in memory.
-    public static func decode(_ bytes: [UInt8], name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+    public static func decode(
+        _ bytes: [UInt8], name: String, options: ClipDecoder.Options = .init()
+    ) throws(EarshotError) -> PCMAudio {
         try withBytes(bytes) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
     }
 
     /// Decodes CAF bytes held in memory.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()
+    ) throws(EarshotError) -> PCMAudio {
         let file = try parse(bytes, name: name)
         return try decode(file, bytes: bytes, name: name, options: options)
     }
 
     /// Decodes the audio of an already parsed file; `bytes` must be the bytes it was parsed from.
     /// The decoded size is checked against `options.maxBytes` before anything is allocated.
-    public static func decode(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
-                              options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        precondition(isConsistent(file, byteCount: bytes.count), "CAFReader.decode: the file's counts do not fit the bytes (not what parse returned for them)")
+    public static func decode(
+        _ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
+        options: ClipDecoder.Options = .init()
+    ) throws(EarshotError) -> PCMAudio {
+        precondition(
+            isConsistent(file, byteCount: bytes.count),
+            "CAFReader.decode: the file's counts do not fit the bytes (not what parse returned for them)")
         let cut = try options.judge(file.truncation, name: name)
         var decoded = try decodeAudio(file, bytes: bytes, name: name, options: options)
         decoded.truncation = cut
@@ -59,7 +67,8 @@ public enum CAFReader {
     private static func decodeAudio(_ file: CAFFile, bytes: UnsafeRawBufferPointer, name: String,
                                     options: ClipDecoder.Options) throws(EarshotError) -> PCMAudio {
         let f = file.format
-        let audio = UnsafeRawBufferPointer(rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
+        let audio = UnsafeRawBufferPointer(
+            rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
         if f.formatID == "ima4" {
             let total = file.packetCount * IMA4Decoder.framesPerPacket * f.channels
             try options.check(samples: total, bytesPerSample: 2, name: name)
@@ -129,16 +138,22 @@ public enum CAFReader {
     /// A `data` chunk that states more bytes than remain is the file cut short: with
     /// `shortData`, that is called with the size it states and the chunk is visited with the
     /// bytes there; without it, it is an error like any other chunk running past the end.
-    static func walkChunks(name: String, length n: Int, read: (Int, Int) -> [UInt8],
-                           shortData: ((_ stated: Int64) -> Void)? = nil,
-                           _ visit: (_ type: UInt32, _ body: Int, _ size: Int) throws(EarshotError) -> Void) throws(EarshotError) {
+    static func walkChunks(
+        name: String, length n: Int, read: (Int, Int) -> [UInt8],
+        shortData: ((_ stated: Int64) -> Void)? = nil,
+        _ visit: (_ type: UInt32, _ body: Int, _ size: Int) throws(EarshotError) -> Void
+    ) throws(EarshotError) {
         let head = read(0, 8)
         guard head.count >= 4, head[0] == 0x63, head[1] == 0x61, head[2] == 0x66, head[3] == 0x66 else {
             throw .unreadableFile(path: name, reason: "not a CAF file (no 'caff' header)")
         }
-        guard n >= 8, head.count == 8 else { throw .malformedFile("\(name): truncated CAF header (\(head.count) bytes)") }
+        guard n >= 8, head.count == 8 else {
+            throw .malformedFile("\(name): truncated CAF header (\(head.count) bytes)")
+        }
         let version = UInt16(head[4]) << 8 | UInt16(head[5])
-        guard version == 1 else { throw .unsupportedEncoding("\(name): CAF version \(version) (only version 1 exists)") }
+        guard version == 1 else {
+            throw .unsupportedEncoding("\(name): CAF version \(version) (only version 1 exists)")
+        }
 
         var pos = 8, walked = 0
         while n - pos >= 12 {
@@ -155,16 +170,21 @@ public enum CAFReader {
             let size: Int
             if declared == -1 {
                 guard type == fourCC("data") else {
-                    throw .malformedFile("\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has size -1 (only the data chunk may)")
+                    throw .malformedFile(
+                        "\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has size -1 (only the data chunk may)"
+                    )
                 }
                 size = remaining
             } else if declared < 0 {
-                throw .malformedFile("\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has negative size \(declared)")
+                throw .malformedFile(
+                    "\(name): chunk '\(fourCCString(type))' at offset \(chunkStart) has negative size \(declared)")
             } else if declared > Int64(remaining), type == fourCC("data"), let shortData {
                 shortData(declared)
                 size = remaining
             } else if declared > Int64(remaining) {
-                throw .malformedFile("\(name): truncated: chunk '\(fourCCString(type))' at offset \(chunkStart) claims \(declared) bytes but only \(remaining) remain")
+                throw .malformedFile(
+                    "\(name): truncated: chunk '\(fourCCString(type))' at offset \(chunkStart) claims \(declared) bytes but only \(remaining) remain"
+                )
             } else {
                 size = Int(declared)
             }
@@ -190,13 +210,15 @@ public enum CAFReader {
         func body(_ offset: Int, _ count: Int, _ what: String) throws(EarshotError) -> [UInt8] {
             let b = read(offset, count)
             guard b.count == count else {
-                throw .malformedFile("\(name): truncated: the \(what) chunk at offset \(offset) could not be read whole")
+                throw .malformedFile(
+                    "\(name): truncated: the \(what) chunk at offset \(offset) could not be read whole")
             }
             return b
         }
 
         var statedData: Int64?
-        try walkChunks(name: name, length: n, read: read, shortData: { statedData = $0 }) { (type, pos, size) throws(EarshotError) in
+        try walkChunks(name: name, length: n, read: read, shortData: { statedData = $0 }) {
+            (type, pos, size) throws(EarshotError) in
             switch type {
             case fourCC("desc"):
                 guard size >= 32 else { throw .malformedFile("\(name): desc chunk is \(size) bytes (needs 32)") }
@@ -210,7 +232,9 @@ public enum CAFReader {
             case fourCC("data"):
                 guard format != nil else { throw .malformedFile("\(name): data chunk before the desc chunk") }
                 guard data == nil else { throw .malformedFile("\(name): two data chunks") }
-                guard size >= 4 else { throw .malformedFile("\(name): data chunk is \(size) bytes (shorter than its edit count)") }
+                guard size >= 4 else {
+                    throw .malformedFile("\(name): data chunk is \(size) bytes (shorter than its edit count)")
+                }
                 data = (pos + 4, size - 4, try body(pos, 4, "data").withUnsafeBytes { readU32($0, 0) })
             case fourCC("pakt"):
                 guard size >= 24 else { throw .malformedFile("\(name): pakt chunk is \(size) bytes (needs 24)") }
@@ -218,15 +242,19 @@ public enum CAFReader {
                 pakt = try body(pos, 24, "pakt").withUnsafeBytes { b in
                     CAFFile.PacketTable(
                         packets: Int64(bitPattern: readU64(b, 0)), validFrames: Int64(bitPattern: readU64(b, 8)),
-                        primingFrames: Int32(bitPattern: readU32(b, 16)), remainderFrames: Int32(bitPattern: readU32(b, 20)))
+                        primingFrames: Int32(bitPattern: readU32(b, 16)),
+                        remainderFrames: Int32(bitPattern: readU32(b, 20)))
                 }
             case fourCC("kuki"):
                 cookie = size
             case fourCC("chan"):
                 guard size >= 12 else { throw .malformedFile("\(name): chan chunk is \(size) bytes (needs 12)") }
-                let (tag, descriptions) = try body(pos, 12, "chan").withUnsafeBytes { b in (readU32(b, 0), Int(readU32(b, 8))) }
+                let (tag, descriptions) = try body(pos, 12, "chan").withUnsafeBytes { b in
+                    (readU32(b, 0), Int(readU32(b, 8)))
+                }
                 guard descriptions <= (size - 12) / 20 else {
-                    throw .malformedFile("\(name): chan chunk claims \(descriptions) channel descriptions in \(size) bytes")
+                    throw .malformedFile(
+                        "\(name): chan chunk claims \(descriptions) channel descriptions in \(size) bytes")
                 }
                 layoutTag = tag
             case fourCC("info"):
@@ -247,23 +275,30 @@ public enum CAFReader {
         var table = pakt
         if let pakt {
             guard pakt.packets >= 0, pakt.validFrames >= 0, pakt.primingFrames >= 0, pakt.remainderFrames >= 0 else {
-                throw .malformedFile("\(name): pakt has negative counts (packets \(pakt.packets), valid \(pakt.validFrames), priming \(pakt.primingFrames), remainder \(pakt.remainderFrames))")
+                throw .malformedFile(
+                    "\(name): pakt has negative counts (packets \(pakt.packets), valid \(pakt.validFrames), priming \(pakt.primingFrames), remainder \(pakt.remainderFrames))"
+                )
             }
             // Both fields come from the file: their sum may not fit (a valid count near Int64.max).
             let (claimed, overflow) = Int64(pakt.primingFrames).addingReportingOverflow(pakt.validFrames)
             guard !overflow else {
-                throw .malformedFile("\(name): pakt claims \(pakt.primingFrames) priming + \(pakt.validFrames) valid frames")
+                throw .malformedFile(
+                    "\(name): pakt claims \(pakt.primingFrames) priming + \(pakt.validFrames) valid frames")
             }
             first = Int(pakt.primingFrames)
             frames = Int(pakt.validFrames)
             if claimed > Int64(decodedFrames) {
-                truncation = Truncation(expectedFrames: frames, foundFrames: 0, detail: "its pakt chunk states \(pakt.validFrames) valid frames")
+                truncation = Truncation(
+                    expectedFrames: frames, foundFrames: 0,
+                    detail: "its pakt chunk states \(pakt.validFrames) valid frames")
             }
         }
         if let stated = statedData {
-            let (statedFrames, overflow) = (Int(clamping: stated - 4) / format.bytesPerPacket).multipliedReportingOverflow(by: format.framesPerPacket)
-            truncation = Truncation(expectedFrames: pakt != nil ? frames : (overflow ? nil : statedFrames), foundFrames: 0,
-                                    detail: "the data chunk states \(stated) bytes, \(data.count + 4) are there")
+            let (statedFrames, overflow) = (Int(clamping: stated - 4) / format.bytesPerPacket)
+                .multipliedReportingOverflow(by: format.framesPerPacket)
+            truncation = Truncation(
+                expectedFrames: pakt != nil ? frames : (overflow ? nil : statedFrames), foundFrames: 0,
+                detail: "the data chunk states \(stated) bytes, \(data.count + 4) are there")
         }
         if truncation != nil {
             // Cut short: the frames that are there, after the priming ones.
@@ -285,8 +320,9 @@ public enum CAFReader {
     static func isConsistent(_ file: CAFFile, byteCount: Int) -> Bool {
         let f = file.format
         guard f.channels >= 1, f.channels <= maxChannels, f.bytesPerPacket >= 1, f.framesPerPacket >= 1,
-              file.audioOffset >= 0, file.packetCount >= 0, file.firstFrame >= 0, file.frameCount >= 0,
-              f.formatID == "ima4" || (f.formatID == "lpcm" && f.bytesPerPacket == f.channels * (f.bitsPerChannel / 8)) else { return false }
+            file.audioOffset >= 0, file.packetCount >= 0, file.firstFrame >= 0, file.frameCount >= 0,
+            f.formatID == "ima4" || (f.formatID == "lpcm" && f.bytesPerPacket == f.channels * (f.bitsPerChannel / 8))
+        else { return false }
         let (audioBytes, o1) = file.packetCount.multipliedReportingOverflow(by: f.bytesPerPacket)
         let (audioEnd, o2) = file.audioOffset.addingReportingOverflow(audioBytes)
         let (decoded, o3) = file.packetCount.multipliedReportingOverflow(by: f.framesPerPacket)
@@ -321,11 +357,14 @@ public enum CAFReader {
             }
             let valid = f.isFloat ? [32, 64].contains(f.bitsPerChannel) : [8, 16, 24, 32].contains(f.bitsPerChannel)
             guard valid else {
-                throw .unsupportedEncoding("\(name): lpcm \(f.isFloat ? "float" : "integer") with \(f.bitsPerChannel) bits per sample")
+                throw .unsupportedEncoding(
+                    "\(name): lpcm \(f.isFloat ? "float" : "integer") with \(f.bitsPerChannel) bits per sample")
             }
             let expected = f.channels * f.bitsPerChannel / 8
             guard f.bytesPerPacket == expected else {
-                throw .malformedFile("\(name): \(f.bytesPerPacket) bytes per packet does not match \(f.bitsPerChannel)-bit × \(f.channels) channels (\(expected))")
+                throw .malformedFile(
+                    "\(name): \(f.bytesPerPacket) bytes per packet does not match \(f.bitsPerChannel)-bit × \(f.channels) channels (\(expected))"
+                )
             }
         case "ima4":
             guard f.framesPerPacket == IMA4Decoder.framesPerPacket else {
@@ -333,10 +372,13 @@ public enum CAFReader {
             }
             let expected = f.channels * IMA4Decoder.bytesPerChannelBlock
             guard f.bytesPerPacket == expected else {
-                throw .malformedFile("\(name): \(f.bytesPerPacket) bytes per packet does not match ima4 × \(f.channels) channels (\(expected))")
+                throw .malformedFile(
+                    "\(name): \(f.bytesPerPacket) bytes per packet does not match ima4 × \(f.channels) channels (\(expected))"
+                )
             }
         default:
-            throw .unsupportedEncoding("\(name): CAF format '\(f.formatID)' (Earshot's CAF reader decodes lpcm and ima4)")
+            throw .unsupportedEncoding(
+                "\(name): CAF format '\(f.formatID)' (Earshot's CAF reader decodes lpcm and ima4)")
         }
     }
 
@@ -366,7 +408,9 @@ public enum CAFReader {
     // MARK: Bytes
 
     /// `Array.withUnsafeBytes` with the typed error carried through.
-    static func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    static func withBytes<R>(
+        _ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(EarshotError) -> R
+    ) throws(EarshotError) -> R {
         let result: Result<R, EarshotError> = bytes.withUnsafeBytes { b in
             Result { () throws(EarshotError) -> R in try body(b) }
         }
@@ -404,7 +448,9 @@ enum PCMConversion {
                          into dst: UnsafeMutableBufferPointer<Int16>) {
         let n = dst.count
         precondition(src.count >= n * bytesPerSample, "PCMConversion: source too short")
-        guard n > 0, let s = src.baseAddress?.assumingMemoryBound(to: UInt8.self), let d = dst.baseAddress else { return }
+        guard n > 0, let s = src.baseAddress?.assumingMemoryBound(to: UInt8.self), let d = dst.baseAddress else {
+            return
+        }
         if bytesPerSample == 1 {
             for i in 0..<n { d[i] = Int16(Int8(bitPattern: s[i])) << 8 }
             return

@@ -42,15 +42,19 @@ public struct Clip: Sendable, Hashable {
     /// ```
     public func withMarkers(_ markers: [Marker]) throws(EarshotError) -> Clip {
         guard markers.count <= MarkerReader.maxMarkers else {
-            throw .invalidArgument("\(info.name): \(markers.count) markers (at most \(MarkerReader.maxMarkers), MarkerReader.maxMarkers)")
+            throw .invalidArgument(
+                "\(info.name): \(markers.count) markers (at most \(MarkerReader.maxMarkers), MarkerReader.maxMarkers)")
         }
         for m in markers {
             guard m.frame >= 0, m.frame <= info.frameCount else {
-                throw .invalidArgument("\(info.name): marker '\(m.name)' at frame \(m.frame), outside the clip's 0…\(info.frameCount)")
+                throw .invalidArgument(
+                    "\(info.name): marker '\(m.name)' at frame \(m.frame), outside the clip's 0…\(info.frameCount)")
             }
             if let length = m.length {
                 guard length >= 0, length <= info.frameCount - m.frame else {
-                    throw .invalidArgument("\(info.name): marker '\(m.name)' of \(length) frames from frame \(m.frame) runs past the clip's \(info.frameCount) frames")
+                    throw .invalidArgument(
+                        "\(info.name): marker '\(m.name)' of \(length) frames from frame \(m.frame) runs past the clip's \(info.frameCount) frames"
+                    )
                 }
             }
         }
@@ -61,6 +65,11 @@ public struct Clip: Sendable, Hashable {
 }
 
 /// The format and size of a loaded clip.
+///
+/// ```swift
+/// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
+/// print(step.info.sampleRate, step.info.channels, step.info.duration, step.info.byteCount)
+/// ```
 public struct ClipInfo: Sendable, Hashable {
     /// A name for messages: the file path, or the name given when loading from memory.
     public var name: String

@@ -71,7 +71,8 @@ public final class ClipBank: Sendable {
             case .path(let p):
                 return try engine.loadClip(path: p, forPositioning: forPositioning, maxBytes: limit, setting: setting)
             case .data(let d, let n):
-                return try engine.loadClip(data: d, name: n, forPositioning: forPositioning, maxBytes: limit, setting: setting)
+                return try engine.loadClip(
+                    data: d, name: n, forPositioning: forPositioning, maxBytes: limit, setting: setting)
             }
         }
     }
@@ -198,17 +199,23 @@ public final class ClipBank: Sendable {
     @discardableResult
     public func preload(_ requests: [Request], progress: (Progress) -> Void) -> [Progress] {
         var failures: [Progress] = []
-        for (i, request) in requests.enumerated() {
-            var report = Progress(done: i + 1, total: requests.count, name: request.name, error: nil)
-            do throws(EarshotError) {
-                try preload(request)
-            } catch {
-                report.error = error
-                failures.append(report)
-            }
+        for i in requests.indices {
+            let report = preload(requests, at: i)
+            if report.error != nil { failures.append(report) }
             progress(report)
         }
         return failures
+    }
+
+    /// Preloads `requests[i]` and reports it as request `i + 1` of the batch.
+    private func preload(_ requests: [Request], at i: Int) -> Progress {
+        var report = Progress(done: i + 1, total: requests.count, name: requests[i].name, error: nil)
+        do throws(EarshotError) {
+            try preload(requests[i])
+        } catch {
+            report.error = error
+        }
+        return report
     }
 
     /// Preloads a batch on a background task; the stream yields one ``Progress`` per request
@@ -217,15 +224,9 @@ public final class ClipBank: Sendable {
     public func preload(_ requests: [Request]) -> AsyncStream<Progress> {
         let (stream, continuation) = AsyncStream<Progress>.makeStream(bufferingPolicy: .unbounded)
         let task = Task.detached { [self] in
-            for (i, request) in requests.enumerated() {
+            for i in requests.indices {
                 if Task.isCancelled { break }
-                var report = Progress(done: i + 1, total: requests.count, name: request.name, error: nil)
-                do throws(EarshotError) {
-                    try preload(request)
-                } catch {
-                    report.error = error
-                }
-                continuation.yield(report)
+                continuation.yield(preload(requests, at: i))
             }
             continuation.finish()
         }
@@ -311,7 +312,8 @@ public final class ClipBank: Sendable {
             for (key, var entry) in s.entries {
                 old.unload(entry.clip)
                 do throws(EarshotError) {
-                    entry.clip = try entry.source.load(into: engine, forPositioning: key.forPositioning, budget: byteBudget)
+                    entry.clip = try entry.source.load(
+                        into: engine, forPositioning: key.forPositioning, budget: byteBudget)
                     s.entries[key] = entry
                 } catch {
                     for name in entry.names {
@@ -345,7 +347,9 @@ public final class ClipBank: Sendable {
 
     private static func checkName(_ name: String, key: Key, in s: State) throws(EarshotError) {
         if let bound = s.names[name], bound != key {
-            throw .invalidArgument("clip name \"\(name)\" already names \(s.entries[bound]?.source.displayName ?? "another clip"); unload it first")
+            throw .invalidArgument(
+                "clip name \"\(name)\" already names \(s.entries[bound]?.source.displayName ?? "another clip"); unload it first"
+            )
         }
     }
 

@@ -9,16 +9,17 @@ import Glibc
 /// - CAF (`caff`) with `lpcm` or `ima4` audio → ``CAFReader`` (IMA4 bit-exact with ffmpeg).
 ///   CAF with another encoding libsndfile knows (`alac`, `ulaw`, `alaw`) → libsndfile; any other
 ///   → ``EarshotError/unsupportedEncoding(_:)`` naming the format.
-/// - Ogg Vorbis → ``VorbisFileDecoder`` (libvorbisfile).
-/// - Everything else (WAV including IMA ADPCM, AIFF/AIFF-C including `ima4`, FLAC, Ogg Opus …)
-///   → ``SndFileDecoder`` (libsndfile).
+/// - Ogg Vorbis → ``VorbisFileDecoder`` (libvorbisfile), and so does Ogg of any codec but Opus
+///   and FLAC, which vorbisfile refuses without leaking.
+/// - Everything else (WAV including IMA ADPCM, AIFF/AIFF-C including `ima4`, FLAC, Ogg Opus and
+///   Ogg FLAC …) → ``SndFileDecoder`` (libsndfile).
 ///
 /// ```swift
 /// let step = try ClipDecoder.decode(path: "Assets/Sounds/step-ima4.caf")
 /// let bytes = try FileBytes.read(path: "Assets/Sounds/coin.wav")   // or out of your asset archive
 /// let coin = try ClipDecoder.decode(data: bytes, name: "pak/coin.wav")
 /// ```
-public enum ClipDecoder {
+public enum ClipDecoder: InMemoryAudioDecoder {
     /// Which decoder handles a file.
     public enum Route: String, Sendable {
         case caf, vorbis, sndfile
@@ -38,13 +39,10 @@ public enum ClipDecoder {
         }
     }
 
-    /// Decodes a file held in memory; `name` labels errors.
-    public static func decode(data: [UInt8], name: String, options: Options = Options()) throws(EarshotError) -> PCMAudio {
-        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
-    }
-
     /// Decodes a file held in memory; `name` labels errors. The bytes are only borrowed.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: Options = Options()) throws(EarshotError) -> PCMAudio {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, name: String, options: Options = Options()
+    ) throws(EarshotError) -> PCMAudio {
         guard !bytes.isEmpty else { throw .unreadableFile(path: name, reason: "empty file") }
         switch route(for: bytes) {
         case .caf: return try CAFReader.decode(bytes, name: name, options: options)
@@ -107,10 +105,12 @@ public enum ClipDecoder {
             let promise = try SndFileDecoder.Preflight.file(path)
             var info = SF_INFO()
             guard let file = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &info) }) else {
-                throw promise.openFailure(name: path) ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
+                throw promise.openFailure(name: path)
+                    ?? .unreadableFile(path: path, reason: SndFileDecoder.openFailure(path: path))
             }
             defer { sf_close(file) }
-            try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: path) { (count) throws(EarshotError) in
+            try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: path) {
+                (count) throws(EarshotError) in
                 var again = SF_INFO()
                 guard let fresh = RawPath.withCString(path, { sf_open($0, Int32(SFM_READ), &again) }) else { return }
                 defer { sf_close(fresh) }
@@ -139,9 +139,13 @@ public enum ClipDecoder {
         case .vorbis:
             return try VorbisFileDecoder.inspect(b, name: name)
         case .sndfile:
-            return try SndFileDecoder.withVirtualFile(b, name: name) { (file, info, promise) throws(EarshotError) -> ClipFileInfo in
-                try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: name) { (count) throws(EarshotError) in
-                    try SndFileDecoder.withVirtualFile(b, name: name) { (fresh, _, _) throws(EarshotError) in count(fresh) }
+            return try SndFileDecoder.withVirtualFile(b, name: name) {
+                (file, info, promise) throws(EarshotError) -> ClipFileInfo in
+                try SndFileDecoder.checkWhole(file, info: info, promise: promise, name: name) {
+                    (count) throws(EarshotError) in
+                    try SndFileDecoder.withVirtualFile(b, name: name) { (fresh, _, _) throws(EarshotError) in
+                        count(fresh)
+                    }
                 }
                 return try describe(info, name: name, bytes: b.count)
             }
@@ -152,8 +156,9 @@ public enum ClipDecoder {
     private static func describe(_ caf: CAFFile, name: String, bytes: Int) throws(EarshotError) -> ClipFileInfo {
         if let cut = caf.truncation { throw cut.error(name) }
         let f = caf.format
-        return ClipFileInfo(container: "CAF", codec: f.codecName, sampleRate: f.sampleRate, channels: f.channels,
-                            frames: caf.frameCount, packets: caf.packetCount, bytes: bytes, audioBytes: caf.audioByteCount)
+        return ClipFileInfo(
+            container: "CAF", codec: f.codecName, sampleRate: f.sampleRate, channels: f.channels,
+            frames: caf.frameCount, packets: caf.packetCount, bytes: bytes, audioBytes: caf.audioByteCount)
     }
 
     /// A libsndfile header as a ``ClipFileInfo``.
@@ -161,15 +166,18 @@ public enum ClipDecoder {
         guard info.channels > 0, info.samplerate > 0 else {
             throw .malformedFile("\(name): \(info.channels) channels at \(info.samplerate) Hz")
         }
-        return ClipFileInfo(container: formatName(info.format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR)),
-                            codec: formatName(info.format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE)),
-                            sampleRate: Double(info.samplerate), channels: Int(info.channels),
-                            frames: SndFileDecoder.knownFrames(info), packets: nil, bytes: bytes, audioBytes: nil)
+        return ClipFileInfo(
+            container: formatName(info.format & Int32(SF_FORMAT_TYPEMASK), command: Int32(SFC_GET_FORMAT_MAJOR)),
+            codec: formatName(info.format & Int32(SF_FORMAT_SUBMASK), command: Int32(SFC_GET_FORMAT_SUBTYPE)),
+            sampleRate: Double(info.samplerate), channels: Int(info.channels),
+            frames: SndFileDecoder.knownFrames(info), packets: nil, bytes: bytes, audioBytes: nil)
     }
 
     private static func formatName(_ format: Int32, command: Int32) -> String {
         var count: Int32 = 0
-        let countCommand = command == Int32(SFC_GET_FORMAT_MAJOR) ? Int32(SFC_GET_FORMAT_MAJOR_COUNT) : Int32(SFC_GET_FORMAT_SUBTYPE_COUNT)
+        let countCommand =
+            command == Int32(SFC_GET_FORMAT_MAJOR)
+            ? Int32(SFC_GET_FORMAT_MAJOR_COUNT) : Int32(SFC_GET_FORMAT_SUBTYPE_COUNT)
         sf_command(nil, countCommand, &count, Int32(MemoryLayout<Int32>.size))
         for i in 0..<max(0, count) {
             var fi = SF_FORMAT_INFO()
@@ -181,7 +189,12 @@ public enum ClipDecoder {
     }
 }
 
-/// What `earshot info` reports about an audio file.
+/// What `earshot info` reports about an audio file (``ClipDecoder/inspect(path:)``).
+///
+/// ```swift
+/// let info = try ClipDecoder.inspect(path: "Assets/Music/theme.ogg")
+/// print(info.container, info.codec, info.sampleRate, info.channels, info.duration ?? .nan)
+/// ```
 public struct ClipFileInfo: Sendable, Equatable, Codable {
     /// The container: `CAF`, or libsndfile's name (`WAV (Microsoft)`, `FLAC` …).
     public var container: String

@@ -19,8 +19,8 @@
 /// ```
 extension ClipDecoder {
     public struct Options: Sendable, Equatable {
-        /// The default ``maxBytes``: 512 MiB of decoded samples (about 1 h 35 min of 16-bit mono
-        /// 44.1 kHz audio, far beyond any clip; stream longer audio as music).
+        /// The default ``maxBytes``: 512 MiB of decoded samples (about 1 h 41 min of 16-bit mono
+        /// 44.1 kHz audio, far beyond any clip; stream longer audio: a music track or an ``AudioStream``).
         public static let defaultMaxBytes = 512 << 20
         /// The largest ``maxBytes`` accepted: OpenAL takes a buffer's size as a 32-bit signed
         /// count, so no clip can hold more than 2 GiB − 1 bytes.

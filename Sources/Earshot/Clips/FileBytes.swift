@@ -36,7 +36,9 @@ public enum FileBytes {
     /// The whole of the open file `fd`, whose `stat` size is `size`: that many bytes in one
     /// allocation (refused over `limit` first), then whatever follows in chunks, to at most
     /// `limit + 1` bytes in all.
-    private static func readAll(_ fd: Int32, size: Int, path: String, limit: Int, setting: String) throws(EarshotError) -> [UInt8] {
+    private static func readAll(
+        _ fd: Int32, size: Int, path: String, limit: Int, setting: String
+    ) throws(EarshotError) -> [UInt8] {
         guard size <= limit else {
             throw .tooLarge(name: path, what: "reading the file", size: size, limit: limit, setting: setting)
         }
@@ -57,7 +59,8 @@ public enum FileBytes {
             do throws(EarshotError) { got = try fill(fd, &chunk, path: path) } catch {
                 // A special file may refuse reads past what it holds (pagemap: EINVAL): say where.
                 guard case .unreadableFile(_, let reason) = error else { throw error }
-                throw .unreadableFile(path: path, reason: "\(reason), after \(total) bytes where stat said \(size) (a special file?)")
+                throw .unreadableFile(
+                    path: path, reason: "\(reason), after \(total) bytes where stat said \(size) (a special file?)")
             }
             if got == 0 { break }
             chunk.removeLast(chunk.count - got)

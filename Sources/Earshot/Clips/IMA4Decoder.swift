@@ -88,7 +88,9 @@ public struct IMA4Decoder: Sendable {
                             guard index <= 88 else {
                                 preds[ch] = pred
                                 steps[ch] = index
-                                throw .malformedFile("IMA4 packet \(firstPacketNumber + p), channel \(ch): step index \(index) is above 88")
+                                throw .malformedFile(
+                                    "IMA4 packet \(firstPacketNumber + p), channel \(ch): step index \(index) is above 88"
+                                )
                             }
                             var out = outPacket + ch
                             var row = Int(index) &* 16
@@ -130,7 +132,8 @@ final class IMA4Tables: Sendable {
         7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 19, 21, 23, 25, 28, 31, 34, 37, 41, 45,
         50, 55, 60, 66, 73, 80, 88, 97, 107, 118, 130, 143, 157, 173, 190, 209, 230, 253, 279, 307,
         337, 371, 408, 449, 494, 544, 598, 658, 724, 796, 876, 963, 1060, 1166, 1282, 1411, 1552, 1707, 1878, 2066,
-        2272, 2499, 2749, 3024, 3327, 3660, 4026, 4428, 4871, 5358, 5894, 6484, 7132, 7845, 8630, 9493, 10442, 11487, 12635, 13899,
+        2272, 2499, 2749, 3024, 3327, 3660, 4026, 4428, 4871, 5358, 5894, 6484, 7132, 7845, 8630, 9493, 10442, 11487,
+        12635, 13899,
         15289, 16818, 18500, 20350, 22385, 24623, 27086, 29794, 32767,
     ]
     /// Step index change per code (the sign bit does not matter).
@@ -159,7 +162,9 @@ final class IMA4Tables: Sendable {
         self.next = next
     }
 
-    func withPointers<R>(_ body: (UnsafePointer<Int32>, UnsafePointer<UInt16>) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    func withPointers<R>(
+        _ body: (UnsafePointer<Int32>, UnsafePointer<UInt16>) throws(EarshotError) -> R
+    ) throws(EarshotError) -> R {
         // Both arrays are immutable and non-empty; their storage outlives the call.
         try diffs.withUnsafeBufferPointer { (d) throws(EarshotError) -> R in
             try next.withUnsafeBufferPointer { (n) throws(EarshotError) -> R in

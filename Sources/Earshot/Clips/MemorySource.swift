@@ -43,7 +43,9 @@ final class MemorySource {
     }
 
     /// Runs `body` with an unretained pointer to a source over `bytes`, valid only inside.
-    static func with<R>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeMutableRawPointer) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    static func with<R>(
+        _ bytes: UnsafeRawBufferPointer, _ body: (UnsafeMutableRawPointer) throws(EarshotError) -> R
+    ) throws(EarshotError) -> R {
         let source = MemorySource(bytes)
         return try withExtendedLifetime(source) { () throws(EarshotError) -> R in
             try body(Unmanaged.passUnretained(source).toOpaque())

@@ -6,17 +6,15 @@ import Glibc
 ///
 /// libvorbisfile 1.3.7 leaks a link's whole `vorbis_info` (18–25 KB for a small file, growing
 /// with its codebooks) each time it opens a chained stream it then gives up on: a Vorbis stream
-/// followed by an Ogg Opus one, or by pages of a logical stream that never began (found by the
-/// structure-aware fuzzer, 2026-11-24). Earshot cannot play such files anyway, so it refuses them
-/// before vorbisfile sees them. The pages are found as libogg finds them — a page where one
-/// starts with `OggS`, a whole header and body, and a CRC that holds; otherwise the next `OggS`
-/// — and every page found must:
+/// followed by an Ogg Opus one, or by pages of a logical stream that never began. Earshot cannot
+/// play such files anyway, so it refuses them before vorbisfile sees them. The pages are found
+/// as libogg finds them — a page where one starts with `OggS`, a whole header and body, and a
+/// CRC that holds; otherwise the next `OggS` — and every page found must:
 /// - if it begins a logical stream (its BOS flag), begin a Vorbis stream (`\u{1}vorbis`);
 /// - otherwise belong to a logical stream that began earlier in the file;
 /// - if it begins a new link (a BOS page after other pages), come after audio (a page with a
 ///   positive granule position) of every stream begun before: vorbisfile fails such a chain with
-///   a read error and leaks the audio-less link's `vorbis_info` (18,566 bytes per open; found by
-///   the markers fuzzer, 2026-11-25).
+///   a read error and leaks the audio-less link's `vorbis_info` (18,566 bytes per open).
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Music/theme.ogg")
@@ -26,7 +24,7 @@ enum OggLinkCheck {
     /// The longest Ogg page: a 27-byte header, 255 lacing values, 255 × 255 bytes of data.
     static let maxPage = 27 + 255 + 255 * 255
 
-    /// How the stream ended, as the walk found it: whether it was cut short (issue 35.9).
+    /// How the stream ended, as the walk found it: whether it was cut short.
     struct End: Equatable {
         /// Every logical stream that began also ended (a page with the EOS flag), and the file
         /// does not stop inside a page.
@@ -45,7 +43,9 @@ enum OggLinkCheck {
     /// Vorbis. Granule positions become frames as Vorbis counts them, or for Opus less its
     /// pre-skip and at its input rate (48 kHz when that is not one of Opus's rates).
     @discardableResult
-    static func validate(name: String, length: Int, read: (Int, Int) -> [UInt8], vorbisLinks: Bool = true) throws(EarshotError) -> End {
+    static func validate(
+        name: String, length: Int, read: (Int, Int) -> [UInt8], vorbisLinks: Bool = true
+    ) throws(EarshotError) -> End {
         var window: [UInt8] = []
         var windowStart = 0
         /// Up to `count` bytes at `offset`, from the window (refilled when it does not hold them).
@@ -87,8 +87,11 @@ enum OggLinkCheck {
                 for k in 27..<page.count { total += Int(page[page.startIndex + k]) }
                 let whole = bytes(pos, total)
                 let s = whole.startIndex
-                let serial = UInt32(head[h + 14]) | UInt32(head[h + 15]) << 8 | UInt32(head[h + 16]) << 16 | UInt32(head[h + 17]) << 24
-                let granule = Int64(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(head[h + 6 + $1]) << (8 * UInt64($1)) })
+                let serial =
+                    UInt32(head[h + 14]) | UInt32(head[h + 15]) << 8 | UInt32(head[h + 16]) << 16 | UInt32(head[h + 17])
+                    << 24
+                let granule = Int64(
+                    bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(head[h + 6 + $1]) << (8 * UInt64($1)) })
                 if whole.count == total, crcHolds(whole) {
                     pages += 1
                     try check(whole, at: pos, streams: &streams, name: name, vorbisLinks: vorbisLinks)
@@ -98,7 +101,9 @@ enum OggLinkCheck {
                         let tag = Array("OpusHead".utf8)
                         if packet + 16 <= whole.endIndex, (0..<8).allSatisfy({ whole[packet + $0] == tag[$0] }) {
                             let preSkip = Int(whole[packet + 10]) | Int(whole[packet + 11]) << 8
-                            let input = Int(whole[packet + 12]) | Int(whole[packet + 13]) << 8 | Int(whole[packet + 14]) << 16 | Int(whole[packet + 15]) << 24
+                            let input =
+                                Int(whole[packet + 12]) | Int(whole[packet + 13]) << 8 | Int(whole[packet + 14]) << 16
+                                | Int(whole[packet + 15]) << 24
                             opus = (preSkip, [8_000, 12_000, 16_000, 24_000, 48_000].contains(input) ? input : 48_000)
                         }
                     }
@@ -140,10 +145,13 @@ enum OggLinkCheck {
     private static func check(_ page: ArraySlice<UInt8>, at offset: Int, streams: inout Streams, name: String,
                               vorbisLinks: Bool) throws(EarshotError) {
         let s = page.startIndex
-        let serial = UInt32(page[s + 14]) | UInt32(page[s + 15]) << 8 | UInt32(page[s + 16]) << 16 | UInt32(page[s + 17]) << 24
+        let serial =
+            UInt32(page[s + 14]) | UInt32(page[s + 15]) << 8 | UInt32(page[s + 16]) << 16 | UInt32(page[s + 17]) << 24
         if page[s + 5] & 2 != 0 {
             if vorbisLinks, streams.pastBOSGroup, let silent = streams.begun.subtracting(streams.withAudio).min() {
-                throw .malformedFile("\(name): a chained Ogg link begins at byte \(offset) after a link without audio (serial \(silent))")
+                throw .malformedFile(
+                    "\(name): a chained Ogg link begins at byte \(offset) after a link without audio (serial \(silent))"
+                )
             }
             streams.pastBOSGroup = false
             let packet = s + 27 + Int(page[s + 26])
@@ -151,11 +159,16 @@ enum OggLinkCheck {
             let isVorbis = packet + 7 <= page.endIndex && (0..<7).allSatisfy { page[packet + $0] == vorbis[$0] }
             // The first stream's codec was judged by the route (vorbisfile refuses it cleanly).
             if vorbisLinks, offset > 0, !isVorbis {
-                throw .unreadableFile(path: name, reason: "a chained or multiplexed Ogg stream with a link that is not Vorbis at byte \(offset) (Earshot plays Ogg Vorbis links only)")
+                throw .unreadableFile(
+                    path: name,
+                    reason:
+                        "a chained or multiplexed Ogg stream with a link that is not Vorbis at byte \(offset) (Earshot plays Ogg Vorbis links only)"
+                )
             }
             streams.begun.insert(serial)
         } else if !streams.begun.contains(serial) {
-            throw .malformedFile("\(name): a page at byte \(offset) belongs to an Ogg stream that never began (serial \(serial))")
+            throw .malformedFile(
+                "\(name): a page at byte \(offset) belongs to an Ogg stream that never began (serial \(serial))")
         } else {
             streams.pastBOSGroup = true
             let granule = (0..<8).reduce(UInt64(0)) { $0 | UInt64(page[s + 6 + $1]) << (8 * UInt64($1)) }
@@ -173,7 +186,8 @@ enum OggLinkCheck {
             crc = (crc << 8) ^ crcTable[Int(UInt8(crc >> 24) ^ byte)]
             i += 1
         }
-        let stored = UInt32(page[s + 22]) | UInt32(page[s + 23]) << 8 | UInt32(page[s + 24]) << 16 | UInt32(page[s + 25]) << 24
+        let stored =
+            UInt32(page[s + 22]) | UInt32(page[s + 23]) << 8 | UInt32(page[s + 24]) << 16 | UInt32(page[s + 25]) << 24
         return crc == stored
     }
 
@@ -191,7 +205,9 @@ enum OggLinkCheck {
             guard chunk.count >= 4 else { return nil }
             var i = chunk.startIndex
             while i + 3 < chunk.endIndex {
-                if chunk[i] == 0x4F, chunk[i + 1] == 0x67, chunk[i + 2] == 0x67, chunk[i + 3] == 0x53 { return at + (i - chunk.startIndex) }
+                if chunk[i] == 0x4F, chunk[i + 1] == 0x67, chunk[i + 2] == 0x67, chunk[i + 3] == 0x53 {
+                    return at + (i - chunk.startIndex)
+                }
                 i += 1
             }
             at += chunk.count - 3
@@ -201,7 +217,9 @@ enum OggLinkCheck {
 
     /// ``validate(name:length:read:vorbisLinks:)`` on bytes in memory.
     @discardableResult
-    static func validate(_ bytes: UnsafeRawBufferPointer, name: String, vorbisLinks: Bool = true) throws(EarshotError) -> End {
+    static func validate(
+        _ bytes: UnsafeRawBufferPointer, name: String, vorbisLinks: Bool = true
+    ) throws(EarshotError) -> End {
         var end = End()
         try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in
             end = try validate(name: name, length: length, read: read, vorbisLinks: vorbisLinks)

@@ -42,7 +42,9 @@ public struct PCMAudio: Sendable, Equatable {
     public var truncation: Truncation?
 
     public init(sampleRate: Int, channels: Int, samples: Samples) {
-        precondition(channels > 0 && samples.count % channels == 0, "PCMAudio: sample count \(samples.count) is not a multiple of \(channels) channels")
+        precondition(
+            channels > 0 && samples.count % channels == 0,
+            "PCMAudio: sample count \(samples.count) is not a multiple of \(channels) channels")
         self.sampleRate = sampleRate
         self.channels = channels
         self.samples = samples

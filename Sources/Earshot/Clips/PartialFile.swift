@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The hidden file an output is written to until it is complete, then renamed over its target:
-/// what lets ``AudioFileWriter`` (and so ``AudioEngine/render(seconds:to:format:body:)`` and
+/// what lets ``AudioFileWriter`` (and so ``FrameLoop/render(seconds:to:format:_:)`` and
 /// ``Recorder``) leave a whole file or none. The CLI's multi-file commits (`OutputTransaction`,
 /// in the EarshotOutputs target) are built on it.
 ///
@@ -39,7 +39,9 @@ public enum PartialFile {
     /// of any name but writes UTF-8 names only (Foundation would write another name, silently).
     public static func create(for target: String) throws(EarshotError) -> (fd: Int32, path: String) {
         if target.unicodeScalars.contains(where: RawPath.isEscape) {
-            throw .writeFailed(path: target, reason: "not a UTF-8 file name: Earshot reads files of any name but writes UTF-8 names only")
+            throw .writeFailed(
+                path: target,
+                reason: "not a UTF-8 file name: Earshot reads files of any name but writes UTF-8 names only")
         }
         let (folder, prefix, name) = split(target)
         sweepStalePartials(in: folder)
@@ -79,7 +81,9 @@ public enum PartialFile {
             var st = stat()
             if lstat(target, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG, (st.st_mode & S_IFMT) != S_IFLNK {
                 for f in files { discard(f.temporary) }
-                throw .writeFailed(path: target, reason: (st.st_mode & S_IFMT) == S_IFDIR ? "it is a folder" : "it is not a regular file")
+                throw .writeFailed(
+                    path: target,
+                    reason: (st.st_mode & S_IFMT) == S_IFDIR ? "it is a folder" : "it is not a regular file")
             }
         }
         // Under the registry's lock: a signal's clean-up waits for the renames to end.
@@ -143,7 +147,9 @@ public enum PartialFile {
               let pid = pid_t(digits), pid > 1 else { return nil }
         if tail.count == 2 {
             let hex = tail[1]
-            guard hex.count == 16, hex.allSatisfy({ $0.isASCII && ($0.isNumber || ("a"..."f").contains($0)) }) else { return nil }
+            guard hex.count == 16, hex.allSatisfy({ $0.isASCII && ($0.isNumber || ("a"..."f").contains($0)) }) else {
+                return nil
+            }
         }
         return pid
     }

@@ -1,12 +1,13 @@
 /// The checks that decide whether a file can be played, shared by the engine and by anything that
-/// judges a file before an engine loads it (`earshot validate`, the EarshotScenes module), so that a file
-/// judged playable is one the engine plays: one checker, two callers. A play of a clip is judged
-/// by ``PlayResolver``, the engine's own play path, whose rule needs no engine either.
+/// judges a file before an engine loads it (`earshot validate`, the EarshotScenes module), so that
+/// a file judged playable is one the engine plays: one checker, two callers. A play of a clip is
+/// judged by ``PlayResolver``, the engine's own play path, whose rule needs no engine either.
 ///
 /// ```swift
 /// let info = try ClipDecoder.inspect(path: "Assets/Sounds/step.wav")
 /// try info.checkLoadable(name: "step.wav")                      // what loadClip would refuse
-/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0, clipName: "step.wav")   // what play would refuse
+/// try PlayResolver.checkPasses(loopCount: 3, clipFrames: info.frames ?? 0,
+///                              clipName: "step.wav")            // what play would refuse
 /// try MusicTrack.checkStreamable(path: "Assets/Music/theme.ogg") // what loadMusic would refuse
 /// ```
 public enum PlayabilityCheck {

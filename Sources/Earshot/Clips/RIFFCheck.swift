@@ -5,13 +5,13 @@ import Glibc
 /// A structural check of RIFF/RIFX/RF64 files before libsndfile sees them.
 ///
 /// libsndfile 1.2.0 never returns from `sf_open` on a WAV whose `LIST` chunk holds a sub-chunk
-/// claiming more bytes than the `LIST` itself (upstream issue #1118, still open in 1.2.2; found by
-/// `make fuzz`): a 115-byte file spun for minutes. This walk reads only chunk headers (a few bytes
+/// claiming more bytes than the `LIST` itself (upstream issue #1118, still open in 1.2.2): a
+/// 115-byte file spins for minutes. This walk reads only chunk headers (a few bytes
 /// each, never the audio) and refuses such a file with ``EarshotError/malformedFile(_:)``. Chunks
 /// that run past the end of the file at the top level are left to libsndfile (streamed WAVs
 /// state no length); a `LIST` must hold its type and whole sub-chunks, each of which must fit in
 /// it, and a `fact` chunk must hold its 4-byte count — libsndfile reads past both otherwise, out
-/// of step with the file, and `make fuzz` found it spinning on each (2026-11-23 and -24).
+/// of step with the file, and can spin on each.
 ///
 /// ```swift
 /// let bytes = try FileBytes.read(path: "Assets/Sounds/beep.wav")
@@ -34,14 +34,16 @@ enum RIFFCheck {
         var offset = 0
         for _ in 0..<maxID3Tags {
             let tag = read(offset, 10)
-            guard tag.count == 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33, (2...4).contains(tag[3]) else { return offset }
+            guard tag.count == 10, tag[0] == 0x49, tag[1] == 0x44, tag[2] == 0x33, (2...4).contains(tag[3]) else {
+                return offset
+            }
             var size = 0
             for k in 6..<10 { size = size << 7 | Int(tag[k] & 0x7f) }
             guard offset + size + 10 < length else { return offset }
             // libsndfile has already read 12 bytes when it skips a tag; behind one of 10 or 11
             // bytes it goes on from byte 12, not from the tag's end, and parses from a place these
-            // checks cannot follow (`make fuzz` found an Ogg stream two bytes behind an empty tag
-            // leaking that way). A tag that small holds no frame: refuse it.
+            // checks cannot follow (an Ogg stream two bytes behind an empty tag leaks that way).
+            // A tag that small holds no frame: refuse it.
             guard size >= 2 else {
                 throw .malformedFile("\(name): an empty ID3 tag (\(size) bytes) in front of the audio")
             }
@@ -63,7 +65,7 @@ enum RIFFCheck {
     /// Walks the chunks of the file whose bytes `read(offset, count)` returns (fewer at its end),
     /// from where libsndfile starts (``audioStart(name:length:read:)``). Behind ID3 tags, an Ogg
     /// stream is refused (libsndfile cannot read it there, and 1.2.0 leaks 5,784 bytes on
-    /// finding that out when the stream is Vorbis: `make fuzz` found it, 2026-11-24).
+    /// finding that out when the stream is Vorbis).
     ///
     /// `visit` sees every chunk walked, top-level and inside `LIST`s (``MarkerReader`` finds the
     /// marker chunks through it). In an RF64 file, a chunk whose size is 0xFFFFFFFF (the `data`
@@ -76,11 +78,13 @@ enum RIFFCheck {
         guard head.count == 12 else { return }
         let magic = String(decoding: head[0..<4], as: UTF8.self)
         if start > 0, magic == "OggS" {
-            throw .unreadableFile(path: name, reason: "an Ogg stream behind an ID3 tag (Ogg cannot carry one; remove the tag)")
+            throw .unreadableFile(
+                path: name, reason: "an Ogg stream behind an ID3 tag (Ogg cannot carry one; remove the tag)")
         }
         guard magic == "RIFF" || magic == "RIFX" || magic == "RF64" else { return }
         if start > 0, magic == "RF64" {
-            throw .unreadableFile(path: name, reason: "an RF64 file behind an ID3 tag (libsndfile reads RF64 only at the start)")
+            throw .unreadableFile(
+                path: name, reason: "an RF64 file behind an ID3 tag (libsndfile reads RF64 only at the start)")
         }
         let bigEndian = magic == "RIFX"
         func size(_ b: [UInt8], _ at: Int) -> Int {
@@ -96,7 +100,9 @@ enum RIFFCheck {
         if start > 0 {
             let riffEnd = start + size(head, 4) + 8
             guard riffEnd <= length else {
-                throw .malformedFile("\(name): a WAV behind an ID3 tag whose RIFF size runs \(riffEnd - length) bytes past the end of the file")
+                throw .malformedFile(
+                    "\(name): a WAV behind an ID3 tag whose RIFF size runs \(riffEnd - length) bytes past the end of the file"
+                )
             }
             length = riffEnd
         }
@@ -139,14 +145,20 @@ enum RIFFCheck {
                 var sub = body + 4
                 while sub + 8 <= end {
                     walked += 1
-                    guard walked <= maxChunks else { throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks") }
+                    guard walked <= maxChunks else {
+                        throw .malformedFile("\(name): more than \(maxChunks) RIFF chunks")
+                    }
                     let subHeader = read(sub, 8)
                     guard subHeader.count == 8 else { break }
                     let subSize = size(subHeader, 4)
                     guard sub + 8 + subSize <= end else {
-                        throw .malformedFile("\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
+                        throw .malformedFile(
+                            "\(name): a chunk inside LIST claims \(subSize) bytes, more than the LIST holds")
                     }
-                    try visit(Chunk(id: String(decoding: subHeader[0..<4], as: UTF8.self), body: sub + 8, size: subSize, list: listType))
+                    try visit(
+                        Chunk(
+                            id: String(decoding: subHeader[0..<4], as: UTF8.self), body: sub + 8, size: subSize,
+                            list: listType))
                     sub += 8 + subSize + (subSize & 1)
                 }
                 // Bytes left that cannot hold a sub-chunk header: libsndfile reads a header there
@@ -198,11 +210,15 @@ enum RIFFCheck {
 
     /// ``validate(name:length:read:)`` on bytes in memory.
     static func validate(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) {
-        try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in try validate(name: name, length: length, read: read) }
+        try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in
+            try validate(name: name, length: length, read: read)
+        }
     }
 
     /// ``validate(name:length:read:)`` on a file, reading only chunk headers (`pread`).
     static func validate(path: String) throws(EarshotError) {
-        try HeaderScan.file(path) { (length, read) throws(EarshotError) in try validate(name: path, length: length, read: read) }
+        try HeaderScan.file(path) { (length, read) throws(EarshotError) in
+            try validate(name: path, length: length, read: read)
+        }
     }
 }

@@ -21,7 +21,9 @@ public enum SndFileDecoder {
     /// 5.8 KB each time it fails to open such a stream, and it is never handed one.
     public static func decode(path: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
         try FileCheck.requireRegularFile(path)
-        if try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes).withUnsafeBytes({ ClipDecoder.route(for: $0) == .vorbis }) {
+        if try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes).withUnsafeBytes({
+            ClipDecoder.route(for: $0) == .vorbis
+        }) {
             return try VorbisFileDecoder.decode(path: path, options: options)
         }
         let promise = try Preflight.file(path)
@@ -53,13 +55,17 @@ public enum SndFileDecoder {
 
         static func file(_ path: String) throws(EarshotError) -> Preflight {
             var out = Preflight()
-            try HeaderScan.file(path) { (length, read) throws(EarshotError) in out = try scan(name: path, length: length, read: read) }
+            try HeaderScan.file(path) { (length, read) throws(EarshotError) in
+                out = try scan(name: path, length: length, read: read)
+            }
             return out
         }
 
         static func memory(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> Preflight {
             var out = Preflight()
-            try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in out = try scan(name: name, length: length, read: read) }
+            try HeaderScan.memory(bytes) { (length, read) throws(EarshotError) in
+                out = try scan(name: name, length: length, read: read)
+            }
             return out
         }
 
@@ -76,13 +82,18 @@ public enum SndFileDecoder {
         func truncation(info: SF_INFO, decoded: Int?, failed: Bool) -> Truncation? {
             if let riff {
                 let found = decoded ?? riff.foundFrames
-                return Truncation(expectedFrames: riff.expectedFrames.flatMap { $0 > found ? $0 : nil }, foundFrames: found, detail: riff.detail)
+                return Truncation(
+                    expectedFrames: riff.expectedFrames.flatMap { $0 > found ? $0 : nil }, foundFrames: found,
+                    detail: riff.detail)
             }
             if let ogg, let cut = Truncation.ogg(ogg, found: decoded ?? ogg.lastFrames) { return cut }
             if info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let decoded,
-               let stated = knownFrames(info), stated > 0, decoded < stated || failed {
-                return Truncation(expectedFrames: stated, foundFrames: decoded,
-                                  detail: "its STREAMINFO states \(stated) frames" + (failed ? "; decoding stopped on a damaged or missing frame" : ""))
+                let stated = knownFrames(info), stated > 0, decoded < stated || failed
+            {
+                return Truncation(
+                    expectedFrames: stated, foundFrames: decoded,
+                    detail: "its STREAMINFO states \(stated) frames"
+                        + (failed ? "; decoding stopped on a damaged or missing frame" : ""))
             }
             return nil
         }
@@ -111,16 +122,21 @@ public enum SndFileDecoder {
         let frames = knownFrames(info)
         let exact = hasExactLength(info) ? frames : nil
         if let frames {
-            try options.check(samples: frames.multipliedReportingOverflow(by: channels).overflow ? Int.max : frames * channels,
-                              bytesPerSample: isFloat ? 4 : 2, name: name)
+            try options.check(
+                samples: frames.multipliedReportingOverflow(by: channels).overflow ? Int.max : frames * channels,
+                bytesPerSample: isFloat ? 4 : 2, name: name)
         }
         var audio: PCMAudio
         var failed = false
         if isFloat {
-            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options, failed: &failed) { sf_readf_float($0, $1, $2) }
+            let out = try readAll(
+                file, channels: channels, expectedFrames: frames, name: name, options: options, failed: &failed
+            ) { sf_readf_float($0, $1, $2) }
             audio = PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
         } else {
-            let out = try readAll(file, channels: channels, expectedFrames: frames, name: name, options: options, failed: &failed) { sf_readf_short($0, $1, $2) }
+            let out = try readAll(
+                file, channels: channels, expectedFrames: frames, name: name, options: options, failed: &failed
+            ) { sf_readf_short($0, $1, $2) }
             audio = PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))
         }
         if let cut = promise.truncation(info: info, decoded: audio.frameCount, failed: failed) {
@@ -147,7 +163,8 @@ public enum SndFileDecoder {
         while true {
             let got = chunk.withUnsafeMutableBufferPointer { readf(file, $0.baseAddress, sf_count_t(chunkFrames)) }
             if got <= 0 { break }
-            try options.check(samples: out.count + Int(got) * channels, bytesPerSample: MemoryLayout<T>.size, name: name)
+            try options.check(
+                samples: out.count + Int(got) * channels, bytesPerSample: MemoryLayout<T>.size, name: name)
             out.append(contentsOf: chunk[0..<(Int(got) * channels)])
         }
         failed = sf_error(file) != 0   // the caller says why: a file cut short, or damaged
@@ -162,8 +179,10 @@ public enum SndFileDecoder {
     static func checkWhole(_ file: OpaquePointer, info: SF_INFO, promise: Preflight, name: String,
                            reopen: ((OpaquePointer) -> Void) throws(EarshotError) -> Void) throws(EarshotError) {
         if let cut = promise.truncation(info: info, decoded: nil, failed: false) { throw cut.error(name) }
-        guard info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let stated = knownFrames(info), stated > 0,
-              (1...64).contains(info.channels) else { return }
+        guard info.format & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_FLAC), let stated = knownFrames(info),
+            stated > 0,
+            (1...64).contains(info.channels)
+        else { return }
         let channels = Int(info.channels)
         var frame = [Float](repeating: 0, count: channels)
         if sf_seek(file, sf_count_t(stated - 1), SEEK_SET) == sf_count_t(stated - 1),
@@ -254,7 +273,9 @@ enum FileCheck {
 
     /// Opens `path` (a regular file, checked first, and again on the descriptor) and runs `body`
     /// with its descriptor and size; the descriptor is closed after.
-    static func withOpenRegularFile<R>(_ path: String, _ body: (Int32, Int) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    static func withOpenRegularFile<R>(
+        _ path: String, _ body: (Int32, Int) throws(EarshotError) -> R
+    ) throws(EarshotError) -> R {
         try requireRegularFile(path)
         let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }

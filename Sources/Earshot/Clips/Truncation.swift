@@ -38,9 +38,11 @@ public struct Truncation: Sendable, Equatable, CustomStringConvertible {
     static func ogg(_ end: OggLinkCheck.End, found: Int) -> Truncation? {
         guard !end.ended else { return nil }
         let expected = end.cutPageFrames.flatMap { $0 > found ? $0 : nil }
-        return Truncation(expectedFrames: expected, foundFrames: found,
-                          detail: end.cutInsidePage ? "the Ogg stream ends inside a page, without its end-of-stream page"
-                                                    : "the Ogg stream stops without its end-of-stream page")
+        return Truncation(
+            expectedFrames: expected, foundFrames: found,
+            detail: end.cutInsidePage
+                ? "the Ogg stream ends inside a page, without its end-of-stream page"
+                : "the Ogg stream stops without its end-of-stream page")
     }
 }
 

@@ -17,7 +17,7 @@ import Glibc
 /// ```swift
 /// let music = try VorbisFileDecoder.decode(path: "Assets/Music/theme.ogg")
 /// ```
-public enum VorbisFileDecoder {
+public enum VorbisFileDecoder: InMemoryAudioDecoder {
     /// What an Ogg stream's first packet says it carries.
     public enum OggCodec: Sendable { case vorbis, opus, flac, other }
 
@@ -25,7 +25,9 @@ public enum VorbisFileDecoder {
     /// the bytes do not start an Ogg page. Only Opus and FLAC-in-Ogg are handed to libsndfile:
     /// libsndfile 1.2.0 leaks ~5.8 KB each time it fails on any other Ogg stream.
     public static func oggCodec(_ bytes: UnsafeRawBufferPointer) -> OggCodec? {
-        guard bytes.count >= 27, bytes[0] == 0x4F, bytes[1] == 0x67, bytes[2] == 0x67, bytes[3] == 0x53 else { return nil }
+        guard bytes.count >= 27, bytes[0] == 0x4F, bytes[1] == 0x67, bytes[2] == 0x67, bytes[3] == 0x53 else {
+            return nil
+        }
         let packet = 27 + Int(bytes[26])
         func starts(_ prefix: [UInt8]) -> Bool {
             bytes.count >= packet + prefix.count && prefix.indices.allSatisfy { bytes[packet + $0] == prefix[$0] }
@@ -71,7 +73,9 @@ public enum VorbisFileDecoder {
     /// Opens `path` with `ov_fopen` and runs `body` with the open file and how its pages end.
     /// A stream vorbisfile cannot open that stops without its last page (cut inside its headers)
     /// is ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``, not "not Vorbis".
-    static func withFile<R>(_ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>, OggLinkCheck.End) throws(EarshotError) -> R) throws(EarshotError) -> R {
+    static func withFile<R>(
+        _ path: String, _ body: (UnsafeMutablePointer<OggVorbis_File>, OggLinkCheck.End) throws(EarshotError) -> R
+    ) throws(EarshotError) -> R {
         try FileCheck.requireRegularFile(path)
         let end = try OggLinkCheck.validate(path: path)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         let vf = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
@@ -88,24 +92,27 @@ public enum VorbisFileDecoder {
         return .unreadableFile(path: name, reason: reason(code))
     }
 
-    /// Decodes Ogg Vorbis bytes held in memory.
-    public static func decode(data: [UInt8], name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        try CAFReader.withBytes(data) { (b) throws(EarshotError) in try decode(b, name: name, options: options) }
-    }
-
     /// Decodes Ogg Vorbis bytes held in memory; the bytes are only borrowed.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()) throws(EarshotError) -> PCMAudio {
-        try withMemoryFile(bytes, name: name) { (vf, end) throws(EarshotError) in try read(vf, name: name, options: options, end: end) }
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, name: String, options: ClipDecoder.Options = .init()
+    ) throws(EarshotError) -> PCMAudio {
+        try withMemoryFile(bytes, name: name) { (vf, end) throws(EarshotError) in
+            try read(vf, name: name, options: options, end: end)
+        }
     }
 
     /// Describes the Ogg Vorbis file at `path` (rate, channels, length) without decoding it.
     public static func inspect(path: String) throws(EarshotError) -> ClipFileInfo {
-        try withFile(path) { (vf, end) throws(EarshotError) in try describe(vf, name: path, bytes: FileCheck.size(path), end: end) }
+        try withFile(path) { (vf, end) throws(EarshotError) in
+            try describe(vf, name: path, bytes: FileCheck.size(path), end: end)
+        }
     }
 
     /// Describes Ogg Vorbis bytes held in memory without decoding them.
     public static func inspect(_ bytes: UnsafeRawBufferPointer, name: String) throws(EarshotError) -> ClipFileInfo {
-        try withMemoryFile(bytes, name: name) { (vf, end) throws(EarshotError) in try describe(vf, name: name, bytes: bytes.count, end: end) }
+        try withMemoryFile(bytes, name: name) { (vf, end) throws(EarshotError) in
+            try describe(vf, name: name, bytes: bytes.count, end: end)
+        }
     }
 
     private static func describe(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, bytes: Int,
@@ -115,15 +122,18 @@ public enum VorbisFileDecoder {
         }
         let total = ov_pcm_total(vf, -1)
         if let cut = Truncation.ogg(end, found: max(0, Int(total))) { throw cut.error(name) }
-        return ClipFileInfo(container: "OGG (OGG Container format)", codec: "Vorbis", sampleRate: Double(info.pointee.rate),
-                            channels: Int(info.pointee.channels), frames: total >= 0 ? Int(total) : nil,
-                            packets: nil, bytes: bytes, audioBytes: nil)
+        return ClipFileInfo(
+            container: "OGG (OGG Container format)", codec: "Vorbis", sampleRate: Double(info.pointee.rate),
+            channels: Int(info.pointee.channels), frames: total >= 0 ? Int(total) : nil,
+            packets: nil, bytes: bytes, audioBytes: nil)
     }
 
     /// Opens bytes in memory with `ov_open_callbacks` and runs `body` with the open file.
-    static func withMemoryFile<R>(_ bytes: UnsafeRawBufferPointer, name: String,
-                                          _ body: (UnsafeMutablePointer<OggVorbis_File>, OggLinkCheck.End) throws(EarshotError) -> R) throws(EarshotError) -> R {
-        let end = try OggLinkCheck.validate(bytes, name: name)   // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
+    static func withMemoryFile<R>(
+        _ bytes: UnsafeRawBufferPointer, name: String,
+        _ body: (UnsafeMutablePointer<OggVorbis_File>, OggLinkCheck.End) throws(EarshotError) -> R
+    ) throws(EarshotError) -> R {
+        let end = try OggLinkCheck.validate(bytes, name: name)  // libvorbisfile 1.3.7 leaks on a link that is not Vorbis
         return try MemorySource.with(bytes) { (user) throws(EarshotError) -> R in
             let callbacks = ov_callbacks(
                 read_func: { ptr, size, count, user in
@@ -133,7 +143,8 @@ public enum VorbisFileDecoder {
                     return source.read(into: ptr, count: Int(clamping: total)) / size
                 },
                 seek_func: { user, offset, whence in
-                    guard let source = MemorySource.from(user), source.seek(offset: offset, whence: whence) != nil else { return -1 }
+                    guard let source = MemorySource.from(user), source.seek(offset: offset, whence: whence) != nil
+                    else { return -1 }
                     return 0
                 },
                 close_func: { _ in 0 },
@@ -187,8 +198,10 @@ public enum VorbisFileDecoder {
 
     /// Appends `frames` frames of planar channels to `out`, interleaved, each sample converted.
     @inline(__always)
-    private static func interleave<T: Numeric>(_ pcm: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int, channels: Int,
-                                               onto out: inout [T], _ convert: (Float) -> T) {
+    private static func interleave<T: Numeric>(
+        _ pcm: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>, frames: Int, channels: Int,
+        onto out: inout [T], _ convert: (Float) -> T
+    ) {
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: frames * channels))
         out.withUnsafeMutableBufferPointer { dst in
@@ -218,11 +231,15 @@ public enum VorbisFileDecoder {
             let got = ov_read_float(vf, &pcm, 4096, &link)
             if got == 0 { break }
             guard got > 0 else {
-                throw .malformedFile("\(name): \(got == Int(OV_HOLE) ? "damaged Ogg page (a hole in the data)" : reason(Int32(clamping: got)))")
+                throw .malformedFile(
+                    "\(name): \(got == Int(OV_HOLE) ? "damaged Ogg page (a hole in the data)" : reason(Int32(clamping: got)))"
+                )
             }
             if let info = ov_info(vf, link), Int(info.pointee.channels) != channels || info.pointee.rate != rate {
-                throw .formatChanged(path: name, detail: "link \(link) of the chained Ogg stream has \(info.pointee.channels) channels at "
-                                     + "\(info.pointee.rate) Hz after \(channels) at \(rate) Hz")
+                throw .formatChanged(
+                    path: name,
+                    detail: "link \(link) of the chained Ogg stream has \(info.pointee.channels) channels at "
+                        + "\(info.pointee.rate) Hz after \(channels) at \(rate) Hz")
             }
             guard let pcm else { throw .malformedFile("\(name): vorbisfile returned no samples") }
             try take(pcm, got)

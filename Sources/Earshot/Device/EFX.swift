@@ -50,18 +50,9 @@ enum EFX {
     /// A new effect of `type` (`AL_EFFECT_EAXREVERB`, `AL_EFFECT_ECHO` …).
     static func makeEffect(type: ALint) throws(EarshotError) -> ALuint {
         ALCheck.expectNoPending(before: "alGenEffects")
-        var effect: ALuint = 0
-        alGenEffects(1, &effect)
-        try ALCheck.throwing("alGenEffects")
-        alEffecti(effect, AL_EFFECT_TYPE, type)
-        do throws(EarshotError) {
-            try ALCheck.throwing("alEffecti(AL_EFFECT_TYPE, \(type))")
-        } catch {
-            alDeleteEffects(1, &effect)
-            ALCheck.discard(because: "the cleanup of a failure already being thrown: its own error adds nothing")
-            throw error
-        }
-        return effect
+        return try ALObject.make(generate: { alGenEffects(1, &$0) }, "alGenEffects",
+                                 setUp: { alEffecti($0, AL_EFFECT_TYPE, type) }, "alEffecti(AL_EFFECT_TYPE, \(type))",
+                                 delete: { alDeleteEffects(1, &$0) })
     }
 
     /// A new low-pass filter (gain and high-frequency gain, both 0…1).

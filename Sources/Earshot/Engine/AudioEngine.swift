@@ -105,7 +105,8 @@ public final class AudioEngine: @unchecked Sendable {
         loopbackChannels = device.loopbackFormat?.channels.rawValue ?? 2
         routeWatcher = configuration.defaultOutputSource ?? (!device.isLoopback && configuration.output == .systemDefault
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
-        limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2, sampleRate: context.sampleRate))
+        limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
+                                       sampleRate: context.sampleRate))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
         subsystems = [musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
@@ -134,7 +135,8 @@ public final class AudioEngine: @unchecked Sendable {
         // Every stored property is set: from here a throw runs deinit, whose shutdown() closes
         // what was opened.
         try musicSystem.attach(to: self)
-        try startMonitorIfAsked(output: device.name, sampleRate: context.sampleRate)   // Monitor/AudioEngine+Monitor.swift
+        // Monitor/AudioEngine+Monitor.swift
+        try startMonitorIfAsked(output: device.name, sampleRate: context.sampleRate)
         if !isLoopback {
             withAL { recovery.listen(on: core.context) }
         }
@@ -303,4 +305,28 @@ final class EngineLink: @unchecked Sendable {
 
     /// The last identity handed out (a 64-bit counter: it does not wrap in practice).
     private static let counter = Atomic<UInt64>(0)
+}
+
+/// A handle to an object of one engine (``Voice``, ``Emitter``): its engine's link and the
+/// object's identity there. The handle reaches its engine only while the engine exists.
+protocol EngineHandle {
+    associatedtype ID: Hashable
+    var link: EngineLink { get }
+    var id: ID { get }
+    init(link: EngineLink, id: ID)
+}
+
+extension EngineHandle {
+    init(engine: AudioEngine, id: ID) { self.init(link: engine.link, id: id) }
+
+    /// The engine while it exists.
+    var engine: AudioEngine? { link.engine }
+
+    /// Handles are equal when they name the same object of the same engine (the engines' links,
+    /// never reused, tell engines apart).
+    func isSameHandle(as other: Self) -> Bool { link === other.link && id == other.id }
+    func hashHandle(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(link))
+        hasher.combine(id)
+    }
 }

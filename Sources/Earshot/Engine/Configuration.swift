@@ -33,15 +33,17 @@ extension AudioEngine {
         /// A voice never heard yet that wins a source at most this late starts from its first
         /// frame instead of joining mid-clip (seconds).
         public var lateStartTolerance: Double
+        /// Lenient clip loading: a file shorter than its container says (a WAV cut short, a FLAC
+        /// or an Ogg stream without its end) loads as far as it goes, with a warning naming the
+        /// frames expected and found, instead of throwing
+        /// ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``
+        /// (``ClipDecoder/Options/allowsTruncated``). Off by default.
+        public var allowsTruncatedClips = false
         /// The most bytes of decoded samples one clip may take (default 512 MiB; at most
         /// 2 GiB − 1, OpenAL's limit). Checked before allocating: from the file's header where it
         /// states its length, while decoding otherwise. A clip over it throws
-        /// ``EarshotError/tooLarge(name:what:size:limit:setting:)``; stream long audio as music.
-        /// Lenient clip loading: a file shorter than its container says (a WAV cut short, a FLAC
-        /// or an Ogg stream without its end) loads as far as it goes, with a warning naming the
-        /// frames expected and found, instead of throwing ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``
-        /// (``ClipDecoder/Options/allowsTruncated``). Off by default.
-        public var allowsTruncatedClips = false
+        /// ``EarshotError/tooLarge(name:what:size:limit:setting:)``; long audio plays as a stream
+        /// (``AudioStream``, ``MusicTrack``).
         public var maxClipBytes: Int
         /// The most bytes of decoded samples all the engine's loaded clips may take together
         /// (default ``defaultMaxTotalClipBytes``, 1 GiB; at least 1). A clip that would take the
@@ -138,7 +140,8 @@ extension AudioEngine {
 extension AudioEngine.Configuration {
     /// The decoder options for clips this engine loads: its size limit and sample type.
     var clipDecodeOptions: ClipDecoder.Options {
-        ClipDecoder.Options(maxBytes: maxClipBytes, lossyAsFloat: lossyClipsAsFloat, limitName: "Configuration.maxClipBytes",
+        ClipDecoder.Options(maxBytes: maxClipBytes, lossyAsFloat: lossyClipsAsFloat,
+                            limitName: "Configuration.maxClipBytes",
                             allowsTruncated: allowsTruncatedClips)
     }
 

@@ -53,7 +53,8 @@ final class DeviceRecovery: Sendable {
         let user = Unmanaged.passUnretained(self).toOpaque()
         guard earshot_al_event_callback(callback, { type, _, _, _, _, user in
             guard type == AL_EVENT_TYPE_DISCONNECTED_SOFTX, let user else { return }
-            Unmanaged<DeviceRecovery>.fromOpaque(user).takeUnretainedValue().disconnected.store(true, ordering: .releasing)
+            Unmanaged<DeviceRecovery>.fromOpaque(user).takeUnretainedValue().disconnected.store(true,
+                ordering: .releasing)
         }, user) != 0 else { return }
         var types: [ALenum] = [AL_EVENT_TYPE_DISCONNECTED_SOFTX]
         _ = earshot_al_event_control(control, 1, &types, ALboolean(AL_TRUE))

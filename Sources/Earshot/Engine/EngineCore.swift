@@ -12,7 +12,8 @@ import Glibc
 /// its own files: clips, a resolved play handed to the kernel or to the curves, the frame and the
 /// listener here; `EngineCore+Buses.swift` (pushing the buses to the voices; ``BusTable`` owns
 /// their state), `EngineCore+Mix.swift` (the ``MixHost`` the ``Mixer`` talks through) and
-/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device); zones, bus effects and the
+/// `EngineCore+DeviceLoss.swift` (losing and rebuilding the device), `EngineCore+MonitorSource.swift`
+/// (what the monitor reads); zones, bus effects and the
 /// send router are the ``EnvironmentStage``'s. The mix and the environment step inside the frame
 /// as ``CoreStage``s (``stages``). State those files set is internal rather than private.
 final class EngineCore {
@@ -70,8 +71,9 @@ final class EngineCore {
     /// Seconds of output heard (Time/AudioClock.swift): frozen while an interruption holds the
     /// audio or the device is lost. ``audioTime`` reads it.
     var audioClock: AudioClock { didSet { audioNow.frame = -1 } }   // a reading kept is stale
-    /// Loopback: the audio time of the frame rendered next, read once per render and shared by
-    /// the plays until the next (``startAudioTime(delay:mixTarget:)``); frame −1: none kept.
+    /// Loopback: the audio time of the frame rendered next, read at the end of each render and
+    /// shared by the plays until the next (``startAudioTime(delay:mixTarget:)``); frame −1: none
+    /// kept (the clock moved, held or restarted since).
     @exclusivity(unchecked) var audioNow: (frame: Int, time: Double) = (-1, 0)
     private let liveClockStart: Double
     private var lastUpdateClock: Double = 0
@@ -156,7 +158,22 @@ final class EngineCore {
 
     /// The audio clock now: seconds of output heard since the engine started (see
     /// ``AudioEngine/audioTime``).
-    func audioTime() -> Double { audioClock.time(source: heardSource) }
+    /// On loopback the reading is kept for the plays until the next render (``audioNow``).
+    func audioTime() -> Double {
+        let t = audioClock.time(source: heardSource)
+        if isLoopback, !audioClock.isHeld { audioNow = (renderedFrames, t) }   // after the didSet that dropped it
+        return t
+    }
+
+    /// When a play starting after `delay` (engine clock) is heard, on the audio clock
+    /// (``Voice/startTime``). On loopback, without an exact start, the reading of the clock kept
+    /// since the last render plus the delay: a play reads no clock (a read per play made
+    /// `play(clip)` about 3 % dearer in instructions). Otherwise: `readStartAudioTime` (Time/).
+    @inline(__always)
+    func startAudioTime(delay: Double, mixTarget: Double) -> Double {
+        if isLoopback, !mixTarget.isFinite, audioNow.frame == renderedFrames { return audioNow.time + delay }
+        return readStartAudioTime(delay: delay, mixTarget: mixTarget)
+    }
 
     /// The engine clock in seconds: frames rendered on loopback, monotonic time on a live device.
     var now: Double {
@@ -201,9 +218,6 @@ final class EngineCore {
                             limit: ClipDecoder.Options.maxBytesCeiling, setting: "OpenAL's 32-bit buffer size")
         }
         ALCheck.expectNoPending(before: "uploading a clip")
-        var buffer: ALuint = 0
-        alGenBuffers(1, &buffer)
-        try ALCheck.throwing("alGenBuffers")
         let format: ALenum
         switch (pcm.samples, pcm.channels) {
         case (.int16, 1): format = AL_FORMAT_MONO16
@@ -211,19 +225,12 @@ final class EngineCore {
         case (.float32, 1): format = AL_FORMAT_MONO_FLOAT32
         case (.float32, _): format = AL_FORMAT_STEREO_FLOAT32
         }
-        switch pcm.samples {
-        case .int16(let s):
-            s.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
-        case .float32(let s):
-            s.withUnsafeBytes { alBufferData(buffer, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
-        }
-        do throws(EarshotError) {
-            try ALCheck.throwing("alBufferData(\(name))")
-        } catch {
-            alDeleteBuffers(1, &buffer)
-            ALCheck.discard(because: "the cleanup of a failed upload already being thrown")
-            throw error
-        }
+        let buffer = try ALObject.make(generate: { alGenBuffers(1, &$0) }, "alGenBuffers", setUp: { b in
+            switch pcm.samples {
+            case .int16(let s): s.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
+            case .float32(let s): s.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
+            }
+        }, "alBufferData(\(name))", delete: { alDeleteBuffers(1, &$0) })
         let info = ClipInfo(name: name, sampleRate: pcm.sampleRate, channels: pcm.channels, frameCount: pcm.frameCount,
                             byteCount: pcm.byteCount, isFloat: { if case .float32 = pcm.samples { return true } else { return false } }())
         let id: UInt32
@@ -259,9 +266,9 @@ final class EngineCore {
     }
 
     /// Deletes the buffers of unloaded clips that no voice holds any more. Not while the device
-    /// is lost: its stopped sources may still hold the buffer (AL_INVALID_OPERATION, which
-    /// trapped), and the rebuild drops the pending buffers
-    /// with the old context (`reuploadClips`).
+    /// is lost: its stopped sources may still hold the buffer (deleting it is then
+    /// AL_INVALID_OPERATION, a trap), and the rebuild drops the pending buffers with the old
+    /// context (`reuploadClips`).
     private func collectBuffers() {
         guard !buffersToDelete.isEmpty, !isDeviceLost else { return }
         var i = 0
@@ -318,12 +325,12 @@ final class EngineCore {
         for stage in stages where stage.phase == .beforeVoices { stage.step(self, time: time) }
         pool.schedule(now: t)
         // Live: voices due before the next update start now with a lead-in (VoicePool+LiveStarts).
-        if !isLoopback, usesDeviceClock, !isDeviceLost, !pool.pendingStarts.isEmpty {
+        if !isLoopback, usesDeviceClock, !isDeviceLost, pool.hasPendingStarts {
             pool.startAhead(now: t, horizon: min(max(2 * lastFrameTime, 0.03), 0.25)) { device.mixClock() }
         }
-        if !pool.liveStarts.settling.isEmpty { pool.settleLeadIns() }
+        if pool.hasSettlingLeadIns { pool.settleLeadIns() }
         // On a live device the next service is the next frame: fade over about one frame.
-        if pool.serviceNeeded {
+        if pool.needsService {
             pool.service(now: t, lookahead: isLoopback ? 0 : min(max(lastFrameTime, 0.001), 0.1))
         }
         for stage in stages where stage.phase == .afterVoices { stage.step(self, time: time) }
@@ -356,7 +363,7 @@ final class EngineCore {
                     chunk = min(chunk, max(1, Int((next * Double(sampleRate)).rounded()) - renderedFrames))
                 }
             }
-            if pool.serviceNeeded {
+            if pool.needsService {
                 if let boundary = pool.nextFadeBoundary() {
                     chunk = min(chunk, 2048, max(16, Int((boundary * Double(sampleRate)).rounded(.up))))
                 }
@@ -375,6 +382,7 @@ final class EngineCore {
             environment.rendered(frames: chunk)
         }
         collectBuffers()
+        _ = audioTime()   // the reading the plays until the next render share (startAudioTime)
         ALCheck.after("render")
     }
 

@@ -43,7 +43,8 @@ public struct FrameLoop {
         let total = Int((seconds * Double(rate)).rounded())
         // Refused before anything is written when the folder cannot hold it; a failure part-way
         // leaves nothing behind (the writer discards its partial file).
-        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format, expectedFrames: total)
+        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format,
+                                         expectedFrames: total)
         var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 1) * channels)
         var done = 0
         var frameIndex = 0

@@ -28,7 +28,9 @@ extension AudioEngine {
         var names = Set<String>()
         for zone in zones {
             _ = try zone.validated()
-            guard names.insert(zone.name).inserted else { throw .invalidArgument("two reverb zones are named \"\(zone.name)\"") }
+            guard names.insert(zone.name).inserted else {
+                throw .invalidArgument("two reverb zones are named \"\(zone.name)\"")
+            }
         }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
@@ -48,7 +50,7 @@ extension AudioEngine {
 
     /// An emitter's environment, or nil once it is removed.
     public func environment(of emitter: Emitter) -> EnvironmentProperties? {
-        withIndex(of: emitter) { core.pool.emitterEnvironment[$0] }
+        withIndex(of: emitter) { core.pool.environment(ofEmitter: $0) }
     }
 
     /// Sets an emitter's environment; its voices glide to it (over
@@ -60,8 +62,7 @@ extension AudioEngine {
     /// engine.setEnvironment(EnvironmentProperties(obstruction: 0.6), of: guard1)   // behind a pillar
     /// ```
     public func setEnvironment(_ environment: EnvironmentProperties, of emitter: Emitter) {
-        guard environment.isValid else { return }
-        withIndex(of: emitter) { core.pool.setEmitterEnvironment($0, environment) }
+        change(emitter, if: environment.isValid) { core.pool.setEmitterEnvironment($0, environment) }
     }
 
     /// Sets the environment of a voice placed at its own position (a voice following an
@@ -95,7 +96,9 @@ extension AudioEngine {
     /// try engine.setFilter(LowPassFilter(gain: 0.7, gainHF: 0.05), for: .sfx)   // the pause menu
     /// ```
     public func setFilter(_ filter: LowPassFilter, for bus: Bus) throws(EarshotError) {
-        guard filter.isValid else { throw .invalidArgument("filter gains \(filter.gain), \(filter.gainHF) must be within 0…1") }
+        guard filter.isValid else {
+            throw .invalidArgument("filter gains \(filter.gain), \(filter.gainHF) must be within 0…1")
+        }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             let b = try core.requireBus(bus)
@@ -122,7 +125,9 @@ extension AudioEngine {
     /// ```
     public func setEffect(_ effect: BusEffect?, level: Float = 1, for bus: Bus) throws(EarshotError) {
         if let effect { _ = try effect.validated() }
-        guard level.isFinite, (0...1).contains(level) else { throw .invalidArgument("effect level \(level) is outside 0…1") }
+        guard level.isFinite, (0...1).contains(level) else {
+            throw .invalidArgument("effect level \(level) is outside 0…1")
+        }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             let b = try core.requireBus(bus)
@@ -133,6 +138,8 @@ extension AudioEngine {
     /// The effect `bus` owns, or nil. Throws ``EarshotError/invalidArgument(_:)`` for a bus the
     /// engine does not have.
     public func effect(for bus: Bus) throws(EarshotError) -> BusEffect? {
-        try withAL { () throws(EarshotError) -> BusEffect? in core.environment.busEffects[try core.requireBus(bus)]?.effect }
+        try withAL { () throws(EarshotError) -> BusEffect? in
+            core.environment.busEffects[try core.requireBus(bus)]?.effect
+        }
     }
 }

@@ -47,7 +47,9 @@ public struct EchoProperties: Sendable, Equatable {
     /// Stereo spread of the taps, −1…1.
     public var spread: Float
 
-    public init(delay: Float = 0.1, lrDelay: Float = 0.1, damping: Float = 0.5, feedback: Float = 0.5, spread: Float = -1) {
+    public init(
+        delay: Float = 0.1, lrDelay: Float = 0.1, damping: Float = 0.5, feedback: Float = 0.5, spread: Float = -1
+    ) {
         self.delay = delay
         self.lrDelay = lrDelay
         self.damping = damping
@@ -56,8 +58,10 @@ public struct EchoProperties: Sendable, Equatable {
     }
 
     public func validated() throws(EarshotError) -> EchoProperties {
-        for (name, value, range) in [("delay", delay, Float(0)...0.207), ("lrDelay", lrDelay, 0...0.404),
-                                     ("damping", damping, 0...0.99), ("feedback", feedback, 0...1), ("spread", spread, -1...1)] {
+        for (name, value, range) in [
+            ("delay", delay, Float(0)...0.207), ("lrDelay", lrDelay, 0...0.404),
+            ("damping", damping, 0...0.99), ("feedback", feedback, 0...1), ("spread", spread, -1...1),
+        ] {
             guard value.isFinite, range.contains(value) else {
                 throw .invalidArgument("echo \(name) \(value) is outside \(range.lowerBound)…\(range.upperBound)")
             }

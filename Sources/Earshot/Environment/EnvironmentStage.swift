@@ -93,10 +93,13 @@ final class EnvironmentStage: CoreStage {
         }
         guard let effect else { return }
         guard core.configuration.busEffects else {
-            throw .invalidArgument("bus effects need a send of their own: create the engine with Configuration.busEffects = true")
+            throw .invalidArgument(
+                "bus effects need a send of their own: create the engine with Configuration.busEffects = true")
         }
         guard efx.isAvailable, sendRouter.hasBusSend else {
-            throw .extensionMissing("ALC_EXT_EFX with a send for bus effects (granted \(efx.maxAuxiliarySends) sends, \(sendRouter.zoneSendCount) for zones)")
+            throw .extensionMissing(
+                "ALC_EXT_EFX with a send for bus effects (granted \(efx.maxAuxiliarySends) sends, \(sendRouter.zoneSendCount) for zones)"
+            )
         }
         let slot = try EFX.makeSlot()
         let object: ALuint

@@ -80,7 +80,9 @@ public enum ReverbDomain {
 
     /// `r` moved into the domain 1.19.1 mixes (only the decay ratios change, and only as far as
     /// needed), with a sentence per change. `r` should be ``ReverbProperties/validated()`` first.
-    public static func sanitised(_ r: ReverbProperties, speedOfSound: Float) -> (properties: ReverbProperties, adjustments: [String]) {
+    public static func sanitised(
+        _ r: ReverbProperties, speedOfSound: Float
+    ) -> (properties: ReverbProperties, adjustments: [String]) {
         var out = r
         var notes: [String] = []
         let decay = min(max(r.decayTime, 0.1), 20)
@@ -104,9 +106,10 @@ public enum ReverbDomain {
                 // decayHFLimit took it there: apply the limit here, floored, and turn it off.
                 out.decayHFLimit = false
                 out.decayHFRatio = max(floorRatio, min(hf, r.decayHFRatio))
-                notes.append("decayHFLimit with airAbsorptionGainHF \(figure(r.airAbsorptionGainHF)) and a speed of sound of "
-                             + "\(figure(speedOfSound)) m/s limits decayHFRatio to \(figure(hf)); raised to \(figure(out.decayHFRatio)) "
-                             + "\(context): OpenAL Soft 1.19.1 aborts on a shorter high-band decay")
+                notes.append(
+                    "decayHFLimit with airAbsorptionGainHF \(figure(r.airAbsorptionGainHF)) and a speed of sound of "
+                        + "\(figure(speedOfSound)) m/s limits decayHFRatio to \(figure(hf)); raised to \(figure(out.decayHFRatio)) "
+                        + "\(context): OpenAL Soft 1.19.1 aborts on a shorter high-band decay")
             } else {
                 out.decayHFRatio = floorRatio
                 notes.append("decayHFRatio \(figure(r.decayHFRatio)) raised to \(figure(floorRatio)) \(context): "

@@ -46,14 +46,20 @@ public struct ReverbZone: Sendable, Equatable {
     public func validated() throws(EarshotError) -> ReverbZone {
         switch shape {
         case .sphere(let c, let r):
-            guard c.isFinite, r.isFinite, r > 0 else { throw .invalidArgument("zone \(name): sphere radius \(r) must be finite and > 0") }
+            guard c.isFinite, r.isFinite, r > 0 else {
+                throw .invalidArgument("zone \(name): sphere radius \(r) must be finite and > 0")
+            }
         case .box(let c, let s):
             guard c.isFinite, s.isFinite, s.x > 0, s.y > 0, s.z > 0 else {
                 throw .invalidArgument("zone \(name): box size \(s) must be finite and > 0 on every axis")
             }
         }
-        guard fade.isFinite, fade >= 0 else { throw .invalidArgument("zone \(name): fade \(fade) must be finite and ≥ 0") }
-        guard gain.isFinite, (0...1).contains(gain) else { throw .invalidArgument("zone \(name): gain \(gain) is outside 0…1") }
+        guard fade.isFinite, fade >= 0 else {
+            throw .invalidArgument("zone \(name): fade \(fade) must be finite and ≥ 0")
+        }
+        guard gain.isFinite, (0...1).contains(gain) else {
+            throw .invalidArgument("zone \(name): gain \(gain) is outside 0…1")
+        }
         _ = try reverb.validated()
         return self
     }

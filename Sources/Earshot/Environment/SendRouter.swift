@@ -82,12 +82,18 @@ final class SendRouter {
             applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
             return
         }
-        if states[i].routed == epoch, states[i].positioned == positioned, states[i].bus == Int32(truncatingIfNeeded: bus),
-           states[i].target == env, !starting || states[i].current == env { return }
+        if states[i].routed == epoch, states[i].positioned == positioned,
+            states[i].bus == Int32(truncatingIfNeeded: bus),
+            states[i].target == env, !starting || states[i].current == env
+        {
+            return
+        }
         applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
     }
 
-    private func applySlow(_ source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties, starting: Bool) {
+    private func applySlow(
+        _ source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties, starting: Bool
+    ) {
         let i = Int(source)
         let reroute = states[i].routed != epoch || states[i].positioned != positioned || states[i].bus != Int32(bus)
         states[i].routed = epoch
@@ -178,7 +184,10 @@ final class SendRouter {
     }
 
     /// The effect slot of bus `bus` (0: none); voices on it are routed again at once.
-    func setBusSlot(_ slot: ALuint, bus: Int, playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
+    func setBusSlot(
+        _ slot: ALuint, bus: Int,
+        playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]
+    ) {
         growBuses(bus)
         busSlots[bus] = slot
         bumpEpoch(playing: playing)
@@ -249,7 +258,9 @@ final class SendRouter {
     /// Puts a curve filter on `source` (pushed at once when the source is routed).
     func setCurveFilter(_ f: CurveFilter, source: ALuint) {
         let i = Int(source)
-        if i >= curveFilters.count { curveFilters += [CurveFilter](repeating: CurveFilter(), count: i + 1 - curveFilters.count) }
+        if i >= curveFilters.count {
+            curveFilters += [CurveFilter](repeating: CurveFilter(), count: i + 1 - curveFilters.count)
+        }
         guard curveFilters[i] != f else { return }
         curveFilters[i] = f
         if i < states.count, states[i].routed != 0 { push(source) }
@@ -265,15 +276,20 @@ final class SendRouter {
 
     /// New zone slots (first zones, or slots rebuilt after a device loss); `playing` lists the
     /// sources of voices playing now with their placement, bus and environment, routed at once.
-    func setSlots(_ slots: [ALuint], playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
+    func setSlots(
+        _ slots: [ALuint], playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]
+    ) {
         self.slots = slots
         bumpEpoch(playing: playing)
     }
 
-    private func bumpEpoch(playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)]) {
+    private func bumpEpoch(playing: [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)])
+    {
         epoch &+= 1
         if epoch == 0 { epoch = 1 }
-        for p in playing { apply(source: p.source, positioned: p.positioned, bus: p.bus, environment: p.environment, starting: true) }
+        for p in playing {
+            apply(source: p.source, positioned: p.positioned, bus: p.bus, environment: p.environment, starting: true)
+        }
     }
 
     /// Forgets what was sent to `source` (a music source claimed again or deleted): its next

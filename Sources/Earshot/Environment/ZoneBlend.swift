@@ -56,7 +56,9 @@ public enum ZoneBlend {
 
     /// ``mix(zones:listener:sends:)`` into storage the caller keeps, so that a frame allocates
     /// nothing once the arrays have grown to the number of zones.
-    static func mix(zones: [ReverbZone], listener: Listener, sends: Int, into out: inout [Send], scratch: inout [Candidate]) {
+    static func mix(
+        zones: [ReverbZone], listener: Listener, sends: Int, into out: inout [Send], scratch: inout [Candidate]
+    ) {
         out.removeAll(keepingCapacity: true)
         scratch.removeAll(keepingCapacity: true)
         guard sends > 0 else { return }

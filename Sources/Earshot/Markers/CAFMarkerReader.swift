@@ -1,6 +1,6 @@
 /// Reads the markers of a CAF file: `mark` markers and `regn` regions, named by the `strg`
 /// chunk (Apple's Core Audio Format Specification). The chunks are found by ``CAFReader``'s
-/// chunk walk (``CAFReader/walkChunks(name:length:read:_:)``, which checks every chunk's size
+/// chunk walk (``CAFReader/walkChunks(name:length:read:shortData:_:)``, which checks every chunk's size
 /// against the file) whatever the audio's encoding — `lpcm`, `ima4`, or the `alac`, `ulaw` and
 /// `alaw` that libsndfile decodes. See ``MarkerReader`` for the rules and limits.
 ///
@@ -35,7 +35,8 @@ enum CAFMarkerReader {
             try MarkerReader.checkChunkSize(c.size, "'\(c.type)'", name: name)
             let b = read(c.body, c.size)
             guard b.count == c.size else {
-                throw .malformedFile("\(name): truncated: the '\(c.type)' chunk at offset \(c.body - 12) could not be read whole")
+                throw .malformedFile(
+                    "\(name): truncated: the '\(c.type)' chunk at offset \(c.body - 12) could not be read whole")
             }
             return b
         }
@@ -49,10 +50,13 @@ enum CAFMarkerReader {
         var markers: [Marker] = []
         for c in chunks where c.type != "strg" {
             let b = try body(c)
-            guard b.count >= 8 else { throw .malformedFile("\(name): a '\(c.type)' chunk of \(b.count) bytes cannot hold its count") }
+            guard b.count >= 8 else {
+                throw .malformedFile("\(name): a '\(c.type)' chunk of \(b.count) bytes cannot hold its count")
+            }
             let count = Int(b.withUnsafeBytes { CAFReader.readU32($0, 4) })
             if c.type == "mark" {
-                try MarkerReader.checkCount(count, entryBytes: markerBytes, room: b.count - 8, "the mark chunk", name: name)
+                try MarkerReader.checkCount(
+                    count, entryBytes: markerBytes, room: b.count - 8, "the mark chunk", name: name)
                 try RIFFMarkerReader.checkTotal(markers.count, count, name: name)
                 for i in 0..<count {
                     let (frame, id) = marker(b, 8 + i * markerBytes)
@@ -60,16 +64,20 @@ enum CAFMarkerReader {
                 }
             } else {
                 // Regions differ in size: the count is checked against the smallest region first.
-                try MarkerReader.checkCount(count, entryBytes: regionHeaderBytes, room: b.count - 8, "the regn chunk", name: name)
+                try MarkerReader.checkCount(
+                    count, entryBytes: regionHeaderBytes, room: b.count - 8, "the regn chunk", name: name)
                 try RIFFMarkerReader.checkTotal(markers.count, count, name: name)
                 var p = 8
                 for _ in 0..<count {
                     guard b.count - p >= regionHeaderBytes else {
                         throw .malformedFile("\(name): the regn chunk ends inside a region (\(b.count - p) bytes left)")
                     }
-                    let (id, n) = b.withUnsafeBytes { (Int(CAFReader.readU32($0, p)), Int(CAFReader.readU32($0, p + 8))) }
+                    let (id, n) = b.withUnsafeBytes {
+                        (Int(CAFReader.readU32($0, p)), Int(CAFReader.readU32($0, p + 8)))
+                    }
                     p += regionHeaderBytes
-                    try MarkerReader.checkCount(n, entryBytes: markerBytes, room: b.count - p, "region \(id) of the regn chunk", name: name)
+                    try MarkerReader.checkCount(
+                        n, entryBytes: markerBytes, room: b.count - p, "region \(id) of the regn chunk", name: name)
                     var start: Int?, end: Int?, low = Int.max, high = -1, bad = n == 0
                     for k in 0..<n {
                         let at = p + k * markerBytes
@@ -87,7 +95,8 @@ enum CAFMarkerReader {
                     if bad || first > last {
                         markers.append(Marker(name: strings[id] ?? "", frame: -1, length: 0, kind: .region, id: id))
                     } else {
-                        markers.append(Marker(name: strings[id] ?? "", frame: first, length: last - first, kind: .region, id: id))
+                        markers.append(
+                            Marker(name: strings[id] ?? "", frame: first, length: last - first, kind: .region, id: id))
                     }
                 }
             }
@@ -101,7 +110,9 @@ enum CAFMarkerReader {
         b.withUnsafeBytes { m in
             let position = Double(bitPattern: CAFReader.readU64(m, at + 4)).rounded()
             let id = Int(Int32(bitPattern: CAFReader.readU32(m, at + 12)))
-            guard position.isFinite, position >= 0, position <= Double(ClipFileInfo.maxPlausibleFrames) else { return (-1, id) }
+            guard position.isFinite, position >= 0, position <= Double(ClipFileInfo.maxPlausibleFrames) else {
+                return (-1, id)
+            }
             return (Int(position), id)
         }
     }
@@ -109,16 +120,23 @@ enum CAFMarkerReader {
     /// The `strg` chunk: id → string. Offsets are from the start of the string data, after the
     /// entries; each must lie inside the chunk.
     static func parseStrings(_ b: [UInt8], name: String) throws(EarshotError) -> [Int: String] {
-        guard b.count >= 4 else { throw .malformedFile("\(name): a strg chunk of \(b.count) bytes cannot hold its count") }
+        guard b.count >= 4 else {
+            throw .malformedFile("\(name): a strg chunk of \(b.count) bytes cannot hold its count")
+        }
         let count = Int(b.withUnsafeBytes { CAFReader.readU32($0, 0) })
-        try MarkerReader.checkCount(count, entryBytes: stringEntryBytes, room: b.count - 4, "the strg chunk", name: name)
-        let data = 4 + count * stringEntryBytes   // <= b.count: checked above
+        try MarkerReader.checkCount(
+            count, entryBytes: stringEntryBytes, room: b.count - 4, "the strg chunk", name: name)
+        let data = 4 + count * stringEntryBytes  // <= b.count: checked above
         var out: [Int: String] = [:]
         for i in 0..<count {
             let p = 4 + i * stringEntryBytes
-            let (id, offset) = b.withUnsafeBytes { (Int(Int32(bitPattern: CAFReader.readU32($0, p))), Int64(bitPattern: CAFReader.readU64($0, p + 4))) }
+            let (id, offset) = b.withUnsafeBytes {
+                (Int(Int32(bitPattern: CAFReader.readU32($0, p))), Int64(bitPattern: CAFReader.readU64($0, p + 4)))
+            }
             guard offset >= 0, offset < Int64(b.count - data) else {
-                throw .malformedFile("\(name): strg entry \(i) starts at offset \(offset), outside its \(b.count - data) bytes of strings")
+                throw .malformedFile(
+                    "\(name): strg entry \(i) starts at offset \(offset), outside its \(b.count - data) bytes of strings"
+                )
             }
             if out[id] == nil { out[id] = MarkerReader.name(b[(data + Int(offset))...]) }
         }

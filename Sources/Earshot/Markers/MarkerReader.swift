@@ -91,7 +91,9 @@ public enum MarkerReader {
     }
 
     /// The markers of a file held in memory; the bytes are only borrowed.
-    public static func read(_ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
+    public static func read(
+        _ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int
+    ) throws(EarshotError) -> FileMarkers {
         if ClipDecoder.route(for: bytes) == .vorbis {
             return try VorbisCommentMarkers.read(bytes, name: name, frameCount: frameCount)
         }
@@ -103,7 +105,9 @@ public enum MarkerReader {
     }
 
     /// The raw markers of a RIFF or CAF file of `length` bytes read through `read(offset, count)`.
-    static func read(name: String, length: Int, frameCount: Int, read: (Int, Int) -> [UInt8]) throws(EarshotError) -> [Marker] {
+    static func read(
+        name: String, length: Int, frameCount: Int, read: (Int, Int) -> [UInt8]
+    ) throws(EarshotError) -> [Marker] {
         let head = read(0, 4)
         if head.count == 4, head.withUnsafeBytes({ CAFReader.looksLikeCAF($0) }) {
             return try CAFMarkerReader.read(name: name, length: length, read: read)
@@ -131,7 +135,8 @@ public enum MarkerReader {
             out.markers.append(m)
         }
         // Stable: markers on the same frame keep the file's order.
-        out.markers = out.markers.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }.map(\.element)
+        out.markers = out.markers.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
+            .map(\.element)
         return out
     }
 
@@ -161,18 +166,23 @@ public enum MarkerReader {
     /// Throws unless `size` is at most ``maxChunkBytes``.
     static func checkChunkSize(_ size: Int, _ what: String, name: String) throws(EarshotError) {
         guard size >= 0, size <= maxChunkBytes else {
-            throw .malformedFile("\(name): \(what) chunk of \(size) bytes (marker chunks are read up to \(maxChunkBytes) bytes, MarkerReader.maxChunkBytes)")
+            throw .malformedFile(
+                "\(name): \(what) chunk of \(size) bytes (marker chunks are read up to \(maxChunkBytes) bytes, MarkerReader.maxChunkBytes)"
+            )
         }
     }
 
     /// Throws unless `count` entries of `entryBytes` fit in `room` bytes and `count` is at most
     /// ``maxMarkers`` (checked in that order, before anything is allocated).
-    static func checkCount(_ count: Int, entryBytes: Int, room: Int, _ what: String, name: String) throws(EarshotError) {
+    static func checkCount(_ count: Int, entryBytes: Int, room: Int, _ what: String, name: String) throws(EarshotError)
+    {
         guard count >= 0, room >= 0, count <= room / entryBytes else {
-            throw .malformedFile("\(name): \(what) claims \(count) entries of \(entryBytes) bytes but holds \(max(0, room)) bytes")
+            throw .malformedFile(
+                "\(name): \(what) claims \(count) entries of \(entryBytes) bytes but holds \(max(0, room)) bytes")
         }
         guard count <= maxMarkers else {
-            throw .malformedFile("\(name): \(what) claims \(count) markers (at most \(maxMarkers) are read, MarkerReader.maxMarkers)")
+            throw .malformedFile(
+                "\(name): \(what) claims \(count) markers (at most \(maxMarkers) are read, MarkerReader.maxMarkers)")
         }
     }
 }
@@ -181,7 +191,9 @@ extension String {
     /// The string without leading and trailing spaces, tabs, carriage returns and line feeds.
     func trimmingSpaces() -> String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

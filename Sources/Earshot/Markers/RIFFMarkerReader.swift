@@ -44,7 +44,8 @@ enum RIFFMarkerReader {
             try MarkerReader.checkChunkSize(wanted, what, name: name)
             let b = read(c.body, wanted)
             guard b.count == wanted else {
-                throw .malformedFile("\(name): truncated: the \(what) chunk claims \(c.size) bytes but the file holds \(b.count)")
+                throw .malformedFile(
+                    "\(name): truncated: the \(what) chunk claims \(c.size) bytes but the file holds \(b.count)")
             }
             return b
         }
@@ -63,10 +64,14 @@ enum RIFFMarkerReader {
             // Only the id, the ltxt fields and a name's worth of text are read.
             let b = try body(c, limit: 20 + MarkerReader.maxNameBytes + 1)
             if c.id == "labl" {
-                guard b.count >= 4 else { throw .malformedFile("\(name): a labl chunk of \(b.count) bytes cannot hold its cue point id") }
+                guard b.count >= 4 else {
+                    throw .malformedFile("\(name): a labl chunk of \(b.count) bytes cannot hold its cue point id")
+                }
                 labels[u32(b, 0)] = MarkerReader.name(b[4...])
             } else {
-                guard b.count >= 20 else { throw .malformedFile("\(name): an ltxt chunk of \(b.count) bytes (needs 20)") }
+                guard b.count >= 20 else {
+                    throw .malformedFile("\(name): an ltxt chunk of \(b.count) bytes (needs 20)")
+                }
                 let id = u32(b, 0)
                 if u32(b, 4) > 0 { lengths[id] = u32(b, 4) }
                 texts[id] = MarkerReader.name(b[20...])
@@ -78,21 +83,26 @@ enum RIFFMarkerReader {
         for c in found where c.list == nil {
             let b = try body(c)
             if c.id == "cue " {
-                guard b.count >= 4 else { throw .malformedFile("\(name): a cue chunk of \(b.count) bytes cannot hold its count") }
+                guard b.count >= 4 else {
+                    throw .malformedFile("\(name): a cue chunk of \(b.count) bytes cannot hold its count")
+                }
                 let count = u32(b, 0)
-                try MarkerReader.checkCount(count, entryBytes: cuePointBytes, room: b.count - 4, "the cue chunk", name: name)
+                try MarkerReader.checkCount(
+                    count, entryBytes: cuePointBytes, room: b.count - 4, "the cue chunk", name: name)
                 try checkTotal(markers.count, count, name: name)
                 for i in 0..<count {
                     let p = 4 + i * cuePointBytes
                     let id = u32(b, p), position = u32(b, p + 4), offset = u32(b, p + 20)
-                    markers.append(Marker(name: label(id), frame: offset != 0 ? offset : position, length: lengths[id], id: id))
+                    markers.append(
+                        Marker(name: label(id), frame: offset != 0 ? offset : position, length: lengths[id], id: id))
                 }
             } else {   // smpl
                 guard b.count >= samplerHeaderBytes else {
                     throw .malformedFile("\(name): a smpl chunk of \(b.count) bytes (needs \(samplerHeaderBytes))")
                 }
                 let count = u32(b, 28)
-                try MarkerReader.checkCount(count, entryBytes: loopBytes, room: b.count - samplerHeaderBytes, "the smpl chunk", name: name)
+                try MarkerReader.checkCount(
+                    count, entryBytes: loopBytes, room: b.count - samplerHeaderBytes, "the smpl chunk", name: name)
                 try checkTotal(markers.count, count, name: name)
                 for i in 0..<count {
                     let p = samplerHeaderBytes + i * loopBytes

@@ -28,16 +28,25 @@ enum VorbisCommentMarkers {
     /// The chapters of the Ogg Vorbis file at `path`, checked against `frameCount` (the length
     /// of its audio, as for every format: see ``MarkerReader/read(path:frameCount:)``).
     static func read(path: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
-        try VorbisFileDecoder.withFile(path) { (vf, _) throws(EarshotError) in try read(vf, name: path, frames: frameCount) }
+        try VorbisFileDecoder.withFile(path) { (vf, _) throws(EarshotError) in
+            try read(vf, name: path, frames: frameCount)
+        }
     }
 
     /// The chapters of Ogg Vorbis bytes in memory, checked against `frameCount`.
-    static func read(_ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int) throws(EarshotError) -> FileMarkers {
-        try VorbisFileDecoder.withMemoryFile(bytes, name: name) { (vf, _) throws(EarshotError) in try read(vf, name: name, frames: frameCount) }
+    static func read(_ bytes: UnsafeRawBufferPointer, name: String, frameCount: Int) throws(EarshotError) -> FileMarkers
+    {
+        try VorbisFileDecoder.withMemoryFile(bytes, name: name) { (vf, _) throws(EarshotError) in
+            try read(vf, name: name, frames: frameCount)
+        }
     }
 
-    private static func read(_ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, frames: Int) throws(EarshotError) -> FileMarkers {
-        guard let info = ov_info(vf, -1), info.pointee.rate > 0 else { throw .malformedFile("\(name): no Vorbis stream information") }
+    private static func read(
+        _ vf: UnsafeMutablePointer<OggVorbis_File>, name: String, frames: Int
+    ) throws(EarshotError) -> FileMarkers {
+        guard let info = ov_info(vf, -1), info.pointee.rate > 0 else {
+            throw .malformedFile("\(name): no Vorbis stream information")
+        }
         guard let vc = ov_comment(vf, -1) else { return FileMarkers() }
         let count = Int(vc.pointee.comments)
         var lines: [[UInt8]] = []

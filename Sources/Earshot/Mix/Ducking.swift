@@ -49,7 +49,9 @@ public struct Ducking: Sendable, Equatable {
     /// let dialogue = Ducking(level: -12, attack: 0.05, release: 0.5, threshold: -40, hold: 0.1)
     /// try engine.setDucking(dialogue, of: .music, by: .voice)
     /// ```
-    public init(level: Double = -12, attack: Double = 0.05, release: Double = 0.5, threshold: Double = -40, hold: Double = 0.1) {
+    public init(
+        level: Double = -12, attack: Double = 0.05, release: Double = 0.5, threshold: Double = -40, hold: Double = 0.1
+    ) {
         self.level = level
         self.attack = attack
         self.release = release

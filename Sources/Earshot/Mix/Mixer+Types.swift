@@ -54,7 +54,8 @@ extension Mixer {
 
         /// The filter this layer makes of `own`, within 0…1.
         func applied(to own: LowPassFilter) -> LowPassFilter {
-            LowPassFilter(gain: min(max(own.gain * keep + gain, 0), 1), gainHF: min(max(own.gainHF * keep + gainHF, 0), 1))
+            LowPassFilter(
+                gain: min(max(own.gain * keep + gain, 0), 1), gainHF: min(max(own.gainHF * keep + gainHF, 0), 1))
         }
     }
 }

@@ -243,7 +243,8 @@ final class Mixer {
     /// The power of every bus now (voices and music; `only`: just the buses marked), per index.
     func busPower(only: [Bool]? = nil, host: some MixHost) -> [Float] {
         var power = [Float](repeating: 0, count: host.busCount)
-        host.accumulateVoicePower(into: &power, buses: only ?? [Bool](repeating: true, count: host.busCount), now: host.now)
+        host.accumulateVoicePower(
+            into: &power, buses: only ?? [Bool](repeating: true, count: host.busCount), now: host.now)
         addStreamedPower(into: &power, masterGain: host.masterGain)
         return power
     }

@@ -62,10 +62,13 @@ public struct Snapshot: Sendable, Hashable {
     func validate() throws(EarshotError) {
         guard !name.isEmpty else { throw .invalidArgument("a snapshot needs a name") }
         for (bus, db) in busGains where db.isNaN || db > Self.maxGainDecibels {
-            throw .invalidArgument("snapshot \"\(name)\": gain \(db) dB on bus \"\(bus.name)\" is not a level of at most +24 dB")
+            throw .invalidArgument(
+                "snapshot \"\(name)\": gain \(db) dB on bus \"\(bus.name)\" is not a level of at most +24 dB")
         }
         for (bus, filter) in busFilters where !filter.isValid {
-            throw .invalidArgument("snapshot \"\(name)\": filter gains \(filter.gain), \(filter.gainHF) on bus \"\(bus.name)\" must be within 0…1")
+            throw .invalidArgument(
+                "snapshot \"\(name)\": filter gains \(filter.gain), \(filter.gainHF) on bus \"\(bus.name)\" must be within 0…1"
+            )
         }
     }
 }

@@ -95,7 +95,9 @@ extension MonitorCapture {
         for zone in core.audibleZones() { zones.append(.init(name: zone.name, gain: zone.gain)) }
     }
 
-    private mutating func add(_ v: MonitorVoiceRow, now: Double, layers: any MonitorParameterSource, core: some MonitorSource) {
+    private mutating func add(
+        _ v: MonitorVoiceRow, now: Double, layers: any MonitorParameterSource, core: some MonitorSource
+    ) {
         let state: UInt8 = v.startAt > now ? 3 : v.held ? 2 : v.isReal ? 0 : 1
         // A layer after the first holds no sound key of its own in the pool: the parameters say
         // which sound and layer it plays, and whose layer it is.
@@ -117,9 +119,11 @@ extension MonitorCapture {
         if key != 0, layer < 0, let s = sounds[key], !s.layered, let k = s.clipIDs.firstIndex(of: v.clipID) {
             variation = Int16(k)
         }
-        voices.append(.init(index: UInt32(v.slot), generation: v.generation, clip: core.clipName(v.clipID), soundKey: key,
-                            variation: variation, layer: layer, leader: leader, bus: v.busIndex, state: state,
-                            gain: v.gain, audibility: v.audibility, position: v.position, age: now - v.startAt))
+        voices.append(
+            .init(
+                index: UInt32(v.slot), generation: v.generation, clip: core.clipName(v.clipID), soundKey: key,
+                variation: variation, layer: layer, leader: leader, bus: v.busIndex, state: state,
+                gain: v.gain, audibility: v.audibility, position: v.position, age: now - v.startAt))
     }
 }
 

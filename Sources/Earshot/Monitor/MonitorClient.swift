@@ -50,7 +50,9 @@ public final class MonitorClient {
         try MonitorSocketPath.checkDirectory()
         let path = MonitorSocketPath.path(pid: pid)
         guard access(path, F_OK) == 0 else {
-            throw .monitor("no monitor for process \(pid) (\(path) does not exist): start it with EARSHOT_MONITOR=1 or Configuration.monitor")
+            throw .monitor(
+                "no monitor for process \(pid) (\(path) does not exist): start it with EARSHOT_MONITOR=1 or Configuration.monitor"
+            )
         }
         try self.init(path: path, timeout: timeout)
     }
@@ -79,7 +81,8 @@ public final class MonitorClient {
                 // A timeout of 0 still reads what is waiting.
                 guard try socket.wait(timeout: max(0, left)) else { return nil }
                 var chunk = [UInt8](repeating: 0, count: 65_536)
-                let n = try chunk.withUnsafeMutableBytes { raw throws(UnixSocketError) in try socket.receive(into: raw) }
+                let n = try chunk.withUnsafeMutableBytes { raw throws(UnixSocketError) in try socket.receive(into: raw)
+                }
                 guard let n else {
                     ended = true
                     continue
@@ -102,7 +105,9 @@ public final class MonitorClient {
                     try socket.send(UnsafeRawBufferPointer(rebasing: raw[sent...]))
                 }
                 if sent < bytes.count {
-                    guard Clocks.monotonic() < deadline else { throw UnixSocketError(operation: "send", code: ETIMEDOUT) }
+                    guard Clocks.monotonic() < deadline else {
+                        throw UnixSocketError(operation: "send", code: ETIMEDOUT)
+                    }
                     _ = try socket.wait(forWriting: true, timeout: 0.1)
                 }
             } catch {

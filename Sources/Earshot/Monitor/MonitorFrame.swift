@@ -162,12 +162,6 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         /// The state a pending change goes to (``MusicSet/pendingState``), and its audio time.
         public var next: String?
         public var nextAt: Double?
-        public init(name: String, state: String?, next: String? = nil, nextAt: Double? = nil) {
-            self.name = name
-            self.state = state
-            self.next = next
-            self.nextAt = nextAt
-        }
     }
 
     public struct TrackRow: Codable, Sendable, Equatable {

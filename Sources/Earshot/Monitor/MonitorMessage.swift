@@ -27,7 +27,8 @@ public enum MonitorMessage: Sendable, Equatable {
     /// additions); an unknown `type` is an error.
     public static func decode(line: some Collection<UInt8>) throws(EarshotError) -> MonitorMessage {
         guard line.count <= MonitorProtocol.maxMessageBytes else {
-            throw .monitor("a message of \(line.count) bytes is longer than the \(MonitorProtocol.maxMessageBytes) allowed")
+            throw .monitor(
+                "a message of \(line.count) bytes is longer than the \(MonitorProtocol.maxMessageBytes) allowed")
         }
         let data = Data(line)
         let decoder = JSONDecoder()
@@ -38,7 +39,8 @@ public enum MonitorMessage: Sendable, Equatable {
             case "pong": return .pong
             case "bye": return .bye
             case "error": return .error(try decoder.decode(Text.self, from: data).message)
-            case let other: throw EarshotError.monitor("unknown message type \"\(EarshotError.oneLine(String(other.prefix(40))))\"")
+            case let other:
+                throw EarshotError.monitor("unknown message type \"\(EarshotError.oneLine(String(other.prefix(40))))\"")
             }
         } catch let error as EarshotError {
             throw error
@@ -70,7 +72,8 @@ public enum MonitorMessage: Sendable, Equatable {
         case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
             return "wrong value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
         case DecodingError.dataCorrupted(let c):
-            return c.codingPath.isEmpty ? "not JSON" : "bad value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+            return c.codingPath.isEmpty
+                ? "not JSON" : "bad value at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
         default: return "not JSON"
         }
     }

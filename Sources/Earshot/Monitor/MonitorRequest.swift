@@ -34,7 +34,8 @@ public enum MonitorRequest: Sendable, Equatable {
     /// ``EarshotError/monitor(_:)`` for anything that is not a request of the protocol.
     public static func parse(line: some Collection<UInt8>) throws(EarshotError) -> MonitorRequest {
         guard line.count < MonitorProtocol.maxRequestBytes else {
-            throw .monitor("a request of \(line.count) bytes is longer than the \(MonitorProtocol.maxRequestBytes - 1) allowed")
+            throw .monitor(
+                "a request of \(line.count) bytes is longer than the \(MonitorProtocol.maxRequestBytes - 1) allowed")
         }
         var bytes = Array(line)
         if bytes.last == 0x0D { bytes.removeLast() }

@@ -83,7 +83,8 @@ final class MonitorSubsystem: EngineSubsystem {
             greeting: { weakSelf.monitor?.greeting() ?? [] },
             answer: { line in weakSelf.monitor?.answer(line) ?? .close(nil) },
             overlong: {
-                MonitorMessage.error("a request longer than the \(MonitorProtocol.maxRequestBytes - 1) bytes allowed").encoded() + [0x0A]
+                MonitorMessage.error("a request longer than the \(MonitorProtocol.maxRequestBytes - 1) bytes allowed")
+                    .encoded() + [0x0A]
             },
             next: { weakSelf.monitor?.nextFrame() })
         weakSelf.monitor = self
@@ -97,10 +98,12 @@ final class MonitorSubsystem: EngineSubsystem {
     }
 
     /// Opens the socket and starts the thread for `engine`.
-    static func start(for engine: AudioEngine, output: String, sampleRate: Int) throws(EarshotError) -> MonitorSubsystem {
+    static func start(for engine: AudioEngine, output: String, sampleRate: Int) throws(EarshotError) -> MonitorSubsystem
+    {
         let path = try MonitorSocketPath.makeForEngine()
-        let hello = MonitorHello(pid: Int(getpid()), process: processName(), earshot: EarshotVersion.string, output: output,
-                                 sampleRate: sampleRate, loopback: engine.isLoopback, rate: MonitorProtocol.defaultRate)
+        let hello = MonitorHello(
+            pid: Int(getpid()), process: processName(), earshot: EarshotVersion.string, output: output,
+            sampleRate: sampleRate, loopback: engine.isLoopback, rate: MonitorProtocol.defaultRate)
         do {
             // Only this process's own name is ever replaced: a socket left by an earlier process
             // with the same id (that process is gone, or it would be us).
@@ -198,8 +201,9 @@ final class MonitorSubsystem: EngineSubsystem {
         let tracks = music.monitorTracks(host: engine)
         let sets = music.monitorSets()
         let session = engine.sessionSlot.existing.map { s in
-            MonitorFrame.Session(category: s.category.rawValue, active: s.isActive, otherAudio: s.secondaryAudioShouldBeSilencedHint,
-                                 interrupted: s.isInterrupted, duckDB: MonitorNames.decibels(s.musicDuckGain))
+            MonitorFrame.Session(
+                category: s.category.rawValue, active: s.isActive, otherAudio: s.secondaryAudioShouldBeSilencedHint,
+                interrupted: s.isInterrupted, duckDB: MonitorNames.decibels(s.musicDuckGain))
         }
         let (limited, deepest) = engine.limiter.withLock { ($0.limitedFrames, $0.deepestReductionDecibels) }
         let monitorMs = (Clocks.threadCPU() - cpu0) * 1000
@@ -211,13 +215,20 @@ final class MonitorSubsystem: EngineSubsystem {
                 g.lastSession = session
             }
             if let s = session, let before = g.lastSession {
-                if s.interrupted != before.interrupted { sessionEdges.append(s.interrupted ? "interruption began" : "interruption ended") }
-                if s.otherAudio != before.otherAudio { sessionEdges.append(s.otherAudio ? "other audio started" : "other audio stopped") }
+                if s.interrupted != before.interrupted {
+                    sessionEdges.append(s.interrupted ? "interruption began" : "interruption ended")
+                }
+                if s.otherAudio != before.otherAudio {
+                    sessionEdges.append(s.otherAudio ? "other audio started" : "other audio stopped")
+                }
                 if s.category != before.category { sessionEdges.append("category \(s.category)") }
             }
-            return Extras(output: output, updateMs: g.updateMs, renderMs: engine.isLoopback ? g.renderMs : nil, updates: g.updates,
-                          monitorMs: monitorMs, tracks: tracks, sets: sets, session: session,
-                          limiter: .init(limitedFrames: limited, deepestDB: Double(deepest), active: limited > g.lastLimitedFrames))
+            return Extras(
+                output: output, updateMs: g.updateMs, renderMs: engine.isLoopback ? g.renderMs : nil,
+                updates: g.updates,
+                monitorMs: monitorMs, tracks: tracks, sets: sets, session: session,
+                limiter: .init(
+                    limitedFrames: limited, deepestDB: Double(deepest), active: limited > g.lastLimitedFrames))
         }
         let time = capture.audioTime
         outbox.withLock { o in
@@ -251,7 +262,9 @@ final class MonitorSubsystem: EngineSubsystem {
     }
 
     private func stopObserving(_ engine: AudioEngine) {
-        if let token = observerToken.withLock({ t in defer { t = nil; observing.store(false, ordering: .relaxed) }; return t }) {
+        if let token = observerToken.withLock({ t in
+            defer { t = nil; observing.store(false, ordering: .relaxed) }; return t
+        }) {
             engine.voiceEventBroadcast.removeObserver(token)
         }
     }
@@ -304,7 +317,9 @@ final class MonitorSubsystem: EngineSubsystem {
         return MonitorMessage.frame(frame).encoded() + [0x0A]
     }
 
-    private func makeFrame(_ c: MonitorCapture, _ x: Extras, events: [MonitorFrame.EventRow], dropped: Int, seq: Int) -> MonitorFrame {
+    private func makeFrame(
+        _ c: MonitorCapture, _ x: Extras, events: [MonitorFrame.EventRow], dropped: Int, seq: Int
+    ) -> MonitorFrame {
         var voiceNames: [String: String] = [:]
         voiceNames.reserveCapacity(c.voices.count)
         let voices = c.voices.map { v -> MonitorFrame.VoiceRow in
@@ -323,9 +338,13 @@ final class MonitorSubsystem: EngineSubsystem {
                 bus: v.bus < c.busNames.count ? c.busNames[v.bus] : "?",
                 state: ["real", "virtual", "paused", "pending"][Int(min(v.state, 3))],
                 gainDB: MonitorNames.decibels(v.gain), audibilityDB: MonitorNames.decibels(v.audibility),
-                distance: distance.map(Self.finite), position: v.position.map { [Self.finite(Double($0.x)), Self.finite(Double($0.y)), Self.finite(Double($0.z))] },
+                distance: distance.map(Self.finite),
+                position: v.position.map {
+                    [Self.finite(Double($0.x)), Self.finite(Double($0.y)), Self.finite(Double($0.z))]
+                },
                 age: Self.finite(v.age),
-                variation: v.variation >= 0 ? Int(v.variation) + 1 : nil, variations: v.variation >= 0 ? info?.clipIDs.count : nil,
+                variation: v.variation >= 0 ? Int(v.variation) + 1 : nil,
+                variations: v.variation >= 0 ? info?.clipIDs.count : nil,
                 layer: v.layer >= 0 ? Int(v.layer) + 1 : nil, layers: v.layer >= 0 ? info?.clipIDs.count : nil,
                 leader: v.leader.map { "\($0.index).\($0.generation)" })
         }
@@ -339,14 +358,19 @@ final class MonitorSubsystem: EngineSubsystem {
             }
         }
         let engine = MonitorFrame.Engine(
-            output: x.output, sampleRate: c.sampleRate, audioTime: c.audioTime, updateMs: x.updateMs, renderMs: x.renderMs,
-            updates: x.updates, monitorMs: x.monitorMs, realVoices: c.counts.real, virtualVoices: c.counts.live - c.counts.real,
-            freeSources: c.counts.freeSources, voiceSources: c.counts.sources, steals: c.counts.steals, refusals: c.counts.refusals,
+            output: x.output, sampleRate: c.sampleRate, audioTime: c.audioTime, updateMs: x.updateMs,
+            renderMs: x.renderMs,
+            updates: x.updates, monitorMs: x.monitorMs, realVoices: c.counts.real,
+            virtualVoices: c.counts.live - c.counts.real,
+            freeSources: c.counts.freeSources, voiceSources: c.counts.sources, steals: c.counts.steals,
+            refusals: c.counts.refusals,
             limiter: x.limiter, deviceLost: c.deviceLost)
-        return MonitorFrame(seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,
-                            voicesOmitted: max(0, c.counts.live - voices.count), buses: c.buses, snapshots: c.snapshots,
-                            parameters: c.parameters.isEmpty ? nil : c.parameters, music: .init(tracks: x.tracks, sets: x.sets.isEmpty ? nil : x.sets), zones: c.zones,
-                            session: x.session, events: named, eventsDropped: dropped)
+        return MonitorFrame(
+            seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,
+            voicesOmitted: max(0, c.counts.live - voices.count), buses: c.buses, snapshots: c.snapshots,
+            parameters: c.parameters.isEmpty ? nil : c.parameters,
+            music: .init(tracks: x.tracks, sets: x.sets.isEmpty ? nil : x.sets), zones: c.zones,
+            session: x.session, events: named, eventsDropped: dropped)
     }
 
     private static func finite(_ x: Double) -> Double { x.isFinite ? min(max(x, -1e12), 1e12) : 0 }

@@ -19,7 +19,8 @@ extension AudioEngine {
     /// try engine.setCurves([ParameterCurve(parameter: "rpm", property: .gain, points: [.init(0, -12)])], for: hum)
     /// engine.update()   // the voice is 12 dB down, still playing
     /// ```
-    public func setCurves(_ curves: [ParameterCurve], layers: [[ParameterCurve]]? = nil, for sound: Sound) throws(EarshotError) {
+    public func setCurves(_ curves: [ParameterCurve], layers: [[ParameterCurve]]? = nil,
+                          for sound: Sound) throws(EarshotError) {
         guard sound.engineID == link.id else { throw .wrongEngine }
         var d = sound.definition
         d.curves = curves

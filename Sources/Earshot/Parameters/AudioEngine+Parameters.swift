@@ -78,15 +78,14 @@ extension AudioEngine {
     /// let car = try engine.play(hum, options: SoundPlayOptions(position: Vector3(4, 0, -10)))
     /// try engine.setParameter("rpm", 5200, of: car)
     /// ```
-    public func setParameter(_ name: String, _ value: Double, of voice: Voice, ramp: Double? = nil) throws(EarshotError) {
-        guard voice.link === link else { throw .wrongEngine }
-        try Self.checkRamp(ramp)
-        try withAL { () throws(EarshotError) in
-            guard !core.isShutDown else { throw .engineShutDown }
+    public func setParameter(_ name: String, _ value: Double, of voice: Voice,
+                             ramp: Double? = nil) throws(EarshotError) {
+        try withParameter(name, of: voice, ramp: ramp) { (p) throws(EarshotError) in
             let stage = core.parameters
-            let p = try stage.index(of: name)
             let d = stage.definitions[p]
-            guard let v = d.clamped(value) else { throw .invalidArgument("parameter \"\(name)\": value \(value) is not finite") }
+            guard let v = d.clamped(value) else {
+                throw .invalidArgument("parameter \"\(name)\": value \(value) is not finite")
+            }
             guard let slot = core.pool.slot(voice.id) else { return }   // ended: nothing to shape
             let i = stage.voices.entry(voice.id) ?? stage.adopt(slot, id: voice.id, pool: core.pool)
             let table = stage.voices
@@ -114,7 +113,8 @@ extension AudioEngine {
             guard let slot = core.pool.slot(voice.id) else { return nil }
             if core.parameters.voices.entry(voice.id) != nil { return core.parameters.value(p, slot: slot, pool: core.pool) }
             let e = core.pool.voiceStates[slot].emitterIndex
-            if e >= 0, let v = core.parameters.emitterValue(e, generation: core.pool.emitterGeneration(e), p) { return v }
+            if e >= 0,
+               let v = core.parameters.emitterValue(e, generation: core.pool.emitterGeneration(e), p) { return v }
             return core.parameters.global[p].current
         }
     }
@@ -128,14 +128,24 @@ extension AudioEngine {
     /// let car = try engine.makeEmitter(SpatialProperties(position: Vector3(0, 0, -20)))
     /// try engine.setParameter("rpm", 4100, of: car)
     /// ```
-    public func setParameter(_ name: String, _ value: Double, of emitter: Emitter, ramp: Double? = nil) throws(EarshotError) {
-        guard emitter.link === link else { throw .wrongEngine }
+    public func setParameter(_ name: String, _ value: Double, of emitter: Emitter,
+                             ramp: Double? = nil) throws(EarshotError) {
+        try withParameter(name, of: emitter, ramp: ramp) { (p) throws(EarshotError) in
+            guard let e = core.pool.emitterIndex(emitter.id) else { return }
+            try core.parameters.setEmitter(e, generation: emitter.id.generation, p, value, ramp: ramp)
+        }
+    }
+
+    /// What setting a parameter on a voice or an emitter checks first — the handle is this
+    /// engine's, the ramp valid, the engine running, the parameter defined — then `body` with
+    /// the parameter's index, under the AL lock.
+    private func withParameter(_ name: String, of handle: some EngineHandle, ramp: Double?,
+                               _ body: (Int) throws(EarshotError) -> Void) throws(EarshotError) {
+        guard handle.link === link else { throw .wrongEngine }
         try Self.checkRamp(ramp)
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            let p = try core.parameters.index(of: name)
-            guard let e = core.pool.emitterIndex(emitter.id) else { return }
-            try core.parameters.setEmitter(e, generation: emitter.id.generation, p, value, ramp: ramp)
+            try body(try core.parameters.index(of: name))
         }
     }
 
@@ -160,7 +170,9 @@ extension AudioEngine {
         for c in curves { try c.validate() }
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard let b = core.busIndex(bus) else { throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)") }
+            guard let b = core.busIndex(bus) else {
+                throw .invalidArgument("no bus named \"\(bus.name)\" (add it with addBus first)")
+            }
             try core.parameters.setBusCurves(curves, bus: b)
             core.parameters.adoptBusVoices(b, pool: core.pool)
         }

@@ -5,7 +5,8 @@ extension EngineCore {
     /// A voice of sound `key` (`definition`, not layered) started from `resolved`: through the
     /// parameters when the sound has curves.
     @inline(__always)
-    func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition, markers: [Marker]) throws(EarshotError) -> VoiceID {
+    func playSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition,
+                        markers: [Marker]) throws(EarshotError) -> VoiceID {
         guard definition.parameterPart != nil else { return play(resolved, markers: markers) }
         let id = try playCurvedSoundVoice(resolved, key: key, definition: definition)
         pool.mark(id, markers: markers, from: resolved.startFrame)
@@ -13,7 +14,8 @@ extension EngineCore {
     }
 
     @inline(never)   // out of the plain sound's play path
-    private func playCurvedSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key, definition: SoundDefinition) throws(EarshotError) -> VoiceID {
+    private func playCurvedSoundVoice(_ resolved: ResolvedPlay, key: SoundTable.Key,
+                                      definition: SoundDefinition) throws(EarshotError) -> VoiceID {
         let set = try parameters.set(forSound: key, layer: -1, definition: definition)
         return parameters.play(resolved, set: set, soundKey: key, in: self)
     }

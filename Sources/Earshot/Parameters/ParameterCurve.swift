@@ -103,7 +103,9 @@ public struct ParameterCurve: Sendable, Equatable {
         }
         let range = property.valueRange
         for (k, p) in points.enumerated() {
-            guard p.x.isFinite else { throw .invalidArgument("\(what): point \(k + 1) has a parameter value that is not finite") }
+            guard p.x.isFinite else {
+                throw .invalidArgument("\(what): point \(k + 1) has a parameter value that is not finite")
+            }
             guard p.y.isFinite, range.contains(p.y) else {
                 throw .invalidArgument("\(what): point \(k + 1) value \(p.y) (must be \(range.lowerBound)…\(range.upperBound))")
             }

@@ -2,7 +2,9 @@
 extension ParameterStage: MonitorParameterSource {
     func monitorLayer(slot i: Int, generation: UInt32) -> MonitorLayer? {
         let curves = voices.entries
-        guard i < curves.count, curves[i].active, curves[i].generation == generation, curves[i].layer >= 0 else { return nil }
+        guard i < curves.count, curves[i].active, curves[i].generation == generation, curves[i].layer >= 0 else {
+            return nil
+        }
         let leader = curves[i].leader >= 0 ? (UInt32(curves[i].leader), curves[i].leaderGeneration) : nil
         return MonitorLayer(soundKey: curves[i].soundKey, layer: curves[i].layer, leader: leader)
     }

@@ -13,7 +13,9 @@ extension ParameterStage {
         let leaderSlot = leader.flatMap { voices.entry($0) }
         func value(_ p: Int) -> Double {
             if let l = leaderSlot { for v in voices.entries[l].locals where v.parameter == p { return v.value.current } }
-            if resolved.emitterIndex >= 0, let v = emitterValue(resolved.emitterIndex, generation: pool.emitterGeneration(resolved.emitterIndex), p) {
+            if resolved.emitterIndex >= 0,
+               let v = emitterValue(resolved.emitterIndex, generation: pool.emitterGeneration(resolved.emitterIndex),
+                                    p) {
                 return v
             }
             return global[p].current
@@ -50,7 +52,8 @@ extension ParameterStage {
     /// Sends slot `i`'s low-pass and send factors to its source (a real voice).
     func applyFilters(_ i: Int, pool: some VoiceKernel) {
         let source = pool.voiceStates[i].source
-        pool.router?.setCurveFilter(SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send), source: source)
+        pool.router?.setCurveFilter(SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass,
+                                                           send: voices.entries[i].send), source: source)
     }
 }
 
@@ -71,7 +74,8 @@ final class ParameterFilterStage: CoreStage {
         let pool = core.pool
         guard let router = pool.router else { return }
         for i in voices.managed where voices.entries[i].hasFilters {
-            guard pool.voiceStates[i].phase == .real, pool.voiceStates[i].generation == voices.entries[i].generation else { continue }
+            guard pool.voiceStates[i].phase == .real,
+                  pool.voiceStates[i].generation == voices.entries[i].generation else { continue }
             let wanted = SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send)
             if router.curveFilter(pool.voiceStates[i].source) != wanted { router.setCurveFilter(wanted, source: pool.voiceStates[i].source) }
         }
@@ -94,7 +98,8 @@ extension ParameterStage {
     /// a voice on a bus that just got curves): its values now are its own.
     func adopt(_ slot: Int, id: VoiceID, pool: some VoiceKernel) -> Int {
         let v = pool.voiceStates
-        var e = VoiceCurveEntry(generation: id.generation, gain: v[slot].gain, pitch: v[slot].pitch, priority: v[slot].priority)
+        var e = VoiceCurveEntry(generation: id.generation, gain: v[slot].gain, pitch: v[slot].pitch,
+                                priority: v[slot].priority)
         e.hasFilters = { let b = busSetIndex(pool.voiceStates[slot].busIndex); return b >= 0 && sets[b].hasFilters }()
         e.dirty = true
         voices.activate(slot, e)

@@ -86,7 +86,9 @@ final class ParameterStage: CoreStage {
     /// Sets a global value (clamped to the range); `ramp` overrides the seek.
     func setGlobal(_ p: Int, _ value: Double, ramp: Double?) throws(EarshotError) {
         let d = definitions[p]
-        guard let v = d.clamped(value) else { throw .invalidArgument("parameter \"\(d.name)\": value \(value) is not finite") }
+        guard let v = d.clamped(value) else {
+            throw .invalidArgument("parameter \"\(d.name)\": value \(value) is not finite")
+        }
         let wasMoving = global[p].isMoving
         let before = global[p].current
         global[p].set(v, seek: d.seek, ramp: ramp)
@@ -111,7 +113,8 @@ final class ParameterStage: CoreStage {
                 }
             }
             let d = a.isEmpty ? b.count : row[b.count]
-            if d <= max(2, max(a.count, b.count) / 3), d < max(a.count, b.count), d < (best?.1 ?? .max) { best = (n, d) }
+            if d <= max(2, max(a.count, b.count) / 3), d < max(a.count, b.count),
+               d < (best?.1 ?? .max) { best = (n, d) }
         }
         return best?.0
     }
@@ -122,7 +125,8 @@ final class ParameterStage: CoreStage {
         var out: [CurveSet.Curve] = []
         out.reserveCapacity(curves.count)
         for c in curves {
-            out.append(.init(parameter: try index(of: c.parameter), property: c.property, points: c.points, shape: c.shape))
+            out.append(.init(parameter: try index(of: c.parameter), property: c.property, points: c.points,
+                             shape: c.shape))
         }
         return CurveSet(curves: out)
     }
@@ -287,7 +291,9 @@ final class ParameterStage: CoreStage {
     /// Sets emitter `e`'s own value of `p`.
     func setEmitter(_ e: Int, generation: UInt32, _ p: Int, _ value: Double, ramp: Double?) throws(EarshotError) {
         let d = definitions[p]
-        guard let v = d.clamped(value) else { throw .invalidArgument("parameter \"\(d.name)\": value \(value) is not finite") }
+        guard let v = d.clamped(value) else {
+            throw .invalidArgument("parameter \"\(d.name)\": value \(value) is not finite")
+        }
         var el: (generation: UInt32, values: [LocalParameter]) = emitterLocals[e].flatMap { $0.generation == generation ? $0 : nil } ?? (generation: generation, values: [])
         if let k = el.values.firstIndex(where: { $0.parameter == p }) {
             el.values[k].value.set(v, seek: d.seek, ramp: ramp)

@@ -17,15 +17,17 @@ struct VoiceCurveEntry {
     var soundKey: UInt32 = 0
     /// For the first layer of a layered voice: the other layers.
     var followers: [VoiceID] = []
+    /// A voice's gain, pitch and priority.
+    struct Controls {
+        var gain: Float = 1
+        var pitch: Float = 1
+        var priority: UInt8 = 128
+    }
     /// The voice's own values (without curves) and its share of the layered voice's own (a
     /// layer's gain and pitch relative to the first layer's when the game changes them).
-    var baseGain: Float = 1
-    var basePitch: Float = 1
-    var basePriority: UInt8 = 128
+    var base = Controls()
     /// What was last written to the pool (a different value there is the game's own change).
-    var writtenGain: Float = 1
-    var writtenPitch: Float = 1
-    var writtenPriority: UInt8 = 128
+    var written = Controls()
     /// The filter factors last computed (applied to the source by ``ParameterFilterStage``).
     var lowPass: Float = 1
     var send: Float = 1
@@ -46,12 +48,8 @@ extension VoiceCurveEntry {
     init(generation: UInt32, gain: Float, pitch: Float, priority: UInt8,
          written: (gain: Float, pitch: Float, priority: UInt8)? = nil) {
         self.generation = generation
-        baseGain = gain
-        basePitch = pitch
-        basePriority = priority
-        writtenGain = written?.gain ?? gain
-        writtenPitch = written?.pitch ?? pitch
-        writtenPriority = written?.priority ?? priority
+        base = Controls(gain: gain, pitch: pitch, priority: priority)
+        self.written = written.map { Controls(gain: $0.gain, pitch: $0.pitch, priority: $0.priority) } ?? base
     }
 }
 
@@ -121,11 +119,10 @@ final class VoiceCurveTable {
                 if entries[i].dirty { for f in entries[i].followers { if let j = entry(f) { entries[j].dirty = true } } }
             }
             // The game's own change of the voice's gain, pitch or priority (through `Voice`).
-            if pool.voiceStates[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
-            if pool.voiceStates[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
-            if pool.voiceStates[i].priority != entries[i].writtenPriority {
-                entries[i].basePriority = pool.voiceStates[i].priority
-                entries[i].writtenPriority = pool.voiceStates[i].priority
+            adoptGameChanges(i, pool: pool)
+            if pool.voiceStates[i].priority != entries[i].written.priority {
+                entries[i].base.priority = pool.voiceStates[i].priority
+                entries[i].written.priority = pool.voiceStates[i].priority
                 entries[i].dirty = true
             }
             if entries[i].dirty || entries[i].globalEpoch != stage.globalEpoch
@@ -142,15 +139,15 @@ final class VoiceCurveTable {
         let f = stage.factors(slot: i, set: Int(entries[i].set), pool: pool)
         entries[i].dirty = false
         entries[i].globalEpoch = stage.globalEpoch
-        let gain = ParameterStage.finite(entries[i].baseGain * f.gain, max: .greatestFiniteMagnitude)
-        let pitch = ParameterStage.finitePitch(entries[i].basePitch * Float(f.pitch))
-        let priority = UInt8(max(0, min(255, (Double(entries[i].basePriority) + f.priority).rounded())))
+        let gain = ParameterStage.finite(entries[i].base.gain * f.gain, max: .greatestFiniteMagnitude)
+        let pitch = ParameterStage.finitePitch(entries[i].base.pitch * Float(f.pitch))
+        let priority = UInt8(max(0, min(255, (Double(entries[i].base.priority) + f.priority).rounded())))
         pool.setGain(ofSlot: i, gain)
         pool.setPitch(ofSlot: i, pitch, now: now)
         pool.setPriority(ofSlot: i, priority)
-        entries[i].writtenGain = gain
-        entries[i].writtenPitch = pitch
-        entries[i].writtenPriority = priority
+        entries[i].written.gain = gain
+        entries[i].written.pitch = pitch
+        entries[i].written.priority = priority
         entries[i].lowPass = Float(max(0, min(1, f.lowPass)))
         entries[i].send = Float(max(0, min(1, f.send)))
     }
@@ -173,39 +170,30 @@ final class VoiceCurveTable {
     /// its sound (``AudioEngine/redefine(_:as:)``) — and writes the result at once. A change the
     /// game made since the last frame is taken first. False when the voice is not in the table
     /// (its pool values are its own).
-    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel, now: Double) -> Bool {
+    func scaleOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel,
+                  now: Double) -> Bool {
         guard let i = entry(id) else { return false }
-        if pool.voiceStates[i].gain != entries[i].writtenGain { adoptGain(i, pool: pool) }
-        if pool.voiceStates[i].pitch != entries[i].writtenPitch { adoptPitch(i, pool: pool) }
-        if let gain { entries[i].baseGain = EngineCore.varied(entries[i].baseGain, by: gain) }
-        if let pitch { entries[i].basePitch = EngineCore.varied(entries[i].basePitch, by: pitch) }
+        adoptGameChanges(i, pool: pool)
+        if let gain { entries[i].base.gain = EngineCore.varied(entries[i].base.gain, by: gain) }
+        if let pitch { entries[i].base.pitch = EngineCore.varied(entries[i].base.pitch, by: pitch) }
         apply(i, stage: stage, pool: pool, now: now)   // accounts the position before a pitch change
         return true
     }
 
-    /// The game set the voice's gain: for a first layer, its layers follow in proportion.
-    private func adoptGain(_ i: Int, pool: some VoiceKernel) {
-        let old = entries[i].baseGain
-        let new = pool.voiceStates[i].gain
-        entries[i].baseGain = new
-        entries[i].writtenGain = new
+    /// The game set the voice's gain or pitch (through `Voice`) since the last write: its own
+    /// values become those, and for a first layer its layers follow in proportion.
+    private func adoptGameChanges(_ i: Int, pool: some VoiceKernel) {
+        let gain = pool.voiceStates[i].gain, pitch = pool.voiceStates[i].pitch
+        let gainMoved = gain != entries[i].written.gain, pitchMoved = pitch != entries[i].written.pitch
+        guard gainMoved || pitchMoved else { return }
+        let old = entries[i].base
+        if gainMoved { (entries[i].base.gain, entries[i].written.gain) = (gain, gain) }
+        if pitchMoved { (entries[i].base.pitch, entries[i].written.pitch) = (pitch, pitch) }
         entries[i].dirty = true
         for f in entries[i].followers {
             guard let j = entry(f) else { continue }
-            entries[j].baseGain = old > 0 ? entries[j].baseGain * (new / old) : new
-            entries[j].dirty = true
-        }
-    }
-
-    private func adoptPitch(_ i: Int, pool: some VoiceKernel) {
-        let old = entries[i].basePitch
-        let new = pool.voiceStates[i].pitch
-        entries[i].basePitch = new
-        entries[i].writtenPitch = new
-        entries[i].dirty = true
-        for f in entries[i].followers {
-            guard let j = entry(f) else { continue }
-            entries[j].basePitch = ParameterStage.finitePitch(entries[j].basePitch * (new / old))
+            if gainMoved { entries[j].base.gain = old.gain > 0 ? entries[j].base.gain * (gain / old.gain) : gain }
+            if pitchMoved { entries[j].base.pitch = ParameterStage.finitePitch(entries[j].base.pitch * (pitch / old.pitch)) }
             entries[j].dirty = true
         }
     }

@@ -41,7 +41,9 @@ public final class CaptureDevice {
     public init(name: String?, sampleRate: Int, channels: Int, bufferFrames: Int) throws(EarshotError) {
         precondition(channels == 1 || channels == 2, "CaptureDevice: 1 or 2 channels")
         precondition(sampleRate > 0 && bufferFrames > 0, "CaptureDevice: a rate and a buffer")
-        if let name, !Self.inputDeviceNames().contains(name) { throw .noInputDevice(detail: "none is named \"\(name)\"") }
+        if let name, !Self.inputDeviceNames().contains(name) {
+            throw .noInputDevice(detail: "none is named \"\(name)\"")
+        }
         let format = channels == 1 ? AL_FORMAT_MONO16 : AL_FORMAT_STEREO16
         let opened = OpenALEnvironment.prepare { () -> OpaquePointer? in
             alcCaptureOpenDevice(name, ALCuint(sampleRate), ALCenum(format), ALCsizei(bufferFrames))

@@ -95,8 +95,12 @@ public final class Recorder: Sendable {
     /// range or a file extension libsndfile does not write, ``EarshotError/noInputDevice(detail:)``.
     public init(configuration: Configuration) throws(EarshotError) {
         let c = configuration
-        guard (8_000...192_000).contains(c.sampleRate) else { throw .invalidArgument("sampleRate \(c.sampleRate) is outside 8000…192000") }
-        guard c.channels == 1 || c.channels == 2 else { throw .invalidArgument("channels \(c.channels): recordings are mono or stereo") }
+        guard (8_000...192_000).contains(c.sampleRate) else {
+            throw .invalidArgument("sampleRate \(c.sampleRate) is outside 8000…192000")
+        }
+        guard c.channels == 1 || c.channels == 2 else {
+            throw .invalidArgument("channels \(c.channels): recordings are mono or stereo")
+        }
         guard c.maxSeconds.isFinite, c.maxSeconds > 0, c.maxSeconds <= Self.maxSecondsLimit else {
             throw .invalidArgument("maxSeconds \(c.maxSeconds) is outside 0…\(Int(Self.maxSecondsLimit))")
         }
@@ -106,7 +110,8 @@ public final class Recorder: Sendable {
         meter.enabled.store(true, ordering: .relaxed)
         // OpenAL's ring: 100 ms, drained every 5 ms. (OpenAL Soft's PulseAudio capture asks the
         // server for fragments of the ring's size: a larger ring delays every delivery.)
-        let device = try CaptureDevice(name: c.device, sampleRate: c.sampleRate, channels: c.channels, bufferFrames: c.sampleRate / 10)
+        let device = try CaptureDevice(
+            name: c.device, sampleRate: c.sampleRate, channels: c.channels, bufferFrames: c.sampleRate / 10)
         core = Locked(Core(device: device, stopAtFrames: Int(c.maxSeconds * Double(c.sampleRate))))
     }
 
@@ -148,7 +153,9 @@ public final class Recorder: Sendable {
 
     /// Records for `seconds` more (bounded by ``Configuration/maxSeconds``), then finishes.
     public func record(forDuration seconds: Double) throws(EarshotError) {
-        guard seconds.isFinite, seconds > 0 else { throw .invalidArgument("record(forDuration:) \(seconds) s must be finite and > 0") }
+        guard seconds.isFinite, seconds > 0 else {
+            throw .invalidArgument("record(forDuration:) \(seconds) s must be finite and > 0")
+        }
         core.withLock { c in
             let more = Int(min(seconds, configuration.maxSeconds) * Double(configuration.sampleRate))
             c.stopAtFrames = min(c.frames + more, Int(configuration.maxSeconds * Double(configuration.sampleRate)))
@@ -175,7 +182,9 @@ public final class Recorder: Sendable {
         }
         running.store(false, ordering: .relaxed)
         _ = thread
-        try core.withLock { (c) throws(EarshotError) in try Self.finish(&c, event: .finished(frames: c.frames), state: .finished) }
+        try core.withLock { (c) throws(EarshotError) in
+            try Self.finish(&c, event: .finished(frames: c.frames), state: .finished)
+        }
     }
 
     /// Every captured buffer (interleaved floats in −1…1), from the call on; the stream ends
@@ -190,7 +199,9 @@ public final class Recorder: Sendable {
             }
         }
         if ended { continuation.finish() }
-        continuation.onTermination = { [weak self] _ in self?.core.withLock { _ = $0.continuations.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            self?.core.withLock { _ = $0.continuations.removeValue(forKey: id) }
+        }
         return stream
     }
 
@@ -199,7 +210,9 @@ public final class Recorder: Sendable {
         let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let id = UUID()
         core.withLock { $0.eventContinuations[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.core.withLock { _ = $0.eventContinuations.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            self?.core.withLock { _ = $0.eventContinuations.removeValue(forKey: id) }
+        }
         return stream
     }
 
@@ -231,8 +244,10 @@ public final class Recorder: Sendable {
             case .recording: break
             }
             guard let device = c.device, device.isConnected else {
-                Self.drain(&c, meter: meter)   // what was captured before the loss is kept
-                try? Self.finish(&c, event: .deviceLost(frames: c.frames), state: .failed(.inputDeviceLost(name: c.device?.name ?? configuration.device ?? "default")))
+                Self.drain(&c, meter: meter)  // what was captured before the loss is kept
+                try? Self.finish(
+                    &c, event: .deviceLost(frames: c.frames),
+                    state: .failed(.inputDeviceLost(name: c.device?.name ?? configuration.device ?? "default")))
                 return false
             }
             Self.drain(&c, meter: meter)
@@ -314,7 +329,9 @@ extension AudioEngine {
     public func makeRecorder(_ configuration: Recorder.Configuration) throws(EarshotError) -> Recorder {
         let category = session.category
         guard category.allowsRecording else {
-            throw .invalidArgument("recording needs the session's playAndRecord category (it is \(category)); set session.category = .playAndRecord")
+            throw .invalidArgument(
+                "recording needs the session's playAndRecord category (it is \(category)); set session.category = .playAndRecord"
+            )
         }
         return try Recorder(configuration: configuration)
     }

@@ -204,19 +204,23 @@ public final class AudioSession: @unchecked Sendable {
                 usleep(2_000)
             }
             for (source, sink) in started where !sink.snapshot.ready {
-                logger.warning("hint source \(source.name) did not report within \(timeout) s; counted as nothing playing")
+                logger.warning(
+                    "hint source \(source.name) did not report within \(timeout) s; counted as nothing playing")
             }
             // A category that does not mix silences the others (iOS interrupts them), then waits as
             // long again for the sources to see them stop, so the music does not start ducked.
             if !state.withLock({ $0.category.mixesWithOthers }) {
                 let keys = Set(started.map { $0.1.key })
                 var asked = false
-                for (source, sink) in started where sink.snapshot.ready && (state.withLock { $0.hint.inputs[sink.key] } ?? false) {
+                for (source, sink) in started
+                where sink.snapshot.ready && (state.withLock { $0.hint.inputs[sink.key] } ?? false) {
                     source.silenceOthers()
                     asked = true
                 }
                 let quietBy = Clocks.monotonic() + timeout
-                while asked, state.withLock({ s in keys.contains { s.hint.inputs[$0] == true } }), Clocks.monotonic() < quietBy {
+                while asked, state.withLock({ s in keys.contains { s.hint.inputs[$0] == true } }),
+                    Clocks.monotonic() < quietBy
+                {
                     usleep(2_000)
                 }
             }

@@ -42,7 +42,9 @@ extension AudioEngine {
         try definition.validate()
         return try withAL { () throws(EarshotError) -> Sound in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard let slot = core.sounds.slot(sound), let old = core.sounds.entries[slot].definition else { throw .soundRemoved }
+            guard let slot = core.sounds.slot(sound), let old = core.sounds.entries[slot].definition else {
+                throw .soundRemoved
+            }
             for clip in definition.clips where clip.engineID != core.engineID { throw .wrongEngine }
             for clip in definition.clips where !core.isLoaded(clip) { throw .clipUnloaded }
             for layer in definition.layers where layer.clip.engineID != core.engineID { throw .wrongEngine }
@@ -86,7 +88,8 @@ extension EngineCore {
         let t = now
         for id in voices {
             guard let i = pool.slot(id) else { continue }
-            if parameters.voices.scaleOwn(id, gain: gain, pitch: pitch, stage: parameters, pool: pool, now: t) { continue }
+            if parameters.voices.scaleOwn(id, gain: gain, pitch: pitch, stage: parameters, pool: pool,
+                                          now: t) { continue }
             if let gain { pool.setGain(id, Self.varied(pool.gain(ofSlot: i), by: gain)) }
             // The time played so far counts at the old pitch, its loops' wraps too.
             if let pitch { pool.setPitch(id, Self.varied(pool.pitch(ofSlot: i), by: pitch), now: t) }
@@ -97,7 +100,8 @@ extension EngineCore {
 extension EngineCore {
     /// The layers of the playing voices of a layered sound (each first layer's followers, in
     /// layer order) take their layer's new gain and pitch, times the sound's change.
-    func redefineLayers(_ leaders: [VoiceID], key: UInt32, old: SoundDefinition, new: SoundDefinition, gain: Float?, pitch: Float?) {
+    func redefineLayers(_ leaders: [VoiceID], key: UInt32, old: SoundDefinition, new: SoundDefinition, gain: Float?,
+                        pitch: Float?) {
         guard old.isLayered, new.isLayered else { return }
         func ratio(_ n: Float, _ o: Float, _ sound: Float?) -> Float? {
             let layer: Float? = n == o ? nil : (o > 0 ? n / o : n)
@@ -112,7 +116,8 @@ extension EngineCore {
             guard let e = parameters.voices.entry(leader) else { continue }
             // The first layer is the leader, already rescaled by the sound's change: its layer's own.
             if new.layers.count > 0, old.layers.count > 0 {
-                rescale([leader], gain: ratio(new.layers[0].gain, old.layers[0].gain, nil), pitch: ratio(new.layers[0].pitch, old.layers[0].pitch, nil))
+                rescale([leader], gain: ratio(new.layers[0].gain, old.layers[0].gain, nil),
+                        pitch: ratio(new.layers[0].pitch, old.layers[0].pitch, nil))
             }
             for (k, follower) in parameters.voices.entries[e].followers.enumerated() {
                 let layer = k + 1
@@ -140,19 +145,23 @@ extension EngineCore {
                 if members.count > definition.layers.count { members = Array(members.prefix(definition.layers.count)) }
                 for (layer, id) in members.enumerated() {
                     guard let j = parameters.voices.entry(id),
-                          let s = try? parameters.set(forSound: key, layer: layer, definition: definition) else { continue }
+                          let s = try? parameters.set(forSound: key, layer: layer,
+                                                      definition: definition) else { continue }
                     parameters.voices.entries[j].set = Int32(s)
                     parameters.voices.entries[j].dirty = true
                 }
                 continue
             }
-            guard let s = try? parameters.set(forSound: key, layer: -1, definition: definition), s >= 0 else { continue }
+            guard let s = try? parameters.set(forSound: key, layer: -1, definition: definition), s >= 0 else {
+                continue
+            }
             if let j = parameters.voices.entry(leader) {
                 parameters.voices.entries[j].set = Int32(s)
                 parameters.voices.entries[j].dirty = true
                 continue
             }
-            var e = VoiceCurveEntry(generation: leader.generation, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i),
+            var e = VoiceCurveEntry(generation: leader.generation, gain: pool.gain(ofSlot: i),
+                                    pitch: pool.pitch(ofSlot: i),
                                     priority: pool.priority(ofSlot: i))
             e.set = Int32(s)
             e.globalEpoch = 0   // evaluates at the next frame

@@ -49,7 +49,8 @@ extension AudioEngine {
     /// returned voice's ``Voice/status`` is ``VoiceStatus/refused`` — whether the sound's
     /// cooldown, its limit in ``SoundDefinition/StealMode/refuse`` mode or a full voice pool
     /// refused it; each is counted in ``stats`` and reported on ``voiceEvents``
-    /// (``VoiceEndReason/cooldown`` or ``VoiceEndReason/refused``, with the sound). Throws ``EarshotError/soundRemoved`` for a
+    /// (``VoiceEndReason/cooldown`` or ``VoiceEndReason/refused``, with the sound). Throws
+    /// ``EarshotError/soundRemoved`` for a
     /// removed sound, ``EarshotError/clipUnloaded`` when the picked clip was unloaded, and
     /// ``EarshotError/invalidArgument(_:)`` for bad options — the same error, word for word, as
     /// ``play(_:options:)-(Clip,_)`` for the same voice options, through the same checks
@@ -115,7 +116,8 @@ extension EngineCore {
     /// the voice. Nil when refused (recorded for the event stream).
     func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
-        if definition.parameterPart != nil, definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
+        if definition.parameterPart != nil,
+           definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
         // Everything that can fail or refuse before the clip is picked: a refused play must not
         // move the selection on (a sequence would skip, avoidRepeat would repeat).
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
@@ -130,7 +132,8 @@ extension EngineCore {
             let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
             resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
         }
-        let id = try playSoundVoice(resolved, key: key, definition: definition, markers: clip.markers)   // through its curves, if any
+        // through its curves, if any
+        let id = try playSoundVoice(resolved, key: key, definition: definition, markers: clip.markers)
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id

@@ -142,7 +142,8 @@ public struct SoundPlayOptions: Sendable, Equatable {
                 place = .pan(0)
             }
         }
-        var o = PlayOptions(gain: d.gain * gain, pitch: d.pitch * pitch, loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
+        var o = PlayOptions(gain: d.gain * gain, pitch: d.pitch * pitch,
+                            loop: loopCount > 0 ? (loop ?? false) : (loop ?? d.loop),
                             priority: priority ?? d.priority, bus: bus ?? d.bus, delay: delay, fadeIn: fadeIn, placement: place)
         o.offset = offset
         o.loopCount = loopCount

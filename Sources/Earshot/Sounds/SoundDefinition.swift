@@ -158,17 +158,22 @@ public struct SoundDefinition: Sendable, Equatable {
             throw .invalidArgument("a sound needs 1…\(Self.maxClips) clips (got \(clips.count))")
         }
         if let weights {
-            guard selection == .random else { throw .invalidArgument("weights apply to random selection only (this sound is \(selection.rawValue))") }
+            guard selection == .random else {
+                throw .invalidArgument("weights apply to random selection only (this sound is \(selection.rawValue))")
+            }
             guard weights.count == clips.count else {
                 throw .invalidArgument("\(weights.count) weights for \(clips.count) clips (one weight per clip)")
             }
-            guard weights.allSatisfy({ $0.isFinite && $0 >= 0 }), weights.reduce(0, +) > 0, weights.reduce(0, +).isFinite else {
+            guard weights.allSatisfy({ $0.isFinite && $0 >= 0 }), weights.reduce(0, +) > 0,
+                  weights.reduce(0, +).isFinite else {
                 throw .invalidArgument("weights must be finite, ≥ 0 and not all 0")
             }
         }
         guard avoidRepeat >= 0 else { throw .invalidArgument("avoidRepeat \(avoidRepeat) (must be ≥ 0)") }
         if avoidRepeat > 0 {
-            guard selection != .sequence else { throw .invalidArgument("avoidRepeat applies to random and shuffle selection, not sequence") }
+            guard selection != .sequence else {
+                throw .invalidArgument("avoidRepeat applies to random and shuffle selection, not sequence")
+            }
             guard avoidRepeat < clips.count else {
                 throw .invalidArgument("avoidRepeat \(avoidRepeat) needs more than \(avoidRepeat) clips (the sound has \(clips.count))")
             }

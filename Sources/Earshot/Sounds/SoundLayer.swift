@@ -2,7 +2,8 @@
 /// that starts with the sound's other layers, stays sample-aligned with them, and is shaped by
 /// its own curves — the idle, low, mid and high loops of a car engine crossfaded by `rpm`.
 ///
-/// A layered sound is a ``SoundDefinition`` made with ``SoundDefinition/init(layers:curves:loop:gain:pitch:limit:cooldown:bus:priority:spatial:)``:
+/// A layered sound is a ``SoundDefinition`` made with
+/// ``SoundDefinition/init(layers:curves:loop:gain:pitch:limit:cooldown:bus:priority:spatial:)``:
 /// one play starts every layer at once (one ``Voice`` for the game, which stops, pauses, moves
 /// and takes parameters for all of them), and each layer's gain, pitch and curves apply on top of
 /// the sound's.
@@ -70,10 +71,12 @@ extension SoundDefinition {
     /// A layered sound: every layer starts with each play, sample-aligned, and loops until
     /// stopped (unless `loop` is false). ``clips`` are the layers' clips; selection, weights and
     /// variations do not apply.
-    public init(layers: [SoundLayer], curves: [ParameterCurve] = [], loop: Bool = true, gain: Float = 1, pitch: Float = 1,
+    public init(layers: [SoundLayer], curves: [ParameterCurve] = [], loop: Bool = true, gain: Float = 1,
+                pitch: Float = 1,
                 limit: InstanceLimit? = nil, cooldown: Double = 0, bus: Bus = .sfx, priority: UInt8 = 128,
                 spatial: SpatialProperties = SpatialProperties()) {
-        self.init(clips: layers.map(\.clip), selection: .sequence, gain: gain, pitch: pitch, limit: limit, cooldown: cooldown,
+        self.init(clips: layers.map(\.clip), selection: .sequence, gain: gain, pitch: pitch, limit: limit,
+                  cooldown: cooldown,
                   bus: bus, priority: priority, loop: loop, spatial: spatial)
         self.layers = layers
         self.curves = curves
@@ -99,8 +102,12 @@ extension SoundDefinition {
             throw .invalidArgument("a layered sound has no weights, avoidRepeat or variations (its layers always play together)")
         }
         for (k, layer) in layers.enumerated() {
-            guard layer.gain.isFinite, layer.gain >= 0 else { throw .invalidArgument("layer \(k + 1): gain \(layer.gain) (must be finite and ≥ 0)") }
-            guard layer.pitch.isFinite, layer.pitch > 0 else { throw .invalidArgument("layer \(k + 1): pitch \(layer.pitch) (must be finite and > 0)") }
+            guard layer.gain.isFinite, layer.gain >= 0 else {
+                throw .invalidArgument("layer \(k + 1): gain \(layer.gain) (must be finite and ≥ 0)")
+            }
+            guard layer.pitch.isFinite, layer.pitch > 0 else {
+                throw .invalidArgument("layer \(k + 1): pitch \(layer.pitch) (must be finite and > 0)")
+            }
             guard layer.curves.count <= ParameterCurve.maxCurvesPerTarget else {
                 throw .invalidArgument("layer \(k + 1) holds at most \(ParameterCurve.maxCurvesPerTarget) curves (got \(layer.curves.count))")
             }

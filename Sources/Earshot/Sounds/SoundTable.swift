@@ -42,7 +42,8 @@ final class SoundTable {
     /// Sounds that may have voices held by their limit (released by ``releaseHeld(pool:)``).
     private var soundsWithHeld = 0
 
-    func make(_ definition: SoundDefinition, poolCapacity: Int) throws(EarshotError) -> (slot: Int, generation: UInt32) {
+    func make(_ definition: SoundDefinition,
+              poolCapacity: Int) throws(EarshotError) -> (slot: Int, generation: UInt32) {
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
@@ -100,7 +101,9 @@ final class SoundTable {
     func slot(_ sound: Sound) -> Int? {
         guard sound.engineID == engineID else { return nil }
         let i = Int(sound.id)
-        guard i < entries.count, entries[i].generation == sound.generation, entries[i].definition != nil else { return nil }
+        guard i < entries.count, entries[i].generation == sound.generation, entries[i].definition != nil else {
+            return nil
+        }
         return i
     }
 
@@ -143,7 +146,9 @@ final class SoundTable {
     /// Whether a play at `now` comes sooner than the sound's cooldown after its last start
     /// (counted when it does).
     func coolingDown(_ slot: Int, now: Double) -> Bool {
-        guard let d = entries[slot].definition, d.cooldown > 0, now - entries[slot].lastStart < d.cooldown else { return false }
+        guard let d = entries[slot].definition, d.cooldown > 0, now - entries[slot].lastStart < d.cooldown else {
+            return false
+        }
         stats.cooldownRefusals += 1
         return true
     }

@@ -50,7 +50,8 @@ public struct AttenuationCurve: Sendable, Hashable, CustomStringConvertible {
                 throw .invalidArgument("curve point \(i): distance \(p.distance) m (must be finite, 0…1e9)")
             }
             guard p.distance > previous else {
-                throw .invalidArgument("curve point \(i): distance \(p.distance) m is not after the point before (\(previous) m)")
+                throw .invalidArgument(
+                    "curve point \(i): distance \(p.distance) m is not after the point before (\(previous) m)")
             }
             guard p.dB == Self.silent || (p.dB.isFinite && (-120...12).contains(p.dB)) else {
                 throw .invalidArgument("curve point \(i): level \(p.dB) dB (must be −120…+12 dB, or silent)")
@@ -66,7 +67,9 @@ public struct AttenuationCurve: Sendable, Hashable, CustomStringConvertible {
 
     /// The points, as given (levels in dB; silence as ``silent``).
     public var points: [(distance: Double, dB: Double)] {
-        CurveTable.shared.points(id).map { (Double($0.distance), $0.amplitude > 0 ? 20 * log10(Double($0.amplitude)) : Self.silent) }
+        CurveTable.shared.points(id).map {
+            (Double($0.distance), $0.amplitude > 0 ? 20 * log10(Double($0.amplitude)) : Self.silent)
+        }
     }
 
     /// The linear gain at `distance` metres (0 for silence).
@@ -75,7 +78,9 @@ public struct AttenuationCurve: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "AttenuationCurve(" + points.map { "\($0.distance) m: \($0.dB == Self.silent ? "silent" : "\($0.dB) dB")" }.joined(separator: ", ") + ")"
+        "AttenuationCurve("
+            + points.map { "\($0.distance) m: \($0.dB == Self.silent ? "silent" : "\($0.dB) dB")" }.joined(
+                separator: ", ") + ")"
     }
 
     static func amplitude(_ dB: Double) -> Float { dB == silent ? 0 : Float(pow(10, dB / 20)) }

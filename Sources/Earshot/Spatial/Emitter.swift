@@ -17,18 +17,10 @@
 /// emitter reads as removed (``properties``, ``position`` and ``velocity`` are nil) and setters
 /// do nothing. It belongs to its engine: passed to another engine it is refused with
 /// ``EarshotError/wrongEngine`` by the calls that throw (`play`) and ignored by the others.
-public struct Emitter: Sendable, Hashable {
+public struct Emitter: Sendable, Hashable, EngineHandle {
     /// The engine's link, which holds the engine weakly (see ``Voice``).
     let link: EngineLink
     let id: EmitterID
-
-    init(engine: AudioEngine, id: EmitterID) {
-        self.link = engine.link
-        self.id = id
-    }
-
-    /// The engine while it exists.
-    var engine: AudioEngine? { link.engine }
 
     /// The emitter's properties (nil for a removed emitter). Setting validates: invalid values are
     /// ignored, never passed to OpenAL.
@@ -55,11 +47,8 @@ public struct Emitter: Sendable, Hashable {
         }
     }
 
-    public static func == (a: Emitter, b: Emitter) -> Bool { a.link === b.link && a.id == b.id }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(link))
-        hasher.combine(id)
-    }
+    public static func == (a: Emitter, b: Emitter) -> Bool { a.isSameHandle(as: b) }
+    public func hash(into hasher: inout Hasher) { hashHandle(into: &hasher) }
 }
 
 /// A slot index and generation of an emitter.

@@ -27,7 +27,9 @@ public struct SpatialProperties: Sendable, Equatable, CustomStringConvertible {
         public static let distanceModel = DistanceFields(rawValue: 8)
         public static let beyondMax = DistanceFields(rawValue: 16)
         public static let curve = DistanceFields(rawValue: 32)
-        public static let all: DistanceFields = [.referenceDistance, .maxDistance, .rolloff, .distanceModel, .beyondMax, .curve]
+        public static let all: DistanceFields = [
+            .referenceDistance, .maxDistance, .rolloff, .distanceModel, .beyondMax, .curve,
+        ]
     }
 
     public var position: Vector3

@@ -10,7 +10,7 @@
 /// **Channels**: 1…16 (``maxChannels``). 1, 2, 4, 6, 7 and 8 channels play on one source
 /// (OpenAL places quad, 5.1, 6.1 and 7.1 on its virtual loudspeakers); 3, 5 and 9…16 play as a
 /// sample-aligned group of mono sources, one per channel, each at
-/// ``StreamLayout/speakerPosition(channel:of:)`` (3: left, right, centre; 5: 5.0; others an
+/// the layout's speaker position (3: left, right, centre; 5: 5.0; others an
 /// even ring from straight ahead, clockwise) — one source per channel is taken from the pool.
 /// **Positional**: a mono stream can follow an ``Emitter`` (``Options/emitter``).
 ///

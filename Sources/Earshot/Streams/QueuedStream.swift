@@ -57,7 +57,7 @@ final class QueuedStream: @unchecked Sendable {
     var sessionActive = false
     /// Paused by a hold (an audio-session interruption, or the track's bus paused by
     /// `setPaused(_:for:)` or `pauseAll(except:)`); resumed when the last hold is lifted
-    /// (``StreamSystem/setSessionHold(_:host:)``, ``StreamSystem/syncBusHolds(host:)``).
+    /// (``StreamSystem/syncBusHolds(host:)``).
     var heldBySession = false
     var source: ALuint?
     /// The AL_GAIN last set on `source` (nil: not known, e.g. just claimed), so that an unchanged

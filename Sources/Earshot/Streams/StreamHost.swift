@@ -90,7 +90,7 @@ extension AudioEngine: StreamHost {
     func spatial(of emitter: Emitter) -> SpatialProperties? {
         ALGlobal.lock.assertHeld("StreamHost.spatial(of:) outside withStreamAL")
         guard emitter.link === link, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
-        return core.pool.emitterSpatial[i]
+        return core.pool.emitterProperties(i)
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }

@@ -11,7 +11,7 @@ import Glibc
 ///   Checked at the first upload with `alIsExtensionPresent` and `alGetEnumValue`.
 /// - **A group of mono sources** for every other count (3, 5, 9…16), or when the extension is
 ///   missing: one source per channel, started together in one `alSourcePlayv`
-///   (``SourceStarter``) so they stay sample-aligned, each placed head-relative at
+///   (``ALContext/start(_:_:)-([ALuint],_)``) so they stay sample-aligned, each placed head-relative at
 ///   ``speakerPosition(channel:of:)``. An ambisonic decoder (4, 9, 16 channels decoded to virtual
 ///   loudspeakers) replaces that placement by its own decode, on the same group.
 enum StreamLayout {

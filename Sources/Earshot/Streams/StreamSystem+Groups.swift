@@ -96,7 +96,7 @@ extension StreamSystem {
         }
     }
 
-    /// Resumes the paused streams of `group` in one ``SourceStarter`` call (stream lock held).
+    /// Resumes the paused streams of `group` in one ``ALContext/start(_:_:)-([ALuint],_)`` call (stream lock held).
     private func resumeLocked(_ group: [QueuedStream], host: any StreamHost, pending: inout [Pending]) {
         assertLocked()
         let now = clock(host)
@@ -113,7 +113,7 @@ extension StreamSystem {
             for s in group where s.state == .playing {
                 if let source = s.source { _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) }
             }
-            SourceStarter.start(names, "starting or resuming a group of streams")
+            ALContext.start(names, "starting or resuming a group of streams")
         }
         for s in group { endIfDrained(s, host: host, pending: &pending) }
     }
@@ -163,7 +163,7 @@ extension StreamSystem {
             if !names.isEmpty {
                 host.withStreamAL {
                     guard !host.streamCoreIsShutDown else { return }
-                    SourceStarter.start(names, "restarting music stems after a seek")
+                    ALContext.start(names, "restarting music stems after a seek")
                 }
             }
             for s in group { endIfDrained(s, host: host, pending: &pending) }

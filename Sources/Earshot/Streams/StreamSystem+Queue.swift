@@ -85,7 +85,7 @@ extension StreamSystem {
             uploadAll(staged, to: s, source: source)
             ALCheck.after("queueing music buffers")
             // In the same AL section: a play takes the AL lock once.
-            if thenPlay, !s.queue.isEmpty { SourceStarter.start(source, "starting a stream") }
+            if thenPlay, !s.queue.isEmpty { ALContext.start(source, "starting a stream") }
         }
         active.append(s)
     }
@@ -229,7 +229,7 @@ extension StreamSystem {
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
                 uploadAll(staged, to: s, source: source)
-                if restart, !s.queue.isEmpty { SourceStarter.play(source) }
+                if restart, !s.queue.isEmpty { ALContext.play(source) }
                 ALCheck.after("queueing stream buffers")
             }
         }
@@ -256,7 +256,7 @@ extension StreamSystem {
         if let source = f.source {
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
-                if !f.queue.isEmpty { SourceStarter.start(source, "starting a stream after the one before it") }
+                if !f.queue.isEmpty { ALContext.start(source, "starting a stream after the one before it") }
             }
         }
         endIfDrained(f, host: host, pending: &pending)
@@ -343,7 +343,7 @@ extension StreamSystem {
     }
 
     /// Drops the stream's source, queue, spare buffers and meter history without any AL call:
-    /// after ``releaseAL(_:engine:)`` has freed them, or after a device loss destroyed them.
+    /// after ``releaseAL(_:host:)`` has freed them, or after a device loss destroyed them.
     func forgetAL(_ s: QueuedStream) {
         s.source = nil
         s.appliedGain = nil

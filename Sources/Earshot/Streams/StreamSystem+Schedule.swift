@@ -34,7 +34,7 @@ extension StreamSystem {
     }
 
     /// Schedules every stream of `group` to start at audio time `time`, in one lock scope: the
-    /// pump that reaches the time starts them all in one ``SourceStarter`` call.
+    /// pump that reaches the time starts them all in one ``ALContext/start(_:_:)-([ALuint],_)`` call.
     func play(_ group: [QueuedStream], at time: Double, host: any StreamHost) throws(EarshotError) {
         try withStreamLock { (_: inout [Pending]) throws(EarshotError) in
             guard !isShutDown else { throw .engineShutDown }
@@ -102,7 +102,7 @@ extension StreamSystem {
             if !starting.isEmpty {
                 host.withStreamAL {
                     guard !host.streamCoreIsShutDown else { return }
-                    SourceStarter.start(starting, "starting scheduled streams")
+                    ALContext.start(starting, "starting scheduled streams")
                 }
             }
         }
@@ -264,7 +264,7 @@ extension StreamSystem {
             s.queue.removeAll()
             s.scannedTo = s.queueBase + max(0, s.scannedTo - playing)
             uploadAll(chunks, to: s, source: source)
-            if !s.queue.isEmpty { SourceStarter.play(source) }
+            if !s.queue.isEmpty { ALContext.play(source) }
             ALCheck.after("queueing a stream again for a stop or fade at a time")
         }
     }

@@ -69,7 +69,7 @@ extension StreamSystem {
                 host.withStreamAL {
                     guard !host.streamCoreIsShutDown else { return }
                     _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                    SourceStarter.start(source, "starting a stream")
+                    ALContext.start(source, "starting a stream")
                 }
             }
             endIfDrained(s, host: host, pending: &pending)
@@ -176,7 +176,7 @@ extension StreamSystem {
             requeue(s, source: source, atFrame: frame, host: host)
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
-                if s.state == .playing, !s.queue.isEmpty { SourceStarter.start(source, "restarting a stream after a seek") }
+                if s.state == .playing, !s.queue.isEmpty { ALContext.start(source, "restarting a stream after a seek") }
             }
             endIfDrained(s, host: host, pending: &pending)
         }

@@ -28,7 +28,7 @@ import Glibc
 ///   exists. The music clock (fades) is the count of frames rendered.
 /// - **Live devices**: a streaming thread (`earshot.music`) pumps every 10 ms, off the game's
 ///   frame, so refills stay ~0.5 s ahead of OpenAL's mixer even when the game loop stalls. The
-///   music clock is the monotonic clock. ``frame(engine:)``, called from the engine's update,
+///   music clock is the monotonic clock. ``frame(host:)``, called from the engine's update,
 ///   only re-applies gains and fades so they move with the game's frame.
 ///
 /// A track whose source still stopped while data remained (the streaming thread starved) is an
@@ -287,7 +287,7 @@ class StreamSystem: @unchecked Sendable {
             // All in one call, so that the stems of a music set start again on the same mix.
             if !restart.isEmpty {
                 host.withStreamAL {
-                    SourceStarter.start(restart, "starting streams on the new device")
+                    ALContext.start(restart, "starting streams on the new device")
                 }
             }
         }
@@ -332,7 +332,7 @@ class StreamSystem: @unchecked Sendable {
                     s.state = .playing
                     guard let source = s.source, !suspended else { s.fade?.thaw(at: now); continue }
                     _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
-                    if !s.queue.isEmpty { SourceStarter.play(source) }
+                    if !s.queue.isEmpty { ALContext.play(source) }
                 }
             }
             ALCheck.after("holding or releasing music sources")

@@ -99,7 +99,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `text` with every control character (C0, DEL, C1) escaped.
     public static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || RawPath.isEscape($0) }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || RawPath.isEscape($0) })
+        else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -108,7 +109,7 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             case "\t": out += "\\t"
             default:
                 if RawPath.isEscape(scalar) {
-                    out += "\\x" + String(scalar.value - RawPath.escapeBase, radix: 16, uppercase: true)   // a file name's non-UTF-8 byte
+                    out += "\\x" + String(scalar.value - RawPath.escapeBase, radix: 16, uppercase: true)  // a file name's non-UTF-8 byte
                 } else if scalar.properties.generalCategory == .control {
                     out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
                 } else {
@@ -122,7 +123,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     private var message: String {
         switch self {
         case .noOutputDevice(let detail):
-            return "no audio output device: OpenAL could not open a playback device (an engine on Output.loopback renders without one)"
+            return
+                "no audio output device: OpenAL could not open a playback device (an engine on Output.loopback renders without one)"
                 + (detail.isEmpty ? "" : "; \(detail)")
         case .noInputDevice(let detail):
             return "no audio input device could be opened" + (detail.isEmpty ? "" : ": \(detail)")
@@ -160,22 +162,28 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
         case .musicSourcesBusy(let n):
             return "all \(n) music sources are playing; stop a track or raise Configuration.musicSources"
         case .tooLarge(let name, let what, let size, let limit, let setting):
-            return "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"
+            return
+                "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"
         case .insufficientDiskSpace(let path, let needed, let available):
             return "\(path): cannot write: needs \(Self.bytes(needed)) and only \(Self.bytes(available)) are free"
         case .tooFewSources(let granted, let musicSources):
-            return "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
+            return
+                "the output device granted \(granted) OpenAL sources, fewer than the \(musicSources) music sources (Configuration.musicSources) plus one for voices: lower musicSources or raise `sources` in alsoft.conf"
         case .wrongEngine:
             return "the handle belongs to another audio engine; use it only with the engine that made it"
         case .formatChanged(let path, let detail):
-            return "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
+            return
+                "\(path): the stream changes format part-way (\(detail)); Earshot plays one format per file: re-encode it as one stream"
         case .fileChangedWhileReading(let path, let decoded, let expected):
-            return "\(path): the file ended after \(decoded) of the \(expected) frames its header gave: it changed while being read"
+            return
+                "\(path): the file ended after \(decoded) of the \(expected) frames its header gave: it changed while being read"
         case .truncated(let path, let expected, let found, let detail):
-            return "\(path): truncated: \(expected.map { "\($0) frames expected" } ?? "more frames expected than are there")"
+            return
+                "\(path): truncated: \(expected.map { "\($0) frames expected" } ?? "more frames expected than are there")"
                 + ", \(found) found (\(detail)); export it again, or load it leniently (ClipDecoder.Options.allowsTruncated)"
         case .unknownParameter(let name, let nearest):
-            return "no parameter named \"\(name)\"" + (nearest.map { " (did you mean \"\($0)\"?)" } ?? " (define it with defineParameter first)")
+            return "no parameter named \"\(name)\""
+                + (nearest.map { " (did you mean \"\($0)\"?)" } ?? " (define it with defineParameter first)")
         case .monitor(let detail):
             return "monitor: \(detail)"
         }

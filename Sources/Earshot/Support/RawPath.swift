@@ -5,7 +5,7 @@ import Glibc
 /// File names that are not UTF-8.
 ///
 /// Linux file names are bytes; a Swift `String` holds Unicode. A name with bytes that are not
-/// UTF-8 (a Latin-1 `café.wav` is `63 61 66 E9`) used to become U+FFFD in `CommandLine.arguments`
+/// UTF-8 (a Latin-1 `café.wav` is `63 61 66 E9`) would become U+FFFD in `CommandLine.arguments`
 /// and could not be opened. Earshot keeps such bytes as escapes: each byte 0x80…0xFF that is not
 /// part of valid UTF-8 becomes the private-use scalar U+F700 + byte (U+F780…U+F7FF), and every
 /// file Earshot opens for reading turns them back into the byte (``withCString(_:_:)``). Messages
@@ -26,7 +26,8 @@ public enum RawPath {
         var i = 0
         while i < bytes.count {
             let lead = bytes[i]
-            let length = lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 0
+            let length =
+                lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 0
             if length > 0, i + length <= bytes.count,
                let s = String(validating: bytes[i..<(i + length)], as: UTF8.self), let scalar = s.unicodeScalars.first {
                 scalars.append(scalar)
@@ -44,13 +45,19 @@ public enum RawPath {
         guard path.unicodeScalars.contains(where: isEscape) else { return Array(path.utf8) }
         var out: [UInt8] = []
         for scalar in path.unicodeScalars {
-            if isEscape(scalar) { out.append(UInt8(scalar.value - escapeBase)) } else { out.append(contentsOf: String(scalar).utf8) }
+            if isEscape(scalar) {
+                out.append(UInt8(scalar.value - escapeBase))
+            } else {
+                out.append(contentsOf: String(scalar).utf8)
+            }
         }
         return out
     }
 
     /// Runs `body` with the NUL-terminated bytes of `path` (escapes turned back into bytes).
-    public static func withCString<R, E: Error>(_ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+    public static func withCString<R, E: Error>(
+        _ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R
+    ) throws(E) -> R {
         var raw = bytes(path).map { CChar(bitPattern: $0) }
         raw.append(0)
         let result: Result<R, E> = raw.withUnsafeBufferPointer { buffer in
@@ -63,7 +70,10 @@ public enum RawPath {
     public static func arguments() -> [String] {
         (1..<Int(CommandLine.argc)).map { i in
             guard let p = CommandLine.unsafeArgv[i] else { return "" }
-            return string(fromBytes: Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
+            return string(
+                fromBytes: Array(
+                    UnsafeBufferPointer(
+                        start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))))
         }
     }
 

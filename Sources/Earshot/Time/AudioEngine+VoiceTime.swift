@@ -28,7 +28,7 @@ extension Voice {
     /// let click = try engine.play(engine.loadClip(path: "Assets/Sounds/beep.wav"), options: options)
     /// print(click.startTime ?? 0)   // exactly the time asked for
     /// ```
-    public var startTime: Double? { engine?.withSlot(of: self) { engine?.core.pool.timeline.startAudio[$0] } ?? nil }
+    public var startTime: Double? { engine?.withSlot(of: self) { engine?.core.pool.startAudioTime(ofSlot: $0) } ?? nil }
 }
 
 extension AudioEngine {
@@ -36,7 +36,7 @@ extension AudioEngine {
     func timelineSeconds(of voice: Voice) -> Double? {
         withSlot(of: voice) { i in
             let pool = core.pool
-            let rate = pool.slots[i].clipRate
+            let rate = pool.voiceStates[i].clipRate
             return rate > 0 ? core.heardPosition(i) / rate : 0
         }
     }

@@ -15,28 +15,17 @@ extension EngineCore {
         return liveAnchor.audio + (t - liveAnchor.engine) + outputLatency
     }
 
-    /// When a play starting after `delay` (engine clock) is heard, on the audio clock: on a live
-    /// device with an exact start (`mixTarget`, a mixing-clock reading) the audio time of that
+    /// When a play starting after `delay` (engine clock) is heard, on the audio clock, when the
+    /// reading kept since the last render cannot say (``startAudioTime(delay:mixTarget:)``): on a
+    /// live device with an exact start (`mixTarget`, a mixing-clock reading) the audio time of that
     /// reading; on one that reports its clock, the delay after the frame it mixes next (one read
-    /// of the clock); else the delay after the frame a play now is heard at. On every play: on
-    /// loopback the clock's reading is kept until the next render (a read per play makes
-    /// `play(clip)` about 3 % dearer in instructions).
-    @inline(__always)
-    func startAudioTime(delay: Double, mixTarget: Double) -> Double {
-        if isLoopback, !mixTarget.isFinite, audioNow.frame == renderedFrames { return audioNow.time + delay }
-        return readStartAudioTime(delay: delay, mixTarget: mixTarget)
-    }
-
+    /// of the clock); else the delay after the frame a play now is heard at.
     @inline(never)
-    private func readStartAudioTime(delay: Double, mixTarget: Double) -> Double {
+    func readStartAudioTime(delay: Double, mixTarget: Double) -> Double {
         if mixTarget.isFinite, let t = audioClock.projectedTime(source: mixTarget) { return t }
         if !isLoopback, usesDeviceClock, !isDeviceLost, let mix = device.mixClock(),
            let t = audioClock.projectedTime(source: mix + delay) { return t }
-        if isLoopback, !audioClock.isHeld {
-            let t = audioTime()   // moves the clock, whose didSet drops the reading kept
-            audioNow = (renderedFrames, t)
-            return t + delay
-        }
+        if isLoopback, !audioClock.isHeld { return audioTime() + delay }   // keeps the reading (audioNow)
         return audioTime(ofEngine: now + delay)
     }
 
@@ -57,7 +46,7 @@ extension EngineCore {
     /// the engine once the lock is released): on loopback before each render (`until` its end),
     /// live in each update (`until` about one frame ahead of what is heard).
     func scanVoiceMarkers(until: Double) {
-        guard !pool.timeline.marked.isEmpty else { return }
+        guard pool.hasMarkedVoices else { return }
         let heard = heardEngineTime
         pool.scanMarkers(heardAt: heard, until: until, limit: Self.markersPerScan,
                          audioAt: { audioTime(ofEngine: $0) }, exact: { exactAnchor($0) }, into: &voiceMarkers)
@@ -86,8 +75,9 @@ extension EngineCore {
     /// otherwise.
     func heardPosition(_ index: Int) -> Double {
         if let e = exactAnchor(index) {
-            let speed = pool.slots[index].clipRate * Double(pool.slots[index].pitch)
-            return max(pool.slots[index].startFrame, e.position + (audioTime() - e.audio) * speed)
+            let v = pool.voiceStates
+            return max(v[index].startFrame,
+                       e.position + (audioTime() - e.audio) * v[index].clipRate * Double(v[index].pitch))
         }
         return pool.timelinePosition(index, at: heardEngineTime)
     }

@@ -11,6 +11,13 @@ extension AudioEngine {
         }
     }
 
+    /// A setter's change of `emitter` by its index, when the new value is `valid`: invalid values
+    /// and stale handles are ignored, never passed to OpenAL.
+    func change(_ emitter: Emitter, if valid: Bool, _ body: (Int) -> Void) {
+        guard valid else { return }
+        withIndex(of: emitter, body)
+    }
+
     /// Creates an emitter with `properties` (invalid values throw ``EarshotError/invalidArgument(_:)``).
     public func makeEmitter(_ properties: SpatialProperties = SpatialProperties()) throws(EarshotError) -> Emitter {
         guard properties.isValid else { throw .invalidArgument("emitter properties \(properties)") }
@@ -33,14 +40,12 @@ extension AudioEngine {
 
     /// Replaces an emitter's properties (invalid values are ignored).
     public func setProperties(_ properties: SpatialProperties, of emitter: Emitter) {
-        guard properties.isValid else { return }
-        withIndex(of: emitter) { core.pool.setEmitter($0, properties) }
+        change(emitter, if: properties.isValid) { core.pool.setEmitter($0, properties) }
     }
 
     /// Moves an emitter (non-finite positions are ignored).
     public func setPosition(_ position: Vector3, of emitter: Emitter) {
-        guard position.isFinite else { return }
-        withIndex(of: emitter) { core.pool.setEmitterPosition($0, position) }
+        change(emitter, if: position.isFinite) { core.pool.setEmitterPosition($0, position) }
     }
 
     /// Runs `body` with one lock held for many emitter and voice moves: the way to move thousands

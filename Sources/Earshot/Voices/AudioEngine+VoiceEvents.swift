@@ -50,7 +50,8 @@ extension AudioEngine {
             let audioNow = core.audioTime()
             let held = core.now - audioNow
             core.pool.drainEnded { id, reason, key, time in
-                ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason, sound: core.sounds.sound(forKey: key),
+                ended.append(VoiceEvent(voice: Voice(engine: self, id: id), reason: reason,
+                                        sound: core.sounds.sound(forKey: key),
                                         audioTime: max(0, min(audioNow, time - held))))
             }
             awaited = core.pool.takeAwaitedEnds()

@@ -22,7 +22,8 @@ extension AudioEngine {
         try PlayResolver.checkRequest(options, link: link)
         let id = try withAL { () throws(EarshotError) -> VoiceID in
             guard !core.isShutDown else { throw .engineShutDown }
-            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger), markers: clip.markers)
+            let id = core.play(try PlayResolver.resolve(clip, options: options, in: core, logger: logger),
+                               markers: clip.markers)
             ALCheck.after("play")
             return id
         }

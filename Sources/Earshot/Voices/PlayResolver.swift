@@ -45,12 +45,18 @@ public enum PlayResolver {
         let o = options
         guard o.gain.isFinite, o.gain >= 0 else { throw .invalidArgument("gain \(o.gain) (must be finite and ≥ 0)") }
         guard o.pitch.isFinite, o.pitch > 0 else { throw .invalidArgument("pitch \(o.pitch) (must be finite and > 0)") }
-        guard o.delay.isFinite, o.delay >= 0 else { throw .invalidArgument("delay \(o.delay) (must be finite and ≥ 0)") }
+        guard o.delay.isFinite, o.delay >= 0 else {
+            throw .invalidArgument("delay \(o.delay) (must be finite and ≥ 0)")
+        }
         if let t = o.startTime, !(t.isFinite && t >= 0) {
             throw .invalidArgument("startTime \(t) (an audio time: must be finite and ≥ 0)")
         }
-        guard o.fadeIn.isFinite, o.fadeIn >= 0 else { throw .invalidArgument("fadeIn \(o.fadeIn) (must be finite and ≥ 0)") }
-        guard o.offset.isFinite, o.offset >= 0 else { throw .invalidArgument("offset \(o.offset) (must be finite and ≥ 0)") }
+        guard o.fadeIn.isFinite, o.fadeIn >= 0 else {
+            throw .invalidArgument("fadeIn \(o.fadeIn) (must be finite and ≥ 0)")
+        }
+        guard o.offset.isFinite, o.offset >= 0 else {
+            throw .invalidArgument("offset \(o.offset) (must be finite and ≥ 0)")
+        }
         guard (0...PlayOptions.maxLoopCount).contains(o.loopCount) else {
             throw .invalidArgument("loopCount \(o.loopCount) (must be 0…\(PlayOptions.maxLoopCount))")
         }
@@ -76,7 +82,8 @@ public enum PlayResolver {
     /// The frame where a play `offset` seconds into a clip of `clipFrames` frames at `sampleRate`
     /// begins, or ``EarshotError/invalidArgument(_:)`` when it does not begin inside the clip (an
     /// offset at its end would play nothing). `offset` is a checked one (``check(_:)``): finite, ≥ 0.
-    public static func startFrame(offset: Double, clipFrames: Int, sampleRate: Int, clipName: String) throws(EarshotError) -> Double {
+    public static func startFrame(offset: Double, clipFrames: Int, sampleRate: Int,
+                                  clipName: String) throws(EarshotError) -> Double {
         let startFrame = (offset * Double(sampleRate)).rounded(.down)
         guard startFrame < Double(clipFrames) else {
             let duration = sampleRate > 0 ? Double(clipFrames) / Double(sampleRate) : 0
@@ -117,9 +124,7 @@ public enum PlayResolver {
     /// The bus of `options` as an index (``EarshotError/invalidArgument(_:)`` for a bus never
     /// added), and its emitter's index (the same error for a removed emitter).
     static func target(_ options: PlayOptions, in core: EngineCore) throws(EarshotError) -> Target {
-        guard let bus = core.busTable.index(of: options.bus) else {
-            throw .invalidArgument("no bus named \"\(options.bus.name)\" (add it with addBus first)")
-        }
+        guard let bus = core.busTable.buses.firstIndex(of: options.bus) else { throw BusTable.noBus(options.bus) }
         var emitterIndex = -1
         if case .emitter(let emitter) = options.placement {
             guard let e = core.pool.emitterIndex(emitter.id) else {
@@ -140,7 +145,8 @@ public enum PlayResolver {
         guard clip.engineID == core.engineID else { throw .wrongEngine }
         guard core.isLoaded(clip) else { throw .clipUnloaded }
         let info = clip.info
-        let startFrame = try startFrame(offset: options.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: info.name)
+        let startFrame = try startFrame(offset: options.offset, clipFrames: info.frameCount,
+                                        sampleRate: info.sampleRate, clipName: info.name)
         let passes = try checkPasses(loopCount: options.loopCount, clipFrames: info.frameCount, clipName: info.name)
         let start = options.delay > 0 || options.startTime != nil
             ? core.scheduledStart(delay: options.delay, startTime: options.startTime) : (delay: 0, mixTarget: .nan)

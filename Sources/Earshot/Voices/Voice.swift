@@ -18,20 +18,12 @@
 /// return nil, setters and ``stop(fade:)`` do nothing). Passed to another engine's calls it reads
 /// like a stale one there too (those calls never touch that engine's voice in the same slot), and
 /// voices of two engines are never equal.
-public struct Voice: Sendable, Hashable {
+public struct Voice: Sendable, Hashable, EngineHandle {
     /// The engine's link (holds the engine weakly): handles kept by a game must not keep a
     /// discarded engine (its device, context and clip memory) alive. A strong reference to the
     /// small link, not a weak one in the handle, so that copying a handle costs one retain.
     let link: EngineLink
     let id: VoiceID
-
-    init(engine: AudioEngine, id: VoiceID) {
-        self.link = engine.link
-        self.id = id
-    }
-
-    /// The engine while it exists.
-    var engine: AudioEngine? { link.engine }
 
     /// Whether the voice is still playing, on a real source or virtually: false from the moment
     /// ``stop(fade:)`` returns — also while a stop fade still sounds (the voice is leaving; it
@@ -100,11 +92,8 @@ public struct Voice: Sendable, Hashable {
         nonmutating set { if let newValue { engine?.setPan(newValue, of: self) } }
     }
 
-    public static func == (a: Voice, b: Voice) -> Bool { a.link === b.link && a.id == b.id }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(link))
-        hasher.combine(id)
-    }
+    public static func == (a: Voice, b: Voice) -> Bool { a.isSameHandle(as: b) }
+    public func hash(into hasher: inout Hasher) { hashHandle(into: &hasher) }
 }
 
 /// A slot index and the generation that was current when the handle was made.

@@ -8,6 +8,13 @@ extension VoicePool {
         emitterTable.attenuation(e, listenerPosition: listenerPosition, model: distanceModel, epoch: geometryEpoch)
     }
 
+    /// The attenuation of a voice that follows emitter `e` with distance settings of its own
+    /// (`voice`, see ``SpatialProperties/distance(forVoice:)``), out of line: the merge is large.
+    @inline(never)
+    func attenuation(emitter e: Int, voice: SpatialProperties) -> Float {
+        emitterSpatial[e].distance(forVoice: voice).attenuation(listenerPosition: listenerPosition, model: distanceModel)
+    }
+
     /// Brings every live emitter's cached attenuation up to date in one tight pass (see
     /// ``EmitterTable/refreshGains(listenerPosition:model:epoch:)``).
     func refreshEmitterGains() {
@@ -74,6 +81,11 @@ extension VoicePool {
     /// An emitter's properties.
     func emitterProperties(_ index: Int) -> SpatialProperties {
         emitterSpatial[index]
+    }
+
+    /// An emitter's occlusion, obstruction, air absorption and send level.
+    func environment(ofEmitter index: Int) -> EnvironmentProperties {
+        emitterEnvironment[index]
     }
 
     /// Moves an emitter and sets its velocity (for the Doppler effect); an unchanged velocity

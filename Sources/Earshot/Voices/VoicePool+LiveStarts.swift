@@ -188,17 +188,11 @@ extension VoicePool {
         guard rate > 0 else { return nil }
         let frames = Int((LiveStartTable.silenceSeconds * Double(rate)).rounded(.up))
         let bytes = [UInt8](repeating: 0, count: frames * Int(channels) * Int(bits / 8))
-        var name: ALuint = 0
-        alGenBuffers(1, &name)
-        do throws(EarshotError) { try ALCheck.throwing("alGenBuffers (a lead-in's silence)") } catch { return nil }
-        bytes.withUnsafeBytes { alBufferData(name, format, $0.baseAddress, ALsizei($0.count), rate) }
-        do throws(EarshotError) {
-            try ALCheck.throwing("alBufferData (a lead-in's silence)")
-        } catch {
-            alDeleteBuffers(1, &name)
-            ALCheck.discard(because: "a silence buffer OpenAL refused: the voice starts without a lead-in")
-            return nil
-        }
+        // Refused by OpenAL: the voice starts without a lead-in.
+        guard let name = try? ALObject.make(
+            generate: { alGenBuffers(1, &$0) }, "alGenBuffers (a lead-in's silence)",
+            setUp: { b in bytes.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), rate) } },
+            "alBufferData (a lead-in's silence)", delete: { alDeleteBuffers(1, &$0) }) else { return nil }
         let s = LiveStartTable.Silence(channels: channels, bits: bits, rate: rate, buffer: name, frames: frames)
         liveStarts.silences.append(s)
         return s

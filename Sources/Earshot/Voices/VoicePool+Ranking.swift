@@ -1,6 +1,6 @@
-// The voice pool, ranking: how loud a voice is (audibility), who stands higher, which virtual
-// voice a full pool evicts first, and the order waiting winners take free sources in. The
-// standing rule itself is VoiceRanking (VoiceRanking.swift).
+// The voice pool, ranking: who stands higher, which virtual voice a full pool evicts first, and
+// the order waiting winners take free sources in. The standing rule itself is VoiceRanking
+// (VoiceRanking.swift); how loud a voice is (`audibility`) is with the start (VoicePool+Start.swift).
 extension VoicePool {
     /// Whether `a` stands above `b`: priority, then audibility, then the newer one (the rule and
     /// its packed key are in VoiceRanking.swift).
@@ -22,47 +22,6 @@ extension VoicePool {
             }
         }
         return worst
-    }
-
-    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
-    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
-    @inline(__always)
-    func audibility(of v: borrowing VoiceState) -> Float {
-        let bus = busGains[v.busIndex] * masterGain * v.gain
-        switch v.placement {
-        case .pan: return bus
-        case .spatial:
-            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
-        case .emitter:
-            if v.ownDistance { return bus * attenuation(emitter: v.emitterIndex, voice: v.spatial) }
-            return bus * emitterAttenuation(v.emitterIndex)
-        }
-    }
-
-    /// The attenuation of a voice that follows emitter `e` with distance settings of its own
-    /// (`voice`, see ``SpatialProperties/distance(forVoice:)``), out of line: the merge is large.
-    @inline(never)
-    func attenuation(emitter e: Int, voice: SpatialProperties) -> Float {
-        emitterSpatial[e].distance(forVoice: voice).attenuation(listenerPosition: listenerPosition, model: distanceModel)
-    }
-
-    /// `audibility(of: slots[index])` for `schedule`'s loop over every voice, reading the slot in
-    /// place: a panned voice, or one that follows an emitter with no distance settings of its own
-    /// (the common case), costs a few loads; the others go out of line. (Given the slot whole,
-    /// `audibility(of:)` was not inlined there, and each voice's state was copied to call it.)
-    @inline(__always)
-    func audibility(ofSlot index: Int) -> Float {
-        let placement = slots[index].placement
-        guard placement == .pan || (placement == .emitter && !slots[index].ownDistance) else {
-            return positionedAudibility(ofSlot: index)
-        }
-        let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
-        return placement == .pan ? bus : bus * emitterAttenuation(slots[index].emitterIndex)
-    }
-
-    @inline(never)
-    private func positionedAudibility(ofSlot index: Int) -> Float {
-        audibility(of: slots[index])
     }
 
     func sortWaiting() {

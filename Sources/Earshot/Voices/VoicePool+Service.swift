@@ -139,7 +139,8 @@ extension VoicePool {
         let lead = liveStarts.lead[index]   // the offset counts the lead-in's silence
         // Where the estimate from its start puts it, unwrapped: the passes its looping source went
         // round while real are counted on its timeline.
-        let estimated = slots[index].realOffset + max(0, now - slots[index].realClock) * slots[index].clipRate * Double(slots[index].pitch)
+        let estimated = slots[index].realOffset + max(0,
+            now - slots[index].realClock) * slots[index].clipRate * Double(slots[index].pitch)
         releaseSource(index)
         slots[index].phase = .virtual
         invalidateEvictionHeap()

@@ -1,8 +1,10 @@
 import COpenAL
 
 // The voice pool, starting a voice: the slot it gets (or the refusal, or the virtual voice it
-// evicts), and the one place a voice's source is started (`startReal`: a new voice now, a
-// waiting winner in `service`, a scheduled start, a live start with its lead-in).
+// evicts), the one place a voice's source is started (`startReal`: a new voice now, a waiting
+// winner in `service`, a scheduled start, a live start with its lead-in), and what a source is
+// sent then and later. Everything a play runs in the pool is in this file, so the path from
+// `play(clip)` to `alSourcePlay` stays short (the Architecture article, "The path of a play").
 extension VoicePool {
     /// Starts a voice: on a free source at once when it may be heard now, else as a virtual voice
     /// that the next update ranks. Returns ``VoiceID/refused`` when the pool is full and the request
@@ -82,7 +84,8 @@ extension VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
-        timeline.begin(index, startAudio: r.startAudioTime)
+        timeline.wrapped[index] = 0
+        timeline.startAudio[index] = r.startAudioTime
         live.append(index)
 
         if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
@@ -201,6 +204,136 @@ extension VoicePool {
         v.pointee.realIndex = real.count
         real.append(index)
         alSourcef(source, AL_GAIN, effectiveGain(index))
-        SourceStarter.play(source)   // checked with the section (the engine's play or update)
+        ALContext.play(source)   // checked with the section (the engine's play or update)
+    }
+
+    // MARK: What a voice's source is sent (gain, placement, pitch, environment), each only when
+    // it differs from what the source already has
+
+    @inline(__always)
+    func effectiveGain(_ index: Int) -> Float {
+        slots[index].gain * busGains[slots[index].busIndex] * slots[index].fade * slots[index].ownFade * slots[index].distanceGain
+    }
+
+    /// The spatial properties a positioned voice is heard with: its own, its emitter's, or (an
+    /// emitter voice with settings of its own) its emitter's with its distance settings under
+    /// the emitter's explicit ones.
+    @inline(__always)
+    func voiceSpatial(_ index: Int) -> SpatialProperties {
+        switch slots[index].placement {
+        case .pan, .spatial: return slots[index].spatial
+        case .emitter:
+            let e = emitterSpatial[slots[index].emitterIndex]
+            return slots[index].ownDistance ? e.distance(forVoice: slots[index].spatial) : e
+        }
+    }
+
+    /// The engine's share of a positioned voice's distance gain now (``VoiceState/distanceGain``).
+    @inline(__always)
+    func engineDistanceGain(_ index: Int) -> Float {
+        switch slots[index].placement {
+        case .pan: return 1
+        case .spatial:
+            return slots[index].spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            if !slots[index].ownDistance { return emitterEngineGain(slots[index].emitterIndex) }
+            return voiceSpatial(index).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+        }
+    }
+
+    /// Sends a voice's placement to its source: only what differs from what the source has.
+    func pushSpatial(_ index: Int, to source: ALuint) {
+        var s: SpatialProperties
+        switch slots[index].placement {
+        case .pan:
+            // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
+            s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0,
+                                  isRelative: true)
+        case .spatial, .emitter:
+            s = voiceSpatial(index)
+            // A curve or another model than the engine's: the engine applies the distance gain
+            // (`distanceGain`), OpenAL only the cone.
+            if s.distanceComputedByEngine(model: distanceModel) { s.rolloff = 0 }
+        }
+        let i = Int(source)
+        s.apply(to: source, since: pushed[i].spatial)
+        pushed[i].spatial = s
+        router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
+                      environment: environment(ofSlot: index), starting: slots[index].phase != .real)
+    }
+
+    /// The occlusion, obstruction, air absorption and send level of a voice (its emitter's when
+    /// it follows one).
+    @inline(__always)
+    func environment(ofSlot index: Int) -> EnvironmentProperties {
+        slots[index].placement == .emitter ? emitterEnvironment[slots[index].emitterIndex] : voiceEnvironment[index]
+    }
+
+    /// Where a positioned voice is (its own position, or its emitter's); nil for a panned voice.
+    @inline(__always)
+    func position(ofSlot index: Int) -> Vector3? {
+        switch slots[index].placement {
+        case .pan: return nil
+        case .spatial: return slots[index].spatial.position
+        case .emitter: return emitterSpatial[slots[index].emitterIndex].position
+        }
+    }
+
+    /// Moves a voice's position only (the per-frame hot path for emitters and voices).
+    @inline(__always)
+    func pushPosition(_ index: Int, to source: ALuint) {
+        guard let p = position(ofSlot: index) else { return }
+        alSource3f(source, AL_POSITION, p.x, p.y, p.z)
+        // Keep the per-source cache true to what OpenAL has: a later `pushSpatial` compares with
+        // it, and a stale cached position made a move back to it (A → B → A) look redundant.
+        pushed[Int(source)].spatial?.position = p
+    }
+
+    func pushPitch(_ pitch: Float, to source: ALuint) {
+        guard pushed[Int(source)].pitch != pitch else { return }
+        alSourcef(source, AL_PITCH, pitch)
+        pushed[Int(source)].pitch = pitch
+    }
+
+    /// The sources of the voices playing on a source now: whether each is positioned, its bus
+    /// index and its environment.
+    func realSources() -> [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)] {
+        real.map { (slots[$0].source, slots[$0].placement != .pan, slots[$0].busIndex, environment(ofSlot: $0)) }
+    }
+
+    // MARK: The gain and the playhead a start needs
+
+    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
+    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
+    @inline(__always)
+    func audibility(of v: borrowing VoiceState) -> Float {
+        let bus = busGains[v.busIndex] * masterGain * v.gain
+        switch v.placement {
+        case .pan: return bus
+        case .spatial:
+            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        case .emitter:
+            if v.ownDistance { return bus * attenuation(emitter: v.emitterIndex, voice: v.spatial) }
+            return bus * emitterAttenuation(v.emitterIndex)
+        }
+    }
+
+    /// Brings a voice's playhead up to `now` on the engine clock: time counts from its start and
+    /// stands still while the voice or its bus is paused; a loop wraps. Returns false when a
+    /// one-shot's playhead has passed its end.
+    @inline(__always)
+    func catchUpPlayhead(_ index: Int, now: Double) -> Bool {
+        let from = max(slots[index].playheadClock, slots[index].startAt)
+        if now > from, !slots[index].paused, !busPaused[slots[index].busIndex] {
+            if slots[index].isOwnFading { stepOwnFade(index, by: now - from) }   // playback time
+            slots[index].playhead += (now - from) * slots[index].clipRate * Double(slots[index].pitch)
+            if slots[index].loop {
+                if slots[index].playhead >= Double(slots[index].clipFrames) { wrapPlayhead(index) }
+            } else if slots[index].playhead >= slots[index].totalFrames {
+                return false
+            }
+        }
+        slots[index].playheadClock = max(now, slots[index].playheadClock)
+        return true
     }
 }

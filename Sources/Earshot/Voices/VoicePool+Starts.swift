@@ -13,7 +13,8 @@ extension VoicePool {
     /// Files voice `index` (virtual, its ``VoiceState/startAt`` ahead) under its start time.
     func addPendingStart(_ index: Int) {
         if pendingStarts.count >= 2 * capacity { compactPendingStarts() }
-        pendingStarts.append(PendingStart(at: slots[index].startAt, index: Int32(index), generation: slots[index].generation))
+        pendingStarts.append(PendingStart(at: slots[index].startAt, index: Int32(index),
+                                          generation: slots[index].generation))
         var child = pendingStarts.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
@@ -90,7 +91,8 @@ extension VoicePool {
             let left = 2 * parent + 1
             guard left < pendingStarts.count else { break }
             var smallest = left
-            if left + 1 < pendingStarts.count, pendingStarts[left + 1].at < pendingStarts[left].at { smallest = left + 1 }
+            if left + 1 < pendingStarts.count,
+               pendingStarts[left + 1].at < pendingStarts[left].at { smallest = left + 1 }
             guard pendingStarts[smallest].at < pendingStarts[parent].at else { break }
             pendingStarts.swapAt(parent, smallest)
             parent = smallest

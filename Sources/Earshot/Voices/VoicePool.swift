@@ -37,21 +37,28 @@ import COpenAL
 /// - `VoicePool.swift` (this file): the state, slots and handles (generation-counted
 ///   `VoiceID`s), and `end`, which frees a slot and records why.
 /// - `VoicePool+Start.swift`: `start` (a request to a slot) and `startReal` (a slot to a playing
-///   source): the one place a voice's source is started.
-/// - `VoicePool+Ranking.swift`: audibility, `outranks`, the virtual voice a full pool evicts,
-///   the order of the voices waiting for a source. The standing rule itself (the packed key and
+///   source): the one place a voice's source is started; what a source is sent (gain, placement,
+///   pitch, environment), each only when it differs from what the source has; the audibility and
+///   the playhead a start needs. Everything a play runs in the pool is here.
+/// - `VoicePool+Ranking.swift`: `outranks`, a scan for the worst virtual voice, the order of the
+///   voices waiting for a source. The standing rule itself (the packed key and
 ///   the quickselect) is `VoiceRanking.swift`.
 /// - `VoicePool+Schedule.swift`: `schedule` (once per frame: time, ends, standings, steals and
-///   resumes), playheads, own envelopes, and delays held back by pauses.
+///   resumes), virtual voices' playheads, own envelopes, and delays held back by pauses.
 /// - `VoicePool+Service.swift`: `service` (fades, completed fades releasing sources, starts),
 ///   `nextFadeBoundary`, `virtualize`, `releaseSource`.
-/// - `VoicePool+SourceProperties.swift`: what a source is sent (gain, placement, pitch,
-///   environment), each only when it differs from what the source has.
 /// - `VoicePool+Controls.swift`: stop, stopAll, a live voice's properties (setGain, setPitch,
 ///   setPan, setPosition, setPaused, …), detach, the engine's other controls.
 /// - `VoicePool+DeviceLoss.swift`: suspendAll, replaceSources, rebindBuffers.
 /// - `VoicePool+Emitters.swift`: the pool's side of the emitter table (`EmitterTable.swift`:
 ///   handles, properties, cached attenuations) and the removal of an emitter's voices.
+/// - `VoicePool+Starts.swift`: voices waiting for their start time, in a min-heap the loopback
+///   render cuts its mix calls at; `VoicePool+LiveStarts.swift`: exact starts on a live device.
+/// - `VoicePool+Eviction.swift`: the min-heap of virtual voices' standings a full pool evicts from.
+/// - `VoicePool+Timeline.swift`: where a voice is on its clip's timeline, and the markers it passes.
+/// - `VoicePool+Levels.swift`: how loud a bus's real voices are, for the sidechain's detector.
+/// - `VoicePool+Sounds.swift`: what sounds' rules read of their voices (through ``VoiceKernel``).
+/// - `VoicePool+MonitorSource.swift`: the read-only view the monitor copies.
 /// - `EndedRing.swift`: the ended voices not yet delivered as events.
 final class VoicePool {
     // Every stored property is `@exclusivity(unchecked)` (and EmitterTable's): the pool is only
@@ -264,6 +271,19 @@ final class VoicePool {
     var capacity: Int { slots.count }
     var realCount: Int { real.count }
     var liveCount: Int { live.count }
+
+    // MARK: What the engine's frame and the audio clock read (Engine/, Time/)
+
+    /// Whether ``service(now:lookahead:)`` has anything to do (a render skips it otherwise).
+    var needsService: Bool { serviceNeeded }
+    /// Whether scheduled starts wait: live, the frame starts those due soon with a lead-in.
+    var hasPendingStarts: Bool { !pendingStarts.isEmpty }
+    /// Whether live lead-ins wait to be trimmed (VoicePool+LiveStarts.swift).
+    var hasSettlingLeadIns: Bool { !liveStarts.settling.isEmpty }
+    /// Whether some voice's clip has markers it has yet to report.
+    var hasMarkedVoices: Bool { !timeline.marked.isEmpty }
+    /// The audio time the first frame of the voice in slot `index` is, or was to be, heard at.
+    func startAudioTime(ofSlot index: Int) -> Double { timeline.startAudio[index] }
 
     // MARK: Handles
 

@@ -24,7 +24,7 @@ struct VoiceState {
 
     // The first 64 bytes hold everything a steady frame reads or writes for a voice (`schedule`
     // and `service`): with the table aligned to 64 bytes, that is one cache line per voice. Keep
-    // it that way (`VoiceStateLayoutTests` checks it); colder fields follow.
+    // it that way (`SlotTableTests.testHotFieldsOfAVoiceFitOneCacheLine` checks it); colder fields follow.
     var phase: Phase = .free
     /// Why the voice may not hold a source now, besides its bus: bit 0 paused (its playhead
     /// stands still), bit 1 held back by its sound's instance limit (`virtual` mode: time runs).
@@ -111,8 +111,8 @@ struct VoiceState {
     /// The part of the distance gain OpenAL does not apply (a curve, a model other than the
     /// engine's, `beyondMax: silent`'s fade), multiplied into the source's gain; 1 otherwise.
     var distanceGain: Float = 1
-    // These fields took the place of padding: the stride stays 256 bytes (a multiple of the
-    // cache line; `VoiceStateLayoutTests` checks it).
+    // These fields fill what would be padding: the stride stays 256 bytes, a multiple of the
+    // cache line (`SlotTableTests` checks it).
 
     /// The emitter a `.emitter` voice follows (index into the pool's emitters), or -1.
     var emitterIndex: Int {

@@ -36,13 +36,6 @@ final class VoiceTimeline {
         markedAt = SlotTable(repeating: -1, count: capacity)
     }
 
-    /// A voice starts in `slot`, heard from audio time `startAudio`.
-    @inline(__always)
-    func begin(_ slot: Int, startAudio time: Double) {
-        wrapped[slot] = 0
-        startAudio[slot] = time
-    }
-
     /// The voice in `slot` plays a clip with `markers`, from clip frame `startFrame` (its markers
     /// from there on are reported; those before an offset are not).
     func mark(_ slot: Int, markers: [Marker], from startFrame: Double) {

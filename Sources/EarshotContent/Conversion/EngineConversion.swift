@@ -22,17 +22,20 @@ extension SceneSound {
     public func definition(clips: [String: Clip], spatial: SpatialProperties = SpatialProperties()) -> SoundDefinition {
         var d: SoundDefinition
         if layers.isEmpty {
-            d = SoundDefinition(clips: self.clips.compactMap { clips[$0] }, selection: select, weights: weights,
-                                avoidRepeat: avoidRepeat, pitchVariation: pitchCents, gainVariation: gainDB,
-                                limit: limit, cooldown: cooldown, bus: Bus(bus), priority: priority, loop: loop, spatial: spatial)
+            d = SoundDefinition(
+                clips: self.clips.compactMap { clips[$0] }, selection: select, weights: weights,
+                avoidRepeat: avoidRepeat, pitchVariation: pitchCents, gainVariation: gainDB,
+                limit: limit, cooldown: cooldown, bus: Bus(bus), priority: priority, loop: loop, spatial: spatial)
             d.curves = curves
         } else {
             let made = layers.compactMap { l -> SoundLayer? in
                 guard let clip = clips[l.clip] else { return nil }
-                return SoundLayer(clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
+                return SoundLayer(
+                    clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
             }
-            d = SoundDefinition(layers: made, curves: curves, loop: loop, limit: limit, cooldown: cooldown, bus: Bus(bus),
-                                priority: priority, spatial: spatial)
+            d = SoundDefinition(
+                layers: made, curves: curves, loop: loop, limit: limit, cooldown: cooldown, bus: Bus(bus),
+                priority: priority, spatial: spatial)
         }
         d.gain = linearLevel
         d.name = id   // what the monitor shows
@@ -79,8 +82,9 @@ extension SceneAttenuation {
     /// Spatial properties at `position` moving at `velocity`, with this attenuation (its
     /// ``explicit`` fields marked explicit, the others not).
     public func spatial(position: Vector3, velocity: Vector3 = .zero) -> SpatialProperties {
-        var p = SpatialProperties(position: position, velocity: velocity, referenceDistance: referenceDistance,
-                                  maxDistance: maxDistance, rolloff: rolloff, distanceModel: model, beyondMax: beyondMax, curve: curve)
+        var p = SpatialProperties(
+            position: position, velocity: velocity, referenceDistance: referenceDistance,
+            maxDistance: maxDistance, rolloff: rolloff, distanceModel: model, beyondMax: beyondMax, curve: curve)
         p.explicitDistance = explicit
         return p
     }

@@ -68,10 +68,7 @@ public struct Scene: Sendable {
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when
     /// the scene file itself is missing or cannot be read).
     public static func load(path: String) throws(SceneError) -> Scene {
-        switch check(path: path) {
-        case .success(let scene): return scene
-        case .failure(let problems): throw problems.first ?? .invalid(file: path, line: 1, column: 1, key: "", reason: "invalid scene")
-        }
+        try check(path: path).firstProblemThrown(file: path, reason: "invalid scene")
     }
 
     /// Parses and validates a scene file, collecting every problem (for `earshot validate`).
@@ -99,6 +96,17 @@ public struct SceneProblems: Error, Sendable, CustomStringConvertible {
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 
+extension Result where Failure == SceneProblems {
+    /// The value, or the first problem thrown (`reason` at the top of `file` when none is listed).
+    func firstProblemThrown(file: String, reason: String) throws(SceneError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let problems):
+            throw problems.first ?? .invalid(file: file, line: 1, column: 1, key: "", reason: reason)
+        }
+    }
+}
+
 /// A clip of a scene: an id and the audio file it loads.
 public struct SceneClip: Sendable, Equatable {
     public var id: String
@@ -111,7 +119,7 @@ public struct SceneMusic: Sendable, Equatable {
     public var id: String
     /// The file, resolved against the scene's folder.
     public var path: String
-    /// Track volume 0…``MusicTrack/maxVolume`` (+12 dB; default 1).
+    /// Track volume 0…`MusicTrack.maxVolume` (+12 dB; default 1).
     public var volume: Float
     /// 0 plays once, n plays n + 1 times, −1 loops until stopped (default 0).
     public var loops: Int
@@ -154,10 +162,6 @@ public struct SceneListener: Sendable, Equatable {
     public struct Keyframe: Sendable, Equatable {
         public var time: Double
         public var direction: Vector3
-        public init(time: Double, direction: Vector3) {
-            self.time = time
-            self.direction = direction
-        }
     }
 
     public init(path: ScenePath = .fixed(.zero), at: Vector3 = Vector3(0, 0, -1), up: Vector3 = Vector3(0, 1, 0)) {
@@ -225,17 +229,19 @@ public struct SceneListener: Sendable, Equatable {
 /// replaces the model).
 ///
 /// ```swift
-/// let near = SceneAttenuation(referenceDistance: 2, maxDistance: 30, rolloff: 1)
+/// var near = SceneAttenuation()
+/// near.referenceDistance = 2
+/// near.maxDistance = 30
 /// DistanceModel.linearClamped.gain(distance: 16, referenceDistance: near.referenceDistance,
 ///                                  maxDistance: near.maxDistance, rolloff: near.rolloff)   // 0.5
 /// ```
 public struct SceneAttenuation: Sendable, Equatable {
     /// Where attenuation starts, metres (default 1).
-    public var referenceDistance: Float
+    public var referenceDistance: Float = 1
     /// Where it stops (clamped models) or reaches silence (linear), metres (default: none).
-    public var maxDistance: Float
+    public var maxDistance: Float = .greatestFiniteMagnitude
     /// How fast it falls (default 1; 0 does not attenuate).
-    public var rolloff: Float
+    public var rolloff: Float = 1
     /// The distance model (`model:`); nil: the engine's (the scene's `distanceModel`).
     public var model: DistanceModel?
     /// What happens past `maxDistance` (`beyondMax:`, default `hold`).
@@ -246,15 +252,8 @@ public struct SceneAttenuation: Sendable, Equatable {
     /// override a sound's when the sound plays on the emitter.
     public var explicit: SpatialProperties.DistanceFields = []
 
-    public init(referenceDistance: Float = 1, maxDistance: Float = .greatestFiniteMagnitude, rolloff: Float = 1,
-                model: DistanceModel? = nil, beyondMax: BeyondMax = .hold, curve: AttenuationCurve? = nil) {
-        self.referenceDistance = referenceDistance
-        self.maxDistance = maxDistance
-        self.rolloff = rolloff
-        self.model = model
-        self.beyondMax = beyondMax
-        self.curve = curve
-    }
+    /// The defaults: attenuation from 1 m, rolloff 1, no maximum, the scene's distance model.
+    public init() {}
 }
 
 /// Where a scene's emitter points.
@@ -272,11 +271,6 @@ public struct SceneCone: Sendable, Equatable {
     public var inner: Float
     public var outer: Float
     public var outerGain: Float
-    public init(inner: Float, outer: Float, outerGain: Float) {
-        self.inner = inner
-        self.outer = outer
-        self.outerGain = outerGain
-    }
 }
 
 /// An emitter of a scene: a clip that starts at `start`, heard from a fixed position or a path.

@@ -48,16 +48,14 @@ public struct SceneBank: Sendable {
     /// The file and line where the entry `key` (`sounds.footstep`) is defined: the bank's own or
     /// an included bank's (the bank file's first line when unknown).
     public func origin(of key: String) -> (file: String, line: Int) {
-        guard let o = self.origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]) else { return (file, 1) }
+        guard let o = self.origins[key], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...])
+        else { return (file, 1) }
         return (String(o[..<colon]), line)
     }
 
     /// Reads, parses and validates a bank file; throws its first problem.
     public static func load(path: String) throws(SceneError) -> SceneBank {
-        switch check(path: path) {
-        case .success(let bank): return bank
-        case .failure(let problems): throw problems.first ?? .invalid(file: path, line: 1, column: 1, key: "", reason: "invalid bank")
-        }
+        try check(path: path).firstProblemThrown(file: path, reason: "invalid bank")
     }
 
     /// Parses and validates a bank file, collecting every problem (for `earshot validate`).

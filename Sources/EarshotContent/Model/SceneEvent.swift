@@ -108,12 +108,6 @@ public struct SceneFollowUp: Sendable, Equatable {
     public var event: SceneEvent
     /// The `name:` of its voice when it is a play others wait for.
     public var name: String?
-
-    public init(after: SceneAfter, event: SceneEvent, name: String? = nil) {
-        self.after = after
-        self.event = event
-        self.name = name
-    }
 }
 
 /// When an event runs relative to another: once the voice of the `play` event named `voice` (its

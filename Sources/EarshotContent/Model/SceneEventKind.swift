@@ -7,12 +7,21 @@ enum SceneEventKind: String, CaseIterable, Sendable {
     var allowedKeys: [String] { Self.allowed[self] ?? ownKeys }
 
     /// Each kind's keys, made once (a scene may have a million events).
-    private static let allowed = Dictionary(uniqueKeysWithValues: allCases.map { ($0, ["after", "delay"] + $0.ownKeys) })
+    private static let allowed = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0, ["after", "delay"] + $0.ownKeys) })
 
     private var ownKeys: [String] {
         switch self {
-        case .music: return ["at", "music", "action", "volume", "duration", "fade", "rate", "tape", "state", "stinger", "boundary", "duck", "layer"]
-        case .play: return ["at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every", "count", "until", "jitter"]
+        case .music:
+            return [
+                "at", "music", "action", "volume", "duration", "fade", "rate", "tape", "state", "stinger", "boundary",
+                "duck", "layer",
+            ]
+        case .play:
+            return [
+                "at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every",
+                "count", "until", "jitter",
+            ]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
         case .stop: return ["at", "stop", "fade"]
@@ -23,5 +32,5 @@ enum SceneEventKind: String, CaseIterable, Sendable {
     }
 
     /// The keys it must have (besides `at:` or `after:`, one of which every event has).
-    var requiredKeys: [String] { self == .snapshot ? ["action"] : [] }   // a music track's action: is checked with the track
+    var requiredKeys: [String] { self == .snapshot ? ["action"] : [] }  // a music track's action: is checked with the track
 }

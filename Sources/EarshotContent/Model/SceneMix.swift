@@ -65,7 +65,9 @@ public struct SceneSnapshot: Sendable, Equatable {
     /// Bus name → low-pass filter, in file order.
     public var filters: [(bus: String, filter: LowPassFilter)]
 
-    public init(id: String, gains: [(bus: String, db: Double)] = [], filters: [(bus: String, filter: LowPassFilter)] = []) {
+    public init(
+        id: String, gains: [(bus: String, db: Double)] = [], filters: [(bus: String, filter: LowPassFilter)] = []
+    ) {
         self.id = id
         self.gains = gains
         self.filters = filters

@@ -23,12 +23,6 @@ public struct SceneMusicSet: Sendable, Equatable {
     public var id: String
     /// The set, with its files resolved against the scene's folder.
     public var definition: MusicSetDefinition
-
-    /// The set `definition` under `music.<id>`.
-    public init(id: String, definition: MusicSetDefinition) {
-        self.id = id
-        self.definition = definition
-    }
 }
 
 /// What an event does to a music set.

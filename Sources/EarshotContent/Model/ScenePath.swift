@@ -48,10 +48,6 @@ public enum ScenePath: Sendable, Equatable {
     public struct Waypoint: Sendable, Equatable {
         public var time: Double
         public var position: Vector3
-        public init(time: Double, position: Vector3) {
-            self.time = time
-            self.position = position
-        }
     }
 
     /// Whether the position changes over time.

@@ -5,9 +5,9 @@ import Earshot
 /// recent ``maxChanges``), in scene seconds.
 ///
 /// ```swift
-/// var marks = SceneMusicMarks()
-/// marks.addChange(SceneMusicMarks.Change(time: 4, label: "level → combat"))
-/// print(marks.changes.count)   // 1
+/// var timeline = SceneTimeline(duration: 10)
+/// timeline.recordStateChange(time: 4, label: "level → combat")
+/// print(timeline.music.changes.count)   // 1
 /// ```
 public struct SceneMusicMarks: Sendable, Equatable {
     /// A state change: when the new state's first sample is heard, and what changed.
@@ -16,11 +16,6 @@ public struct SceneMusicMarks: Sendable, Equatable {
         public var time: Double
         /// "set: old → new" (or "set: state" for a start).
         public var label: String
-        /// A change at scene time `time`, labelled `label`.
-        public init(time: Double, label: String) {
-            self.time = time
-            self.label = label
-        }
     }
 
     /// The most state changes kept.
@@ -40,7 +35,7 @@ public struct SceneMusicMarks: Sendable, Equatable {
     }
 
     /// Adds a state change (the oldest goes past ``maxChanges``).
-    public mutating func addChange(_ change: Change) {
+    mutating func addChange(_ change: Change) {
         changes.append(change)
         if changes.count > Self.maxChanges { changes.removeFirst(changes.count - Self.maxChanges) }
     }

@@ -3,8 +3,8 @@ import Foundation
 
 /// What a render did over time, summarised in a fixed number of columns whatever its length:
 /// the most real and virtual voices, each bus's effective gain (lowest and highest, dB) and the
-/// output limiter's work (frames turned down), per column. `SceneRenderer` (EarshotScenes) fills it once per game frame; `LevelPlot` (EarshotScenes) draws it as lanes under
-/// the levels. Its size is bounded (``columns`` entries per series), so a ten-hour render costs
+/// output limiter's work (frames turned down), per column. `SceneRenderer` (EarshotScenes) fills
+/// it once per game frame; `LevelPlot` (EarshotScenes) draws it as lanes under the levels. Its size is bounded (``columns`` entries per series), so a ten-hour render costs
 /// what a ten-second one does.
 ///
 /// ```swift

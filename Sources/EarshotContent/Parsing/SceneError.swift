@@ -34,7 +34,8 @@ public enum SceneError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalid(let file, let line, let column, let key, let reason):
-            return EarshotError.oneLine("\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + reason + " (\(Self.reference))")
+            return EarshotError.oneLine(
+                "\(file):\(line):\(column): " + (key.isEmpty ? "" : "\(key): ") + reason + " (\(Self.reference))")
         case .unreadable(let error):
             return error.description
         }

@@ -52,7 +52,8 @@ public enum SceneLimits {
     static let topLimits: [String: (limit: Int, what: String, perEntry: Int)] = [
         "events": (maxEvents, "events", 1), "emitters": (maxEmitters, "emitters", 2), "clips": (maxClips, "clips", 2),
         "music": (maxMusic, "music tracks", 2), "zones": (maxZones, "zones", 2),
-        "sounds": (maxSounds, "sounds", 2), "snapshots": (maxSnapshots, "snapshots", 2), "buses": (maxBuses, "buses", 2),
+        "sounds": (maxSounds, "sounds", 2), "snapshots": (maxSnapshots, "snapshots", 2),
+        "buses": (maxBuses, "buses", 2),
     ]
 
     /// A problem the pre-scan found: where, and what.
@@ -84,11 +85,23 @@ public enum SceneLimits {
             var anchors: [String: Int] = [:]
             var total = 0
             func add(_ n: Int) {
-                if stack.isEmpty { total = min(total + n, Int.max / 2) } else { stack[stack.count - 1].count = min(stack[stack.count - 1].count + n, Int.max / 2) }
+                if stack.isEmpty {
+                    total = min(total + n, Int.max / 2)
+                } else {
+                    stack[stack.count - 1].count = min(stack[stack.count - 1].count + n, Int.max / 2)
+                }
+            }
+            // One more entry under a counted top-level key: the problem once past its limit.
+            func countEntry(line: Int, column: Int) -> Problem? {
+                guard let c = counted else { return nil }
+                entries += 1
+                guard entries / c.perEntry > c.limit else { return nil }
+                return Problem(
+                    line: line, column: column, reason: "more than \(c.limit) \(c.what) (the most a scene may have)")
             }
             var event = yaml_event_t()
             while true {
-                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }   // a syntax error: the composer says where
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }  // a syntax error: the composer says where
                 defer { yaml_event_delete(&event) }
                 let line = Int(event.start_mark.line) + 1, column = Int(event.start_mark.column) + 1
                 switch event.type {
@@ -99,17 +112,18 @@ public enum SceneLimits {
                         counted = Self.topLimits[topKey]
                         entries = 0
                         topChildren += 1
-                    } else if stack.count == 2, let c = counted {
-                        entries += 1
-                        if entries / c.perEntry > c.limit {
-                            return Problem(line: line, column: column, reason: "more than \(c.limit) \(c.what) (the most a scene may have)")
-                        }
+                    } else if stack.count == 2, let problem = countEntry(line: line, column: column) {
+                        return problem
                     }
-                    let anchorPointer = event.type == YAML_SEQUENCE_START_EVENT ? event.data.sequence_start.anchor : event.data.mapping_start.anchor
+                    let anchorPointer =
+                        event.type == YAML_SEQUENCE_START_EVENT
+                        ? event.data.sequence_start.anchor : event.data.mapping_start.anchor
                     stack.append((1, anchorPointer.map { String(cString: $0) }))
                     if stack.count > maxDepth {
-                        return Problem(line: line, column: column,
-                                       reason: "lists and mappings nest deeper than \(maxDepth) levels (the most a scene may have)")
+                        return Problem(
+                            line: line, column: column,
+                            reason: "lists and mappings nest deeper than \(maxDepth) levels (the most a scene may have)"
+                        )
                     }
                 case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                     guard let done = stack.popLast() else { continue }
@@ -122,11 +136,8 @@ public enum SceneLimits {
                             topKey = String(cString: v)
                         }
                         topChildren += 1
-                    } else if stack.count == 2, let c = counted {
-                        entries += 1
-                        if entries / c.perEntry > c.limit {
-                            return Problem(line: line, column: column, reason: "more than \(c.limit) \(c.what) (the most a scene may have)")
-                        }
+                    } else if stack.count == 2, let problem = countEntry(line: line, column: column) {
+                        return problem
                     }
                     add(1)
                 case YAML_ALIAS_EVENT:
@@ -137,8 +148,10 @@ public enum SceneLimits {
                     break
                 }
                 if total + stack.reduce(0, { $0 + $1.count }) > maxNodes {
-                    return Problem(line: line, column: column,
-                                   reason: "more than \(maxNodes) YAML nodes once aliases are expanded (the most a scene may have)")
+                    return Problem(
+                        line: line, column: column,
+                        reason: "more than \(maxNodes) YAML nodes once aliases are expanded (the most a scene may have)"
+                    )
                 }
             }
         }
@@ -178,6 +191,7 @@ public enum SceneLimits {
     /// without end (or block), past every size limit.
     static func isRegularFile(_ path: String) -> Bool {
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        return (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType == .typeRegular
+        return (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
+            == .typeRegular
     }
 }

@@ -13,11 +13,14 @@ extension SceneParser {
     /// The distance keys of mapping `m` (the top level, a sound's or an emitter's, under `key`)
     /// over `base`; the result must keep maxDistance > referenceDistance > 0. Its `explicit`
     /// fields are the keys `m` gives.
-    mutating func readAttenuation(_ m: [String: Node], _ key: String, over base: SceneAttenuation, at node: Node) -> SceneAttenuation {
+    mutating func readAttenuation(
+        _ m: [String: Node], _ key: String, over base: SceneAttenuation, at node: Node
+    ) -> SceneAttenuation {
         func k(_ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
         var a = base
         a.explicit = []
-        if let v = m["referenceDistance"].flatMap({ number($0, k("referenceDistance"), in: 1e-6...1e9, "metres > 0") }) {
+        if let v = m["referenceDistance"].flatMap({ number($0, k("referenceDistance"), in: 1e-6...1e9, "metres > 0") })
+        {
             a.referenceDistance = Float(v)
             a.explicit.insert(.referenceDistance)
         }
@@ -51,7 +54,9 @@ extension SceneParser {
                  "maxDistance (\(a.maxDistance)) must be greater than referenceDistance (\(a.referenceDistance))")
         }
         if a.beyondMax == .silent, a.maxDistance >= .greatestFiniteMagnitude, m["beyondMax"] != nil {
-            fail(m["beyondMax"], k("beyondMax"), "beyondMax: silent needs a maxDistance (here or in the file's defaults) to be silent past")
+            fail(
+                m["beyondMax"], k("beyondMax"),
+                "beyondMax: silent needs a maxDistance (here or in the file's defaults) to be silent past")
         }
         return a
     }
@@ -60,14 +65,17 @@ extension SceneParser {
     /// (−120…+12) or `silent`.
     mutating func attenuationCurve(_ node: Node, _ key: String) -> AttenuationCurve? {
         guard case .sequence(let items) = node, (1...AttenuationCurve.maxPoints).contains(items.count) else {
-            fail(node, key, "expected a list of 1…\(AttenuationCurve.maxPoints) [distance, dB] points (dB a number or silent), got \(describe(node))")
+            fail(
+                node, key,
+                "expected a list of 1…\(AttenuationCurve.maxPoints) [distance, dB] points (dB a number or silent), got \(describe(node))"
+            )
             return nil
         }
         var points: [(distance: Double, dB: Double)] = []
         for (i, item) in items.enumerated() {
             let pk = "\(key)[\(i)]"
-            guard case .sequence(let pair) = item, pair.count == 2 else {
-                fail(item, pk, "expected [distance, dB] (metres, then dB or silent), got \(describe(item))")
+            guard let pair = tuple(item, pk, count: 2,
+                                   { "expected [distance, dB] (metres, then dB or silent), got \($0)" }) else {
                 return nil
             }
             guard let d = number(pair[0], "\(pk)[0]", in: 0...1e9, "metres 0…1e9") else { return nil }

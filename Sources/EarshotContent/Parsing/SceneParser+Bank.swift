@@ -17,8 +17,13 @@ extension SceneParser {
         guard isBank else { return mapping(root, "", allowed: Self.topKeys, required: ["duration"]) }
         if case .mapping = root {
             for (k, _) in merged(root) {
-                guard case .scalar(let s) = k, Self.topKeys.contains(s.string), !Self.bankKeys.contains(s.string) else { continue }
-                fail(k, s.string, "a bank has no \(s.string): (it is a scene's; a bank holds only \(Self.bankKeys.joined(separator: ", ")))")
+                guard case .scalar(let s) = k, Self.topKeys.contains(s.string), !Self.bankKeys.contains(s.string) else {
+                    continue
+                }
+                fail(
+                    k, s.string,
+                    "a bank has no \(s.string): (it is a scene's; a bank holds only \(Self.bankKeys.joined(separator: ", ")))"
+                )
             }
         }
         // What a bank has no use for is not read further: a timeline's repeats would otherwise

@@ -34,8 +34,10 @@ extension SceneParser {
     }
 
     /// Gives each bar event its time, from the first music with a tempo the scene starts.
-    mutating func placeBars(_ bars: [(event: Int, bar: SceneBarAt, node: Node, index: Int)], in events: inout [SceneEvent],
-                            music: [SceneMusic], sets: [SceneMusicSet], duration: Double?) {
+    mutating func placeBars(
+        _ bars: [(event: Int, bar: SceneBarAt, node: Node, index: Int)], in events: inout [SceneEvent],
+        music: [SceneMusic], sets: [SceneMusicSet], duration: Double?
+    ) {
         let tracks = Dictionary(music.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let setsByID = Dictionary(sets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         // (start, tempo, seconds of the file skipped at the start, rate)
@@ -63,18 +65,23 @@ extension SceneParser {
         for b in bars {
             let key = "events[\(b.index)].at.bar"
             guard let g = grid else {
-                fail(child(child(b.node, "at"), "bar"), key,
-                     "no music with a tempo starts in this scene: give a music entry bpm: and play it (or start a music set whose state has bpm:)")
+                fail(
+                    child(child(b.node, "at"), "bar"), key,
+                    "no music with a tempo starts in this scene: give a music entry bpm: and play it (or start a music set whose state has bpm:)"
+                )
                 continue
             }
             let barSeconds: Double = 60 / g.tempo.bpm * Double(g.tempo.beatsPerBar)
             let intoFile: Double = g.tempo.firstBeat + Double(b.bar.bar - 1) * barSeconds - g.skip
             let t: Double = g.start + intoFile / max(g.rate, 0.5) + b.bar.delay
             if t < g.start {
-                fail(child(child(b.node, "at"), "bar"), key, "bar \(b.bar.bar) lies before the music starts (its state's entry cue is later)")
+                fail(
+                    child(child(b.node, "at"), "bar"), key,
+                    "bar \(b.bar.bar) lies before the music starts (its state's entry cue is later)")
             } else if let duration, t > duration {
-                fail(child(child(b.node, "at"), "bar"), key,
-                     "bar \(b.bar.bar) falls at \(Self.format(t)) s, after the scene's end (\(Self.format(duration)) s)")
+                fail(
+                    child(child(b.node, "at"), "bar"), key,
+                    "bar \(b.bar.bar) falls at \(Self.format(t)) s, after the scene's end (\(Self.format(duration)) s)")
             } else {
                 events[b.event].time = t
             }

@@ -35,7 +35,8 @@ extension SceneParser {
     /// header is kept (for the offsets and loops of its plays) under `clipID`.
     mutating func audioFile(_ node: Node, _ key: String, music: Bool = false, clipID: String? = nil) -> String? {
         guard let given = string(node, key) else { return nil }
-        let resolved = given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
+        let resolved =
+            given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
         let path = (resolved as NSString).standardizingPath
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
@@ -78,8 +79,13 @@ extension SceneParser {
         }
         let budget = clipMemory ?? AudioEngine.Configuration.defaultMaxTotalClipBytes
         if total > budget {
-            fail(node, "clips", "the clips would take at least \(total) bytes of decoded audio together, over "
-                 + (clipMemory != nil ? "the scene's clipMemory of \(budget) bytes" : "the engine's budget of \(budget) (Configuration.maxTotalClipBytes; a scene may set clipMemory: in MiB)"))
+            fail(
+                node, "clips",
+                "the clips would take at least \(total) bytes of decoded audio together, over "
+                    + (clipMemory != nil
+                        ? "the scene's clipMemory of \(budget) bytes"
+                        : "the engine's budget of \(budget) (Configuration.maxTotalClipBytes; a scene may set clipMemory: in MiB)")
+            )
         }
     }
 
@@ -88,7 +94,9 @@ extension SceneParser {
     /// past a clip's end, passes beyond 2³¹ frames): the engine's own rule,
     /// ``PlayResolver/startFrame(offset:clipFrames:sampleRate:clipName:)`` and
     /// ``PlayResolver/checkPasses(loopCount:clipFrames:clipName:)``, against each clip's header.
-    mutating func checkTiming(of id: String, offset: Double, loops: Int, offsetNode: Node?, loopsNode: Node?, event: Node, _ key: String) {
+    mutating func checkTiming(
+        of id: String, offset: Double, loops: Int, offsetNode: Node?, loopsNode: Node?, event: Node, _ key: String
+    ) {
         for clip in soundClips[id] ?? [id] {
             guard let info = clipInfo[clip], let frames = info.frames else { continue }
             let name = "clip \(clip)", rate = Int(info.sampleRate.rounded())
@@ -135,7 +143,9 @@ extension SceneParser {
         var known: [String: Int] = [:]
         for p in namedPlays {
             if let first = known[p.name] {
-                fail(child(p.node, "name"), "events[\(p.index)].name", "the name \"\(p.name)\" is taken by events[\(first)]; names are unique")
+                fail(
+                    child(p.node, "name"), "events[\(p.index)].name",
+                    "the name \"\(p.name)\" is taken by events[\(first)]; names are unique")
             } else {
                 known[p.name] = p.index
             }
@@ -144,7 +154,9 @@ extension SceneParser {
         // the follow-ups filed by the voice they wait for, each looked at once (a pass over all of
         // them until none was added took one pass per link of a chain: quadratic).
         var byVoice: [String: [String]] = [:]
-        for f in followUps { if let name = f.followUp.name { byVoice[f.followUp.after.voice, default: []].append(name) } }
+        for f in followUps {
+            if let name = f.followUp.name { byVoice[f.followUp.after.voice, default: []].append(name) }
+        }
         var playable = Set(namedPlays.filter(\.timed).map(\.name))
         var queue = Array(playable)
         while let voice = queue.popLast() {
@@ -155,10 +167,17 @@ extension SceneParser {
             let key = after.marker == nil ? "events[\(f.index)].after" : "events[\(f.index)].at.marker"
             let at = after.marker == nil ? child(f.node, "after") : child(child(f.node, "at"), "marker")
             if known[after.voice] == nil {
-                fail(at, key, "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())
-                     + (known.isEmpty ? " (give a play a name: to wait for it)" : " (named plays: \(known.keys.sorted().joined(separator: ", ")))"))
+                fail(
+                    at, key,
+                    "no play named \"\(after.voice)\"" + Self.didYouMean(after.voice, among: known.keys.sorted())
+                        + (known.isEmpty
+                            ? " (give a play a name: to wait for it)"
+                            : " (named plays: \(known.keys.sorted().joined(separator: ", ")))"))
             } else if !playable.contains(after.voice) {
-                fail(at, key, "\"\(after.voice)\" only plays after this event's chain: the after: events wait for each other in a cycle and none would ever run")
+                fail(
+                    at, key,
+                    "\"\(after.voice)\" only plays after this event's chain: the after: events wait for each other in a cycle and none would ever run"
+                )
             }
         }
     }

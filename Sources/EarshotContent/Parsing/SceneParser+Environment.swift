@@ -22,7 +22,9 @@ extension SceneParser {
             case (let s?, nil):
                 if let sm = mapping(s, "\(key).sphere", allowed: ["center", "radius"], required: ["radius"]) {
                     let center = sm["center"].flatMap { vector($0, "\(key).sphere.center") } ?? .zero
-                    if let r = sm["radius"].flatMap({ number($0, "\(key).sphere.radius", in: 0.01...1e6, "metres, 0.01 or more") }) {
+                    if let r = sm["radius"].flatMap({
+                        number($0, "\(key).sphere.radius", in: 0.01...1e6, "metres, 0.01 or more")
+                    }) {
                         shape = .sphere(center: center, radius: Float(r))
                     }
                 }
@@ -40,7 +42,9 @@ extension SceneParser {
             case (_?, let b?):
                 fail(b, "\(key).box", "a zone is either a sphere or a box, not both")
             case (nil, nil):
-                fail(value, "\(key).sphere", "required key is missing (give sphere: { center, radius } or box: { center, size })")
+                fail(
+                    value, "\(key).sphere",
+                    "required key is missing (give sphere: { center, radius } or box: { center, size })")
             }
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...1e4, "metres 0…10000") } ?? 2
             let gain = m["gain"].flatMap { factor($0, "\(key).gain", in: 0...1) } ?? 1
@@ -88,10 +92,18 @@ extension SceneParser {
     /// (its reverb send level, 0…1).
     mutating func emitterEnvironment(_ m: [String: Node], _ key: String) -> EnvironmentProperties {
         var e = EnvironmentProperties()
-        if let n = m["occlusion"], let v = number(n, "\(key).occlusion", in: 0...1, "0 (open) … 1 (a wall)") { e.occlusion = Float(v) }
-        if let n = m["obstruction"], let v = number(n, "\(key).obstruction", in: 0...1, "0 (open) … 1 (blocked)") { e.obstruction = Float(v) }
-        if let n = m["airAbsorption"], let v = number(n, "\(key).airAbsorption", in: 0...10, "0 (none) … 10") { e.airAbsorption = Float(v) }
-        if let n = m["sends"], let v = number(n, "\(key).sends", in: 0...1, "reverb send level 0…1") { e.sendGain = Float(v) }
+        if let n = m["occlusion"], let v = number(n, "\(key).occlusion", in: 0...1, "0 (open) … 1 (a wall)") {
+            e.occlusion = Float(v)
+        }
+        if let n = m["obstruction"], let v = number(n, "\(key).obstruction", in: 0...1, "0 (open) … 1 (blocked)") {
+            e.obstruction = Float(v)
+        }
+        if let n = m["airAbsorption"], let v = number(n, "\(key).airAbsorption", in: 0...10, "0 (none) … 10") {
+            e.airAbsorption = Float(v)
+        }
+        if let n = m["sends"], let v = number(n, "\(key).sends", in: 0...1, "reverb send level 0…1") {
+            e.sendGain = Float(v)
+        }
         return e
     }
 }

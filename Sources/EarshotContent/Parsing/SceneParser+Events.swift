@@ -11,11 +11,9 @@ extension SceneParser {
                         duration: Double?, after: inout SceneAfter?, name playName: inout String?) -> SceneEvent? {
         let clipIDs = names.clips
         let key = "events[\(index)]"
-        guard case .mapping = node else {
-            fail(node, key, "expected an event ({ at: …, music|play|hint|interruption|stop|start|set: … }), got \(describe(node))")
+        guard let raw = mappingEntries(node, key, expected: "an event ({ at: …, music|play|hint|interruption|stop|start|set: … })") else {
             return nil
         }
-        let raw = merged(node)
         var present: [SceneEventKind] = []
         for (k, _) in raw {
             if case .scalar(let ks) = k, let kind = SceneEventKind(rawValue: ks.string) { present.append(kind) }
@@ -32,7 +30,9 @@ extension SceneParser {
             } else if present.isEmpty {
                 fail(node, key, "an event needs one of: \(words.joined(separator: ", "))")
             } else {
-                fail(node, key, "an event does one thing; this one has \(present.map(\.rawValue).joined(separator: " and "))")
+                fail(
+                    node, key,
+                    "an event does one thing; this one has \(present.map(\.rawValue).joined(separator: " and "))")
             }
             return nil
         }
@@ -42,15 +42,24 @@ extension SceneParser {
         var relative = m["after"] != nil
         if let a = m["at"], case .mapping = a { relative = true }
         if m["at"] != nil, let a = m["after"] { fail(a, "\(key).after", "give either at: or after:, not both") }
-        if m["at"] == nil, m["after"] == nil { fail(node, "\(key).at", "required key is missing (at: seconds or { marker: NAME.MARKER }, or after: the name of a play)") }
-        if let d = m["delay"], !relative { fail(d, "\(key).delay", "delay: applies to after: and at: { marker: } only (use at: for a time)") }
+        if m["at"] == nil, m["after"] == nil {
+            fail(
+                node, "\(key).at",
+                "required key is missing (at: seconds or { marker: NAME.MARKER }, or after: the name of a play)")
+        }
+        if let d = m["delay"], !relative {
+            fail(d, "\(key).delay", "delay: applies to after: and at: { marker: } only (use at: for a time)")
+        }
         if relative, let e = m["every"] ?? m["count"] ?? m["until"] ?? m["jitter"] {
-            fail(e, key, "every:, count:, until: and jitter: repeat a play at: a time, not one after: a voice or on its marker")
+            fail(
+                e, key,
+                "every:, count:, until: and jitter: repeat a play at: a time, not one after: a voice or on its marker")
         }
         after = nil
         playName = nil
         pendingBar = nil
-        let delay = relative ? m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0 : 0
+        let delay =
+            relative ? m["delay"].flatMap { number($0, "\(key).delay", in: 0...3_600, "seconds 0…3600") } ?? 0 : 0
         if let a = m["after"], let name = string(a, "\(key).after") {
             after = SceneAfter(voice: name, delay: delay)
         } else if let a = m["at"], case .mapping = a, isBarAt(a) {
@@ -76,8 +85,12 @@ extension SceneParser {
             }
             if m["action"] == nil { fail(node, "\(key).action", "required key is missing") }
             guard let actionNode = m["action"],
-                  let a = choice(actionNode, "\(key).action", ["play", "pause", "stop", "fade"]) else { return nil }
-            for (k, valid) in [("volume", ["play", "fade"]), ("duration", ["fade"]), ("fade", ["stop"]), ("rate", ["play"]), ("tape", ["play"])]
+                let a = choice(actionNode, "\(key).action", ["play", "pause", "stop", "fade"])
+            else { return nil }
+            for (k, valid) in [
+                ("volume", ["play", "fade"]), ("duration", ["fade"]), ("fade", ["stop"]), ("rate", ["play"]),
+                ("tape", ["play"]),
+            ]
             where m[k] != nil && !valid.contains(a) {
                 fail(m[k], "\(key).\(k)", "\(k) applies to action \(valid.joined(separator: " or ")) only")
             }
@@ -92,15 +105,21 @@ extension SceneParser {
                 let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...60, "seconds 0…60") } ?? 0
                 action = .music(id: id, .stop(fade: fade))
             default:
-                if m["volume"] == nil { fail(node, "\(key).volume", "required key is missing (fade needs volume: and duration:)") }
-                if m["duration"] == nil { fail(node, "\(key).duration", "required key is missing (fade needs volume: and duration:)") }
+                if m["volume"] == nil {
+                    fail(node, "\(key).volume", "required key is missing (fade needs volume: and duration:)")
+                }
+                if m["duration"] == nil {
+                    fail(node, "\(key).duration", "required key is missing (fade needs volume: and duration:)")
+                }
                 let d = m["duration"].flatMap { number($0, "\(key).duration", in: 0...600, "seconds 0…600") }
                 if let volume, let d { action = .music(id: id, .fade(volume: Float(volume), duration: d)) }
             }
         case .play:
             guard let idNode = m["play"], let clip = string(idNode, "\(key).play") else { return nil }
             let isSound = names.sounds.contains(clip)
-            if !clipIDs.contains(clip), !isSound { fail(idNode, "\(key).play", unknown("clip or sound", clip, clipIDs.union(names.sounds))) }
+            if !clipIDs.contains(clip), !isSound {
+                fail(idNode, "\(key).play", unknown("clip or sound", clip, clipIDs.union(names.sounds)))
+            }
             if m["position"] != nil, let p = m["pan"] { fail(p, "\(key).pan", "give either position or pan, not both") }
             let position = m["position"].flatMap { vector($0, "\(key).position") }
             let pan = m["pan"].flatMap { number($0, "\(key).pan", in: -1...1, "-1 (left) … 1 (right)") } ?? 0
@@ -108,23 +127,33 @@ extension SceneParser {
             let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
             let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }
             let bus = m["bus"].flatMap { busName($0, "\(key).bus", names.buses) }
-            let offset = m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the clip, 0…86400") } ?? 0
+            let offset =
+                m["offset"].flatMap { number($0, "\(key).offset", in: 0...86_400, "seconds into the clip, 0…86400") }
+                ?? 0
             let loops = m["loops"].flatMap { integer($0, "\(key).loops", in: 0...PlayOptions.maxLoopCount) } ?? 0
-            checkTiming(of: clip, offset: offset, loops: loops, offsetNode: m["offset"], loopsNode: m["loops"], event: idNode, key)
+            checkTiming(
+                of: clip, offset: offset, loops: loops, offsetNode: m["offset"], loopsNode: m["loops"], event: idNode,
+                key)
             let name = m["name"].flatMap { string($0, "\(key).name") }
             if m["name"] != nil, let e = m["every"] ?? m["count"] ?? m["until"] {
                 fail(e, key, "a named play cannot repeat: its repeats would share one name")
             }
             if (m["position"] == nil || position != nil) && (m["bus"] == nil || bus != nil) {
                 playName = name
-                action = .play(ScenePlay(id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                                         priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
+                action = .play(
+                    ScenePlay(
+                        id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
+                        priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
             }
         case .snapshot:
             guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }
-            if !names.snapshots.contains(id) { fail(idNode, "\(key).snapshot", unknown("snapshot", id, names.snapshots)) }
+            if !names.snapshots.contains(id) {
+                fail(idNode, "\(key).snapshot", unknown("snapshot", id, names.snapshots))
+            }
             guard let a = m["action"].flatMap({ choice($0, "\(key).action", ["begin", "end"]) }) else { return nil }
-            if a == "end", let i = m["intensity"] { fail(i, "\(key).intensity", "intensity applies to action: begin only") }
+            if a == "end", let i = m["intensity"] {
+                fail(i, "\(key).intensity", "intensity applies to action: begin only")
+            }
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
             let intensity = m["intensity"].flatMap { number($0, "\(key).intensity", in: 0...1, "0…1") } ?? 1
             action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
@@ -132,8 +161,12 @@ extension SceneParser {
             guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
             action = .hint(begins: v == "begin")
         case .interruption:
-            guard let n = m["interruption"], let v = choice(n, "\(key).interruption", ["began", "ended"]) else { return nil }
-            if v == "began", let r = m["shouldResume"] { fail(r, "\(key).shouldResume", "shouldResume applies to interruption: ended only") }
+            guard let n = m["interruption"], let v = choice(n, "\(key).interruption", ["began", "ended"]) else {
+                return nil
+            }
+            if v == "began", let r = m["shouldResume"] {
+                fail(r, "\(key).shouldResume", "shouldResume applies to interruption: ended only")
+            }
             let resume = m["shouldResume"].flatMap { bool($0, "\(key).shouldResume") } ?? false
             action = .interruption(began: v == "began", shouldResume: resume)
         case .start:
@@ -143,9 +176,13 @@ extension SceneParser {
         case .set:
             if let s = m["set"], case .mapping = s {   // a game parameter (SceneParser+Parameters.swift)
                 for k in ["gain", "pitch", "pan", "rate", "occlusion", "curve"] where m[k] != nil {
-                    fail(m[k], "\(key).\(k)", "\(k) does not apply to a parameter's set: (it takes parameter, value, ramp, of)")
+                    fail(
+                        m[k], "\(key).\(k)",
+                        "\(k) does not apply to a parameter's set: (it takes parameter, value, ramp, of)")
                 }
-                action = parameterSet(s, key, eventOf: m["of"], eventRamp: m["ramp"], emitterIDs: emitterIDs).map { .parameter($0) }
+                action = parameterSet(s, key, eventOf: m["of"], eventRamp: m["ramp"], emitterIDs: emitterIDs).map {
+                    .parameter($0)
+                }
                 break
             }
             if let o = m["of"] { fail(o, "\(key).of", "of: applies to a parameter's set: { parameter, value } only") }
@@ -154,7 +191,9 @@ extension SceneParser {
             var targets: [SceneSetTarget] = []
             if emitterIDs.contains(id) { targets.append(.emitter(id)) }
             if musicSetNames[id] != nil {
-                fail(idNode, "\(key).set", "\(id) is a music set: set a stem's gain with { music: \(id), layer: NAME, volume: V, fade: S }")
+                fail(
+                    idNode, "\(key).set",
+                    "\(id) is a music set: set a stem's gain with { music: \(id), layer: NAME, volume: V, fade: S }")
                 return nil
             }
             if musicIDs.contains(id) { targets.append(.music(id)) }
@@ -165,7 +204,10 @@ extension SceneParser {
                          + Self.didYouMean(id, among: emitterIDs.sorted() + musicIDs.sorted() + buses)
                          + " (buses: \(buses.joined(separator: ", ")))")
                 } else {
-                    fail(idNode, "\(key).set", "\"\(id)\" names both \(targets.map { "\($0)".components(separatedBy: "(").first ?? "" }.joined(separator: " and ")); rename one")
+                    fail(
+                        idNode, "\(key).set",
+                        "\"\(id)\" names both \(targets.map { "\($0)".components(separatedBy: "(").first ?? "" }.joined(separator: " and ")); rename one"
+                    )
                 }
                 return nil
             }
@@ -173,23 +215,39 @@ extension SceneParser {
             for property in SceneChange.Property.allCases {
                 guard let n = m[property.rawValue] else { continue }
                 guard target.properties.contains(property) else {
-                    fail(n, "\(key).\(property.rawValue)", "\(property.rawValue) does not apply here (this target takes \(target.properties.map(\.rawValue).joined(separator: ", ")))")
+                    fail(
+                        n, "\(key).\(property.rawValue)",
+                        "\(property.rawValue) does not apply here (this target takes \(target.properties.map(\.rawValue).joined(separator: ", ")))"
+                    )
                     continue
                 }
                 // A track's gain is its volume, 0…maxVolume (+12 dB); the others as the property
                 // says. A gain may be written in dB (`-6 dB`).
-                let r: ClosedRange<Double> = { if case .music = target, property == .gain { return 0...Double(MusicTrack.maxVolume) } else { return property.range } }()
-                let value = property == .gain ? factor(n, "\(key).gain", in: r)
-                    : number(n, "\(key).\(property.rawValue)", in: r, "\(Self.format(r.lowerBound))…\(Self.format(r.upperBound))")
+                let r: ClosedRange<Double> = {
+                    if case .music = target, property == .gain {
+                        return 0...Double(MusicTrack.maxVolume)
+                    } else {
+                        return property.range
+                    }
+                }()
+                let value =
+                    property == .gain
+                    ? factor(n, "\(key).gain", in: r)
+                    : number(
+                        n, "\(key).\(property.rawValue)", in: r,
+                        "\(Self.format(r.lowerBound))…\(Self.format(r.upperBound))")
                 if let v = value {
                     changes.append(SceneChange(property: property, value: Float(v)))
                 }
             }
             if changes.isEmpty, !SceneChange.Property.allCases.contains(where: { m[$0.rawValue] != nil }) {
-                fail(node, key, "a set event needs at least one of: \(target.properties.map(\.rawValue).joined(separator: ", "))")
+                fail(
+                    node, key,
+                    "a set event needs at least one of: \(target.properties.map(\.rawValue).joined(separator: ", "))")
             }
             let ramp = m["ramp"].flatMap { number($0, "\(key).ramp", in: 0...3_600, "seconds 0…3600") } ?? 0
-            let curve = m["curve"].flatMap { choice($0, "\(key).curve", SceneRampCurve.allCases.map(\.rawValue)) }.flatMap(SceneRampCurve.init(rawValue:))
+            let curve = m["curve"].flatMap { choice($0, "\(key).curve", SceneRampCurve.allCases.map(\.rawValue)) }
+                .flatMap(SceneRampCurve.init(rawValue:))
             if m["curve"] != nil, m["ramp"] == nil { fail(m["curve"], "\(key).curve", "a curve needs ramp: seconds") }
             if !changes.isEmpty { action = .set(target: target, changes: changes, ramp: ramp, curve: curve) }
         case .stop:

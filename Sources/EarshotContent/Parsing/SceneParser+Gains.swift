@@ -25,10 +25,18 @@ extension SceneParser {
         guard let linear else { return number(node, key, in: range, expectation) }
         // The keys that were linear could say 0: `silent` says it in the new form.
         if case .scalar(let s) = node, s.string == "silent" { return -.infinity }
-        guard let factor = number(node, key, in: linear, "a gain in dB written like -6 dB (\(Self.dB(range.lowerBound))…\(Self.dB(range.upperBound))), or the old linear factor \(linear.lowerBound)…\(linear.upperBound)") else { return nil }
+        guard
+            let factor = number(
+                node, key, in: linear,
+                "a gain in dB written like -6 dB (\(Self.dB(range.lowerBound))…\(Self.dB(range.upperBound))), or the old linear factor \(linear.lowerBound)…\(linear.upperBound)"
+            )
+        else { return nil }
         let db = factor > 0 ? 20 * log10(factor) : -Double.infinity
         let write = factor > 0 ? "\(Self.dB((db * 100).rounded() / 100)) dB" : "silent"
-        warnUnits(node, key, "\(Self.dB(factor)) is read as the old linear factor (\(factor > 0 ? "\(Self.dB((db * 100).rounded() / 100)) dB" : "silence")); gains are dB now: write \(key.split(separator: ".").last ?? "gain"): \(write)")
+        warnUnits(
+            node, key,
+            "\(Self.dB(factor)) is read as the old linear factor (\(factor > 0 ? "\(Self.dB((db * 100).rounded() / 100)) dB" : "silence")); gains are dB now: write \(key.split(separator: ".").last ?? "gain"): \(write)"
+        )
         return factor > 0 ? max(db, range.lowerBound) : -.infinity
     }
 
@@ -47,7 +55,8 @@ extension SceneParser {
 
     /// A warning found while reading (a unit slip, an old form), for ``Scene/warnings()``.
     mutating func warnUnits(_ node: Node?, _ key: String, _ message: String) {
-        unitWarnings.append(SceneWarning(file: file, line: node?.mark?.line, column: node?.mark?.column, key: key, message: message))
+        unitWarnings.append(
+            SceneWarning(file: file, line: node?.mark?.line, column: node?.mark?.column, key: key, message: message))
     }
 }
 
@@ -57,16 +66,24 @@ extension SceneParser {
     mutating func trackVolume(_ m: [String: Node], _ key: String) -> Float {
         let top = Double(20 * log10(MusicTrack.maxVolume))
         if let g = m["gain"] {
-            if let v = m["volume"] { fail(v, "\(key).volume", "give either gain: (dB) or the old volume: (a factor), not both") }
+            if let v = m["volume"] {
+                fail(v, "\(key).volume", "give either gain: (dB) or the old volume: (a factor), not both")
+            }
             return gainDB(g, "\(key).gain", in: -120...top.rounded()).map { Float(pow(10, $0 / 20)) } ?? 1
         }
         guard let v = m["volume"] else { return 1 }
         if case .scalar(let s) = v, Self.dBSuffixed(s.string) != nil {
             return gainDB(v, "\(key).volume", in: -120...top.rounded()).map { Float(pow(10, $0 / 20)) } ?? 1
         }
-        guard let factor = number(v, "\(key).volume", in: 0...Double(MusicTrack.maxVolume), "a factor 0…\(MusicTrack.maxVolume) (+12 dB); or write gain: in dB") else { return 1 }
+        guard
+            let factor = number(
+                v, "\(key).volume", in: 0...Double(MusicTrack.maxVolume),
+                "a factor 0…\(MusicTrack.maxVolume) (+12 dB); or write gain: in dB")
+        else { return 1 }
         let db = factor > 0 ? ((20 * log10(factor)) * 100).rounded() / 100 : -120
-        warnUnits(v, "\(key).volume", "volume: \(Self.dB(factor)) is the old linear form; music levels are dB now: write gain: \(Self.dB(db)) dB")
+        warnUnits(
+            v, "\(key).volume",
+            "volume: \(Self.dB(factor)) is the old linear form; music levels are dB now: write gain: \(Self.dB(db)) dB")
         return Float(factor)
     }
 }

@@ -74,7 +74,9 @@ extension SceneParser {
         }
         for (item, key) in items {
             guard let given = string(item, key) else { continue }
-            let resolved = given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
+            let resolved =
+                given.hasPrefix("/")
+                ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
             let path = (resolved as NSString).standardizingPath
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -92,11 +94,16 @@ extension SceneParser {
             let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
             if let start = includeState.stack.firstIndex(of: canonical) {
                 let chain = (includeState.stack[start...] + [canonical]).map { ($0 as NSString).lastPathComponent }
-                fail(item, key, "an include cycle: \(chain.joined(separator: " → ")) (a bank cannot include itself, directly or through others)")
+                fail(
+                    item, key,
+                    "an include cycle: \(chain.joined(separator: " → ")) (a bank cannot include itself, directly or through others)"
+                )
                 continue
             }
             guard includeState.stack.count < SceneLimits.maxIncludeDepth else {
-                fail(item, key, "includes nest deeper than \(SceneLimits.maxIncludeDepth) files (the most a scene may have)")
+                fail(
+                    item, key,
+                    "includes nest deeper than \(SceneLimits.maxIncludeDepth) files (the most a scene may have)")
                 continue
             }
             if includeState.read.contains(canonical) {
@@ -105,12 +112,14 @@ extension SceneParser {
                 continue
             }
             guard includeState.files.count < SceneLimits.maxIncludes else {
-                fail(item, key, "more than \(SceneLimits.maxIncludes) included files in all (the most a scene may have)")
+                fail(
+                    item, key, "more than \(SceneLimits.maxIncludes) included files in all (the most a scene may have)")
                 continue
             }
             includeState.read.insert(canonical)
             includeState.files.append(path)
-            guard let bank = includedBank(path, canonical: canonical, at: item, key, includerBuses: includerBuses) else { continue }
+            guard let bank = includedBank(path, canonical: canonical, at: item, key, includerBuses: includerBuses)
+            else { continue }
             merge(bank, from: path, into: &out, at: item, key)
         }
         includedBusNames = out.busNames
@@ -128,7 +137,10 @@ extension SceneParser {
         case .text(let t):
             text = t
         case .tooLarge(let size, _):
-            fail(node, key, "\(path) has \(SceneLimits.sizeText(size, limit: max(0, limit))); a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together")
+            fail(
+                node, key,
+                "\(path) has \(SceneLimits.sizeText(size, limit: max(0, limit))); a file and everything it includes may have at most \(SceneLimits.maxFileBytes) (64 MiB) together"
+            )
             return nil
         case .unreadable(let error):
             fail(node, key, "cannot read \(path): \(error.description)")
@@ -159,7 +171,9 @@ extension SceneParser {
     /// nil with the problems recorded.
     mutating func read(yaml: String) -> Scene? {
         if yaml.utf8.count > SceneLimits.maxFileBytes {
-            fail(nil, "", "the text has \(yaml.utf8.count) bytes; a file may have at most \(SceneLimits.maxFileBytes) (64 MiB)")
+            fail(
+                nil, "",
+                "the text has \(yaml.utf8.count) bytes; a file may have at most \(SceneLimits.maxFileBytes) (64 MiB)")
             return nil
         }
         if let p = SceneLimits.prescan(yaml) {
@@ -186,13 +200,18 @@ extension SceneParser {
 
     /// Adds one included bank's definitions to `out`; an id another included bank defined too is
     /// a problem at the `include:` that brings it in a second time.
-    private mutating func merge(_ bank: Scene, from path: String, into out: inout SceneIncluded, at node: Node, _ key: String) {
+    private mutating func merge(
+        _ bank: Scene, from path: String, into out: inout SceneIncluded, at node: Node, _ key: String
+    ) {
         func take(_ section: String, _ id: String, namespace: [String]) -> Bool {
             let origin = bank.origins["\(section).\(id)"] ?? path
             for ns in namespace {
                 if let other = out.origin["\(ns).\(id)"] {
-                    if ns == section, other == origin { return false }   // the same definition, through two includes
-                    fail(node, key, "\(origin) defines \(section).\(id), which \(other) defines too (ids are unique across included banks)")
+                    if ns == section, other == origin { return false }  // the same definition, through two includes
+                    fail(
+                        node, key,
+                        "\(origin) defines \(section).\(id), which \(other) defines too (ids are unique across included banks)"
+                    )
                     return false
                 }
             }
@@ -225,15 +244,19 @@ extension SceneParser {
     mutating func checkAgainstIncluded(_ top: [String: Node], _ included: SceneIncluded) {
         guard !included.origin.isEmpty else { return }
         let limits: [(String, Int, Int, String)] = [
-            ("clips", included.clips.count, SceneLimits.maxClips, "clips"), ("sounds", included.sounds.count, SceneLimits.maxSounds, "sounds"),
-            ("snapshots", included.snapshots.count, SceneLimits.maxSnapshots, "snapshots"), ("zones", included.zones.count, SceneLimits.maxZones, "zones"),
+            ("clips", included.clips.count, SceneLimits.maxClips, "clips"),
+            ("sounds", included.sounds.count, SceneLimits.maxSounds, "sounds"),
+            ("snapshots", included.snapshots.count, SceneLimits.maxSnapshots, "snapshots"),
+            ("zones", included.zones.count, SceneLimits.maxZones, "zones"),
             ("music", included.music.count + included.musicSets.count, SceneLimits.maxMusic, "music tracks and sets"),
         ]
         for (section, count, limit, what) in limits {
             var own = 0
             if case .mapping(let m)? = top[section] { own = m.count }
             if count + own > limit {
-                fail(top["include"], "include", "\(count + own) \(what) with those of the included banks; a scene may have at most \(limit)")
+                fail(
+                    top["include"], "include",
+                    "\(count + own) \(what) with those of the included banks; a scene may have at most \(limit)")
             }
         }
         for section in Self.includedSections {
@@ -243,7 +266,9 @@ extension SceneParser {
                 guard case .scalar(let s) = k else { continue }
                 for ns in namespace {
                     if let other = included.origin["\(ns).\(s.string)"] {
-                        fail(k, "\(section).\(s.string)", "duplicate id: \(other) (an included bank) defines \(ns).\(s.string) already")
+                        fail(
+                            k, "\(section).\(s.string)",
+                            "duplicate id: \(other) (an included bank) defines \(ns).\(s.string) already")
                         break
                     }
                 }

@@ -34,14 +34,20 @@ extension SceneParser {
             }
             if let t = Double(s.string) {
                 guard t.isFinite, t >= 0, t <= (duration ?? 86_400) else {
-                    fail(p, "\(lk).\(name)", "\(s.string) s lies outside the file (0…\(Self.format(duration ?? 86_400)) s)")
+                    fail(
+                        p, "\(lk).\(name)",
+                        "\(s.string) s lies outside the file (0…\(Self.format(duration ?? 86_400)) s)")
                     return nil
                 }
                 return t
             }
             guard let t = cues[s.string] else {
-                fail(p, "\(lk).\(name)", "no cue \"\(s.string)\"" + Self.didYouMean(s.string, among: cues.keys.sorted())
-                     + (cues.isEmpty ? " (the file has no cues: give seconds, or list cues under cues:)" : " (cues: \(cues.keys.sorted().joined(separator: ", ")))"))
+                fail(
+                    p, "\(lk).\(name)",
+                    "no cue \"\(s.string)\"" + Self.didYouMean(s.string, among: cues.keys.sorted())
+                        + (cues.isEmpty
+                            ? " (the file has no cues: give seconds, or list cues under cues:)"
+                            : " (cues: \(cues.keys.sorted().joined(separator: ", ")))"))
                 return nil
             }
             return t
@@ -50,12 +56,17 @@ extension SceneParser {
         let last = end ?? duration ?? .infinity
         let frames = rate.map { r in (last.isFinite ? (last * r).rounded() : .infinity) - (start * r).rounded() } ?? 1
         guard last > start, frames >= 1 else {
-            fail(l["end"] ?? n, "\(lk).end", "the loop's end (\(Self.format(last)) s) must come after its start (\(Self.format(start)) s)"
-                 + (last > start ? ", by a frame at least" : ""))
+            fail(
+                l["end"] ?? n, "\(lk).end",
+                "the loop's end (\(Self.format(last)) s) must come after its start (\(Self.format(start)) s)"
+                    + (last > start ? ", by a frame at least" : ""))
             return nil
         }
         guard last > entry else {
-            fail(l["end"] ?? n, "\(lk).end", "the loop's end (\(Self.format(last)) s) must come after the entry (\(Self.format(entry)) s), where the file starts")
+            fail(
+                l["end"] ?? n, "\(lk).end",
+                "the loop's end (\(Self.format(last)) s) must come after the entry (\(Self.format(entry)) s), where the file starts"
+            )
             return nil
         }
         return MusicLoop(start: .seconds(start), end: end.map { .seconds($0) })

@@ -12,8 +12,12 @@ extension SceneParser {
               let markerNode = m["marker"], let given = string(markerNode, "\(key).marker") else { return nil }
         // The play's name, a dot, the marker's name: names of plays have no dot of their own to
         // be waited on this way, marker names may have any.
-        guard let dot = given.firstIndex(of: "."), dot != given.startIndex, given.index(after: dot) != given.endIndex else {
-            fail(markerNode, "\(key).marker", "expected NAME.MARKER — the name: of a play, a dot, a marker of its clip (e.g. line1.hit), got \"\(given)\"")
+        guard let dot = given.firstIndex(of: "."), dot != given.startIndex, given.index(after: dot) != given.endIndex
+        else {
+            fail(
+                markerNode, "\(key).marker",
+                "expected NAME.MARKER — the name: of a play, a dot, a marker of its clip (e.g. line1.hit), got \"\(given)\""
+            )
             return nil
         }
         return SceneAfter(voice: String(given[..<dot]), delay: delay, marker: String(given[given.index(after: dot)...]))
@@ -34,11 +38,17 @@ extension SceneParser {
             guard infos.count == clips.count else { continue }   // a clip that could not be read: reported already
             let names = Set(infos.flatMap { $0.markers.map(\.name) })
             guard !names.contains(marker) else { continue }
-            let what = clips.count == 1 ? "clip \(clips[0]) has" : "no clip of sound \(id) (\(clips.joined(separator: ", "))) has"
-            let known = names.isEmpty ? " (\(clips.count == 1 ? "it has" : "they have") no markers)"
-                : Self.didYouMean(marker, among: names.sorted()) + " (markers: \(names.sorted().joined(separator: ", ")))"
-            fail(child(child(f.node, "at"), "marker"), "events[\(f.index)].at.marker",
-                 "\(what) no marker \"\(marker)\"" + known)
+            let what =
+                clips.count == 1
+                ? "clip \(clips[0]) has" : "no clip of sound \(id) (\(clips.joined(separator: ", "))) has"
+            let known =
+                names.isEmpty
+                ? " (\(clips.count == 1 ? "it has" : "they have") no markers)"
+                : Self.didYouMean(marker, among: names.sorted())
+                    + " (markers: \(names.sorted().joined(separator: ", ")))"
+            fail(
+                child(child(f.node, "at"), "marker"), "events[\(f.index)].at.marker",
+                "\(what) no marker \"\(marker)\"" + known)
         }
     }
 
@@ -50,8 +60,10 @@ extension SceneParser {
     /// `loops: 1000`, schedules 4,100,096. Chains multiply: a follow-up that is itself a named
     /// play runs its own followers each time it runs. Counted as a bound (the scene's duration
     /// may cut it short), in linear time over the follow-ups.
-    mutating func checkScheduledFollowUps(_ followUps: [(followUp: SceneFollowUp, node: Node, index: Int)],
-                                          playIDs: [String: String], playLoops: [String: Int], timedRuns: [String: Int], at node: Node) {
+    mutating func checkScheduledFollowUps(
+        _ followUps: [(followUp: SceneFollowUp, node: Node, index: Int)],
+        playIDs: [String: String], playLoops: [String: Int], timedRuns: [String: Int], at node: Node
+    ) {
         guard !followUps.isEmpty else { return }
         var byVoice: [String: [Int]] = [:]
         for (k, f) in followUps.enumerated() { byVoice[f.followUp.after.voice, default: []].append(k) }
@@ -72,17 +84,21 @@ extension SceneParser {
                 var each = 1.0
                 if let marker = f.after.marker, let id = playIDs[voice] {
                     let clips = soundClips[id] ?? [id]
-                    let count = clips.compactMap { clipInfo[$0] }.map { $0.markers.filter { $0.name == marker }.count }.max() ?? 0
+                    let count =
+                        clips.compactMap { clipInfo[$0] }.map { $0.markers.filter { $0.name == marker }.count }.max()
+                        ?? 0
                     each = Double(count) * Double((playLoops[voice] ?? 0) + 1)
                 }
                 let n = voiceRuns * each
                 total += n
                 if total > Double(SceneLimits.maxScheduledFollowUps) {
-                    fail(followUps[k].node, "events[\(followUps[k].index)]",
-                         "the after: and at: { marker: } events would run more than \(SceneLimits.maxScheduledFollowUps) times in all (this one "
-                         + (n >= 1e15 ? "far more" : "\(Int(n))") + " times: "
-                         + (f.after.marker.map { "each of the \(Int(each)) passes of marker \($0) of \(voice)" } ?? "each run of \(voice)")
-                         + "); SceneLimits.maxScheduledFollowUps is the most a scene may schedule")
+                    fail(
+                        followUps[k].node, "events[\(followUps[k].index)]",
+                        "the after: and at: { marker: } events would run more than \(SceneLimits.maxScheduledFollowUps) times in all (this one "
+                            + (n >= 1e15 ? "far more" : "\(Int(n))") + " times: "
+                            + (f.after.marker.map { "each of the \(Int(each)) passes of marker \($0) of \(voice)" }
+                                ?? "each run of \(voice)")
+                            + "); SceneLimits.maxScheduledFollowUps is the most a scene may schedule")
                     return
                 }
                 if let name = f.name {

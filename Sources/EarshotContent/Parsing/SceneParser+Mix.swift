@@ -4,7 +4,8 @@ import Yams
 /// The mixing keys of a scene: top-level `sounds:`, `buses:` and `snapshots:`. Their
 /// ranges are those of ``SoundDefinition``, ``Snapshot`` and ``Ducking``.
 extension SceneParser {
-    static let soundKeys = ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
+    static let soundKeys =
+        ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
         + attenuationKeys
     static let busKeys = ["gain", "ducks"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
@@ -25,7 +26,9 @@ extension SceneParser {
             names.insert(name)
         }
         if names.count > SceneLimits.maxBuses {
-            fail(node, "buses", "\(names.count) buses with the built-in ones; a scene may have at most \(SceneLimits.maxBuses)")
+            fail(
+                node, "buses",
+                "\(names.count) buses with the built-in ones; a scene may have at most \(SceneLimits.maxBuses)")
         }
         var out: [SceneBus] = []
         for (name, _, value) in entries where names.contains(name) {
@@ -42,8 +45,11 @@ extension SceneParser {
                 for (target, targetNode, spec) in idMapping(d, "\(key).ducks") {
                     let dk = "\(key).ducks.\(target)"
                     guard names.contains(target) else {
-                        fail(targetNode, dk, "no bus named \"\(target)\"" + Self.didYouMean(target, among: names.sorted())
-                             + " (buses: the built-in \(SceneBus.builtIn.joined(separator: ", ")) and those under buses:)")
+                        fail(
+                            targetNode, dk,
+                            "no bus named \"\(target)\"" + Self.didYouMean(target, among: names.sorted())
+                                + " (buses: the built-in \(SceneBus.builtIn.joined(separator: ", ")) and those under buses:)"
+                        )
                         continue
                     }
                     guard target != name else {
@@ -52,11 +58,21 @@ extension SceneParser {
                     }
                     guard let dm = mapping(spec, dk, allowed: Self.duckKeys) else { continue }
                     var duck = SceneBus.Duck(target: target)
-                    if let v = dm["level"].flatMap({ number($0, "\(dk).level", in: -120...0, "dB −120…0") }) { duck.level = v }
-                    if let v = dm["attack"].flatMap({ number($0, "\(dk).attack", in: 0...10, "seconds 0…10") }) { duck.attack = v }
-                    if let v = dm["release"].flatMap({ number($0, "\(dk).release", in: 0...10, "seconds 0…10") }) { duck.release = v }
-                    if let v = dm["threshold"].flatMap({ number($0, "\(dk).threshold", in: -120...0, "dBFS −120…0") }) { duck.threshold = v }
-                    if let v = dm["hold"].flatMap({ number($0, "\(dk).hold", in: 0...10, "seconds 0…10") }) { duck.hold = v }
+                    if let v = dm["level"].flatMap({ number($0, "\(dk).level", in: -120...0, "dB −120…0") }) {
+                        duck.level = v
+                    }
+                    if let v = dm["attack"].flatMap({ number($0, "\(dk).attack", in: 0...10, "seconds 0…10") }) {
+                        duck.attack = v
+                    }
+                    if let v = dm["release"].flatMap({ number($0, "\(dk).release", in: 0...10, "seconds 0…10") }) {
+                        duck.release = v
+                    }
+                    if let v = dm["threshold"].flatMap({ number($0, "\(dk).threshold", in: -120...0, "dBFS −120…0") }) {
+                        duck.threshold = v
+                    }
+                    if let v = dm["hold"].flatMap({ number($0, "\(dk).hold", in: 0...10, "seconds 0…10") }) {
+                        duck.hold = v
+                    }
                     bus.ducks.append(duck)
                 }
             }
@@ -83,12 +99,19 @@ extension SceneParser {
         for (id, keyNode, value) in idMapping(node, "sounds") {
             let key = "sounds.\(id)"
             if clipIDs.contains(id) {
-                fail(keyNode, key, "\"\(id)\" is a clip id too; clips and sounds share one namespace (play: names either)")
+                fail(
+                    keyNode, key,
+                    "\"\(id)\" is a clip id too; clips and sounds share one namespace (play: names either)")
                 continue
             }
             // A layered sound has `layers:` instead of `clips:` (SceneParser+Parameters.swift).
-            let layered = merged(value).contains { k, _ in if case .scalar(let ks) = k { return ks.string == "layers" } else { return false } }
-            guard let m = mapping(value, key, allowed: Self.soundKeys + Self.soundParameterKeys, required: layered ? [] : ["clips"]) else { continue }
+            let layered = merged(value).contains { k, _ in
+                if case .scalar(let ks) = k { return ks.string == "layers" } else { return false }
+            }
+            guard
+                let m = mapping(
+                    value, key, allowed: Self.soundKeys + Self.soundParameterKeys, required: layered ? [] : ["clips"])
+            else { continue }
             var clips: [String] = []
             if let c = m["clips"] {
                 if case .sequence(let items) = c, !items.isEmpty, items.count <= SoundDefinition.maxClips {
@@ -97,22 +120,30 @@ extension SceneParser {
                         if clipIDs.contains(clip) {
                             clips.append(clip)
                         } else {
-                            fail(item, "\(key).clips[\(i)]", "no clip named \"\(clip)\"" + Self.didYouMean(clip, among: clipIDs.sorted()))
+                            fail(
+                                item, "\(key).clips[\(i)]",
+                                "no clip named \"\(clip)\"" + Self.didYouMean(clip, among: clipIDs.sorted()))
                         }
                     }
                 } else {
-                    fail(c, "\(key).clips", "expected a list of 1…\(SoundDefinition.maxClips) clip ids, got \(describe(c))")
+                    fail(
+                        c, "\(key).clips",
+                        "expected a list of 1…\(SoundDefinition.maxClips) clip ids, got \(describe(c))")
                 }
             }
             var listed: Int?
             if case .sequence(let items)? = m["clips"] { listed = items.count }
             var s = SceneSound(id: id, clips: clips)
-            if let n = m["select"], let v = choice(n, "\(key).select", SoundDefinition.Selection.allCases.map(\.rawValue)) {
+            if let n = m["select"],
+                let v = choice(n, "\(key).select", SoundDefinition.Selection.allCases.map(\.rawValue))
+            {
                 s.select = SoundDefinition.Selection(rawValue: v) ?? .random
             }
             if let n = m["weights"] {
                 if case .sequence(let items) = n {
-                    let w = items.enumerated().compactMap { number($1, "\(key).weights[\($0)]", in: 0...1e6, "a weight 0…1000000") }
+                    let w = items.enumerated().compactMap {
+                        number($1, "\(key).weights[\($0)]", in: 0...1e6, "a weight 0…1000000")
+                    }
                     if w.count == items.count { s.weights = w }
                 } else {
                     fail(n, "\(key).weights", "expected a list of weights, one per clip, got \(describe(n))")
@@ -122,7 +153,8 @@ extension SceneParser {
             if let n = m["pitch"], isCurve(n) {
                 s.curves += curves(n, "\(key).pitch", .pitch)
             } else if let n = m["pitch"], let pm = mapping(n, "\(key).pitch", allowed: ["cents"], required: ["cents"]) {
-                s.pitchCents = pm["cents"].flatMap { number($0, "\(key).pitch.cents", in: 0...2400, "± cents 0…2400") } ?? 0
+                s.pitchCents =
+                    pm["cents"].flatMap { number($0, "\(key).pitch.cents", in: 0...2400, "± cents 0…2400") } ?? 0
             }
             if let n = m["gain"], case .scalar = n {
                 // A number: the sound's level in dB (the mapping form varies it: `{ db: ± dB }`).
@@ -132,13 +164,26 @@ extension SceneParser {
             } else if let n = m["gain"], let gm = mapping(n, "\(key).gain", allowed: ["db"], required: ["db"]) {
                 s.gainDB = gm["db"].flatMap { number($0, "\(key).gain.db", in: 0...48, "± dB 0…48") } ?? 0
             }
-            if let n = m["limit"], let lm = mapping(n, "\(key).limit", allowed: ["count", "steal", "perEmitter"], required: ["count"]) {
-                let count = lm["count"].flatMap { integer($0, "\(key).limit.count", in: 1...SoundDefinition.maxInstanceCount) }
-                let steal = lm["steal"].flatMap { choice($0, "\(key).limit.steal", SoundDefinition.StealMode.allCases.map(\.rawValue)) }
+            if let n = m["limit"],
+                let lm = mapping(n, "\(key).limit", allowed: ["count", "steal", "perEmitter"], required: ["count"])
+            {
+                let count = lm["count"].flatMap {
+                    integer($0, "\(key).limit.count", in: 1...SoundDefinition.maxInstanceCount)
+                }
+                let steal =
+                    lm["steal"].flatMap {
+                        choice($0, "\(key).limit.steal", SoundDefinition.StealMode.allCases.map(\.rawValue))
+                    }
                     .flatMap(SoundDefinition.StealMode.init(rawValue:)) ?? .oldest
-                let per = lm["perEmitter"].flatMap { integer($0, "\(key).limit.perEmitter", in: 1...SoundDefinition.maxInstanceCount) }
+                let per = lm["perEmitter"].flatMap {
+                    integer($0, "\(key).limit.perEmitter", in: 1...SoundDefinition.maxInstanceCount)
+                }
                 if let count {
-                    if let per, per > count { fail(lm["perEmitter"], "\(key).limit.perEmitter", "\(per) is more than the sound's count \(count)") }
+                    if let per, per > count {
+                        fail(
+                            lm["perEmitter"], "\(key).limit.perEmitter",
+                            "\(per) is more than the sound's count \(count)")
+                    }
                     s.limit = SoundDefinition.InstanceLimit(count: count, steal: steal, perEmitter: per)
                 }
             }
@@ -147,10 +192,11 @@ extension SceneParser {
             if let n = m["priority"], isCurve(n) {
                 s.curves += curves(n, "\(key).priority", .priority)
             } else {
-                s.priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
+                s.priority =
+                    m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
-            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty   // layers are loops unless said otherwise
+            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty  // layers are loops unless said otherwise
             s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
             // The rules that tie keys together, as SoundDefinition.validate() states them.
             if let w = s.weights {
@@ -163,11 +209,18 @@ extension SceneParser {
             }
             if s.avoidRepeat > 0 {
                 if s.select == .sequence {
-                    fail(m["avoidRepeat"], "\(key).avoidRepeat", "avoidRepeat applies to select: random and shuffle, not sequence")
+                    fail(
+                        m["avoidRepeat"], "\(key).avoidRepeat",
+                        "avoidRepeat applies to select: random and shuffle, not sequence")
                 } else if s.avoidRepeat >= s.clips.count, !s.clips.isEmpty {
-                    fail(m["avoidRepeat"], "\(key).avoidRepeat", "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips (the sound has \(s.clips.count))")
+                    fail(
+                        m["avoidRepeat"], "\(key).avoidRepeat",
+                        "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips (the sound has \(s.clips.count))"
+                    )
                 } else if let w = s.weights, s.avoidRepeat >= w.filter({ $0 > 0 }).count {
-                    fail(m["avoidRepeat"], "\(key).avoidRepeat", "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips of weight above 0")
+                    fail(
+                        m["avoidRepeat"], "\(key).avoidRepeat",
+                        "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips of weight above 0")
                 }
             }
             out.append(s)
@@ -180,7 +233,9 @@ extension SceneParser {
         var out: [SceneSnapshot] = []
         for (id, _, value) in idMapping(node, "snapshots") {
             let key = "snapshots.\(id)"
-            guard let m = mapping(value, key, allowed: ["buses"], required: ["buses"]), let b = m["buses"] else { continue }
+            guard let m = mapping(value, key, allowed: ["buses"], required: ["buses"]), let b = m["buses"] else {
+                continue
+            }
             var snap = SceneSnapshot(id: id)
             for (name, nameNode, spec) in idMapping(b, "\(key).buses") {
                 let bk = "\(key).buses.\(name)"

@@ -15,7 +15,9 @@ extension SceneParser {
 
     /// `parameters: { NAME: { range: [lo, hi], default, seek } }`.
     mutating func parameters(_ node: Node?) -> [SceneParameter] {
-        guard let node, within(node, "parameters", ParameterDefinition.maxParametersPerEngine, "parameters") else { return [] }
+        guard let node, within(node, "parameters", ParameterDefinition.maxParametersPerEngine, "parameters") else {
+            return []
+        }
         var out: [SceneParameter] = []
         for (id, keyNode, value) in idMapping(node, "parameters") {
             let key = "parameters.\(id)"
@@ -28,9 +30,16 @@ extension SceneParser {
             var range: ClosedRange<Double>?
             if let r = m["range"] {
                 if case .sequence(let items) = r, items.count == 2,
-                   let lo = number(items[0], "\(key).range[0]", in: -1e9...1e9, "a number −1e9…1e9"),
-                   let hi = number(items[1], "\(key).range[1]", in: -1e9...1e9, "a number −1e9…1e9") {
-                    if lo <= hi { range = lo...hi } else { fail(r, "\(key).range", "the range [\(Self.format(lo)), \(Self.format(hi))] goes downward (give [low, high])") }
+                    let lo = number(items[0], "\(key).range[0]", in: -1e9...1e9, "a number −1e9…1e9"),
+                    let hi = number(items[1], "\(key).range[1]", in: -1e9...1e9, "a number −1e9…1e9")
+                {
+                    if lo <= hi {
+                        range = lo...hi
+                    } else {
+                        fail(
+                            r, "\(key).range",
+                            "the range [\(Self.format(lo)), \(Self.format(hi))] goes downward (give [low, high])")
+                    }
                 } else if case .sequence(let items) = r, items.count == 2 {
                     // The number problems are reported.
                 } else {
@@ -39,8 +48,11 @@ extension SceneParser {
             }
             guard let range else { continue }
             let rangeText = "\(Self.format(range.lowerBound))…\(Self.format(range.upperBound))"
-            let d = m["default"].flatMap { number($0, "\(key).default", in: range, "within the range \(rangeText)") } ?? range.lowerBound
-            let seek = m["seek"].flatMap { number($0, "\(key).seek", in: 0...1e12, "units per second ≥ 0 (0 = jump)") } ?? 0
+            let d =
+                m["default"].flatMap { number($0, "\(key).default", in: range, "within the range \(rangeText)") }
+                ?? range.lowerBound
+            let seek =
+                m["seek"].flatMap { number($0, "\(key).seek", in: 0...1e12, "units per second ≥ 0 (0 = jump)") } ?? 0
             out.append(SceneParameter(id: id, range: range, defaultValue: d, seek: seek))
         }
         return out
@@ -48,9 +60,13 @@ extension SceneParser {
 
     /// Whether `node` is written as a curve (a mapping with `parameter:`, or a list of them).
     func isCurve(_ node: Node) -> Bool {
-        if case .sequence(let items) = node { return items.allSatisfy { if case .mapping = $0 { return true } else { return false } } && !items.isEmpty }
+        if case .sequence(let items) = node {
+            return items.allSatisfy { if case .mapping = $0 { return true } else { return false } } && !items.isEmpty
+        }
         guard case .mapping = node else { return false }
-        return merged(node).contains { k, _ in if case .scalar(let s) = k { return s.string == "parameter" } else { return false } }
+        return merged(node).contains { k, _ in
+            if case .scalar(let s) = k { return s.string == "parameter" } else { return false }
+        }
     }
 
     /// The curve(s) at `node` for `property`: `{ parameter: rpm, curve: [[x, y], …], shape: linear }`
@@ -59,7 +75,9 @@ extension SceneParser {
         var items: [(Node, String)] = [(node, key)]
         if case .sequence(let list) = node {
             guard list.count <= ParameterCurve.maxCurvesPerTarget else {
-                fail(node, key, "at most \(ParameterCurve.maxCurvesPerTarget) curves on one property (got \(list.count))")
+                fail(
+                    node, key, "at most \(ParameterCurve.maxCurvesPerTarget) curves on one property (got \(list.count))"
+                )
                 return []
             }
             items = list.enumerated().map { ($1, "\(key)[\($0)]") }
@@ -69,8 +87,10 @@ extension SceneParser {
             guard let m = mapping(n, k, allowed: Self.curveKeys, required: ["parameter", "curve"]) else { continue }
             guard let pNode = m["parameter"], let p = string(pNode, "\(k).parameter") else { continue }
             if !parameterNames.contains(p) {
-                fail(pNode, "\(k).parameter", "no parameter named \"\(p)\"" + Self.didYouMean(p, among: parameterNames.sorted())
-                     + " (define it under parameters:)")
+                fail(
+                    pNode, "\(k).parameter",
+                    "no parameter named \"\(p)\"" + Self.didYouMean(p, among: parameterNames.sorted())
+                        + " (define it under parameters:)")
             }
             var shape = ParameterCurve.Shape.linear
             if let s = m["shape"], let v = choice(s, "\(k).shape", ParameterCurve.Shape.allCases.map(\.rawValue)) {
@@ -78,26 +98,37 @@ extension SceneParser {
             }
             guard let cNode = m["curve"] else { continue }
             guard case .sequence(let pts) = cNode, !pts.isEmpty, pts.count <= ParameterCurve.maxPoints else {
-                fail(cNode, "\(k).curve", "expected a list of 1…\(ParameterCurve.maxPoints) points [value, \(Self.unit(property))], got \(describe(cNode))")
+                fail(
+                    cNode, "\(k).curve",
+                    "expected a list of 1…\(ParameterCurve.maxPoints) points [value, \(Self.unit(property))], got \(describe(cNode))"
+                )
                 continue
             }
             let yr = property.valueRange
             var points: [ParameterCurve.Point] = []
             for (i, pt) in pts.enumerated() {
                 let pk = "\(k).curve[\(i)]"
-                guard case .sequence(let xy) = pt, xy.count == 2 else {
-                    fail(pt, pk, "expected a point [value, \(Self.unit(property))], got \(describe(pt))")
+                guard let xy = tuple(pt, pk, count: 2,
+                                     { "expected a point [value, \(Self.unit(property))], got \($0)" }) else {
                     continue
                 }
                 guard let x = number(xy[0], "\(pk)[0]", in: -1e9...1e9, "a parameter value −1e9…1e9"),
-                      let y = number(xy[1], "\(pk)[1]", in: yr, "\(Self.unit(property)) \(Self.format(yr.lowerBound))…\(Self.format(yr.upperBound))") else { continue }
+                    let y = number(
+                        xy[1], "\(pk)[1]", in: yr,
+                        "\(Self.unit(property)) \(Self.format(yr.lowerBound))…\(Self.format(yr.upperBound))")
+                else { continue }
                 if let last = points.last, !(x > last.x) {
-                    fail(pt, pk, "the points go in increasing order of value (\(Self.format(x)) comes after \(Self.format(last.x)))")
+                    fail(
+                        pt, pk,
+                        "the points go in increasing order of value (\(Self.format(x)) comes after \(Self.format(last.x)))"
+                    )
                     continue
                 }
                 points.append(.init(x, y))
             }
-            if points.count == pts.count { out.append(ParameterCurve(parameter: p, property: property, points: points, shape: shape)) }
+            if points.count == pts.count {
+                out.append(ParameterCurve(parameter: p, property: property, points: points, shape: shape))
+            }
         }
         return out
     }
@@ -108,7 +139,10 @@ extension SceneParser {
     /// Each `of:` that names no emitter must name a play (`name:`).
     mutating func checkParameterTargets(_ playNames: Set<String>) {
         for t in parameterTargets where !playNames.contains(t.name) {
-            fail(t.node, t.key, "no emitter or named play (name:) called \"\(t.name)\"" + Self.didYouMean(t.name, among: playNames.sorted()))
+            fail(
+                t.node, t.key,
+                "no emitter or named play (name:) called \"\(t.name)\""
+                    + Self.didYouMean(t.name, among: playNames.sorted()))
         }
     }
 
@@ -122,7 +156,9 @@ extension SceneParser {
             fail(m[k], "\(key).\(k)", "\(k) does not apply to a layered sound (its layers always play together)")
         }
         if s.pitchCents != 0 || s.gainDB != 0 {
-            fail(m[s.pitchCents != 0 ? "pitch" : "gain"], key, "a layered sound has no random variation (its layers stay aligned)")
+            fail(
+                m[s.pitchCents != 0 ? "pitch" : "gain"], key,
+                "a layered sound has no random variation (its layers stay aligned)")
         }
         s.layers = layers(l, "\(key).layers", clipIDs: clipIDs)
         s.clips = []
@@ -135,7 +171,10 @@ extension SceneParser {
             if isCurve(n) {
                 bus.curves += curves(n, "\(key).\(name)", property)
             } else {
-                fail(n, "\(key).\(name)", "a bus's \(name) is a curve ({ parameter: NAME, curve: [[value, \(Self.unit(property))], …] }), got \(describe(n))")
+                fail(
+                    n, "\(key).\(name)",
+                    "a bus's \(name) is a curve ({ parameter: NAME, curve: [[value, \(Self.unit(property))], …] }), got \(describe(n))"
+                )
             }
         }
         bus.curves += filterCurves(m, key)
@@ -159,7 +198,10 @@ extension SceneParser {
             if isCurve(n) {
                 out += curves(n, "\(key).\(name)", property)
             } else {
-                fail(n, "\(key).\(name)", "expected a curve ({ parameter: NAME, curve: [[value, \(Self.unit(property))], …] }), got \(describe(n))")
+                fail(
+                    n, "\(key).\(name)",
+                    "expected a curve ({ parameter: NAME, curve: [[value, \(Self.unit(property))], …] }), got \(describe(n))"
+                )
             }
         }
         return out
@@ -168,7 +210,9 @@ extension SceneParser {
     /// `layers: [ { clip, gain: dB | curve, pitch: factor | curve, lowPass, reverbSend, priority: curve } ]`.
     mutating func layers(_ node: Node, _ key: String, clipIDs: Set<String>) -> [SceneLayer] {
         guard case .sequence(let items) = node, !items.isEmpty, items.count <= SoundLayer.maxLayers else {
-            fail(node, key, "expected a list of 1…\(SoundLayer.maxLayers) layers ({ clip: ID, … }), got \(describe(node))")
+            fail(
+                node, key,
+                "expected a list of 1…\(SoundLayer.maxLayers) layers ({ clip: ID, … }), got \(describe(node))")
             return []
         }
         var out: [SceneLayer] = []
@@ -182,13 +226,25 @@ extension SceneParser {
             }
             var layer = SceneLayer(clip: clip)
             if let g = m["gain"] {
-                if isCurve(g) { layer.curves += curves(g, "\(k).gain", .gain) } else { layer.gainDB = number(g, "\(k).gain", in: -120...24, "dB −120…24") ?? 0 }
+                if isCurve(g) {
+                    layer.curves += curves(g, "\(k).gain", .gain)
+                } else {
+                    layer.gainDB = number(g, "\(k).gain", in: -120...24, "dB −120…24") ?? 0
+                }
             }
             if let p = m["pitch"] {
-                if isCurve(p) { layer.curves += curves(p, "\(k).pitch", .pitch) } else { layer.pitch = number(p, "\(k).pitch", in: 1.0 / 64...64, "a pitch factor 1/64…64") ?? 1 }
+                if isCurve(p) {
+                    layer.curves += curves(p, "\(k).pitch", .pitch)
+                } else {
+                    layer.pitch = number(p, "\(k).pitch", in: 1.0 / 64...64, "a pitch factor 1/64…64") ?? 1
+                }
             }
             if let p = m["priority"] {
-                if isCurve(p) { layer.curves += curves(p, "\(k).priority", .priority) } else { fail(p, "\(k).priority", "a layer's priority is a curve (the sound's priority is the voice's)") }
+                if isCurve(p) {
+                    layer.curves += curves(p, "\(k).priority", .priority)
+                } else {
+                    fail(p, "\(k).priority", "a layer's priority is a curve (the sound's priority is the voice's)")
+                }
             }
             layer.curves += filterCurves(m, k)
             out.append(layer)
@@ -197,22 +253,34 @@ extension SceneParser {
     }
 
     /// `set: { parameter, value, ramp, of }` of event `key` (`of` may also be the event's own key).
-    mutating func parameterSet(_ node: Node, _ key: String, eventOf: Node?, eventRamp: Node?, emitterIDs: Set<String>) -> SceneParameterSet? {
-        guard let m = mapping(node, "\(key).set", allowed: Self.parameterSetKeys, required: ["parameter", "value"]) else { return nil }
+    mutating func parameterSet(
+        _ node: Node, _ key: String, eventOf: Node?, eventRamp: Node?, emitterIDs: Set<String>
+    ) -> SceneParameterSet? {
+        guard let m = mapping(node, "\(key).set", allowed: Self.parameterSetKeys, required: ["parameter", "value"])
+        else { return nil }
         guard let pNode = m["parameter"], let p = string(pNode, "\(key).set.parameter"),
               let vNode = m["value"] else { return nil }
         guard let def = parameterDefs[p] else {
-            if parameterNames.contains(p) { return nil }   // defined with a problem, reported there
-            fail(pNode, "\(key).set.parameter", "no parameter named \"\(p)\"" + Self.didYouMean(p, among: parameterNames.sorted()) + " (define it under parameters:)")
+            if parameterNames.contains(p) { return nil }  // defined with a problem, reported there
+            fail(
+                pNode, "\(key).set.parameter",
+                "no parameter named \"\(p)\"" + Self.didYouMean(p, among: parameterNames.sorted())
+                    + " (define it under parameters:)")
             return nil
         }
         let rangeText = "\(Self.format(def.range.lowerBound))…\(Self.format(def.range.upperBound))"
-        guard let value = number(vNode, "\(key).set.value", in: def.range, "within \(p)'s range \(rangeText)") else { return nil }
-        if m["ramp"] != nil, eventRamp != nil { fail(eventRamp, "\(key).ramp", "give ramp: once (inside set: or beside it)") }
+        guard let value = number(vNode, "\(key).set.value", in: def.range, "within \(p)'s range \(rangeText)") else {
+            return nil
+        }
+        if m["ramp"] != nil, eventRamp != nil {
+            fail(eventRamp, "\(key).ramp", "give ramp: once (inside set: or beside it)")
+        }
         let rampNode = m["ramp"] ?? eventRamp
         var ramp: Double?
         if let r = rampNode {
-            guard let v = number(r, m["ramp"] != nil ? "\(key).set.ramp" : "\(key).ramp", in: 0...3_600, "seconds 0…3600") else { return nil }
+            guard
+                let v = number(r, m["ramp"] != nil ? "\(key).set.ramp" : "\(key).ramp", in: 0...3_600, "seconds 0…3600")
+            else { return nil }
             ramp = v
         }
         if m["of"] != nil, eventOf != nil { fail(eventOf, "\(key).of", "give of: once (inside set: or beside it)") }

@@ -46,17 +46,21 @@ package struct SceneParser: YAMLReader {
     /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
     var unitWarnings: [SceneWarning] = []
 
-    static let topKeys = ["name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
-                          "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",   // = attenuationKeys
-                          "voices", "clipMemory", "session",
-                          "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-                          "parameters", "include"]
+    static let topKeys = [
+        "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
+        "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
+        "voices", "clipMemory", "session",
+        "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
+        "parameters", "include",
+    ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
         var parser = SceneParser(file: path, folder: (path as NSString).deletingLastPathComponent)
         parser.isBank = bank
         // The file itself heads the include chain (a bank that includes itself is a cycle).
-        parser.includeState.stack = [URL(fileURLWithPath: (path as NSString).standardizingPath).resolvingSymlinksInPath().path]
+        parser.includeState.stack = [
+            URL(fileURLWithPath: (path as NSString).standardizingPath).resolvingSymlinksInPath().path
+        ]
         parser.includeState.bytes = yaml.utf8.count
         var scene = parser.read(yaml: yaml)
         scene?.includedFiles = parser.includeState.files
@@ -83,8 +87,11 @@ package struct SceneParser: YAMLReader {
         if let n = top["distanceModel"], let s = choice(n, "distanceModel", DistanceModel.allCases.map(\.rawValue)) {
             distanceModel = DistanceModel(rawValue: s) ?? .inverseClamped
         }
-        let dopplerFactor = top["dopplerFactor"].flatMap { number($0, "dopplerFactor", in: 0...10, "0 (off) … 10, 1 is physical") } ?? 1
-        let speedOfSound = top["speedOfSound"].flatMap { number($0, "speedOfSound", in: 1...100_000, "metres per second 1…100000") } ?? 343.3
+        let dopplerFactor =
+            top["dopplerFactor"].flatMap { number($0, "dopplerFactor", in: 0...10, "0 (off) … 10, 1 is physical") } ?? 1
+        let speedOfSound =
+            top["speedOfSound"].flatMap { number($0, "speedOfSound", in: 1...100_000, "metres per second 1…100000") }
+            ?? 343.3
         sceneAttenuation = readAttenuation(top, "", over: SceneAttenuation(), at: root)
         if let n = top["seed"], let v = integer(n, "seed", in: 0...Int(Int32.max)) { seed = UInt64(v) }
         var realVoices: Int?, virtualVoices: Int?
@@ -103,12 +110,15 @@ package struct SceneParser: YAMLReader {
         if let n = top["clips"], within(n, "clips", SceneLimits.maxClips, "clips") {
             for (id, _, value) in idMapping(n, "clips") {
                 clipIDs.insert(id)
-                if let path = audioFile(value, "clips.\(id)", clipID: id) { clips.append(SceneClip(id: id, path: path)) }
+                if let path = audioFile(value, "clips.\(id)", clipID: id) {
+                    clips.append(SceneClip(id: id, path: path))
+                }
             }
             checkClipBudget(clips, at: n)
         }
         let parameters = self.parameters(top["parameters"])
-        parameterDefs = Dictionary((included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        parameterDefs = Dictionary(
+            (included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
@@ -123,7 +133,9 @@ package struct SceneParser: YAMLReader {
         if let n = top["snapshots"], within(n, "snapshots", SceneLimits.maxSnapshots, "snapshots") {
             snapshots = self.snapshots(n, busNames: busNames)
         }
-        let names = SceneNames(clips: clipIDs, sounds: soundIDs, buses: busNames, snapshots: Set(snapshots.map(\.id)).union(included.snapshotIDs))
+        let names = SceneNames(
+            clips: clipIDs, sounds: soundIDs, buses: busNames,
+            snapshots: Set(snapshots.map(\.id)).union(included.snapshotIDs))
         var music: [SceneMusic] = []
         var musicSets: [SceneMusicSet] = []
         var musicIDs = included.musicIDs
@@ -140,22 +152,31 @@ package struct SceneParser: YAMLReader {
                 if let m = musicTrack(value, id: id, busNames: busNames) { music.append(m) }
             }
             if musicFiles > SceneLimits.maxMusic {
-                fail(n, "music", "\(musicFiles) music files with the sets' segments, stems, stingers and bridges; a scene may open at most \(SceneLimits.maxMusic)")
+                fail(
+                    n, "music",
+                    "\(musicFiles) music files with the sets' segments, stems, stingers and bridges; a scene may open at most \(SceneLimits.maxMusic)"
+                )
             }
         }
         // Emitters a track follows may play nothing themselves (no `clip:`).
         let followed = Set(music.compactMap(\.emitter))
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
-        let reverbZones = top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
+        let reverbZones =
+            top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
-        let soundsByID = Dictionary((included.sounds + sounds).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let soundsByID = Dictionary(
+            (included.sounds + sounds).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         if let n = top["emitters"], within(n, "emitters", SceneLimits.maxEmitters, "emitters") {
             for (id, _, value) in idMapping(n, "emitters") {
                 emitterIDs.insert(id)
-                if let e = emitter(value, id: id, clipIDs: clipIDs.union(soundIDs), sounds: soundsByID, duration: duration,
-                                   followedByMusic: followed.contains(id)) { emitters.append(e) }
+                if let e = emitter(
+                    value, id: id, clipIDs: clipIDs.union(soundIDs), sounds: soundsByID, duration: duration,
+                    followedByMusic: followed.contains(id))
+                {
+                    emitters.append(e)
+                }
             }
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
@@ -172,8 +193,10 @@ package struct SceneParser: YAMLReader {
                 for (i, e) in seq.enumerated() {
                     var after: SceneAfter?
                     var name: String?
-                    if let ev = event(e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration,
-                                      after: &after, name: &name) {
+                    if let ev = event(
+                        e, index: i, names: names, musicIDs: musicIDs, emitterIDs: emitterIDs, duration: duration,
+                        after: &after, name: &name)
+                    {
                         if let bar = pendingBar {
                             bars.append((events.count, bar, e, i))
                             pendingBar = nil
@@ -199,7 +222,10 @@ package struct SceneParser: YAMLReader {
             }
             // Repeats count too: the limit holds for the events the scene will run.
             if events.count + followUps.count > SceneLimits.maxEvents {
-                fail(n, "events", "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)")
+                fail(
+                    n, "events",
+                    "\(events.count + followUps.count) events with their repeats; a scene may have at most \(SceneLimits.maxEvents)"
+                )
             }
             checkAfter(followUps, namedPlays: namedPlays)
             checkParameterTargets(Set(namedPlays.map(\.name)))
@@ -208,7 +234,11 @@ package struct SceneParser: YAMLReader {
                 checkScheduledFollowUps(followUps, playIDs: playIDs, playLoops: playLoops, timedRuns: timedRuns, at: n)
             }
         }
-        if !bars.isEmpty { placeBars(bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets, duration: duration) }
+        if !bars.isEmpty {
+            placeBars(
+                bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets,
+                duration: duration)
+        }
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -254,19 +284,26 @@ package struct SceneParser: YAMLReader {
     mutating func sessionSettings(_ node: Node) -> SceneSessionSettings {
         var settings = SceneSessionSettings()
         guard let m = mapping(node, "session", allowed: ["category", "ducking"]) else { return settings }
-        if let n = m["category"], let c = choice(n, "session.category", SceneSessionSettings.Category.allCases.map(\.rawValue)) {
+        if let n = m["category"],
+            let c = choice(n, "session.category", SceneSessionSettings.Category.allCases.map(\.rawValue))
+        {
             settings.category = SceneSessionSettings.Category(rawValue: c) ?? .soloAmbient
         }
         if let n = m["ducking"], let d = mapping(n, "session.ducking", allowed: ["level", "attack", "release"]) {
             if let level = d["level"] {
                 if case .scalar(let s) = level, s.string == "silent" {
                     settings.ducking.levelDB = nil
-                } else if let db = number(level, "session.ducking.level", in: -120...0, "silent, or dB from -120 to 0") {
+                } else if let db = number(level, "session.ducking.level", in: -120...0, "silent, or dB from -120 to 0")
+                {
                     settings.ducking.levelDB = db
                 }
             }
-            if let a = d["attack"], let v = number(a, "session.ducking.attack", in: 0...10, "seconds 0…10") { settings.ducking.attack = v }
-            if let r = d["release"], let v = number(r, "session.ducking.release", in: 0...10, "seconds 0…10") { settings.ducking.release = v }
+            if let a = d["attack"], let v = number(a, "session.ducking.attack", in: 0...10, "seconds 0…10") {
+                settings.ducking.attack = v
+            }
+            if let r = d["release"], let v = number(r, "session.ducking.release", in: 0...10, "seconds 0…10") {
+                settings.ducking.release = v
+            }
         }
         return settings
     }
@@ -282,125 +319,21 @@ package struct SceneParser: YAMLReader {
         }
     }
 
-    mutating func sceneListener(_ node: Node) -> SceneListener {
-        var listener = SceneListener()
-        guard let m = mapping(node, "listener", allowed: ["position", "path", "at", "up", "facing"]) else { return listener }
-        if let p = placement(m, node, "listener", required: false) { listener.path = p }
-        if let n = m["at"] {
-            if case .mapping = n { listener.atKeys = keyframes(n, "listener.at") } else if let v = direction(n, "listener.at") { listener.at = v }
-            if let f = m["facing"] { fail(f, "listener.facing", "give either at or facing: path, not both") }
-        }
-        if let n = m["up"] {
-            if case .mapping = n { listener.upKeys = keyframes(n, "listener.up") } else if let v = direction(n, "listener.up") { listener.up = v }
-        }
-        if let f = m["facing"], choice(f, "listener.facing", ["path"]) != nil { listener.facesPath = true }
-        if listener.atKeys.isEmpty, listener.upKeys.isEmpty,
-           listener.at.cross(listener.up).length < 1e-6 * listener.at.length * listener.up.length {
-            fail(m["up"] ?? node, "listener.up", "up must not point along at")
-        }
-        return listener
-    }
-
-    /// `{ waypoints: [[t, x, y, z], …] }` of directions (not zero), times strictly increasing.
-    mutating func keyframes(_ node: Node, _ key: String) -> [SceneListener.Keyframe] {
-        guard let m = mapping(node, key, allowed: ["waypoints"], required: ["waypoints"]), let w = m["waypoints"] else { return [] }
-        let wk = "\(key).waypoints"
-        guard case .sequence(let seq) = w, !seq.isEmpty else {
-            fail(w, wk, "expected a list of [t, x, y, z] (at least one)")
-            return []
-        }
-        guard within(w, wk, SceneLimits.maxWaypoints, "keyframes") else { return [] }
-        var keys: [SceneListener.Keyframe] = []
-        for (i, item) in seq.enumerated() {
-            let ik = "\(wk)[\(i)]"
-            guard case .sequence(let q) = item, q.count == 4 else {
-                fail(item, ik, "expected [t, x, y, z]")
-                continue
-            }
-            guard let t = number(q[0], "\(ik)[0]", in: 0...1e9, "seconds ≥ 0"),
-                  let d = direction(.sequence(Node.Sequence(Array(q[1...]), Tag(.seq), .flow, q[1].mark)), ik) else { continue }
-            if let previous = keys.last, t <= previous.time {
-                fail(q[0], "\(ik)[0]", "times must increase strictly (\(t) after \(previous.time))")
-                continue
-            }
-            keys.append(.init(time: t, direction: d))
-        }
-        return keys
-    }
-
-    /// `position:` or `path:` of a mapping (exclusive).
-    mutating func placement(_ m: [String: Node], _ node: Node, _ key: String, required: Bool) -> ScenePath? {
-        switch (m["position"], m["path"]) {
-        case (let p?, nil):
-            return vector(p, "\(key).position").map(ScenePath.fixed)
-        case (nil, let p?):
-            return path(p, "\(key).path")
-        case (_?, let p?):
-            fail(p, "\(key).path", "give either position or path, not both")
-            return nil
-        case (nil, nil):
-            if required { fail(node, "\(key).position", "required key is missing (give position: [x, y, z] or path:)") }
-            return nil
-        }
-    }
-
-    mutating func path(_ node: Node, _ key: String) -> ScenePath? {
-        guard let m = mapping(node, key, allowed: ["circle", "waypoints"]) else { return nil }
-        switch (m["circle"], m["waypoints"]) {
-        case (let c?, nil):
-            let ck = "\(key).circle"
-            guard let circle = mapping(c, ck, allowed: ["center", "radius", "period", "phase", "direction", "plane"],
-                                       required: ["radius", "period"]) else { return nil }
-            let center = circle["center"].flatMap { vector($0, "\(ck).center") } ?? .zero
-            let radius = circle["radius"].flatMap { number($0, "\(ck).radius", in: 0.001...1e6, "metres, 0.001…1000000") }
-            let period = circle["period"].flatMap { number($0, "\(ck).period", in: 0.001...1e6, "seconds per turn, 0.001…1000000") }
-            let phase = circle["phase"].flatMap { number($0, "\(ck).phase", in: -360...360, "degrees −360…360") } ?? 0
-            let direction = circle["direction"].flatMap { choice($0, "\(ck).direction", ["ccw", "cw"]) } ?? "ccw"
-            let plane = circle["plane"].flatMap { choice($0, "\(ck).plane", ScenePath.CirclePlane.allCases.map(\.rawValue)) }
-                .flatMap(ScenePath.CirclePlane.init(rawValue:)) ?? .xz
-            guard let radius, let period else { return nil }
-            return .circle(center: center, radius: Float(radius), period: period, phase: phase, clockwise: direction == "cw", plane: plane)
-        case (nil, let w?):
-            let wk = "\(key).waypoints"
-            guard case .sequence(let seq) = w, !seq.isEmpty else {
-                fail(w, wk, "expected a list of [t, x, y, z] points, got \(describe(w))")
-                return nil
-            }
-            guard within(w, wk, SceneLimits.maxWaypoints, "waypoints") else { return nil }
-            var points: [ScenePath.Waypoint] = []
-            for (i, p) in seq.enumerated() {
-                let pk = "\(wk)[\(i)]"
-                guard case .sequence(let v) = p, v.count == 4 else {
-                    fail(p, pk, "expected [t, x, y, z] (time in seconds, then metres), got \(describe(p))")
-                    return nil
-                }
-                guard let t = number(v[0], "\(pk)[0]", in: 0...1e6, "seconds ≥ 0"),
-                      let x = number(v[1], "\(pk)[1]", in: -1e6...1e6, "metres"),
-                      let y = number(v[2], "\(pk)[2]", in: -1e6...1e6, "metres"),
-                      let z = number(v[3], "\(pk)[3]", in: -1e6...1e6, "metres") else { return nil }
-                if let last = points.last, t <= last.time {
-                    fail(v[0], "\(pk)[0]", "waypoint times must increase (\(t) after \(last.time))")
-                    return nil
-                }
-                points.append(.init(time: t, position: Vector3(Float(x), Float(y), Float(z))))
-            }
-            return .waypoints(points)
-        case (_?, let w?):
-            fail(w, "\(key).waypoints", "a path is either circle or waypoints, not both")
-            return nil
-        case (nil, nil):
-            fail(node, key, "a path needs circle: or waypoints:")
-            return nil
-        }
-    }
-
     /// An emitter; one that plays a sound takes the sound's `loop` and `priority` unless it sets its own.
-    mutating func emitter(_ node: Node, id: String, clipIDs: Set<String>, sounds: [String: SceneSound] = [:], duration: Double?,
-                          followedByMusic: Bool = false) -> SceneEmitter? {
+    mutating func emitter(
+        _ node: Node, id: String, clipIDs: Set<String>, sounds: [String: SceneSound] = [:], duration: Double?,
+        followedByMusic: Bool = false
+    ) -> SceneEmitter? {
         let key = "emitters.\(id)"
-        guard let m = mapping(node, key, allowed: ["clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
-                                                   "direction", "facing", "cone"] + Self.attenuationKeys
-                                + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"]) else { return nil }
+        guard
+            let m = mapping(
+                node, key,
+                allowed: [
+                    "clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
+                    "direction", "facing", "cone",
+                ] + Self.attenuationKeys
+                    + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"])
+        else { return nil }
         // An emitter a music track follows may play nothing itself: its clip is "" then.
         var clip: String? = followedByMusic && m["clip"] == nil ? "" : nil
         if let n = m["clip"], let c = string(n, "\(key).clip") {
@@ -408,9 +341,12 @@ package struct SceneParser: YAMLReader {
         }
         let sound = clip.flatMap { sounds[$0] }
         let loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? sound?.loop ?? false
-        let gain = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24, linear: 0...16) }.map { pow(10, $0 / 20) } ?? 1
+        let gain =
+            m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24, linear: 0...16) }.map { pow(10, $0 / 20) } ?? 1
         let pitch = m["pitch"].flatMap { number($0, "\(key).pitch", in: 0.1...4, "playback rate 0.1…4") } ?? 1
-        let priority = m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? sound.map { Int($0.priority) } ?? 128
+        let priority =
+            m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) } ?? sound.map { Int($0.priority) }
+            ?? 128
         let start = m["start"].flatMap { time($0, "\(key).start", duration: duration) } ?? 0
         let path = placement(m, node, key, required: true)
         let environment = emitterEnvironment(m, key)
@@ -419,15 +355,22 @@ package struct SceneParser: YAMLReader {
         var emitter = SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
                                    priority: UInt8(priority), start: start, path: path, environment: environment)
         emitter.attenuation = ownAttenuation
-        if m["direction"] != nil, let f = m["facing"] { fail(f, "\(key).facing", "give either direction or facing: path, not both") }
+        if m["direction"] != nil, let f = m["facing"] {
+            fail(f, "\(key).facing", "give either direction or facing: path, not both")
+        }
         if let d = m["direction"].flatMap({ direction($0, "\(key).direction") }) { emitter.facing = .direction(d) }
         if let f = m["facing"], choice(f, "\(key).facing", ["path"]) != nil { emitter.facing = .path }
-        if let c = m["cone"], let cm = mapping(c, "\(key).cone", allowed: ["inner", "outer", "outerGain"], required: ["inner", "outer"]) {
+        if let c = m["cone"],
+            let cm = mapping(c, "\(key).cone", allowed: ["inner", "outer", "outerGain"], required: ["inner", "outer"])
+        {
             let inner = cm["inner"].flatMap { number($0, "\(key).cone.inner", in: 0...360, "degrees 0…360") }
             let outer = cm["outer"].flatMap { number($0, "\(key).cone.outer", in: 0...360, "degrees 0…360") }
-            let outerGain = cm["outerGain"].flatMap { number($0, "\(key).cone.outerGain", in: 0...1, "linear gain 0…1") } ?? 0
+            let outerGain =
+                cm["outerGain"].flatMap { number($0, "\(key).cone.outerGain", in: 0...1, "linear gain 0…1") } ?? 0
             if let inner, let outer {
-                if outer < inner { fail(cm["outer"], "\(key).cone.outer", "outer (\(outer)°) must be at least inner (\(inner)°)") }
+                if outer < inner {
+                    fail(cm["outer"], "\(key).cone.outer", "outer (\(outer)°) must be at least inner (\(inner)°)")
+                }
                 emitter.cone = SceneCone(inner: Float(inner), outer: Float(outer), outerGain: Float(outerGain))
             }
             if emitter.facing == .none { fail(c, "\(key).cone", "a cone needs direction: [x, y, z] or facing: path") }
@@ -443,11 +386,15 @@ package struct SceneParser: YAMLReader {
     /// A `play` event's repeats: `every:` seconds, `count:` plays in all or `until:` a time, each
     /// moved by up to ±`jitter:` seconds drawn from the scene's seed (the first stays where it
     /// is). The repeats are plain events, counted against the scene's event limit.
-    mutating func repeatEvent(_ first: SceneEvent, _ node: Node, index: Int, duration: Double?, into events: inout [SceneEvent]) {
+    mutating func repeatEvent(
+        _ first: SceneEvent, _ node: Node, index: Int, duration: Double?, into events: inout [SceneEvent]
+    ) {
         // Only plays repeat (other events refuse these keys); the keys were checked by `event`.
         guard case .play = first.action, case .mapping = node else { return }
         var m: [String: Node] = [:]
-        for (k, v) in merged(node) { if case .scalar(let ks) = k, ["every", "count", "until", "jitter"].contains(ks.string) { m[ks.string] = v } }
+        for (k, v) in merged(node) {
+            if case .scalar(let ks) = k, ["every", "count", "until", "jitter"].contains(ks.string) { m[ks.string] = v }
+        }
         let key = "events[\(index)]"
         guard m["every"] != nil || m["count"] != nil || m["until"] != nil || m["jitter"] != nil else { return }
         guard let e = m["every"] else {
@@ -459,7 +406,8 @@ package struct SceneParser: YAMLReader {
         let limit = duration ?? 86_400
         let count = m["count"].flatMap { integer($0, "\(key).count", in: 1...SceneLimits.maxEvents) }
         let until = m["until"].flatMap { time($0, "\(key).until", duration: duration) } ?? limit
-        let jitter = m["jitter"].flatMap { number($0, "\(key).jitter", in: 0...(every / 2), "seconds 0…half of every") } ?? 0
+        let jitter =
+            m["jitter"].flatMap { number($0, "\(key).jitter", in: 0...(every / 2), "seconds 0…half of every") } ?? 0
         // A stream of its own per event: `seed + index × increment` gave the next event the same
         // offsets shifted by one (SplitMix64 steps its state by that very increment).
         var generator = SplitMix64(seed: seed, stream: UInt64(index))
@@ -473,7 +421,10 @@ package struct SceneParser: YAMLReader {
                 return
             }
             let offset = jitter > 0 ? (generator.nextUnit() * 2 - 1) * jitter : 0
-            events.append(SceneEvent(time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line, column: first.column))
+            events.append(
+                SceneEvent(
+                    time: min(limit, max(0, nominal + offset)), action: first.action, line: first.line,
+                    column: first.column))
             n += 1
         }
     }

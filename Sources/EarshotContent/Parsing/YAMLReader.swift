@@ -36,7 +36,8 @@ extension YAMLReader {
     /// Records a problem at `node`'s position (the file's start without a node), under `key`.
     mutating func fail(_ node: Node?, _ key: String, _ reason: String) {
         let mark = node?.mark
-        problems.append(.invalid(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
+        problems.append(
+            .invalid(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, key: key, reason: reason))
     }
 
     /// A Yams error as a problem at its line and column.
@@ -44,19 +45,22 @@ extension YAMLReader {
         func text(_ context: YamlError.Context?, _ problem: String) -> String {
             // libyaml's words, reordered where they read garbled.
             if problem.contains("another document") || context?.text.contains("single document") == true {
-                return "a second YAML document starts here (a scene is one document: remove this `---` and what follows, or put it in a file of its own)"
+                return
+                    "a second YAML document starts here (a scene is one document: remove this `---` and what follows, or put it in a file of its own)"
             }
             return "YAML syntax: " + (context.map { "\($0.text): " } ?? "") + problem
         }
         switch error {
-        case .scanner(let context, let problem, let mark, let yaml), .parser(let context, let problem, let mark, let yaml),
-             .composer(let context, let problem, let mark, let yaml):
+        case .scanner(let context, let problem, let mark, let yaml),
+            .parser(let context, let problem, let mark, let yaml),
+            .composer(let context, let problem, let mark, let yaml):
             if let column = Self.tabColumn(yaml, line: mark.line, near: mark.column) {
                 problems.append(.invalid(file: file, line: mark.line, column: column, key: "",
                                          reason: "a tab: YAML indents with spaces only (replace the tab with spaces)"))
                 return
             }
-            problems.append(.invalid(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
+            problems.append(
+                .invalid(file: file, line: mark.line, column: mark.column, key: "", reason: text(context, problem)))
         case .reader(let problem, _, _, _):
             fail(nil, "", "YAML syntax: \(problem)")
         default:
@@ -160,14 +164,23 @@ extension YAMLReader {
 
     static func join(_ key: String, _ name: String) -> String { key.isEmpty ? name : "\(key).\(name)" }
 
+    /// The entries of a mapping, merge keys applied (``merged(_:)``); otherwise nil, and a problem
+    /// saying it expected `what`.
+    mutating func mappingEntries(_ node: Node, _ key: String, expected what: String) -> [(Node, Node)]? {
+        guard case .mapping = node else {
+            fail(node, key, "expected \(what), got \(describe(node))")
+            return nil
+        }
+        return merged(node)
+    }
+
     /// A mapping with known keys; unknown and duplicate keys and missing required ones are problems.
     mutating func mapping(_ node: Node, _ key: String, allowed: [String], required: [String] = []) -> [String: Node]? {
-        guard case .mapping = node else {
-            fail(node, key, "expected a mapping ({ key: value, … }), got \(describe(node))")
+        guard let entries = mappingEntries(node, key, expected: "a mapping ({ key: value, … })") else {
             return nil
         }
         var out: [String: Node] = [:]
-        for (k, v) in merged(node) {
+        for (k, v) in entries {
             guard case .scalar(let s) = k, !s.string.isEmpty else {
                 fail(k, key, "keys must be plain names")
                 continue
@@ -206,10 +219,11 @@ extension YAMLReader {
             }
         }
         guard !merges.isEmpty else { return own }
-        var seen = Set(own.compactMap { k, _ -> String? in if case .scalar(let s) = k { return s.string } else { return nil } })
+        var seen = Set(
+            own.compactMap { k, _ -> String? in if case .scalar(let s) = k { return s.string } else { return nil } })
         var out = own
         for source in merges {
-            guard case .mapping(let sm) = source else { continue }   // a merge of a non-mapping: its key is reported below
+            guard case .mapping(let sm) = source else { continue }  // a merge of a non-mapping: its key is reported below
             for (k, v) in sm {
                 guard case .scalar(let s) = k, !seen.contains(s.string) else { continue }
                 seen.insert(s.string)
@@ -274,13 +288,21 @@ extension YAMLReader {
     /// A finite number (plain YAML scalar) within `range`.
     mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Double>, _ expectation: String) -> Double? {
         guard case .scalar(let s) = node, s.style == .plain || s.style == .any,
-              let value = Double(s.string.utf8.contains(UInt8(ascii: "_")) ? s.string.replacingOccurrences(of: "_", with: "") : s.string),
-              value.isFinite else {
+            let value = Double(
+                s.string.utf8.contains(UInt8(ascii: "_")) ? s.string.replacingOccurrences(of: "_", with: "") : s.string),
+            value.isFinite
+        else {
             fail(node, key, "expected a number (\(expectation)), got \(describe(node))")
             return nil
         }
+        return inRange(range, value, node, key, shown: s.string, expectation)
+    }
+
+    /// `value` when `range` holds it; otherwise nil, and a problem naming it as `shown`.
+    private mutating func inRange<T: Comparable>(_ range: ClosedRange<T>, _ value: T, _ node: Node, _ key: String,
+                                                  shown: String, _ expectation: String) -> T? {
         guard range.contains(value) else {
-            fail(node, key, "\(s.string) is out of range (expected \(expectation))")
+            fail(node, key, "\(shown) is out of range (expected \(expectation))")
             return nil
         }
         return value
@@ -291,18 +313,17 @@ extension YAMLReader {
     /// Double the bound reads 0.10000000149, which would refuse 0.1 against its own minimum).
     mutating func number(_ node: Node, _ key: String, in range: ClosedRange<Float>) -> Float? {
         let expectation = "\(range.lowerBound)…\(range.upperBound)"
-        guard let v = number(node, key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, expectation) else { return nil }
-        let f = Float(v)
-        guard range.contains(f) else {
-            fail(node, key, "\(describe(node)) is out of range (expected \(expectation))")
-            return nil
-        }
-        return f
+        guard
+            let v = number(node, key, in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, expectation)
+        else { return nil }
+        return inRange(range, Float(v), node, key, shown: describe(node), expectation)
     }
 
     mutating func integer(_ node: Node, _ key: String, in range: ClosedRange<Int>) -> Int? {
         let expectation = "a whole number \(range.lowerBound)…\(range.upperBound)"
-        guard let v = number(node, key, in: Double(range.lowerBound)...Double(range.upperBound), expectation) else { return nil }
+        guard let v = number(node, key, in: Double(range.lowerBound)...Double(range.upperBound), expectation) else {
+            return nil
+        }
         guard v.rounded() == v else {
             fail(node, key, "\(v) is not a whole number (expected \(expectation))")
             return nil
@@ -310,10 +331,20 @@ extension YAMLReader {
         return Int(v)
     }
 
+    /// A list of exactly `count` items (a point, a keyframe); otherwise nil, and the problem
+    /// `problem` makes of what was found.
+    mutating func tuple(_ node: Node, _ key: String, count: Int,
+                        _ problem: (_ got: String) -> String) -> Node.Sequence? {
+        guard case .sequence(let items) = node, items.count == count else {
+            fail(node, key, problem(describe(node)))
+            return nil
+        }
+        return items
+    }
+
     /// `[x, y, z]`, finite.
     mutating func vector(_ node: Node, _ key: String) -> Vector3? {
-        guard case .sequence(let seq) = node, seq.count == 3 else {
-            fail(node, key, "expected [x, y, z] (three numbers, metres), got \(describe(node))")
+        guard let seq = tuple(node, key, count: 3, { "expected [x, y, z] (three numbers, metres), got \($0)" }) else {
             return nil
         }
         let range = -1e6...1e6

@@ -55,10 +55,13 @@ extension Scene {
             let stop = stops[em.id]?.first { $0 >= em.start } ?? duration
             let end = em.loop ? stop : min(stop, em.start + s.seconds / Double(max(em.pitch, 0.1)))
             let closest = closestApproach(of: em, until: end, steps: 200)
-            let distanceGain = distanceSettings(of: em, soundAttenuations).distanceGain(distance: closest, model: distanceModel)
+            let distanceGain = distanceSettings(of: em, soundAttenuations).distanceGain(
+                distance: closest, model: distanceModel)
             let gain = max(em.gain, setGains[em.id] ?? 0)
-            spans.append(Span(start: em.start, end: end, level: s.peak * gain * min(distanceGain, 16) * (busGain[s.bus] ?? 1),
-                              name: "emitter \(em.id)", source: em.clip, bus: s.bus, entry: "emitters.\(em.id)"))
+            spans.append(
+                Span(
+                    start: em.start, end: end, level: s.peak * gain * min(distanceGain, 16) * (busGain[s.bus] ?? 1),
+                    name: "emitter \(em.id)", source: em.clip, bus: s.bus, entry: "emitters.\(em.id)"))
         }
         // One-shots: for their clip's length (÷ pitch, × passes).
         var playing: [String: Double] = [:]   // music: when it started
@@ -70,11 +73,17 @@ extension Scene {
                 var distanceGain: Float = 1
                 if let position = p.position {
                     let a = soundAttenuations[p.id] ?? self.attenuation
-                    distanceGain = min(16, a.spatial(position: .zero).distanceGain(distance: (position - listener.path.position(at: e.time)).length,
-                                                                                  model: distanceModel))
+                    distanceGain = min(
+                        16,
+                        a.spatial(position: .zero).distanceGain(
+                            distance: (position - listener.path.position(at: e.time)).length,
+                            model: distanceModel))
                 }
-                spans.append(Span(start: e.time, end: e.time + length, level: s.peak * p.gain * distanceGain * (busGain[p.bus ?? s.bus] ?? 1),
-                                  name: "play \(p.id)", source: p.id, bus: p.bus ?? s.bus, event: e))
+                spans.append(
+                    Span(
+                        start: e.time, end: e.time + length,
+                        level: s.peak * p.gain * distanceGain * (busGain[p.bus ?? s.bus] ?? 1),
+                        name: "play \(p.id)", source: p.id, bus: p.bus ?? s.bus, event: e))
             case .music(let id, let action):
                 switch action {
                 case .play:
@@ -82,7 +91,10 @@ extension Scene {
                 case .stop, .pause:
                     if let start = playing.removeValue(forKey: id) {
                         let volume = volumes[id] ?? 1
-                        spans.append(Span(start: start, end: e.time, level: volume * (busGain["music"] ?? 1), name: "music \(id)", source: "music " + id, bus: "music"))
+                        spans.append(
+                            Span(
+                                start: start, end: e.time, level: volume * (busGain["music"] ?? 1), name: "music \(id)",
+                                source: "music " + id, bus: "music"))
                     }
                 case .fade:
                     break
@@ -93,7 +105,10 @@ extension Scene {
         }
         for (id, start) in playing {
             let volume = volumes[id] ?? 1
-            spans.append(Span(start: start, end: duration, level: volume * (busGain["music"] ?? 1), name: "music \(id)", source: "music " + id, bus: "music"))
+            spans.append(
+                Span(
+                    start: start, end: duration, level: volume * (busGain["music"] ?? 1), name: "music \(id)",
+                    source: "music " + id, bus: "music"))
         }
         // A sound's limit and cooldown, as the engine applies them: a play within the cooldown
         // or over a refusing limit never sounds; over another limit, the oldest voice ends.
@@ -144,7 +159,11 @@ extension Scene {
         for (i, time, starts) in edges {
             let g = group[i], b = busIndex[spans[i].bus] ?? 0
             busPower[b] -= Double(groupLevel[g] * groupLevel[g])
-            if starts { active.insert(i); groupLevel[g] += spans[i].level } else { active.remove(i); groupLevel[g] -= spans[i].level }
+            if starts {
+                active.insert(i); groupLevel[g] += spans[i].level
+            } else {
+                active.remove(i); groupLevel[g] -= spans[i].level
+            }
             busPower[b] += Double(groupLevel[g] * groupLevel[g])
             busVoices[b] += starts ? 1 : -1
             guard starts else { continue }
@@ -163,9 +182,13 @@ extension Scene {
         // At the loudest voice's event or entry: where a gain would be lowered.
         let at = loudest.first.map { spans[$0] }
         return warning(at: at?.event, at?.entry ?? "mix", "")
-            .with(key: "mix", message: String(format: "at %.2f s, %d voices and tracks can reach %+.1f dB over full scale (%@%@; their peaks × gains, in-phase copies added, other sounds added in power): the output limiter will turn the mix down there; lower their gains to leave it untouched",
-                                            worstAt, worstSet.count, 20 * log10(worst),
-                                            names.joined(separator: ", "), more))
+            .with(
+                key: "mix",
+                message: String(
+                    format:
+                        "at %.2f s, %d voices and tracks can reach %+.1f dB over full scale (%@%@; their peaks × gains, in-phase copies added, other sounds added in power): the output limiter will turn the mix down there; lower their gains to leave it untouched",
+                    worstAt, worstSet.count, 20 * log10(worst),
+                    names.joined(separator: ", "), more))
     }
 
 
@@ -179,7 +202,9 @@ extension Scene {
             case .int16(let s): peak = Float(s.reduce(0) { max($0, abs(Int32($1))) }) / 32_768
             case .float32(let s): peak = s.reduce(0) { max($0, abs($1)) }
             }
-            out[clip.id] = (peak, Double(audio.samples.count / max(audio.channels, 1)) / Double(max(audio.sampleRate, 1)))
+            out[clip.id] = (
+                peak, Double(audio.samples.count / max(audio.channels, 1)) / Double(max(audio.sampleRate, 1))
+            )
         }
         return out
     }

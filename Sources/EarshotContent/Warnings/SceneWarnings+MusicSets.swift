@@ -11,7 +11,9 @@ extension Scene {
         }
         var entered: [String: Set<String>] = [:]
         for e in events + followUps.map(\.event) {
-            guard case .musicSet(let id, let a) = e.action, let def = self.musicSets.first(where: { $0.id == id })?.definition else { continue }
+            guard case .musicSet(let id, let a) = e.action,
+                let def = self.musicSets.first(where: { $0.id == id })?.definition
+            else { continue }
             switch a {
             case .state(let s): entered[id, default: []].insert(s)
             case .play(let s): if let name = s ?? def.states.first?.name { entered[id, default: []].insert(name) }
@@ -25,8 +27,11 @@ extension Scene {
                 continue
             }
             // A bridge leads to the rule's `to` state only; every state an event names is entered.
-            for (i, rule) in set.definition.transitions.enumerated() where rule.from != "*" && !states.contains(rule.from) {
-                warn(key, "transitions[\(i)] (from \(rule.from)) never applies in this scene: no event enters \(rule.from)")
+            for (i, rule) in set.definition.transitions.enumerated()
+            where rule.from != "*" && !states.contains(rule.from) {
+                warn(
+                    key,
+                    "transitions[\(i)] (from \(rule.from)) never applies in this scene: no event enters \(rule.from)")
             }
         }
         return out

@@ -12,18 +12,26 @@ extension Scene {
     /// The unit-slip warnings of this scene or bank (part of ``warnings()``).
     public func unitSlipWarnings() -> [SceneWarning] {
         var out: [SceneWarning] = []
-        func warn(_ event: SceneEvent?, _ key: String, _ message: String) { out.append(warning(at: event, key, message)) }
+        func warn(_ event: SceneEvent?, _ key: String, _ message: String) {
+            out.append(warning(at: event, key, message))
+        }
         for s in self.sounds where s.cooldown > Self.longestLikelyCooldown {
-            warn(nil, "sounds.\(s.id)", "cooldown: \(SceneParser.dB(s.cooldown)) is \(SceneParser.dB(s.cooldown)) seconds between two plays; "
-                 + "cooldowns are seconds — for \(SceneParser.dB(s.cooldown)) ms write cooldown: \(SceneParser.dB(s.cooldown / 1000))")
+            warn(
+                nil, "sounds.\(s.id)",
+                "cooldown: \(SceneParser.dB(s.cooldown)) is \(SceneParser.dB(s.cooldown)) seconds between two plays; "
+                    + "cooldowns are seconds — for \(SceneParser.dB(s.cooldown)) ms write cooldown: \(SceneParser.dB(s.cooldown / 1000))"
+            )
         }
         let ranges = Dictionary(self.parameters.map { ($0.id, $0.range) }, uniquingKeysWith: { a, _ in a })
         func check(_ curves: [ParameterCurve], _ key: String) {
             for c in curves {
                 guard let r = ranges[c.parameter] else { continue }
                 for p in c.points where !r.contains(p.x) {
-                    warn(nil, key, "a \(c.property.rawValue) curve point at \(c.parameter) = \(SceneParser.dB(p.x)) is outside the parameter's range "
-                         + "\(SceneParser.dB(r.lowerBound))…\(SceneParser.dB(r.upperBound)): it is never reached (a unit slip?)")
+                    warn(
+                        nil, key,
+                        "a \(c.property.rawValue) curve point at \(c.parameter) = \(SceneParser.dB(p.x)) is outside the parameter's range "
+                            + "\(SceneParser.dB(r.lowerBound))…\(SceneParser.dB(r.upperBound)): it is never reached (a unit slip?)"
+                    )
                 }
             }
         }
@@ -49,8 +57,10 @@ extension Scene {
                 default: break
                 }
                 if let fade, fade > duration {
-                    warn(e, "events", "\(e.label) at \(SceneParser.dB(e.time)) s fades over \(SceneParser.dB(fade)) s, longer than the whole scene (\(SceneParser.dB(duration)) s): "
-                         + "fades are seconds (a unit slip?)")
+                    warn(
+                        e, "events",
+                        "\(e.label) at \(SceneParser.dB(e.time)) s fades over \(SceneParser.dB(fade)) s, longer than the whole scene (\(SceneParser.dB(duration)) s): "
+                            + "fades are seconds (a unit slip?)")
                 }
             }
         }

@@ -62,24 +62,34 @@ extension Scene {
                 case .play:
                     tracks[id] = .playing
                 case .pause:
-                    if state != .playing { warn(e, "events", "music \(id) pause at \(e.time) s has no effect: the track is not playing") }
+                    if state != .playing {
+                        warn(e, "events", "music \(id) pause at \(e.time) s has no effect: the track is not playing")
+                    }
                     tracks[id] = .paused
                 case .stop(let fade):
                     if state == .never || state == .stopped {
                         warn(e, "events", "music \(id) stop at \(e.time) s has no effect: the track is not playing")
                     }
                     if fade > 0, fade < Self.minimumStopFade {
-                        warn(e, "events", "music \(id) stop fade \(fade) s is shorter than the engine's \(Self.minimumStopFade) s: it lasts \(Self.minimumStopFade) s")
+                        warn(
+                            e, "events",
+                            "music \(id) stop fade \(fade) s is shorter than the engine's \(Self.minimumStopFade) s: it lasts \(Self.minimumStopFade) s"
+                        )
                     }
                     tracks[id] = .stopped
                 case .fade:
                     if state != .playing && state != .paused {
-                        warn(e, "events", "music \(id) fade at \(e.time) s has no effect on what is heard: the track is not playing (only its volume changes)")
+                        warn(
+                            e, "events",
+                            "music \(id) fade at \(e.time) s has no effect on what is heard: the track is not playing (only its volume changes)"
+                        )
                     }
                 }
             case .stop(let id, _):
                 if let start = starts[id], e.time < start {
-                    warn(e, "events", "stop \(id) at \(e.time) s has no effect: the emitter starts at \(start) s, after it")
+                    warn(
+                        e, "events",
+                        "stop \(id) at \(e.time) s has no effect: the emitter starts at \(start) s, after it")
                 } else if stopped.contains(id) {
                     warn(e, "events", "stop \(id) at \(e.time) s has no effect: it was stopped before")
                 }
@@ -131,15 +141,21 @@ extension Scene {
             if closest >= Double(a.maxDistance) {
                 let effect: String
                 if a.beyondMax == .silent {
-                    effect = closest >= Double(a.maxDistance * (1 + BeyondMax.fadeMargin)) ? "beyondMax: silent, it is never heard" : "beyondMax: silent, it is only heard fading"
+                    effect =
+                        closest >= Double(a.maxDistance * (1 + BeyondMax.fadeMargin))
+                        ? "beyondMax: silent, it is never heard" : "beyondMax: silent, it is only heard fading"
                 } else {
                     switch model {
                     case .linear, .linearClamped: effect = "with the \(model.rawValue) model it is never heard"
-                    case .inverseClamped, .exponentClamped: effect = "with the \(model.rawValue) model it stays at its maxDistance level all along"
+                    case .inverseClamped, .exponentClamped:
+                        effect = "with the \(model.rawValue) model it stays at its maxDistance level all along"
                     default: effect = "with the \(model.rawValue) model maxDistance does nothing for it"
                     }
                 }
-                warn(nil, "emitters.\(em.id)", "never comes within maxDistance (\(a.maxDistance) m; closest \(String(format: "%.1f", closest)) m): \(effect)")
+                warn(
+                    nil, "emitters.\(em.id)",
+                    "never comes within maxDistance (\(a.maxDistance) m; closest \(String(format: "%.1f", closest)) m): \(effect)"
+                )
             }
         }
         if let w = limiterWarning() { out.append(w) }
@@ -161,15 +177,22 @@ extension Scene {
             return SceneWarning(file: file, line: event.line, column: max(event.column, 1), key: key, message: message)
         }
         var entry = key
-        while self.lines[entry] == nil, self.origins[entry] == nil, let dot = entry.lastIndex(of: ".") { entry = String(entry[..<dot]) }
+        while self.lines[entry] == nil, self.origins[entry] == nil, let dot = entry.lastIndex(of: ".") {
+            entry = String(entry[..<dot])
+        }
         if let line = self.lines[entry], line > 0 {
-            return SceneWarning(file: file, line: line, column: max(self.columns[entry] ?? 1, 1), key: key, message: message)
+            return SceneWarning(
+                file: file, line: line, column: max(self.columns[entry] ?? 1, 1), key: key, message: message)
         }
         // An included bank's entry: its file and line (`FILE:LINE`), at the line's start.
-        if let o = self.origins[entry], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]), line > 0 {
+        if let o = self.origins[entry], let colon = o.lastIndex(of: ":"), let line = Int(o[o.index(after: colon)...]),
+            line > 0
+        {
             return SceneWarning(file: String(o[..<colon]), line: line, column: 1, key: key, message: message)
         }
-        return SceneWarning(file: file, line: self.origins.isEmpty && self.lines.isEmpty ? nil : 1, column: 1, key: key, message: message)
+        return SceneWarning(
+            file: file, line: self.origins.isEmpty && self.lines.isEmpty ? nil : 1, column: 1, key: key,
+            message: message)
     }
 
     /// The least distance between `em` and the listener from its start until `end`, sampled at

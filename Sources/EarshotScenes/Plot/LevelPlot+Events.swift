@@ -40,9 +40,11 @@ extension LevelPlot {
     static func eventsLane(_ events: [SceneEvent], clock: Clock, top panelTop: Double) -> String {
         let top = panelTop + 8, plotH = eventsLaneHeight - 8 - 10
         func x(_ t: Double) -> Double { clock.x(t) }
-        var out = "<g class=\"events-lane\">\n<text x=\"\(f(left - 6))\" y=\"\(f(top + plotH / 2 + 4))\" text-anchor=\"end\" fill=\"#444\">events</text>\n"
-        out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#ddd\"/>\n"
-        var drawn = Set<Int>()   // column * kinds + kind
+        var out =
+            "<g class=\"events-lane\">\n<text x=\"\(f(left - 6))\" y=\"\(f(top + plotH / 2 + 4))\" text-anchor=\"end\" fill=\"#444\">events</text>\n"
+        out +=
+            "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#ddd\"/>\n"
+        var drawn = Set<Int>()  // column * kinds + kind
         var labels = 0, unlabelled = 0
         for e in events where e.time <= clock.total {
             guard let mark = EventMark(e) else { continue }
@@ -51,7 +53,8 @@ extension LevelPlot {
             if mark.labelled {
                 // Every snapshot and stinger keeps its label (up to the cap), even in a busy column.
                 if labels < maxLabels {
-                    out += "<text class=\"event-label\" x=\"\(f(x(e.time) + 3))\" y=\"\(f(top + 11 + Double(labels % 3) * 12))\" fill=\"\(mark.colour)\">\(escape(e.label))</text>\n"
+                    out +=
+                        "<text class=\"event-label\" x=\"\(f(x(e.time) + 3))\" y=\"\(f(top + 11 + Double(labels % 3) * 12))\" fill=\"\(mark.colour)\">\(escape(e.label))</text>\n"
                     labels += 1
                 } else {
                     unlabelled += 1
@@ -61,15 +64,19 @@ extension LevelPlot {
             let ex = f(x(e.time))
             switch mark {
             case .play:
-                out += "<line class=\"event-mark\" x1=\"\(ex)\" y1=\"\(f(top + plotH - 12))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"\(mark.colour)\" stroke-width=\"2\">\(tooltip)</line>\n"
+                out +=
+                    "<line class=\"event-mark\" x1=\"\(ex)\" y1=\"\(f(top + plotH - 12))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"\(mark.colour)\" stroke-width=\"2\">\(tooltip)</line>\n"
             case .snapshot, .stinger:
-                out += "<line class=\"event-mark\" x1=\"\(ex)\" y1=\"\(f(top))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"\(mark.colour)\" stroke-width=\"1.5\">\(tooltip)</line>\n"
+                out +=
+                    "<line class=\"event-mark\" x1=\"\(ex)\" y1=\"\(f(top))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"\(mark.colour)\" stroke-width=\"1.5\">\(tooltip)</line>\n"
             case .other:
-                out += "<line class=\"event-mark\" x1=\"\(ex)\" y1=\"\(f(top + plotH - 30))\" x2=\"\(ex)\" y2=\"\(f(top + plotH - 14))\" stroke=\"\(mark.colour)\" stroke-width=\"0.8\">\(tooltip)</line>\n"
+                out +=
+                    "<line class=\"event-mark\" x1=\"\(ex)\" y1=\"\(f(top + plotH - 30))\" x2=\"\(ex)\" y2=\"\(f(top + plotH - 14))\" stroke=\"\(mark.colour)\" stroke-width=\"0.8\">\(tooltip)</line>\n"
             }
         }
         if unlabelled > 0 {
-            out += "<text x=\"\(f(left + plotW))\" y=\"\(f(top + plotH + 10))\" text-anchor=\"end\" fill=\"#666\">+\(unlabelled) more snapshot and stinger labels not written (their lines are drawn)</text>\n"
+            out +=
+                "<text x=\"\(f(left + plotW))\" y=\"\(f(top + plotH + 10))\" text-anchor=\"end\" fill=\"#666\">+\(unlabelled) more snapshot and stinger labels not written (their lines are drawn)</text>\n"
         }
         return out + "</g>\n"
     }

@@ -29,8 +29,10 @@ extension LevelPlot {
 
     /// A lane of per-column series: `series` are (name, colour, values by column (nil: none));
     /// `note` is written under the legend (what was left out).
-    static func lane(title: String, unit: String, top panelTop: Double, height: Double, clock: Clock,
-                     yRange: ClosedRange<Double>, ticks: [Double], series: [(String, String, [Double?])], note: String? = nil) -> String {
+    static func lane(
+        title: String, unit: String, top panelTop: Double, height: Double, clock: Clock,
+        yRange: ClosedRange<Double>, ticks: [Double], series: [(String, String, [Double?])], note: String? = nil
+    ) -> String {
         let legend = legendLayout(series.map(\.0))
         let rows = Double(legend.last?.row ?? 0)
         let top = panelTop + 30 + rows * legendRowHeight, plotH = height - 30 - 30 - rows * legendRowHeight
@@ -39,12 +41,18 @@ extension LevelPlot {
             let c = min(max(v, yRange.lowerBound), yRange.upperBound)
             return top + plotH * (yRange.upperBound - c) / (yRange.upperBound - yRange.lowerBound)
         }
-        var out = "<g class=\"lane\">\n<text x=\"\(f(left))\" y=\"\(f(panelTop + 18))\" font-size=\"13\">\(escape(title))</text>\n"
+        var out =
+            "<g class=\"lane\">\n<text x=\"\(f(left))\" y=\"\(f(panelTop + 18))\" font-size=\"13\">\(escape(title))</text>\n"
         out += "<g stroke=\"#ddd\" stroke-width=\"1\">\n"
-        for t in ticks { out += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(left + plotW))\" y2=\"\(f(y(t)))\"/>\n" }
+        for t in ticks {
+            out += "<line x1=\"\(f(left))\" y1=\"\(f(y(t)))\" x2=\"\(f(left + plotW))\" y2=\"\(f(y(t)))\"/>\n"
+        }
         out += "</g>\n<g fill=\"#444\">\n"
-        for t in ticks { out += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(number(t))</text>\n" }
-        out += "<text x=\"14\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotH / 2)))\">\(escape(unit))</text>\n</g>\n"
+        for t in ticks {
+            out += "<text x=\"\(f(left - 6))\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(number(t))</text>\n"
+        }
+        out +=
+            "<text x=\"14\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotH / 2)))\">\(escape(unit))</text>\n</g>\n"
         out += timeAxis(clock: clock, top: top, plotH: plotH, label: false)
         for (i, (name, colour, values)) in series.enumerated() {
             var points: [String] = []
@@ -55,12 +63,15 @@ extension LevelPlot {
                 points.append("\(f(x(t0))),\(f(y(v)))")
                 points.append("\(f(x(t1))),\(f(y(v)))")
             }
-            out += "<polyline class=\"lane-series\" data-series=\"\(escape(name))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.2\" points=\"\(points.joined(separator: " "))\"/>\n"
+            out +=
+                "<polyline class=\"lane-series\" data-series=\"\(escape(name))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.2\" points=\"\(points.joined(separator: " "))\"/>\n"
             let at = legend[i]
-            out += "<text class=\"legend\" x=\"\(f(at.x))\" y=\"\(f(panelTop + 18 + Double(at.row) * legendRowHeight))\" fill=\"\(colour)\">■ \(escape(name))</text>\n"
+            out +=
+                "<text class=\"legend\" x=\"\(f(at.x))\" y=\"\(f(panelTop + 18 + Double(at.row) * legendRowHeight))\" fill=\"\(colour)\">■ \(escape(name))</text>\n"
         }
         if let note {
-            out += "<text class=\"lane-note\" x=\"\(f(left + plotW))\" y=\"\(f(top + plotH + 14))\" text-anchor=\"end\" fill=\"#666\">\(escape(note))</text>\n"
+            out +=
+                "<text class=\"lane-note\" x=\"\(f(left + plotW))\" y=\"\(f(top + plotH + 14))\" text-anchor=\"end\" fill=\"#666\">\(escape(note))</text>\n"
         }
         return out + "</g>\n"
     }
@@ -92,7 +103,8 @@ extension LevelPlot {
                 + "<title>limiter: \(escape(number(clock.scene(Double(c) * columnSeconds))))–\(escape(number(clock.scene(Double(end + 1) * columnSeconds)))) s</title></rect>\n"
             c = end + 1
         }
-        out += "<text x=\"\(f(left + 4))\" y=\"\(f(top + 18))\" fill=\"#d62728\" fill-opacity=\"1\">■ limiter</text>\n</g>\n"
+        out +=
+            "<text x=\"\(f(left + 4))\" y=\"\(f(top + 18))\" fill=\"#d62728\" fill-opacity=\"1\">■ limiter</text>\n</g>\n"
         return out
     }
 
@@ -102,8 +114,9 @@ extension LevelPlot {
         let series = t.buses.enumerated().map { b, name -> (String, String, [Double?]) in
             (name, colours[(b + 2) % colours.count], t.busMaxDB[b].map { $0.isFinite ? Double($0) : nil })
         }
-        return lane(title: "bus gain (dB, with ducking, pause and mute)", unit: "dB", top: top, height: height, clock: clock,
-                    yRange: Double(busRange.lowerBound)...Double(busRange.upperBound), ticks: [-60, -40, -20, 0],
-                    series: series)
+        return lane(
+            title: "bus gain (dB, with ducking, pause and mute)", unit: "dB", top: top, height: height, clock: clock,
+            yRange: Double(busRange.lowerBound)...Double(busRange.upperBound), ticks: [-60, -40, -20, 0],
+            series: series)
     }
 }

@@ -46,21 +46,34 @@ extension LevelPlot {
             }
             var series: [(String, String, [Double?])] = []
             for (k, target) in targets.enumerated() {
-                series.append((target.map { "of \($0)" } ?? "global", colours[k % colours.count],
-                               values(p, (sets[target] ?? []).sorted { $0.time < $1.time }, columns: columns, total: clock.total,
-                                      start: clock.start)))
+                series.append(
+                    (
+                        target.map { "of \($0)" } ?? "global", colours[k % colours.count],
+                        values(
+                            p, (sets[target] ?? []).sorted { $0.time < $1.time }, columns: columns, total: clock.total,
+                            start: clock.start)
+                    ))
             }
             var notes: [String] = []
-            if !leftOut.isEmpty { notes.append("+\(leftOut.count) more target\(leftOut.count == 1 ? "" : "s") not drawn (at most \(maxParameterSeries) a lane)") }
+            if !leftOut.isEmpty {
+                notes.append(
+                    "+\(leftOut.count) more target\(leftOut.count == 1 ? "" : "s") not drawn (at most \(maxParameterSeries) a lane)"
+                )
+            }
             let more = scene.parameters.count - drawnLanes.count
             if index == drawnLanes.count - 1, more > 0 {
-                notes.append("+\(more) more parameter\(more == 1 ? "" : "s") not drawn (at most \(maxParameterLanes) lanes)")
+                notes.append(
+                    "+\(more) more parameter\(more == 1 ? "" : "s") not drawn (at most \(maxParameterLanes) lanes)")
             }
             let r = p.range
-            let ticks = r.lowerBound == r.upperBound ? [r.lowerBound] : [r.lowerBound, (r.lowerBound + r.upperBound) / 2, r.upperBound]
-            out += lane(title: "parameter \(p.id)", unit: p.id, top: y, height: parameterLaneHeight, clock: clock,
-                        yRange: r.lowerBound == r.upperBound ? (r.lowerBound - 1)...(r.upperBound + 1) : r, ticks: ticks, series: series,
-                        note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+            let ticks =
+                r.lowerBound == r.upperBound
+                ? [r.lowerBound] : [r.lowerBound, (r.lowerBound + r.upperBound) / 2, r.upperBound]
+            out += lane(
+                title: "parameter \(p.id)", unit: p.id, top: y, height: parameterLaneHeight, clock: clock,
+                yRange: r.lowerBound == r.upperBound ? (r.lowerBound - 1)...(r.upperBound + 1) : r, ticks: ticks,
+                series: series,
+                note: notes.isEmpty ? nil : notes.joined(separator: "; "))
             y += parameterLaneHeight
         }
         return out

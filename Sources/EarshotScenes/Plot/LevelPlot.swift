@@ -110,7 +110,8 @@ public enum LevelPlot {
         while k * step <= clock.start + clock.total + 1e-9 {
             let x = f(clock.x(k * step - clock.start))
             grid += "<line x1=\"\(x)\" y1=\"\(f(top))\" x2=\"\(x)\" y2=\"\(f(top + plotH))\"/>\n"
-            labels += "<text class=\"time-label\" x=\"\(x)\" y=\"\(f(top + plotH + 16))\" text-anchor=\"middle\">\(number(k * step))</text>\n"
+            labels +=
+                "<text class=\"time-label\" x=\"\(x)\" y=\"\(f(top + plotH + 16))\" text-anchor=\"middle\">\(number(k * step))</text>\n"
             k += 1
         }
         return grid + "</g>\n" + (label ? labels + "</g>\n" : "")
@@ -124,7 +125,8 @@ public enum LevelPlot {
             let v = min(max(db, range.lowerBound), range.upperBound)
             return top + plotH * Double((range.upperBound - v) / (range.upperBound - range.lowerBound))
         }
-        var out = "<text x=\"\(f(left))\" y=\"\(f(panelTop + 20))\" font-size=\"14\">\(escape(title)) — level per channel, "
+        var out =
+            "<text x=\"\(f(left))\" y=\"\(f(panelTop + 20))\" font-size=\"14\">\(escape(title)) — level per channel, "
             + "\(Int((levels.windowSeconds * 1000).rounded())) ms RMS (dBFS)</text>\n"
         out += "<g stroke=\"#ddd\" stroke-width=\"1\">\n"
         var db = range.upperBound
@@ -138,8 +140,10 @@ public enum LevelPlot {
             out += "<text x=\"\(f(left - 6))\" y=\"\(f(y(db) + 4))\" text-anchor=\"end\">\(Int(db))</text>\n"
             db -= 10
         }
-        out += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(panelTop + height - 8))\" text-anchor=\"middle\">time (s)</text>\n"
-        out += "<text x=\"14\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotH / 2)))\">dBFS</text>\n"
+        out +=
+            "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(panelTop + height - 8))\" text-anchor=\"middle\">time (s)</text>\n"
+        out +=
+            "<text x=\"14\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 14 \(f(top + plotH / 2)))\">dBFS</text>\n"
         out += "</g>\n"
         out += timeAxis(clock: clock, top: top, plotH: plotH, label: true)
 
@@ -154,9 +158,11 @@ public enum LevelPlot {
             if case .hint = e.action { kind = 0 } else { kind = 1 }
             guard drawn.insert(Int(x(e.time)) * 2 + kind).inserted else { continue }
             let colour = kind == 0 ? "#e69f00" : "#cc0000"
-            out += "<line class=\"session-event\" x1=\"\(ex)\" y1=\"\(f(top))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"\(colour)\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"><title>\(escape(number(clock.scene(e.time)))) s: \(escape(e.label))</title></line>\n"
+            out +=
+                "<line class=\"session-event\" x1=\"\(ex)\" y1=\"\(f(top))\" x2=\"\(ex)\" y2=\"\(f(top + plotH))\" stroke=\"\(colour)\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\"><title>\(escape(number(clock.scene(e.time)))) s: \(escape(e.label))</title></line>\n"
             if labels < maxLabels {
-                out += "<text x=\"\(f(x(e.time) + 3))\" y=\"\(f(top + 12 + Double(labels % 3) * 12))\" fill=\"\(colour)\">\(escape(e.label))</text>\n"
+                out +=
+                    "<text x=\"\(f(x(e.time) + 3))\" y=\"\(f(top + 12 + Double(labels % 3) * 12))\" fill=\"\(colour)\">\(escape(e.label))</text>\n"
                 labels += 1
             }
         }
@@ -175,9 +181,11 @@ public enum LevelPlot {
                     if i > 0 { points += " " }
                     points += "\(f(x((Double(i) + 0.5) * levels.windowSeconds))),\(f(y(v)))"
                 }
-                out += "<polyline class=\"channel\" data-channel=\"\(escape(names[c]))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.2\" points=\"\(points)\"/>\n"
+                out +=
+                    "<polyline class=\"channel\" data-channel=\"\(escape(names[c]))\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"1.2\" points=\"\(points)\"/>\n"
             } else {
-                var lo = [Float](repeating: .infinity, count: columns), hi = [Float](repeating: -.infinity, count: columns)
+                var lo = [Float](repeating: .infinity, count: columns),
+                    hi = [Float](repeating: -.infinity, count: columns)
                 for (i, v) in values.enumerated() {
                     let col = min(columns - 1, Int(x((Double(i) + 0.5) * levels.windowSeconds) - left))
                     lo[col] = min(lo[col], v)
@@ -189,9 +197,11 @@ public enum LevelPlot {
                     lower.append("\(f(left + Double(col) + 0.5)),\(f(y(lo[col])))")
                 }
                 let points = (upper + lower.reversed()).joined(separator: " ")
-                out += "<polygon class=\"channel\" data-channel=\"\(escape(names[c]))\" fill=\"\(colour)\" fill-opacity=\"0.45\" stroke=\"\(colour)\" stroke-width=\"0.6\" points=\"\(points)\"><title>\(escape(names[c])): lowest and highest level per pixel column</title></polygon>\n"
+                out +=
+                    "<polygon class=\"channel\" data-channel=\"\(escape(names[c]))\" fill=\"\(colour)\" fill-opacity=\"0.45\" stroke=\"\(colour)\" stroke-width=\"0.6\" points=\"\(points)\"><title>\(escape(names[c])): lowest and highest level per pixel column</title></polygon>\n"
             }
-            out += "<text x=\"\(f(left + plotW - 110 + Double(c % 2) * 55))\" y=\"\(f(top - 6 - Double(c / 2) * 12))\" fill=\"\(colour)\">■ \(escape(names[c]))</text>\n"
+            out +=
+                "<text x=\"\(f(left + plotW - 110 + Double(c % 2) * 55))\" y=\"\(f(top - 6 - Double(c / 2) * 12))\" fill=\"\(colour)\">■ \(escape(names[c]))</text>\n"
         }
         return out
     }

@@ -1,7 +1,7 @@
 import Earshot
 import Foundation
 
-/// Renders a ``Scene`` offline through OpenAL's loopback device into a WAV file, faster than
+/// Renders a `Scene` offline through OpenAL's loopback device into a WAV file, faster than
 /// real time, measuring the level per channel as it goes.
 ///
 /// The scene runs in game frames (60 per second by default, like `FrameLoop`): at each frame
@@ -70,10 +70,12 @@ public struct SceneRenderer {
     /// `transaction`, the file is staged for its commit instead of put in place. `progress` is
     /// called once per game frame with 0…1.
     @discardableResult
-    public func render(to path: String, format: AudioFileWriter.Format = .s16, from: Double = 0, duration: Double? = nil,
-                       session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
-                       transaction: (any OutputStaging)? = nil,
-                       progress: ((Double) -> Void)? = nil) throws(EarshotError) -> Result {
+    public func render(
+        to path: String, format: AudioFileWriter.Format = .s16, from: Double = 0, duration: Double? = nil,
+        session: ((AudioEngine, Scene, [MusicTrack]) -> SceneSessionControl)? = nil,
+        transaction: (any OutputStaging)? = nil,
+        progress: ((Double) -> Void)? = nil
+    ) throws(EarshotError) -> Result {
         if let duration, !(duration.isFinite && duration > 0) {
             throw .invalidArgument("render duration \(duration) (must be a positive number of seconds)")
         }
@@ -82,16 +84,19 @@ public struct SceneRenderer {
             throw .invalidArgument("render from \(from) s (must be at least 0 and before the end, \(seconds) s)")
         }
         let started = Date()
-        let engine = try AudioEngine(configuration: scene.engineConfiguration(output: .loopback(sampleRate: scene.sampleRate)))
+        let engine = try AudioEngine(
+            configuration: scene.engineConfiguration(output: .loopback(sampleRate: scene.sampleRate)))
         defer { engine.shutdown() }
         let runtime = try SceneRuntime(scene: scene, engine: engine, session: session)
         let rate = engine.sampleRate
         let channels = engine.outputChannels
         // Refused before rendering when the folder cannot hold it; nothing partial is left behind.
-        let writer = try AudioFileWriter(path: path, sampleRate: rate, channels: channels, format: format,
-                                         expectedFrames: Int(((seconds - from) * Double(rate)).rounded()), transaction: transaction)
+        let writer = try AudioFileWriter(
+            path: path, sampleRate: rate, channels: channels, format: format,
+            expectedFrames: Int(((seconds - from) * Double(rate)).rounded()), transaction: transaction)
         do {
-            var result = try run(runtime, engine: engine, writer: writer, from: from, seconds: seconds, progress: progress)
+            var result = try run(
+                runtime, engine: engine, writer: writer, from: from, seconds: seconds, progress: progress)
             try writer.close()
             result.renderSeconds = Date().timeIntervalSince(started)
             result.path = path
@@ -102,8 +107,10 @@ public struct SceneRenderer {
         }
     }
 
-    private func run(_ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, from: Double, seconds: Double,
-                     progress: ((Double) -> Void)?) throws(EarshotError) -> Result {
+    private func run(
+        _ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, from: Double, seconds: Double,
+        progress: ((Double) -> Void)?
+    ) throws(EarshotError) -> Result {
         let rate = engine.sampleRate
         let channels = engine.outputChannels
         let total = Int((seconds * Double(rate)).rounded())
@@ -114,7 +121,9 @@ public struct SceneRenderer {
         var ran: [SceneEvent] = []
         var peakReal = 0, peakVirtual = 0
         // Every bus gets a lane: the built-in ones and the scene's own.
-        let names = SceneTimeline.builtInBuses + runtime.scene.buses.map(\.name).filter { !SceneTimeline.builtInBuses.contains($0) }
+        let names =
+            SceneTimeline.builtInBuses
+            + runtime.scene.buses.map(\.name).filter { !SceneTimeline.builtInBuses.contains($0) }
         var timeline = SceneTimeline(duration: seconds - from, buses: names)
         let buses: [(String, Bus)] = timeline.buses.map { ($0, Bus($0)) }
         let before = engine.stats
@@ -125,7 +134,8 @@ public struct SceneRenderer {
         var frameStart = 0
         func recordLimiting(through frameEnd: Int, limitedNow: Int) {
             if frameEnd > skip {
-                timeline.recordLimiting(time: Double(max(frameStart, skip) - skip) / Double(rate), frames: limitedNow - limitedSoFar)
+                timeline.recordLimiting(
+                    time: Double(max(frameStart, skip) - skip) / Double(rate), frames: limitedNow - limitedSoFar)
             }
             limitedSoFar = limitedNow
         }
@@ -138,21 +148,27 @@ public struct SceneRenderer {
         var done = 0
         var frame = 0
         while done < total {
-            let frameEnd = min(total, max(done + 1, Int((Double(frame + 1) * Double(rate) / framesPerSecond).rounded())))
+            let frameEnd = min(
+                total, max(done + 1, Int((Double(frame + 1) * Double(rate) / framesPerSecond).rounded())))
             try runDue(at: done)
             runtime.frame(at: Double(done) / Double(rate))
             engine.update(deltaTime: 1 / framesPerSecond)
-            for t in runtime.takeBars(sceneTime: Double(done) / Double(rate)) where t >= from { timeline.recordBar(time: t - from) }
-            runtime.processEnds(sceneTime: Double(done) / Double(rate))   // `after:` events of voices that ended
-            try runDue(at: done)   // one of those due now runs before this frame's render
+            for t in runtime.takeBars(sceneTime: Double(done) / Double(rate)) where t >= from {
+                timeline.recordBar(time: t - from)
+            }
+            runtime.processEnds(sceneTime: Double(done) / Double(rate))  // `after:` events of voices that ended
+            try runDue(at: done)  // one of those due now runs before this frame's render
             let stats = engine.stats
             recordLimiting(through: done, limitedNow: stats.limitedFrames)
             frameStart = done
             peakReal = max(peakReal, stats.realVoices)
             peakVirtual = max(peakVirtual, stats.virtualVoices)
             if done >= skip {
-                timeline.record(time: Double(done - skip) / Double(rate), realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
-                                busGains: try buses.map { bus throws(EarshotError) in (bus.0, try engine.effectiveGain(for: bus.1)) })
+                timeline.record(
+                    time: Double(done - skip) / Double(rate), realVoices: stats.realVoices,
+                    virtualVoices: stats.virtualVoices,
+                    busGains: try buses.map { bus throws(EarshotError) in (bus.0, try engine.effectiveGain(for: bus.1))
+                    })
             }
             var position = done
             while position < frameEnd {
@@ -182,8 +198,12 @@ public struct SceneRenderer {
             progress?(Double(done) / Double(max(total, 1)))
         }
         levels.finish()
-        for t in runtime.takeBars(sceneTime: Double(done) / Double(rate)) where t >= from { timeline.recordBar(time: t - from) }
-        for c in runtime.stateChanges where c.time >= from { timeline.recordStateChange(time: c.time - from, label: c.label) }
+        for t in runtime.takeBars(sceneTime: Double(done) / Double(rate)) where t >= from {
+            timeline.recordBar(time: t - from)
+        }
+        for c in runtime.stateChanges where c.time >= from {
+            timeline.recordStateChange(time: c.time - from, label: c.label)
+        }
         let section = ran.filter { $0.time >= from }.map { e -> SceneEvent in
             var moved = e
             moved.time -= from
@@ -191,10 +211,11 @@ public struct SceneRenderer {
         }
         let after = engine.stats
         recordLimiting(through: done, limitedNow: after.limitedFrames)
-        var result = Result(path: "", frames: done - skip, sampleRate: rate, channels: channels, levels: levels, events: section,
-                            peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
-                            steals: after.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
-                            renderSeconds: 0)
+        var result = Result(
+            path: "", frames: done - skip, sampleRate: rate, channels: channels, levels: levels, events: section,
+            peakRealVoices: peakReal, peakVirtualVoices: peakVirtual,
+            steals: after.steals - stealsBefore, hrtfEnabled: engine.context.hrtfEnabled,
+            renderSeconds: 0)
         result.timeline = timeline
         result.limitedSeconds = Double(timeline.limitedFrames.reduce(0, +)) / Double(rate)
         result.deepestLimiterReduction = after.deepestLimiterReduction

@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Plays a ``Scene`` live on an output device, in game frames on the wall clock.
+/// Plays a `Scene` live on an output device, in game frames on the wall clock.
 ///
 /// Creating a player opens the device (`EarshotError/noOutputDevice(detail:)` when there is
 /// none). ``run(duration:fadeOut:session:status:)`` blocks until the scene ends or
@@ -73,7 +73,10 @@ public final class ScenePlayer: Sendable {
             engine.update(deltaTime: 1 / framesPerSecond)
             runtime.processEnds(sceneTime: t)   // `after:` events of voices that ended
             let stats = engine.stats
-            status(Status(time: t, duration: length, realVoices: stats.realVoices, virtualVoices: stats.virtualVoices, events: ran))
+            status(
+                Status(
+                    time: t, duration: length, realVoices: stats.realVoices, virtualVoices: stats.virtualVoices,
+                    events: ran))
             frame += 1
             let due = Double(frame) / framesPerSecond
             let wait = min(due, length) - (Clocks.monotonic() - start)

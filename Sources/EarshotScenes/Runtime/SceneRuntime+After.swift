@@ -72,7 +72,8 @@ extension SceneRuntime {
         var foreseen: Double?
         if let clip {
             let rate = Double(clip.info.sampleRate) * Double(p.pitch)
-            let frames = Double(clip.info.frameCount * (p.loops + 1)) - (p.offset * Double(clip.info.sampleRate)).rounded(.down)
+            let frames =
+                Double(clip.info.frameCount * (p.loops + 1)) - (p.offset * Double(clip.info.sampleRate)).rounded(.down)
             if rate > 0 { foreseen = time + frames / rate }
         }
         if let old = after.playing[name] { after.names[old.voice] = nil }

@@ -28,8 +28,9 @@ extension SceneRuntime {
                     let position = Double(pass * frames + m.frame) - offset
                     guard position >= 0 else { continue }   // before the offset, on the first pass
                     // On the frame grid, as a render places it.
-                    let t = ((start + position / rate) * Double(engine.sampleRate)).rounded() / Double(engine.sampleRate)
-                    guard t + f.delay <= scene.duration else { break }   // later passes are later still
+                    let t =
+                        ((start + position / rate) * Double(engine.sampleRate)).rounded() / Double(engine.sampleRate)
+                    guard t + f.delay <= scene.duration else { break }  // later passes are later still
                     placeFollowUp(i, at: t + f.delay)
                 }
             }

@@ -25,7 +25,8 @@ extension SceneRuntime {
                 guard let info = clips[id]?.info else { continue }
                 let name = "clip \(id)"   // as validate names it
                 do throws(EarshotError) {
-                    _ = try PlayResolver.startFrame(offset: p.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: name)
+                    _ = try PlayResolver.startFrame(
+                        offset: p.offset, clipFrames: info.frameCount, sampleRate: info.sampleRate, clipName: name)
                     try PlayResolver.checkPasses(loopCount: p.loops, clipFrames: info.frameCount, clipName: name)
                 } catch {
                     throw .invalidArgument("\(scene.file):\(e.line): the play of \(p.id): \(SceneParser.reason(error))")

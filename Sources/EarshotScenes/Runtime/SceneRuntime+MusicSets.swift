@@ -21,7 +21,9 @@ extension SceneRuntime {
             guard let track = tracks[m.id] else { continue }
             try track.setTempo(m.tempo)
             if !m.cues.isEmpty {
-                let listed = m.cues.sorted { $0.key < $1.key }.map { MusicTrack.Cue(name: $0.key, seconds: min($0.value, track.duration)) }
+                let listed = m.cues.sorted { $0.key < $1.key }.map {
+                    MusicTrack.Cue(name: $0.key, seconds: min($0.value, track.duration))
+                }
                 try track.setMarkers(track.markers.filter { m.cues[$0.name] == nil } + listed)
             }
         }

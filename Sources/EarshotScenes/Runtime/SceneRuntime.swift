@@ -125,7 +125,8 @@ final class SceneRuntime {
             if let e = emitters[i] { try track.follow(e) }
         }
         for s in scene.sounds {
-            sounds[s.id] = try engine.makeSound(s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
+            sounds[s.id] = try engine.makeSound(
+                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
         }
         try loadMusicSets()
         try applyMixSettings()
@@ -313,7 +314,8 @@ final class SceneRuntime {
         case .play(let p):
             // The parser refuses position and pan together: one placement.
             // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
-            let placement: PlayOptions.Placement = p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)
+            let placement: PlayOptions.Placement =
+                p.position.map { .spatial(scene.attenuation.spatial(position: $0)) } ?? .pan(p.pan)
             // A refused play is the pool's (or the sound's limit's) decision, not an error.
             if let sound = sounds[p.id] {
                 var options = SoundPlayOptions()
@@ -367,8 +369,11 @@ final class SceneRuntime {
                 if ramp <= 0 {
                     apply(target, c.property, c.value)
                 } else {
-                    ramps.append(SceneRamp(target: target, property: c.property, from: current(target, c.property), to: c.value,
-                                           start: event.time, duration: ramp, curve: curve ?? (c.property == .gain ? .exponential : .linear)))
+                    ramps.append(
+                        SceneRamp(
+                            target: target, property: c.property, from: current(target, c.property), to: c.value,
+                            start: event.time, duration: ramp,
+                            curve: curve ?? (c.property == .gain ? .exponential : .linear)))
                 }
             }
         }

@@ -49,7 +49,8 @@ public final class EngineSceneSession: SceneSessionControl {
     /// Tracks the interruption holds: playing when it began, or asked to play during it.
     private var heldTracks: [MusicTrack] = []
 
-    public init(engine: AudioEngine, settings: SceneSessionSettings = SceneSessionSettings(), tracks: [MusicTrack] = []) {
+    public init(engine: AudioEngine, settings: SceneSessionSettings = SceneSessionSettings(), tracks: [MusicTrack] = [])
+    {
         self.engine = engine
         self.settings = settings
         self.tracks = tracks

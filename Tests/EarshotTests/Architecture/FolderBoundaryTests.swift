@@ -50,9 +50,6 @@ final class FolderBoundaryTests: XCTestCase {
 
     /// The write scanner finds planted writes and passes reads and method calls.
     func testWriteScannerCatchesPlantedWrites() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let source = """
             func f(core: EngineCore) {
                 core.voiceMarkers.removeAll()
@@ -63,17 +60,15 @@ final class FolderBoundaryTests: XCTestCase {
                 let n = core.clips.count
             }
             """
-        try source.write(to: dir.appendingPathComponent("F.swift"), atomically: true, encoding: .utf8)
-        let found = try Self.coreWrites(in: dir, folder: "Planted", stored: ["voiceMarkers", "clips", "masterGain", "random"])
+        let found = try FolderBoundaryTests.withPlanted(source) { dir in
+            try Self.coreWrites(in: dir, folder: "Planted", stored: ["voiceMarkers", "clips", "masterGain", "random"])
+        }
         XCTAssertEqual(found, ["Planted/F.swift:2: core.voiceMarkers", "Planted/F.swift:3: core.clips",
                                "Planted/F.swift:4: core.masterGain", "Planted/F.swift:5: core.random"])
     }
 
     /// The scanner finds a planted violation (and only it): a check that can fail.
     func testScannerCatchesAPlantedWritableProperty() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("boundary-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let source = """
             final class Table {
                 private(set) var rows: [Int] = []
@@ -93,10 +88,21 @@ final class FolderBoundaryTests: XCTestCase {
             }
             struct Plain { var x = 0 }
             """
-        try source.write(to: dir.appendingPathComponent("Table.swift"), atomically: true, encoding: .utf8)
-        let found = try Self.exposedStoredProperties(in: dir, folder: "Planted")
+        let found = try FolderBoundaryTests.withPlanted(source, as: "Table.swift") { dir in
+            try Self.exposedStoredProperties(in: dir, folder: "Planted")
+        }
         XCTAssertEqual(found, ["Planted/Table.swift: Table.leaked", "Planted/Table.swift: Table.hot",
                                "Planted/Table.swift: Table.observed"])
+    }
+
+    /// Runs `body` with a temporary folder holding `source` as the file `name` (a scanner's
+    /// planted self-test); the folder is removed afterwards.
+    static func withPlanted<T>(_ source: String, as name: String = "F.swift", _ body: (URL) throws -> T) throws -> T {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("planted-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try source.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        return try body(dir)
     }
 
     static func sourcesRoot() -> URL {
