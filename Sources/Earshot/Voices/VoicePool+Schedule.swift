@@ -177,7 +177,7 @@ extension VoicePool {
         case .free:
             break
         }
-        slots[index].audibility = audibility(ofSlot: index)
+        slots[index].audibility = slotAudibility(index)
         if engineDistanceInUse, slots[index].placement != .pan { updateDistanceGain(index) }
         return true
     }
@@ -188,7 +188,7 @@ extension VoicePool {
     /// `audibility(of:)` was not inlined here, and each voice's 256-byte state was copied to call
     /// it: with the engine's distance gain below, +1 % instructions for 1,024 voices.)
     @inline(__always)
-    private func audibility(ofSlot index: Int) -> Float {
+    private func slotAudibility(_ index: Int) -> Float {
         let placement = slots[index].placement
         guard placement == .pan || (placement == .emitter && !slots[index].ownDistance) else {
             return positionedAudibility(ofSlot: index)
