@@ -122,7 +122,15 @@ struct PrivateSoundServer {
         let module = try ChildProcess.run("/usr/bin/pactl", ["load-module", "module-null-sink", "sink_name=\(name)"], environment: environment)
         XCTAssertEqual(module.status, 0)
         if makeDefault {
-            XCTAssertEqual(try ChildProcess.run("/usr/bin/pactl", ["set-default-sink", name], environment: environment).status, 0)
+            // pipewire-pulse answers `load-module` before the sink's node is registered: a
+            // `set-default-sink` at once fails now and then (exit 1) — asked again until it holds.
+            var status: Int32 = -1
+            _ = waitFor(3) {
+                status = (try? ChildProcess.run("/usr/bin/pactl", ["set-default-sink", name], environment: environment).status) ?? -1
+                if status != 0 { usleep(50_000) }
+                return status == 0
+            }
+            XCTAssertEqual(status, 0, "\(kind): pactl set-default-sink \(name)")
             // PipeWire applies a default through WirePlumber's metadata, a moment later.
             XCTAssertNotNil(waitFor(3) { defaultSink == name }, "\(kind): \(name) did not become the default sink")
         }
