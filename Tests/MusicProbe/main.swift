@@ -26,32 +26,39 @@ func fail(_ message: String) -> Never {
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else { fail("usage: MusicProbe EXPLORE COMBAT | MusicProbe stems FILE | MusicProbe streams FILE") }
 
-/// Runs `body` once the live stream has played 2.5 s (a new stream on a fresh daemon settles first).
-func warmedUp(_ engine: AudioEngine, _ frame: () -> Void) {
-    let warm = Date()
-    while engine.audioTime < 2.5, Date().timeIntervalSince(warm) < 8 { frame() }
-    if engine.audioTime < 2.5 { fail("the stream did not play 2.5 s in 8 s") }
+/// The probe's game loop on a live engine: 60 Hz frames.
+struct GameLoop {
+    let engine: AudioEngine
+    func frame() {
+        engine.update(deltaTime: 1.0 / 60)
+        usleep(16_000)
+    }
+    /// Frames until `seconds` more of audio time have been heard.
+    func run(_ seconds: Double) {
+        let until = engine.audioTime + seconds
+        while engine.audioTime < until { frame() }
+    }
+    /// Returns once the live stream has played 2.5 s (a new stream on a fresh daemon settles
+    /// first: see TimeProbe).
+    func warmUp() {
+        let warm = Date()
+        while engine.audioTime < 2.5, Date().timeIntervalSince(warm) < 8 { frame() }
+        if engine.audioTime < 2.5 { fail("the stream did not play 2.5 s in 8 s") }
+    }
 }
 
 if arguments[1] == "streams" {
     do {
         let engine = try AudioEngine(configuration: AudioEngine.Configuration())
-        func frame() {
-            engine.update(deltaTime: 1.0 / 60)
-            usleep(16_000)
-        }
-        func run(_ seconds: Double) {
-            let until = engine.audioTime + seconds
-            while engine.audioTime < until { frame() }
-        }
-        warmedUp(engine, frame)
+        let loop = GameLoop(engine: engine)
+        loop.warmUp()
         let one = try engine.openStream(path: arguments[2])
         try one.play()
-        run(1)
+        loop.run(1)
         one.stop()
         let a = try engine.openStream(path: arguments[2]), b = try engine.openStream(path: arguments[2])
         try AudioStream.play([a, b])
-        run(1.5)
+        loop.run(1.5)
         engine.shutdown()
         say("done")
     } catch {
@@ -67,25 +74,18 @@ if arguments[1] == "stems" {
             .init(name: "one", content: .layers([.init(name: "a", segment: stem)])),
             .init(name: "two", content: .layers([.init(name: "a", segment: stem), .init(name: "b", segment: stem)])),
         ]))
-        func frame() {
-            engine.update(deltaTime: 1.0 / 60)
-            usleep(16_000)
-        }
-        func run(_ seconds: Double) {
-            let until = engine.audioTime + seconds
-            while engine.audioTime < until { frame() }
-        }
-        warmedUp(engine, frame)
+        let loop = GameLoop(engine: engine)
+        loop.warmUp()
         try set.play(state: "one")
-        run(1)
+        loop.run(1)
         try set.setState("two")
-        run(1)
+        loop.run(1)
         set.pause()
-        run(0.3)
+        loop.run(0.3)
         try set.resume()
-        run(0.7)
+        loop.run(0.7)
         try set.seek(to: 0.37)
-        run(1)
+        loop.run(1)
         engine.shutdown()
         say("done")
     } catch {
@@ -100,18 +100,15 @@ do {
         .init(name: "explore", content: .track(.init(path: arguments[1], tempo: tempo))),
         .init(name: "combat", content: .track(.init(path: arguments[2], tempo: tempo))),
     ], transitions: [.init(from: "explore", to: "combat", at: .nextBar)]))
-    func frame() {
-        engine.update(deltaTime: 1.0 / 60)
-        usleep(16_000)
-    }
-    warmedUp(engine, frame)   // a new stream on a fresh daemon settles first: see TimeProbe
+    let loop = GameLoop(engine: engine)
+    loop.warmUp()
     let start = engine.audioTime + 0.4
     try set.play(state: "explore", at: start)
     say("start \(start)")
-    while engine.audioTime < start + 2.7 { frame() }
+    while engine.audioTime < start + 2.7 { loop.frame() }
     let begins = try set.setState("combat")
     say("begins \(begins)")
-    while engine.audioTime < begins + 0.6 { frame() }
+    while engine.audioTime < begins + 0.6 { loop.frame() }
     engine.shutdown()
     say("done")
 } catch {
