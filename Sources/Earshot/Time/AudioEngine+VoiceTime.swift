@@ -20,7 +20,9 @@ extension Voice {
     /// The ``AudioEngine/audioTime`` the voice's first frame is (or was to be) heard at: the
     /// ``PlayOptions/startTime`` it was given (plus its ``PlayOptions/delay``), else the frame of
     /// the play call plus the delay — on a live device, the output latency later. Exact on a
-    /// loopback engine and for scheduled starts on a live one. Nil for a stale handle.
+    /// loopback engine and for scheduled starts on a live one; a play at once on a live device
+    /// that a mix overtakes while it is made is heard one mix (the device's update, 1,024 frames
+    /// by default) after the time given. Nil for a stale handle.
     ///
     /// ```swift
     /// var options = PlayOptions()

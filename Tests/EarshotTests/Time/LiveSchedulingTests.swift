@@ -104,14 +104,20 @@ final class LiveSchedulingTests: XCTestCase {
 
     /// The exact check, on the mixing clock: a voice scheduled after the click played at once is
     /// heard as far after it as their `startTime`s say, plus a pause within `paused` (ms), ± 1 ms.
+    /// When a mix came while the click was played (the probe's clock reads differ: `latency` nil),
+    /// the click may have missed that mix and be heard one mix later than its startTime says —
+    /// a play *at once* on a live device is exact only to its mix (`Voice.startTime`'s doc); the
+    /// scheduled voice is exact either way. Seen twice in this form: 21.34 ms, one mix of 1,024
+    /// frames at 48 kHz.
     private func assertHeardAsTheStartTimesSay(_ r: Run, fromNow: Double, paused: ClosedRange<Double> = 0...0,
                                                what: String, server: SoundServer, line: UInt = #line) {
         guard let now = r.startNow, let first = r.scheduled.first else {
             return XCTFail("no startTime of the play at once", line: line)
         }
         let planned = (first - now) * 1000
+        let oneMix = r.latency == nil ? 1024.0 / 48 : 0
         print("LiveScheduling (\(server)): \(what)'s startTime \(planned) ms after the click's (+ a pause of \(paused.lowerBound)…\(paused.upperBound) ms); heard \(fromNow) ms after")
-        XCTAssertGreaterThanOrEqual(fromNow, planned + paused.lowerBound - 1, line: line)
+        XCTAssertGreaterThanOrEqual(fromNow, planned + paused.lowerBound - oneMix - 1, line: line)
         XCTAssertLessThanOrEqual(fromNow, planned + paused.upperBound + 1, line: line)
     }
 
