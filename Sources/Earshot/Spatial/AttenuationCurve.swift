@@ -117,7 +117,8 @@ public struct AttenuationCurve: Sendable, Hashable, CustomStringConvertible {
 /// never change again. Rows are never freed: at most ``AttenuationCurve/maxCurves`` ×
 /// ``AttenuationCurve/maxPoints`` points (2 MiB) for the life of the process.
 final class CurveTable: @unchecked Sendable {
-    // @unchecked Sendable: `rows` follows the publication rule above; `ids` is behind `lock`.
+    // @unchecked Sendable: `rows` is written only under `ids`'s lock (a `Locked`) and read below
+    // `published` (release/acquire, the rule above); `ids` is only touched inside its lock.
     static let shared = CurveTable()
 
     private let rows: UnsafeMutablePointer<UnsafeBufferPointer<AttenuationCurve.Point>>
