@@ -84,10 +84,13 @@ public final class AudioStream: @unchecked Sendable {
         let native = engine.withStreamAL { StreamLayout.nativeFormat(channels: decoder.channels) != nil }
         let parts: [QueuedStream]
         if native {
-            parts = [QueuedStream(decoder: decoder, bus: options.bus)]
+            parts = [QueuedStream(decoder: decoder, bus: options.bus, broadcast: ends)]
         } else {
             let count = decoder.channels
-            parts = ChannelSplit(decoder).channels().map { QueuedStream(decoder: $0, bus: options.bus) }
+            let ends = self.ends
+            parts = ChannelSplit(decoder).channels().enumerated().map { i, channel in
+                QueuedStream(decoder: channel, bus: options.bus, broadcast: i == 0 ? ends : nil)
+            }
             for (i, p) in parts.enumerated() { p.speaker = StreamLayout.speakerPosition(channel: i, of: count) }
         }
         for p in parts {
@@ -98,9 +101,9 @@ public final class AudioStream: @unchecked Sendable {
             try engine.musicSystem.register(p, host: engine)
         }
         if parts.count > 1 { engine.musicSystem.setGroup(parts) }
-        // The group ends together: the first channel's events are the stream's, and the others'
-        // are finished now so that nothing piles up unread in them.
-        for p in parts.dropFirst() { p.continuation.finish() }
+        // The group ends together: the first channel's ends are the stream's, sent to `ends`; the
+        // parts' own single-consumer streams are finished now so that nothing piles up unread.
+        for p in parts { p.continuation.finish() }
         self.engine = engine
         system = engine.musicSystem
         self.parts = parts
@@ -108,8 +111,12 @@ public final class AudioStream: @unchecked Sendable {
         bus = options.bus
     }
 
-    /// Each play session's end (of its first channel's source: all end together).
-    public var events: AsyncStream<Event> { parts[0].events }
+    /// Each play session's end (of its first channel's source: all end together): a new stream
+    /// on every read, and every stream sees every end from then on; finished at shutdown (a
+    /// stream read afterwards is finished at once). A consumer that falls behind keeps the newest
+    /// 16 ends.
+    public var events: AsyncStream<Event> { ends.stream() }
+    private let ends = EventBroadcast<Event>(capacity: 16)
 
     /// Starts playing, or resumes after ``pause()``; every channel on the same mix.
     ///

@@ -149,8 +149,12 @@ final class QueuedStream: @unchecked Sendable {
 
     let events: AsyncStream<MusicTrack.Event>
     let continuation: AsyncStream<MusicTrack.Event>.Continuation
+    /// Where a plain stream's ends go (``AudioStream/events``: every consumer sees every end),
+    /// finished with the stream system; nil for a music track, whose ends go to `events`.
+    let broadcast: EventBroadcast<MusicTrack.Event>?
 
-    init(decoder: any StreamDecoder, bus: Bus = .music) {
+    init(decoder: any StreamDecoder, bus: Bus = .music, broadcast: EventBroadcast<MusicTrack.Event>? = nil) {
+        self.broadcast = broadcast
         self.decoder = decoder
         self.bus = bus
         path = decoder.path
@@ -161,7 +165,10 @@ final class QueuedStream: @unchecked Sendable {
         (events, continuation) = AsyncStream.makeStream(of: MusicTrack.Event.self, bufferingPolicy: .unbounded)
     }
 
-    deinit { continuation.finish() }
+    deinit {
+        continuation.finish()
+        broadcast?.finish()
+    }
 
     // MARK: Decoding (no OpenAL)
 

@@ -460,6 +460,7 @@ extension StreamSystem {
     func deliver(_ pending: [Pending]) {
         for p in pending {
             p.stream.continuation.yield(p.event)
+            _ = p.stream.broadcast?.send(p.event)
             if let callback = p.callback {
                 let event = p.event
                 DispatchQueue.global().async { callback(event) }

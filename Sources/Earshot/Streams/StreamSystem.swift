@@ -203,7 +203,10 @@ class StreamSystem: @unchecked Sendable {
             for s in streams { s.decoder.close() }
             return streams
         }
-        for s in streams { s.continuation.finish() }
+        for s in streams {
+            s.continuation.finish()
+            s.broadcast?.finish()
+        }
     }
 
     // MARK: Device loss

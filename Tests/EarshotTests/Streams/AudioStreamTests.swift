@@ -166,6 +166,7 @@ final class AudioStreamTests: XCTestCase {
         let e = try TestSignals.loopbackEngine()
         let emitter = try e.makeEmitter(SpatialProperties(position: Vector3(2, 0, 0)))   // to the right
         let looped = try e.openStream(path: tone, options: .init(bus: .voice, emitter: emitter, numberOfLoops: 1))
+        let loopedEnds = looped.events   // a stream sees the ends from when it is read
         try looped.play()
         let out = try TestSignals.renderGameFrames(e, seconds: 0.7)
         let frames = out.count / 2
@@ -177,6 +178,7 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertFalse(looped.isPlaying)
 
         let faded = try e.openStream(path: tone, options: .init(numberOfLoops: -1))
+        let fadedEnds = faded.events
         try faded.play()
         faded.fade(to: 0, duration: 0.1, stopsAtEnd: true)
         let fadeOut = try TestSignals.renderGameFrames(e, seconds: 0.3)
@@ -184,9 +186,32 @@ final class AudioStreamTests: XCTestCase {
         XCTAssertFalse(faded.isPlaying)
         e.shutdown()   // finishes the event streams
         var ends: [AudioStream.Event.Reason] = []
-        for await end in looped.events { ends.append(end.reason) }
-        for await end in faded.events { ends.append(end.reason) }
+        for await end in loopedEnds { ends.append(end.reason) }
+        for await end in fadedEnds { ends.append(end.reason) }
         XCTAssertEqual(ends, [.finished, .stopped])
+    }
+
+    /// `events` is a broadcast: two consumers each see every end of a stream played three
+    /// times, both loops end at shutdown, and a stream read after shutdown is finished at once.
+    func testEveryConsumerSeesEveryEndAndShutdownFinishesThem() async throws {
+        let files = try MusicFixtures()
+        let tone = try files.sineWAV("short.wav", frequency: 500, amplitude: 0.5, seconds: 0.1)
+        let e = try TestSignals.loopbackEngine()
+        let stream = try e.openStream(path: tone)
+        let first = stream.events, second = stream.events
+        for _ in 0..<3 {
+            try stream.play()
+            _ = try TestSignals.renderGameFrames(e, seconds: 0.2)
+        }
+        e.shutdown()
+        var a: [AudioStream.Event.Reason] = [], b: [AudioStream.Event.Reason] = []
+        for await end in first { a.append(end.reason) }    // ends: shutdown finished it
+        for await end in second { b.append(end.reason) }
+        XCTAssertEqual(a, [.finished, .finished, .finished])
+        XCTAssertEqual(b, a, "the second consumer sees every end too")
+        var late = 0
+        for await _ in stream.events { late += 1 }
+        XCTAssertEqual(late, 0, "a stream read after shutdown is finished at once")
     }
 
     func testANineChannelFileIsARingAndTooFewSourcesIsATypedError() throws {
