@@ -198,15 +198,7 @@ final class EngineCore {
         }
         buffersToDelete.removeAll()
         clips.removeAll()
-        if isDeviceLost {
-            // The lost context lives until it is destroyed right after this: the streams' sources,
-            // stopped at the loss but not deleted, still send to the effect slots, and OpenAL Soft
-            // 1.19.1 refuses to delete a slot in use (AL_INVALID_NAME). Nothing leaks: the context
-            // takes them with it.
-            ALCheck.discard(because: "a lost device's streams still hold the effect slots until its context is destroyed")
-        } else {
-            ALCheck.after("tearing down the engine's sources and buffers")
-        }
+        ALCheck.after("tearing down the engine's sources and buffers")
     }
 
     // MARK: Clips

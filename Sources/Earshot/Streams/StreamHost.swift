@@ -31,6 +31,9 @@ protocol StreamHost: AnyObject, Sendable {
     var streamOutputIsGone: Bool { get }
     /// Inside ``withStreamAL(_:)``: the engine's core has been torn down.
     var streamCoreIsShutDown: Bool { get }
+    /// Inside ``withStreamAL(_:)``: the context in use (another one once a lost device's
+    /// replacement is built): which context a source name belongs to.
+    var streamContext: ObjectIdentifier { get }
     /// Inside ``withStreamAL(_:)``: a bus's gain (bus × snapshot × duck, 0 when muted), master
     /// excluded; 0 for a bus the engine does not have (a track's bus always exists: buses are
     /// never removed).
@@ -75,6 +78,11 @@ extension AudioEngine: StreamHost {
     var streamCoreIsShutDown: Bool {
         ALGlobal.lock.assertHeld("StreamHost.streamCoreIsShutDown outside withStreamAL")
         return core.isShutDown
+    }
+
+    var streamContext: ObjectIdentifier {
+        ALGlobal.lock.assertHeld("StreamHost.streamContext outside withStreamAL")
+        return ObjectIdentifier(core.context)
     }
 
     func busGain(_ bus: Bus) -> Float {

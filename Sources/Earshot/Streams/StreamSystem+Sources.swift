@@ -21,28 +21,38 @@ extension StreamSystem {
             // OpenAL caps a source's gain at AL_MAX_GAIN (1 by default): a track's volume goes
             // up to MusicTrack.maxVolume (+12 dB), times its bus's gain.
             for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
+            sourcesContext = host.streamContext
             return names
         }
         sources = made
         freeSources = made.reversed()
     }
 
-    /// Deletes music's sources (music lock held; every track has released its own).
+    /// Deletes music's sources (music lock held; every track has released its own). While the
+    /// device is lost, those made on the lost context if it is still the engine's: they hold
+    /// sends to the effect slots the core deletes next, and OpenAL Soft 1.19.1 refuses to delete
+    /// a slot in use (AL_INVALID_NAME). On a context already replaced they died with it.
     func deleteSources(host: any StreamHost) {
         assertLocked()
-        let names = sources
+        let lost = suspended
+        let names = lost ? lostSources : sources
         sources = []
         freeSources = []
-        guard !names.isEmpty, !suspended else { return }   // a lost device's names die with its context
+        lostSources = []
+        guard !names.isEmpty else { return }
         host.withStreamAL {
-            guard !host.streamCoreIsShutDown else { return }
+            guard !host.streamCoreIsShutDown, host.streamContext == sourcesContext else { return }
             for source in names {
                 alSourceStop(source)
                 alSourcei(source, AL_BUFFER, 0)
                 host.routeStreamSource(source, bus: nil, claimed: false)   // off its bus's filters and effect
             }
             alDeleteSources(ALsizei(names.count), names)
-            ALCheck.after("deleting the music sources")
+            if lost {
+                ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
+            } else {
+                ALCheck.after("deleting the music sources")
+            }
         }
     }
 

@@ -86,6 +86,11 @@ class StreamSystem: @unchecked Sendable {
     var sources: [ALuint] = []
     /// Those no track holds.
     var freeSources: [ALuint] = []
+    /// While the device is lost: the sources made on the lost context, which lives (and keeps
+    /// their sends to effect slots) until the engine replaces it or shuts down.
+    var lostSources: [ALuint] = []
+    /// The context ``sources`` (and ``lostSources``) were made on (``StreamHost/streamContext``).
+    var sourcesContext: ObjectIdentifier?
     let stopThread = Atomic<Bool>(false)
 
     /// Whether a loopback render tops tracks up for the whole render (tests switch it off to
@@ -224,7 +229,9 @@ class StreamSystem: @unchecked Sendable {
                 for source in sources { alSourceStop(source) }
                 ALCheck.discard(because: "the device is lost: calls on its sources may fail, and nothing on it is heard any more")
             }
-            // The names die with the old context at the rebuild; none is handed out meanwhile.
+            // The names die with the old context at the rebuild; none is handed out meanwhile. Kept
+            // to be deleted if the engine shuts down first, on the context that still holds them.
+            lostSources = sources
             sources = []
             freeSources = []
             let now = clock(host)
@@ -252,6 +259,7 @@ class StreamSystem: @unchecked Sendable {
         withStreamLock { pending in
             guard suspended, !isShutDown else { return }
             suspended = false
+            lostSources = []   // died with the replaced context
             do throws(EarshotError) {
                 try makeSources(host: host)
             } catch {
