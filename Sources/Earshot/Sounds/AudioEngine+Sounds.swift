@@ -27,6 +27,7 @@ extension AudioEngine {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
             try core.parameters.check(definition)   // its curves name defined parameters
+            try core.checkSwitch(definition)        // a switch's labels and cases
             let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
             return Sound(engineID: core.engineID, id: UInt32(slot), generation: generation, definition: definition)
         }
@@ -117,7 +118,7 @@ extension EngineCore {
     func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         if definition.parameterPart != nil,
-           definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
+           definition.isComposite { return try playComposite(sound: slot, definition, options: options, logger: logger) }
         // Everything that can fail or refuse before the clip is picked: a refused play must not
         // move the selection on (a sequence would skip, avoidRepeat would repeat).
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
@@ -137,6 +138,15 @@ extension EngineCore {
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id
+    }
+
+    /// A sound of layers, a timeline or a switch: the layered and timeline plays, a switch's case.
+    @inline(never)   // out of the plain sound's play path
+    private func playComposite(sound slot: Int, _ definition: SoundDefinition, options: PlayOptions,
+                               logger: Logger) throws(EarshotError) -> VoiceID? {
+        if definition.isSwitch { return try playSwitch(sound: slot, options: options, logger: logger) }
+        if definition.isTimeline { return try playTimeline(sound: slot, options: options, logger: logger) }
+        return try playLayers(sound: slot, options: options, logger: logger)
     }
 
     /// A checked gain or pitch (finite; a pitch above 0) times a variation factor (¼…4 for pitch,
