@@ -84,4 +84,13 @@ final class SceneTimelineSwitchTests: XCTestCase {
             }
         }
     }
+
+    /// Every timeline, switch and label key is in the key reference.
+    func testTheNewKeysAreDocumented() throws {
+        let readme = try String(contentsOfFile: SceneKeyReferenceTests.readme, encoding: .utf8)
+        let reference = try XCTUnwrap(SceneKeyReferenceTests.reference(readme)).joined(separator: "\n")
+        for key in SceneParser.layerTimingKeys + SceneParser.switchKeys + SceneParser.parameterKeys + SceneParser.soundParameterKeys {
+            XCTAssertTrue(reference.contains("`\(key)`"), "\(key) is not in the key reference of Demos/Scenes/README.md")
+        }
+    }
 }
