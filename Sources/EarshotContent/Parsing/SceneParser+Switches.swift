@@ -42,7 +42,7 @@ extension SceneParser {
             switchRefs.append((sound, d, "\(k).default"))
             sw.defaultSound = sound
         }
-        if sw.cases.isEmpty, sw.defaultSound == nil { fail(node, k, "a switch needs cases: { LABEL: SOUND } or default:") }
+        if sm["cases"] == nil, sm["default"] == nil { fail(node, k, "a switch needs cases: { LABEL: SOUND } or default:") }
         sw.follow = sm["follow"].flatMap { bool($0, "\(k).follow") } ?? false
         sw.fade = sm["fade"].flatMap { number($0, "\(k).fade", in: 0...60, "seconds 0…60") } ?? 0.1
         s.switchOn = sw
