@@ -54,6 +54,7 @@ extension EngineCore {
             let id = parameters.play(p.play, set: sets[n], layer: p.layer, soundKey: n == best ? key : 0, in: self)
             guard id != .refused else { continue }   // the pool's refusal, recorded by it
             pool.mark(id, markers: p.clip.markers, from: p.play.startFrame)
+            registerLayer(id, p.play, layer: p.layer, soundKey: key)   // the monitor's sound and layer
             if n == best || handle == nil { handle = id }
             entry.parts.append(id)
             entry.gains.append(p.play.gain)
@@ -125,6 +126,7 @@ extension EngineCore {
             let part = parameters.play(r, set: set, layer: k, soundKey: 0, in: self)
             guard part != .refused else { continue }
             pool.mark(part, markers: clip.markers, from: r.startFrame)
+            registerLayer(part, r, layer: k, soundKey: e.soundKey)
             timelines.addPart(part, gain: r.gain, pitch: r.pitch, to: id)
         }
     }

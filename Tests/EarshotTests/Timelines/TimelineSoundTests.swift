@@ -172,4 +172,27 @@ final class TimelineSoundTests: XCTestCase {
         let tailOnly = SoundDefinition(layers: [SoundLayer(clip: a), SoundLayer(clip: b, timing: .init(tail: true))])
         XCTAssertThrowsError(try e.makeSound(tailOnly)) { XCTAssertTrue("\($0)".contains("sustain"), "\($0)") }
     }
+
+    /// The monitor names each part after the timeline sound and says which layer it is; a
+    /// switch's voice is named after the case that played.
+    func testTheMonitorShowsTheSoundAndLayerOfEachPartAndTheCase() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let a = try block(e, "a.wav", frames: 48_000), b = try block(e, "b.wav", frames: 48_000)
+        var d = SoundDefinition(layers: [SoundLayer(clip: a), SoundLayer(clip: b, timing: .init(delay: 0.01))], loop: false)
+        d.name = "door"
+        let door = try e.makeSound(d)
+        try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood"]))
+        let wood = try e.makeSound(SoundDefinition(clips: [a], name: "stepWood"))
+        let step = try e.makeSound(SoundDefinition(switch: SoundSwitch(parameter: "surface", cases: ["wood": wood]), name: "step"))
+        try e.setParameter("surface", "wood")
+        try e.play(door)
+        try e.play(step)
+        try render(e, frames: 1_600, size: 800)
+        var capture = MonitorCapture()
+        e.withAL { capture.fill(from: e.core) }
+        let parts = capture.voices.filter { capture.sounds[$0.soundKey]?.name == "door" }.map(\.layer).sorted()
+        XCTAssertEqual(parts, [0, 1], "both parts, under the sound's name, with their layer")
+        XCTAssertEqual(capture.voices.filter { capture.sounds[$0.soundKey]?.name == "stepWood" }.count, 1, "the case played")
+    }
 }
