@@ -30,10 +30,7 @@ extension EngineCore {
     func playLayers(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
-        var options = options
-        if !isLoopback, usesDeviceClock, !isDeviceLost, options.delay == 0, options.startTime == nil {
-            options.delay = min(max(2 * lastFrameTime, 0.03), 0.25)
-        }
+        let options = alignedStart(options)
         var sets: [Int] = []
         sets.reserveCapacity(definition.layers.count)
         for k in definition.layers.indices { sets.append(try parameters.set(forSound: key, layer: k, definition: definition)) }
@@ -64,6 +61,17 @@ extension EngineCore {
         }
         sounds.started(slot, voice: leader, now: t, decision: decision, pool: pool)
         return leader
+    }
+
+    /// `options` with the lead a play of several voices needs on a live device so that each can
+    /// be scheduled on its mixing-clock frame (two frames, at least 30 ms) when it has no delay
+    /// or start time of its own; unchanged on loopback.
+    func alignedStart(_ options: PlayOptions) -> PlayOptions {
+        var options = options
+        if !isLoopback, usesDeviceClock, !isDeviceLost, options.delay == 0, options.startTime == nil {
+            options.delay = min(max(2 * lastFrameTime, 0.03), 0.25)
+        }
+        return options
     }
 
     /// Files voice `id` (started from `r`) in the curve table as layer `layer` of sound `soundKey`

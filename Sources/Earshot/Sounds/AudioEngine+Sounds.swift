@@ -125,14 +125,7 @@ extension EngineCore {
         let clip = definition.clips[sounds.nextClip(slot, using: &random)]
         var resolved = try PlayResolver.resolve(clip, options: options, target: target, in: self, logger: logger,
                                                 sound: key, held: decision == .hold)
-        if definition.pitchVariation > 0 {
-            let cents = (random.nextUnit() * 2 - 1) * definition.pitchVariation
-            resolved.pitch = Self.varied(resolved.pitch, by: Float(pow(2, cents / 1200)))
-        }
-        if definition.gainVariation > 0 {
-            let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
-            resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
-        }
+        vary(&resolved, cents: definition.pitchVariation, decibels: definition.gainVariation)
         // through its curves, if any
         let id = try playSoundVoice(resolved, key: key, definition: definition, markers: clip.markers)
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
@@ -147,6 +140,20 @@ extension EngineCore {
         if definition.isSwitch { return try playSwitch(sound: slot, options: options, logger: logger) }
         if definition.isTimeline { return try playTimeline(sound: slot, options: options, logger: logger) }
         return try playLayers(sound: slot, options: options, logger: logger)
+    }
+
+    /// Moves a play's pitch by a uniform random ± `cents` and its gain by ± `decibels` (each
+    /// only when above 0), from the engine's seeded generator.
+    @inline(__always)
+    func vary(_ resolved: inout ResolvedPlay, cents: Double, decibels: Double) {
+        if cents > 0 {
+            let c = (random.nextUnit() * 2 - 1) * cents
+            resolved.pitch = Self.varied(resolved.pitch, by: Float(pow(2, c / 1200)))
+        }
+        if decibels > 0 {
+            let db = (random.nextUnit() * 2 - 1) * decibels
+            resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
+        }
     }
 
     /// A checked gain or pitch (finite; a pitch above 0) times a variation factor (¼…4 for pitch,

@@ -1,7 +1,4 @@
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Plays of timeline sounds (``SoundLayer/Timing``), inside the AL section of the play: the
 /// sound's cooldown and limit once for the whole, each layer's clip picked and varied, every
@@ -13,11 +10,7 @@ extension EngineCore {
     func playTimeline(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
-        var options = options
-        if !isLoopback, usesDeviceClock, !isDeviceLost, options.delay == 0, options.startTime == nil {
-            // As a layered sound's: a lead so that every part can be placed on its frame.
-            options.delay = min(max(2 * lastFrameTime, 0.03), 0.25)
-        }
+        let options = alignedStart(options)   // as a layered sound's: every part on its frame
         let layers = definition.layers
         var sets: [Int] = []
         var plays: [(layer: Int, play: ResolvedPlay, clip: Clip)] = []
@@ -81,16 +74,7 @@ extension EngineCore {
         var r = try PlayResolver.resolve(clip, options: o, target: target, in: self, logger: logger, sound: 0, held: held)
         r.gain = layer.gain == 0 ? 0 : Self.varied(r.gain, by: layer.gain)
         r.pitch = Self.varied(r.pitch, by: layer.pitch)
-        if let timing = layer.timing {
-            if timing.pitchVariation > 0 {
-                let cents = (random.nextUnit() * 2 - 1) * timing.pitchVariation
-                r.pitch = Self.varied(r.pitch, by: Float(pow(2, cents / 1200)))
-            }
-            if timing.gainVariation > 0 {
-                let db = (random.nextUnit() * 2 - 1) * timing.gainVariation
-                r.gain = Self.varied(r.gain, by: Float(pow(10, db / 20)))
-            }
-        }
+        if let timing = layer.timing { vary(&r, cents: timing.pitchVariation, decibels: timing.gainVariation) }
         let delay = layer.timing?.delay ?? 0
         if let a = anchor {
             r.delay = a.delay + delay

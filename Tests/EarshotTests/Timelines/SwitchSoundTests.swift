@@ -12,16 +12,7 @@ final class SwitchSoundTests: XCTestCase {
         PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16((0..<frames).map { Int16((value($0) * 32767).rounded()) }))
     }
 
-    /// The amplitude of the component at `hz` (least squares on sin and cos).
-    private func amplitude(_ x: ArraySlice<Float>, _ hz: Double) -> Double {
-        var s = 0.0, c = 0.0, ss = 0.0, cc = 0.0
-        for (k, v) in x.enumerated() {
-            let w = 2 * Double.pi * hz * Double(k) / 48_000
-            s += Double(v) * sin(w); c += Double(v) * cos(w)
-            ss += sin(w) * sin(w); cc += cos(w) * cos(w)
-        }
-        return (s * s / (ss * ss) + c * c / (cc * cc)).squareRoot()
-    }
+    private func amplitude(_ x: ArraySlice<Float>, _ hz: Double) -> Double { ToneMeasure.amplitude(x, hz) }
 
     private func surface(_ e: AudioEngine) throws {
         try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood", "metal"]))
