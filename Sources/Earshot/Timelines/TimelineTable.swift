@@ -44,6 +44,8 @@ final class TimelineTable: CoreStage {
     }
 
     private(set) var entries: [Entry] = []
+    /// Each entry's position in ``entries``, by handle.
+    private var indexByHandle: [VoiceID: Int] = [:]
 
     /// The most such voices at once (each holds at least one pool voice: the pool's capacity
     /// bounds them; this is the table's own bound, checked before it grows).
@@ -55,7 +57,7 @@ final class TimelineTable: CoreStage {
     @inline(__always)
     func index(_ id: VoiceID) -> Int? {
         guard !entries.isEmpty else { return nil }
-        return entries.firstIndex { $0.handle == id }
+        return indexByHandle[id]
     }
 
     func entry(_ id: VoiceID) -> Entry? { index(id).map { entries[$0] } }
@@ -64,7 +66,8 @@ final class TimelineTable: CoreStage {
     /// as plain voices).
     @discardableResult
     func add(_ e: Entry) -> Bool {
-        guard entries.count < Self.maxEntries else { return false }
+        guard entries.count < Self.maxEntries, indexByHandle[e.handle] == nil else { return false }
+        indexByHandle[e.handle] = entries.count
         entries.append(e)
         return true
     }
@@ -179,14 +182,46 @@ final class TimelineTable: CoreStage {
                 }
                 if let f = entries[k].follow { core.follow(handle, f) }   // Sounds/EngineCore+Switches.swift
             }
+            if entries[k].parts.count > 8 { prune(k, pool: pool) }   // a following switch's old cases
             if entries[k].parts.contains(where: { pool.slot($0) != nil }) {
                 k += 1
                 continue
             }
-            let ended = entries.remove(at: k)
+            let ended = remove(k)   // `entries[k]` is another entry now
             if ended.awaited { pool.fileAwaitedEnd(ended.handle, reason: ended.reason) }
         }
     }
 
-    func teardown(_ core: EngineCore) { entries = [] }
+    /// Takes entry `k` out in O(1): the last entry takes its place.
+    private func remove(_ k: Int) -> Entry {
+        let ended = entries[k]
+        let last = entries.count - 1
+        if k != last {
+            entries[k] = entries[last]
+            indexByHandle[entries[k].handle] = k
+        }
+        entries.removeLast()
+        indexByHandle[ended.handle] = nil
+        return ended
+    }
+
+    /// Forgets entry `k`'s parts that ended (and their gains and pitches): a loop whose label
+    /// changes all day keeps only what plays.
+    private func prune(_ k: Int, pool: some VoiceKernel) {
+        var n = 0
+        while n < entries[k].parts.count {
+            if pool.slot(entries[k].parts[n]) == nil {
+                entries[k].parts.remove(at: n)
+                entries[k].gains.remove(at: n)
+                entries[k].pitches.remove(at: n)
+            } else {
+                n += 1
+            }
+        }
+    }
+
+    func teardown(_ core: EngineCore) {
+        entries = []
+        indexByHandle = [:]
+    }
 }

@@ -96,6 +96,15 @@ final class SwitchSoundTests: XCTestCase {
         XCTAssertGreaterThan(amplitude(x[middle], 500) / full, 0.2, "half-way: the old case still sounds")
         XCTAssertGreaterThan(amplitude(x[middle], 1_500) / full, 0.2, "half-way: the new case sounds")
         XCTAssertTrue(v.isPlaying, "the game's voice carries on across the change")
+        // A label flipped every frame keeps only what plays (bounded, whatever the game does).
+        for k in 0..<60 {
+            try e.setParameter("surface", k % 2 == 0 ? "gravel" : "wood")
+            try TestSignals.renderFrames(e, seconds: 1.0 / 60)
+        }
+        XCTAssertTrue(v.isPlaying)
+        let parts = e.withAL { e.core.timelines.entries.map(\.parts.count) }
+        XCTAssertEqual(parts.count, 1)
+        XCTAssertLessThanOrEqual(parts.first ?? 0, 9, "ended cases are forgotten")
         v.stop()
         try TestSignals.renderFrames(e, seconds: 0.05)
         XCTAssertEqual(e.activeVoiceCount, 0, "stopping the handle stops the case playing")
