@@ -53,8 +53,9 @@ public struct SoundLayer: Sendable, Equatable {
 struct ParameterPart: Sendable, Equatable {
     var curves: [ParameterCurve] = []
     var layers: [SoundLayer] = []
-    /// A switch sound's cases (SoundSwitch.swift).
-    var switchOn: SoundSwitch?
+    /// A switch sound's cases (SoundSwitch.swift): none or one, in an array so that the part —
+    /// and every plain sound's definition, which holds it as nil — stays three words.
+    var switchCases: [SoundSwitch] = []
 }
 
 extension SoundDefinition {
@@ -75,9 +76,9 @@ extension SoundDefinition {
     }
 
     private mutating func setParameterPart(curves: [ParameterCurve], layers: [SoundLayer]) {
-        let switchOn = parameterPart?.switchOn
-        parameterPart = curves.isEmpty && layers.isEmpty && switchOn == nil
-            ? nil : ParameterPart(curves: curves, layers: layers, switchOn: switchOn)
+        let switchCases = parameterPart?.switchCases ?? []
+        parameterPart = curves.isEmpty && layers.isEmpty && switchCases.isEmpty
+            ? nil : ParameterPart(curves: curves, layers: layers, switchCases: switchCases)
     }
 
     /// A layered sound: every layer starts with each play, sample-aligned, and loops until

@@ -76,14 +76,14 @@ extension SoundDefinition {
     public init(switch sw: SoundSwitch, gain: Float = 1, pitch: Float = 1, limit: InstanceLimit? = nil,
                 cooldown: Double = 0, name: String? = nil) {
         self.init(clips: [], gain: gain, pitch: pitch, limit: limit, cooldown: cooldown, name: name)
-        parameterPart = ParameterPart(switchOn: sw)
+        parameterPart = ParameterPart(switchCases: [sw])
     }
 
     /// The switch of a switch sound (nil for any other).
-    public var switchCases: SoundSwitch? { parameterPart?.switchOn }
+    public var switchCases: SoundSwitch? { parameterPart?.switchCases.first }
 
     /// Whether the sound is a switch.
-    public var isSwitch: Bool { parameterPart?.switchOn != nil }
+    public var isSwitch: Bool { !(parameterPart?.switchCases.isEmpty ?? true) }
 
     /// Whether a play goes another way than one clip's: layers, a timeline, a switch.
     var isComposite: Bool { isSwitch || isLayered }

@@ -44,7 +44,7 @@ extension EngineCore {
         entry.options.startTime = nil
         entry.tails = layers.indices.filter { layers[$0].timing?.tail == true }
         for (n, p) in plays.enumerated() {
-            let id = parameters.play(p.play, set: sets[n], layer: p.layer, soundKey: n == best ? key : 0, in: self)
+            let id = parameters.play(p.play, set: sets[n], layer: p.layer, soundKey: key, in: self)
             guard id != .refused else { continue }   // the pool's refusal, recorded by it
             pool.mark(id, markers: p.clip.markers, from: p.play.startFrame)
             registerLayer(id, p.play, layer: p.layer, soundKey: key)   // the monitor's sound and layer
@@ -107,7 +107,7 @@ extension EngineCore {
             guard let (r, clip) = try? timelinePart(k, of: definition, slot: e.soundSlot, options: o, target: target,
                                                     anchor: &anchor, held: false, logger: logger) else { continue }
             let set = (try? parameters.set(forSound: e.soundKey, layer: k, definition: definition)) ?? -1
-            let part = parameters.play(r, set: set, layer: k, soundKey: 0, in: self)
+            let part = parameters.play(r, set: set, layer: k, soundKey: e.soundKey, in: self)
             guard part != .refused else { continue }
             pool.mark(part, markers: clip.markers, from: r.startFrame)
             registerLayer(part, r, layer: k, soundKey: e.soundKey)
