@@ -213,14 +213,43 @@ final class Mixer {
         return moved
     }
 
-    /// The detector: the level of every sidechain source bus at `t`, into `levels`.
+    /// The detector: the level of every sidechain source bus at `t`, into `levels`. A group
+    /// source's level is that of everything below it.
     private func measureSources(now t: Double, host: some MixHost) {
         for b in power.indices { power[b] = 0 }
+        if host.hasBusGroups {
+            let parents = host.busParents
+            let measured = power.indices.map { b in Self.ancestors(of: b, parents: parents, orSelf: true).contains { isSource[$0] } }
+            host.accumulateVoicePower(into: &power, buses: measured, now: t)
+            addStreamedPower(into: &power, masterGain: host.masterGain)
+            for b in levels.indices where isSource[b] {
+                levels[b] = Self.decibels(power: Self.subtreePower(b, power: power, parents: parents))
+            }
+            return
+        }
         host.accumulateVoicePower(into: &power, buses: isSource, now: t)
         addStreamedPower(into: &power, masterGain: host.masterGain)   // music on a source bus ducks as voices do
         for b in levels.indices where isSource[b] {
             levels[b] = Self.decibels(power: power[b])
         }
+    }
+
+    /// `b` (with `orSelf`) and the buses above it, nearest first.
+    static func ancestors(of b: Int, parents: [Int], orSelf: Bool) -> [Int] {
+        var out: [Int] = orSelf ? [b] : []
+        var k = b < parents.count ? parents[b] : -1
+        while k >= 0 {
+            out.append(k)
+            k = k < parents.count ? parents[k] : -1
+        }
+        return out
+    }
+
+    /// The power of bus `group` and every bus below it.
+    static func subtreePower(_ group: Int, power: [Float], parents: [Int]) -> Float {
+        var sum: Float = 0
+        for b in power.indices where ancestors(of: b, parents: parents, orSelf: true).contains(group) { sum += power[b] }
+        return sum
     }
 
     // MARK: Levels
@@ -249,11 +278,14 @@ final class Mixer {
         return power
     }
 
-    /// The level of bus `bus` (an index) now, in dBFS: −∞ when nothing on it plays.
+    /// The level of bus `bus` (an index) now, in dBFS: −∞ when nothing on it (or, for a group,
+    /// below it) plays.
     func level(ofBus bus: Int, host: some MixHost) -> Double {
-        var only = [Bool](repeating: false, count: host.busCount)
-        only[bus] = true
-        return Self.decibels(power: busPower(only: only, host: host)[bus])
+        let parents = host.busParents
+        let only = (0..<host.busCount).map { b in
+            host.hasBusGroups ? Self.ancestors(of: b, parents: parents, orSelf: true).contains(bus) : b == bus
+        }
+        return Self.decibels(power: Self.subtreePower(bus, power: busPower(only: only, host: host), parents: parents))
     }
 
     static func decibels(power: Float) -> Double {

@@ -45,13 +45,15 @@ package struct SceneParser: YAMLReader {
     var includerBusNames: Set<String> = []
     /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
     var unitWarnings: [SceneWarning] = []
+    /// The VCA ids of the file and those it includes (`vca:` events name them).
+    var vcaNames: Set<String> = []
 
     static let topKeys = [
         "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include",
+        "parameters", "include", "vcas",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -120,6 +122,9 @@ package struct SceneParser: YAMLReader {
         parameterDefs = Dictionary(
             (included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
+        checkBusTree(buses, included: included.buses, at: top["buses"])   // SceneParser+BusTree.swift
+        let vcas = self.vcas(top["vcas"], busNames: busNames)   // SceneParser+VCAs.swift
+        vcaNames = Set((included.vcas + vcas).map(\.id))
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
         if let n = top["sounds"], within(n, "sounds", SceneLimits.maxSounds, "sounds") {
@@ -265,9 +270,10 @@ package struct SceneParser: YAMLReader {
         scene.parameters = included.parameters + parameters
         scene.snapshots = included.snapshots + snapshots
         scene.buses = included.buses + buses
+        scene.vcas = included.vcas + vcas
         scene.seed = seed
         scene.clipMemory = clipMemory
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }
