@@ -1,0 +1,86 @@
+import Earshot
+import EarshotContent
+import EarshotScenes
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Issue 41 item 1 in scenes: `buses: { NAME: { parent: } }`, `vcas:` and `vca:` events read,
+/// validated (cycles, unknown parents and members refused with their lines) and rendered — three
+/// tones on `footsteps` (1 kHz), `vehicles` (2 kHz) and `ui` (3 kHz) measured by band power in
+/// the rendered file.
+final class SceneBusTreeTests: XCTestCase {
+    private var tmp: URL!
+
+    override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
+
+    private func problems(_ yaml: String) throws -> String {
+        let path = try SceneFixtures.write(yaml, in: tmp)
+        guard case .failure(let p) = Scene.check(path: path) else { XCTFail("accepted: \(yaml)"); return "" }
+        return p.description
+    }
+
+    func testTheTreeAndAVCAEventRender() throws {
+        var clips = "clips:\n"
+        for (id, hz) in [("f", 1_000), ("v", 2_000), ("u", 3_000)] {
+            let path = tmp.appendingPathComponent("\(id).wav").path
+            try SoxTone.write(to: path, frequency: hz, amplitude: 0.2, seconds: 2)
+            clips += "  \(id): \(path)\n"
+        }
+        let path = try SceneFixtures.write("""
+            duration: 2
+            \(clips)buses:
+              footsteps: { parent: gameplay, gain: -6 }
+              gameplay: { gain: -6 }
+              vehicles: { parent: gameplay }
+            vcas:
+              mix: { buses: [vehicles, ui] }
+            events:
+              - { at: 0, play: f, bus: footsteps }
+              - { at: 0, play: v, bus: vehicles }
+              - { at: 0, play: u, bus: ui }
+              - { at: 1, vca: mix, gain: -10 }
+            """, in: tmp)
+        let scene = try Scene.load(path: path)
+        XCTAssertEqual(scene.buses.map(\.parent), ["gameplay", nil, "gameplay"])
+        XCTAssertEqual(scene.vcas, [SceneVCA(id: "mix", buses: ["vehicles", "ui"])])
+        let out = tmp.appendingPathComponent("out.wav").path
+        _ = try SceneRenderer(scene: scene).render(to: out, format: .f32)
+        let audio = try RenderedAudio(path: out)
+        func dB(_ hz: Double, _ from: Double, _ to: Double) -> Double { 10 * log10(audio.power(at: [hz], from, to)) }
+        let footsteps = dB(1_000, 0.4, 0.9), vehicles = dB(2_000, 0.4, 0.9), ui = dB(3_000, 0.4, 0.9)
+        let vehiclesAfter = dB(2_000, 1.4, 1.9), uiAfter = dB(3_000, 1.4, 1.9), footstepsAfter = dB(1_000, 1.4, 1.9)
+        print("SceneBusTreeTests: footsteps − ui \(footsteps - ui) dB, vehicles − ui \(vehicles - ui) dB; after vca −10: vehicles \(vehiclesAfter - vehicles) dB, ui \(uiAfter - ui) dB, footsteps \(footstepsAfter - footsteps) dB")
+        XCTAssertEqual(footsteps - ui, -12.0, accuracy: 0.1, "−6 of its own × −6 of gameplay")
+        XCTAssertEqual(vehicles - ui, -6.0, accuracy: 0.1, "gameplay's −6")
+        XCTAssertEqual(vehiclesAfter - vehicles, -10.0, accuracy: 0.1)
+        XCTAssertEqual(uiAfter - ui, -10.0, accuracy: 0.1)
+        XCTAssertEqual(footstepsAfter - footsteps, 0.0, accuracy: 0.1)
+    }
+
+    func testValidateRefusesCyclesUnknownParentsAndMembers() throws {
+        let cycle = try problems("""
+            duration: 1
+            buses:
+              a: { parent: b }
+              b: { parent: a }
+            """)
+        XCTAssertTrue(cycle.contains("buses.a.parent") && cycle.contains("cycle"), cycle)
+        XCTAssertTrue(cycle.contains(":3:"), "the line of a's parent: \(cycle)")
+        XCTAssertTrue(try problems("duration: 1\nbuses:\n  a: { parent: gamplay }\n  gameplay: {}\n")
+            .contains("no bus named \"gamplay\" (did you mean 'gameplay'?)"))
+        XCTAssertTrue(try problems("duration: 1\nbuses:\n  a: { parent: a }\n").contains("its own parent"))
+        var chain = "duration: 1\nbuses:\n  b0: {}\n"
+        for i in 1...Bus.maxTreeDepth { chain += "  b\(i): { parent: b\(i - 1) }\n" }
+        XCTAssertTrue(try problems(chain).contains("at most \(Bus.maxTreeDepth)"))
+        XCTAssertTrue(try problems("duration: 1\nvcas:\n  g: { buses: [sfx, musik] }\n").contains("no bus named \"musik\""))
+        XCTAssertTrue(try problems("duration: 1\nvcas:\n  g: { buses: [sfx, sfx] }\n").contains("named twice"))
+        XCTAssertTrue(try problems("duration: 1\nvcas:\n  g: { buses: [] }\n").contains("1…64 bus names"))
+        XCTAssertTrue(try problems("duration: 1\nvcas:\n  g: { gain: -3 }\n").contains("buses"))
+        let event = try problems("duration: 1\nvcas:\n  gameplay: { buses: [sfx] }\nevents:\n  - { at: 0.5, vca: gamepley, gain: -6 }\n")
+        XCTAssertTrue(event.contains("no VCA") && event.contains("gameplay"), event)
+        XCTAssertTrue(try problems("duration: 1\nvcas:\n  g: { buses: [sfx] }\nevents:\n  - { at: 0.5, vca: g }\n")
+            .contains("gain"))
+    }
+}
