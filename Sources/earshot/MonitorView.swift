@@ -143,7 +143,7 @@ struct MonitorView {
 
         // Buses as meters.
         out.append("BUSES")
-        for (b, depth) in Self.busTree(f?.buses ?? []) { out.append(Self.busLine(b, depth: depth)) }   // the tree, indented
+        for (b, depth) in f?.busTree ?? [] { out.append(Self.busLine(b, depth: depth)) }   // the tree, indented
         var mix: [String] = []
         if let s = f?.snapshots, !s.isEmpty {
             mix.append(
