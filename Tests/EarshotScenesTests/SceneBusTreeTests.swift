@@ -84,3 +84,26 @@ final class SceneBusTreeTests: XCTestCase {
             .contains("gain"))
     }
 }
+
+extension SceneBusTreeTests {
+    /// `earshot render --plot`: the bus lanes' legend lists each group before its children, each
+    /// child labelled with its group.
+    func testThePlotLabelsChildrenWithTheirGroup() throws {
+        let path = try SceneFixtures.write("""
+            duration: 0.3
+            clips: { beep: \(SceneFixtures.beep) }
+            buses:
+              footsteps: { parent: gameplay }
+              gameplay: { gain: -6 }
+            events:
+              - { at: 0, play: beep, bus: footsteps }
+            """, name: "tree.yaml", in: tmp)
+        let svg = tmp.appendingPathComponent("tree.svg").path
+        let r = try CLIRunner.run("earshot", ["render", path, "-o", tmp.appendingPathComponent("tree.wav").path, "--plot", svg])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        let group = try XCTUnwrap(text.range(of: ">■ gameplay<"), "the group in the legend")
+        let child = try XCTUnwrap(text.range(of: ">■ gameplay › footsteps<"), "the child labelled with its group")
+        XCTAssertLessThan(group.lowerBound, child.lowerBound, "the group first")
+    }
+}

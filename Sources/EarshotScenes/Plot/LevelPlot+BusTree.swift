@@ -1,8 +1,8 @@
 import EarshotContent
 
 /// The bus lane as the scene's bus tree: each group followed by the buses below it, each child
-/// labelled with its path from the top group (`gameplay › footsteps`), so a lane's legend says
-/// whose level a child's curve includes (a child's effective gain is the product along its path).
+/// labelled with its group (`gameplay › footsteps`), so a lane's legend says whose level a
+/// child's curve includes (a child's effective gain is the product along its path).
 extension LevelPlot {
     /// ``SceneTimeline/buses`` indices depth first (a group, then its children in lane order),
     /// each with its legend label.
@@ -14,13 +14,13 @@ extension LevelPlot {
         }
         var out: [(index: Int, label: String)] = []
         var seen = Set<String>()
-        func visit(_ name: String, _ path: [String]) {
+        func visit(_ name: String) {
             guard seen.insert(name).inserted, let i = index[name] else { return }
-            out.append((i, (path + [name]).joined(separator: " › ")))
-            for child in t.buses where parent(child) == name { visit(child, path + [name]) }
+            out.append((i, parent(name).map { "\($0) › \(name)" } ?? name))   // the group only: short at any depth
+            for child in t.buses where parent(child) == name { visit(child) }
         }
-        for name in t.buses where parent(name) == nil { visit(name, []) }
-        for name in t.buses where !seen.contains(name) { visit(name, []) }   // a cycle cannot come from a validated scene
+        for name in t.buses where parent(name) == nil { visit(name) }
+        for name in t.buses where !seen.contains(name) { visit(name) }   // a cycle cannot come from a validated scene
         return out
     }
 }
