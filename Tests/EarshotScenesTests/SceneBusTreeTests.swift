@@ -105,3 +105,27 @@ extension SceneBusTreeTests {
         XCTAssertLessThan(group.lowerBound, child.lowerBound, "the group first")
     }
 }
+
+extension SceneBusTreeTests {
+    /// `validate`'s limiter estimate hears a bus at its path's gain: loud plays on a child of a
+    /// −40 dB group cannot reach the limiter; the same child under the master can.
+    func testTheLimiterWarningHearsTheGroupsGain() throws {
+        let tone = tmp.appendingPathComponent("loud.wav").path
+        try SoxTone.write(to: tone, frequency: 1_000, amplitude: 0.5, seconds: 1)
+        func warnings(parent: String) throws -> [String] {
+            let path = try SceneFixtures.write("""
+                duration: 2
+                clips: { tone: \(tone) }
+                buses:
+                  group: { gain: -40 }
+                  child: { \(parent) }
+                events:
+                  - { at: 0.5, play: tone, gain: 16, bus: child }
+                  - { at: 0.5, play: tone, gain: 16, bus: child, pan: 0.5 }
+                """, name: "limiter.yaml", in: tmp)
+            return try Scene.load(path: path).warnings().filter { $0.key == "mix" }.map(\.description)
+        }
+        XCTAssertEqual(try warnings(parent: "parent: group"), [], "−40 dB above it")
+        XCTAssertEqual(try warnings(parent: "gain: 0").count, 1, "under the master: it can")
+    }
+}
