@@ -122,11 +122,16 @@ final class BusTable {
     }
 
     /// Whether `j` is `i` or a bus below it.
-    func isInSubtree(_ j: Int, of i: Int) -> Bool {
-        var k = j
+    func isInSubtree(_ j: Int, of i: Int) -> Bool { Self.isUnder(j, i, parents: parents) }
+
+    /// Whether bus `b` is `group` or below it in the tree `parents` (parent indices, -1: the
+    /// master; an index past the end is a child of the master): the one walk the mix's detector
+    /// and the send router's copies of the tree use too.
+    static func isUnder(_ b: Int, _ group: Int, parents: [Int]) -> Bool {
+        var k = b
         while k >= 0 {
-            if k == i { return true }
-            k = parents[k]
+            if k == group { return true }
+            k = k < parents.count ? parents[k] : -1
         }
         return false
     }

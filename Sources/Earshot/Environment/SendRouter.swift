@@ -229,15 +229,7 @@ final class SendRouter {
         for i in states.indices where states[i].routed != 0 && isUnder(Int(states[i].bus), bus) { push(ALuint(i)) }
     }
 
-    /// Whether bus `b` is `group` or below it.
-    private func isUnder(_ b: Int, _ group: Int) -> Bool {
-        var k = b
-        while k >= 0 {
-            if k == group { return true }
-            k = parent(of: k)
-        }
-        return false
-    }
+    private func isUnder(_ b: Int, _ group: Int) -> Bool { BusTable.isUnder(b, group, parents: busParents) }
 
     private func growBuses(_ bus: Int) {
         if bus >= busSlots.count {
