@@ -1,0 +1,249 @@
+import Logging
+
+/// Dialogue's rules: the table and locale, each speaker's line and queue, the global limit of
+/// lines, and the subtitle events waiting for their frame. A subsystem (it hears every frame
+/// and render to start queued lines on time and send subtitles on the audio clock); it plays
+/// lines only through ``AudioStream``'s public calls — no AL call, no stream-system state.
+///
+/// Every line is planned on the audio clock when it starts: its start `t`, its end `t + length`,
+/// its subtitle's `show` at `t + first audible frame`, its cues, its `hide` at `t + last audible
+/// frame`. A queued line starts at the frame its speaker's line ends (scheduled with
+/// ``AudioStream/play(at:)`` just before the render or the live horizon that reaches it).
+///
+/// Lock order: this system's lock, then the stream lock and the AL lock (inside the streams'
+/// calls); nothing calls back into it.
+final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is in `state` (a Locked).
+
+    /// Who takes turns: lines said by one emitter, or (without one) by one speaker name.
+    enum SpeakerKey: Hashable {
+        case emitter(Emitter)
+        case named(String)
+    }
+
+    /// A line queued or playing.
+    final class Line {
+        let handle: LineHandle
+        let resolved: ResolvedLine
+        let span: LineSpan
+        let cues: [SubtitleCue]
+        let speaker: SpeakerKey
+        let saidAt: Double
+        let stream: AudioStream
+        /// Audio time it starts (set when scheduled) and ends.
+        var start = 0.0
+        var end: Double { start + span.duration }
+        var show: Double { start + Double(span.firstAudible) / Double(span.sampleRate) }
+        var hide: Double { start + Double(span.lastAudible + 1) / Double(span.sampleRate) }
+
+        init(handle: LineHandle, resolved: ResolvedLine, span: LineSpan, cues: [SubtitleCue], speaker: SpeakerKey,
+             saidAt: Double, stream: AudioStream) {
+            self.handle = handle
+            self.resolved = resolved
+            self.span = span
+            self.cues = cues
+            self.speaker = speaker
+            self.saidAt = saidAt
+            self.stream = stream
+        }
+    }
+
+    struct State {
+        var table: DialogueTable?
+        var locale = "en"
+        var maxLines = 4
+        var playing: [Line] = []
+        var queued: [Line] = []
+        /// Subtitle events not yet sent, by time.
+        var pending: [SubtitleEvent] = []
+        var nextID: UInt64 = 0
+        var isShutDown = false
+    }
+
+    /// The most lines queued at once, engine-wide; a line said beyond it is dropped.
+    static let maxQueued = 256
+    /// Live devices: how far ahead a queued line is scheduled (the streams' live horizon plus a
+    /// game frame).
+    static let liveLookahead = StreamSystem.liveHorizon + 0.05
+
+    let state = Locked(State())
+    let broadcast = EventBroadcast<SubtitleEvent>(capacity: 1_024)
+    let logger = EarshotLogging.logger("earshot.dialogue")
+
+    // MARK: Hooks
+
+    func willRender(_ engine: AudioEngine, frames: Int) {
+        // Loopback: start what is due in the render about to be mixed (the streams' pump runs
+        // after this hook, as the music system comes after this system in the list).
+        let now = engine.audioTime
+        advance(engine, now: now, horizon: Double(frames) / Double(engine.sampleRate))
+    }
+
+    func didRender(_ engine: AudioEngine, _ buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
+        let now = engine.audioTime
+        expireAndFinish(now: now)
+        send(upTo: now)
+    }
+
+    func endFrame(_ engine: AudioEngine, changes: BusChanges) {
+        let now = engine.audioTime
+        if !engine.isLoopback { advance(engine, now: now, horizon: Self.liveLookahead) }
+        expireAndFinish(now: now)
+        send(upTo: now + (engine.isLoopback ? 0 : 1e-9))
+    }
+
+    func shutdown(_ engine: AudioEngine) {
+        let lines = state.withLock { s -> [Line] in
+            s.isShutDown = true
+            defer { s.playing = []; s.queued = []; s.pending = [] }
+            return s.playing + s.queued
+        }
+        for line in lines { line.handle.resolve(.dropped) }
+        broadcast.finish()
+    }
+
+    // MARK: Rules
+
+    /// Adds a said line: cuts a lower-priority line of its speaker, or queues behind it.
+    func add(_ line: Line, engine: AudioEngine, now: Double) {
+        let cut: [Line] = state.withLock { s in
+            guard !s.isShutDown else { return [] }
+            let mine = s.playing.filter { $0.speaker == line.speaker && $0.end > now }
+            let cuts = mine.filter { $0.resolved.line.priority < line.resolved.line.priority }
+            for old in cuts { endLocked(&s, old, at: now, as: .cut) }
+            // Queued lines of the speaker that rank lower wait behind it; a more important line
+            // goes in front of them.
+            let index = s.queued.firstIndex {
+                $0.speaker == line.speaker && $0.resolved.line.priority < line.resolved.line.priority
+            } ?? s.queued.endIndex
+            s.queued.insert(line, at: index)
+            return cuts
+        }
+        for old in cut { old.handle.resolve(.cut) }
+        if state.withLock({ $0.isShutDown }) { line.handle.resolve(.dropped); return }
+        // Now, or with the live lead-in.
+        advance(engine, now: now, horizon: engine.isLoopback ? 0 : Self.liveLookahead)
+    }
+
+    /// Ends line `id` (playing: faded out now, its subtitle hidden; queued: removed).
+    func end(_ id: UInt64, as outcome: LineOutcome) {
+        guard let engine = state.withLock({ s in s.playing.first { $0.handle.id == id } ?? s.queued.first { $0.handle.id == id } })?.stream.engine else {
+            return
+        }
+        let now = engine.audioTime
+        let ended = state.withLock { s -> Line? in
+            if let i = s.queued.firstIndex(where: { $0.handle.id == id }) { return s.queued.remove(at: i) }
+            guard let line = s.playing.first(where: { $0.handle.id == id }) else { return nil }
+            endLocked(&s, line, at: now, as: outcome)
+            return line
+        }
+        ended?.handle.resolve(outcome)
+        advance(engine, now: now, horizon: engine.isLoopback ? 0 : Self.liveLookahead)
+    }
+
+    /// Takes `line` off the playing list at audio time `at`: fades it out (or stops it when it has
+    /// not begun), drops its later subtitle events and hides a shown subtitle.
+    private func endLocked(_ s: inout State, _ line: Line, at time: Double, as outcome: LineOutcome) {
+        s.playing.removeAll { $0 === line }
+        let id = line.handle.id
+        s.pending.removeAll { event in
+            switch event {
+            case .show(let e): e.lineID == id
+            case .cue(let e): e.lineID == id
+            case .hide(let e): e.lineID == id
+            }
+        }
+        if line.start > time {
+            line.stream.stop()
+        } else {
+            line.stream.fade(to: 0, duration: DialogueTable.cutFade, stopsAtEnd: true)
+        }
+        if line.show < time, line.hide > time {
+            insert(&s, .hide(.init(time: time, key: line.resolved.line.key, speaker: line.resolved.line.speaker,
+                                   reason: outcome, lineID: id)))
+        }
+    }
+
+    /// Starts every queued line whose speaker is free before `now + horizon` and for which the
+    /// global limit has room, at the frame its speaker's last line ends (or now).
+    func advance(_ engine: AudioEngine, now: Double, horizon: Double) {
+        var failed: [(Line, LineOutcome)] = []
+        state.withLock { s in
+            guard !s.isShutDown else { return }
+            var i = 0
+            while i < s.queued.count {
+                let line = s.queued[i]
+                let mine = s.playing.filter { $0.speaker == line.speaker && $0.end > now }
+                if mine.contains(where: { $0.start > now + horizon }) { i += 1; continue }   // its next line is planned already
+                let free = max(now, mine.map(\.end).max() ?? now)
+                // The global limit at `free`: lines still playing then.
+                let busy = s.playing.filter { $0.end > free }.count
+                var at = free
+                if busy >= s.maxLines {
+                    let ends = s.playing.map(\.end).filter { $0 > free }.sorted()
+                    at = ends[busy - s.maxLines]
+                }
+                guard at < now + horizon || at <= now else { i += 1; continue }
+                s.queued.remove(at: i)
+                if let expire = line.resolved.line.expire, at - line.saidAt > expire {
+                    line.stream.stop()
+                    failed.append((line, .expired))
+                    continue
+                }
+                line.start = at
+                do {
+                    try line.stream.play(at: at)
+                } catch {
+                    logger.warning("dialogue line \(line.resolved.line.key) could not start: \(error)")
+                    failed.append((line, .dropped))
+                    continue
+                }
+                s.playing.append(line)
+                plan(&s, line)
+            }
+        }
+        for (line, outcome) in failed { line.handle.resolve(outcome) }
+    }
+
+    /// Puts `line`'s subtitle events on the schedule.
+    private func plan(_ s: inout State, _ line: Line) {
+        let key = line.resolved.line.key, speaker = line.resolved.line.speaker, id = line.handle.id
+        insert(&s, .show(.init(time: line.show, key: key, speaker: speaker, text: line.resolved.text,
+                               locale: line.resolved.locale, lineID: id)))
+        for cue in line.cues where cue.time >= 0 && cue.time < line.span.duration {
+            insert(&s, .cue(.init(time: line.start + cue.time, key: key, speaker: speaker, text: cue.text, lineID: id)))
+        }
+        insert(&s, .hide(.init(time: line.hide, key: key, speaker: speaker, reason: .finished, lineID: id)))
+    }
+
+    private func insert(_ s: inout State, _ event: SubtitleEvent) {
+        let i = s.pending.firstIndex { $0.time > event.time } ?? s.pending.endIndex
+        s.pending.insert(event, at: i)
+    }
+
+    /// Resolves lines that ended and drops queued ones past their `expire`.
+    func expireAndFinish(now: Double) {
+        let (done, expired) = state.withLock { s -> ([Line], [Line]) in
+            let done = s.playing.filter { $0.end <= now }
+            s.playing.removeAll { $0.end <= now }
+            let expired = s.queued.filter { l in l.resolved.line.expire.map { now - l.saidAt > $0 } ?? false }
+            s.queued.removeAll { l in l.resolved.line.expire.map { now - l.saidAt > $0 } ?? false }
+            return (done, expired)
+        }
+        for line in done { line.handle.resolve(.finished) }
+        for line in expired {
+            line.stream.stop()
+            line.handle.resolve(.expired)
+        }
+    }
+
+    /// Sends every subtitle event before audio time `time`.
+    func send(upTo time: Double) {
+        let due = state.withLock { s -> [SubtitleEvent] in
+            let n = s.pending.firstIndex { $0.time >= time } ?? s.pending.endIndex
+            defer { s.pending.removeFirst(n) }
+            return Array(s.pending.prefix(n))
+        }
+        if !due.isEmpty { broadcast.send(due) }
+    }
+}
