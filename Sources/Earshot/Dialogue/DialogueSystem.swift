@@ -28,7 +28,7 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
         let span: LineSpan
         let cues: [SubtitleCue]
         let speaker: SpeakerKey
-        let saidAt: Double
+        var saidAt: Double
         let stream: AudioStream
         /// Audio time it starts (set when scheduled) and ends.
         var start = 0.0
@@ -58,6 +58,9 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
         var pending: [SubtitleEvent] = []
         var nextID: UInt64 = 0
         var isShutDown = false
+        /// The audio time of the last frame, and whether the voice bus was held (paused) then.
+        var lastFrame: Double?
+        var held = false
     }
 
     /// The most lines queued at once, engine-wide; a line said beyond it is dropped.
@@ -87,6 +90,7 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
 
     func endFrame(_ engine: AudioEngine, changes: BusChanges) {
         let now = engine.audioTime
+        followHold(now: now, held: (try? engine.isHeld(.voice)) ?? false)
         if !engine.isLoopback { advance(engine, now: now, horizon: Self.liveLookahead) }
         expireAndFinish(now: now)
         send(upTo: now + (engine.isLoopback ? 0 : 1e-9))
@@ -234,6 +238,20 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
         for line in expired {
             line.stream.stop()
             line.handle.resolve(.expired)
+        }
+    }
+
+    /// While the game holds the voice bus (a pause), lines stand still: everything planned —
+    /// ends, subtitle events, queued lines' waits — moves on by the time the hold lasted, as
+    /// the game's frames see it (to within a frame).
+    func followHold(now: Double, held: Bool) {
+        state.withLock { s in
+            defer { s.lastFrame = now; s.held = held }
+            guard s.held, let last = s.lastFrame, now > last else { return }
+            let d = now - last
+            for line in s.playing { line.start += d }
+            for line in s.queued { line.saidAt += d }
+            s.pending = s.pending.map { $0.delayed(by: d) }
         }
     }
 

@@ -63,6 +63,15 @@ public enum SubtitleEvent: Sendable, Hashable {
         public var lineID: UInt64
     }
 
+    /// The same event `d` seconds later (a pause of the voice bus).
+    func delayed(by d: Double) -> SubtitleEvent {
+        switch self {
+        case .show(var e): e.time += d; return .show(e)
+        case .cue(var e): e.time += d; return .cue(e)
+        case .hide(var e): e.time += d; return .hide(e)
+        }
+    }
+
     /// The event's audio time.
     public var time: Double {
         switch self {

@@ -201,3 +201,31 @@ final class DialogueSpeakerTests: XCTestCase {
         XCTAssertEqual(depth, -9, accuracy: 1, "ducked by the set depth")
     }
 }
+
+extension DialogueSpeakerTests {
+    func testPausingTheVoiceBusHoldsTheLineItsQueueAndItsSubtitle() async throws {
+        let f = try DialogueFixture()
+        try f.tone("a", frequency: 500, seconds: 0.5)
+        try f.tone("b", frequency: 700, seconds: 0.3)
+        let e = try engine()
+        try e.setDialogueTable(f.table([DialogueLine(key: "a", speaker: "guard"), DialogueLine(key: "b", speaker: "guard")]))
+        let events = e.subtitles
+        let a = try e.say("a"), b = try e.say("b")
+        _ = try render(e, seconds: 0.2)
+        try e.setPaused(true, for: .voice)
+        let paused = try render(e, seconds: 0.5)
+        try e.setPaused(false, for: .voice)
+        let rest = try render(e, seconds: 1)
+        XCTAssertEqual(a.outcome, .finished)
+        XCTAssertEqual(b.outcome, .finished)
+        XCTAssertNil(DialogueFixture.audible(paused, from: 1_600), "nothing is heard while paused")
+        // a: 0.3 s left after the pause, then b.
+        let heard = try XCTUnwrap(DialogueFixture.audible(rest))
+        print("paused line: after the pause heard frames \(heard.first)…\(heard.last) (0.6 s = 28800 expected)")
+        XCTAssertLessThanOrEqual(abs(heard.last - 28_800), 2 * gameFrame, "a's rest and b are heard after the pause")
+        e.shutdown()
+        let all = await collect(events)
+        guard case .hide(let hideA)? = all.first(where: { if case .hide = $0 { true } else { false } }) else { return XCTFail("\(all)") }
+        XCTAssertEqual(hideA.time, 1.0, accuracy: 2 * Double(gameFrame) / 48_000, "a (0.5 s, paused 0.5 s after 0.2 s) hides at 1.0 s, not 0.5 s")
+    }
+}
