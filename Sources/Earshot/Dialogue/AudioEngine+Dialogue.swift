@@ -114,4 +114,17 @@ extension AudioEngine {
     /// every event; finished at ``shutdown()`` (a stream read afterwards is finished at once). A
     /// consumer that falls behind keeps the newest 1 024 events.
     public var subtitles: AsyncStream<SubtitleEvent> { dialogue.broadcast.stream() }
+
+    /// Calls `observer` for every subtitle event (as ``subtitles`` carries them) on the thread that
+    /// sends it — the one calling ``render(frames:)`` or ``update(deltaTime:)`` — until
+    /// ``shutdown()``. The observer must not block; it may call the engine.
+    ///
+    /// ```swift
+    /// engine.observeSubtitles { event in
+    ///     if case .show(let s) = event { print(s.speaker, s.text, s.time) }
+    /// }
+    /// ```
+    public func observeSubtitles(_ observer: @escaping @Sendable (SubtitleEvent) -> Void) {
+        dialogue.broadcast.observe(observer)
+    }
 }

@@ -36,6 +36,8 @@ package struct SceneParser: YAMLReader {
     static let maxClipMemoryMiB = 65_536
     /// Read as a bank (SceneParser+Bank.swift): no timeline, no `duration:`.
     var isBank = false
+    /// The scene's `dialogue:` section, read before its events (SceneParser+Dialogue.swift).
+    var dialogue: SceneDialogue?
     /// The chain of `include:`s being read and every file read so far (SceneParser+Include.swift).
     var includeState = SceneIncludeState()
     /// Bus names the included banks declare (own `buses:` may duck them).
@@ -51,7 +53,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include",
+        "parameters", "include", "dialogue",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -103,6 +105,7 @@ package struct SceneParser: YAMLReader {
             clipMemory = mib * 1_048_576
         }
         let session = top["session"].map { sessionSettings($0) } ?? SceneSessionSettings()
+        dialogue = top["dialogue"].flatMap { dialogueSection($0) }
 
         var clips: [SceneClip] = []
         // Ids of clips that failed to load count as known, so one missing file is one problem.
@@ -267,6 +270,7 @@ package struct SceneParser: YAMLReader {
         scene.buses = included.buses + buses
         scene.seed = seed
         scene.clipMemory = clipMemory
+        scene.dialogue = dialogue
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
