@@ -47,4 +47,16 @@ extension SceneParser {
         }
         return .say(SceneSay(key: lineKey, by: by))
     }
+
+    /// The emitters `say:` events name with `by:` (read before the emitters: a speaker needs no
+    /// clip of its own).
+    func speakerEmitterIDs(_ events: Node?) -> Set<String> {
+        guard case .sequence(let seq)? = events else { return [] }
+        var out = Set<String>()
+        for e in seq {
+            guard case .mapping(let m) = e, m["say"] != nil, case .scalar(let by)? = m["by"] else { continue }
+            out.insert(by.string)
+        }
+        return out
+    }
 }

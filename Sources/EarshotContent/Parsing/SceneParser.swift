@@ -161,8 +161,9 @@ package struct SceneParser: YAMLReader {
                 )
             }
         }
-        // Emitters a track follows may play nothing themselves (no `clip:`).
-        let followed = Set(music.compactMap(\.emitter))
+        // Emitters a track follows, or that speak lines (`say: …, by:`), may play nothing
+        // themselves (no `clip:`).
+        let followed = Set(music.compactMap(\.emitter)).union(speakerEmitterIDs(top["events"]))   // SceneParser+Dialogue.swift
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
