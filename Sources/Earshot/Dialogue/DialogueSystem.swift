@@ -28,10 +28,10 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
         let span: LineSpan
         let cues: [SubtitleCue]
         let speaker: SpeakerKey
-        var saidAt: Double
+        fileprivate(set) var saidAt: Double
         let stream: AudioStream
         /// Audio time it starts (set when scheduled) and ends.
-        var start = 0.0
+        fileprivate(set) var start = 0.0
         var end: Double { start + span.duration }
         var show: Double { start + Double(span.firstAudible) / Double(span.sampleRate) }
         var hide: Double { start + Double(span.lastAudible + 1) / Double(span.sampleRate) }
