@@ -48,9 +48,8 @@ public enum SubtitleFile {
         guard text.utf8.count <= maxBytes else {
             throw .tooLarge(name: name, what: "subtitle file", size: text.utf8.count, limit: maxBytes, setting: "SubtitleFile.maxBytes")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
+        // "\r\n" is one Character: split on every newline character.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = first.dropFirst() }
         let isVTT = name.lowercased().hasSuffix(".vtt") || lines.first?.hasPrefix("WEBVTT") == true
         var i = 0
