@@ -121,7 +121,8 @@ public enum SubtitleFile {
     }
 
     static func stamp(_ seconds: Double, comma: Bool) -> String {
-        let ms = Int((max(0, min(seconds, 359_999)) * 1000).rounded())
+        // 99:59:59.999 at most (100 hours do not fit the two digits of the hours).
+        let ms = min(Int((max(0, min(seconds, 360_000)) * 1000).rounded()), 359_999_999)
         let h = ms / 3_600_000, m = ms / 60_000 % 60, s = ms / 1000 % 60, f = ms % 1000
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let frac = f < 10 ? "00\(f)" : f < 100 ? "0\(f)" : "\(f)"
