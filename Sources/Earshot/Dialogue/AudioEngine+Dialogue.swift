@@ -8,7 +8,7 @@ extension AudioEngine {
     /// by the voice bus is set yet (one the game set is kept).
     ///
     /// ```swift
-    /// var table = DialogueTable(locales: ["en"], fallback: "en", filePattern: "Assets/Voice/{locale}/{key}.wav")
+    /// var table = DialogueTable(locales: ["en"], fallback: "en", filePattern: "Voice/{locale}/{key}.ogg", baseDirectory: "Assets")
     /// table.lines["intro.guard.01"] = DialogueLine(key: "intro.guard.01", speaker: "guard", text: ["en": "Halt!"])
     /// try engine.setDialogueTable(table)
     /// ```
