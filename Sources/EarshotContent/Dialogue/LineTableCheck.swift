@@ -11,7 +11,7 @@ import Foundation
 /// read.
 ///
 /// ```swift
-/// let table = try LineTableReader.load(path: "Demos/Scenes/dialogue-lines.yaml")
+/// let table = try LineTableReader.load(path: "Demos/Scenes/Lines/dialogue.yaml")
 /// let report = LineTableCheck.run(table)
 /// for f in report.findings { print(f) }
 /// print(report.linesPerLocale, report.linesPerSpeaker)

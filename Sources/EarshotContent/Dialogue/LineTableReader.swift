@@ -28,7 +28,7 @@ import Yams
 /// aliases as a scene's (`SceneLimits`).
 ///
 /// ```swift
-/// let table = try LineTableReader.load(path: "Demos/Scenes/dialogue-lines.yaml")
+/// let table = try LineTableReader.load(path: "Demos/Scenes/Lines/dialogue.yaml")
 /// print(table.lines.count, table.locales)
 /// ```
 public struct LineTableReader: YAMLReader {

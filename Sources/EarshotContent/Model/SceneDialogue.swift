@@ -3,7 +3,7 @@ import Earshot
 /// A scene's `dialogue:` section: the line table its `say:` events speak from, and the locale.
 ///
 /// ```yaml
-/// dialogue: { lines: dialogue-lines.yaml, locale: fr }
+/// dialogue: { lines: Lines/dialogue.yaml, locale: fr }
 /// events:
 ///   - { at: 2, say: intro.guard.01, by: guard }
 /// ```
