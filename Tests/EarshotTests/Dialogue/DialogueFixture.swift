@@ -1,4 +1,5 @@
 @testable import Earshot
+import EarshotMeasure
 import Foundation
 
 /// Voice files for dialogue tests: espeak-ng speaking lines in English and French, and sox tones
@@ -65,5 +66,18 @@ final class DialogueFixture {
         }
         guard let first, let last else { return nil }
         return (first, last)
+    }
+
+    /// The level in dB of `hz` in one channel of interleaved stereo `x` over `frames` (all by
+    /// default), by correlation: one line told from another by its tone.
+    static func toneDB(_ x: [Float], channel: Int = 0, hz: Double, frames: Range<Int>? = nil) -> Double {
+        let range = frames ?? 0..<(x.count / 2)
+        var re = 0.0, im = 0.0
+        for i in range {
+            let a = 2 * Double.pi * hz * Double(i) / 48_000
+            re += Double(x[2 * i + channel]) * cos(a)
+            im += Double(x[2 * i + channel]) * sin(a)
+        }
+        return Level.dB((re * re + im * im).squareRoot() / Double(max(range.count, 1)) * 2)
     }
 }

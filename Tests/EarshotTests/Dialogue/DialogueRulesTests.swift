@@ -15,10 +15,7 @@ final class DialogueRulesTests: XCTestCase {
     }
 
     private func level(_ x: [Float], channel: Int, hz: Double) -> Double {
-        var re = 0.0, im = 0.0
-        let frames = x.count / 2
-        for i in 0..<frames { let a = 2 * Double.pi * hz * Double(i) / 48_000; re += Double(x[2 * i + channel]) * cos(a); im += Double(x[2 * i + channel]) * sin(a) }
-        return Level.dB((re * re + im * im).squareRoot() / Double(max(frames, 1)) * 2)
+        DialogueFixture.toneDB(x, channel: channel, hz: hz)
     }
 
     func testTheGlobalLimitHoldsASecondSpeakerUntilALineEnds() throws {

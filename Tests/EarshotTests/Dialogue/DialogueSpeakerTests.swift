@@ -92,16 +92,13 @@ final class DialogueSpeakerTests: XCTestCase {
                                         DialogueLine(key: "story", speaker: "guard", priority: .story)]))
         let bark = try e.say("bark")
         let before = try render(e, seconds: 0.5)
-        let cutFrame = e.audioFrame
         let story = try e.say("story")
         let after = try render(e, seconds: 0.3)
         XCTAssertEqual(bark.outcome, .cut)
         XCTAssertEqual(story.outcome, nil, "the story line plays")
         // The bark's 300 Hz over 10 ms windows after the cut: gone within 50 ms.
         func tone(_ x: [Float], _ frames: Range<Int>, _ hz: Double) -> Double {
-            var re = 0.0, im = 0.0
-            for i in frames { let a = 2 * Double.pi * hz * Double(i + cutFrame) / 48_000; re += Double(x[2 * i]) * cos(a); im += Double(x[2 * i]) * sin(a) }
-            return (re * re + im * im).squareRoot() / Double(frames.count) * 2
+            pow(10, DialogueFixture.toneDB(x, hz: hz, frames: frames) / 20)
         }
         let full = tone(before.suffix(9_600).map { $0 }, 0..<4_800, 300)
         let at50 = tone(after, 2_400..<2_880, 300)
@@ -131,9 +128,7 @@ final class DialogueSpeakerTests: XCTestCase {
         let out = try render(e, seconds: 1.5)
         XCTAssertEqual(story.outcome, .finished, "a bark never cuts a story line")
         XCTAssertEqual(bark.outcome, .expired, "it would have waited 0.7 s, past its 0.5 s")
-        var re = 0.0, im = 0.0
-        for i in 0..<(out.count / 2) { let a = 2 * Double.pi * 300 * Double(i) / 48_000; re += Double(out[2 * i]) * cos(a); im += Double(out[2 * i]) * sin(a) }
-        let level = Level.dB((re * re + im * im).squareRoot() / Double(out.count / 2) * 2)
+        let level = DialogueFixture.toneDB(out, hz: 300)
         print("expired bark: 300 Hz at \(level) dB")
         XCTAssertLessThan(level, -80, "the expired bark is never heard")
     }
@@ -191,11 +186,7 @@ final class DialogueSpeakerTests: XCTestCase {
         try e.say("line")
         _ = try render(e, seconds: 0.3)
         let during = try render(e, seconds: 0.5)
-        func level(_ x: [Float]) -> Double {
-            var re = 0.0, im = 0.0
-            for i in 0..<(x.count / 2) { let a = 2 * Double.pi * 2_000 * Double(i) / 48_000; re += Double(x[2 * i]) * cos(a); im += Double(x[2 * i]) * sin(a) }
-            return Level.dB((re * re + im * im).squareRoot() / Double(x.count / 2) * 2)
-        }
+        func level(_ x: [Float]) -> Double { DialogueFixture.toneDB(x, hz: 2_000) }
         let depth = level(during) - level(before.suffix(24_000).map { $0 })
         print("music under speech: \(depth) dB")
         XCTAssertEqual(depth, -9, accuracy: 1, "ducked by the set depth")
