@@ -101,8 +101,9 @@ extension AudioEngine {
         let handle = LineHandle(id: id, resolved: resolved, warning: warning, system: dialogue)
         let line = DialogueSystem.Line(handle: handle, resolved: resolved, span: span, cues: cues,
                                        speaker: emitter.map { .emitter($0) } ?? .named(resolved.line.speaker),
-                                       saidAt: audioTime, stream: stream)
-        dialogue.add(line, engine: self, now: line.saidAt)
+                                       saidAt: DialogueSystem.earliestStart(self), stream: stream)
+        // A line's wait (for `expire`) counts from the earliest frame it could have started on.
+        dialogue.add(line, engine: self, now: audioTime)
         return handle
     }
 

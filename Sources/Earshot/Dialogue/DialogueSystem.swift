@@ -68,6 +68,23 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
     /// Live devices: how far ahead a queued line is scheduled (the streams' live horizon plus a
     /// game frame).
     static let liveLookahead = StreamSystem.liveHorizon + 0.05
+    /// Live devices: how long after the streams' set-up horizon a line said now starts, so that
+    /// their pump (on its own thread) meets the start before it is due and plays it from its
+    /// first frame on that frame, behind a silent lead-in.
+    static let liveMargin = 0.02
+
+    /// When a change made now is heard: the audio clock plus the output latency, as the streams
+    /// read it (the audio clock itself on a loopback engine).
+    static func heardNow(_ engine: AudioEngine) -> Double {
+        engine.withStreamAL { engine.streamAudioTime + engine.streamOutputLatency }
+    }
+
+    /// The earliest audio time a line said now can start on: now on a loopback engine (the next
+    /// render's first frame); live, where what is mixed next is heard plus the streams' horizon
+    /// and ``liveMargin`` — so that it starts whole on its planned frame, never late.
+    static func earliestStart(_ engine: AudioEngine) -> Double {
+        engine.isLoopback ? engine.audioTime : heardNow(engine) + StreamSystem.liveHorizon + liveMargin
+    }
 
     let state = Locked(State())
     let broadcast = EventBroadcast<SubtitleEvent>(capacity: 1_024)
@@ -110,11 +127,12 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
 
     /// Adds a said line: cuts a lower-priority line of its speaker, or queues behind it.
     func add(_ line: Line, engine: AudioEngine, now: Double) {
+        let cutAt = engine.isLoopback ? now : Self.heardNow(engine)
         let cut: [Line] = state.withLock { s in
             guard !s.isShutDown else { return [] }
             let mine = s.playing.filter { $0.speaker == line.speaker && $0.end > now }
             let cuts = mine.filter { $0.resolved.line.priority < line.resolved.line.priority }
-            for old in cuts { endLocked(&s, old, at: now, as: .cut) }
+            for old in cuts { endLocked(&s, old, at: cutAt, as: .cut) }
             // Queued lines of the speaker that rank lower wait behind it; a more important line
             // goes in front of them.
             let index = s.queued.firstIndex {
@@ -135,26 +153,30 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
             return
         }
         let now = engine.audioTime
+        let cutAt = engine.isLoopback ? now : Self.heardNow(engine)
         let ended = state.withLock { s -> Line? in
             if let i = s.queued.firstIndex(where: { $0.handle.id == id }) { return s.queued.remove(at: i) }
             guard let line = s.playing.first(where: { $0.handle.id == id }) else { return nil }
-            endLocked(&s, line, at: now, as: outcome)
+            endLocked(&s, line, at: cutAt, as: outcome)
             return line
         }
         ended?.handle.resolve(outcome)
         advance(engine, now: now, horizon: engine.isLoopback ? 0 : Self.liveLookahead)
     }
 
-    /// Takes `line` off the playing list at audio time `at`: fades it out (or stops it when it has
-    /// not begun), drops its later subtitle events and hides a shown subtitle.
+    /// Takes `line` off the playing list at audio time `time` (when the cut is heard): fades it out
+    /// (or stops it when it has not begun), drops its subtitle events from then on and hides a
+    /// subtitle shown before.
     private func endLocked(_ s: inout State, _ line: Line, at time: Double, as outcome: LineOutcome) {
         s.playing.removeAll { $0 === line }
         let id = line.handle.id
+        // Events before the cut stay (live, a `show` may still be waiting for its frame).
         s.pending.removeAll { event in
+            guard event.time >= time else { return false }
             switch event {
-            case .show(let e): e.lineID == id
-            case .cue(let e): e.lineID == id
-            case .hide(let e): e.lineID == id
+            case .show(let e): return e.lineID == id
+            case .cue(let e): return e.lineID == id
+            case .hide(let e): return e.lineID == id
             }
         }
         if line.start > time {
@@ -172,14 +194,15 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
     /// global limit has room, at the frame its speaker's last line ends (or now).
     func advance(_ engine: AudioEngine, now: Double, horizon: Double) {
         var failed: [(Line, LineOutcome)] = []
+        let earliest = engine.isLoopback ? now : Self.earliestStart(engine)
         state.withLock { s in
             guard !s.isShutDown else { return }
             var i = 0
             while i < s.queued.count {
                 let line = s.queued[i]
                 let mine = s.playing.filter { $0.speaker == line.speaker && $0.end > now }
-                if mine.contains(where: { $0.start > now + horizon }) { i += 1; continue }   // its next line is planned already
-                let free = max(now, mine.map(\.end).max() ?? now)
+                if mine.contains(where: { $0.start > earliest + horizon }) { i += 1; continue }   // its next line is planned already
+                let free = max(earliest, mine.map(\.end).max() ?? earliest)
                 // The global limit at `free`: lines still playing then.
                 let busy = s.playing.filter { $0.end > free }.count
                 var at = free
@@ -187,7 +210,7 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
                     let ends = s.playing.map(\.end).filter { $0 > free }.sorted()
                     at = ends[busy - s.maxLines]
                 }
-                guard at < now + horizon || at <= now else { i += 1; continue }
+                guard at < earliest + horizon || at <= earliest else { i += 1; continue }
                 s.queued.remove(at: i)
                 if let expire = line.resolved.line.expire, at - line.saidAt > expire {
                     line.stream.stop()
