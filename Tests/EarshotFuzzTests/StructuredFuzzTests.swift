@@ -64,7 +64,7 @@ final class StructuredFuzzTests: XCTestCase {
     /// Line tables (YAML, CSV) and subtitle files from their structures, edited: what is written
     /// reads back as written, what is accepted keeps the limits, edits are refused or read.
     func testLineTablesAndSubtitlesBounded() {
-        let report = LineTableFuzzer(seed: 2042).run(cases: 400, seconds: 3)
+        let report = LineTableFuzzer(seed: 2042).run(cases: 400)   // by count: about 1 s
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.cases, 50)
         XCTAssertGreaterThan(report.validTables, 10, "the generator reaches valid tables")
