@@ -98,4 +98,35 @@ final class DialogueRulesTests: XCTestCase {
         XCTAssertThrowsError(try e.setDialogueTable(DialogueTable())) { XCTAssertEqual($0 as? EarshotError, .engineShutDown) }
         playing.stop()   // nothing, no trap
     }
+
+    private func assertTimes(_ a: [Double], _ b: [Double], line: UInt = #line) {
+        XCTAssertEqual(a.count, b.count, "\(a) against \(b)", line: line)
+        for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: 1e-9, line: line) }
+    }
+
+    func testCuesComeFromTheTableElseFromTheFilesMarkers() async throws {
+        let f = try DialogueFixture()
+        let marked = f.path("en", "marked")
+        try FileManager.default.createDirectory(atPath: (marked as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try MarkerFiles.write(.init(rate: 48_000, frames: 24_000, cues: [.init(id: 1, frame: 6_000, name: "Who"),
+                                                                          .init(id: 2, frame: 18_000, name: "goes there?")]), to: marked)
+        try f.tone("tabled", frequency: 500, seconds: 0.5)
+        let e = try engine()
+        try e.setDialogueTable(f.table([
+            DialogueLine(key: "marked", speaker: "guard"),
+            DialogueLine(key: "tabled", speaker: "captain", cues: ["en": [SubtitleCue(time: 0.1, text: "One"), SubtitleCue(time: 0.3, text: "Two")]]),
+        ]))
+        let events = e.subtitles
+        try e.say("marked")
+        try e.say("tabled")
+        _ = try TestSignals.renderGameFrames(e, seconds: 0.6)
+        e.shutdown()
+        var cues: [String: [(Double, String)]] = [:]
+        for await event in events { if case .cue(let c) = event { cues[c.key, default: []].append((c.time, c.text)) } }
+        XCTAssertEqual(cues["marked"]?.map(\.1), ["Who", "goes there?"], "the file's cue points, by their labels")
+        assertTimes(cues["marked"]?.map(\.0) ?? [], [0.125, 0.375])
+        XCTAssertEqual(cues["tabled"]?.map(\.1), ["One", "Two"], "the table's cues")
+        assertTimes(cues["tabled"]?.map(\.0) ?? [], [0.1, 0.3])
+    }
 }
+
