@@ -162,6 +162,12 @@ final class DialogueTableTests: XCTestCase {
         let refused = try CLIRunner.run("earshot", ["render", scene, "-o", tmp.appendingPathComponent("x.wav").path, "--subtitles", tmp.appendingPathComponent("x.txt").path])
         XCTAssertNotEqual(refused.status, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("x.wav").path))
+        // A subtitle read faster than 17 characters a second is a validate warning, at dialogue:.
+        _ = try write("fast.yaml", issueTable.replacingOccurrences(of: "fr: \"Halte !\"", with: "fr: \"Halte ! Qui va là ? Montrez-vous, tous, immédiatement !\""))
+        let fast = try write("fast-scene.yaml", "duration: 1\ndialogue: { lines: fast.yaml, locale: fr }\nevents:\n  - { at: 0, say: intro.guard.01 }\n")
+        let w = try CLIRunner.run("earshot", ["validate", fast])
+        XCTAssertEqual(w.status, 0, w.stderr)
+        XCTAssertTrue(w.stderr.contains("fast-scene.yaml:2:11: dialogue.lines:") && w.stderr.contains("subtitle too fast: intro.guard.01 [fr]"), w.stderr)
         // validate names a say: of a key the table lacks.
         let typo = try write("typo.yaml", "duration: 1\ndialogue: { lines: lines.yaml }\nevents:\n  - { at: 0, say: intro.gaurd.01 }\n")
         let v = try CLIRunner.run("earshot", ["validate", typo])

@@ -59,4 +59,11 @@ extension SceneParser {
         }
         return out
     }
+
+    /// Where the `dialogue:` section is, for the warnings about its table (`dialogue.lines`).
+    func placeDialogue(_ scene: inout Scene, _ node: Node?) {
+        guard let mark = node?.mark else { return }
+        scene.lines["dialogue.lines"] = mark.line
+        scene.columns["dialogue.lines"] = mark.column
+    }
 }

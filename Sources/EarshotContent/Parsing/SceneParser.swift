@@ -272,6 +272,7 @@ package struct SceneParser: YAMLReader {
         scene.seed = seed
         scene.clipMemory = clipMemory
         scene.dialogue = dialogue
+        placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
