@@ -92,20 +92,33 @@ final class DialogueSystem: EngineSubsystem, @unchecked Sendable {
 
     // MARK: Hooks
 
+    /// Whether a line is queued or playing or an event waits: the hooks cost one lock and
+    /// nothing else until the game says a line. Idle, the pause follower forgets its last frame.
+    private var hasWork: Bool {
+        state.withLock { s in
+            let busy = !s.playing.isEmpty || !s.queued.isEmpty || !s.pending.isEmpty
+            if !busy { s.lastFrame = nil }
+            return busy
+        }
+    }
+
     func willRender(_ engine: AudioEngine, frames: Int) {
         // Loopback: start what is due in the render about to be mixed (the streams' pump runs
         // after this hook, as the music system comes after this system in the list).
+        guard hasWork else { return }
         let now = engine.audioTime
         advance(engine, now: now, horizon: Double(frames) / Double(engine.sampleRate))
     }
 
     func didRender(_ engine: AudioEngine, _ buffer: UnsafeMutableBufferPointer<Float>, channels: Int) {
+        guard hasWork else { return }
         let now = engine.audioTime
         expireAndFinish(now: now)
         send(upTo: now)
     }
 
     func endFrame(_ engine: AudioEngine, changes: BusChanges) {
+        guard hasWork else { return }
         let now = engine.audioTime
         followHold(now: now, held: (try? engine.isHeld(.voice)) ?? false)
         if !engine.isLoopback { advance(engine, now: now, horizon: Self.liveLookahead) }
