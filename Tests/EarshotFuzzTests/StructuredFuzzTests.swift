@@ -72,4 +72,17 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.engines, 1, "shutdown and a new engine happen")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n"))
     }
+
+    /// Line tables (YAML, CSV) and subtitle files from their structures, edited: what is written
+    /// reads back as written, what is accepted keeps the limits, edits are refused or read.
+    func testLineTablesAndSubtitlesBounded() {
+        let report = LineTableFuzzer(seed: 2042).run(cases: 400)   // by count: about 1 s
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 50)
+        XCTAssertGreaterThan(report.validTables, 10, "the generator reaches valid tables")
+        XCTAssertGreaterThan(report.refusedTables, 10, "and refused ones")
+        XCTAssertGreaterThan(report.validSubtitles, 10)
+        XCTAssertGreaterThan(report.refusedSubtitles, 5)
+        XCTAssertEqual(report.findings, [], report.findings.prefix(3).joined(separator: "\n\n"))
+    }
 }
