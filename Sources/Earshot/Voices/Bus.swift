@@ -1,10 +1,16 @@
 /// A named group of voices and tracks that share a gain, mute, pause and stop.
 ///
-/// Four buses always exist: ``sfx`` (the default for voices), ``music`` (every music track;
-/// the audio session ducks it), ``ui`` and ``voice`` (dialogue). Make more with
+/// Five buses always exist: ``sfx`` (the default for voices), ``music`` (every music track;
+/// the audio session ducks it), ``ui``, ``voice`` (dialogue) and ``ambience`` (beds and
+/// background loops, which dialogue ducks with music). Make more with
 /// ``AudioEngine/addBus(_:)``. A bus's effective gain is
 /// `master × bus gain × snapshot × min(duck, sidechain)` (0 when muted): the ``Snapshot``s in force,
 /// and the lower of the audio session's duck and the sidechain ``Ducking`` by other buses.
+///
+/// Buses form a tree: a bus added with a `parent` (``AudioEngine/addBus(_:parent:)``) is a child
+/// of that group bus, whose gain, mute, pause, snapshots, ducking and filter apply to it too — a
+/// child's effective gain is the product along its path from the master, times the ``VCA``s of
+/// each bus on the path. The built-in buses are children of the master.
 ///
 /// ```swift
 /// try engine.setGain(0.5, for: .music)
@@ -33,13 +39,20 @@ public struct Bus: Sendable, Hashable, CustomStringConvertible {
     public static let ui = Bus("ui")
     /// Dialogue.
     public static let voice = Bus("voice")
+    /// Ambience: beds and background loops (ducked with music under dialogue).
+    public static let ambience = Bus("ambience")
     /// The buses every engine has, in index order.
-    public static let builtIn: [Bus] = [.sfx, .music, .ui, .voice]
+    public static let builtIn: [Bus] = [.sfx, .music, .ui, .voice, .ambience]
 
     public var description: String { name }
 
     /// The longest bus name, in UTF-8 bytes.
     public static let maxNameBytes = 64
+
+    /// The most buses a path from the master down to a bus may hold (a child of the master is
+    /// 1, its child 2, …): ``AudioEngine/addBus(_:parent:)`` and ``AudioEngine/setParent(_:of:)``
+    /// refuse deeper trees.
+    public static let maxTreeDepth = 8
 
     /// Checks the name: not empty, at most ``maxNameBytes`` UTF-8 bytes, printable (no control or
     /// format characters such as a newline, a tab or a zero-width joiner, and not only spaces).
