@@ -1,0 +1,45 @@
+import COpenAL
+
+/// Where a positioned voice is heard from when it is not where it is, and the filter its path
+/// puts on it: the rooms' propagation (Rooms/) hears a voice in the next room from the door it
+/// comes through, at the length of its path, darker round the corner. Kept with the voice's
+/// generation, so the slot's next voice starts without it.
+struct HeardPlacement {
+    var generation: UInt32 = .max
+    var position = Vector3.zero
+    var filter = LowPassFilter.open
+}
+
+extension VoicePool {
+    /// The heard position of the voice in slot `index`, nil when it has none (heard where it is).
+    @inline(__always)
+    func heardPosition(_ index: Int) -> Vector3? {
+        heard[index].generation == slots[index].generation ? heard[index].position : nil
+    }
+
+    /// The propagation filter of the voice in slot `index` (open when it has no heard placement).
+    func heardFilter(_ index: Int) -> LowPassFilter {
+        heard[index].generation == slots[index].generation ? heard[index].filter : .open
+    }
+
+    /// Hears the voice in slot `index` from `position` through `filter` (nil: where it is, unfiltered).
+    /// A real voice's source changes at once (inside the caller's AL section); a virtual one
+    /// takes both when it starts (`pushSpatial`).
+    func setHeard(ofSlot index: Int, position: Vector3?, filter: LowPassFilter) {
+        guard slots[index].placement != .pan else { return }
+        let g = slots[index].generation
+        let had = heard[index].generation == g
+        if let position {
+            if had, heard[index].position == position, heard[index].filter == filter { return }
+            heardInUse = true
+            heard[index] = HeardPlacement(generation: g, position: position, filter: filter)
+        } else {
+            guard had else { return }
+            heard[index].generation = .max
+        }
+        guard slots[index].phase == .real else { return }
+        let source = slots[index].source
+        pushPosition(index, to: source)
+        router?.setPropagationFilter(position == nil ? .open : filter, source: source)
+    }
+}
