@@ -2,19 +2,11 @@
 /// positioned voice's path; the core hands it the voices and places them where they are heard.
 extension EngineCore: RoomHost {
     var voiceCapacity: Int { pool.capacity }
+    var playbackHeld: Bool { pauseAllExcept != nil || interruptionHold }
 
-    func forEachPositionedVoice(_ body: (Int, UInt32, Vector3) -> Void) {
-        for index in pool.live {
-            guard let p = pool.position(ofSlot: index) else { continue }
-            body(index, pool.slots[index].generation, p)
-        }
-    }
+    func forEachPositionedVoice(_ body: (Int, UInt32, Vector3) -> Void) { pool.forEachPositioned(body) }
 
-    func attenuation(ofSlot slot: Int, at position: Vector3) -> Float {
-        var s = pool.voiceSpatial(slot)
-        s.position = position
-        return s.attenuation(listenerPosition: listener.position, model: pool.distanceModel)
-    }
+    func attenuation(ofSlot slot: Int, at position: Vector3) -> Float { pool.attenuation(ofSlot: slot, at: position) }
 
     func setHeard(ofSlot slot: Int, position: Vector3?, filter: LowPassFilter) {
         pool.setHeard(ofSlot: slot, position: position, filter: filter)

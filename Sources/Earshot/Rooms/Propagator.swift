@@ -5,7 +5,7 @@ final class Propagator {
     let geometry: AcousticGeometry
     let lookup: RoomLookup
     let graph: PortalGraph
-    var curve = DiffractionCurve()
+    private(set) var curve = DiffractionCurve()
     /// Where the last search started (its listener position and room).
     private var searchedFrom = Vector3(.infinity, 0, 0)
     private var searchedRoom = -1
@@ -38,6 +38,8 @@ final class Propagator {
     }
 
     func markGraphDirty() { graphDirty = true }
+
+    func setCurve(_ c: DiffractionCurve) { curve = c }
 
     /// What an emitter at `e` in room `er` is heard as by the listener at `l` in room `lr`
     /// (after ``prepare(listener:room:rebuild:)`` for that listener). `attenuation` is the

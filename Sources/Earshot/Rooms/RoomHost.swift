@@ -4,6 +4,9 @@
 /// propagation; `Engine/EngineCore+Rooms.swift` conforms the core. Every call is under the AL lock.
 protocol RoomHost: AnyObject {
     var listener: Listener { get }
+    /// Whether playback time stands still (``AudioEngine/pauseAll(except:)`` or an audio-session
+    /// interruption): the portals' ramps wait.
+    var playbackHeld: Bool { get }
     /// Voice slots in all (the per-voice tables follow it).
     var voiceCapacity: Int { get }
     /// Calls `body` with the slot, generation and position of every live positioned voice.

@@ -62,7 +62,7 @@ final class RoomStage: CoreStage {
             needsClear = true
         } else {
             let p = Propagator(g)
-            p.curve = curve
+            p.setCurve(curve)
             if let old {
                 var byID: [String: Int] = [:]
                 for (k, portal) in old.geometry.portals.enumerated() { byID[portal.id] = k }
@@ -84,7 +84,7 @@ final class RoomStage: CoreStage {
 
     func setCurve(_ c: DiffractionCurve) {
         curve = c
-        propagator?.curve = c
+        propagator?.setCurve(c)
         version &+= 1
     }
 
@@ -108,7 +108,7 @@ final class RoomStage: CoreStage {
             return
         }
         if needsClear { needsClear = false }
-        if p.graph.stepRamps(elapsed) {
+        if !host.playbackHeld, p.graph.stepRamps(elapsed) {
             p.markGraphDirty()
             version &+= 1
         }

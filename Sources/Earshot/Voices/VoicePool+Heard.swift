@@ -43,3 +43,21 @@ extension VoicePool {
         router?.setPropagationFilter(position == nil ? .open : filter, source: source)
     }
 }
+
+extension VoicePool {
+    /// Calls `body` with the slot, generation and position of every live positioned voice.
+    @inline(__always)
+    func forEachPositioned(_ body: (Int, UInt32, Vector3) -> Void) {
+        for index in live {
+            guard let p = position(ofSlot: index) else { continue }
+            body(index, slots[index].generation, p)
+        }
+    }
+
+    /// The voice's distance × cone gain were it at `position` (its own or its emitter's settings).
+    func attenuation(ofSlot index: Int, at position: Vector3) -> Float {
+        var s = voiceSpatial(index)
+        s.position = position
+        return s.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+    }
+}
