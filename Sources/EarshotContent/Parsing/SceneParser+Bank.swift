@@ -8,7 +8,7 @@ import Yams
 /// (EarshotBanks' `SoundBank`).
 extension SceneParser {
     /// The top-level keys of a bank.
-    static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters",
+    static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters", "rooms", "portals",
                            ] + attenuationKeys
 
     /// The top-level mapping with the keys of a scene or, for a bank, of a bank: a scene key a

@@ -29,6 +29,8 @@ package struct SceneParser: YAMLReader {
     var parameterTargets: [(name: String, node: Node, key: String)] = []
     /// The music sets read so far, by id, and the files the music opens (SceneParser+MusicSets.swift).
     var musicSetNames: [String: MusicSetDefinition] = [:]
+    /// The ids of the scene's portals, for its `portal:` events (SceneParser+Rooms.swift).
+    var portalIDs: Set<String> = []
     var musicFiles = 0
     /// The bar of the event being read (`at: { bar: N }`, SceneParser+Bars.swift).
     var pendingBar: SceneBarAt?
@@ -51,7 +53,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include",
+        "parameters", "include", "rooms", "portals",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -164,6 +166,8 @@ package struct SceneParser: YAMLReader {
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
+        let geometry = self.geometry(rooms: top["rooms"], portals: top["portals"])
+        portalIDs = Set(geometry.portals.map(\.id))
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
         let soundsByID = Dictionary(
@@ -255,6 +259,7 @@ package struct SceneParser: YAMLReader {
         scene.clips = included.clips + clips
         scene.music = included.music + music
         scene.zones = included.zones + reverbZones
+        scene.geometry = geometry
         scene.followUps = followUps.map(\.followUp)
         scene.musicSets = included.musicSets + musicSets
         scene.playNames = playNames
@@ -267,7 +272,7 @@ package struct SceneParser: YAMLReader {
         scene.buses = included.buses + buses
         scene.seed = seed
         scene.clipMemory = clipMemory
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "rooms", "portals"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }
