@@ -25,6 +25,7 @@ extension AudioEngine {
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
             core.rooms.setGeometry(checked, capacity: core.voiceCapacity)
+            try core.environment.setRoomZones(RoomStage.reverbZones(of: checked), core: core)
         }
     }
 
@@ -116,7 +117,9 @@ extension AudioEngine {
             guard !core.isShutDown else { throw .engineShutDown }
             var g = core.rooms.geometry
             try change(&g)
-            core.rooms.setGeometry(try g.validated(), capacity: core.voiceCapacity)
+            let checked = try g.validated()
+            core.rooms.setGeometry(checked, capacity: core.voiceCapacity)
+            try core.environment.setRoomZones(RoomStage.reverbZones(of: checked), core: core)
         }
     }
 }

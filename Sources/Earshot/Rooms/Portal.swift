@@ -52,8 +52,8 @@ public struct Portal: Sendable, Equatable {
         guard width.isFinite, height.isFinite, width > 0, height > 0, width <= 1e4, height <= 1e4 else {
             throw .invalidArgument("portal \(id): size \(width) × \(height) must be > 0 and ≤ 10,000 m")
         }
-        guard normal.isFinite, normal.length > 1e-6 else {
-            throw .invalidArgument("portal \(id): normal \(normal) must be a finite, non-zero vector")
+        guard normal.isFinite, abs(normal.x) <= 1e6, abs(normal.y) <= 1e6, abs(normal.z) <= 1e6, normal.length > 1e-6 else {
+            throw .invalidArgument("portal \(id): normal \(normal) must be a non-zero vector within ±1e6")
         }
         guard openness.isFinite, (0...1).contains(openness) else {
             throw .invalidArgument("portal \(id): openness \(openness) must be 0…1")

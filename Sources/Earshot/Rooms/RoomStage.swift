@@ -176,6 +176,19 @@ final class RoomStage: CoreStage {
         }
     }
 
+    /// Each room's reverb as a zone on its box (its bounding box when turned), fading over
+    /// ``roomReverbFade`` outside it: the listener hears the reverb of the room it is in.
+    static func reverbZones(of g: AcousticGeometry) -> [ReverbZone] {
+        g.rooms.compactMap { r in
+            guard let reverb = r.reverb else { return nil }
+            let box = RoomBox(r)
+            return ReverbZone(name: "room:" + r.id, shape: .box(center: r.center, size: box.hi - box.lo), reverb: reverb,
+                              fade: roomReverbFade)
+        }
+    }
+
+    static let roomReverbFade: Float = 0.5
+
     /// The propagation of the voice in `slot`, as last computed (nil: none, or no geometry).
     func result(ofSlot slot: Int, generation: UInt32) -> PropagationResult? {
         guard propagator != nil, slot < slots.count, slots[slot].generation == generation else { return nil }

@@ -3,6 +3,7 @@
 //   earshot-fuzz scene-values CASES [SEED]     scenes from every documented key, validate + render
 //   earshot-fuzz api OPERATIONS [SEED]         random public calls on a loopback engine
 //   earshot-fuzz banks CASES [SEED]            banks from every bank key and include graphs: validate, load, edit, reload
+//   earshot-fuzz rooms CASES [SEED]            mutated room/portal geometries: validate and engine agree, renders stay finite
 //
 // Prints a summary every so often and the findings at the end; exits 0 with no finding, 1 with
 // some (a trap or signal ends it by that signal: also a finding).
@@ -34,6 +35,10 @@ case "scene-values":
     findings = report.findings
 case "banks":
     let report = BankValueFuzzer(assets: assets, seed: seed).run(cases: count, log: say)
+    say(report.summary)
+    findings = report.findings
+case "rooms":
+    let report = RoomGeometryFuzzer(seed: seed).run(cases: count, log: say)
     say(report.summary)
     findings = report.findings
 case "api":
