@@ -43,8 +43,8 @@ final class SubsystemContractTests: XCTestCase {
         XCTAssertTrue(e.subsystems.contains { $0 === e.musicSystem })
         XCTAssertTrue(e.subsystems.contains { $0 === e.outputMeter })
         XCTAssertTrue(e.subsystems.contains { $0 === e.sessionSlot })
-        XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 4,
-                       "the mix, the parameters, the environment and the parameters' filters step inside the core's frame")
+        XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 5,
+                       "the mix, the parameters, the environment, the parameters' filters and the rooms step inside the core's frame")
     }
 
     func testFramesAndRendersReachAnAttachedSubsystem() throws {

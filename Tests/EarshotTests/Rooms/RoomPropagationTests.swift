@@ -23,14 +23,7 @@ final class RoomPropagationTests: XCTestCase {
     }
 
     /// One second of seeded white noise, about −12 dBFS.
-    private func noise() -> PCMAudio {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        let samples = (0..<rate).map { _ -> Int16 in
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Int16(truncatingIfNeeded: Int64(bitPattern: state) >> 50)
-        }
-        return PCMAudio(sampleRate: rate, channels: 1, samples: .int16(samples))
-    }
+    private func noise() -> PCMAudio { TestSignals.whiteNoise(sampleRate: rate) }
 
     /// Band energy (dB) of channel `ch` in `low…high` Hz, after the first quarter.
     private func band(_ x: [Float], ch: Int, _ low: Double, _ high: Double) -> Double {
