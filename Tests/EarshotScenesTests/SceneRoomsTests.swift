@@ -3,6 +3,8 @@ import Earshot
 @testable import EarshotScenes
 import EarshotMeasure
 import EarshotTestSupport
+import FoundationXML
+import Foundation
 import XCTest
 
 /// The rooms keys of scenes (`rooms:`, `portals:`, the `portal:` event): parsed, checked with
@@ -90,5 +92,24 @@ final class SceneRoomsTests: XCTestCase {
         XCTAssertLessThan(shut, open - 10, "only the wall is left")
         XCTAssertGreaterThan(shut, -90, "the wall still lets a murmur through")
         XCTAssertEqual(again, open, accuracy: 2, "the door open again")
+    }
+
+    /// The plot's map draws the rooms, the portals (the front door shut: red) and the radio's way
+    /// through the kitchen door at three moments.
+    func testHousePlotDrawsRoomsPortalsAndWays() throws {
+        let wav = tmp.appendingPathComponent("h.wav").path, svg = tmp.appendingPathComponent("h.svg").path
+        let r = try CLIRunner.run("earshot", ["render", "Demos/Scenes/house.yaml", "-o", wav, "--plot", svg, "--duration", "1", "--quiet"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertEqual(text.components(separatedBy: "class=\"room\"").count - 1, 4)
+        XCTAssertEqual(text.components(separatedBy: "class=\"portal\"").count - 1, 4)
+        XCTAssertEqual(text.components(separatedBy: "stroke=\"#c0392b\"").count - 1, 1, "the front door, shut")
+        XCTAssertEqual(text.components(separatedBy: "class=\"room-path\"").count - 1, 3, "the radio's way at three moments")
+        XCTAssertTrue(XMLParser(data: Data(text.utf8)).parse(), "well-formed")
+        // The way itself: the radio, the kitchen door's opening, the listener.
+        let scene = try Scene.load(path: SceneFixtures.path("house.yaml"))
+        let way = scene.geometry.route(from: Vector3(9, 1, 4), to: Vector3(2, 1.7, 3))
+        XCTAssertEqual(way.count, 3)
+        XCTAssertEqual(way[1].x, 6, accuracy: 0.001, "on the kitchen door's plane")
     }
 }

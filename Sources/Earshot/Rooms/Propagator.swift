@@ -14,6 +14,7 @@ final class Propagator {
     /// The portals and openings of a path being traced (sized for the longest path).
     private var chain: [Int]
     private var points: [Vector3]
+    private var lastHops = 0
 
     init(_ geometry: AcousticGeometry) {
         self.geometry = geometry
@@ -100,6 +101,7 @@ final class Propagator {
             r.opennessDB = RoomMath.dB(open)
             r.pathNode = Int32(n)
             r.hops = Int32(m)
+            lastHops = m
         }
         if n >= 0, pLoud >= tLoud {
             r.kind = .portals
@@ -114,6 +116,10 @@ final class Propagator {
         }
         return r
     }
+
+    /// The openings the last portal path went through (after ``propagate(_:room:listener:room:attenuation:)``
+    /// found one), emitter side first. Allocates: for tools, not for the frame.
+    var tracedPoints: [Vector3] { Array(points[0..<lastHops]) }
 
     /// The portal ids of the path that ends with crossing `node` (emitter side first).
     func portalIDs(_ node: Int32) -> [String] {
