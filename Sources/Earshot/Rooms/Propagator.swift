@@ -57,11 +57,6 @@ final class Propagator {
             r.position = e
             return r
         }
-        // Through the walls: the straight line's surfaces.
-        let walls = lookup.transmission(from: e, to: l)
-        r.transmissionDB = -walls.loss
-        let tGain = RoomMath.amplitude(dB: -walls.loss)
-        let tLoud = tGain * attenuation(e)
         // Through the portals.
         let n = graph.path(from: e, room: er)
         var pLoud: Float = 0
@@ -103,7 +98,20 @@ final class Propagator {
             r.hops = Int32(m)
             lastHops = m
         }
-        if n >= 0, pLoud >= tLoud {
+        // Through the walls: the straight line leaves the emitter's room and enters the
+        // listener's, so it loses at least the stronger of their walls; only when the portals
+        // might not beat that are the walls on the line measured.
+        let bound = max(er < lookup.outside ? lookup.walls[er].loss : 0, lr < lookup.outside ? lookup.walls[lr].loss : 0)
+        let atE = attenuation(e)
+        var walls = (loss: bound, hf: Float(1))
+        var tGain = RoomMath.amplitude(dB: -bound)
+        r.transmissionExact = !(n >= 0 && pLoud >= tGain * atE)
+        if r.transmissionExact {
+            walls = lookup.transmission(from: e, to: l)
+            tGain = RoomMath.amplitude(dB: -walls.loss)
+        }
+        r.transmissionDB = -walls.loss
+        if n >= 0, pLoud >= tGain * atE {
             r.kind = .portals
             r.position = pPosition
             r.length = pLength
@@ -120,6 +128,9 @@ final class Propagator {
     /// The openings the last portal path went through (after ``propagate(_:room:listener:room:attenuation:)``
     /// found one), emitter side first. Allocates: for tools, not for the frame.
     var tracedPoints: [Vector3] { Array(points[0..<lastHops]) }
+
+    /// The walls' loss on the straight line, dB (≤ 0).
+    func walls(from e: Vector3, to l: Vector3) -> Float { -lookup.transmission(from: e, to: l).loss }
 
     /// The portal ids of the path that ends with crossing `node` (emitter side first).
     func portalIDs(_ node: Int32) -> [String] {
@@ -152,4 +163,7 @@ struct PropagationResult {
     var diffractionDB: Float = 0
     var opennessDB: Float = 0
     var transmissionDB: Float = 0
+    /// Whether ``transmissionDB`` was measured on the line (false: the portals won by more than
+    /// the walls' least loss, and it holds that bound; ``Propagator/walls(from:to:)`` measures it).
+    var transmissionExact = true
 }

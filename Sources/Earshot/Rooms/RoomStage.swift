@@ -191,7 +191,12 @@ final class RoomStage: CoreStage {
 
     /// The propagation of the voice in `slot`, as last computed (nil: none, or no geometry).
     func result(ofSlot slot: Int, generation: UInt32) -> PropagationResult? {
-        guard propagator != nil, slot < slots.count, slots[slot].generation == generation else { return nil }
-        return slots[slot].result
+        guard let p = propagator, slot < slots.count, slots[slot].generation == generation else { return nil }
+        var r = slots[slot].result
+        if !r.transmissionExact {
+            r.transmissionDB = p.walls(from: slots[slot].position, to: lastListener)
+            r.transmissionExact = true
+        }
+        return r
     }
 }

@@ -30,9 +30,12 @@ extension VoicePool {
         let g = slots[index].generation
         let had = heard[index].generation == g
         if let position {
-            if had, heard[index].position == position, heard[index].filter == filter { return }
+            // A filter within 0.05 dB of the one applied is kept: a moving voice's path changes
+            // a little every frame, and each filter change costs the source a round of EFX calls.
+            let keep = had && Self.close(heard[index].filter, filter)
+            if had, heard[index].position == position, keep { return }
             heardInUse = true
-            heard[index] = HeardPlacement(generation: g, position: position, filter: filter)
+            heard[index] = HeardPlacement(generation: g, position: position, filter: keep ? heard[index].filter : filter)
         } else {
             guard had else { return }
             heard[index].generation = .max
@@ -40,7 +43,15 @@ extension VoicePool {
         guard slots[index].phase == .real else { return }
         let source = slots[index].source
         pushPosition(index, to: source)
-        router?.setPropagationFilter(position == nil ? .open : filter, source: source)
+        router?.setPropagationFilter(position == nil ? .open : heard[index].filter, source: source)
+    }
+
+    /// Whether two filters differ by less than 0.05 dB in both gains (or are both exactly open).
+    @inline(__always)
+    static func close(_ a: LowPassFilter, _ b: LowPassFilter) -> Bool {
+        if a == b { return true }
+        if (a.gain == 1) != (b.gain == 1) || (a.gainHF == 1) != (b.gainHF == 1) { return false }
+        return abs(a.gain - b.gain) <= 0.0058 * max(a.gain, b.gain) && abs(a.gainHF - b.gainHF) <= 0.0058 * max(a.gainHF, b.gainHF)
     }
 }
 
