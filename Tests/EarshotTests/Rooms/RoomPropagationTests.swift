@@ -144,4 +144,28 @@ final class RoomPropagationTests: XCTestCase {
         XCTAssertLessThan(worst, 1.5)
         XCTAssertEqual(routes, [.portals, .direct], "round the door post, then in the room")
     }
+
+    /// A room with a reverb rings while the listener is in it (its zone, beside the game's own
+    /// zones, which stay as the game set them); without one the same burst is dry.
+    func testTheListenersRoomRings() throws {
+        func tail(reverb: ReverbProperties?) throws -> Double {
+            let e = try TestSignals.loopbackEngine()
+            defer { e.shutdown() }
+            e.listener = Self.listener
+            var g = Self.geometry()
+            g.rooms[0].reverb = reverb
+            try e.setGeometry(g)
+            XCTAssertEqual(e.reverbZones, [], "the game's zones are its own")
+            guard case .int16(let s) = noise().samples else { return 0 }
+            let burst = try e.loadClip(PCMAudio(sampleRate: rate, channels: 1, samples: .int16(Array(s[0..<(rate / 10)]))), name: "burst")
+            try TestSignals.renderFrames(e, seconds: 0.1)
+            _ = try e.play(burst, options: .init(position: Vector3(-3, 1, -2)))
+            let out = try TestSignals.renderFrames(e, seconds: 0.6)
+            return Level.dB(Level.rms(out, channel: 0, from: rate * 3 / 10, to: rate * 6 / 10))
+        }
+        let wet = try tail(reverb: try ReverbProperties.preset(named: "hangar")), dry = try tail(reverb: nil)
+        print("RoomPropagationTests: the west room's tail with its hangar reverb \(wet) dB, without \(dry) dB")
+        XCTAssertGreaterThan(wet, -70, "the room rings")
+        XCTAssertLessThan(dry, -90, "no reverb: dry")
+    }
 }
