@@ -101,13 +101,8 @@ extension AudioEngine {
     public func propagation(of voice: Voice) -> Propagation? {
         guard voice.link === link else { return nil }
         return withAL {
-            guard !core.isShutDown, let p = core.rooms.propagator, let slot = core.slot(of: voice.id),
-                  let r = core.rooms.result(ofSlot: slot, generation: voice.id.generation) else { return nil }
-            func name(_ i: Int32) -> String? { Int(i) < p.geometry.rooms.count && i >= 0 ? p.geometry.rooms[Int(i)].id : nil }
-            return Propagation(room: name(r.emitterRoom), listenerRoom: name(r.listenerRoom),
-                               via: r.kind == .direct ? .direct : r.kind == .portals ? .portals : .walls,
-                               path: r.pathNode >= 0 ? p.portalIDs(r.pathNode) : [], length: r.length,
-                               diffractionDB: r.diffractionDB, opennessDB: r.opennessDB, transmissionDB: r.transmissionDB)
+            guard !core.isShutDown, let slot = core.slot(of: voice.id) else { return nil }
+            return core.rooms.propagation(ofSlot: slot, generation: voice.id.generation)
         }
     }
 

@@ -189,6 +189,17 @@ final class RoomStage: CoreStage {
 
     static let roomReverbFade: Float = 0.5
 
+    /// The public reading of the voice in `slot`'s propagation (``AudioEngine/propagation(of:)``,
+    /// the monitor's voice rows); allocates its names.
+    func propagation(ofSlot slot: Int, generation: UInt32) -> Propagation? {
+        guard let p = propagator, let r = result(ofSlot: slot, generation: generation) else { return nil }
+        func name(_ i: Int32) -> String? { i >= 0 && Int(i) < p.geometry.rooms.count ? p.geometry.rooms[Int(i)].id : nil }
+        return Propagation(room: name(r.emitterRoom), listenerRoom: name(r.listenerRoom),
+                           via: r.kind == .direct ? .direct : r.kind == .portals ? .portals : .walls,
+                           path: r.pathNode >= 0 ? p.portalIDs(r.pathNode) : [], length: r.length,
+                           diffractionDB: r.diffractionDB, opennessDB: r.opennessDB, transmissionDB: r.transmissionDB)
+    }
+
     /// The propagation of the voice in `slot`, as last computed (nil: none, or no geometry).
     func result(ofSlot slot: Int, generation: UInt32) -> PropagationResult? {
         guard let p = propagator, slot < slots.count, slots[slot].generation == generation else { return nil }

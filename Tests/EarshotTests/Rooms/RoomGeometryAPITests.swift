@@ -128,4 +128,25 @@ final class RoomGeometryAPITests: XCTestCase {
         done.wait()
         XCTAssertEqual(e.geometry.portals.first?.openness, 0.5)
     }
+
+    /// The monitor's voice rows carry each positioned voice's way (room, path, length, losses).
+    func testTheMonitorSeesEachVoicesWay() throws {
+        let e = try engine()
+        defer { e.shutdown() }
+        try e.setGeometry(RoomPropagationTests.geometry())
+        let clip = try e.loadClip(TestSignals.sine(frequency: 300), name: "tone")
+        _ = try e.play(clip, options: .init(loop: true, position: RoomPropagationTests.emitterAt))
+        _ = try e.play(clip, options: .init(loop: true, pan: 0.5))
+        try TestSignals.renderFrames(e, seconds: 0.05)
+        var capture = MonitorCapture()
+        e.withAL { capture.fill(from: e.core) }
+        let rooms = capture.voices.compactMap(\.room)
+        XCTAssertEqual(rooms.count, 1, "the panned voice has none")
+        XCTAssertEqual(rooms.first?.room, "east")
+        XCTAssertEqual(rooms.first?.listenerRoom, "west")
+        XCTAssertEqual(rooms.first?.via, .portals)
+        XCTAssertEqual(rooms.first?.path, ["door"])
+        XCTAssertEqual(Double(rooms.first?.length ?? 0), Double(RoomPropagationTests.pathLength), accuracy: 0.01)
+        XCTAssertLessThan(rooms.first?.transmissionDB ?? 0, -29, "concrete, measured on request")
+    }
 }
