@@ -51,7 +51,8 @@ enum BankLoader {
     /// put back (gain 1, no ducking).
     static func applyBuses(_ bank: SceneBank, to contents: inout BankContents, engine: AudioEngine) throws(EarshotError)
     {
-        for b in bank.buses where !engine.buses.contains(Bus(b.name)) { try engine.addBus(Bus(b.name)) }
+        contents.busParents = try bank.definitions.makeBusTree(in: engine, parented: contents.busParents)
+        contents.vcas = try bank.definitions.defineVCAs(in: engine, defined: contents.vcas)
         var gains = Set<String>(), duckings = Set<BankContents.BusPair>()
         for b in bank.buses {
             if let gain = b.linearGain {

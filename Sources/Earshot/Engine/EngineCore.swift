@@ -59,6 +59,8 @@ final class EngineCore {
     private(set) var listener = Listener()
     /// The buses' state (Buses/): the core reads it and pushes each change to the voices.
     let busTable = BusTable()
+    /// The VCAs (Buses/VCATable.swift): a stage before the voices while a VCA fades.
+    let vcaTable = VCATable()
     /// The master gain over every bus (applied through the listener's AL gain).
     var masterGain: Float = 1
     /// Clips already warned about as stereo played at a position (once each; PlayResolver).
@@ -114,7 +116,7 @@ final class EngineCore {
         voiceSources = try ALSourceNames.generate(count)
         parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
         environment = EnvironmentStage(device: device.handle, zoneSends: configuration.zoneSends)
-        stages = [mixer, parameters, environment, ParameterFilterStage(parameters: parameters), rooms]
+        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), rooms]
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate

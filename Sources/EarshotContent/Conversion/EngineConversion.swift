@@ -4,6 +4,7 @@ import Foundation
 // The one conversion of content definitions into engine objects. A scene's runtime, a bank's
 // load and reload and `earshot audition` all make their sounds, snapshots, duckings, parameters,
 // distance settings and music settings here, so that a key reads the same wherever it is used.
+// The bus tree and the VCAs: EngineConversion+BusTree.swift (`makeBusTree`, `defineVCAs`).
 
 extension SceneSound {
     /// The engine's definition of this sound, named by its id — its selection, variation, level,

@@ -84,7 +84,8 @@ public struct SceneSnapshot: Sendable, Equatable {
 /// ```yaml
 /// buses:
 ///   voice: { ducks: { music: { level: -12, attack: 0.1, release: 0.5, threshold: -40 } } }
-///   footsteps: { gain: -3 }
+///   gameplay: { gain: -6 }
+///   footsteps: { parent: gameplay, gain: -3 }
 /// ```
 public struct SceneBus: Sendable, Equatable {
     /// How a bus ducks another (see Earshot's `Ducking`).
@@ -102,6 +103,8 @@ public struct SceneBus: Sendable, Equatable {
     }
 
     public var name: String
+    /// The group bus it is a child of (`parent:`; nil: the master, or unchanged for a built-in bus).
+    public var parent: String?
     /// Its gain in dB at the start (nil: unchanged).
     public var gainDB: Double?
     public var ducks: [Duck] = []

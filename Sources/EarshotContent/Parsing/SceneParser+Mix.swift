@@ -7,7 +7,7 @@ extension SceneParser {
     static let soundKeys =
         ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
         + attenuationKeys
-    static let busKeys = ["gain", "ducks"] + busParameterKeys
+    static let busKeys = ["gain", "ducks", "parent"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
     /// `buses: { NAME: { gain: dB, ducks: { OTHER: { level, attack, release, threshold, hold } } } }`.
@@ -41,6 +41,7 @@ extension SceneParser {
                 bus.gainDB = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24) }
             }
             busCurves(&bus, m, key)
+            if let p = m["parent"] { bus.parent = busParent(p, "\(key).parent", of: name, names) }   // SceneParser+BusTree.swift
             if let d = m["ducks"] {
                 for (target, targetNode, spec) in idMapping(d, "\(key).ducks") {
                     let dk = "\(key).ducks.\(target)"

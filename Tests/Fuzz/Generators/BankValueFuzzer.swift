@@ -185,9 +185,17 @@ public struct BankValueFuzzer {
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
         for (i, f) in clipFiles.enumerated() where maybe(0.6) || i == 0 { y += "  \(p)c\(i): \(assets)/\(f)\n" }
-        if maybe(0.4) {
+        let hasBuses = maybe(0.4)
+        if hasBuses {
             y += "buses:\n  \(p)bus: { gain: \(hasParameter && maybe(0.4) ? curve(-144...24) : n(-120...24)) }\n"
             if maybe(0.5) { y += "  \(p)duck: { ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n" }
+        }
+        // The bus tree and VCAs (SceneValueFuzzer+BusTree.swift), from a copy of the generator.
+        var treeSide = g
+        var treeDraw = SplitMix64(seed: treeSide.next() ^ 0x0B05_7EE1)
+        if SceneValueFuzzer.chance(&treeDraw, 0.3) {
+            let tree = SceneValueFuzzer.busTree(&treeDraw, outside: outside, prefix: p)
+            y += (hasBuses ? "" : "buses:\n") + tree.buses + tree.vcas
         }
         y += "sounds:\n"
         for s in 0..<(1 + Int(g.next() % 3)) {

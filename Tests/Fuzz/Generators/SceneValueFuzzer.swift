@@ -27,6 +27,8 @@ public struct SceneValueFuzzer {
     public var maxOffset: Double = 0.2
     /// How often a scene has a music set, and how often that set comes from an included bank.
     public var musicSetChance = 0.35
+    /// How often a scene has a bus tree and VCAs (SceneValueFuzzer+BusTree.swift).
+    public var busTreeChance = 0.3
     public var includedSetChance = 0.5
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
@@ -234,6 +236,12 @@ public struct SceneValueFuzzer {
                 + (hasParameters && maybe(0.3) ? ", lowPass: \(curve(n, unit, .lowPass)), pitch: \(curve(n, unit, .pitch))" : "") + " }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
                 + "release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n"
         }
+        // The bus tree and VCAs (SceneValueFuzzer+BusTree.swift), drawn from a copy of the
+        // generator: the scenes a seed drew before stay the same around them.
+        var treeSide = g
+        var treeDraw = SplitMix64(seed: treeSide.next() ^ 0x0B05_7EE0)
+        let tree = Self.chance(&treeDraw, busTreeChance) ? Self.busTree(&treeDraw, outside: outside) : nil
+        if let tree { y += (hasBus ? "" : "buses:\n") + tree.buses + tree.vcas }
         let hasSnapshot = maybe(0.3)
         if hasSnapshot {
             y += "snapshots:\n  under: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"
@@ -349,6 +357,7 @@ public struct SceneValueFuzzer {
             let last = events[events.count - 1]
             events[events.count - 1] = last.hasPrefix("after:") || last.hasPrefix("at:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
+        for e in tree?.events ?? [] { events.append("{ at: \(Self.number(&treeDraw, 0...0.3)), \(e) }") }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
     }
