@@ -8,8 +8,8 @@ import Foundation
 enum BankLoader {
     /// The engine sound of `s`, its clips from `clips`, with its own distance settings (its
     /// bank's defaults with its keys over them, whichever bank includes it).
-    static func definition(_ s: SceneSound, clips: [String: Clip]) -> SoundDefinition {
-        s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero))
+    static func definition(_ s: SceneSound, clips: [String: Clip], sounds: [String: Sound] = [:]) -> SoundDefinition {
+        s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds)
     }
 
     /// Defines the bank's parameters in the engine (a parameter of that name the game or another

@@ -29,6 +29,8 @@ final class EngineCore {
     let pool: VoicePool
     /// The sounds made with ``AudioEngine/makeSound(_:)`` (Sounds/).
     let sounds = SoundTable()
+    /// Voices made of several (timeline sounds, following switches: Timelines/).
+    let timelines = TimelineTable()
     /// Every random choice of the engine (sound selection and variation), seeded by
     /// ``AudioEngine/Configuration/randomSeed``.
     @exclusivity(unchecked) var random: SplitMix64
@@ -116,7 +118,7 @@ final class EngineCore {
         voiceSources = try ALSourceNames.generate(count)
         parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
         environment = EnvironmentStage(device: device.handle, zoneSends: configuration.zoneSends)
-        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), rooms]
+        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), timelines, rooms]
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate

@@ -40,6 +40,10 @@ public struct SceneSound: Sendable, Equatable {
     public var curves: [ParameterCurve] = []
     /// The layers of a layered sound (`layers:`; then `clips` is empty).
     public var layers: [SceneLayer] = []
+    /// A switch sound's cases (`switch:`; then it has no clips or layers).
+    public var switchOn: SceneSwitch?
+    /// Whether its layers play on a timeline (some layer has timeline keys).
+    public var isTimeline: Bool { layers.contains { $0.timing != nil } }
     /// The distance settings of its positioned plays: its file's defaults (the bank's or the
     /// scene's top-level keys) with its own keys over them — an included bank's sounds keep
     /// their bank's.

@@ -107,7 +107,7 @@ extension SceneParser {
             }
             // A layered sound has `layers:` instead of `clips:` (SceneParser+Parameters.swift).
             let layered = merged(value).contains { k, _ in
-                if case .scalar(let ks) = k { return ks.string == "layers" } else { return false }
+                if case .scalar(let ks) = k { return ks.string == "layers" || ks.string == "switch" } else { return false }
             }
             guard
                 let m = mapping(
@@ -197,7 +197,8 @@ extension SceneParser {
                     m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
-            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty  // layers are loops unless said otherwise
+            // Layers are loops unless said otherwise; a timeline's are one-shots unless they say.
+            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? (!s.layers.isEmpty && !s.isTimeline)
             s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
             // The rules that tie keys together, as SoundDefinition.validate() states them.
             if let w = s.weights {
@@ -226,6 +227,7 @@ extension SceneParser {
             }
             out.append(s)
         }
+        checkSwitches(out)   // SceneParser+Switches.swift
         return out
     }
 

@@ -27,6 +27,8 @@ package struct SceneParser: YAMLReader {
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
+    /// Sounds named by switches' cases: checked once every sound is read (SceneParser+Switches.swift).
+    var switchRefs: [(sound: String, node: Node, key: String)] = []
     /// The music sets read so far, by id, and the files the music opens (SceneParser+MusicSets.swift).
     var musicSetNames: [String: MusicSetDefinition] = [:]
     /// The ids of the scene's portals, for its `portal:` events (SceneParser+Rooms.swift).

@@ -128,9 +128,9 @@ final class SceneRuntime {
             }
             if let e = emitters[i] { try track.follow(e) }
         }
-        for s in scene.sounds {
+        for s in SceneSound.makingOrder(scene.sounds) {   // a switch after its cases
             sounds[s.id] = try engine.makeSound(
-                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
+                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds))
         }
         try loadMusicSets()
         try applyMixSettings()

@@ -169,6 +169,7 @@ public struct BankValueFuzzer {
         let hasParameter = maybe(0.5)
         if hasParameter {
             y += "parameters:\n  \(parameter): { range: [\(n(-100...0)), \(n(1...8_000))], default: \(n(0...1)), seek: \(n(0...10_000)) }\n"
+            y += SceneValueFuzzer.labelledParameter({ g.nextUnit() }, prefix: p)   // +Timeline
         }
         func curve(_ property: ClosedRange<Double>) -> String {
             let name = maybe(0.05) ? "undefined" : parameter
@@ -224,6 +225,9 @@ public struct BankValueFuzzer {
             }
             y += "  \(p)layered: { loop: true, layers: [\(layers.joined(separator: ", "))]"
                 + (maybe(0.4) ? ", pitch: \(curve(1.0 / 64...64))" : "") + (maybe(0.3) ? ", gain: \(n(-120...24))" : "") + " }\n"
+        }
+        if hasParameter, maybe(0.6) {   // a timeline and a switch (SceneValueFuzzer+Timeline.swift)
+            y += SceneValueFuzzer.timelineSounds({ n($0, whole: $1) }, { g.nextUnit() }, clips: ["\(p)c0"], prefix: p)
         }
         if maybe(0.4) {
             y += "snapshots:\n  \(p)snap: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"

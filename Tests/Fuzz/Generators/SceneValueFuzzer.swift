@@ -218,10 +218,10 @@ public struct SceneValueFuzzer {
             if !hasMusic { y += "music:\n" }
             y += musicSet(&g, outside: outside, stemGain: stemCurve)
         }
-        if hasParameters { y += parameters(n, unit) }
+        if hasParameters { y += parameters(n, unit) + Self.labelledParameter(unit) }   // +Timeline
         let hasSounds = maybe(0.4)
         if hasSounds || hasParameters { y += "sounds:\n" }
-        if hasParameters { y += layeredSound(n, unit) }
+        if hasParameters { y += layeredSound(n, unit) + Self.timelineSounds(n, unit, clips: ["c0", "c2", "c3", "c4"]) }
         if hasSounds {
             let select = Self.pick(&g, ["random", "shuffle", "sequence"])
             y += "  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
@@ -299,7 +299,7 @@ public struct SceneValueFuzzer {
                 let bar = "at: { bar: \(n(1...3, whole: true)) }, delay: \(n(0...0.1)), "
                 events.append(bar + setEvent(&g, outside: outside))
             case 0, 1:
-                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
+                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car", "motor", "step"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
@@ -345,7 +345,8 @@ public struct SceneValueFuzzer {
                 let prop = target == "sfx" ? "gain: \(n(0...2))" : Self.pick(&g, ["gain: \(n(0...16))", "pitch: \(n(0.1...4))", "pan: \(n(-1...1))", "rate: \(n(0.5...2))"])
                 events.append("set: \(target), \(prop), ramp: \(n(0...3_600)), curve: \(Self.pick(&g, ["linear", "exponential", "sCurve"]))")
             case 6 where hasParameters && maybe():
-                events.append(parameterSet(n, unit, targets: names + (0..<emitterCount).map { "e\($0)" }))
+                events.append(maybe(0.3) ? Self.labelSet(unit, targets: names + (0..<emitterCount).map { "e\($0)" })
+                                         : parameterSet(n, unit, targets: names + (0..<emitterCount).map { "e\($0)" }))
             case 6:
                 events.append(maybe() ? "hint: \(Self.pick(&g, ["begin", "end"]))" : "interruption: \(Self.pick(&g, ["began", "ended"]))"
                                         + (maybe() ? ", shouldResume: \(Self.pick(&g, ["true", "false"]))" : ""))
