@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(name: "Bank", dependencies: ["Earshot", "EarshotBanks"], path: "Demos/Bank", exclude: ["game.yaml"]),
 
         // `make bench`: clips (IMA4 decode, preload) and music streaming against their baselines.
-        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure"],
+        .executableTarget(name: "earshot-bench", dependencies: ["Earshot", "EarshotScenes", "CVorbisFile", "EarshotMeasure", "CAllocCounter"],
                           path: "Benchmarks/EarshotBench"),
 
         // Signal measurements the tests and the benchmarks share (RMS and dB, tone frequency, distortion).

@@ -97,6 +97,7 @@ extension SoundBank {
         for (id, s) in c.snapshots where snapshots[id] == nil && active.contains(s.name) { engine.end(s) }
         c.snapshots = snapshots
         try applyZones(new, to: &c)
+        c.geometry = new.geometry
         applyMusic(new, replacements: t.replacements, to: &c)
         for (file, clip) in c.clipsByPath where t.clipsByPath[file] == nil { engine.unload(clip) }
         c.clips = t.clips

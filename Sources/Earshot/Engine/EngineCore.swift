@@ -47,6 +47,8 @@ final class EngineCore {
     /// Game parameters: their values and seeks, and the curves of sounds, layers and buses on
     /// the voices (Parameters/): a stage before the voices, and its filters' stage after them.
     let parameters: ParameterStage
+    /// Rooms, portals and each positioned voice's path through them (Rooms/): a stage after the voices.
+    let rooms = RoomStage()
     /// The parts of the core's frame beside the voice pool, in the order they step, rebuild and
     /// tear down (see ``CoreStage``).
     let stages: [any CoreStage]
@@ -116,7 +118,7 @@ final class EngineCore {
         voiceSources = try ALSourceNames.generate(count)
         parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
         environment = EnvironmentStage(device: device.handle, zoneSends: configuration.zoneSends)
-        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), timelines]
+        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), timelines, rooms]
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate

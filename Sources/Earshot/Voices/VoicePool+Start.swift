@@ -254,12 +254,14 @@ extension VoicePool {
             // A curve or another model than the engine's: the engine applies the distance gain
             // (`distanceGain`), OpenAL only the cone.
             if s.distanceComputedByEngine(model: distanceModel) { s.rolloff = 0 }
+            if heardInUse, let p = heardPosition(index) { s.position = p }
         }
         let i = Int(source)
         s.apply(to: source, since: pushed[i].spatial)
         pushed[i].spatial = s
         router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
                       environment: environment(ofSlot: index), starting: slots[index].phase != .real)
+        if heardInUse { router?.setPropagationFilter(heardFilter(index), source: source) }
     }
 
     /// The occlusion, obstruction, air absorption and send level of a voice (its emitter's when
@@ -282,7 +284,8 @@ extension VoicePool {
     /// Moves a voice's position only (the per-frame hot path for emitters and voices).
     @inline(__always)
     func pushPosition(_ index: Int, to source: ALuint) {
-        guard let p = position(ofSlot: index) else { return }
+        guard var p = position(ofSlot: index) else { return }
+        if heardInUse, let q = heardPosition(index) { p = q }
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
         // Keep the per-source cache true to what OpenAL has: a later `pushSpatial` compares with
         // it, and a stale cached position made a move back to it (A → B → A) look redundant.

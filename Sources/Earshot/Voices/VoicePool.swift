@@ -185,6 +185,10 @@ final class VoicePool {
         @inline(__always) get { emitterTable.environment }
     }
     let voiceEnvironment: SlotTable<EnvironmentProperties>
+    /// Where the rooms' propagation says each positioned voice is heard from (VoicePool+Heard.swift).
+    let heard: SlotTable<HeardPlacement>
+    /// Some voice has been given a heard placement: only then do the pushes look it up. Never cleared.
+    @exclusivity(unchecked) var heardInUse = false
     /// Bus gains without master (index = bus index), each bus's hold, and master; kept current
     /// by the engine.
     @exclusivity(unchecked) private(set) var busGains: [Float] = []
@@ -223,6 +227,7 @@ final class VoicePool {
         let capacity = sources.count + settings.maxVirtualVoices
         slots = SlotTable(repeating: VoiceState(), count: capacity)
         voiceEnvironment = SlotTable(repeating: .open, count: capacity)
+        heard = SlotTable(repeating: HeardPlacement(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []
         live.reserveCapacity(capacity)

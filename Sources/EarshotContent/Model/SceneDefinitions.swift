@@ -24,6 +24,8 @@ public struct SceneDefinitions: Sendable, Equatable {
     public var snapshots: [SceneSnapshot] = []
     /// Reverb zones (`zones:`), in file order.
     public var zones: [ReverbZone] = []
+    /// The level's rooms and portals (`rooms:`, `portals:`), checked as the engine checks them.
+    public var geometry = AcousticGeometry()
     /// Music tracks by id, in file order.
     public var music: [SceneMusic] = []
     /// Music sets by id, in file order: `music:` entries with `states:` (see ``SceneMusicSet``).

@@ -254,6 +254,8 @@ extension SceneParser {
                 .flatMap(SceneRampCurve.init(rawValue:))
             if m["curve"] != nil, m["ramp"] == nil { fail(m["curve"], "\(key).curve", "a curve needs ramp: seconds") }
             if !changes.isEmpty { action = .set(target: target, changes: changes, ramp: ramp, curve: curve) }
+        case .portal:
+            action = portalEvent(m, node, key: key, portals: portalIDs)
         case .stop:
             guard let idNode = m["stop"], let id = string(idNode, "\(key).stop") else { return nil }
             if !emitterIDs.contains(id) { fail(idNode, "\(key).stop", unknown("emitter", id, emitterIDs)) }

@@ -31,6 +31,8 @@ package struct SceneParser: YAMLReader {
     var switchRefs: [(sound: String, node: Node, key: String)] = []
     /// The music sets read so far, by id, and the files the music opens (SceneParser+MusicSets.swift).
     var musicSetNames: [String: MusicSetDefinition] = [:]
+    /// The ids of the scene's portals, for its `portal:` events (SceneParser+Rooms.swift).
+    var portalIDs: Set<String> = []
     var musicFiles = 0
     /// The bar of the event being read (`at: { bar: N }`, SceneParser+Bars.swift).
     var pendingBar: SceneBarAt?
@@ -57,7 +59,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "vcas", "dialogue",
+        "parameters", "include", "vcas", "dialogue", "rooms", "portals",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -175,6 +177,8 @@ package struct SceneParser: YAMLReader {
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
+        let geometry = self.geometry(rooms: top["rooms"], portals: top["portals"])
+        portalIDs = Set(geometry.portals.map(\.id))
         var emitters: [SceneEmitter] = []
         var emitterIDs = Set<String>()
         let soundsByID = Dictionary(
@@ -266,6 +270,7 @@ package struct SceneParser: YAMLReader {
         scene.clips = included.clips + clips
         scene.music = included.music + music
         scene.zones = included.zones + reverbZones
+        scene.geometry = geometry
         scene.followUps = followUps.map(\.followUp)
         scene.musicSets = included.musicSets + musicSets
         scene.playNames = playNames
@@ -281,7 +286,7 @@ package struct SceneParser: YAMLReader {
         scene.clipMemory = clipMemory
         scene.dialogue = dialogue
         placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "rooms", "portals"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }

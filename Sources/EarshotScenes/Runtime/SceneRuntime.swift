@@ -116,6 +116,7 @@ final class SceneRuntime {
         movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
         engine.listener = scene.listener.listener(at: 0)
         try engine.setReverbZones(scene.zones)
+        try startRooms()
         // An emitter a track follows exists from the start (moving along its path), so that the
         // track is placed whenever it plays; its own clip, if any, still starts at `start:`.
         for m in scene.music {
@@ -371,6 +372,8 @@ final class SceneRuntime {
             } else {
                 try start(emitter: i, at: event.time)
             }
+        case .portal(let id, let open, let ramp):
+            try runPortal(id, open: open, ramp: ramp)
         case .set(let target, let changes, let ramp, let curve):
             for c in changes {
                 ramps.removeAll { $0.target == target && $0.property == c.property }
