@@ -43,6 +43,7 @@ extension VoicePool {
                 v.ownDistance = true
             }
         }
+        if r.image != 0 { noteImage(&v, r) }
         v.startAt = now + r.delay
         if r.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
             // Born on a paused bus: the delay counts from the resume. The next accounting adds
@@ -234,10 +235,10 @@ extension VoicePool {
         switch slots[index].placement {
         case .pan: return 1
         case .spatial:
-            return slots[index].spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            return heard(slots[index].spatial).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
             if !slots[index].ownDistance { return emitterEngineGain(slots[index].emitterIndex) }
-            return voiceSpatial(index).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            return heard(voiceSpatial(index)).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         }
     }
 
@@ -250,7 +251,7 @@ extension VoicePool {
             s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0,
                                   isRelative: true)
         case .spatial, .emitter:
-            s = voiceSpatial(index)
+            s = heard(voiceSpatial(index))
             // A curve or another model than the engine's: the engine applies the distance gain
             // (`distanceGain`), OpenAL only the cone.
             if s.distanceComputedByEngine(model: distanceModel) { s.rolloff = 0 }
@@ -258,6 +259,7 @@ extension VoicePool {
         let i = Int(source)
         s.apply(to: source, since: pushed[i].spatial)
         pushed[i].spatial = s
+        if slots[index].image != 0 { pushImage(index, to: source, heard: s) }
         router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
                       environment: environment(ofSlot: index), starting: slots[index].phase != .real)
     }
@@ -282,6 +284,10 @@ extension VoicePool {
     /// Moves a voice's position only (the per-frame hot path for emitters and voices).
     @inline(__always)
     func pushPosition(_ index: Int, to source: ALuint) {
+        if mapsPositions {   // several listeners or a spread voice: the whole placement follows
+            pushSpatial(index, to: source)
+            return
+        }
         guard let p = position(ofSlot: index) else { return }
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
         // Keep the per-source cache true to what OpenAL has: a later `pushSpatial` compares with
@@ -311,7 +317,7 @@ extension VoicePool {
         switch v.placement {
         case .pan: return bus
         case .spatial:
-            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+            return bus * heard(v.spatial).attenuation(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
             if v.ownDistance { return bus * attenuation(emitter: v.emitterIndex, voice: v.spatial) }
             return bus * emitterAttenuation(v.emitterIndex)

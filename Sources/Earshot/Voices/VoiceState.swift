@@ -111,6 +111,11 @@ struct VoiceState {
     /// The part of the distance gain OpenAL does not apply (a curve, a model other than the
     /// engine's, `beyondMax: silent`'s fade), multiplied into the source's gain; 1 otherwise.
     var distanceGain: Float = 1
+    /// How a stereo clip's voice is heard (``ImageFlags``; 0 for a mono clip, which the flags
+    /// never concern): read only when its placement is sent (VoicePool+Image.swift).
+    var image: UInt8 = 0
+    /// Degrees between a spread voice's two channels (``PlayOptions/spread``).
+    var spread: Float = 0
     // These fields fill what would be padding: the stride stays 256 bytes, a multiple of the
     // cache line (`SlotTableTests` checks it).
 
@@ -150,6 +155,16 @@ struct VoiceState {
     }
     /// Frames the voice plays in all when it does not loop (its passes through the clip).
     var totalFrames: Double { Double(clipFrames) * Double(passes) }
+
+    /// The bits of ``image``.
+    enum ImageFlags {
+        /// The clip is stereo.
+        static let stereo: UInt8 = 1
+        /// ``SpatialMode/threeD``: folded to a point even without a position.
+        static let point: UInt8 = 2
+        /// Positioned with a spread: its two channels placed around its position.
+        static let spread: UInt8 = 4
+    }
 
     var isFading: Bool { fade != fadeTarget }
     /// The voice's own envelope is moving (fade-in or stop fade).
