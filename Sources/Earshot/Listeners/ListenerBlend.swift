@@ -4,12 +4,14 @@
 ///
 /// The rule, for a point at distance `dₖ` from listener `k` of weight `wₖ`:
 /// - each listener's share is `aₖ ∝ wₖ · dₖ^−p` (p = ``sharpness``, normalised to sum 1): the
-///   nearest takes it all unless another is about as near — at 25 % farther the nearer still
+///   nearest takes it all unless another is about as near — at 55 % farther the nearer still
 ///   takes 90 % —, so the hand-over as a point walks from one listener to another is continuous;
 ///   a weight of 0 takes nothing (when every weight is 0 the first listener hears everything);
 /// - the heard distance is `exp(Σ aₖ ln dₖ)` (the nearest's distance when it takes it all), the
-///   heard direction the normalised `Σ aₖ uₖ` of the directions `uₖ` each listener sees it at,
-///   in its own frame (right, up, back);
+///   heard direction the shares' weighted mean on the sphere (slerp, one listener at a time from
+///   the nearest) of the directions `uₖ` each listener sees it at, in its own frame (right, up,
+///   back): two listeners seeing it on opposite sides hand it over through the front, turning
+///   in step with the shares;
 /// - Doppler: the pitch ratio `Σ aₖ rₖ` of each listener's OpenAL ratio
 ///   `rₖ = (c − vₗ)/(c − vₛ)`, which the heard velocity reproduces against the first
 ///   listener's velocity in OpenAL's formula;
@@ -17,7 +19,7 @@
 /// With one listener the engine installs no blend and maps nothing.
 final class ListenerBlend: ListenerRig {
     /// The exponent of the shares (see above): larger is a sharper hand-over.
-    static let sharpness: Float = 10
+    static let sharpness: Float = 5
 
     struct Pose {
         var position: Vector3
@@ -91,25 +93,49 @@ final class ListenerBlend: ListenerRig {
         guard !world.isRelative, let first = poses.first else { return world }
         let p = world.position
         share(p)
-        var direction = Vector3.zero, logDistance: Float = 0, cone = Vector3.zero
+        var logDistance: Float = 0, cone = Vector3.zero
         var dominant = 0
         for k in poses.indices where shares[k] > 0 {
             if shares[k] > shares[dominant] { dominant = k }
-            let d = distances[k]
-            if d > 0 { direction = direction + poses[k].local((p - poses[k].position) * (1 / d)) * shares[k] }
-            logDistance += shares[k] * logf(max(d, 1e-6))
+            logDistance += shares[k] * logf(max(distances[k], 1e-6))
             cone = cone + poses[k].local(world.direction) * shares[k]
         }
         var out = world
         let distance = distances[dominant] == 0 ? 0 : expf(logDistance)
-        if direction.length < 1e-6, distances[dominant] > 0 {   // opposite views cancelling: the nearer's
-            direction = poses[dominant].local(p - poses[dominant].position)
+        var direction = view(dominant, p)
+        var taken = shares[dominant]
+        for k in poses.indices where k != dominant && shares[k] > 0 {
+            taken += shares[k]
+            direction = Self.slerp(direction, view(k, p), shares[k] / taken)
         }
         let heardLocal = direction.normalized * distance
         out.position = first.position + first.world(heardLocal)
         if world.direction != .zero { out.direction = first.world(cone) }
         out.velocity = heardVelocity(world.velocity, at: p, heardLocal: heardLocal, distance: distance, first: first)
         return out
+    }
+
+    /// Where listener `k` hears a point at `p`: the unit direction in its frame (ahead for a
+    /// point at the listener).
+    private func view(_ k: Int, _ p: Vector3) -> Vector3 {
+        let d = distances[k]
+        return d > 0 ? poses[k].local((p - poses[k].position) * (1 / d)) : Vector3(0, 0, -1)
+    }
+
+    /// The unit vector a fraction `t` of the way from `u` to `v` (unit vectors) along the great
+    /// circle; opposite vectors turn through the front (−z), or above for a front and a back.
+    static func slerp(_ u: Vector3, _ v: Vector3, _ t: Float) -> Vector3 {
+        let cosine = max(-1, min(1, u.dot(v)))
+        let angle = acosf(cosine)
+        guard angle > 1e-4 else { return v }
+        var axis = v - u * cosine   // v's part perpendicular to u
+        if axis.length < 1e-4 {   // opposite: through the front, or above
+            let front = Vector3(0, 0, -1)
+            axis = front - u * u.dot(front)
+            if axis.length < 1e-4 { axis = Vector3(0, 1, 0) - u * u.y }
+        }
+        let w = axis.normalized
+        return u * cosf(angle * t) + w * sinf(angle * t)
     }
 
     /// The velocity that gives, in OpenAL's Doppler formula against the first listener, the
