@@ -9,8 +9,13 @@
 ///   its `pan` on the unit circle around the listener, as a mono clip).
 ///
 /// ```swift
-/// var ui = SoundDefinition(clips: [click])
-/// ui.spatialMode = .twoD
+/// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+/// let rain = try engine.loadClip(path: "Assets/Sounds/wind-stereo.caf")
+/// var ambience = SoundDefinition(clips: [rain], loop: true)
+/// ambience.spatialMode = .twoD                 // its stereo image, wherever it is played
+/// var window = PlayOptions(position: Vector3(2, 1, -3))
+/// window.spread = 90                           // a stereo clip's channels around the point
+/// _ = try engine.play(rain, options: window)
 /// ```
 public enum SpatialMode: String, Sendable, Equatable, CaseIterable {
     case auto

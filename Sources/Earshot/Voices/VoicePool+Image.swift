@@ -10,7 +10,6 @@ extension VoicePool {
     /// follow every move of it and of the listener.
     func noteImage(_ v: inout VoiceState, _ r: ResolvedPlay) {
         v.image = r.image
-        v.spread = r.spread
         if r.image & VoiceState.ImageFlags.spread != 0 {
             spreadInUse = true
             mapsPositions = true
@@ -42,7 +41,7 @@ extension VoicePool {
         } else if image & VoiceState.ImageFlags.spread != 0 {
             spatialize = AL_AUTO_SOFT
             angles = StereoImage.spreadAngles(azimuth: StereoImage.azimuth(ofLocal: local(s)),
-                                              spread: slots[index].spread, stereoPair: stereoPairPanning)
+                                              spread: voiceSpread[index], stereoPair: stereoPairPanning)
         } else {
             spatialize = AL_TRUE
         }

@@ -85,6 +85,7 @@ extension VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
+        if r.image != 0 { voiceSpread[index] = r.spread }
         timeline.wrapped[index] = 0
         timeline.startAudio[index] = r.startAudioTime
         live.append(index)

@@ -189,6 +189,9 @@ final class VoicePool {
         @inline(__always) get { emitterTable.environment }
     }
     let voiceEnvironment: SlotTable<EnvironmentProperties>
+    /// Per voice slot: degrees between a spread voice's channels (``PlayOptions/spread``; read
+    /// only for voices with the spread flag, VoicePool+Image.swift).
+    let voiceSpread: SlotTable<Float>
     /// Bus gains without master (index = bus index), each bus's hold, and master; kept current
     /// by the engine.
     @exclusivity(unchecked) private(set) var busGains: [Float] = []
@@ -244,6 +247,7 @@ final class VoicePool {
         let capacity = sources.count + settings.maxVirtualVoices
         slots = SlotTable(repeating: VoiceState(), count: capacity)
         voiceEnvironment = SlotTable(repeating: .open, count: capacity)
+        voiceSpread = SlotTable(repeating: 0, count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []
         live.reserveCapacity(capacity)

@@ -83,6 +83,10 @@ struct VoiceState {
     /// An `.emitter` voice with distance settings of its own in `spatial` (a sound's): the
     /// emitter's explicit ones override them (``SpatialProperties/explicitDistance``).
     var ownDistance = false
+    /// How a stereo clip's voice is heard (``ImageFlags``; 0 for a mono clip, which the flags
+    /// never concern): read only when its placement is sent (VoicePool+Image.swift). In what
+    /// was padding; its spread is the pool's `voiceSpread` column.
+    var image: UInt8 = 0
     private var liveIndex32: Int32 = -1
     private var realIndex32: Int32 = -1
     /// The voice's own envelope (``PlayOptions/fadeIn``, ``Voice/stop(fade:)``), multiplied into
@@ -111,11 +115,6 @@ struct VoiceState {
     /// The part of the distance gain OpenAL does not apply (a curve, a model other than the
     /// engine's, `beyondMax: silent`'s fade), multiplied into the source's gain; 1 otherwise.
     var distanceGain: Float = 1
-    /// How a stereo clip's voice is heard (``ImageFlags``; 0 for a mono clip, which the flags
-    /// never concern): read only when its placement is sent (VoicePool+Image.swift).
-    var image: UInt8 = 0
-    /// Degrees between a spread voice's two channels (``PlayOptions/spread``).
-    var spread: Float = 0
     // These fields fill what would be padding: the stride stays 256 bytes, a multiple of the
     // cache line (`SlotTableTests` checks it).
 
