@@ -6,7 +6,7 @@ import Yams
 extension SceneParser {
     static let soundKeys =
         ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
-        + attenuationKeys
+        + attenuationKeys + imageKeys
     static let busKeys = ["gain", "ducks"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
@@ -223,6 +223,7 @@ extension SceneParser {
                         "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips of weight above 0")
                 }
             }
+            soundImage(m, key, into: &s)
             out.append(s)
         }
         return out
