@@ -112,6 +112,9 @@ final class ListenerBlend: ListenerRig {
         out.position = first.position + first.world(heardLocal)
         if world.direction != .zero { out.direction = first.world(cone) }
         out.velocity = heardVelocity(world.velocity, at: p, heardLocal: heardLocal, distance: distance, first: first)
+        // Past Float's range (a point 1e20 m away: its squared distance overflows) the mapping
+        // is not finite: such a point is heard as the first listener hears it, never sent as NaN.
+        guard out.position.isFinite, out.velocity.isFinite, out.direction.isFinite else { return world }
         return out
     }
 

@@ -9,6 +9,12 @@ extension VoicePool {
         return rig.heard(world)
     }
 
+    /// Emitter `index`'s properties as the OpenAL listener hears them: what a stream that follows
+    /// it is given (StreamHost), so that with several listeners it is heard as the voices are.
+    func heardProperties(ofEmitter index: Int) -> SpatialProperties {
+        heard(emitterSpatial[index])
+    }
+
     /// Marks the positioned real voices (or only the spread ones) to send their placement at
     /// the next service, and the emitters' attenuations stale (the rig's mapping changed).
     func markSpatialDirty(spreadOnly: Bool) {

@@ -105,6 +105,12 @@ final class SeveralListenersTests: XCTestCase {
         XCTAssertThrowsError(try engine.setListeners([])) 
         engine.listeners = []   // ignored
         XCTAssertEqual(engine.listeners.count, 7)
+        // A point whose squared distance overflows Float (found by the API fuzzer): heard as
+        // the first listener hears it, never NaN sent to OpenAL.
+        let tone = try engine.loadClip(TestSignals.sine(seconds: 0.1), name: "tone")
+        _ = try engine.play(tone, options: .init(position: Vector3(1e25, 0, 0)))
+        engine.update()
+        XCTAssertTrue(try engine.render(frames: 480).allSatisfy(\.isFinite))
         engine.listeners = [Listener(position: Vector3(1, 2, 3))]
         XCTAssertEqual(engine.listener.position, Vector3(1, 2, 3))
         XCTAssertEqual(engine.listeners.count, 1)
