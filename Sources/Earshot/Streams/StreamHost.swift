@@ -98,7 +98,7 @@ extension AudioEngine: StreamHost {
     func spatial(of emitter: Emitter) -> SpatialProperties? {
         ALGlobal.lock.assertHeld("StreamHost.spatial(of:) outside withStreamAL")
         guard emitter.link === link, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
-        return core.pool.emitterProperties(i)
+        return core.pool.heardProperties(ofEmitter: i)   // with several listeners, as its voices are heard
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }

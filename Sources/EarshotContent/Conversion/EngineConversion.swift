@@ -57,6 +57,8 @@ extension SceneSound {
         }
         d.gain = linearLevel
         d.name = id   // what the monitor shows
+        d.spatialMode = spatialMode
+        d.spread = spread
         return d
     }
 }

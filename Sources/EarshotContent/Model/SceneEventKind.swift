@@ -20,7 +20,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .play:
             return [
                 "at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every",
-                "count", "until", "jitter",
+                "count", "until", "jitter", "spread",
             ]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]

@@ -48,6 +48,10 @@ public struct SceneSound: Sendable, Equatable {
     /// scene's top-level keys) with its own keys over them — an included bank's sounds keep
     /// their bank's.
     public var attenuation = SceneAttenuation()
+    /// `spatial: 2d | 3d` (auto when not given): a point or a stereo clip's image.
+    public var spatialMode: SpatialMode = .auto
+    /// `spread:` degrees (0…360) of a positioned stereo clip's channels; nil: a point.
+    public var spread: Float?
 
     public init(id: String, clips: [String]) {
         self.id = id
@@ -140,9 +144,13 @@ public struct ScenePlay: Sendable, Equatable {
     public var offset: Double = 0
     /// How many more times the clip plays after the first, gaplessly (0…1000).
     public var loops: Int = 0
+    /// Degrees between a stereo clip's channels around its position (`spread:`, 0…360; nil: the
+    /// sound's, or folded to a point).
+    public var spread: Float?
 
     public init(id: String, position: Vector3? = nil, pan: Float = 0, gain: Float = 1, pitch: Float = 1,
-                priority: UInt8? = nil, bus: String? = nil, offset: Double = 0, loops: Int = 0) {
+                priority: UInt8? = nil, bus: String? = nil, offset: Double = 0, loops: Int = 0, spread: Float? = nil) {
+        self.spread = spread
         self.id = id
         self.position = position
         self.pan = pan

@@ -143,7 +143,8 @@ extension SceneParser {
                 action = .play(
                     ScenePlay(
                         id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                        priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
+                        priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops,
+                        spread: m["spread"].flatMap { spread($0, "\(key).spread") }))
             }
         case .say:
             action = sayEvent(m, key: key, emitterIDs: emitterIDs)   // SceneParser+Dialogue.swift

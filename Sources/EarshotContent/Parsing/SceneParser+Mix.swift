@@ -6,7 +6,7 @@ import Yams
 extension SceneParser {
     static let soundKeys =
         ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
-        + attenuationKeys
+        + attenuationKeys + imageKeys
     static let busKeys = ["gain", "ducks", "parent"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
@@ -225,6 +225,7 @@ extension SceneParser {
                         "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips of weight above 0")
                 }
             }
+            soundImage(m, key, into: &s)
             out.append(s)
         }
         checkSwitches(out)   // SceneParser+Switches.swift

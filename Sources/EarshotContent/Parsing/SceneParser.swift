@@ -58,7 +58,7 @@ package struct SceneParser: YAMLReader {
         "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
-        "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
+        "clips", "music", "listener", "listeners", "emitters", "events", "zones", "sounds", "snapshots", "buses",
         "parameters", "include", "vcas", "dialogue", "rooms", "portals",
     ]
 
@@ -173,7 +173,7 @@ package struct SceneParser: YAMLReader {
         // Emitters a track follows, or that speak lines (`say: …, by:`), may play nothing
         // themselves (no `clip:`).
         let followed = Set(music.compactMap(\.emitter)).union(speakerEmitterIDs(top["events"]))   // SceneParser+Dialogue.swift
-        let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
+        let (listener, otherListeners) = sceneListeners(top)
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
@@ -268,6 +268,7 @@ package struct SceneParser: YAMLReader {
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
                           session: session, listener: listener, emitters: emitters, events: events)
         scene.clips = included.clips + clips
+        scene.otherListeners = otherListeners
         scene.music = included.music + music
         scene.zones = included.zones + reverbZones
         scene.geometry = geometry
@@ -349,7 +350,7 @@ package struct SceneParser: YAMLReader {
                 node, key,
                 allowed: [
                     "clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
-                    "direction", "facing", "cone",
+                    "direction", "facing", "cone", "spread",
                 ] + Self.attenuationKeys
                     + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"])
         else { return nil }
@@ -374,6 +375,7 @@ package struct SceneParser: YAMLReader {
         var emitter = SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
                                    priority: UInt8(priority), start: start, path: path, environment: environment)
         emitter.attenuation = ownAttenuation
+        emitter.spread = m["spread"].flatMap { spread($0, "\(key).spread") }
         if m["direction"] != nil, let f = m["facing"] {
             fail(f, "\(key).facing", "give either direction or facing: path, not both")
         }

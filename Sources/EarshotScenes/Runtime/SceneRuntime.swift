@@ -112,9 +112,9 @@ final class SceneRuntime {
         for (i, e) in scene.emitters.enumerated() { steps.append((e.start, i, .startEmitter(i))) }
         for (i, e) in scene.events.enumerated() { steps.append((e.time, scene.emitters.count + i, .event(i))) }
         timeline = steps.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map { ($0.time, $0.step) }
-        listenerMoves = scene.listener.changes
+        listenerMoves = scene.listener.changes || scene.otherListeners.contains { $0.changes }
         movingEmitters = scene.emitters.indices.filter { scene.emitters[$0].path.moves }
-        engine.listener = scene.listener.listener(at: 0)
+        placeListeners(at: 0)
         try engine.setReverbZones(scene.zones)
         try startRooms()
         // An emitter a track follows exists from the start (moving along its path), so that the
@@ -186,7 +186,7 @@ final class SceneRuntime {
 
     /// Once per game frame: moves the listener and the emitters on paths, advances session ramps.
     func frame(at time: Double) {
-        if listenerMoves { engine.listener = scene.listener.listener(at: time) }
+        if listenerMoves { placeListeners(at: time) }
         // A scene of fixed emitters has nothing to move: no reason to take the AL lock each frame.
         // Moving ones get their path's velocity too, for the Doppler effect.
         if !movingEmitters.isEmpty {
@@ -278,14 +278,17 @@ final class SceneRuntime {
             options.pitch = emitterPitch[i]
             options.loop = spec.loop
             options.priority = spec.priority
+            options.spread = spec.spread
             voices[i] = try engine.play(sound, options: options)
             return
         }
         guard let clip = clips[spec.clip] else {
             preconditionFailure("scene emitter \(spec.id): clip \(spec.clip) was validated but not loaded")  // trap: parser invariant
         }
-        voices[i] = try engine.play(clip, options: .init(gain: emitterGain[i], pitch: emitterPitch[i], loop: spec.loop,
-                                                          priority: spec.priority, emitter: e))
+        var options = PlayOptions(gain: emitterGain[i], pitch: emitterPitch[i], loop: spec.loop,
+                                  priority: spec.priority, emitter: e)
+        options.spread = spec.spread
+        voices[i] = try engine.play(clip, options: options)
     }
 
     /// Runs `event`; `name`: the `name:` of a play others wait for.
@@ -332,6 +335,7 @@ final class SceneRuntime {
                 options.bus = p.bus.map(Bus.init)
                 options.offset = p.offset
                 options.loopCount = p.loops
+                options.spread = p.spread
                 if let position = p.position { options.position = position } else { options.placement = placement }
                 let voice = try engine.play(sound, options: options)
                 if let name { parameterVoices[name] = voice }
@@ -341,6 +345,7 @@ final class SceneRuntime {
                                           bus: p.bus.map(Bus.init) ?? .sfx, placement: placement)
                 options.offset = p.offset
                 options.loopCount = p.loops
+                options.spread = p.spread
                 let voice = try engine.play(clip, options: options)
                 if let name { parameterVoices[name] = voice }
                 if let name { played(name, voice: voice, at: event.time, clip: clip, p) }

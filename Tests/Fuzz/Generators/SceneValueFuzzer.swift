@@ -220,6 +220,10 @@ public struct SceneValueFuzzer {
         }
         if hasParameters { y += parameters(n, unit) + Self.labelledParameter(unit) }   // +Timeline
         let hasSounds = maybe(0.4)
+        // Issue 39's keys are drawn off the main sequence (as the included set above), so the
+        // scenes of a seed stay those of earlier runs with these keys added.
+        var copy39 = g
+        var g39 = SplitMix64(seed: copy39.next() ^ 0x3939_3939)
         if hasSounds || hasParameters { y += "sounds:\n" }
         if hasParameters { y += layeredSound(n, unit) + Self.timelineSounds(n, unit, clips: ["c0", "c2", "c3", "c4"]) }
         if hasSounds {
@@ -228,7 +232,7 @@ public struct SceneValueFuzzer {
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
                 + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"]))"
-                + Self.distanceKeys(&g, outside: outside, p: 0.3) + " }\n"
+                + Self.distanceKeys(&g, outside: outside, p: 0.3) + Self.imageKeys(&g39, outside: outside) + " }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
@@ -259,10 +263,15 @@ public struct SceneValueFuzzer {
                 y += "  z\(z): { reverb: \(reverb), \(shape), fade: \(n(0...10_000)), gain: \(n(0...1)) }\n"
             }
         }
+        // Split screen (SceneValueFuzzer+Stereo.swift) instead of the one listener, which is
+        // drawn all the same (the main sequence stays as it was).
+        let split = Self.chance(&g39, 0.15)
         if maybe(0.4) {
-            y += "listener: { " + (maybe() ? "position: \(Self.vector(&g, 10))" : "path: \(Self.path(&g))")
+            let one = "listener: { " + (maybe() ? "position: \(Self.vector(&g, 10))" : "path: \(Self.path(&g))")
                 + (maybe(0.3) ? ", facing: path" : maybe() ? ", at: \(Self.vector(&g, 1)), up: [0, 1, 0]" : "") + " }\n"
+            if !split { y += one }
         }
+        if split { y += Self.listeners(&g39, outside: outside) }
         let emitterCount = Int(g.next() % 4)
         if emitterCount > 0 {
             y += "emitters:\n"
@@ -286,6 +295,7 @@ public struct SceneValueFuzzer {
                 if maybe(0.2) { m += ", obstruction: \(n(0...1))" }
                 if maybe(0.2) { m += ", airAbsorption: \(n(0...10))" }
                 if maybe(0.2) { m += ", sends: \(n(0...1))" }
+                m += Self.spreadKey(&g39, outside: outside)
                 y += "  e\(e): { \(m) }\n"
             }
         }
@@ -302,6 +312,7 @@ public struct SceneValueFuzzer {
                 var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car", "motor", "step"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
+                p += Self.spreadKey(&g39, outside: outside)
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
                 if maybe(0.2) {
                     p += ", every: \(n(0.001...1)), count: \(n(1...20, whole: true)), jitter: \(n(0...0.0005))"
