@@ -107,7 +107,7 @@ public final class AudioEngine: @unchecked Sendable {
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
                                        sampleRate: context.sampleRate))
-        musicSystem = MusicSystem(sourceCount: configuration.musicSources)
+        musicSystem = MusicSystem(sourceCount: configuration.musicSources, fieldSourceCount: configuration.bedSources)
         subsystems = [musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
