@@ -128,13 +128,28 @@ public final class AmbisonicBed: @unchecked Sendable {
         self.bus = stream.bus
     }
 
-    /// Starts, or resumes after ``pause()``. Throws ``EarshotError/musicSourcesBusy(_:)`` when
-    /// the bed sources run out (count: ``AudioEngine/Configuration/bedSources``) and
+    /// Starts, or resumes after ``pause()``; every loudspeaker on the same mixed frame. Throws
+    /// ``EarshotError/bedSourcesBusy(_:needed:)`` when fewer than ``sourceCount`` bed sources
+    /// are free (``AudioEngine/Configuration/bedSources``), taking none, and
     /// ``EarshotError/engineShutDown``.
-    public func play() throws(EarshotError) { try stream.play() }
+    public func play() throws(EarshotError) {
+        try checkSources()
+        try stream.play()
+    }
+
+    private func checkSources() throws(EarshotError) {
+        guard !isPlaying else { return }
+        let system = stream.system
+        // The group's start also rolls back a partial claim; this says how many it needed.
+        let (free, idle) = system.withStreamLock { _ in (system.freeFieldSources.count, stream.parts.filter { $0.source == nil }.count) }
+        guard free >= idle else { throw .bedSourcesBusy(system.fieldSourceCount, needed: sourceCount) }
+    }
 
     /// Starts at audio time `time` (``AudioEngine/audioTime``).
-    public func play(at time: Double) throws(EarshotError) { try stream.play(at: time) }
+    public func play(at time: Double) throws(EarshotError) {
+        try checkSources()
+        try stream.play(at: time)
+    }
 
     /// Pauses, keeping the position (fades and yaw ramps hold).
     public func pause() { stream.pause() }

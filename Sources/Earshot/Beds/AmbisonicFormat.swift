@@ -34,10 +34,12 @@ public enum AmbisonicFormat: String, Sendable, Hashable, CaseIterable {
 
     /// FuMa channel f (W X Y Z R S T U V K L M N O P Q) is ACN channel `fumaToACN[f]`.
     static let fumaToACN = [0, 3, 1, 2, 6, 7, 5, 8, 4, 12, 13, 11, 14, 10, 15, 9]
-    /// FuMa channel f times `fumaToSN3D[f]` is its SN3D value.
+    /// FuMa channel f times `fumaToSN3D[f]` is its SN3D value: FuMa's components above W are
+    /// MaxN (each peaks at 1), so the factor is each SN3D harmonic's peak (√3/2 for S T U V,
+    /// √(32/45) for L M, √5/3 for N O, √(5/8) for P Q); W is stored at −3 dB.
     static let fumaToSN3D: [Float] = {
-        let r2 = Double(2).squareRoot(), s = 2 / Double(3).squareRoot()
-        let lm = Double(45.0 / 32).squareRoot(), no = 3 / Double(5).squareRoot(), pq = Double(8.0 / 5).squareRoot()
+        let r2 = Double(2).squareRoot(), s = Double(3).squareRoot() / 2
+        let lm = Double(32.0 / 45).squareRoot(), no = Double(5).squareRoot() / 3, pq = Double(5.0 / 8).squareRoot()
         return [r2, 1, 1, 1, 1, s, s, s, s, 1, lm, lm, no, no, pq, pq].map { Float($0) }
     }()
 

@@ -62,7 +62,7 @@ extension StreamSystem {
         let now = clock(host)
         // Music's own source, claimed under the stream lock: no call back into the engine.
         guard let source = s.field != nil ? freeFieldSources.last : freeSources.last else {
-            throw .musicSourcesBusy(s.field != nil ? fieldSourceCount : sourceCount)
+            throw s.field != nil ? .bedSourcesBusy(fieldSourceCount, needed: 1) : .musicSourcesBusy(sourceCount)
         }
         try host.withStreamAL { () throws(EarshotError) in
             guard !host.streamCoreIsShutDown else { throw .engineShutDown }

@@ -47,6 +47,8 @@ public struct SceneEvent: Sendable, Equatable {
         case parameter(SceneParameterSet)
         /// A music set changes state, plays a stinger, sets a stem's gain, or starts, pauses, stops.
         case musicSet(id: String, SceneMusicSetAction)
+        /// An ambisonic bed plays, stops or turns (`beds:`).
+        case bed(id: String, SceneBedAction)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
@@ -86,6 +88,7 @@ public struct SceneEvent: Sendable, Equatable {
         case .snapshot(let id, let begins, _, _): return "snapshot \(id) \(begins ? "begin" : "end")"
         case .parameter(let p): return "set \(p.parameter) \(p.value)" + (p.of.map { " of \($0)" } ?? "")
         case .musicSet(let id, let a): return "music \(id) \(a.label)"
+        case .bed(let id, let a): return "bed \(id) \(a.label)"
         }
     }
 

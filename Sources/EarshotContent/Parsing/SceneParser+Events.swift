@@ -157,6 +157,8 @@ extension SceneParser {
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
             let intensity = m["intensity"].flatMap { number($0, "\(key).intensity", in: 0...1, "0…1") } ?? 1
             action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
+        case .bed:
+            action = bedEvent(m, node, key: key)
         case .hint:
             guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
             action = .hint(begins: v == "begin")

@@ -45,13 +45,15 @@ package struct SceneParser: YAMLReader {
     var includerBusNames: Set<String> = []
     /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
     var unitWarnings: [SceneWarning] = []
+    /// The ids under `beds:` (SceneParser+Beds.swift), a bed with a problem included.
+    var bedIDs: Set<String> = []
 
     static let topKeys = [
         "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include",
+        "parameters", "include", "beds",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -180,6 +182,7 @@ package struct SceneParser: YAMLReader {
             }
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
+        let beds = self.beds(top["beds"], busNames: busNames, duration: duration)
         var events: [SceneEvent] = []
         var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
@@ -239,6 +242,7 @@ package struct SceneParser: YAMLReader {
                 bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets,
                 duration: duration)
         }
+        addBedStarts(beds, top["beds"], into: &events)
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -267,7 +271,8 @@ package struct SceneParser: YAMLReader {
         scene.buses = included.buses + buses
         scene.seed = seed
         scene.clipMemory = clipMemory
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
+        scene.beds = beds
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "beds"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }

@@ -42,6 +42,9 @@ final class SceneRuntime {
     private var trackVolumes: [String: Float] = [:]
     /// The scene's music sets by id, and the bar lines and state changes heard (SceneRuntime+MusicSets.swift).
     var musicSets: [String: MusicSet] = [:]
+    /// The scene's ambisonic beds and the volume each returns to (SceneRuntime+Beds.swift).
+    var beds: [String: AmbisonicBed] = [:]
+    var bedVolumes: [String: Float] = [:]
     var musicLog: SceneMusicLog?
     var stateChanges: [(time: Double, label: String)] = []
     var emitters: [Emitter?]   // internal: SceneRuntime+Parameters makes one early for a parameter
@@ -129,6 +132,7 @@ final class SceneRuntime {
                 s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
         }
         try loadMusicSets()
+        try loadBeds()
         try applyMixSettings()
         try checkPlayTiming(clips: clips)
         prepareAfter()
@@ -311,6 +315,8 @@ final class SceneRuntime {
             }
         case .musicSet(let id, let action):
             try run(id, action, sceneTime: event.time)
+        case .bed(let id, let action):
+            try run(bed: id, action)
         case .play(let p):
             // The parser refuses position and pan together: one placement.
             // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
