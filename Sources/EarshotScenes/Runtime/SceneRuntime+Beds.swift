@@ -6,9 +6,7 @@ extension SceneRuntime {
     /// Opens every bed of the scene (nothing plays yet).
     func loadBeds() throws(EarshotError) {
         for b in scene.beds {
-            beds[b.id] = try engine.openBed(
-                path: b.path,
-                options: .init(format: b.format, bus: Bus(b.bus), volume: b.volume, lock: b.lock, yaw: b.yaw))
+            beds[b.id] = try engine.openBed(path: b.path, options: b.options)
             bedVolumes[b.id] = b.volume
         }
     }
