@@ -17,6 +17,8 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
                ScenesBenchmark.run),
     "parameters": ("a game frame of 256 voices each under 2 parameter curves against the same frame without curves",
                    ParametersBenchmark.run),
+    "beds": ("one ambisonic bed per order (B-format, 6, 12, 24 virtual loudspeakers): render and streamer CPU against as many plain voices, and a 10-minute streamed third-order bed's underruns and memory",
+             BedsBenchmark.run),
     "monitor": ("the live monitor's cost to a 60 Hz game frame at 1,024 voices: off against on with a client attached",
                 MonitorBenchmark.run),
 ]

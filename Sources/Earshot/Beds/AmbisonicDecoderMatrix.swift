@@ -81,7 +81,7 @@ public struct AmbisonicDecoderMatrix: Sendable, Equatable {
     }
 
     /// Decodes `frames` AmbiX frames from `input` into `frames` × loudspeakers in `output`.
-    func decode(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frames: Int) {
+    public func decode(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frames: Int) {
         let k = channels, l = speakers.count
         gains.withUnsafeBufferPointer { g in
             guard let base = g.baseAddress else { return }
