@@ -27,7 +27,7 @@
 /// ``AudioEngine/Configuration/maxClipBytes``).
 ///
 /// ```swift
-/// let forest = try engine.openBed(path: "Assets/Ambience/forest-foa.wav")
+/// let forest = try engine.openBed(path: "Assets/Ambience/forest-foa.ogg")
 /// try forest.play()
 /// forest.setYaw(90, ramp: 2)            // the recording's front turns to the left over 2 s
 /// ```

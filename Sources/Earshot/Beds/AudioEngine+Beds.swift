@@ -11,7 +11,7 @@ extension AudioEngine {
     /// over ``Configuration/maxClipBytes`` decoded.
     ///
     /// ```swift
-    /// let rain = try engine.openBed(path: "Assets/Ambience/rain-3oa.ogg",
+    /// let rain = try engine.openBed(path: "Assets/Ambience/forest-foa.ogg",
     ///                               options: .init(lock: .world, yaw: 45))
     /// try rain.play()
     /// ```
