@@ -8,7 +8,7 @@ import Foundation
 extension SceneValueFuzzer {
     /// The `beds:` section (or "") and the ids it defines.
     func beds(_ g: inout SplitMix64, outside: Bool) -> (yaml: String, ids: [String]) {
-        guard Self.chance(&g, bedChance) else { return ("", []) }
+        guard bedChance > 0, Self.chance(&g, bedChance) else { return ("", []) }
         func n(_ r: ClosedRange<Double>) -> String { Self.number(&g, r, outside: outside && Self.chance(&g, 0.15)) }
         let files = outside ? ["Ambience/forest-foa.ogg", "Sounds/wind-stereo.caf", "Sounds/nowhere.wav"] : ["Ambience/forest-foa.ogg"]
         var y = "beds:\n"

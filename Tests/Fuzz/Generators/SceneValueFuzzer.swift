@@ -28,8 +28,10 @@ public struct SceneValueFuzzer {
     /// How often a scene has a music set, and how often that set comes from an included bank.
     public var musicSetChance = 0.35
     public var includedSetChance = 0.5
-    /// How often a scene has `beds:` (SceneValueFuzzer+Beds.swift).
-    public var bedChance = 0.3
+    /// How often a scene has `beds:` (SceneValueFuzzer+Beds.swift). 0 (the default) draws
+    /// nothing for them, so a seed's scenes are those it made before beds existed;
+    /// `earshot-fuzz scenes` sets 0.3.
+    public var bedChance = 0.0
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
     /// to the scene file).
