@@ -13,8 +13,9 @@ final class StructuredFuzzTests: XCTestCase {
     func testSceneValuesBounded() {
         // Offsets reach past the shortest clip's end (0.14 s): validate and render share one
         // checker (PlayabilityCheck), so both refuse those.
+        // By count, not time (about 3 s): a loaded machine runs the same cases, only slower.
         let fuzzer = SceneValueFuzzer(assets: assets, seed: 2024)
-        let report = fuzzer.run(cases: 150, seconds: 4)
+        let report = fuzzer.run(cases: 48)
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.cases, 20)
         XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
@@ -39,7 +40,7 @@ final class StructuredFuzzTests: XCTestCase {
     /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
     /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
     func testBankValuesBounded() {
-        let report = BankValueFuzzer(assets: assets, seed: 2028).run(cases: 120, seconds: 4)
+        let report = BankValueFuzzer(assets: assets, seed: 2028).run(cases: 120)   // by count: about 1 s
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.cases, 20)
         XCTAssertGreaterThan(report.loaded, 5, "the generator reaches valid banks")
@@ -52,7 +53,7 @@ final class StructuredFuzzTests: XCTestCase {
     func testAPIOperationsBounded() {
         var fuzzer = APIOperationFuzzer(assets: assets, seed: 2024)
         fuzzer.leakLimitKiB = 64 * 1024   // a short run: the leak check is the long run's
-        let report = fuzzer.run(operations: 6_000, seconds: 4)
+        let report = fuzzer.run(operations: 3_000)   // by count: about 1.5 s
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.operations, 500)
         XCTAssertGreaterThan(report.renders, 50)
@@ -80,5 +81,18 @@ final class StructuredFuzzTests: XCTestCase {
         print("StructuredFuzzTests (beds): " + report.summary)
         XCTAssertGreaterThan(report.validBeds, 1, "the generator reaches valid scenes with beds")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
+    /// Line tables (YAML, CSV) and subtitle files from their structures, edited: what is written
+    /// reads back as written, what is accepted keeps the limits, edits are refused or read.
+    func testLineTablesAndSubtitlesBounded() {
+        let report = LineTableFuzzer(seed: 2042).run(cases: 400)   // by count: about 1 s
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 50)
+        XCTAssertGreaterThan(report.validTables, 10, "the generator reaches valid tables")
+        XCTAssertGreaterThan(report.refusedTables, 10, "and refused ones")
+        XCTAssertGreaterThan(report.validSubtitles, 10)
+        XCTAssertGreaterThan(report.refusedSubtitles, 5)
+        XCTAssertEqual(report.findings, [], report.findings.prefix(3).joined(separator: "\n\n"))
     }
 }

@@ -63,6 +63,8 @@ public struct Scene: Sendable {
     /// engine's `AudioEngine.Configuration.maxTotalClipBytes`); nil for the engine's default,
     /// 1 GiB. `validate` refuses clips whose headers already add up to more.
     public var clipMemory: Int?
+    /// The scene's `dialogue:` line table and locale, for its `say:` events; nil without one.
+    public var dialogue: SceneDialogue?
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when

@@ -49,6 +49,8 @@ public struct SceneEvent: Sendable, Equatable {
         case musicSet(id: String, SceneMusicSetAction)
         /// An ambisonic bed plays, stops or turns (`beds:`).
         case bed(id: String, SceneBedAction)
+        /// A dialogue line of the scene's table is said (SceneDialogue.swift).
+        case say(SceneSay)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
@@ -89,6 +91,7 @@ public struct SceneEvent: Sendable, Equatable {
         case .parameter(let p): return "set \(p.parameter) \(p.value)" + (p.of.map { " of \($0)" } ?? "")
         case .musicSet(let id, let a): return "music \(id) \(a.label)"
         case .bed(let id, let a): return "bed \(id) \(a.label)"
+        case .say(let s): return "say \(s.key)" + (s.by.map { " by \($0)" } ?? "")
         }
     }
 

@@ -1,6 +1,6 @@
 /// The event words of a scene's `events:` list: each event says exactly one of them.
 enum SceneEventKind: String, CaseIterable, Sendable {
-    case music, play, hint, interruption, stop, start, set, snapshot, bed
+    case music, play, hint, interruption, stop, start, set, snapshot, say, bed
 
     /// The keys an event of this kind may have: its own, and when it runs — `at:` a time, or
     /// `after:` a named voice ends (plus `delay:`).
@@ -28,6 +28,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .start: return ["at", "start"]
         case .set: return ["at", "set", "gain", "pitch", "pan", "rate", "occlusion", "ramp", "curve", "of"]
         case .snapshot: return ["at", "snapshot", "action", "fade", "intensity"]
+        case .say: return ["at", "say", "by"]
         case .bed: return ["at", "bed", "action", "fade", "yaw", "ramp"]
         }
     }

@@ -34,6 +34,8 @@ public struct SceneTimeline: Sendable, Equatable {
     public private(set) var limitedFrames: [Int]
     /// The music's bar lines and state changes (SceneTimeline+Music.swift), for the plot.
     public internal(set) var music = SceneMusicMarks()
+    /// The subtitles the render showed (seconds of the render), for the plot's subtitle lane.
+    public var subtitles: [SubtitleEntry] = []
 
     public init(duration: Double, buses: [String] = SceneTimeline.builtInBuses) {
         self.duration = max(duration, 1e-6)

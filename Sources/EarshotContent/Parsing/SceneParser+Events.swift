@@ -145,6 +145,8 @@ extension SceneParser {
                         id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
                         priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
             }
+        case .say:
+            action = sayEvent(m, key: key, emitterIDs: emitterIDs)   // SceneParser+Dialogue.swift
         case .snapshot:
             guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }
             if !names.snapshots.contains(id) {

@@ -36,6 +36,8 @@ package struct SceneParser: YAMLReader {
     static let maxClipMemoryMiB = 65_536
     /// Read as a bank (SceneParser+Bank.swift): no timeline, no `duration:`.
     var isBank = false
+    /// The scene's `dialogue:` section, read before its events (SceneParser+Dialogue.swift).
+    var dialogue: SceneDialogue?
     /// The chain of `include:`s being read and every file read so far (SceneParser+Include.swift).
     var includeState = SceneIncludeState()
     /// Bus names the included banks declare (own `buses:` may duck them).
@@ -53,7 +55,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "beds",
+        "parameters", "include", "dialogue", "beds",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -105,6 +107,7 @@ package struct SceneParser: YAMLReader {
             clipMemory = mib * 1_048_576
         }
         let session = top["session"].map { sessionSettings($0) } ?? SceneSessionSettings()
+        dialogue = top["dialogue"].flatMap { dialogueSection($0) }
 
         var clips: [SceneClip] = []
         // Ids of clips that failed to load count as known, so one missing file is one problem.
@@ -160,8 +163,9 @@ package struct SceneParser: YAMLReader {
                 )
             }
         }
-        // Emitters a track follows may play nothing themselves (no `clip:`).
-        let followed = Set(music.compactMap(\.emitter))
+        // Emitters a track follows, or that speak lines (`say: …, by:`), may play nothing
+        // themselves (no `clip:`).
+        let followed = Set(music.compactMap(\.emitter)).union(speakerEmitterIDs(top["events"]))   // SceneParser+Dialogue.swift
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
@@ -272,6 +276,8 @@ package struct SceneParser: YAMLReader {
         scene.seed = seed
         scene.clipMemory = clipMemory
         scene.beds = beds
+        scene.dialogue = dialogue
+        placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "beds"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {

@@ -20,7 +20,7 @@ extension LevelPlot {
             case .snapshot: self = .snapshot
             case .musicSet(_, let a):
                 if case .stinger = a { self = .stinger } else { self = .other }
-            case .music, .stop, .start, .set, .parameter, .bed: self = .other
+            case .music, .stop, .start, .set, .parameter, .say, .bed: self = .other
             }
         }
 

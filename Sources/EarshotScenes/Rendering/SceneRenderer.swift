@@ -57,6 +57,9 @@ public struct SceneRenderer {
         public var limitedSeconds = 0.0
         /// The deepest gain reduction the limiter applied, in dB (0 when it never engaged).
         public var deepestLimiterReduction: Float = 0
+        /// The subtitles the scene's `say:` lines showed, in seconds of the render (for
+        /// `--subtitles` and the plot's subtitle lane); empty without dialogue.
+        public var subtitles: [SubtitleEntry] = []
     }
 
     /// Renders the scene (or its first `duration` seconds) to a WAV file; with `from`, only the
@@ -219,6 +222,8 @@ public struct SceneRenderer {
         result.timeline = timeline
         result.limitedSeconds = Double(timeline.limitedFrames.reduce(0, +)) / Double(rate)
         result.deepestLimiterReduction = after.deepestLimiterReduction
+        result.subtitles = runtime.subtitleLog.entries(from: from, end: seconds)   // SceneRuntime+Dialogue.swift
+        result.timeline.subtitles = result.subtitles
         return result
     }
 }

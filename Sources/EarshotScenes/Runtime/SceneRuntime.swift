@@ -47,6 +47,8 @@ final class SceneRuntime {
     var bedVolumes: [String: Float] = [:]
     var musicLog: SceneMusicLog?
     var stateChanges: [(time: Double, label: String)] = []
+    /// What the scene's lines showed and hid (SceneRuntime+Dialogue.swift).
+    let subtitleLog = SubtitleLog()
     var emitters: [Emitter?]   // internal: SceneRuntime+Parameters makes one early for a parameter
     private var voices: [Voice?]
     private var cancelled: [Bool]
@@ -134,6 +136,7 @@ final class SceneRuntime {
         try loadMusicSets()
         try loadBeds()
         try applyMixSettings()
+        try setUpDialogue()   // SceneRuntime+Dialogue.swift
         try checkPlayTiming(clips: clips)
         prepareAfter()
     }
@@ -317,6 +320,8 @@ final class SceneRuntime {
             try run(id, action, sceneTime: event.time)
         case .bed(let id, let action):
             try run(bed: id, action)
+        case .say(let s):
+            try say(s, at: event.time)   // SceneRuntime+Dialogue.swift
         case .play(let p):
             // The parser refuses position and pan together: one placement.
             // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
