@@ -36,15 +36,7 @@ extension SceneParser {
 
     /// A bed's file: it exists, reads as audio and has 4, 9 or 16 channels.
     mutating func bedFile(_ node: Node, _ key: String) -> String? {
-        guard let given = string(node, key) else { return nil }
-        let resolved =
-            given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
-        let path = (resolved as NSString).standardizingPath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
-            return nil
-        }
+        guard let (given, path) = existingFile(node, key) else { return nil }
         do throws(EarshotError) {
             let info = try ClipDecoder.inspect(path: path)
             _ = try AmbisonicFormat.order(channels: info.channels)
