@@ -43,7 +43,8 @@ extension SoundBank {
         var definitions: [String: SoundDefinition] = [:]
         for s in new.sounds {
             let d = BankLoader.definition(s, clips: loaded.byID)
-            do throws(EarshotError) { try d.validate() } catch {
+            // A switch's cases are made at the commit (checked by the parser: they exist).
+            do throws(EarshotError) { if s.switchOn == nil { try d.validate() } } catch {
                 for clip in loaded.new { engine.unload(clip) }
                 let (file, line) = new.origin(of: "sounds.\(s.id)")
                 throw .invalid([
@@ -75,8 +76,9 @@ extension SoundBank {
         try BankLoader.defineParameters(new, engine: engine)
         try BankLoader.applyBuses(new, to: &c, engine: engine)
         var sounds: [String: Sound] = [:]
-        for s in new.sounds {
-            guard let d = t.definitions[s.id] else { continue }
+        for s in SceneSound.makingOrder(new.sounds) {   // a switch after its cases
+            guard var d = t.definitions[s.id] else { continue }
+            if s.switchOn != nil { d = BankLoader.definition(s, clips: t.clips, sounds: sounds) }
             if let existing = c.sounds[s.id] {
                 sounds[s.id] = existing.definition == d ? existing : try engine.redefine(existing, as: d)
             } else {

@@ -37,6 +37,18 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 
+    /// Scenes with a bus tree and VCAs (issue 41): cycles, unknown parents and members refused;
+    /// every scene that validates renders (the tree made in the engine group by group).
+    func testScenesWithBusTreesBounded() {
+        var fuzzer = SceneValueFuzzer(assets: assets, seed: 4101)
+        fuzzer.busTreeChance = 1
+        let report = fuzzer.run(cases: 30)   // by count: deterministic, a few seconds
+        print("StructuredFuzzTests (bus trees): " + report.summary)
+        XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes with a tree")
+        XCTAssertGreaterThan(report.cases - report.valid, 3, "and invalid ones")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
     /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
     /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
     func testBankValuesBounded() {

@@ -20,6 +20,8 @@ public struct SceneTimeline: Sendable, Equatable {
     /// The buses drawn, in order: the built-in ones, then the scene's own (at most
     /// ``SceneLimits/maxBuses``).
     public let buses: [String]
+    /// Each bus's group bus (`parent:`) by name, for the plot's tree of lanes (none: the master).
+    public var busParents: [String: String] = [:]
 
     /// The seconds the columns span.
     public let duration: Double

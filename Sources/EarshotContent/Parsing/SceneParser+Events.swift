@@ -161,6 +161,8 @@ extension SceneParser {
             action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
         case .bed:
             action = bedEvent(m, node, key: key)
+        case .vca:
+            action = vcaEvent(m, node, key: key)   // SceneParser+VCAs.swift
         case .hint:
             guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
             action = .hint(begins: v == "begin")

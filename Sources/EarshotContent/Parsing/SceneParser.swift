@@ -27,6 +27,8 @@ package struct SceneParser: YAMLReader {
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
+    /// Sounds named by switches' cases: checked once every sound is read (SceneParser+Switches.swift).
+    var switchRefs: [(sound: String, node: Node, key: String)] = []
     /// The music sets read so far, by id, and the files the music opens (SceneParser+MusicSets.swift).
     var musicSetNames: [String: MusicSetDefinition] = [:]
     var musicFiles = 0
@@ -49,13 +51,15 @@ package struct SceneParser: YAMLReader {
     var unitWarnings: [SceneWarning] = []
     /// The ids under `beds:` (SceneParser+Beds.swift), a bed with a problem included.
     var bedIDs: Set<String> = []
+    /// The VCA ids of the file and those it includes (`vca:` events name them).
+    var vcaNames: Set<String> = []
 
     static let topKeys = [
         "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "dialogue", "beds",
+        "parameters", "include", "vcas", "dialogue", "beds",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -125,6 +129,9 @@ package struct SceneParser: YAMLReader {
         parameterDefs = Dictionary(
             (included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
+        checkBusTree(buses, included: included.buses, at: top["buses"])   // SceneParser+BusTree.swift
+        let vcas = self.vcas(top["vcas"], busNames: busNames)   // SceneParser+VCAs.swift
+        vcaNames = Set((included.vcas + vcas).map(\.id))
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
         if let n = top["sounds"], within(n, "sounds", SceneLimits.maxSounds, "sounds") {
@@ -273,12 +280,13 @@ package struct SceneParser: YAMLReader {
         scene.parameters = included.parameters + parameters
         scene.snapshots = included.snapshots + snapshots
         scene.buses = included.buses + buses
+        scene.vcas = included.vcas + vcas
         scene.seed = seed
         scene.clipMemory = clipMemory
         scene.beds = beds
         scene.dialogue = dialogue
         placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "beds"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "beds"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }

@@ -128,6 +128,7 @@ public struct SceneRenderer {
             SceneTimeline.builtInBuses
             + runtime.scene.buses.map(\.name).filter { !SceneTimeline.builtInBuses.contains($0) }
         var timeline = SceneTimeline(duration: seconds - from, buses: names)
+        for b in runtime.scene.buses { if let p = b.parent { timeline.busParents[b.name] = p } }
         let buses: [(String, Bus)] = timeline.buses.map { ($0, Bus($0)) }
         let before = engine.stats
         let stealsBefore = before.steals

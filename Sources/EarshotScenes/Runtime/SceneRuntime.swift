@@ -83,10 +83,11 @@ final class SceneRuntime {
         }
         // Parameters before the buses and sounds whose curves name them.
         for p in scene.parameters { try engine.defineParameter(p.definition) }
-        // Buses before music, sounds and plays: they may name them.
+        // Buses before music, sounds and plays: they may name them. Groups before their children.
+        _ = try scene.definitions.makeBusTree(in: engine)
+        _ = try scene.definitions.defineVCAs(in: engine)   // SceneRuntime+VCAs.swift runs vca: events
         for b in scene.buses {
             let bus = Bus(b.name)
-            if !engine.buses.contains(bus) { try engine.addBus(bus) }
             if let gain = b.linearGain { try engine.setGain(gain, for: bus) }
             if !b.curves.isEmpty { try engine.setCurves(b.curves, for: bus) }
         }
@@ -129,9 +130,9 @@ final class SceneRuntime {
             }
             if let e = emitters[i] { try track.follow(e) }
         }
-        for s in scene.sounds {
+        for s in SceneSound.makingOrder(scene.sounds) {   // a switch after its cases
             sounds[s.id] = try engine.makeSound(
-                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
+                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds))
         }
         try loadMusicSets()
         try loadBeds()
@@ -353,6 +354,8 @@ final class SceneRuntime {
             }
         case .snapshot(let id, let begins, let fade, let intensity):
             try runSnapshot(id, begins: begins, fade: fade, intensity: intensity)
+        case .vca(let id, let db, let fade):
+            try runVCA(id, gainDB: db, fade: fade)
         case .parameter(let p):
             try runParameter(p, at: event.time)
         case .hint(let begins):
