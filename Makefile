@@ -54,6 +54,7 @@ bench: deps
 	.build/release/earshot-bench scenes
 	.build/release/earshot-bench parameters
 	.build/release/earshot-bench rooms
+	.build/release/earshot-bench beds
 	.build/release/earshot-bench timelines
 	.build/release/earshot-bench dialogue
 	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done

@@ -19,6 +19,8 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
                    ParametersBenchmark.run),
     "rooms": ("rooms and portals: propagation for 1,024 emitters in 32 rooms with 48 portals, moving and still, against no geometry; allocations per update",
               RoomsBenchmark.run),
+    "beds": ("one ambisonic bed per order (B-format, 6, 12, 24 virtual loudspeakers): render and streamer CPU against as many plain voices, and a 10-minute streamed third-order bed's underruns and memory",
+             BedsBenchmark.run),
     "timelines": ("a game frame of 64 three-part timeline sounds against 192 plain voices, and one play of a timeline and a switch against a plain sound's",
                   TimelinesBenchmark.run),
     "dialogue": ("line tables of 10k and 100k lines read from YAML and CSV: load time, µs per line, peak RSS",

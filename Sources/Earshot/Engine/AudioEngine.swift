@@ -110,7 +110,7 @@ public final class AudioEngine: @unchecked Sendable {
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
                                        sampleRate: context.sampleRate))
-        musicSystem = MusicSystem(sourceCount: configuration.musicSources)
+        musicSystem = MusicSystem(sourceCount: configuration.musicSources, fieldSourceCount: configuration.bedSources)
         subsystems = [dialogue, musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {

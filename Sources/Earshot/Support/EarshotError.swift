@@ -54,6 +54,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case decodeFailed(path: String, reason: String)
     /// Every source reserved for music is playing a track.
     case musicSourcesBusy(Int)
+    /// Every source kept for ambisonic beds is taken (``AudioEngine/Configuration/bedSources``):
+    /// the count, and how many the bed needed.
+    case bedSourcesBusy(Int, needed: Int)
     /// Something would take more than a documented limit allows, found **before** allocating:
     /// `name` is the file (or other input), `what` the quantity (`"decoded audio"`, `"output"`),
     /// `size` what it would take and `limit` the limit, both in bytes, and `setting` where the
@@ -164,6 +167,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): corrupt audio data while streaming: \(reason) (re-encode or replace the file)"
         case .musicSourcesBusy(let n):
             return "all \(n) music sources are playing; stop a track or raise Configuration.musicSources"
+        case .bedSourcesBusy(let n, let needed):
+            return "a bed needs \(needed) of the \(n) bed sources and too few are free; stop a bed or raise Configuration.bedSources"
         case .tooLarge(let name, let what, let size, let limit, let setting):
             return
                 "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"

@@ -149,3 +149,10 @@ extension SceneMusic {
         track.rate = rate
     }
 }
+
+extension SceneBed {
+    /// The options its bed is opened with (``AudioEngine/openBed(path:options:)``).
+    public var options: AmbisonicBed.Options {
+        .init(format: format, bus: Bus(bus), volume: volume, lock: lock, yaw: yaw)
+    }
+}

@@ -34,15 +34,7 @@ extension SceneParser {
     /// when it loads them, so that a scene `validate` passes is one `render` starts. A clip's
     /// header is kept (for the offsets and loops of its plays) under `clipID`.
     mutating func audioFile(_ node: Node, _ key: String, music: Bool = false, clipID: String? = nil) -> String? {
-        guard let given = string(node, key) else { return nil }
-        let resolved =
-            given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
-        let path = (resolved as NSString).standardizingPath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
-            return nil
-        }
+        guard let (given, path) = existingFile(node, key) else { return nil }
         do throws(EarshotError) {
             let info = try ClipDecoder.inspect(path: path)
             if music {
@@ -62,6 +54,21 @@ extension SceneParser {
             return nil
         }
         return path
+    }
+
+    /// The file a path names, relative to the scene's folder (absolute paths stay): what was
+    /// written and the standardised path, or nil (a problem reported) when it is not a file.
+    mutating func existingFile(_ node: Node, _ key: String) -> (given: String, path: String)? {
+        guard let given = string(node, key) else { return nil }
+        let resolved =
+            given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
+        let path = (resolved as NSString).standardizingPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
+            return nil
+        }
+        return (given, path)
     }
 
     /// A problem when the clips' headers already add up to more decoded audio than the engine a

@@ -160,6 +160,8 @@ extension SceneParser {
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
             let intensity = m["intensity"].flatMap { number($0, "\(key).intensity", in: 0...1, "0…1") } ?? 1
             action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
+        case .bed:
+            action = bedEvent(m, node, key: key)
         case .vca:
             action = vcaEvent(m, node, key: key)   // SceneParser+VCAs.swift
         case .hint:

@@ -51,6 +51,8 @@ package struct SceneParser: YAMLReader {
     var includerBusNames: Set<String> = []
     /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
     var unitWarnings: [SceneWarning] = []
+    /// The ids under `beds:` (SceneParser+Beds.swift), a bed with a problem included.
+    var bedIDs: Set<String> = []
     /// The VCA ids of the file and those it includes (`vca:` events name them).
     var vcaNames: Set<String> = []
 
@@ -59,7 +61,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "listeners", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "vcas", "dialogue", "rooms", "portals",
+        "parameters", "include", "vcas", "dialogue", "rooms", "portals", "beds",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -195,6 +197,7 @@ package struct SceneParser: YAMLReader {
             }
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
+        let beds = self.beds(top["beds"], busNames: busNames, duration: duration)
         var events: [SceneEvent] = []
         var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
@@ -254,6 +257,7 @@ package struct SceneParser: YAMLReader {
                 bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets,
                 duration: duration)
         }
+        addBedStarts(beds, top["beds"], into: &events)
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -285,9 +289,10 @@ package struct SceneParser: YAMLReader {
         scene.vcas = included.vcas + vcas
         scene.seed = seed
         scene.clipMemory = clipMemory
+        scene.beds = beds
         scene.dialogue = dialogue
         placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "rooms", "portals"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "rooms", "portals", "beds"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }

@@ -42,6 +42,9 @@ final class SceneRuntime {
     private var trackVolumes: [String: Float] = [:]
     /// The scene's music sets by id, and the bar lines and state changes heard (SceneRuntime+MusicSets.swift).
     var musicSets: [String: MusicSet] = [:]
+    /// The scene's ambisonic beds and the volume each returns to (SceneRuntime+Beds.swift).
+    var beds: [String: AmbisonicBed] = [:]
+    var bedVolumes: [String: Float] = [:]
     var musicLog: SceneMusicLog?
     var stateChanges: [(time: Double, label: String)] = []
     /// What the scene's lines showed and hid (SceneRuntime+Dialogue.swift).
@@ -133,6 +136,7 @@ final class SceneRuntime {
                 s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds))
         }
         try loadMusicSets()
+        try loadBeds()
         try applyMixSettings()
         try setUpDialogue()   // SceneRuntime+Dialogue.swift
         try checkPlayTiming(clips: clips)
@@ -319,6 +323,8 @@ final class SceneRuntime {
             }
         case .musicSet(let id, let action):
             try run(id, action, sceneTime: event.time)
+        case .bed(let id, let action):
+            try run(bed: id, action)
         case .say(let s):
             try say(s, at: event.time)   // SceneRuntime+Dialogue.swift
         case .play(let p):

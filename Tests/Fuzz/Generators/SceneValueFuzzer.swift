@@ -30,6 +30,10 @@ public struct SceneValueFuzzer {
     /// How often a scene has a bus tree and VCAs (SceneValueFuzzer+BusTree.swift).
     public var busTreeChance = 0.3
     public var includedSetChance = 0.5
+    /// How often a scene has `beds:` (SceneValueFuzzer+Beds.swift). 0 (the default) draws
+    /// nothing for them, so a seed's scenes are those it made before beds existed;
+    /// `earshot-fuzz scenes` sets 0.3.
+    public var bedChance = 0.0
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
     /// to the scene file).
@@ -47,10 +51,12 @@ public struct SceneValueFuzzer {
         public var warnings = 0
         /// Valid scenes with game parameters and a layered sound (issue 28).
         public var validLayered = 0
+        /// Valid scenes with ambisonic beds (issue 39).
+        public var validBeds = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(rendered) rendered, \(warnings) warnings) in "
+            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(validBeds) with beds, \(rendered) rendered, \(warnings) warnings) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -74,6 +80,7 @@ public struct SceneValueFuzzer {
                 report.valid += 1
                 if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
                 if !scene.includedFiles.isEmpty, !scene.musicSets.isEmpty { report.validIncludedSets += 1 }
+                if !scene.beds.isEmpty { report.validBeds += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -370,6 +377,9 @@ public struct SceneValueFuzzer {
             events[events.count - 1] = last.hasPrefix("after:") || last.hasPrefix("at:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
         for e in tree?.events ?? [] { events.append("{ at: \(Self.number(&treeDraw, 0...0.3)), \(e) }") }
+        let bedSection = beds(&g, outside: outside)   // issue 39 (SceneValueFuzzer+Beds.swift)
+        y += bedSection.yaml
+        if !bedSection.ids.isEmpty, maybe(0.7) { events.append("{ at: \(n(0...0.3)), \(bedEvent(&g, ids: bedSection.ids, outside: outside)) }") }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
     }
