@@ -91,6 +91,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The engine's monitor (``AudioEngine/Configuration/monitor``) could not open its socket, or
     /// a monitor connection or recording broke the protocol (`detail` says how).
     case monitor(String)
+    /// The loudness meter's library (libebur128) failed (out of memory); `detail` says where.
+    case loudness(String)
 
     /// The message, on one line: control characters from a file name or a library (a newline, a
     /// tab, an escape sequence) are written as escapes (`\n`, `\t`, `\u{1B}`), so a name cannot
@@ -186,6 +188,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
                 + (nearest.map { " (did you mean \"\($0)\"?)" } ?? " (define it with defineParameter first)")
         case .monitor(let detail):
             return "monitor: \(detail)"
+        case .loudness(let detail):
+            return "loudness: \(detail)"
         }
     }
 
