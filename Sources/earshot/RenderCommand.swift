@@ -55,6 +55,16 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Print nothing but errors.")
     var quiet = false
 
+    // Loudness (RenderCommand+Loudness.swift).
+    @Option(name: .long, parsing: .unconditional, help: "Exit 1 with one line when the render's integrated loudness misses LUFS (by more than --loudness-tolerance).")
+    var loudnessTarget: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "With --loudness-target: LU either side of it that still meet it (default 1).")
+    var loudnessTolerance: Double = 1
+
+    @Option(name: .long, parsing: .unconditional, help: "With --loudness-target: exit 1 too when the true peak is over dBTP.")
+    var truePeak: Double?
+
     func validate() throws {
         if AudioFileWriter.Format(rawValue: format) == nil { throw ValidationError("--format takes s16 or f32") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= FrameLoop.maxSeconds) {
@@ -66,6 +76,7 @@ struct RenderCommand: ParsableCommand {
         }
         if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be 0 or more seconds") }
         if let from, let end = to ?? duration, from >= end { throw ValidationError("--from must come before --to") }
+        try validateLoudness()
     }
 
     func run() throws {
@@ -186,7 +197,9 @@ struct RenderCommand: ParsableCommand {
                         result.limitedSeconds, 100 * result.limitedSeconds / max(result.duration, 1e-9),
                         result.deepestLimiterReduction))
             }
+            if let loudness = result.loudness { note(Self.loudnessLine(loudness)) }
         }
+        if let loudness = result.loudness, let miss = loudnessMiss(loudness) { return failed(miss) }
         return true
     }
 

@@ -106,7 +106,7 @@ public final class AudioEngine: @unchecked Sendable {
         routeWatcher = configuration.defaultOutputSource ?? (!device.isLoopback && configuration.output == .systemDefault
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
-                                       sampleRate: context.sampleRate))
+                                       sampleRate: context.sampleRate, settings: configuration.limiter))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
         subsystems = [musicSystem, outputMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
@@ -264,8 +264,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// The output never exceeds full scale: OpenAL mixes in float without clipping (200 plays
     /// of one full-scale clip at once reach about 119× full scale), so the mix goes through an
     /// ``OutputLimiter`` — 1 ms of look-ahead within the render, a 10 ms hold, a 0.05 s release
-    /// and a ceiling of −0.1 dBFS — which leaves a render untouched, bit for bit, while no sample
-    /// exceeds 1.0. ``EngineStats/limitedFrames`` counts the frames it turned down. Live devices
+    /// and a ceiling of −0.1 dBFS (``Configuration/limiter``: another ceiling, a true-peak one) —
+    /// which leaves a render untouched, bit for bit, while no sample exceeds the ceiling. ``EngineStats/limitedFrames`` counts the frames it turned down. Live devices
     /// use OpenAL Soft's limiter (``ALContext/outputLimiterEnabled``).
     ///
     /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of

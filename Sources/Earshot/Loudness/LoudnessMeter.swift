@@ -37,6 +37,9 @@ public final class LoudnessMeter {
     public let sampleRate: Int
     /// Whether the integrated loudness and LRA use a fixed-size histogram (see the type's doc).
     public let bounded: Bool
+    /// Whether the meter measures true peak (4× oversampling: about three times the cost of the
+    /// loudness alone; ``truePeak`` reads −∞ without it).
+    public let measuresTruePeak: Bool
 
     private var state: UnsafeMutablePointer<ebur128_state>?
     /// Frames added since the last 100 ms hop, and the hop's length in frames.
@@ -52,7 +55,7 @@ public final class LoudnessMeter {
     /// A meter for `channels` interleaved channels at `sampleRate`. Throws
     /// ``EarshotError/invalidArgument(_:)`` for a count or rate outside the limits, and
     /// ``EarshotError/loudness(_:)`` when the library cannot make its state (out of memory).
-    public init(channels: Int, sampleRate: Int, bounded: Bool = false) throws(EarshotError) {
+    public init(channels: Int, sampleRate: Int, truePeak: Bool = true, bounded: Bool = false) throws(EarshotError) {
         guard (1...Self.maxChannels).contains(channels) else {
             throw .invalidArgument("loudness meter of \(channels) channels (1…\(Self.maxChannels))")
         }
@@ -63,9 +66,11 @@ public final class LoudnessMeter {
         self.channels = channels
         self.sampleRate = sampleRate
         self.bounded = bounded
+        measuresTruePeak = truePeak
         hop = sampleRate / 10
         var mode = Int32(EBUR128_MODE_S.rawValue | EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue
-            | EBUR128_MODE_TRUE_PEAK.rawValue)
+            | EBUR128_MODE_SAMPLE_PEAK.rawValue)
+        if truePeak { mode |= Int32(EBUR128_MODE_TRUE_PEAK.rawValue) }
         if bounded { mode |= Int32(EBUR128_MODE_HISTOGRAM.rawValue) }
         guard let st = ebur128_init(UInt32(channels), UInt(sampleRate), mode) else {
             throw .loudness("libebur128 could not make a meter of \(channels) channels at \(sampleRate) Hz")
@@ -157,7 +162,7 @@ public final class LoudnessMeter {
     }
 
     /// The highest 4×-oversampled peak of any channel so far, in dBTP (−∞ for silence).
-    public var truePeak: Double { peak(ebur128_true_peak) }
+    public var truePeak: Double { measuresTruePeak ? peak(ebur128_true_peak) : -.infinity }
     /// The highest sample of any channel so far, in dBFS (−∞ for silence).
     public var samplePeak: Double { peak(ebur128_sample_peak) }
 

@@ -63,6 +63,9 @@ public struct Scene: Sendable {
     /// engine's `AudioEngine.Configuration.maxTotalClipBytes`); nil for the engine's default,
     /// 1 GiB. `validate` refuses clips whose headers already add up to more.
     public var clipMemory: Int?
+    /// The scene's `limiter:` (ceiling, true peak) for the engine's output limiter; nil for the
+    /// engine's default (−0.1 dBFS, sample peak).
+    public var limiter: LimiterSettings?
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when

@@ -51,7 +51,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include",
+        "parameters", "include", "limiter",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -267,6 +267,7 @@ package struct SceneParser: YAMLReader {
         scene.buses = included.buses + buses
         scene.seed = seed
         scene.clipMemory = clipMemory
+        scene.limiter = limiterSettings(top["limiter"])   // SceneParser+Loudness.swift
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {

@@ -10,6 +10,7 @@ extension Scene {
         if let virtualVoices { c.maxVirtualVoices = virtualVoices }
         c.randomSeed = seed
         if let clipMemory { c.maxTotalClipBytes = clipMemory }
+        if let limiter { c.limiter = limiter }
         // Music sets: a change plays the old state (fading) and the new one at once, with a
         // bridge and stingers; each track holds a music source while it plays.
         let setSources = self.musicSets.reduce(0) { n, s in

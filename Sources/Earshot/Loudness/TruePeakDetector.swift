@@ -1,0 +1,133 @@
+import Foundation
+
+/// The true-peak detector of a limiter that holds a true-peak ceiling (``LimiterSettings/truePeak``):
+/// a 32-tap Kaiser-windowed sinc (β 9, the kernel of ffmpeg's default resampler, which its
+/// `ebur128` filter reads true peaks through) at seven points between every two samples (8×).
+/// Full-band content near the Nyquist frequency is where interpolators disagree (a shorter
+/// kernel, BS.1770's 48-tap 4× filter among them, reads white noise up to 0.6 dB lower): the
+/// limiter holds the longer kernel's reading, so ffmpeg's meter reads its output under the
+/// ceiling — and, at three more points, libebur128's own 49-tap 4× kernel (Hann-windowed), so
+/// the engine's meter (``LoudnessMeter``) does too.
+///
+/// It keeps the last input frames of the previous buffer, so the points between two buffers are
+/// read from the real samples on both sides; past the end of a buffer (the next one is not
+/// mixed yet) it holds the last frame. Allocation-free after init.
+struct TruePeakDetector: Sendable {
+    /// Taps either side of the point.
+    static let half = 16
+    static let phases = 8
+    /// One row per point between `t0` and `t0 + 1`: `row[m]` is the weight of sample
+    /// `t0 − half + 1 + m`.
+    let coefficients: [[Float]]
+    /// Σ|h| of the worst phase: no point exceeds it × the largest sample in reach.
+    let gainBound: Float
+    let channels: Int
+    /// The last `2 × half` input frames of the previous buffer, interleaved (oldest first), and
+    /// the next buffer's, staged before limiting changes them.
+    private var history: [Float]
+    private var staged: [Float]
+    /// The peak of the points before each frame `e` of the buffer scanned last, for
+    /// e = −half … frames + half − 1 (index e + half); grown, never shrunk.
+    private var intervals: [Float] = []
+
+    init(channels: Int) {
+        self.channels = channels
+        let h = Self.half
+        var rows: [[Float]] = []
+        // The long Kaiser kernel at 1/8…7/8.
+        for p in 1..<Self.phases {
+            let frac = Double(p) / Double(Self.phases)
+            rows.append((0..<(2 * h)).map { m in
+                let x = Double(m - h + 1) - frac   // distance of the sample from the point
+                let r = x / Double(h)
+                let window = r * r < 1 ? Self.besselI0(9 * (1 - r * r).squareRoot()) / Self.besselI0(9) : 0
+                return Float(Self.sinc(x) * window)
+            })
+        }
+        // libebur128's: 49 taps at 4× (±6 samples), Hann-windowed, at 1/4, 2/4, 3/4.
+        for p in 1..<4 {
+            let frac = Double(p) / 4
+            rows.append((0..<(2 * h)).map { m in
+                let x = Double(m - h + 1) - frac
+                let j = 24 - 4 * x   // its tap index
+                return abs(x) <= 6 ? Float(Self.sinc(x) * 0.5 * (1 - cos(2 * Double.pi * j / 48))) : 0
+            })
+        }
+        let bound = rows.map { $0.reduce(0) { $0 + abs($1) } }.max() ?? 1
+        coefficients = rows
+        gainBound = bound
+        history = [Float](repeating: 0, count: 2 * h * channels)
+        staged = history
+    }
+
+    static func sinc(_ x: Double) -> Double { x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x) }
+
+    /// The modified Bessel function I₀ (its series, to 1e-12), for the Kaiser window.
+    static func besselI0(_ x: Double) -> Double {
+        var sum = 1.0, term = 1.0, k = 1.0
+        while term > 1e-12 * sum {
+            term *= (x / (2 * k)) * (x / (2 * k))
+            sum += term
+            k += 1
+        }
+        return sum
+    }
+
+    /// The highest |point| between frame `j − 1` and frame `j` of `base` (frames `0..<frames`),
+    /// on any channel; negative `j` reads the previous buffer.
+    func peakBefore(_ j: Int, _ base: UnsafeMutablePointer<Float>, frames: Int) -> Float {
+        let h = Self.half, c = channels
+        var peak: Float = 0
+        history.withUnsafeBufferPointer { past in
+            let first = j - 1 - h + 1
+            for ch in 0..<c {
+                for row in coefficients {
+                    var sum: Float = 0
+                    for m in 0..<(2 * h) {
+                        let f = first + m
+                        let v: Float
+                        if f < 0 {
+                            let k = 2 * h + f
+                            v = k >= 0 ? past[k * c + ch] : 0
+                        } else {
+                            v = base[min(f, frames - 1) * c + ch]
+                        }
+                        sum += row[m] * v
+                    }
+                    peak = max(peak, abs(sum))
+                }
+            }
+        }
+        return peak
+    }
+
+    /// Reads every point of a buffer about to be limited (and the half-kernel either side).
+    mutating func scan(_ base: UnsafeMutablePointer<Float>, frames: Int) {
+        let h = Self.half
+        if intervals.count < frames + 2 * h { intervals = [Float](repeating: 0, count: frames + 2 * h) }
+        for e in -h..<(frames + h) { intervals[e + h] = peakBefore(e, base, frames: frames) }
+    }
+
+    /// The peak a frame's gain must answer for: every point whose kernel reaches the frame
+    /// (a gain under it on one sample of the kernel only would let the point through).
+    func need(_ j: Int) -> Float {
+        var peak: Float = 0
+        for k in j...(j + 2 * Self.half) { peak = max(peak, intervals[k]) }
+        return peak
+    }
+
+    /// Stages the buffer's last input frames for the next buffer's first points (before the
+    /// limiter changes them); ``commit()`` makes them the history once the buffer is done.
+    mutating func stage(_ base: UnsafeMutablePointer<Float>, frames: Int) {
+        let keep = 2 * Self.half, c = channels
+        history.withUnsafeBufferPointer { past in
+        staged.withUnsafeMutableBufferPointer { next in
+            let shift = min(frames, keep) * c
+            for i in 0..<(keep * c - shift) { next[i] = past[i + shift] }
+            for i in 0..<shift { next[keep * c - shift + i] = base[(frames - min(frames, keep)) * c + i] }
+        }
+        }
+    }
+
+    mutating func commit() { swap(&history, &staged) }
+}
