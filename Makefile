@@ -54,6 +54,7 @@ bench: deps
 	$(SWIFT) build -c release --product earshot-bench
 	.build/release/earshot-bench clips
 	.build/release/earshot-bench limiter
+	.build/release/earshot-bench loudness
 	.build/release/earshot-bench music --seconds 600
 	.build/release/earshot-bench scenes
 	.build/release/earshot-bench parameters

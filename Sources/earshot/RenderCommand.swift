@@ -170,7 +170,8 @@ struct RenderCommand: ParsableCommand {
             let svg = LevelPlot.svg(
                 levels: result.levels, events: result.events,
                 title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
-                duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0)
+                duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0,
+                loudness: result.loudnessTrace, loudnessTarget: loudnessTarget)
             do throws(EarshotError) {
                 try outputs.write(Array(svg.utf8), to: plot)
             } catch {

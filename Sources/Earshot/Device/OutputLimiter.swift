@@ -188,7 +188,7 @@ public struct OutputLimiter: Sendable {
                     let f = (known - start) * c
                     var peak: Float = 0
                     for ch in 0..<c { peak = max(peak, abs(base[f + ch])) }
-                    if let detector { peak = max(peak, detector.need(known - start)) }
+                    if let detector { peak = max(peak, detector.need(known - start) * TruePeakDetector.margin) }
                     let need: Float = peak > ceiling ? ceiling / peak : 1
                     req[known & mask] = need
                     if need < 1 { lastNeed = known }

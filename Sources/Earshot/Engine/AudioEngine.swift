@@ -64,6 +64,8 @@ public final class AudioEngine: @unchecked Sendable {
     let musicSystem: MusicSystem
     /// The master-output meter of a loopback engine (Sources/Earshot/Device/OutputMeter.swift).
     let outputMeter = OutputMeter()
+    /// The master output's live loudness (Sources/Earshot/Loudness/OutputLoudnessMeter.swift).
+    let loudnessMeter = OutputLoudnessMeter()
     /// The audio session, created on first use (Sources/Earshot/Session/AudioEngine+Session.swift).
     let sessionSlot = SessionSlot()
     /// The tasks awaiting voices' ends (Sources/Earshot/Voices/VoiceCompletions.swift).
@@ -108,7 +110,7 @@ public final class AudioEngine: @unchecked Sendable {
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
                                        sampleRate: context.sampleRate, settings: configuration.limiter))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
-        subsystems = [musicSystem, outputMeter, sessionSlot, completions]
+        subsystems = [musicSystem, outputMeter, loudnessMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
             // The device capped its sources below what music needs (an `alsoft.conf` `sources`

@@ -13,6 +13,10 @@ import Foundation
 /// read from the real samples on both sides; past the end of a buffer (the next one is not
 /// mixed yet) it holds the last frame. Allocation-free after init.
 struct TruePeakDetector: Sendable {
+    /// The points are held this much under the ceiling (0.2 dB): the gain changes under the
+    /// kernel while the limiter ramps, which moves a point by up to about 0.1 dB.
+    static let margin: Float = 1.023_293
+
     /// Taps either side of the point.
     static let half = 16
     static let phases = 8

@@ -9,7 +9,7 @@ import XCTest
 /// `swift test --disable-swift-testing --filter FolderBoundaryTests`.
 final class FolderBoundaryTests: XCTestCase {
     /// The folders of `Sources/Earshot` whose types must own their state.
-    static let featureFolders = ["Buses", "Device", "Environment", "Linux", "Markers", "Mix", "Monitor", "Recording",
+    static let featureFolders = ["Buses", "Device", "Environment", "Linux", "Loudness", "Markers", "Mix", "Monitor", "Recording",
                                  "Session", "Spatial", "Support", "Time"]
 
     /// `Folder/File.swift: Type.property` → why it may stay writable from outside its file.

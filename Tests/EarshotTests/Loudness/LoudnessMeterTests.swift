@@ -81,7 +81,7 @@ final class LoudnessMeterTests: XCTestCase {
             var signal = Self.sine([(20 * log10(c.amplitude), 1)], frequency: Double(Self.rate) / c.divisor, phaseDegrees: c.phase)
             for i in 0..<480 { signal[2 * i] *= Float(i) / 480; signal[2 * i + 1] *= Float(i) / 480 }
             let r = try measure(signal, truePeak: true)
-            XCTAssertEqual(r.samplePeak, c.samplePeak, accuracy: 0.05)
+            XCTAssertEqual(r.samplePeak, c.samplePeak, accuracy: 0.1)   // the table's values, rounded
             XCTAssert(r.truePeak <= c.expected + 0.2 && r.truePeak >= c.expected - 0.4,
                       "fs/\(c.divisor) at \(c.phase)°: \(r.truePeak) dBTP, expected \(c.expected)")
         }
