@@ -41,9 +41,13 @@ extension SoundBank {
         let existing = c.clipsByPath.merging(pending?.newClips ?? [:]) { kept, _ in kept }
         let loaded = try BankLoader.loadClips(new, existing: existing, engine: engine)
         var definitions: [String: SoundDefinition] = [:]
+        let clipPaths = Dictionary(new.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
         for s in new.sounds {
-            let d = BankLoader.definition(s, clips: loaded.byID)
-            do throws(EarshotError) { try d.validate() } catch {
+            var d = BankLoader.definition(s, clips: loaded.byID)
+            do throws(EarshotError) {
+                d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+                try d.validate()
+            } catch {
                 for clip in loaded.new { engine.unload(clip) }
                 let (file, line) = new.origin(of: "sounds.\(s.id)")
                 throw .invalid([

@@ -3,7 +3,8 @@
 /// `ebur128` filter reads.
 extension LoudnessMeter {
     /// The loudness and true peak of the audio file at `path` (every format a stream plays: WAV,
-    /// AIFF, CAF, FLAC, Ogg Vorbis and Opus, MP3, 1…16 channels).
+    /// AIFF, CAF, FLAC, Ogg Vorbis and Opus, MP3, 1…16 channels); `truePeak: false` skips the
+    /// true peak (a third of the cost).
     ///
     /// Throws what opening and decoding the file throws (``EarshotError/fileNotFound(path:)``,
     /// ``EarshotError/unreadableFile(path:reason:)``, ``EarshotError/decodeFailed(path:reason:)``…),
@@ -13,13 +14,13 @@ extension LoudnessMeter {
     /// let r = try LoudnessMeter.measure(path: "Assets/Sounds/beep.wav")
     /// print(r.summary)
     /// ```
-    public static func measure(path: String) throws(EarshotError) -> LoudnessReading {
+    public static func measure(path: String, truePeak: Bool = true) throws(EarshotError) -> LoudnessReading {
         let decoder = try StreamDecoders.open(path: path)
         defer { decoder.close() }
         guard sampleRates.contains(decoder.sampleRate) else {
             throw .unsupportedEncoding("\(path): \(decoder.sampleRate) Hz (loudness is measured at \(sampleRates.lowerBound)…\(sampleRates.upperBound) Hz)")
         }
-        let meter = try LoudnessMeter(channels: decoder.channels, sampleRate: decoder.sampleRate)
+        let meter = try LoudnessMeter(channels: decoder.channels, sampleRate: decoder.sampleRate, truePeak: truePeak)
         let block = max(1, decoder.sampleRate / 10)
         var buffer = [Float](repeating: 0, count: block * decoder.channels)
         while true {

@@ -6,7 +6,7 @@ import Yams
 extension SceneParser {
     static let soundKeys =
         ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
-        + attenuationKeys
+        + attenuationKeys + loudnessSoundKeys
     static let busKeys = ["gain", "ducks"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
@@ -196,6 +196,7 @@ extension SceneParser {
                     m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
+            s.loudness = soundLoudness(m["loudness"], key)   // SceneParser+Loudness.swift
             s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty  // layers are loops unless said otherwise
             s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
             // The rules that tie keys together, as SoundDefinition.validate() states them.

@@ -125,9 +125,11 @@ final class SceneRuntime {
             }
             if let e = emitters[i] { try track.follow(e) }
         }
+        let clipPaths = Dictionary(scene.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
         for s in scene.sounds {
-            sounds[s.id] = try engine.makeSound(
-                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero)))
+            var d = s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero))
+            d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+            sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()
         try applyMixSettings()

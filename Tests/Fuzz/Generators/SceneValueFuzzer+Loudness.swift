@@ -1,0 +1,28 @@
+import Earshot
+import Foundation
+
+/// The loudness keys for the scene fuzzer (issue 40): `limiter: { ceiling:, truePeak: }` with
+/// ceilings at and past −20…0, both modes, each key alone or both, and in out-of-range cases a
+/// wrong type, an unknown key or an empty mapping. A valid case renders through the limiter it
+/// names (the true-peak detector included), so validate and render must agree on it.
+extension SceneValueFuzzer {
+    static func loudnessKeys(_ g: inout SplitMix64, outside: Bool, p: Double = 0.25) -> String {
+        guard chance(&g, p) else { return "" }
+        if outside, chance(&g, 0.2) {
+            return "limiter: \(pick(&g, ["~", "[]", "-1", "{ ceiling: loud }", "{ truePeak: yes }", "{ ceil: -1 }", "{ ceiling: [-1] }", "{}"]))\n"
+        }
+        var keys: [String] = []
+        let range = Double(LimiterSettings.ceilings.lowerBound)...Double(LimiterSettings.ceilings.upperBound)
+        if chance(&g, 0.8) { keys.append("ceiling: \(number(&g, range, outside: outside && chance(&g, 0.3)))") }
+        if chance(&g, 0.7) { keys.append("truePeak: \(pick(&g, ["true", "false", "true"]))") }
+        return "limiter: { \(keys.joined(separator: ", ")) }\n"
+    }
+
+    /// `, loudness: LUFS` for a sound's flow mapping (−70…0, its edges and past them; in
+    /// out-of-range cases a word or a list), or nothing.
+    static func soundLoudnessKey(_ g: inout SplitMix64, outside: Bool, p: Double = 0.3) -> String {
+        guard chance(&g, p) else { return "" }
+        if outside, chance(&g, 0.2) { return ", loudness: \(pick(&g, ["loud", "[-23]", "~", "-23 LUFS"]))" }
+        return ", loudness: \(number(&g, -70...0, outside: outside && chance(&g, 0.3)))"
+    }
+}
