@@ -23,6 +23,10 @@ struct TruePeakDetector: Sendable {
     /// One row per point between `t0` and `t0 + 1`: `row[m]` is the weight of sample
     /// `t0 − half + 1 + m`.
     let coefficients: [[Float]]
+    /// The rows one after another (what ``scan(_:frames:)`` reads).
+    private let flat: [Float]
+    /// One channel of the history and the buffer in a line, the last frame held past its end.
+    private var line: [Float] = []
     /// Σ|h| of the worst phase: no point exceeds it × the largest sample in reach.
     let gainBound: Float
     let channels: Int
@@ -59,6 +63,7 @@ struct TruePeakDetector: Sendable {
         }
         let bound = rows.map { $0.reduce(0) { $0 + abs($1) } }.max() ?? 1
         coefficients = rows
+        flat = rows.flatMap { $0 }
         gainBound = bound
         history = [Float](repeating: 0, count: 2 * h * channels)
         staged = history
@@ -77,39 +82,45 @@ struct TruePeakDetector: Sendable {
         return sum
     }
 
-    /// The highest |point| between frame `j − 1` and frame `j` of `base` (frames `0..<frames`),
-    /// on any channel; negative `j` reads the previous buffer.
-    func peakBefore(_ j: Int, _ base: UnsafeMutablePointer<Float>, frames: Int) -> Float {
-        let h = Self.half, c = channels
-        var peak: Float = 0
+    /// Reads every point of a buffer about to be limited (and the half-kernel either side): per
+    /// channel, the history and the buffer are laid out in one line (the last frame held past the
+    /// end), and every row of the kernel slides along it.
+    mutating func scan(_ base: UnsafeMutablePointer<Float>, frames: Int) {
+        let h = Self.half, c = channels, taps = 2 * h
+        let points = frames + 2 * h   // e = −h … frames + h − 1
+        if intervals.count < points { intervals = [Float](repeating: 0, count: points) }
+        // line[i] is frame i − 2h (history for i < 2h).
+        let length = frames + 4 * h
+        if line.count < length { line = [Float](repeating: 0, count: length) }
+        let rows = coefficients.count
+        for i in 0..<points { intervals[i] = 0 }
         history.withUnsafeBufferPointer { past in
-            let first = j - 1 - h + 1
+        line.withUnsafeMutableBufferPointer { ln in
+        intervals.withUnsafeMutableBufferPointer { out in
+        flat.withUnsafeBufferPointer { k in
             for ch in 0..<c {
-                for row in coefficients {
-                    var sum: Float = 0
-                    for m in 0..<(2 * h) {
-                        let f = first + m
-                        let v: Float
-                        if f < 0 {
-                            let k = 2 * h + f
-                            v = k >= 0 ? past[k * c + ch] : 0
-                        } else {
-                            v = base[min(f, frames - 1) * c + ch]
-                        }
-                        sum += row[m] * v
+                for i in 0..<(2 * h) { ln[i] = past[i * c + ch] }
+                for i in 0..<frames { ln[2 * h + i] = base[i * c + ch] }
+                let last = base[(frames - 1) * c + ch]
+                for i in (2 * h + frames)..<length { ln[i] = last }
+                // Point slot e holds the points before frame e − h, which read frames
+                // e − 2h … e − 1: line indices e … e + 2h − 1.
+                for e in 0..<points {
+                    let first = e
+                    var peak: Float = 0
+                    for r in 0..<rows {
+                        var sum: Float = 0
+                        let row = r * taps
+                        for m in 0..<taps { sum += k[row + m] * ln[first + m] }
+                        peak = max(peak, abs(sum))
                     }
-                    peak = max(peak, abs(sum))
+                    out[e] = max(out[e], peak)
                 }
             }
         }
-        return peak
-    }
-
-    /// Reads every point of a buffer about to be limited (and the half-kernel either side).
-    mutating func scan(_ base: UnsafeMutablePointer<Float>, frames: Int) {
-        let h = Self.half
-        if intervals.count < frames + 2 * h { intervals = [Float](repeating: 0, count: frames + 2 * h) }
-        for e in -h..<(frames + h) { intervals[e + h] = peakBefore(e, base, frames: frames) }
+        }
+        }
+        }
     }
 
     /// The peak a frame's gain must answer for: every point whose kernel reaches the frame

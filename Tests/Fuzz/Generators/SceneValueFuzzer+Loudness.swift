@@ -6,7 +6,7 @@ import Foundation
 /// wrong type, an unknown key or an empty mapping. A valid case renders through the limiter it
 /// names (the true-peak detector included), so validate and render must agree on it.
 extension SceneValueFuzzer {
-    static func loudnessKeys(_ g: inout SplitMix64, outside: Bool, p: Double = 0.25) -> String {
+    static func loudnessKeys(_ g: inout SplitMix64, outside: Bool, p: Double = 0.1) -> String {
         guard chance(&g, p) else { return "" }
         if outside, chance(&g, 0.2) {
             return "limiter: \(pick(&g, ["~", "[]", "-1", "{ ceiling: loud }", "{ truePeak: yes }", "{ ceil: -1 }", "{ ceiling: [-1] }", "{}"]))\n"
