@@ -38,15 +38,12 @@ demo: build
 	@bin=$$($(SWIFT) build --show-bin-path)/earshot; \
 	"$$bin" play Demos/Scenes/showcase.yaml || true   # no device: the CLI's one line says so; the renders are in out/
 
-## test: the whole suite (debug build; the CLI and demos are built first, tests run them).
-## The suite is XCTest; the last line sums it up as "N passed, N failed".
+## test: the whole suite (debug build; the CLI and demos are built first, tests run them), the
+## live tests beside the rest (Tests/run-suite.sh says why). The suite is XCTest; the last line
+## sums it up as "N passed, N failed".
 test: deps
-	$(SWIFT) build
-	@mkdir -p .build
-	set -o pipefail; $(SWIFT) test --disable-swift-testing 2>&1 | tee .build/test-output.log
-	@awk '/Executed [0-9]+ tests?, with / { n = $$2; f = 0; s = 0; \
-	    for (i = 1; i <= NF; i++) { if ($$i ~ /^failures?$$/) f = $$(i-1); if ($$i == "skipped") s = $$(i-2) } } \
-	  END { if (n != "") print n - f - s " passed, " f " failed" (s > 0 ? ", " s " skipped" : "") }' .build/test-output.log
+	$(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" Tests/run-suite.sh
 
 ## bench: release-build benchmarks, each against its baseline measured in the same run
 bench: deps

@@ -13,8 +13,9 @@ final class StructuredFuzzTests: XCTestCase {
     func testSceneValuesBounded() {
         // Offsets reach past the shortest clip's end (0.14 s): validate and render share one
         // checker (PlayabilityCheck), so both refuse those.
+        // By count, not time (about 3 s): a loaded machine runs the same cases, only slower.
         let fuzzer = SceneValueFuzzer(assets: assets, seed: 2024)
-        let report = fuzzer.run(cases: 150, seconds: 4)
+        let report = fuzzer.run(cases: 48)
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.cases, 20)
         XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
@@ -39,7 +40,7 @@ final class StructuredFuzzTests: XCTestCase {
     /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
     /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
     func testBankValuesBounded() {
-        let report = BankValueFuzzer(assets: assets, seed: 2028).run(cases: 120, seconds: 4)
+        let report = BankValueFuzzer(assets: assets, seed: 2028).run(cases: 120)   // by count: about 1 s
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.cases, 20)
         XCTAssertGreaterThan(report.loaded, 5, "the generator reaches valid banks")
@@ -52,7 +53,7 @@ final class StructuredFuzzTests: XCTestCase {
     func testAPIOperationsBounded() {
         var fuzzer = APIOperationFuzzer(assets: assets, seed: 2024)
         fuzzer.leakLimitKiB = 64 * 1024   // a short run: the leak check is the long run's
-        let report = fuzzer.run(operations: 6_000, seconds: 4)
+        let report = fuzzer.run(operations: 3_000)   // by count: about 1.5 s
         print("StructuredFuzzTests: " + report.summary)
         XCTAssertGreaterThan(report.operations, 500)
         XCTAssertGreaterThan(report.renders, 50)

@@ -52,9 +52,9 @@ final class LevelPlotTests: XCTestCase {
         let text = c.texts.joined()
         XCTAssertTrue(text.contains("hint begin"))
         XCTAssertTrue(text.contains("hint end"))
-        // The lanes (voices real and virtual, four buses) and the map (listener and emitter paths).
+        // The lanes (voices real and virtual, five buses) and the map (listener and emitter paths).
         XCTAssertEqual(c.classes["lane"], 2)
-        XCTAssertEqual(c.classes["lane-series"], 6)
+        XCTAssertEqual(c.classes["lane-series"], 7)
         XCTAssertEqual(c.classes["map"], 1)
         XCTAssertGreaterThan(c.classes["map-path"] ?? 0, 0)
         XCTAssertEqual(c.classes["facing"], 11)

@@ -220,7 +220,7 @@ final class SceneMixTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("late.wav").path), "nothing written")
 
-        let many = (0..<61).map { "  b\($0): {}" }.joined(separator: "\n")
+        let many = (0..<60).map { "  b\($0): {}" }.joined(separator: "\n")
         let tooMany = try SceneFixtures.write("duration: 1\nbuses:\n\(many)\n", name: "buses.yaml", in: tmp)
         guard case .failure(let problems) = Scene.check(path: tooMany) else { return XCTFail("65 buses accepted") }
         XCTAssertTrue(problems.description.contains("65 buses with the built-in ones"), problems.description)

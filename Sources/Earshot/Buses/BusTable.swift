@@ -11,7 +11,7 @@
 /// assert(table.states[music].effectiveGain == 0.5)
 /// ```
 final class BusTable {
-    /// Bus states by index; 0…3 are ``Bus/builtIn``. `@exclusivity(unchecked)`: every play reads
+    /// Bus states by index; 0…4 are ``Bus/builtIn``. `@exclusivity(unchecked)`: every play reads
     /// it (a bus index lookup), always under the AL lock.
     @exclusivity(unchecked) private(set) var states: [BusState] = Bus.builtIn.map { BusState(bus: $0) }
     /// The buses in index order (`states[i].bus`): a bus's index is its position here. Read by

@@ -387,8 +387,9 @@ public final class MusicTrack: @unchecked Sendable {
 
     // MARK: Events
 
-    /// One event per play session's end (finished, stopped, failed), in order. Iterate it from
-    /// one task; it finishes when the engine shuts down or the track is released.
+    /// One event per play session's end (finished, stopped, failed), in order. Each read is a new
+    /// stream of its own (the track's ``AudioStream/events`` broadcast): every reader sees every
+    /// end; it finishes when the engine shuts down or the track is released.
     public var events: AsyncStream<Event> { stream.events }
 
     /// Called once per play session's end, on a Dispatch queue (never on the streaming thread).

@@ -14,6 +14,20 @@ import Synchronization
 /// ``AudioSession/enableSystemHints(busAddress:)``). Another platform or a test supplies its own
 /// (a small class with `start` and `stop`); a game can also set the hint by hand with
 /// ``AudioSession/setSecondaryAudioHint(_:source:)``.
+///
+/// ```swift
+/// import Synchronization
+///
+/// // A source fed by the game's own voice-chat layer: reports from any thread.
+/// final class VoiceChatHint: SecondaryAudioHintSource {
+///     let name = "voice-chat"
+///     private let sink = Mutex<HintSink?>(nil)
+///     func start(reportingTo sink: HintSink) { self.sink.withLock { $0 = sink } }
+///     func stop() { sink.withLock { $0 = nil } }
+///     func chatChanged(active: Bool) { sink.withLock { $0?.report(otherAudioPlaying: active) } }
+/// }
+/// engine.session.addHintSource(VoiceChatHint())
+/// ```
 public protocol SecondaryAudioHintSource: AnyObject, Sendable {
     /// A short name for logs and the CLI (`"mpris"`).
     var name: String { get }
@@ -37,6 +51,12 @@ extension SecondaryAudioHintSource {
 
 /// Where a ``SecondaryAudioHintSource`` reports. Thread-safe; reports after the session stopped
 /// the source are ignored.
+///
+/// ```swift
+/// func reportFromWatcherThread(_ sink: HintSink, playing: Bool?) {
+///     if let playing { sink.report(otherAudioPlaying: playing) } else { sink.reportUnavailable("no bus") }
+/// }
+/// ```
 public final class HintSink: Sendable {
     /// The key of the source's input in the session's hint.
     let key: String
@@ -96,6 +116,10 @@ public final class HintSink: Sendable {
 }
 
 /// How one hint source of a session is doing, for logs and status displays.
+///
+/// ```swift
+/// for s in engine.session.hintSources where !s.isAvailable { print("\(s.name): \(s.detail)") }
+/// ```
 public struct HintSourceStatus: Sendable, Equatable {
     /// The source's ``SecondaryAudioHintSource/name``.
     public var name: String

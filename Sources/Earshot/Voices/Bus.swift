@@ -1,7 +1,8 @@
 /// A named group of voices and tracks that share a gain, mute, pause and stop.
 ///
-/// Four buses always exist: ``sfx`` (the default for voices), ``music`` (every music track;
-/// the audio session ducks it), ``ui`` and ``voice`` (dialogue). Make more with
+/// Five buses always exist: ``sfx`` (the default for voices), ``music`` (every music track;
+/// the audio session ducks it), ``ui``, ``voice`` (dialogue) and ``ambience`` (beds and
+/// background loops, which dialogue ducks with music). Make more with
 /// ``AudioEngine/addBus(_:)``. A bus's effective gain is
 /// `master × bus gain × snapshot × min(duck, sidechain)` (0 when muted): the ``Snapshot``s in force,
 /// and the lower of the audio session's duck and the sidechain ``Ducking`` by other buses.
@@ -33,8 +34,10 @@ public struct Bus: Sendable, Hashable, CustomStringConvertible {
     public static let ui = Bus("ui")
     /// Dialogue.
     public static let voice = Bus("voice")
+    /// Ambience: beds and background loops (ducked with music under dialogue).
+    public static let ambience = Bus("ambience")
     /// The buses every engine has, in index order.
-    public static let builtIn: [Bus] = [.sfx, .music, .ui, .voice]
+    public static let builtIn: [Bus] = [.sfx, .music, .ui, .voice, .ambience]
 
     public var description: String { name }
 

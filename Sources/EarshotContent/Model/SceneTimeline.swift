@@ -16,7 +16,7 @@ public struct SceneTimeline: Sendable, Equatable {
     /// Columns per series (one per pixel of the plot's width, about).
     public static let columns = 940
     /// The built-in buses, drawn first.
-    public static let builtInBuses = ["sfx", "music", "ui", "voice"]
+    public static let builtInBuses = Bus.builtIn.map(\.name)
     /// The buses drawn, in order: the built-in ones, then the scene's own (at most
     /// ``SceneLimits/maxBuses``).
     public let buses: [String]

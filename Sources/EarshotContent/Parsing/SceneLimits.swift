@@ -15,7 +15,7 @@ import Foundation
 /// | reverb zones | 256 |
 /// | sounds | 10,000 |
 /// | snapshots | 256 |
-/// | buses | 64 (with the four built-in ones) |
+/// | buses | 64 (with the five built-in ones) |
 /// | waypoints in one path | 100,000 |
 /// | files a scene or bank includes, in all (`include:`) | 64 |
 /// | includes nested in includes | 8 |

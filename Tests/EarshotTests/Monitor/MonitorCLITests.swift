@@ -101,7 +101,7 @@ final class MonitorCLITests: XCTestCase {
             unmatched.remove(at: i)
         }
         XCTAssertTrue(unmatched.isEmpty, "\(unmatched)")
-        XCTAssertEqual(last.buses.map(\.name), ["sfx", "music", "ui", "voice"])
+        XCTAssertEqual(last.buses.map(\.name), ["sfx", "music", "ui", "voice", "ambience"])
         XCTAssertGreaterThan(last.buses[0].levelDBFS, -60, "sfx is heard")
         XCTAssertEqual(last.buses[1].levelDBFS, MonitorProtocol.silenceDecibels, "music is silent")
         XCTAssertEqual(last.parameters, [.init(name: "speed", value: 3.5)], "the game parameter")
