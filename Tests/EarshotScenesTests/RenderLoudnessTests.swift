@@ -67,8 +67,16 @@ final class RenderLoudnessTests: XCTestCase {
         let measured = try XCTUnwrap(number(after: "integrated ", in: first.stderr), first.stderr)
         // Met: within the default ±1 LU.
         try FileManager.default.removeItem(atPath: out)
-        let met = try CLIRunner.run("earshot", ["render", scene, "-o", out, "--duration", "1", "--loudness-target", String(format: "%.1f", measured + 0.5)])
+        let svg = tmp.appendingPathComponent("mix.svg").path
+        let met = try CLIRunner.run("earshot", ["render", scene, "-o", out, "--duration", "1", "--plot", svg,
+                                                "--loudness-target", String(format: "%.1f", measured + 0.5)])
         XCTAssertEqual(met.status, 0, met.stderr)
+        // The plot's loudness lane: momentary, short-term and the target as a line.
+        let plot = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertTrue(plot.contains("loudness (LUFS)"), "the lane's title")
+        for series in ["momentary (400 ms)", "short-term (3 s)", String(format: "target %.1f LUFS", measured + 0.5)] {
+            XCTAssertTrue(plot.contains("data-series=\"\(series)\""), series)
+        }
         // Missed: exit 1 and one line saying by how much; the render is still written.
         try FileManager.default.removeItem(atPath: out)
         let missed = try CLIRunner.run("earshot", ["render", scene, "-o", out, "--duration", "1", "--quiet", "--loudness-target", String(format: "%.1f", measured - 5)])
