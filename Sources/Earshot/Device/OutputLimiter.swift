@@ -148,7 +148,7 @@ public struct OutputLimiter: Sendable {
         let frames = buffer.count / c
         guard frames > 0 else { return }
         detector?.stage(base, frames: frames)
-        defer { detector?.commit() }
+        defer { detector?.commit(base, frames: frames) }
         if isAtRest {
             // Within the ceiling — and, holding the true peak, so far under it that no point
             // between samples can reach it — the buffer passes untouched, bit-identical. The
@@ -168,7 +168,7 @@ public struct OutputLimiter: Sendable {
         let lookAhead = self.lookAhead, hold = self.hold, mask = self.mask
         let inverseWindow = 1 / Double(lookAhead)
         let ceiling = linearCeiling
-        detector?.scan(base, frames: frames)
+        detector?.scan(base, frames: frames, ceiling: linearCeiling / TruePeakDetector.margin)
         let detector = self.detector
         var g = gain
         var deepest = deepestGain

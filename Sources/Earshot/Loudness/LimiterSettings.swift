@@ -9,9 +9,7 @@ import Foundation
 /// rate): delivery specs (EBU R128, ASWG-R001) cap the *true* peak, measured 4× oversampled,
 /// typically at −1 dBTP. With `truePeak`, the limiter's detector reads the signal 8×
 /// oversampled (a 16-tap windowed-sinc interpolator; finer than the 4× meters measure with) and
-/// keeps that under the ceiling too — within the buffer it is given: a peak at the start of a render
-/// meets samples already sent at a higher gain, so a mix limited hard in every frame can still
-/// read up to about 0.5 dB over (see the DocC article "Loudness").
+/// keeps that under the ceiling too, across render boundaries (see the DocC article "Loudness").
 ///
 /// ```swift
 /// var config = AudioEngine.Configuration(output: .loopback(sampleRate: 48_000))

@@ -9,9 +9,11 @@ import Foundation
 /// ceiling — and, at three more points, libebur128's own 49-tap 4× kernel (Hann-windowed), so
 /// the engine's meter (``LoudnessMeter``) does too.
 ///
-/// It keeps the last input frames of the previous buffer, so the points between two buffers are
-/// read from the real samples on both sides; past the end of a buffer (the next one is not
-/// mixed yet) it holds the last frame. Allocation-free after init.
+/// It keeps the last input frames of the previous buffer and the last frames the limiter sent, so
+/// the points between two buffers are read from the real samples on both sides: past the end of a
+/// buffer (the next one is not mixed yet) it reads silence, which holds the part of a point the
+/// limiter sends now under the ceiling; the next buffer's gain then keeps the whole point under it
+/// (the old part is fixed). Allocation-free once its scratch has grown to the largest buffer.
 struct TruePeakDetector: Sendable {
     /// The points are held this much under the ceiling (0.2 dB): the gain changes under the
     /// kernel while the limiter ramps, which moves a point by up to about 0.1 dB.
@@ -25,7 +27,7 @@ struct TruePeakDetector: Sendable {
     let coefficients: [[Float]]
     /// The rows one after another (what ``scan(_:frames:)`` reads).
     private let flat: [Float]
-    /// One channel of the history and the buffer in a line, the last frame held past its end.
+    /// One channel of the history and the buffer in a line, silence past its end.
     private var line: [Float] = []
     /// Σ|h| of the worst phase: no point exceeds it × the largest sample in reach.
     let gainBound: Float
@@ -34,6 +36,9 @@ struct TruePeakDetector: Sendable {
     /// the next buffer's, staged before limiting changes them.
     private var history: [Float]
     private var staged: [Float]
+    /// The last `2 × half` frames the limiter *sent* (after its gain): the points between them
+    /// and a new buffer are partly fixed already.
+    private var sent: [Float]
     /// The peak of the points before each frame `e` of the buffer scanned last, for
     /// e = −half … frames + half − 1 (index e + half); grown, never shrunk.
     private var intervals: [Float] = []
@@ -67,6 +72,7 @@ struct TruePeakDetector: Sendable {
         gainBound = bound
         history = [Float](repeating: 0, count: 2 * h * channels)
         staged = history
+        sent = history
     }
 
     static func sinc(_ x: Double) -> Double { x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x) }
@@ -83,9 +89,9 @@ struct TruePeakDetector: Sendable {
     }
 
     /// Reads every point of a buffer about to be limited (and the half-kernel either side): per
-    /// channel, the history and the buffer are laid out in one line (the last frame held past the
-    /// end), and every row of the kernel slides along it.
-    mutating func scan(_ base: UnsafeMutablePointer<Float>, frames: Int) {
+    /// channel, the history and the buffer are laid out in one line (silence past
+    /// the end), and every row of the kernel slides along it.
+    mutating func scan(_ base: UnsafeMutablePointer<Float>, frames: Int, ceiling: Float) {
         let h = Self.half, c = channels, taps = 2 * h
         let points = frames + 2 * h   // e = −h … frames + h − 1
         if intervals.count < points { intervals = [Float](repeating: 0, count: points) }
@@ -101,8 +107,9 @@ struct TruePeakDetector: Sendable {
             for ch in 0..<c {
                 for i in 0..<(2 * h) { ln[i] = past[i * c + ch] }
                 for i in 0..<frames { ln[2 * h + i] = base[i * c + ch] }
-                let last = base[(frames - 1) * c + ch]
-                for i in (2 * h + frames)..<length { ln[i] = last }
+                // Past the end: nothing yet. A point near the end is then held on the part the
+                // limiter sends now; the next buffer answers for the rest (below).
+                for i in (2 * h + frames)..<length { ln[i] = 0 }
                 // Point slot e holds the points before frame e − h, which read frames
                 // e − 2h … e − 1: line indices e … e + 2h − 1.
                 for e in 0..<points {
@@ -115,6 +122,24 @@ struct TruePeakDetector: Sendable {
                         peak = max(peak, abs(sum))
                     }
                     out[e] = max(out[e], peak)
+                }
+                // The points between the samples already sent and this buffer: their old part
+                // `a` is fixed, so the gain g on the new part `b` must keep |a + g·b| under the
+                // ceiling — g ≤ (ceiling − a·sign(b)) / |b| — which reads as a peak of ceiling / g.
+                sent.withUnsafeBufferPointer { old in
+                    for e in 1..<min(points, 2 * h) {
+                        for r in 0..<rows {
+                            var a: Float = 0, b: Float = 0
+                            let row = r * taps
+                            for m in 0..<taps {
+                                let i = e + m
+                                if i < 2 * h { a += k[row + m] * old[i * c + ch] } else { b += k[row + m] * ln[i] }
+                            }
+                            guard abs(b) > 1e-9 else { continue }
+                            let g = max(0.05, (ceiling - (b > 0 ? a : -a)) / abs(b))
+                            out[e] = max(out[e], ceiling / g)
+                        }
+                    }
                 }
             }
         }
@@ -144,5 +169,15 @@ struct TruePeakDetector: Sendable {
         }
     }
 
-    mutating func commit() { swap(&history, &staged) }
+    /// Makes the staged input the history, and keeps the last frames of what was sent
+    /// (`base`, now limited).
+    mutating func commit(_ base: UnsafeMutablePointer<Float>, frames: Int) {
+        swap(&history, &staged)
+        let keep = 2 * Self.half, c = channels
+        let shift = min(frames, keep) * c
+        sent.withUnsafeMutableBufferPointer { s in
+            for i in 0..<(keep * c - shift) { s[i] = s[i + shift] }
+            for i in 0..<shift { s[keep * c - shift + i] = base[(frames - min(frames, keep)) * c + i] }
+        }
+    }
 }
