@@ -55,6 +55,8 @@ bench: deps
 	.build/release/earshot-bench music --seconds 600
 	.build/release/earshot-bench scenes
 	.build/release/earshot-bench parameters
+	.build/release/earshot-bench timelines
+	.build/release/earshot-bench dialogue
 	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done
 	@echo "== stress: 10000 emitters, 1024 real"; .build/release/earshot stress --voices 10000 --max-real 1024 --seconds 10
 	@for n in 256 1024; do echo "== stress: $$n voices with 1 and 2 reverb sends"; .build/release/earshot stress --voices $$n --seconds 10 --reverb || exit 1; done

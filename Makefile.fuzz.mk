@@ -110,9 +110,10 @@ struct-fuzz: $(FUZZ_DIR)/struct-fuzz $(FUZZ_DIR)/corpus/.seeded
 # is its exit status (0: no finding); Tests/Fuzz/README.md has the figures.
 #
 #   make fuzz-values                                    both, the default sizes
-#   make fuzz-values FUZZ_SCENES=100000 FUZZ_API_OPS=1000000 FUZZ_BANKS=10000 FUZZ_SEED=3
+#   make fuzz-values FUZZ_SCENES=100000 FUZZ_API_OPS=1000000 FUZZ_BANKS=10000 FUZZ_LINES=1000000 FUZZ_SEED=3
 FUZZ_SCENES ?= 10000
 FUZZ_BANKS ?= 2000
+FUZZ_LINES ?= 100000
 FUZZ_API_OPS ?= 100000
 FUZZ_SEED ?= 1
 .PHONY: fuzz-values
@@ -128,6 +129,9 @@ fuzz-values: $(FUZZ_DIR)/earshot-fuzz
 	@echo "== fuzz banks: $(FUZZ_BANKS) banks, seed $(FUZZ_SEED)"
 	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz banks $(FUZZ_BANKS) $(FUZZ_SEED) > $(FUZZ_DIR)/banks.log 2>&1; \
 	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/banks.log | tail -40; echo "exit status $$s"; exit $$s
+	@echo "== fuzz line tables and subtitle files: $(FUZZ_LINES) cases, seed $(FUZZ_SEED)"
+	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz lines $(FUZZ_LINES) $(FUZZ_SEED) > $(FUZZ_DIR)/lines.log 2>&1; \
+	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/lines.log | tail -40; echo "exit status $$s"; exit $$s
 	@echo "== fuzz API operations: $(FUZZ_API_OPS) operations, seed $(FUZZ_SEED)"
 	@nice -n 10 $(FUZZ_DIR)/earshot-fuzz api $(FUZZ_API_OPS) $(FUZZ_SEED) > $(FUZZ_DIR)/api.log 2>&1; \
 	  s=$$?; grep -v '^  ' $(FUZZ_DIR)/api.log | tail -40; echo "exit status $$s"; exit $$s

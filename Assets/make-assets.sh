@@ -66,4 +66,23 @@ ff -i "$tmp/fanfare.wav" -c:a libvorbis -q:a 2 -bitexact Music/fanfare.ogg
 espeak-ng -v en -s 150 -w "$tmp/cue.wav" "Earshot ready."
 sox "$tmp/cue.wav" -r 22050 -c 1 -b 16 Voice/ready.wav norm -3
 
+# --- Dialogue lines (issue 42, Demos/Scenes/dialogue.yaml): espeak-ng in English and French ----
+# Voice/{locale}/{key}.ogg: mono Ogg Vorbis at 11.025 kHz, quality 0 (4–9 KB each: speech, kept small).
+line() { # locale voice key text
+  mkdir -p "Voice/$1"
+  espeak-ng -v "$2" -s 160 -w "$tmp/line.wav" "$4"
+  sox "$tmp/line.wav" -r 11025 -c 1 -b 16 "$tmp/line-n.wav" norm -3
+  ff -i "$tmp/line-n.wav" -c:a libvorbis -q:a 0 -bitexact "Voice/$1/$3.ogg"
+}
+line en en intro.captain.01 "Stay close. The gate is just ahead."
+line fr fr intro.captain.01 "Restez près de moi. La porte est juste devant."
+line en en intro.guard.01 "Halt! Who goes there?"
+line fr fr intro.guard.01 "Halte ! Qui va là ?"
+line en en intro.captain.02 "Friends. We have a pass."
+line fr fr intro.captain.02 "Des amis. Nous avons un laissez-passer."
+line en en bark.guard.idle "Another long night on the wall."
+line fr fr bark.guard.idle "Encore une nuit sur le mur."
+line en en bark.guard.grenade "Grenade!"
+line fr fr bark.guard.grenade "Grenade !"
+
 du -ch Sounds Music Voice | tail -n 1

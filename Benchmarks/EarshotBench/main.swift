@@ -19,6 +19,10 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
                ScenesBenchmark.run),
     "parameters": ("a game frame of 256 voices each under 2 parameter curves against the same frame without curves",
                    ParametersBenchmark.run),
+    "timelines": ("a game frame of 64 three-part timeline sounds against 192 plain voices, and one play of a timeline and a switch against a plain sound's",
+                  TimelinesBenchmark.run),
+    "dialogue": ("line tables of 10k and 100k lines read from YAML and CSV: load time, µs per line, peak RSS",
+                 DialogueBenchmark.run),
     "monitor": ("the live monitor's cost to a 60 Hz game frame at 1,024 voices: off against on with a client attached",
                 MonitorBenchmark.run),
 ]

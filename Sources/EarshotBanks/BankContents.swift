@@ -27,6 +27,9 @@ struct BankContents {
     var busGains: Set<String> = []
     /// The buses the bank gave curves.
     var busCurves: Set<String> = []
+    /// The buses the bank put under a parent (`parent:`), and the VCAs it defined.
+    var busParents: Set<String> = []
+    var vcas: Set<String> = []
 
     struct BusPair: Hashable {
         var target: String

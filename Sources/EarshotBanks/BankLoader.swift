@@ -8,8 +8,8 @@ import Foundation
 enum BankLoader {
     /// The engine sound of `s`, its clips from `clips`, with its own distance settings (its
     /// bank's defaults with its keys over them, whichever bank includes it).
-    static func definition(_ s: SceneSound, clips: [String: Clip]) -> SoundDefinition {
-        s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero))
+    static func definition(_ s: SceneSound, clips: [String: Clip], sounds: [String: Sound] = [:]) -> SoundDefinition {
+        s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds)
     }
 
     /// Defines the bank's parameters in the engine (a parameter of that name the game or another
@@ -51,7 +51,8 @@ enum BankLoader {
     /// put back (gain 1, no ducking).
     static func applyBuses(_ bank: SceneBank, to contents: inout BankContents, engine: AudioEngine) throws(EarshotError)
     {
-        for b in bank.buses where !engine.buses.contains(Bus(b.name)) { try engine.addBus(Bus(b.name)) }
+        contents.busParents = try bank.definitions.makeBusTree(in: engine, parented: contents.busParents)
+        contents.vcas = try bank.definitions.defineVCAs(in: engine, defined: contents.vcas)
         var gains = Set<String>(), duckings = Set<BankContents.BusPair>()
         for b in bank.buses {
             if let gain = b.linearGain {

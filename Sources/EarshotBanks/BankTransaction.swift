@@ -44,9 +44,10 @@ extension SoundBank {
         let clipPaths = Dictionary(new.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
         for s in new.sounds {
             var d = BankLoader.definition(s, clips: loaded.byID)
+            // A switch's cases are made at the commit (checked by the parser: they exist).
             do throws(EarshotError) {
                 d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
-                try d.validate()
+                if s.switchOn == nil { try d.validate() }
             } catch {
                 for clip in loaded.new { engine.unload(clip) }
                 let (file, line) = new.origin(of: "sounds.\(s.id)")
@@ -79,8 +80,9 @@ extension SoundBank {
         try BankLoader.defineParameters(new, engine: engine)
         try BankLoader.applyBuses(new, to: &c, engine: engine)
         var sounds: [String: Sound] = [:]
-        for s in new.sounds {
-            guard let d = t.definitions[s.id] else { continue }
+        for s in SceneSound.makingOrder(new.sounds) {   // a switch after its cases
+            guard var d = t.definitions[s.id] else { continue }
+            if s.switchOn != nil { d = BankLoader.definition(s, clips: t.clips, sounds: sounds) }
             if let existing = c.sounds[s.id] {
                 sounds[s.id] = existing.definition == d ? existing : try engine.redefine(existing, as: d)
             } else {

@@ -166,6 +166,7 @@ extension SoundBank {
         diff("sounds", old.sounds, new.sounds, \.id)
         diff("buses", old.buses, new.buses, \.name)
         diff("snapshots", old.snapshots, new.snapshots, \.id)
+        diff("vcas", old.vcas, new.vcas, \.id)
         diff("zones", old.zones, new.zones, \.name)
         diff("music", old.music, new.music, \.id)
         diff("parameters", old.parameters, new.parameters, \.id)

@@ -22,6 +22,14 @@ struct AuditionCommand: ParsableCommand {
             when complete, and nothing is written on a failure. Without -o it plays live on the \
             default output. A bad bank, an unknown sound or parameter prints \
             `earshot: FILE:LINE:COLUMN: key: reason` (or the nearest name) and exits 1.
+
+            --every SECONDS plays the sound again every SECONDS (to the frame) instead of when \
+            it ends, --count N at most N times in all; --set NAME=VALUE sets a parameter at the \
+            start, by label for a labelled one (--set surface=wood; repeatable); --release \
+            SECONDS releases the voice's sustain point then (a timeline sound's tail). SOUND may \
+            name a music set of the bank: it plays, and each --state NAME@SECONDS moves it to \
+            state NAME at SECONDS by its transition rules (the first state at 0 unless one is \
+            given for 0).
             """)
 
     @Argument(help: "The bank file (.yaml).")
@@ -47,6 +55,23 @@ struct AuditionCommand: ParsableCommand {
 
     @Option(name: .long, help: "With -o: write the level plot (SVG) here too.")
     var plot: String?
+
+    @Option(name: .long, parsing: .unconditional, help: "Play the sound again every SECONDS (0.01…3600).")
+    var every: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "Play the sound at most N times (1…100000).")
+    var count: Int?
+
+    @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
+            help: "A parameter set at the start, NAME=VALUE (a label or a number); repeatable.")
+    var sets: [String] = []
+
+    @Option(name: .customLong("state"), parsing: .unconditionalSingleValue,
+            help: "A music set's state change, NAME@SECONDS (e.g. combat@4); repeatable.")
+    var states: [String] = []
+
+    @Option(name: .long, parsing: .unconditional, help: "Release the voice's sustain point at SECONDS.")
+    var release: Double?
 
     /// One `--param`.
     struct Sweep: Equatable {
@@ -82,11 +107,12 @@ struct AuditionCommand: ParsableCommand {
             throw ValidationError("--seconds \(Self.f(seconds)): must be 0.01…3600 seconds")
         }
         if plot != nil, o == nil { throw ValidationError("--plot needs -o (the plot is of an offline render)") }
+        try validateCues()   // AuditionCommand+Cues.swift
     }
 
     func run() throws {
         let sweeps = params.compactMap { try? Sweep.parse($0).get() }
-        let duration = seconds ?? max(3, sweeps.map(\.seconds).max() ?? 0)
+        let duration = seconds ?? max(3, sweeps.map(\.seconds).max() ?? 0, cueSpan)
         guard let out = o else { return try live(sweeps, duration) }
         // Before any work: the outputs can be written, over no input.
         do throws(EarshotError) { _ = try AudioFileWriter.Container.forPath(out) } catch { fail(error.cliDescription) }
@@ -116,10 +142,11 @@ struct AuditionCommand: ParsableCommand {
             let total = Int((duration * 48_000).rounded())
             var voice: Voice?
             try start(sweeps, engine)
+            var cues = try makeCues(loaded)
             var done = 0
             while done < total {
                 let n = min(800, total - done)   // one game frame at 60 Hz
-                voice = try retrigger(voice, loaded)
+                try cue(&cues, &voice, now: Double(done) / 48_000, span: Double(n) / 48_000, loaded)
                 engine.update(deltaTime: Double(n) / 48_000)
                 let block = try engine.render(frames: n)
                 block.withUnsafeBufferPointer { levels.add($0) }
@@ -152,7 +179,7 @@ struct AuditionCommand: ParsableCommand {
     func load(_ engine: AudioEngine) -> SoundBank {
         do throws(BankError) {
             let b = try SoundBank(path: bank, engine: engine)
-            _ = try b.sound(sound)
+            if !b.musicSetNames.contains(sound) { _ = try b.sound(sound) }   // a sound, or a music set
             return b
         } catch {
             if case .invalid(let problems) = error, let last = problems.last {
@@ -185,12 +212,6 @@ struct AuditionCommand: ParsableCommand {
         }
     }
 
-    /// The sound again when it is not playing (a one-shot that ended, or the first frame).
-    func retrigger(_ voice: Voice?, _ bank: SoundBank) throws -> Voice? {
-        if let voice, voice.isPlaying { return voice }
-        return try bank.play(sound) ?? voice
-    }
-
     func live(_ sweeps: [Sweep], _ duration: Double) throws {
         let engine: AudioEngine
         do { engine = try AudioEngine() } catch { fail(error.cliDescription(outFlag: "-o")) }
@@ -200,10 +221,12 @@ struct AuditionCommand: ParsableCommand {
         do {
             try start(sweeps, engine)
             var voice: Voice?
-            try FrameLoop(engine: engine).runLive(seconds: duration) { _ in
-                voice = try retrigger(voice, loaded)
+            var cues = try makeCues(loaded)
+            try FrameLoop(engine: engine).runLive(seconds: duration) { t in
+                try cue(&cues, &voice, now: t, span: 1.0 / 60, loaded)
                 return true
             }
+            cues.music?.stop(fade: 0.05)
             voice?.stop(fade: 0.05)
             usleep(80_000)
         } catch let error as EarshotError {

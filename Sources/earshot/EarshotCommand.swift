@@ -44,6 +44,7 @@ struct EarshotCommand: ParsableCommand {
             PlayCommand.self,
             RenderCommand.self,
             ValidateCommand.self,
+            LinesCommand.self,
             StressCommand.self,
             InfoCommand.self,
             DecodeCommand.self,

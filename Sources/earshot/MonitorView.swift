@@ -143,13 +143,7 @@ struct MonitorView {
 
         // Buses as meters.
         out.append("BUSES")
-        for b in f?.buses ?? [] {
-            let state = b.muted ? "muted" : b.held ? "held" : b.paused ? "paused" : ""
-            let duck = b.duckDB < -0.05 ? String(format: " duck %.1f", b.duckDB) : ""
-            out.append(
-                Self.pad("  " + b.name, 10) + String(format: "%7.1f dB ", b.gainDB) + Self.meter(b.levelDBFS, width: 24)
-                    + String(format: " %7.1f dBFS", b.levelDBFS) + duck + (state.isEmpty ? "" : " \(state)"))
-        }
+        for (b, depth) in f?.busTree ?? [] { out.append(Self.busLine(b, depth: depth)) }   // the tree, indented
         var mix: [String] = []
         if let s = f?.snapshots, !s.isEmpty {
             mix.append(

@@ -55,6 +55,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: .long, help: "Print nothing but errors.")
     var quiet = false
 
+    @Option(name: .long, help: "Also write what the scene's say: lines showed as subtitles (.srt or .vtt).")
+    var subtitles: String?
+
     // Loudness (RenderCommand+Loudness.swift).
     @Option(name: .long, parsing: .unconditional, help: "Exit 1 with one line when the render's integrated loudness misses LUFS (by more than --loudness-tolerance).")
     var loudnessTarget: Double?
@@ -77,6 +80,7 @@ struct RenderCommand: ParsableCommand {
         if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be 0 or more seconds") }
         if let from, let end = to ?? duration, from >= end { throw ValidationError("--from must come before --to") }
         try validateLoudness()
+        if let problem = validateSubtitles() { throw ValidationError(problem) }   // RenderCommand+Subtitles.swift
     }
 
     func run() throws {
@@ -143,11 +147,11 @@ struct RenderCommand: ParsableCommand {
             return failed(error.cliDescription)
         }
         OutputGuard.refuseOverwriting(
-            [out] + (plot.map { [$0] } ?? []),
+            [out] + extraOutputs,
             inputs: [scene] + loaded.clips.map(\.path) + loaded.music.map(\.path))
         OutputGuard.requireWritableFolder(out)
-        if let plot { OutputGuard.requireWritableFolder(plot) }
-        for path in [out] + (plot.map { [$0] } ?? []) {
+        for path in extraOutputs { OutputGuard.requireWritableFolder(path) }
+        for path in [out] + extraOutputs {
             if let problem = OutputGuard.notAFileProblem(path) { return failed(problem) }
         }
         OutputGuard.removePartialOutputOnInterrupt()
@@ -180,6 +184,12 @@ struct RenderCommand: ParsableCommand {
             }
         }
         do throws(EarshotError) {
+            try writeSubtitles(result, outputs)   // RenderCommand+Subtitles.swift
+        } catch {
+            outputs.rollback()
+            return failed(error.cliDescription + " (nothing written)")
+        }
+        do throws(EarshotError) {
             try outputs.commit()
         } catch {
             return failed(error.cliDescription + " (nothing written)")
@@ -189,7 +199,7 @@ struct RenderCommand: ParsableCommand {
             note(
                 "earshot: wrote \(out) (\(result.frames) frames, \(result.sampleRate) Hz, \(result.channels) channels, "
                     + String(format: "%.2f s) in %.2f s, %.0f× real time", result.duration, result.renderSeconds, speed)
-                    + (plot.map { "; plot \($0)" } ?? ""))
+                    + (plot.map { "; plot \($0)" } ?? "") + (subtitles.map { "; subtitles \($0)" } ?? ""))
             if result.limitedSeconds > 0 {
                 note(
                     String(

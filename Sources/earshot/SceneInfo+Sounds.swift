@@ -7,7 +7,9 @@ import Foundation
 extension SceneInfo {
     static func describe(_ s: SceneSound) -> String {
         var parts: [String]
-        if s.layers.isEmpty {
+        if let sw = s.switchOn {
+            parts = [describe(sw)]   // SceneInfo+Timeline.swift
+        } else if s.layers.isEmpty {
             parts = [
                 "\(s.clips.count) clip\(s.clips.count == 1 ? "" : "s") [\(s.clips.joined(separator: ", "))]",
                 s.select.rawValue,
@@ -39,6 +41,7 @@ extension SceneInfo {
         if l.gainDB != 0 { parts.append("gain \(format(l.gainDB)) dB") }
         if l.pitch != 1 { parts.append("pitch ×\(format(l.pitch))") }
         if !l.curves.isEmpty { parts.append(describe(l.curves)) }
+        if let t = l.timing { parts += describe(t) }   // SceneInfo+Timeline.swift
         return l.clip + (parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))")
     }
 
@@ -64,9 +67,12 @@ extension SceneInfo {
                                 "bus": s.bus, "priority": Int(s.priority), "loop": s.loop, "curves": json(s.curves)]
         if !s.layers.isEmpty {
             o["layers"] = s.layers.map {
-                ["clip": $0.clip, "gainDB": $0.gainDB, "pitch": $0.pitch, "curves": json($0.curves)] as [String: Any]
+                var l: [String: Any] = ["clip": $0.clip, "gainDB": $0.gainDB, "pitch": $0.pitch, "curves": json($0.curves)]
+                if let t = $0.timing { l["timing"] = json(t) }
+                return l
             }
         }
+        if let sw = s.switchOn { o["switch"] = json(sw) }
         if let w = s.weights { o["weights"] = w }
         if let l = s.limit {
             var lo: [String: Any] = ["count": l.count, "steal": l.steal.rawValue]

@@ -38,6 +38,7 @@ struct SceneInfo {
 
     static func describe(_ b: SceneBus) -> String {
         var parts: [String] = []
+        if let p = b.parent { parts.append("under \(p)") }
         if let g = b.gainDB { parts.append("gain \(format(g)) dB") }
         for d in b.ducks {
             parts.append(

@@ -37,6 +37,18 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 
+    /// Scenes with a bus tree and VCAs (issue 41): cycles, unknown parents and members refused;
+    /// every scene that validates renders (the tree made in the engine group by group).
+    func testScenesWithBusTreesBounded() {
+        var fuzzer = SceneValueFuzzer(assets: assets, seed: 4101)
+        fuzzer.busTreeChance = 1
+        let report = fuzzer.run(cases: 30)   // by count: deterministic, a few seconds
+        print("StructuredFuzzTests (bus trees): " + report.summary)
+        XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes with a tree")
+        XCTAssertGreaterThan(report.cases - report.valid, 3, "and invalid ones")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
     /// Banks from every bank key, with include graphs: validate ok ⇒ load ok; an edit's reload
     /// agrees with validate, a refused one changes nothing; unload leaves no clip; output finite.
     func testBankValuesBounded() {
@@ -59,5 +71,18 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.renders, 50)
         XCTAssertGreaterThan(report.engines, 1, "shutdown and a new engine happen")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n"))
+    }
+
+    /// Line tables (YAML, CSV) and subtitle files from their structures, edited: what is written
+    /// reads back as written, what is accepted keeps the limits, edits are refused or read.
+    func testLineTablesAndSubtitlesBounded() {
+        let report = LineTableFuzzer(seed: 2042).run(cases: 400)   // by count: about 1 s
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.cases, 50)
+        XCTAssertGreaterThan(report.validTables, 10, "the generator reaches valid tables")
+        XCTAssertGreaterThan(report.refusedTables, 10, "and refused ones")
+        XCTAssertGreaterThan(report.validSubtitles, 10)
+        XCTAssertGreaterThan(report.refusedSubtitles, 5)
+        XCTAssertEqual(report.findings, [], report.findings.prefix(3).joined(separator: "\n\n"))
     }
 }

@@ -2,6 +2,18 @@ import Foundation
 
 /// Measurements of a recorded tone, shared by the tests and the benchmarks (no XCTest here).
 public enum ToneMeasure {
+    /// The amplitude of the component at `hz` in `x` (least squares on sin and cos at 48 kHz;
+    /// windows of whole cycles of every tone measured make the tones orthogonal).
+    public static func amplitude(_ x: ArraySlice<Float>, _ hz: Double, sampleRate: Double = 48_000) -> Double {
+        var s = 0.0, c = 0.0, ss = 0.0, cc = 0.0
+        for (k, v) in x.enumerated() {
+            let w = 2 * Double.pi * hz * Double(k) / sampleRate
+            s += Double(v) * sin(w); c += Double(v) * cos(w)
+            ss += sin(w) * sin(w); cc += cos(w) * cos(w)
+        }
+        return (s * s / (ss * ss) + c * c / (cc * cc)).squareRoot()
+    }
+
     /// Frequency from rising zero crossings (interpolated) over the whole signal.
     public static func frequency(_ x: [Float], sampleRate: Double) -> Double {
         guard x.count > 1 else { return 0 }

@@ -12,10 +12,8 @@ final class SceneValidationTests: XCTestCase {
     override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: tmp) }
 
-    private func problems(_ yaml: String) throws -> String {
-        let path = try SceneFixtures.write(yaml, in: tmp)
-        guard case .failure(let p) = Scene.check(path: path) else { XCTFail("accepted: \(yaml)"); return "" }
-        return p.description
+    private func problems(_ yaml: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try SceneFixtures.problems(yaml, in: tmp, file: file, line: line)
     }
 
     func testTyposNameTheWordTheyDidNotKnowAndTheNearestOne() throws {

@@ -15,6 +15,9 @@
 //   TimeProbe pause OFFSET   one click at startTime a + 0.4 + OFFSET whose bus is paused for
 //       ~0.2 s while it is in its lead-in: prints "paused MIN MAX" (the paused span lies
 //       between) and "pauses N" (real voices that gave up their source to the pause).
+//   TimeProbe dialogue FILE   one click at startTime a + 0.4, then at audioTime ≥ a + 0.6 says a
+//       dialogue line whose file is FILE (issue 42) and updates until its subtitle hides: also
+//       prints "show S" and "hide H" (the subtitle events' audio times).
 // "FAIL ..." when something is wrong.
 import COpenAL
 import Earshot
@@ -45,13 +48,25 @@ final class TickLog: @unchecked Sendable {   // `times` is only touched under `l
     var times: [Double] { lock.lock(); defer { lock.unlock() }; return list }
 }
 
+/// The audio times of a dialogue line's subtitle events (on the thread that updates).
+final class SubtitleLog: @unchecked Sendable {   // `events` is only touched under `lock`
+    private let lock = NSLock()
+    private var events: [SubtitleEvent] = []
+    func add(_ e: SubtitleEvent) { lock.lock(); events.append(e); lock.unlock() }
+    var show: Double? { lock.lock(); defer { lock.unlock() }; return events.first { if case .show = $0 { true } else { false } }?.time }
+    var hide: Double? { lock.lock(); defer { lock.unlock() }; return events.first { if case .hide = $0 { true } else { false } }?.time }
+}
+
 let arguments = CommandLine.arguments
-let offsets = arguments.dropFirst(2).compactMap(Double.init)
+let givenOffsets = arguments.dropFirst(2).compactMap(Double.init)
 let looping = arguments.count >= 2 && arguments[1] == "loop"
 let pausing = arguments.count >= 2 && arguments[1] == "pause"
-guard arguments.count >= 3, arguments[1] == "clicks" || ((looping || pausing) && offsets.count == 1), offsets.count == arguments.count - 2,
-      offsets.allSatisfy({ (0..<30).contains($0) }) else {
-    fail("usage: TimeProbe clicks OFFSET... | TimeProbe loop OFFSET | TimeProbe pause OFFSET")
+let dialogueFile = arguments.count == 3 && arguments[1] == "dialogue" ? arguments[2] : nil
+let offsets = dialogueFile == nil ? givenOffsets : [0]
+guard dialogueFile != nil
+        || (arguments.count >= 3 && (arguments[1] == "clicks" || ((looping || pausing) && offsets.count == 1))
+            && offsets.count == arguments.count - 2 && offsets.allSatisfy({ (0..<30).contains($0) })) else {
+    fail("usage: TimeProbe clicks OFFSET... | TimeProbe loop OFFSET | TimeProbe pause OFFSET | TimeProbe dialogue FILE")
 }
 do {
     let engine = try AudioEngine(configuration: AudioEngine.Configuration())
@@ -123,6 +138,19 @@ do {
             while engine.audioTime < t + 1.85 { frame() }
             voice.stop(fade: 0)
         }
+    }
+    if let dialogueFile {
+        let subtitles = SubtitleLog()
+        engine.observeSubtitles { subtitles.add($0) }
+        try engine.setDialogueTable(DialogueTable(locales: ["en"], fallback: "en", lines: [
+            "line": DialogueLine(key: "line", speaker: "probe", text: ["en": "A line."], files: ["en": dialogueFile]),
+        ]))
+        while engine.audioTime < a + 0.6 { frame() }
+        try engine.say("line")
+        let said = monotonic()
+        while subtitles.hide == nil, monotonic() - said < 5 { frame() }
+        say("show \(subtitles.show ?? -1)")
+        say("hide \(subtitles.hide ?? -1)")
     }
     while engine.audioTime < (times.max() ?? a) + (pausing ? 0.6 : 0.3) { frame() }
     engine.shutdown()

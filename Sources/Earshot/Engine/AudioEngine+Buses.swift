@@ -61,7 +61,8 @@ extension AudioEngine {
     }
 
     /// The effective gain of a bus: master × bus gain × snapshot × min(session duck, sidechain),
-    /// 0 when muted (see ``Snapshot`` and ``Ducking``). Throws ``EarshotError/invalidArgument(_:)``
+    /// 0 when muted (see ``Snapshot`` and ``Ducking``), times its ``VCA``s, times the same of every
+    /// group bus above it (the product along its path in the tree). Throws ``EarshotError/invalidArgument(_:)``
     /// for a bus the engine does not have.
     public func effectiveGain(for bus: Bus) throws(EarshotError) -> Float {
         try withAL { () throws(EarshotError) -> Float in
@@ -72,7 +73,9 @@ extension AudioEngine {
 }
 
 extension AudioEngine {
-    /// Pauses or resumes everything on a bus: its voices and every music track on it. Throws
+    /// Pauses or resumes everything on a bus — for a group bus, on every bus below it too (a child
+    /// plays only while neither it nor any group above it is paused): its voices and every music
+    /// track on it. Throws
     /// ``EarshotError/invalidArgument(_:)`` for a bus the engine does not have.
     ///
     /// Paused voices give up their sources (fading out over the steal fade) and their playheads
@@ -119,7 +122,7 @@ extension AudioEngine {
     /// ```
     ///
     /// It holds each bus as ``setPaused(_:for:)`` would (music tracks included, and buses added
-    /// while it is on), but apart from the game's own per-bus pauses: ``resumeAll()`` releases
+    /// while it is on); a group bus in `except` spares every bus below it too, but apart from the game's own per-bus pauses: ``resumeAll()`` releases
     /// only this hold, so a bus the game paused itself, before or during it, stays paused.
     /// Resuming restarts nothing that ended: a voice stopped or ended before or during the pause
     /// stays ended, a track stopped meanwhile stays stopped. Calling it again replaces `except`.
@@ -142,16 +145,22 @@ extension AudioEngine {
     /// Whether ``pauseAll(except:)`` is on.
     public var isPausedAll: Bool { withAL { core.pauseAllExcept != nil } }
 
-    /// Stops everything on a bus: each voice with the steal fade and every music track on it
-    /// (each ends with `.stopped`, as ``MusicTrack/stop()``; tracks waiting to play after another
-    /// are cancelled). Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine does not
+    /// Stops everything on a bus — and, for a group bus, on every bus below it: each voice with
+    /// the steal fade and every music track on it (each ends with `.stopped`, as
+    /// ``MusicTrack/stop()``; tracks waiting to play after another are cancelled). Throws ``EarshotError/invalidArgument(_:)`` for a bus the engine does not
     /// have.
     public func stopAll(on bus: Bus) throws(EarshotError) {
         try changingBuses { () throws(EarshotError) in   // music stops the bus's tracks
             let index = try core.requireBus(bus)
             guard !core.isShutDown else { return }
-            core.pool.stopAll { $0.busIndex == index }
-            core.busChanges.stopped.append(bus)
+            guard core.busTable.hasGroups else {
+                core.pool.stopAll { $0.busIndex == index }
+                core.busChanges.stopped.append(bus)
+                return
+            }
+            let below = core.busTable.subtree(of: index)   // a group stops everything under it
+            core.pool.stopAll { Int($0.busIndex) < below.count && below[Int($0.busIndex)] }
+            for b in below.indices where below[b] { core.busChanges.stopped.append(core.busTable.buses[b]) }
         }
     }
 

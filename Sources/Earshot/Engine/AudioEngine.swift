@@ -70,6 +70,9 @@ public final class AudioEngine: @unchecked Sendable {
     let sessionSlot = SessionSlot()
     /// The tasks awaiting voices' ends (Sources/Earshot/Voices/VoiceCompletions.swift).
     let completions = VoiceCompletions()
+    /// Dialogue lines, speakers and subtitles (Sources/Earshot/Dialogue); before music in the
+    /// hook order, so that a line due in a render is scheduled before the streams' pump.
+    let dialogue = DialogueSystem()
     /// Every ``EngineSubsystem``, in the order their hooks run: made once here, iterated by
     /// ``update(deltaTime:)``, ``render(into:)``, the bus setters, device recovery and
     /// ``shutdown()``. A new subsystem is one more entry.
@@ -110,7 +113,7 @@ public final class AudioEngine: @unchecked Sendable {
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
                                        sampleRate: context.sampleRate, settings: configuration.limiter))
         musicSystem = MusicSystem(sourceCount: configuration.musicSources)
-        subsystems = [musicSystem, outputMeter, loudnessMeter, sessionSlot, completions]
+        subsystems = [dialogue, musicSystem, outputMeter, loudnessMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
             // The device capped its sources below what music needs (an `alsoft.conf` `sources`

@@ -16,10 +16,24 @@ extension EngineCore {
         return i
     }
 
-    func addBus(_ bus: Bus) -> Bool {
-        guard busTable.add(bus) else { return false }
+    /// Adds `bus` under `parent` (an index; -1: the master); false when it exists.
+    func addBus(_ bus: Bus, parent: Int = -1) -> Bool {
+        guard busTable.add(bus, parent: parent) else { return false }
+        if parent >= 0 { sendRouter.setBusParents(busTable.parents) }
         syncBuses()
         return true
+    }
+
+    /// Moves bus `i` under `parent` (-1: the master); throws for a cycle or a tree too deep.
+    func setBusParent(_ parent: Int, at i: Int) throws(EarshotError) {
+        try busTable.setParent(parent, at: i)
+        sendRouter.setBusParents(busTable.parents)   // a group's filter and effect reach its children
+        syncBuses()
+    }
+
+    /// Hands the VCAs' factors to the bus table; the voices follow when one changed.
+    func applyVCAFactors() {
+        if busTable.setVCAFactors(vcaTable.factors(busCount: busTable.count)) { syncBuses() }
     }
 
     func setBusGain(_ gain: Float, at i: Int) {
@@ -79,10 +93,10 @@ extension EngineCore {
         if pool.busCount != buses.count {
             busChanges.levels = true
             busChanges.holds = busChanges.holds || buses.indices.contains(where: busTable.isHeld(at:))
-            pool.setBuses(gains: buses.map(\.effectiveGain), held: buses.indices.map(busTable.isHeld(at:)))
+            pool.setBuses(gains: buses.indices.map(busTable.treeGain(at:)), held: buses.indices.map(busTable.isHeld(at:)))
         } else {
             for i in buses.indices {
-                let changed = pool.setBus(i, gain: buses[i].effectiveGain, held: busTable.isHeld(at: i))
+                let changed = pool.setBus(i, gain: busTable.treeGain(at: i), held: busTable.isHeld(at: i))
                 if changed.level { busChanges.levels = true }
                 if changed.hold { busChanges.holds = true }
             }
@@ -97,9 +111,10 @@ extension EngineCore {
         return busChanges
     }
 
-    /// bus gain × snapshot × min(duck, sidechain) (0 when muted) for `bus`, without master (the
-    /// listener's `AL_GAIN` carries master for every source); 1 for an unknown bus.
+    /// bus gain × snapshot × min(duck, sidechain) (0 when muted) × VCAs for `bus` and every group
+    /// above it, without master (the listener's `AL_GAIN` carries master for every source); 1 for
+    /// an unknown bus.
     func busGain(_ bus: Bus) -> Float {
-        busIndex(bus).map { buses[$0].effectiveGain } ?? 1
+        busIndex(bus).map { busTable.treeGain(at: $0) } ?? 1
     }
 }

@@ -3,6 +3,8 @@
 /// the send router's bus filters.
 extension EngineCore: MixHost {
     var busCount: Int { busTable.count }
+    var busParents: [Int] { busTable.parents }
+    var hasBusGroups: Bool { busTable.hasGroups }
 
     func accumulateVoicePower(into power: inout [Float], buses: [Bool], now: Double) {
         pool.accumulatePower(into: &power, buses: buses, now: now) { clip, playhead in

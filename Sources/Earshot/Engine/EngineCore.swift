@@ -29,6 +29,8 @@ final class EngineCore {
     let pool: VoicePool
     /// The sounds made with ``AudioEngine/makeSound(_:)`` (Sounds/).
     let sounds = SoundTable()
+    /// Voices made of several (timeline sounds, following switches: Timelines/).
+    let timelines = TimelineTable()
     /// Every random choice of the engine (sound selection and variation), seeded by
     /// ``AudioEngine/Configuration/randomSeed``.
     @exclusivity(unchecked) var random: SplitMix64
@@ -57,6 +59,8 @@ final class EngineCore {
     private(set) var listener = Listener()
     /// The buses' state (Buses/): the core reads it and pushes each change to the voices.
     let busTable = BusTable()
+    /// The VCAs (Buses/VCATable.swift): a stage before the voices while a VCA fades.
+    let vcaTable = VCATable()
     /// The master gain over every bus (applied through the listener's AL gain).
     var masterGain: Float = 1
     /// Clips already warned about as stereo played at a position (once each; PlayResolver).
@@ -112,7 +116,7 @@ final class EngineCore {
         voiceSources = try ALSourceNames.generate(count)
         parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
         environment = EnvironmentStage(device: device.handle, zoneSends: configuration.zoneSends)
-        stages = [mixer, parameters, environment, ParameterFilterStage(parameters: parameters)]
+        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), timelines]
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate

@@ -9,7 +9,7 @@
 /// happens: ``AudioEngine/update(deltaTime:)`` (the frame hooks), ``AudioEngine/render(into:)``
 /// (the render hooks), the device-loss code (`DeviceRecovery.swift`), the bus setters and
 /// ``AudioEngine/shutdown()``. Every hook has a default that does nothing; a subsystem implements
-/// the ones it needs. Today: music (``MusicSystem``), the output meter (``OutputMeter``) and the
+/// the ones it needs. Today: dialogue (`DialogueSystem`), music (``MusicSystem``), the output meter (``OutputMeter``) and the
 /// audio session (``SessionSlot``). Parts that must run *inside* the core's game frame, under the
 /// AL lock and within its one deferred AL batch — the mix and the environment — are
 /// ``CoreStage``s of the core instead.

@@ -38,6 +38,11 @@ final class SendRouter {
     private var busTarget: [LowPassFilter] = []
     private var busOwn: [LowPassFilter] = []
     private var busMix: [Mixer.FilterLayer] = []
+    /// Per bus index: its parent's index in the bus tree (-1: the master), as the core pushes it.
+    /// OpenAL 1.19.1 has no bus graph: a group's filter is multiplied into each child's target
+    /// (gain by gain, gainHF by gainHF), and a voice sends to the effect of its own bus or else
+    /// of the nearest group above it that has one.
+    private var busParents: [Int] = []
     private var glidingBuses: Set<Int> = []
     /// Bumped whenever `slots` changes; a source routed under another epoch is routed again.
     private var epoch: UInt32 = 1
@@ -178,9 +183,34 @@ final class SendRouter {
     }
 
     private func retargetBus(_ bus: Int) {
-        let target = busMix[bus].applied(to: busOwn[bus])
+        var target = busMix[bus].applied(to: busOwn[bus])
+        let p = parent(of: bus)
+        if p >= 0 { target = target * (p < busTarget.count ? busTarget[p] : .open) }
         busTarget[bus] = target
         if busCurrent[bus] != target { glidingBuses.insert(bus) }
+        guard !busParents.isEmpty else { return }
+        for child in busParents.indices where busParents[child] == bus && child < busTarget.count { retargetBus(child) }
+    }
+
+    private func parent(of bus: Int) -> Int { bus < busParents.count ? busParents[bus] : -1 }
+
+    /// The bus tree (each bus's parent index, -1: the master): every bus's filter target is made
+    /// again under its groups', and sources are routed again to their effect along the path.
+    func setBusParents(_ parents: [Int]) {
+        busParents = parents.contains { $0 >= 0 } ? parents : []
+        if let last = parents.indices.last { growBuses(last) }
+        for b in parents.indices where parent(of: b) < 0 { retargetBus(b) }
+        for i in states.indices where states[i].routed != 0 { push(ALuint(i)) }
+    }
+
+    /// The effect slot a voice on `bus` sends to: its bus's, or else the nearest group's above it.
+    private func effectSlot(_ bus: Int) -> ALuint {
+        var b = bus
+        while b >= 0, b < busSlots.count {
+            if busSlots[b] != 0 { return busSlots[b] }
+            b = parent(of: b)
+        }
+        return 0
     }
 
     /// The effect slot of bus `bus` (0: none); voices on it are routed again at once.
@@ -196,8 +226,10 @@ final class SendRouter {
     /// Routes every source ever used on bus `bus` again (after its slot changed): stopped sources
     /// keep their sends in OpenAL, and a slot still referenced cannot be deleted.
     func rerouteBus(_ bus: Int) {
-        for i in states.indices where states[i].bus == Int32(bus) && states[i].routed != 0 { push(ALuint(i)) }
+        for i in states.indices where states[i].routed != 0 && isUnder(Int(states[i].bus), bus) { push(ALuint(i)) }
     }
+
+    private func isUnder(_ b: Int, _ group: Int) -> Bool { BusTable.isUnder(b, group, parents: busParents) }
 
     private func growBuses(_ bus: Int) {
         if bus >= busSlots.count {
@@ -234,7 +266,7 @@ final class SendRouter {
                 for k in slots.indices { try EFX.route(source, send: k, to: 0, filter: 0) }
             }
             if hasBusSend {
-                let slot = bus >= 0 && bus < busSlots.count ? busSlots[bus] : 0
+                let slot = bus >= 0 ? effectSlot(bus) : 0
                 try EFX.route(source, send: zoneSendCount, to: slot, filter: slot == 0 ? 0 : try filter(busFilter))
             }
         } catch {

@@ -120,8 +120,9 @@ extension AudioEngine {
     /// wins), and the factor combines with the audio session's duck (the lower wins). Nothing
     /// costs a frame anything until a ducking is set.
     ///
-    /// Throws ``EarshotError/invalidArgument(_:)`` for an unknown bus, `source == target`, or a
-    /// number outside its range (see ``Ducking``); ``EarshotError/engineShutDown`` after
+    /// A group target ducks every bus below it; a group source is measured over every bus below
+    /// it. Throws ``EarshotError/invalidArgument(_:)`` for an unknown bus, `source == target`, one
+    /// of them below the other in the bus tree (it would duck itself), or a number outside its range (see ``Ducking``); ``EarshotError/engineShutDown`` after
     /// ``shutdown()``.
     ///
     /// ```swift
@@ -135,6 +136,11 @@ extension AudioEngine {
             guard !core.isShutDown else { throw .engineShutDown }
             guard let t = core.busIndex(target) else { throw BusTable.noBus(target) }
             guard let s = core.busIndex(source) else { throw BusTable.noBus(source) }
+            let tree = core.busTable   // a bus in the other's subtree would duck itself
+            guard ducking == nil || !(tree.isInSubtree(s, of: t) || tree.isInSubtree(t, of: s)) else {
+                throw .invalidArgument(
+                    "bus \"\(source.name)\" and bus \"\(target.name)\" are in one group's path: a bus cannot duck itself")
+            }
             core.mixer.setDucking(ducking, target: t, source: s, host: core)
         }
     }

@@ -8,6 +8,10 @@ protocol MixHost: AnyObject {
     /// How many buses the engine has (the mix's per-bus arrays follow it).
     var busCount: Int { get }
     func busIndex(_ bus: Bus) -> Int?
+    /// The bus tree: each bus's parent index (-1: the master). A group's level is its subtree's.
+    var busParents: [Int] { get }
+    /// Whether some bus has a bus parent (else the detector measures buses one by one, as flat).
+    var hasBusGroups: Bool { get }
     /// Whether an audio-session interruption holds the audio (snapshot fades stand still).
     var interruptionHold: Bool { get }
     /// The master gain (music's power is heard through it, as the voices' is).

@@ -27,6 +27,8 @@ final class Mixer {
     /// Scratch for the detector: per bus, whether it is a sidechain source, and its power.
     private var isSource: [Bool] = []
     private var power: [Float] = []
+    /// Scratch for the detector under a bus tree: per bus, whether it is a source or below one.
+    private var measured: [Bool] = []
     /// Per bus: the detector's level (dBFS) at the last step, for sources.
     private var levels: [Double] = []
     /// Music's power on each bus (by index, master aside; ``MusicHost/setStreamedPower(_:)``).
@@ -213,14 +215,37 @@ final class Mixer {
         return moved
     }
 
-    /// The detector: the level of every sidechain source bus at `t`, into `levels`.
+    /// The detector: the level of every sidechain source bus at `t`, into `levels`. A group
+    /// source's level is that of every bus below it (its own voices and its children's).
     private func measureSources(now t: Double, host: some MixHost) {
         for b in power.indices { power[b] = 0 }
-        host.accumulateVoicePower(into: &power, buses: isSource, now: t)
-        addStreamedPower(into: &power, masterGain: host.masterGain)   // music on a source bus ducks as voices do
-        for b in levels.indices where isSource[b] {
-            levels[b] = Self.decibels(power: power[b])
+        guard host.hasBusGroups else {
+            host.accumulateVoicePower(into: &power, buses: isSource, now: t)
+            addStreamedPower(into: &power, masterGain: host.masterGain)   // music on a source bus ducks as voices do
+            for b in levels.indices where isSource[b] { levels[b] = Self.decibels(power: power[b]) }
+            return
         }
+        let parents = host.busParents
+        for b in measured.indices {   // a bus below a source is measured too
+            var k = b
+            measured[b] = false
+            while k >= 0, k < isSource.count {
+                if isSource[k] { measured[b] = true; break }
+                k = k < parents.count ? parents[k] : -1
+            }
+        }
+        host.accumulateVoicePower(into: &power, buses: measured, now: t)
+        addStreamedPower(into: &power, masterGain: host.masterGain)
+        for b in levels.indices where isSource[b] {
+            levels[b] = Self.decibels(power: Self.subtreePower(b, power: power, parents: parents))
+        }
+    }
+
+    /// The power of bus `group` and every bus below it.
+    static func subtreePower(_ group: Int, power: [Float], parents: [Int]) -> Float {
+        var sum: Float = 0
+        for b in power.indices where BusTable.isUnder(b, group, parents: parents) { sum += power[b] }
+        return sum
     }
 
     // MARK: Levels
@@ -249,11 +274,12 @@ final class Mixer {
         return power
     }
 
-    /// The level of bus `bus` (an index) now, in dBFS: −∞ when nothing on it plays.
+    /// The level of bus `bus` (an index) now, in dBFS: −∞ when nothing on it (or, for a group,
+    /// below it) plays.
     func level(ofBus bus: Int, host: some MixHost) -> Double {
-        var only = [Bool](repeating: false, count: host.busCount)
-        only[bus] = true
-        return Self.decibels(power: busPower(only: only, host: host)[bus])
+        let parents = host.busParents
+        let only = (0..<host.busCount).map { b in host.hasBusGroups ? BusTable.isUnder(b, bus, parents: parents) : b == bus }
+        return Self.decibels(power: Self.subtreePower(bus, power: busPower(only: only, host: host), parents: parents))
     }
 
     static func decibels(power: Float) -> Double {
@@ -270,6 +296,7 @@ final class Mixer {
         sidechainFactors += repeatElement(1, count: n)
         filterLayers += repeatElement(.identity, count: n)
         isSource += repeatElement(false, count: n)
+        measured += repeatElement(false, count: n)
         power += repeatElement(0, count: n)
         levels += repeatElement(-.infinity, count: n)
     }

@@ -82,11 +82,13 @@ extension MonitorCapture {
         for (i, b) in table.states.enumerated() {
             busNames.append(b.bus.name)
             buses.append(.init(name: b.bus.name, gainDB: MonitorNames.decibels(b.gain),
-                               effectiveDB: MonitorNames.decibels(core.masterGain * b.effectiveGain),
+                               effectiveDB: MonitorNames.decibels(core.masterGain * table.treeGain(at: i)),
                                paused: b.paused, muted: b.muted, held: table.isHeldByGame(b.bus),
                                levelDBFS: max(MonitorProtocol.silenceDecibels, Mixer.decibels(power: power[i])),
                                duckDB: MonitorNames.decibels(min(b.duck, b.sidechain)),
-                               snapshotDB: MonitorNames.decibels(b.snapshot)))
+                               snapshotDB: MonitorNames.decibels(b.snapshot),
+                               parent: table.parents[i] >= 0 ? table.buses[table.parents[i]].name : nil,
+                               vcaDB: MonitorNames.decibels(table.vcaFactors[i])))
         }
         for s in core.mixer.snapshots {
             snapshots.append(.init(name: s.snapshot.name, intensity: Double(s.weight.value), ending: s.ending))

@@ -116,7 +116,8 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         public var name: String
         /// The bus's own gain (``AudioEngine/gain(for:)``), dB.
         public var gainDB: Double
-        /// master × gain × snapshot × duck (``AudioEngine/effectiveGain(for:)``), dB.
+        /// master × gain × snapshot × duck × VCAs along its path in the bus tree
+        /// (``AudioEngine/effectiveGain(for:)``), dB.
         public var effectiveDB: Double
         public var paused: Bool
         public var muted: Bool
@@ -128,6 +129,11 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         public var duckDB: Double
         /// The active snapshots' factor on it, dB.
         public var snapshotDB: Double
+        /// The group bus it is a child of (nil: the master); the rows come in bus order, so a
+        /// group is listed before its children.
+        public var parent: String? = nil
+        /// The product of its VCAs' gains, dB (0: in no VCA, or at unity).
+        public var vcaDB: Double? = nil
     }
 
     public struct SnapshotRow: Codable, Sendable, Equatable {

@@ -64,7 +64,8 @@ extension AudioEngine {
     }
 
     /// Sets a voice's own value of a parameter: its curves (and, for a layered voice, every
-    /// layer's) read it instead of its emitter's or the global value — three cars, three engines.
+    /// layer's; for a timeline sound, every part's playing) read it instead of its emitter's or
+    /// the global value — three cars, three engines.
     /// It starts from the value the voice heard and moves as ``setParameter(_:_:ramp:)`` says,
     /// in the voice's playback time (frozen while it or its bus is paused). A stale voice does
     /// nothing.
@@ -86,18 +87,22 @@ extension AudioEngine {
             guard let v = d.clamped(value) else {
                 throw .invalidArgument("parameter \"\(name)\": value \(value) is not finite")
             }
-            guard let slot = core.pool.slot(voice.id) else { return }   // ended: nothing to shape
-            let i = stage.voices.entry(voice.id) ?? stage.adopt(slot, id: voice.id, pool: core.pool)
-            let table = stage.voices
-            if let k = table.entries[i].locals.firstIndex(where: { $0.parameter == p }) {
-                table.entries[i].locals[k].value.set(v, seek: d.seek, ramp: ramp)
-            } else {
-                var pv = ParameterValue(stage.value(p, slot: i, pool: core.pool))
-                pv.set(v, seek: d.seek, ramp: ramp)
-                table.entries[i].locals.append(LocalParameter(parameter: p, value: pv))
+            func set(_ id: VoiceID) {
+                guard let slot = core.pool.slot(id) else { return }   // ended: nothing to shape
+                let i = stage.voices.entry(id) ?? stage.adopt(slot, id: id, pool: core.pool)
+                let table = stage.voices
+                if let k = table.entries[i].locals.firstIndex(where: { $0.parameter == p }) {
+                    table.entries[i].locals[k].value.set(v, seek: d.seek, ramp: ramp)
+                } else {
+                    var pv = ParameterValue(stage.value(p, slot: i, pool: core.pool))
+                    pv.set(v, seek: d.seek, ramp: ramp)
+                    table.entries[i].locals.append(LocalParameter(parameter: p, value: pv))
+                }
+                table.entries[i].dirty = true
+                for f in table.entries[i].followers { if let j = table.entry(f) { table.entries[j].dirty = true } }
             }
-            table.entries[i].dirty = true
-            for f in table.entries[i].followers { if let j = table.entry(f) { table.entries[j].dirty = true } }
+            set(voice.id)
+            core.timelines.forEachOtherPart(of: voice.id, pool: core.pool, set)   // a timeline's parts
         }
     }
 

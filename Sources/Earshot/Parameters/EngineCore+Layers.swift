@@ -30,10 +30,7 @@ extension EngineCore {
     func playLayers(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
-        var options = options
-        if !isLoopback, usesDeviceClock, !isDeviceLost, options.delay == 0, options.startTime == nil {
-            options.delay = min(max(2 * lastFrameTime, 0.03), 0.25)
-        }
+        let options = alignedStart(options)
         var sets: [Int] = []
         sets.reserveCapacity(definition.layers.count)
         for k in definition.layers.indices { sets.append(try parameters.set(forSound: key, layer: k, definition: definition)) }
@@ -58,19 +55,35 @@ extension EngineCore {
         // The first layer's markers: reported for the voice the game holds.
         pool.mark(leader, markers: definition.layers[0].clip.markers, from: plays[0].startFrame)
         // The leader is registered even without curves: its layers follow it.
-        if parameters.voices.entry(leader) == nil, let i = pool.slot(leader) {
-            var e = VoiceCurveEntry(generation: leader.generation, gain: plays[0].gain, pitch: plays[0].pitch,
-                                    priority: plays[0].priority)
-            e.layer = 0
-            e.soundKey = key
-            e.globalEpoch = parameters.globalEpoch
-            e.dirty = false
-            parameters.voices.activate(i, e)
-        }
+        registerLayer(leader, plays[0], layer: 0, soundKey: key)
         for k in plays.indices.dropFirst() {
             _ = parameters.play(plays[k], set: sets[k], leader: leader, layer: k, soundKey: key, in: self)
         }
         sounds.started(slot, voice: leader, now: t, decision: decision, pool: pool)
         return leader
+    }
+
+    /// `options` with the lead a play of several voices needs on a live device so that each can
+    /// be scheduled on its mixing-clock frame (two frames, at least 30 ms) when it has no delay
+    /// or start time of its own; unchanged on loopback.
+    func alignedStart(_ options: PlayOptions) -> PlayOptions {
+        var options = options
+        if !isLoopback, usesDeviceClock, !isDeviceLost, options.delay == 0, options.startTime == nil {
+            options.delay = min(max(2 * lastFrameTime, 0.03), 0.25)
+        }
+        return options
+    }
+
+    /// Files voice `id` (started from `r`) in the curve table as layer `layer` of sound `soundKey`
+    /// when no curve put it there: a layered sound's leader (its layers follow it), a timeline's
+    /// part (the monitor shows which sound and layer it plays).
+    func registerLayer(_ id: VoiceID, _ r: ResolvedPlay, layer: Int, soundKey: UInt32) {
+        guard parameters.voices.entry(id) == nil, let i = pool.slot(id) else { return }
+        var e = VoiceCurveEntry(generation: id.generation, gain: r.gain, pitch: r.pitch, priority: r.priority)
+        e.layer = Int16(layer)
+        e.soundKey = soundKey
+        e.globalEpoch = parameters.globalEpoch
+        e.dirty = false
+        parameters.voices.activate(i, e)
     }
 }

@@ -32,6 +32,10 @@ public struct ParameterDefinition: Sendable, Equatable {
     /// 0: at once).
     public var seek: Double
 
+    /// The labels of a labelled parameter (``init(name:labels:)``): value `k` is `labels[k]`;
+    /// empty for a numeric one.
+    public var labels: [String] = []
+
     /// The longest parameter name.
     public static let maxNameLength = 64
     /// The most parameters one engine defines.
@@ -44,8 +48,46 @@ public struct ParameterDefinition: Sendable, Equatable {
         self.seek = seek
     }
 
+    /// The most labels of one parameter.
+    public static let maxLabels = 256
+
+    /// A labelled parameter (FMOD's labelled parameters, Wwise's switch groups): its values are
+    /// `labels` (value `k` is `labels[k]`), set by label (``AudioEngine/setParameter(_:_:)-(String,String)``),
+    /// at once (no seek). What a ``SoundSwitch`` switches on.
+    ///
+    /// ```swift
+    /// let surface = ParameterDefinition(name: "surface", labels: ["gravel", "wood", "metal"])
+    /// ```
+    public init(name: String, labels: [String], defaultLabel: String? = nil) {
+        self.name = name
+        self.labels = labels
+        range = 0...Double(max(labels.count - 1, 0))
+        defaultValue = Double(defaultLabel.flatMap { labels.firstIndex(of: $0) } ?? 0)
+        seek = 0
+    }
+
+    /// The value of `label` (nil: not one of ``labels``).
+    public func value(ofLabel label: String) -> Double? { labels.firstIndex(of: label).map(Double.init) }
+
+    /// The label a value stands for (nil for a numeric parameter).
+    public func label(of value: Double) -> String? {
+        guard !labels.isEmpty, value.isFinite else { return nil }
+        return labels[min(max(Int(value.rounded()), 0), labels.count - 1)]
+    }
+
     /// Throws ``EarshotError/invalidArgument(_:)`` naming the first value out of its range.
     public func validate() throws(EarshotError) {
+        if !labels.isEmpty {
+            guard labels.count <= Self.maxLabels else {
+                throw .invalidArgument("parameter \"\(name)\": at most \(Self.maxLabels) labels (got \(labels.count))")
+            }
+            guard Set(labels).count == labels.count, labels.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
+                throw .invalidArgument("parameter \"\(name)\": labels must be unique, 1…64 bytes each")
+            }
+            guard range == 0...Double(labels.count - 1) else {
+                throw .invalidArgument("parameter \"\(name)\": a labelled parameter's range is 0…\(labels.count - 1)")
+            }
+        }
         guard !name.isEmpty, name.count <= Self.maxNameLength else {
             throw .invalidArgument("a parameter name needs 1…\(Self.maxNameLength) characters (got \(name.count))")
         }

@@ -53,6 +53,7 @@ extension AudioEngine {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
             try core.parameters.check(definition)   // its curves name defined parameters
+            try core.checkSwitch(definition)        // a switch's labels and cases
             let key = core.sounds.key(slot)
             let playing = core.voices(ofSound: key)
             try core.parameters.redefineSound(key, definition)

@@ -27,6 +27,7 @@ extension AudioEngine {
                 throw .invalidArgument("no bus named \"\(definition.bus.name)\" (add it with addBus first)")
             }
             try core.parameters.check(definition)   // its curves name defined parameters
+            try core.checkSwitch(definition)        // a switch's labels and cases
             let (slot, generation) = try core.sounds.make(definition, poolCapacity: core.pool.capacity)
             return Sound(engineID: core.engineID, id: UInt32(slot), generation: generation, definition: definition)
         }
@@ -117,26 +118,42 @@ extension EngineCore {
     func play(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         if definition.parameterPart != nil,
-           definition.isLayered { return try playLayers(sound: slot, options: options, logger: logger) }
+           definition.isComposite { return try playComposite(sound: slot, definition, options: options, logger: logger) }
         // Everything that can fail or refuse before the clip is picked: a refused play must not
         // move the selection on (a sequence would skip, avoidRepeat would repeat).
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
         let clip = definition.clips[sounds.nextClip(slot, using: &random)]
         var resolved = try PlayResolver.resolve(clip, options: options, target: target, in: self, logger: logger,
                                                 sound: key, held: decision == .hold)
-        if definition.pitchVariation > 0 {
-            let cents = (random.nextUnit() * 2 - 1) * definition.pitchVariation
-            resolved.pitch = Self.varied(resolved.pitch, by: Float(pow(2, cents / 1200)))
-        }
-        if definition.gainVariation > 0 {
-            let db = (random.nextUnit() * 2 - 1) * definition.gainVariation
-            resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
-        }
+        vary(&resolved, cents: definition.pitchVariation, decibels: definition.gainVariation)
         // through its curves, if any
         let id = try playSoundVoice(resolved, key: key, definition: definition, markers: clip.markers)
         guard id != .refused else { return nil }   // the pool's refusal, recorded by it
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         return id
+    }
+
+    /// A sound of layers, a timeline or a switch: the layered and timeline plays, a switch's case.
+    @inline(never)   // out of the plain sound's play path
+    private func playComposite(sound slot: Int, _ definition: SoundDefinition, options: PlayOptions,
+                               logger: Logger) throws(EarshotError) -> VoiceID? {
+        if definition.isSwitch { return try playSwitch(sound: slot, options: options, logger: logger) }
+        if definition.isTimeline { return try playTimeline(sound: slot, options: options, logger: logger) }
+        return try playLayers(sound: slot, options: options, logger: logger)
+    }
+
+    /// Moves a play's pitch by a uniform random ± `cents` and its gain by ± `decibels` (each
+    /// only when above 0), from the engine's seeded generator.
+    @inline(__always)
+    func vary(_ resolved: inout ResolvedPlay, cents: Double, decibels: Double) {
+        if cents > 0 {
+            let c = (random.nextUnit() * 2 - 1) * cents
+            resolved.pitch = Self.varied(resolved.pitch, by: Float(pow(2, c / 1200)))
+        }
+        if decibels > 0 {
+            let db = (random.nextUnit() * 2 - 1) * decibels
+            resolved.gain = Self.varied(resolved.gain, by: Float(pow(10, db / 20)))
+        }
     }
 
     /// A checked gain or pitch (finite; a pitch above 0) times a variation factor (¼…4 for pitch,

@@ -154,7 +154,7 @@ public struct SoundDefinition: Sendable, Equatable {
         if let name, name.utf8.count > Self.maxNameBytes {
             throw .invalidArgument("a sound's name of \(name.utf8.count) bytes (at most \(Self.maxNameBytes))")
         }
-        guard !clips.isEmpty, clips.count <= Self.maxClips else {
+        guard !clips.isEmpty || isSwitch, clips.count <= Self.maxClips else {
             throw .invalidArgument("a sound needs 1…\(Self.maxClips) clips (got \(clips.count))")
         }
         if let weights {

@@ -29,13 +29,21 @@ public struct SoundLayer: Sendable, Equatable {
     public var pitch: Float
     /// The layer's own curves, on top of the sound's (``ParameterCurve``).
     public var curves: [ParameterCurve]
+    /// Where and how the layer plays on the sound's timeline — its delay, clip choice, variation,
+    /// loop and sustain point (``SoundLayer/Timing``, SoundLayer+Timing.swift); nil for a layer
+    /// that starts with the others and plays `clip` as it is.
+    public var timing: Timing?
 
-    public init(clip: Clip, gain: Float = 1, pitch: Float = 1, curves: [ParameterCurve] = []) {
+    public init(clip: Clip, gain: Float = 1, pitch: Float = 1, curves: [ParameterCurve] = [], timing: Timing? = nil) {
         self.clip = clip
         self.gain = gain
         self.pitch = pitch
         self.curves = curves
+        self.timing = timing
     }
+
+    /// Every clip the layer may play: ``clip`` and its timing's alternatives.
+    public var clips: [Clip] { [clip] + (timing?.alternatives ?? []) }
 
     /// The most layers one sound holds.
     public static let maxLayers = 16
@@ -45,6 +53,9 @@ public struct SoundLayer: Sendable, Equatable {
 struct ParameterPart: Sendable, Equatable {
     var curves: [ParameterCurve] = []
     var layers: [SoundLayer] = []
+    /// A switch sound's cases (SoundSwitch.swift): none or one, in an array so that the part —
+    /// and every plain sound's definition, which holds it as nil — stays three words.
+    var switchCases: [SoundSwitch] = []
 }
 
 extension SoundDefinition {
@@ -65,7 +76,9 @@ extension SoundDefinition {
     }
 
     private mutating func setParameterPart(curves: [ParameterCurve], layers: [SoundLayer]) {
-        parameterPart = curves.isEmpty && layers.isEmpty ? nil : ParameterPart(curves: curves, layers: layers)
+        let switchCases = parameterPart?.switchCases ?? []
+        parameterPart = curves.isEmpty && layers.isEmpty && switchCases.isEmpty
+            ? nil : ParameterPart(curves: curves, layers: layers, switchCases: switchCases)
     }
 
     /// A layered sound: every layer starts with each play, sample-aligned, and loops until
@@ -75,7 +88,7 @@ extension SoundDefinition {
                 pitch: Float = 1,
                 limit: InstanceLimit? = nil, cooldown: Double = 0, bus: Bus = .sfx, priority: UInt8 = 128,
                 spatial: SpatialProperties = SpatialProperties()) {
-        self.init(clips: layers.map(\.clip), selection: .sequence, gain: gain, pitch: pitch, limit: limit,
+        self.init(clips: layers.flatMap(\.clips), selection: .sequence, gain: gain, pitch: pitch, limit: limit,
                   cooldown: cooldown,
                   bus: bus, priority: priority, loop: loop, spatial: spatial)
         self.layers = layers
@@ -91,11 +104,15 @@ extension SoundDefinition {
             throw .invalidArgument("a sound holds at most \(ParameterCurve.maxCurvesPerTarget) curves (got \(curves.count))")
         }
         for c in curves { try c.validate() }
+        if let sw = switchCases {
+            guard layers.isEmpty, clips.isEmpty else { throw .invalidArgument("a switch sound has cases, not clips or layers") }
+            try sw.validate()
+        }
         guard !layers.isEmpty else { return }
         guard layers.count <= SoundLayer.maxLayers else {
             throw .invalidArgument("a sound holds at most \(SoundLayer.maxLayers) layers (got \(layers.count))")
         }
-        guard clips == layers.map(\.clip) else {
+        guard clips == layers.flatMap(\.clips) else {
             throw .invalidArgument("a layered sound's clips are its layers' clips (make it with SoundDefinition(layers:))")
         }
         guard pitchVariation == 0, gainVariation == 0, weights == nil, avoidRepeat == 0 else {
@@ -112,7 +129,9 @@ extension SoundDefinition {
                 throw .invalidArgument("layer \(k + 1) holds at most \(ParameterCurve.maxCurvesPerTarget) curves (got \(layer.curves.count))")
             }
             for c in layer.curves { try c.validate() }
+            if let timing = layer.timing { try timing.validate(layer: k + 1) }
         }
+        try validateTimeline()
     }
 
     /// The parameter names the sound's curves and its layers' curves use.

@@ -28,6 +28,17 @@ struct SoundSelector {
         bagPosition = definition.clips.count   // empty: the first pick shuffles
     }
 
+    /// A selector over `count` clips of equal weight (a timeline layer's alternatives).
+    init(count: Int, selection: SoundDefinition.Selection) {
+        self.selection = selection
+        self.count = count
+        avoidRepeat = 0
+        weights = [Double](repeating: 1, count: count)
+        history = [-1]
+        bag = Array(0..<count)
+        bagPosition = count
+    }
+
     /// The index of the next clip.
     mutating func next<G: RandomNumberGenerator>(using generator: inout G) -> Int {
         let pick: Int

@@ -23,6 +23,8 @@ final class SoundTable {
         /// Voices among `voices` held virtual by the `virtual` limit mode (an upper bound until
         /// the next prune).
         var held = 0
+        /// A timeline sound's clip selection per layer (nil for a layer with one clip).
+        var layerSelectors: [SoundSelector?] = []
     }
 
     /// Counters since the engine started (see ``EngineStats``).
@@ -56,6 +58,7 @@ final class SoundTable {
         }
         entries[slot].definition = definition
         entries[slot].selector = SoundSelector(definition)
+        entries[slot].layerSelectors = Self.layerSelectors(definition)
         entries[slot].lastStart = -.infinity
         entries[slot].voices = []
         if let limit = definition.limit {
@@ -82,6 +85,9 @@ final class SoundTable {
         if old.clips != definition.clips || old.selection != definition.selection || old.weights != definition.weights
             || old.avoidRepeat != definition.avoidRepeat {
             entries[slot].selector = SoundSelector(definition)
+        }
+        if old.layers.map(\.clips) != definition.layers.map(\.clips) || old.layers.map(\.timing?.selection) != definition.layers.map(\.timing?.selection) {
+            entries[slot].layerSelectors = Self.layerSelectors(definition)
         }
         if let limit = definition.limit {
             entries[slot].voices.reserveCapacity(limit.count + 4 + (limit.steal == .virtual ? pool.capacity : 0))
@@ -217,6 +223,21 @@ final class SoundTable {
             entries[slot].voices.removeAll { $0 == victim }
         }
         if entries[slot].definition?.limit != nil { entries[slot].voices.append(voice) }
+    }
+
+    /// A timeline's selectors: one per layer with alternatives.
+    private static func layerSelectors(_ d: SoundDefinition) -> [SoundSelector?] {
+        guard d.isTimeline else { return [] }
+        return d.layers.map { l in
+            guard let t = l.timing, !t.alternatives.isEmpty else { return nil }
+            return SoundSelector(count: t.alternatives.count + 1, selection: t.selection)
+        }
+    }
+
+    /// Picks the clip index of layer `layer`'s next part (0: its only clip).
+    func nextClip<G: RandomNumberGenerator>(_ slot: Int, layer: Int, using generator: inout G) -> Int {
+        guard layer < entries[slot].layerSelectors.count else { return 0 }
+        return entries[slot].layerSelectors[layer]?.next(using: &generator) ?? 0
     }
 
     /// Picks the clip index of the next play.

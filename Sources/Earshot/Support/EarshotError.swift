@@ -91,6 +91,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The engine's monitor (``AudioEngine/Configuration/monitor``) could not open its socket, or
     /// a monitor connection or recording broke the protocol (`detail` says how).
     case monitor(String)
+    /// A dialogue line (``AudioEngine/say(_:by:)``) has no text or file in any locale of the
+    /// chain tried (``AudioEngine/setLocale(_:)``: `fr-CA → fr → en`), or is not in the table.
+    case lineMissing(key: String, localesTried: [String])
     /// The loudness meter's library (libebur128) failed (out of memory); `detail` says where.
     case loudness(String)
 
@@ -188,6 +191,10 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
                 + (nearest.map { " (did you mean \"\($0)\"?)" } ?? " (define it with defineParameter first)")
         case .monitor(let detail):
             return "monitor: \(detail)"
+        case .lineMissing(let key, let tried):
+            return tried.isEmpty
+                ? "no dialogue line \"\(key)\" in the line table"
+                : "dialogue line \"\(key)\" has no file in any of the locales tried (\(tried.joined(separator: " → ")))"
         case .loudness(let detail):
             return "loudness: \(detail)"
         }

@@ -68,6 +68,9 @@ extension AudioEngine {
         return await withCheckedContinuation { (continuation: CheckedContinuation<VoiceEndReason?, Never>) in
             let now: VoiceEndReason?? = withAL {
                 guard !core.isShutDown else { return .some(.engineShutDown) }
+                if core.timelines.awaitEnd(voice.id) {   // a timeline's whole (Timelines/)
+                    return completions.register(voice.id, continuation) ? .none : .some(.engineShutDown)
+                }
                 switch core.pool.awaitEnd(voice.id) {
                 case .ended(let reason):
                     return .some(reason)

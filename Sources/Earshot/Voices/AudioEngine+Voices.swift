@@ -35,6 +35,7 @@ extension AudioEngine {
     public func stop(_ voice: Voice, fade: Double = 0) {
         let fade = fade.isFinite ? max(0, fade) : 0
         withPool(voice) { pool in
+            if core.timelines.stop(voice.id, fade: fade, pool: pool) { return }   // a timeline's parts (Timelines/)
             pool.stop(voice.id, fade: fade)
             core.parameters.forEachLayer(of: voice.id) { pool.stop($0, fade: fade) }   // a layered voice's other layers
         }
@@ -52,7 +53,8 @@ extension AudioEngine {
         guard voice.link === link else { return .stopped }
         return withAL {
             guard !core.isShutDown else { return voice.id == .refused ? .refused : .stopped }
-            return core.pool.status(voice.id, now: core.now)
+            return core.timelines.status(voice.id, pool: core.pool, now: core.now)   // a timeline's whole
+                ?? core.pool.status(voice.id, now: core.now)
         }
     }
 
@@ -97,31 +99,46 @@ extension AudioEngine {
     /// Non-finite positions are ignored; a stale handle does nothing.
     public func setPosition(_ position: Vector3, of voice: Voice) {
         guard position.isFinite else { return }
-        withPool(voice) { $0.setPosition(voice.id, position) }
+        withPool(voice) { pool in
+            pool.setPosition(voice.id, position)
+            core.timelines.forEachOtherPart(of: voice.id, pool: pool) { pool.setPosition($0, position) }
+        }
     }
 
     /// Replaces a positioned voice's spatial properties (invalid values are ignored).
     public func setSpatialProperties(_ properties: SpatialProperties, of voice: Voice) {
         guard properties.isValid else { return }
-        withPool(voice) { $0.setSpatial(voice.id, properties) }
+        withPool(voice) { pool in
+            pool.setSpatial(voice.id, properties)
+            core.timelines.forEachOtherPart(of: voice.id, pool: pool) { pool.setSpatial($0, properties) }
+        }
     }
 
     /// Sets a voice's gain (finite, ≥ 0; other values are ignored).
     public func setGain(_ gain: Float, of voice: Voice) {
         guard gain.isFinite, gain >= 0 else { return }
-        withPool(voice) { $0.setGain(voice.id, gain) }
+        withPool(voice) { pool in
+            if core.timelines.scale(voice.id, gain: gain, pitch: nil, pool: pool, now: core.now) { return }
+            pool.setGain(voice.id, gain)
+        }
     }
 
     /// Sets a voice's pitch (finite, > 0; other values are ignored).
     public func setPitch(_ pitch: Float, of voice: Voice) {
         guard pitch.isFinite, pitch > 0 else { return }
-        withPool(voice) { $0.setPitch(voice.id, pitch, now: core.now) }
+        withPool(voice) { pool in
+            if core.timelines.scale(voice.id, gain: nil, pitch: pitch, pool: pool, now: core.now) { return }
+            pool.setPitch(voice.id, pitch, now: core.now)
+        }
     }
 
     /// Sets a non-positional voice's pan (−1…+1; other values are ignored).
     public func setPan(_ pan: Float, of voice: Voice) {
         guard pan.isFinite, (-1...1).contains(pan) else { return }
-        withPool(voice) { $0.setPan(voice.id, pan) }
+        withPool(voice) { pool in
+            pool.setPan(voice.id, pan)
+            core.timelines.forEachOtherPart(of: voice.id, pool: pool) { pool.setPan($0, pan) }
+        }
     }
 
     /// Sets a voice's priority (0 most important … 255 least).
@@ -138,6 +155,7 @@ extension AudioEngine {
             pool.setPaused(voice.id, paused, now: now)
             // A layered voice's other layers, in step.
             core.parameters.forEachLayer(of: voice.id) { pool.setPaused($0, paused, now: now) }
+            core.timelines.forEachOtherPart(of: voice.id, pool: pool) { pool.setPaused($0, paused, now: now) }
         }
     }
 }

@@ -7,6 +7,11 @@
 /// `master × bus gain × snapshot × min(duck, sidechain)` (0 when muted): the ``Snapshot``s in force,
 /// and the lower of the audio session's duck and the sidechain ``Ducking`` by other buses.
 ///
+/// Buses form a tree: a bus added with a `parent` (``AudioEngine/addBus(_:parent:)``) is a child
+/// of that group bus, whose gain, mute, pause, snapshots, ducking and filter apply to it too — a
+/// child's effective gain is the product along its path from the master, times the ``VCA``s of
+/// each bus on the path. The built-in buses are children of the master.
+///
 /// ```swift
 /// try engine.setGain(0.5, for: .music)
 /// try engine.setMuted(true, for: .ui)
@@ -43,6 +48,11 @@ public struct Bus: Sendable, Hashable, CustomStringConvertible {
 
     /// The longest bus name, in UTF-8 bytes.
     public static let maxNameBytes = 64
+
+    /// The most buses a path from the master down to a bus may hold (a child of the master is
+    /// 1, its child 2, …): ``AudioEngine/addBus(_:parent:)`` and ``AudioEngine/setParent(_:of:)``
+    /// refuse deeper trees.
+    public static let maxTreeDepth = 8
 
     /// Checks the name: not empty, at most ``maxNameBytes`` UTF-8 bytes, printable (no control or
     /// format characters such as a newline, a tab or a zero-width joiner, and not only spaces).

@@ -71,6 +71,12 @@ protocol VoiceKernel: AnyObject {
     func voices(ofSound key: UInt32) -> [VoiceID]
     /// Detaches every voice from a removed sound: they play on as clip voices.
     func forgetSound(_ key: UInt32)
+
+    // What a timeline sound asks (Timelines/): a loop ended at its pass's end (seconds until
+    // then), a voice's status, and the end of the whole filed for the tasks awaiting it.
+    func endLoop(_ id: VoiceID, now: Double) -> Double?
+    func status(_ id: VoiceID, now: Double) -> VoiceStatus
+    func fileAwaitedEnd(_ id: VoiceID, reason: VoiceEndReason)
 }
 
 extension VoicePool: VoiceKernel {}

@@ -197,6 +197,36 @@ extension VoicePool {
         stop(id, fade: 0)
     }
 
+    /// Ends a looping voice's loop: it plays to the end of the pass it is in (a voice still
+    /// waiting for its start plays one pass) and ends as ``VoiceEndReason/finished``. Returns the
+    /// engine-clock seconds from `now` to its last frame — where a timeline's tail starts — or nil
+    /// for a voice that is not live or does not loop. A real source keeps playing: only its
+    /// `AL_LOOPING` goes off, so the pass ends on its frame with nothing cut.
+    func endLoop(_ id: VoiceID, now: Double) -> Double? {
+        guard let i = slot(id), slots[i].loop, slots[i].clipFrames > 0 else { return nil }
+        let speed = slots[i].clipRate * Double(slots[i].pitch)
+        guard speed > 0 else { return nil }
+        let length = Double(slots[i].clipFrames)
+        let wait = max(0, slots[i].startAt - now)
+        var inPass = slots[i].startFrame
+        if wait == 0 {
+            accountPosition(i, now: now)
+            var p = slots[i].phase == .real ? slots[i].realOffset : slots[i].playhead
+            // A position summed from engine times a rounding error off a frame is that frame.
+            if abs(p - p.rounded()) < 1e-6 { p = p.rounded() }
+            inPass = p.truncatingRemainder(dividingBy: length)
+            if slots[i].phase == .real { slots[i].realOffset = inPass } else { slots[i].playhead = inPass }
+        }
+        slots[i].loop = false
+        slots[i].passes = 1
+        if slots[i].phase == .real {
+            let source = slots[i].source
+            alSourcei(source, AL_LOOPING, AL_FALSE)
+            pushed[Int(source)].loop = false
+        }
+        return wait + (length - inPass) / speed
+    }
+
     /// Marks the gain of every voice dirty (a bus or master gain changed).
     func markAllGainsDirty() {
         serviceNeeded = true

@@ -363,6 +363,12 @@ final class VoicePool {
         return .ended(slots[i].generation == id.generation &+ 1 ? endReasons[i] : nil)
     }
 
+    /// Files the end of a voice made of several (a timeline sound's, Timelines/) for the tasks
+    /// awaiting its handle `id`: delivered with the pool's own awaited ends.
+    func fileAwaitedEnd(_ id: VoiceID, reason: VoiceEndReason) {
+        awaitedEnds.append((id, reason))
+    }
+
     /// Records a play that never started (refused by the pool, a sound's limit or its cooldown).
     func recordRefusal(_ reason: VoiceEndReason, sound: UInt32) {
         ended.record(.refused, reason, sound: sound, time: clock)

@@ -4,6 +4,7 @@ import Foundation
 // The one conversion of content definitions into engine objects. A scene's runtime, a bank's
 // load and reload and `earshot audition` all make their sounds, snapshots, duckings, parameters,
 // distance settings and music settings here, so that a key reads the same wherever it is used.
+// The bus tree and the VCAs: EngineConversion+BusTree.swift (`makeBusTree`, `defineVCAs`).
 
 extension SceneSound {
     /// The engine's definition of this sound, named by its id — its selection, variation, level,
@@ -19,9 +20,21 @@ extension SceneSound {
     /// for p in scene.parameters { try engine.defineParameter(p.definition) }
     /// let sounds = try scene.sounds.map { try engine.makeSound($0.definition(clips: clips)) }
     /// ```
-    public func definition(clips: [String: Clip], spatial: SpatialProperties = SpatialProperties()) -> SoundDefinition {
+    public func definition(clips: [String: Clip], spatial: SpatialProperties = SpatialProperties(),
+                           sounds: [String: Sound] = [:]) -> SoundDefinition {
         var d: SoundDefinition
-        if layers.isEmpty {
+        if let sw = switchOn {
+            // A switch: its cases are sounds made before it (``makingOrder(_:)``).
+            var cases: [String: Sound] = [:]
+            for c in sw.cases { if let s = sounds[c.sound] { cases[c.label] = s } }
+            d = SoundDefinition(switch: SoundSwitch(parameter: sw.parameter, cases: cases,
+                                                    defaultCase: sw.defaultSound.flatMap { sounds[$0] },
+                                                    follow: sw.follow, fade: sw.fade),
+                                limit: limit, cooldown: cooldown)
+            d.bus = Bus(bus)
+            d.priority = priority
+            d.spatial = spatial
+        } else if layers.isEmpty {
             d = SoundDefinition(
                 clips: self.clips.compactMap { clips[$0] }, selection: select, weights: weights,
                 avoidRepeat: avoidRepeat, pitchVariation: pitchCents, gainVariation: gainDB,
@@ -31,7 +44,12 @@ extension SceneSound {
             let made = layers.compactMap { l -> SoundLayer? in
                 guard let clip = clips[l.clip] else { return nil }
                 return SoundLayer(
-                    clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves)
+                    clip: clip, gain: Float(pow(10, l.gainDB / 20)), pitch: Float(l.pitch), curves: l.curves,
+                    timing: l.timing.map { t in
+                        SoundLayer.Timing(delay: t.delay, alternatives: t.alternatives.compactMap { clips[$0] },
+                                          selection: t.select, pitchVariation: t.pitchCents, gainVariation: t.gainDB,
+                                          loop: t.loop, sustain: t.sustain, tail: t.tail)
+                    })
             }
             d = SoundDefinition(
                 layers: made, curves: curves, loop: loop, limit: limit, cooldown: cooldown, bus: Bus(bus),
@@ -72,9 +90,22 @@ extension SceneBus {
 }
 
 extension SceneParameter {
-    /// The engine's definition.
+    /// The engine's definition (a labelled one for `labels:`).
     public var definition: ParameterDefinition {
-        ParameterDefinition(name: id, range: range, defaultValue: defaultValue, seek: seek)
+        guard labels.isEmpty else {
+            var d = ParameterDefinition(name: id, labels: labels)
+            d.defaultValue = defaultValue
+            return d
+        }
+        return ParameterDefinition(name: id, range: range, defaultValue: defaultValue, seek: seek)
+    }
+}
+
+extension SceneSound {
+    /// `sounds` in the order they can be made: a switch after the sounds it plays (a case is
+    /// never a switch, so one pass suffices).
+    public static func makingOrder(_ sounds: [SceneSound]) -> [SceneSound] {
+        sounds.filter { $0.switchOn == nil } + sounds.filter { $0.switchOn != nil }
     }
 }
 

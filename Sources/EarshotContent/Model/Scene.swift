@@ -66,6 +66,8 @@ public struct Scene: Sendable {
     /// The scene's `limiter:` (ceiling, true peak) for the engine's output limiter; nil for the
     /// engine's default (−0.1 dBFS, sample peak).
     public var limiter: LimiterSettings?
+    /// The scene's `dialogue:` line table and locale, for its `say:` events; nil without one.
+    public var dialogue: SceneDialogue?
 
     /// Reads, parses and validates a scene file. Throws the first problem found as
     /// ``SceneError/invalid(file:line:column:key:reason:)`` (or ``SceneError/unreadable(_:)`` when

@@ -18,6 +18,8 @@ public struct SceneDefinitions: Sendable, Equatable {
     public var sounds: [SceneSound] = []
     /// Buses with settings (`buses:`): gains, new buses, sidechain ducking; in file order.
     public var buses: [SceneBus] = []
+    /// VCAs (`vcas:`), in file order: level controls over sets of buses.
+    public var vcas: [SceneVCA] = []
     /// Snapshots (`snapshots:`), in file order.
     public var snapshots: [SceneSnapshot] = []
     /// Reverb zones (`zones:`), in file order.

@@ -10,6 +10,7 @@ import Earshot
 /// - { at: 6.0, interruption: ended, shouldResume: true }
 /// - { at: 6.5, stop: car, fade: 0.2 }
 /// - { at: 7.0, snapshot: underwater, action: begin, fade: 0.5 }
+/// - { at: 8.0, vca: gameplay, gain: -10, fade: 1 }
 /// ```
 public struct SceneEvent: Sendable, Equatable {
     /// What a music event does to its track.
@@ -43,10 +44,14 @@ public struct SceneEvent: Sendable, Equatable {
         case set(target: SceneSetTarget, changes: [SceneChange], ramp: Double, curve: SceneRampCurve?)
         /// A snapshot begins (at `intensity`) or ends, fading over `fade` seconds.
         case snapshot(id: String, begins: Bool, fade: Double, intensity: Float)
+        /// A VCA's gain moves to `gainDB` over `fade` seconds (`{ at, vca: ID, gain: dB, fade: s }`).
+        case vca(id: String, gainDB: Double, fade: Double)
         /// A game parameter's value moves: globally, or of a named play or an emitter.
         case parameter(SceneParameterSet)
         /// A music set changes state, plays a stinger, sets a stem's gain, or starts, pauses, stops.
         case musicSet(id: String, SceneMusicSetAction)
+        /// A dialogue line of the scene's table is said (SceneDialogue.swift).
+        case say(SceneSay)
     }
 
     /// Scene time in seconds (for a ``SceneFollowUp``'s event: when it ran, in the events a
@@ -84,8 +89,10 @@ public struct SceneEvent: Sendable, Equatable {
         case .set(let target, let changes, _, _):
             return "set \(target.name) " + changes.map { "\($0.property.rawValue) \($0.value)" }.joined(separator: ", ")
         case .snapshot(let id, let begins, _, _): return "snapshot \(id) \(begins ? "begin" : "end")"
+        case .vca(let id, let db, _): return "vca \(id) \(db) dB"
         case .parameter(let p): return "set \(p.parameter) \(p.value)" + (p.of.map { " of \($0)" } ?? "")
         case .musicSet(let id, let a): return "music \(id) \(a.label)"
+        case .say(let s): return "say \(s.key)" + (s.by.map { " by \($0)" } ?? "")
         }
     }
 

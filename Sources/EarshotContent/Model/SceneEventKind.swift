@@ -1,6 +1,6 @@
 /// The event words of a scene's `events:` list: each event says exactly one of them.
 enum SceneEventKind: String, CaseIterable, Sendable {
-    case music, play, hint, interruption, stop, start, set, snapshot
+    case music, play, hint, interruption, stop, start, set, snapshot, vca, say
 
     /// The keys an event of this kind may have: its own, and when it runs — `at:` a time, or
     /// `after:` a named voice ends (plus `delay:`).
@@ -28,9 +28,11 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .start: return ["at", "start"]
         case .set: return ["at", "set", "gain", "pitch", "pan", "rate", "occlusion", "ramp", "curve", "of"]
         case .snapshot: return ["at", "snapshot", "action", "fade", "intensity"]
+        case .vca: return ["at", "vca", "gain", "fade"]
+        case .say: return ["at", "say", "by"]
         }
     }
 
     /// The keys it must have (besides `at:` or `after:`, one of which every event has).
-    var requiredKeys: [String] { self == .snapshot ? ["action"] : [] }  // a music track's action: is checked with the track
+    var requiredKeys: [String] { self == .snapshot ? ["action"] : self == .vca ? ["gain"] : [] }  // a music track's action: is checked with the track
 }

@@ -43,6 +43,10 @@ public struct SceneSound: Sendable, Equatable {
     public var curves: [ParameterCurve] = []
     /// The layers of a layered sound (`layers:`; then `clips` is empty).
     public var layers: [SceneLayer] = []
+    /// A switch sound's cases (`switch:`; then it has no clips or layers).
+    public var switchOn: SceneSwitch?
+    /// Whether its layers play on a timeline (some layer has timeline keys).
+    public var isTimeline: Bool { layers.contains { $0.timing != nil } }
     /// The distance settings of its positioned plays: its file's defaults (the bank's or the
     /// scene's top-level keys) with its own keys over them — an included bank's sounds keep
     /// their bank's.
@@ -87,7 +91,8 @@ public struct SceneSnapshot: Sendable, Equatable {
 /// ```yaml
 /// buses:
 ///   voice: { ducks: { music: { level: -12, attack: 0.1, release: 0.5, threshold: -40 } } }
-///   footsteps: { gain: -3 }
+///   gameplay: { gain: -6 }
+///   footsteps: { parent: gameplay, gain: -3 }
 /// ```
 public struct SceneBus: Sendable, Equatable {
     /// How a bus ducks another (see Earshot's `Ducking`).
@@ -105,6 +110,8 @@ public struct SceneBus: Sendable, Equatable {
     }
 
     public var name: String
+    /// The group bus it is a child of (`parent:`; nil: the master, or unchanged for a built-in bus).
+    public var parent: String?
     /// Its gain in dB at the start (nil: unchanged).
     public var gainDB: Double?
     public var ducks: [Duck] = []

@@ -13,6 +13,8 @@ public struct SceneParameter: Sendable, Equatable {
     public var defaultValue: Double
     /// Units per second (0: a set value is taken at once).
     public var seek: Double
+    /// The labels of a labelled parameter (`labels: [gravel, wood]`; value k is labels[k]).
+    public var labels: [String] = []
 
     public init(id: String, range: ClosedRange<Double>, defaultValue: Double, seek: Double = 0) {
         self.id = id
@@ -37,6 +39,8 @@ public struct SceneLayer: Sendable, Equatable {
     public var pitch: Double = 1
     /// Its curves (on top of the sound's).
     public var curves: [ParameterCurve] = []
+    /// Its place on a timeline (`delay:`, `sustain:`, …; nil: none).
+    public var timing: SceneLayerTiming?
 
     public init(clip: String) { self.clip = clip }
 }
@@ -49,6 +53,8 @@ public struct SceneParameterSet: Sendable, Equatable {
     public var ramp: Double?
     /// A named play (`name:`) or an emitter whose own value it sets; nil: the global value.
     public var of: String?
+    /// The label a labelled parameter is set to (`value: wood`; ``value`` is its index).
+    public var label: String?
 
     public init(parameter: String, value: Double, ramp: Double? = nil, of: String? = nil) {
         self.parameter = parameter

@@ -20,6 +20,8 @@ public struct SceneTimeline: Sendable, Equatable {
     /// The buses drawn, in order: the built-in ones, then the scene's own (at most
     /// ``SceneLimits/maxBuses``).
     public let buses: [String]
+    /// Each bus's group bus (`parent:`) by name, for the plot's tree of lanes (none: the master).
+    public var busParents: [String: String] = [:]
 
     /// The seconds the columns span.
     public let duration: Double
@@ -34,6 +36,8 @@ public struct SceneTimeline: Sendable, Equatable {
     public private(set) var limitedFrames: [Int]
     /// The music's bar lines and state changes (SceneTimeline+Music.swift), for the plot.
     public internal(set) var music = SceneMusicMarks()
+    /// The subtitles the render showed (seconds of the render), for the plot's subtitle lane.
+    public var subtitles: [SubtitleEntry] = []
 
     public init(duration: Double, buses: [String] = SceneTimeline.builtInBuses) {
         self.duration = max(duration, 1e-6)

@@ -16,6 +16,7 @@ import Foundation
 /// | sounds | 10,000 |
 /// | snapshots | 256 |
 /// | buses | 64 (with the five built-in ones) |
+/// | VCAs | 64, each over at most 64 buses |
 /// | waypoints in one path | 100,000 |
 /// | files a scene or bank includes, in all (`include:`) | 64 |
 /// | includes nested in includes | 8 |
@@ -42,6 +43,8 @@ public enum SceneLimits {
     public static let maxSounds = 10_000
     public static let maxSnapshots = 256
     public static let maxBuses = 64
+    /// The most VCAs (`vcas:`) a scene or a bank may define: the engine's `VCA.maxCount`.
+    public static let maxVCAs = VCA.maxCount
     /// The most files one scene or bank reads through `include:`, counting nested ones.
     public static let maxIncludes = 64
     /// The deepest chain of includes (a bank that includes a bank that includes …).
@@ -53,7 +56,7 @@ public enum SceneLimits {
         "events": (maxEvents, "events", 1), "emitters": (maxEmitters, "emitters", 2), "clips": (maxClips, "clips", 2),
         "music": (maxMusic, "music tracks", 2), "zones": (maxZones, "zones", 2),
         "sounds": (maxSounds, "sounds", 2), "snapshots": (maxSnapshots, "snapshots", 2),
-        "buses": (maxBuses, "buses", 2),
+        "buses": (maxBuses, "buses", 2), "vcas": (maxVCAs, "VCAs", 2),
     ]
 
     /// A problem the pre-scan found: where, and what.

@@ -145,6 +145,8 @@ extension SceneParser {
                         id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
                         priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
             }
+        case .say:
+            action = sayEvent(m, key: key, emitterIDs: emitterIDs)   // SceneParser+Dialogue.swift
         case .snapshot:
             guard let idNode = m["snapshot"], let id = string(idNode, "\(key).snapshot") else { return nil }
             if !names.snapshots.contains(id) {
@@ -157,6 +159,8 @@ extension SceneParser {
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
             let intensity = m["intensity"].flatMap { number($0, "\(key).intensity", in: 0...1, "0…1") } ?? 1
             action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
+        case .vca:
+            action = vcaEvent(m, node, key: key)   // SceneParser+VCAs.swift
         case .hint:
             guard let n = m["hint"], let v = choice(n, "\(key).hint", ["begin", "end"]) else { return nil }
             action = .hint(begins: v == "begin")

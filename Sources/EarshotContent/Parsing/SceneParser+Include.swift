@@ -27,6 +27,7 @@ struct SceneIncluded {
     var sounds: [SceneSound] = []
     var buses: [SceneBus] = []
     var snapshots: [SceneSnapshot] = []
+    var vcas: [SceneVCA] = []
     var zones: [ReverbZone] = []
     var music: [SceneMusic] = []
     /// Music sets (`music:` entries with `states:`), in the music namespace.
@@ -50,7 +51,7 @@ struct SceneIncluded {
 extension SceneParser {
     /// The sections whose ids an include shares, and the namespaces they live in (clips and
     /// sounds share one).
-    static let includedSections = ["clips", "sounds", "buses", "snapshots", "zones", "music", "parameters"]
+    static let includedSections = ["clips", "sounds", "buses", "snapshots", "zones", "music", "parameters", "vcas"]
 
     /// Reads every bank `node` names (nil: none) and returns their definitions.
     /// `includerBuses`: the buses this file and those including it declare, which the included
@@ -222,6 +223,7 @@ extension SceneParser {
         for s in bank.sounds where take("sounds", s.id, namespace: ["clips", "sounds"]) { out.sounds.append(s) }
         for b in bank.buses where take("buses", b.name, namespace: ["buses"]) { out.buses.append(b) }
         for s in bank.snapshots where take("snapshots", s.id, namespace: ["snapshots"]) { out.snapshots.append(s) }
+        for v in bank.vcas where take("vcas", v.id, namespace: ["vcas"]) { out.vcas.append(v) }
         for z in bank.zones where take("zones", z.name, namespace: ["zones"]) { out.zones.append(z) }
         for m in bank.music where take("music", m.id, namespace: ["music"]) { out.music.append(m) }
         for s in bank.musicSets where take("music", s.id, namespace: ["music"]) { out.musicSets.append(s) }

@@ -7,7 +7,7 @@ extension SceneParser {
     static let soundKeys =
         ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
         + attenuationKeys + loudnessSoundKeys
-    static let busKeys = ["gain", "ducks"] + busParameterKeys
+    static let busKeys = ["gain", "ducks", "parent"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
     /// `buses: { NAME: { gain: dB, ducks: { OTHER: { level, attack, release, threshold, hold } } } }`.
@@ -41,6 +41,7 @@ extension SceneParser {
                 bus.gainDB = m["gain"].flatMap { gainDB($0, "\(key).gain", in: -120...24) }
             }
             busCurves(&bus, m, key)
+            if let p = m["parent"] { bus.parent = busParent(p, "\(key).parent", of: name, names) }   // SceneParser+BusTree.swift
             if let d = m["ducks"] {
                 for (target, targetNode, spec) in idMapping(d, "\(key).ducks") {
                     let dk = "\(key).ducks.\(target)"
@@ -106,7 +107,7 @@ extension SceneParser {
             }
             // A layered sound has `layers:` instead of `clips:` (SceneParser+Parameters.swift).
             let layered = merged(value).contains { k, _ in
-                if case .scalar(let ks) = k { return ks.string == "layers" } else { return false }
+                if case .scalar(let ks) = k { return ks.string == "layers" || ks.string == "switch" } else { return false }
             }
             guard
                 let m = mapping(
@@ -197,7 +198,8 @@ extension SceneParser {
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
             s.loudness = soundLoudness(m["loudness"], key)   // SceneParser+Loudness.swift
-            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? !s.layers.isEmpty  // layers are loops unless said otherwise
+            // Layers are loops unless said otherwise; a timeline's are one-shots unless they say.
+            s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? (!s.layers.isEmpty && !s.isTimeline)
             s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
             // The rules that tie keys together, as SoundDefinition.validate() states them.
             if let w = s.weights {
@@ -226,6 +228,7 @@ extension SceneParser {
             }
             out.append(s)
         }
+        checkSwitches(out)   // SceneParser+Switches.swift
         return out
     }
 

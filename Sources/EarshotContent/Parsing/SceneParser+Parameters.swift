@@ -4,12 +4,12 @@ import Yams
 /// The parameter keys of a scene: top-level `parameters:`, curves on the properties
 /// of sounds, layers and buses, `layers:` of a sound, and `set:` events on a parameter.
 extension SceneParser {
-    static let parameterKeys = ["range", "default", "seek"]
+    static let parameterKeys = ["range", "default", "seek", "labels"]
     static let curveKeys = ["parameter", "curve", "shape"]
     static let layerKeys = ["clip", "gain", "pitch", "lowPass", "reverbSend", "priority"]
     static let parameterSetKeys = ["parameter", "value", "ramp", "of"]
     /// The keys a sound takes besides its own (`soundKeys`): its layers and its filter curves.
-    static let soundParameterKeys = ["layers", "lowPass", "reverbSend"]
+    static let soundParameterKeys = ["layers", "lowPass", "reverbSend", "switch"]
     /// The keys a bus takes besides its own (`busKeys`): curves on its voices.
     static let busParameterKeys = ["pitch", "lowPass", "reverbSend", "priority"]
 
@@ -26,7 +26,12 @@ extension SceneParser {
                 fail(keyNode, key, "a parameter name has at most \(ParameterDefinition.maxNameLength) characters")
                 continue
             }
-            guard let m = mapping(value, key, allowed: Self.parameterKeys, required: ["range"]) else { continue }
+            guard let m = mapping(value, key, allowed: Self.parameterKeys) else { continue }
+            if m["labels"] != nil {   // SceneParser+Switches.swift
+                if let p = labelledParameter(id, m, key) { out.append(p) }
+                continue
+            }
+            if m["range"] == nil { fail(value, key, "a parameter needs range: [low, high] (or labels: [ … ])") }
             var range: ClosedRange<Double>?
             if let r = m["range"] {
                 if case .sequence(let items) = r, items.count == 2,
@@ -150,6 +155,7 @@ extension SceneParser {
     /// other keys (a layered sound picks no clip and has no variation).
     mutating func soundParameters(_ s: inout SceneSound, _ m: [String: Node], _ key: String, clipIDs: Set<String>) {
         s.curves += filterCurves(m, key)
+        soundSwitch(&s, m, key)   // SceneParser+Switches.swift
         guard let l = m["layers"] else { return }
         if m["clips"] != nil { fail(m["clips"], "\(key).clips", "a sound has clips: or layers:, not both") }
         for k in ["select", "weights", "avoidRepeat"] where m[k] != nil {
@@ -162,6 +168,7 @@ extension SceneParser {
         }
         s.layers = layers(l, "\(key).layers", clipIDs: clipIDs)
         s.clips = []
+        checkTimeline(s, l, key)   // SceneParser+Timeline.swift
     }
 
     /// A bus's curves besides `gain:` (its voices' pitch, low-pass, sends and priority).
@@ -218,21 +225,18 @@ extension SceneParser {
         var out: [SceneLayer] = []
         for (i, item) in items.enumerated() {
             let k = "\(key)[\(i)]"
-            guard let m = mapping(item, k, allowed: Self.layerKeys, required: ["clip"]) else { continue }
-            guard let cNode = m["clip"], let clip = string(cNode, "\(k).clip") else { continue }
-            if !clipIDs.contains(clip) {
-                fail(cNode, "\(k).clip", "no clip named \"\(clip)\"" + Self.didYouMean(clip, among: clipIDs.sorted()))
-                continue
-            }
+            guard let m = mapping(item, k, allowed: Self.layerKeys + Self.layerTimingKeys) else { continue }
+            guard let clip = layerClip(m, k, item, clipIDs: clipIDs) else { continue }
             var layer = SceneLayer(clip: clip)
-            if let g = m["gain"] {
+            layerTiming(&layer, m, k, clipIDs: clipIDs)   // SceneParser+Timeline.swift
+            if let g = m["gain"], !isVariation(g, "db") {
                 if isCurve(g) {
                     layer.curves += curves(g, "\(k).gain", .gain)
                 } else {
                     layer.gainDB = number(g, "\(k).gain", in: -120...24, "dB −120…24") ?? 0
                 }
             }
-            if let p = m["pitch"] {
+            if let p = m["pitch"], !isVariation(p, "cents") {
                 if isCurve(p) {
                     layer.curves += curves(p, "\(k).pitch", .pitch)
                 } else {
@@ -268,9 +272,17 @@ extension SceneParser {
                     + " (define it under parameters:)")
             return nil
         }
+        var label: String?
         let rangeText = "\(Self.format(def.range.lowerBound))…\(Self.format(def.range.upperBound))"
-        guard let value = number(vNode, "\(key).set.value", in: def.range, "within \(p)'s range \(rangeText)") else {
-            return nil
+        let value: Double
+        if !def.labels.isEmpty {   // by label (SceneParser+Switches.swift)
+            guard let (v, l) = labelSetValue(def, vNode, key) else { return nil }
+            (value, label) = (v, l)
+        } else {
+            guard let v = number(vNode, "\(key).set.value", in: def.range, "within \(p)'s range \(rangeText)") else {
+                return nil
+            }
+            value = v
         }
         if m["ramp"] != nil, eventRamp != nil {
             fail(eventRamp, "\(key).ramp", "give ramp: once (inside set: or beside it)")
@@ -290,6 +302,8 @@ extension SceneParser {
             if !emitterIDs.contains(o) { parameterTargets.append((o, oNode, "\(key).of")) }
             of = o
         }
-        return SceneParameterSet(parameter: p, value: value, ramp: ramp, of: of)
+        var set = SceneParameterSet(parameter: p, value: value, ramp: ramp, of: of)
+        set.label = label
+        return set
     }
 }

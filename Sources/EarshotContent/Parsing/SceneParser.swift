@@ -27,6 +27,8 @@ package struct SceneParser: YAMLReader {
     /// `of:` names of parameter `set:` events that are not emitters: checked against the named
     /// plays once every event is read.
     var parameterTargets: [(name: String, node: Node, key: String)] = []
+    /// Sounds named by switches' cases: checked once every sound is read (SceneParser+Switches.swift).
+    var switchRefs: [(sound: String, node: Node, key: String)] = []
     /// The music sets read so far, by id, and the files the music opens (SceneParser+MusicSets.swift).
     var musicSetNames: [String: MusicSetDefinition] = [:]
     var musicFiles = 0
@@ -36,6 +38,8 @@ package struct SceneParser: YAMLReader {
     static let maxClipMemoryMiB = 65_536
     /// Read as a bank (SceneParser+Bank.swift): no timeline, no `duration:`.
     var isBank = false
+    /// The scene's `dialogue:` section, read before its events (SceneParser+Dialogue.swift).
+    var dialogue: SceneDialogue?
     /// The chain of `include:`s being read and every file read so far (SceneParser+Include.swift).
     var includeState = SceneIncludeState()
     /// Bus names the included banks declare (own `buses:` may duck them).
@@ -45,13 +49,15 @@ package struct SceneParser: YAMLReader {
     var includerBusNames: Set<String> = []
     /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
     var unitWarnings: [SceneWarning] = []
+    /// The VCA ids of the file and those it includes (`vca:` events name them).
+    var vcaNames: Set<String> = []
 
     static let topKeys = [
         "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "limiter",
+        "parameters", "include", "vcas", "dialogue", "limiter",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -103,6 +109,7 @@ package struct SceneParser: YAMLReader {
             clipMemory = mib * 1_048_576
         }
         let session = top["session"].map { sessionSettings($0) } ?? SceneSessionSettings()
+        dialogue = top["dialogue"].flatMap { dialogueSection($0) }
 
         var clips: [SceneClip] = []
         // Ids of clips that failed to load count as known, so one missing file is one problem.
@@ -120,6 +127,9 @@ package struct SceneParser: YAMLReader {
         parameterDefs = Dictionary(
             (included.parameters + parameters).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let (buses, busNames) = self.buses(top["buses"])
+        checkBusTree(buses, included: included.buses, at: top["buses"])   // SceneParser+BusTree.swift
+        let vcas = self.vcas(top["vcas"], busNames: busNames)   // SceneParser+VCAs.swift
+        vcaNames = Set((included.vcas + vcas).map(\.id))
         var sounds: [SceneSound] = []
         var soundIDs = Set<String>()
         if let n = top["sounds"], within(n, "sounds", SceneLimits.maxSounds, "sounds") {
@@ -158,8 +168,9 @@ package struct SceneParser: YAMLReader {
                 )
             }
         }
-        // Emitters a track follows may play nothing themselves (no `clip:`).
-        let followed = Set(music.compactMap(\.emitter))
+        // Emitters a track follows, or that speak lines (`say: …, by:`), may play nothing
+        // themselves (no `clip:`).
+        let followed = Set(music.compactMap(\.emitter)).union(speakerEmitterIDs(top["events"]))   // SceneParser+Dialogue.swift
         let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
@@ -265,10 +276,13 @@ package struct SceneParser: YAMLReader {
         scene.parameters = included.parameters + parameters
         scene.snapshots = included.snapshots + snapshots
         scene.buses = included.buses + buses
+        scene.vcas = included.vcas + vcas
         scene.seed = seed
         scene.clipMemory = clipMemory
         scene.limiter = limiterSettings(top["limiter"])   // SceneParser+Loudness.swift
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters"] {
+        scene.dialogue = dialogue
+        placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }

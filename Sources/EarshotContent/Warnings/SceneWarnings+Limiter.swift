@@ -20,8 +20,20 @@ extension Scene {
     /// It takes time in proportion to the events (sorted once) and the clips' samples.
     func limiterWarning() -> SceneWarning? {
         let peaks = clipPeaks()
-        let busGain = Dictionary(self.buses.compactMap { b in b.gainDB.map { (b.name, Float(pow(10, $0 / 20))) } },
+        let ownGain = Dictionary(self.buses.compactMap { b in b.gainDB.map { (b.name, Float(pow(10, $0 / 20))) } },
                                  uniquingKeysWith: { a, _ in a })
+        // A bus is heard at the product of its own and its groups' gains (the bus tree).
+        let parents = Dictionary(self.buses.compactMap { b in b.parent.map { (b.name, $0) } }, uniquingKeysWith: { a, _ in a })
+        var busGain = ownGain
+        for b in Set(ownGain.keys).union(parents.keys) {
+            var g = ownGain[b] ?? 1, k = parents[b], steps = 0
+            while let p = k, steps < Bus.maxTreeDepth {
+                g *= ownGain[p] ?? 1
+                k = parents[p]
+                steps += 1
+            }
+            busGain[b] = g
+        }
         let soundsByID = Dictionary(self.sounds.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         /// The loudest peak `id` (a clip or a sound) plays, and its longest length in seconds.
         func source(_ id: String) -> (peak: Float, seconds: Double, bus: String) {

@@ -54,6 +54,7 @@ extension Scene {
                 case .stop(_, let d): fade = d
                 case .set(_, _, let ramp, _): fade = ramp
                 case .snapshot(_, _, let d, _): fade = d
+                case .vca(_, _, let d): fade = d
                 default: break
                 }
                 if let fade, fade > duration {

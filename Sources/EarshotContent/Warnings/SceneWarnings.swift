@@ -102,7 +102,7 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set, .snapshot, .parameter, .musicSet:
+            case .play, .interruption, .set, .snapshot, .vca, .parameter, .musicSet, .say:
                 break
             }
         }
@@ -160,6 +160,7 @@ extension Scene {
         }
         if let w = limiterWarning() { out.append(w) }
         out += musicSetWarnings()
+        out += dialogueWarnings()   // SceneWarnings+Dialogue.swift
         return out
     }
 

@@ -17,10 +17,10 @@ extension LevelPlot {
             switch e.action {
             case .hint, .interruption: return nil
             case .play: self = .play
-            case .snapshot: self = .snapshot
+            case .snapshot, .vca: self = .snapshot   // mix moves, labelled alike
             case .musicSet(_, let a):
                 if case .stinger = a { self = .stinger } else { self = .other }
-            case .music, .stop, .start, .set, .parameter: self = .other
+            case .music, .stop, .start, .set, .parameter, .say: self = .other
             }
         }
 

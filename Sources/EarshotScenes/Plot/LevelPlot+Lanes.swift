@@ -111,8 +111,8 @@ extension LevelPlot {
     /// Every bus's gain, each named in the legend (``SceneTimeline/buses``: at most
     /// `SceneLimits.maxBuses`).
     static func busLane(_ t: SceneTimeline, clock: Clock, top: Double, height: Double) -> String {
-        let series = t.buses.enumerated().map { b, name -> (String, String, [Double?]) in
-            (name, colours[(b + 2) % colours.count], t.busMaxDB[b].map { $0.isFinite ? Double($0) : nil })
+        let series = busTreeOrder(t).map { b, label -> (String, String, [Double?]) in   // LevelPlot+BusTree.swift
+            (label, colours[(b + 2) % colours.count], t.busMaxDB[b].map { $0.isFinite ? Double($0) : nil })
         }
         return lane(
             title: "bus gain (dB, with ducking, pause and mute)", unit: "dB", top: top, height: height, clock: clock,

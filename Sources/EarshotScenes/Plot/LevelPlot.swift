@@ -59,7 +59,7 @@ public enum LevelPlot {
         let levelsH = 420.0, laneH = 170.0, mapH = 470.0
         let busH = timeline.map { laneHeight(legend: $0.buses) } ?? 0
         let height = levelsH + eventsLaneHeight + (timeline != nil ? laneH + busH : 0) + (scene != nil ? mapH : 0)
-            + parameterLanesHeight(scene) + (loudness != nil ? loudnessLaneHeight : 0)
+            + parameterLanesHeight(scene) + subtitleLaneHeight(timeline) + (loudness != nil ? loudnessLaneHeight : 0)
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -85,6 +85,8 @@ public enum LevelPlot {
             out += busLane(timeline, clock: clock, top: y, height: busH)
             y += busH
         }
+        out += subtitleLane(timeline, clock: clock, top: y)   // LevelPlot+Subtitles.swift
+        y += subtitleLaneHeight(timeline)
         if let scene, !scene.parameters.isEmpty {   // a lane per game parameter (LevelPlot+Parameters.swift)
             out += parameterLanes(scene, events: events, clock: clock, top: y)
             y += parameterLanesHeight(scene)

@@ -61,6 +61,9 @@ public struct SceneRenderer {
         /// loudness every 100 ms (Rendering/LoudnessTrace.swift).
         public var loudness: LoudnessReading?
         public var loudnessTrace: [LoudnessTrace.Point] = []
+        /// The subtitles the scene's `say:` lines showed, in seconds of the render (for
+        /// `--subtitles` and the plot's subtitle lane); empty without dialogue.
+        public var subtitles: [SubtitleEntry] = []
     }
 
     /// Renders the scene (or its first `duration` seconds) to a WAV file; with `from`, only the
@@ -130,6 +133,7 @@ public struct SceneRenderer {
             SceneTimeline.builtInBuses
             + runtime.scene.buses.map(\.name).filter { !SceneTimeline.builtInBuses.contains($0) }
         var timeline = SceneTimeline(duration: seconds - from, buses: names)
+        for b in runtime.scene.buses { if let p = b.parent { timeline.busParents[b.name] = p } }
         let buses: [(String, Bus)] = timeline.buses.map { ($0, Bus($0)) }
         let before = engine.stats
         let stealsBefore = before.steals
@@ -227,6 +231,8 @@ public struct SceneRenderer {
         result.deepestLimiterReduction = after.deepestLimiterReduction
         result.loudness = loudness.meter.reading()
         result.loudnessTrace = loudness.points
+        result.subtitles = runtime.subtitleLog.entries(from: from, end: seconds)   // SceneRuntime+Dialogue.swift
+        result.timeline.subtitles = result.subtitles
         return result
     }
 }

@@ -9,16 +9,19 @@ extension SceneRuntime {
     func runParameter(_ p: SceneParameterSet, at time: Double) throws(EarshotError) {
         guard let target = p.of else { return try engine.setParameter(p.parameter, p.value, ramp: p.ramp) }
         if let i = emitterIndex[target] {
-            if emitters[i] == nil {
-                // Not started yet: the emitter is made now (as for a track that follows it), so
-                // that its voice starts with the value.
-                let e = try engine.makeEmitter(scene.emitters[i].spatial(at: time))
-                if emitterEnvironment[i] != .open { engine.setEnvironment(emitterEnvironment[i], of: e) }
-                emitters[i] = e
-            }
-            if let e = emitters[i] { try engine.setParameter(p.parameter, p.value, of: e, ramp: p.ramp) }
+            try engine.setParameter(p.parameter, p.value, of: try emitter(i, at: time), ramp: p.ramp)
         } else if let voice = parameterVoices[target] {
             try engine.setParameter(p.parameter, p.value, of: voice, ramp: p.ramp)   // an ended voice: nothing
         }
+    }
+
+    /// Scene emitter `i`, made now if it has not started yet (as for a track that follows it), so
+    /// that a voice or a line it starts later begins with what was set on it.
+    func emitter(_ i: Int, at time: Double) throws(EarshotError) -> Emitter {
+        if let e = emitters[i] { return e }
+        let e = try engine.makeEmitter(scene.emitters[i].spatial(at: time))
+        if emitterEnvironment[i] != .open { engine.setEnvironment(emitterEnvironment[i], of: e) }
+        emitters[i] = e
+        return e
     }
 }

@@ -45,6 +45,8 @@ final class SceneRuntime {
     var musicSets: [String: MusicSet] = [:]
     var musicLog: SceneMusicLog?
     var stateChanges: [(time: Double, label: String)] = []
+    /// What the scene's lines showed and hid (SceneRuntime+Dialogue.swift).
+    let subtitleLog = SubtitleLog()
     var emitters: [Emitter?]   // internal: SceneRuntime+Parameters makes one early for a parameter
     private var voices: [Voice?]
     private var cancelled: [Bool]
@@ -79,10 +81,11 @@ final class SceneRuntime {
         }
         // Parameters before the buses and sounds whose curves name them.
         for p in scene.parameters { try engine.defineParameter(p.definition) }
-        // Buses before music, sounds and plays: they may name them.
+        // Buses before music, sounds and plays: they may name them. Groups before their children.
+        _ = try scene.definitions.makeBusTree(in: engine)
+        _ = try scene.definitions.defineVCAs(in: engine)   // SceneRuntime+VCAs.swift runs vca: events
         for b in scene.buses {
             let bus = Bus(b.name)
-            if !engine.buses.contains(bus) { try engine.addBus(bus) }
             if let gain = b.linearGain { try engine.setGain(gain, for: bus) }
             if !b.curves.isEmpty { try engine.setCurves(b.curves, for: bus) }
         }
@@ -126,13 +129,14 @@ final class SceneRuntime {
             if let e = emitters[i] { try track.follow(e) }
         }
         let clipPaths = Dictionary(scene.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
-        for s in scene.sounds {
-            var d = s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero))
+        for s in SceneSound.makingOrder(scene.sounds) {   // a switch after its cases
+            var d = s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds)
             d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
             sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()
         try applyMixSettings()
+        try setUpDialogue()   // SceneRuntime+Dialogue.swift
         try checkPlayTiming(clips: clips)
         prepareAfter()
     }
@@ -314,6 +318,8 @@ final class SceneRuntime {
             }
         case .musicSet(let id, let action):
             try run(id, action, sceneTime: event.time)
+        case .say(let s):
+            try say(s, at: event.time)   // SceneRuntime+Dialogue.swift
         case .play(let p):
             // The parser refuses position and pan together: one placement.
             // A clip has the scene's distance settings; a sound its own (SoundPlayOptions.position).
@@ -345,6 +351,8 @@ final class SceneRuntime {
             }
         case .snapshot(let id, let begins, let fade, let intensity):
             try runSnapshot(id, begins: begins, fade: fade, intensity: intensity)
+        case .vca(let id, let db, let fade):
+            try runVCA(id, gainDB: db, fade: fade)
         case .parameter(let p):
             try runParameter(p, at: event.time)
         case .hint(let begins):

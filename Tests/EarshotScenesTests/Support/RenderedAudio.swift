@@ -103,6 +103,16 @@ enum SceneFixtures {
     static var beep: String { CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path }
 
     /// Writes `yaml` as `name` in `folder` and returns its path.
+    /// What `validate` says of `yaml` written in `folder` (a test failure when it accepts it).
+    static func problems(_ yaml: String, in folder: URL, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let path = try write(yaml, in: folder)
+        guard case .failure(let p) = Scene.check(path: path) else {
+            XCTFail("accepted: \(yaml)", file: file, line: line)
+            return ""
+        }
+        return p.description
+    }
+
     static func write(_ yaml: String, name: String = "scene.yaml", in folder: URL) throws -> String {
         let path = folder.appendingPathComponent(name).path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)

@@ -43,8 +43,9 @@ final class SubsystemContractTests: XCTestCase {
         XCTAssertTrue(e.subsystems.contains { $0 === e.musicSystem })
         XCTAssertTrue(e.subsystems.contains { $0 === e.outputMeter })
         XCTAssertTrue(e.subsystems.contains { $0 === e.sessionSlot })
-        XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 4,
-                       "the mix, the parameters, the environment and the parameters' filters step inside the core's frame")
+        XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 5,
+                       "the mix, the VCAs' fades, the parameters, the environment and the parameters' filters step inside the core's frame")
+        XCTAssertTrue(e.context.withCurrent { e.core.stages.contains { $0 === e.core.vcaTable } })
     }
 
     func testFramesAndRendersReachAnAttachedSubsystem() throws {

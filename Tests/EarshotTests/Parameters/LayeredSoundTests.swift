@@ -25,15 +25,7 @@ final class LayeredSoundTests: XCTestCase {
 
     /// The amplitude of the component at `hz` in `x` (least squares on sin and cos; windows of
     /// whole cycles of every tone used here make the tones orthogonal).
-    private func amplitude(_ x: ArraySlice<Float>, _ hz: Double) -> Double {
-        var s = 0.0, c = 0.0, ss = 0.0, cc = 0.0
-        for (k, v) in x.enumerated() {
-            let w = 2 * Double.pi * hz * Double(k) / 48_000
-            s += Double(v) * sin(w); c += Double(v) * cos(w)
-            ss += sin(w) * sin(w); cc += cos(w) * cos(w)
-        }
-        return (s * s / (ss * ss) + c * c / (cc * cc)).squareRoot()
-    }
+    private func amplitude(_ x: ArraySlice<Float>, _ hz: Double) -> Double { ToneMeasure.amplitude(x, hz) }
 
 
     private func rpm(_ e: AudioEngine) throws {

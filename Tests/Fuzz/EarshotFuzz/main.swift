@@ -3,6 +3,7 @@
 //   earshot-fuzz scene-values CASES [SEED]     scenes from every documented key, validate + render
 //   earshot-fuzz api OPERATIONS [SEED]         random public calls on a loopback engine
 //   earshot-fuzz banks CASES [SEED]            banks from every bank key and include graphs: validate, load, edit, reload
+//   earshot-fuzz lines CASES [SEED]            line tables (YAML, CSV) and .srt/.vtt files from their structures, edited
 //
 // Prints a summary every so often and the findings at the end; exits 0 with no finding, 1 with
 // some (a trap or signal ends it by that signal: also a finding).
@@ -11,7 +12,7 @@ import EarshotFuzzing
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let count = Int(arguments[2]), count > 0 else {
-    FileHandle.standardError.write(Data("usage: earshot-fuzz scene-values|api|banks COUNT [SEED]\n".utf8))
+    FileHandle.standardError.write(Data("usage: earshot-fuzz scene-values|api|banks|lines COUNT [SEED]\n".utf8))
     exit(2)
 }
 let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
@@ -36,12 +37,16 @@ case "banks":
     let report = BankValueFuzzer(assets: assets, seed: seed).run(cases: count, log: say)
     say(report.summary)
     findings = report.findings
+case "lines":
+    let report = LineTableFuzzer(seed: seed).run(cases: count, log: say)
+    say(report.summary)
+    findings = report.findings
 case "api":
     let report = APIOperationFuzzer(assets: assets, seed: seed).run(operations: count, log: say)
     say(report.summary)
     findings = report.findings
 default:
-    FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values, api or banks)\n".utf8))
+    FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values, api, banks or lines)\n".utf8))
     exit(2)
 }
 exit(FuzzDriver.reportFindings(findings, say: say))

@@ -32,7 +32,7 @@ extension APIOperationFuzzer {
         let name = pick(&g, parameterNames)
         let v = number(&g, -10_000...10_000)
         let ramp: Double? = chance(&g, 0.5) ? nil : seconds(&g)
-        switch g.next() % 8 {
+        switch g.next() % 10 {
         case 0:
             let lo = number(&g, -1000...1000), hi = chance(&g, 0.1) ? number(&g, -1000...1000) : lo + abs(number(&g, 0...10_000))
             // A reversed or NaN range traps in ClosedRange itself, in the caller's code: not drawn.
@@ -48,6 +48,8 @@ extension APIOperationFuzzer {
             if let voice { try voice.setParameter(name, v, ramp: ramp); _ = try voice.parameter(name) }
         case 4:
             if let emitter { try emitter.setParameter(name, v, ramp: ramp) }
+        case 8, 9:   // timelines, labels and switches (APIOperationFuzzer+Timeline.swift)
+            return try timelineOperation(e, voice: voice, emitter: emitter, clips: clips, &g)
         case 5:
             try e.setCurves((0..<(g.next() % 3)).map { _ in parameterCurve(&g) }, for: pick(&g, buses + [Bus("nowhere")]))
         default:

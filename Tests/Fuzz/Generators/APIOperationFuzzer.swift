@@ -337,6 +337,15 @@ public struct APIOperationFuzzer {
                 }
             }
             report.renders += 1
+            // The bus tree and VCAs (APIOperationFuzzer+BusTree.swift), drawn from a copy of the
+            // generator so that each seed's other operations stay those of earlier runs.
+            var side = g
+            var tree = SplitMix64(seed: side.next() ^ 0x0B05_7EE0)
+            if Self.chance(&tree, 0.3) {
+                let (added, finding) = try Self.busTreeOperation(e, buses: w.buses, &tree)
+                if let added, !w.buses.contains(added), w.buses.count < 16 { w.buses.append(added) }
+                if let finding { report.findings.append("after \(report.operations) operations: \(finding)") }
+            }
         }
         return false
     }

@@ -169,6 +169,7 @@ public struct BankValueFuzzer {
         let hasParameter = maybe(0.5)
         if hasParameter {
             y += "parameters:\n  \(parameter): { range: [\(n(-100...0)), \(n(1...8_000))], default: \(n(0...1)), seek: \(n(0...10_000)) }\n"
+            y += SceneValueFuzzer.labelledParameter({ g.nextUnit() }, prefix: p)   // +Timeline
         }
         func curve(_ property: ClosedRange<Double>) -> String {
             let name = maybe(0.05) ? "undefined" : parameter
@@ -185,9 +186,17 @@ public struct BankValueFuzzer {
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
         for (i, f) in clipFiles.enumerated() where maybe(0.6) || i == 0 { y += "  \(p)c\(i): \(assets)/\(f)\n" }
-        if maybe(0.4) {
+        let hasBuses = maybe(0.4)
+        if hasBuses {
             y += "buses:\n  \(p)bus: { gain: \(hasParameter && maybe(0.4) ? curve(-144...24) : n(-120...24)) }\n"
             if maybe(0.5) { y += "  \(p)duck: { ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n" }
+        }
+        // The bus tree and VCAs (SceneValueFuzzer+BusTree.swift), from a copy of the generator.
+        var treeSide = g
+        var treeDraw = SplitMix64(seed: treeSide.next() ^ 0x0B05_7EE1)
+        if SceneValueFuzzer.chance(&treeDraw, 0.3) {
+            let tree = SceneValueFuzzer.busTree(&treeDraw, outside: outside, prefix: p)
+            y += (hasBuses ? "" : "buses:\n") + tree.buses + tree.vcas
         }
         y += "sounds:\n"
         for s in 0..<(1 + Int(g.next() % 3)) {
@@ -216,6 +225,9 @@ public struct BankValueFuzzer {
             }
             y += "  \(p)layered: { loop: true, layers: [\(layers.joined(separator: ", "))]"
                 + (maybe(0.4) ? ", pitch: \(curve(1.0 / 64...64))" : "") + (maybe(0.3) ? ", gain: \(n(-120...24))" : "") + " }\n"
+        }
+        if hasParameter, maybe(0.6) {   // a timeline and a switch (SceneValueFuzzer+Timeline.swift)
+            y += SceneValueFuzzer.timelineSounds({ n($0, whole: $1) }, { g.nextUnit() }, clips: ["\(p)c0"], prefix: p)
         }
         if maybe(0.4) {
             y += "snapshots:\n  \(p)snap: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"

@@ -27,6 +27,8 @@ public struct SceneValueFuzzer {
     public var maxOffset: Double = 0.2
     /// How often a scene has a music set, and how often that set comes from an included bank.
     public var musicSetChance = 0.35
+    /// How often a scene has a bus tree and VCAs (SceneValueFuzzer+BusTree.swift).
+    public var busTreeChance = 0.3
     public var includedSetChance = 0.5
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
@@ -217,10 +219,10 @@ public struct SceneValueFuzzer {
             if !hasMusic { y += "music:\n" }
             y += musicSet(&g, outside: outside, stemGain: stemCurve)
         }
-        if hasParameters { y += parameters(n, unit) }
+        if hasParameters { y += parameters(n, unit) + Self.labelledParameter(unit) }   // +Timeline
         let hasSounds = maybe(0.4)
         if hasSounds || hasParameters { y += "sounds:\n" }
-        if hasParameters { y += layeredSound(n, unit) }
+        if hasParameters { y += layeredSound(n, unit) + Self.timelineSounds(n, unit, clips: ["c0", "c2", "c3", "c4"]) }
         if hasSounds {
             let select = Self.pick(&g, ["random", "shuffle", "sequence"])
             y += "  s: { clips: [c0, c2], select: \(select), " + (select == "sequence" ? "" : "avoidRepeat: \(n(0...1, whole: true)), ")
@@ -235,6 +237,12 @@ public struct SceneValueFuzzer {
                 + (hasParameters && maybe(0.3) ? ", lowPass: \(curve(n, unit, .lowPass)), pitch: \(curve(n, unit, .pitch))" : "") + " }\n  voice: { gain: \(n(-120...24)), ducks: { sfx: { level: \(n(-120...0)), attack: \(n(0...10)), "
                 + "release: \(n(0...10)), threshold: \(n(-120...0)), hold: \(n(0...10)) } } }\n"
         }
+        // The bus tree and VCAs (SceneValueFuzzer+BusTree.swift), drawn from a copy of the
+        // generator: the scenes a seed drew before stay the same around them.
+        var treeSide = g
+        var treeDraw = SplitMix64(seed: treeSide.next() ^ 0x0B05_7EE0)
+        let tree = Self.chance(&treeDraw, busTreeChance) ? Self.busTree(&treeDraw, outside: outside) : nil
+        if let tree { y += (hasBus ? "" : "buses:\n") + tree.buses + tree.vcas }
         let hasSnapshot = maybe(0.3)
         if hasSnapshot {
             y += "snapshots:\n  under: { buses: { sfx: { gain: \(n(-120...24)), filter: { gain: \(n(0...1)), gainHF: \(n(0...1)) } } } }\n"
@@ -292,7 +300,7 @@ public struct SceneValueFuzzer {
                 let bar = "at: { bar: \(n(1...3, whole: true)) }, delay: \(n(0...0.1)), "
                 events.append(bar + setEvent(&g, outside: outside))
             case 0, 1:
-                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
+                var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car", "motor", "step"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
@@ -338,7 +346,8 @@ public struct SceneValueFuzzer {
                 let prop = target == "sfx" ? "gain: \(n(0...2))" : Self.pick(&g, ["gain: \(n(0...16))", "pitch: \(n(0.1...4))", "pan: \(n(-1...1))", "rate: \(n(0.5...2))"])
                 events.append("set: \(target), \(prop), ramp: \(n(0...3_600)), curve: \(Self.pick(&g, ["linear", "exponential", "sCurve"]))")
             case 6 where hasParameters && maybe():
-                events.append(parameterSet(n, unit, targets: names + (0..<emitterCount).map { "e\($0)" }))
+                events.append(maybe(0.3) ? Self.labelSet(unit, targets: names + (0..<emitterCount).map { "e\($0)" })
+                                         : parameterSet(n, unit, targets: names + (0..<emitterCount).map { "e\($0)" }))
             case 6:
                 events.append(maybe() ? "hint: \(Self.pick(&g, ["begin", "end"]))" : "interruption: \(Self.pick(&g, ["began", "ended"]))"
                                         + (maybe() ? ", shouldResume: \(Self.pick(&g, ["true", "false"]))" : ""))
@@ -350,6 +359,7 @@ public struct SceneValueFuzzer {
             let last = events[events.count - 1]
             events[events.count - 1] = last.hasPrefix("after:") || last.hasPrefix("at:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
+        for e in tree?.events ?? [] { events.append("{ at: \(Self.number(&treeDraw, 0...0.3)), \(e) }") }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
     }

@@ -1,0 +1,97 @@
+import Logging
+
+/// Plays of switch sounds (``SoundSwitch``), inside the AL section of the play: the switch's own
+/// cooldown and limit, the label the voice hears, then its case's sound played as any sound is
+/// (its selection, variation, limit and cooldown). A following switch's voice is filed in the
+/// ``TimelineTable``, which calls ``follow(_:_:)`` each frame to cross-fade it to a new case.
+extension EngineCore {
+    @inline(never)   // out of the plain sound's play path
+    func playSwitch(sound slot: Int, options: PlayOptions, logger: Logger) throws(EarshotError) -> VoiceID? {
+        guard let definition = sounds.entries[slot].definition, let sw = definition.switchCases else {
+            throw .soundRemoved
+        }
+        guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
+        let p = try parameters.index(of: sw.parameter)
+        let generation = target.emitterIndex >= 0 ? pool.emitterGeneration(target.emitterIndex) : 0
+        let label = parameters.labelIndex(p, emitter: target.emitterIndex, generation: generation)
+        guard let (caseSlot, caseDefinition) = caseSound(sw, label: label, parameter: p) else {
+            pool.recordRefusal(.refused, sound: key)   // no case for the label and no default
+            return nil
+        }
+        let o = Self.caseOptions(options, of: definition, for: caseDefinition)
+        guard let id = try play(sound: caseSlot, options: o, logger: logger) else { return nil }
+        sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
+        if sw.follow, o.loop, !caseDefinition.isTimeline, !caseDefinition.isSwitch, let i = pool.slot(id) {
+            timelines.add(TimelineTable.Entry(
+                handle: id, soundSlot: slot, soundKey: key, parts: [id], tails: [], sustain: nil, options: options,
+                gains: [pool.gain(ofSlot: i)], pitches: [pool.pitch(ofSlot: i)],
+                follow: .init(switchSlot: slot, parameter: p, label: label, fade: sw.fade,
+                              emitterIndex: target.emitterIndex)))
+        }
+        return id
+    }
+
+    /// The slot and definition of the case of label `label` (its default without one); nil when
+    /// there is none or its sound was removed.
+    private func caseSound(_ sw: SoundSwitch, label: Int, parameter p: Int) -> (Int, SoundDefinition)? {
+        let labels = parameters.definitions[p].labels
+        guard label < labels.count, let sound = sw.sound(for: labels[label]), let slot = sounds.slot(sound),
+              let d = sounds.entries[slot].definition else { return nil }
+        return (slot, d)
+    }
+
+    /// A case's voice options: the switch play's, times the case's gain and pitch; the case's
+    /// bus, priority and loop unless the switch or its play set their own.
+    static func caseOptions(_ options: PlayOptions, of switchDefinition: SoundDefinition,
+                            for c: SoundDefinition) -> PlayOptions {
+        var o = options
+        o.gain = varied(options.gain, by: c.gain)
+        o.pitch = varied(options.pitch, by: c.pitch)
+        if options.loopCount == 0 { o.loop = options.loop || c.loop }
+        if options.bus == switchDefinition.bus { o.bus = c.bus }
+        if options.priority == switchDefinition.priority { o.priority = c.priority }
+        return o
+    }
+
+    /// A following switch's frame: when the label its voice hears changed, the case playing
+    /// fades out over the switch's fade while the new label's case fades in over the same time.
+    func follow(_ handle: VoiceID, _ f: TimelineTable.Follow) {
+        guard let definition = sounds.entries[f.switchSlot].definition, let sw = definition.switchCases,
+              f.parameter < parameters.definitions.count else { return }
+        let generation = f.emitterIndex >= 0 ? pool.emitterGeneration(f.emitterIndex) : 0
+        let label = parameters.labelIndex(f.parameter, emitter: f.emitterIndex, generation: generation)
+        guard label != f.label, let e = timelines.entry(handle) else { return }
+        let labels = parameters.definitions[f.parameter].labels
+        let before = f.label < labels.count ? sw.sound(for: labels[f.label]) : nil
+        let after = sw.sound(for: labels[label])
+        guard before != after else {
+            timelines.followed(handle, label: label, retiredHandle: false)
+            return
+        }
+        for p in e.parts where pool.slot(p) != nil { pool.stop(p, fade: f.fade) }
+        timelines.followed(handle, label: label, retiredHandle: true)
+        guard let (caseSlot, caseDefinition) = caseSound(sw, label: label, parameter: f.parameter) else { return }
+        var o = Self.caseOptions(e.options, of: definition, for: caseDefinition)
+        o.fadeIn = max(o.fadeIn, f.fade)
+        guard let id = try? play(sound: caseSlot, options: o, logger: EarshotLogging.logger("earshot.engine")), let i = pool.slot(id) else { return }
+        timelines.addPart(id, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i), to: handle)
+    }
+
+    /// A switch's parameter is defined and labelled, its cases name its labels, and its sounds
+    /// are this engine's and live (``AudioEngine/makeSound(_:)``).
+    func checkSwitch(_ definition: SoundDefinition) throws(EarshotError) {
+        guard let sw = definition.switchCases else { return }
+        let p = try parameters.index(of: sw.parameter)
+        let d = parameters.definitions[p]
+        guard !d.labels.isEmpty else {
+            throw .invalidArgument("switch on \"\(sw.parameter)\": the parameter has no labels (define it with labels:)")
+        }
+        for label in sw.cases.keys.sorted() where !d.labels.contains(label) {
+            throw .invalidArgument("switch on \"\(sw.parameter)\": no label \"\(label)\" (its labels: \(d.labels.joined(separator: ", ")))")
+        }
+        for s in sw.sounds {
+            guard s.engineID == engineID else { throw .wrongEngine }
+            guard sounds.slot(s) != nil else { throw .soundRemoved }
+        }
+    }
+}

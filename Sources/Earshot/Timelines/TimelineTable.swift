@@ -1,0 +1,227 @@
+/// The voices made of several pool voices — a timeline sound's parts (``SoundLayer/Timing``),
+/// a following switch's cases (``SoundSwitch/follow``) — each known by its *handle*, the voice
+/// the game holds. A ``CoreStage`` after the voices: it notices parts that ended, passes a stop
+/// or steal of the handle's own part to the others, cross-fades a following switch whose label
+/// changed, and ends the whole when its last part ends (filing it for ``Voice/finished``).
+///
+/// It talks to the voices only through ``VoiceKernel``. Costs one comparison per frame, and
+/// nothing per play of any other sound, while no such voice plays.
+final class TimelineTable: CoreStage {
+    var phase: CoreStage.Phase { .afterVoices }
+
+    /// A following switch's state: which switch, on which parameter, the label playing.
+    struct Follow {
+        var switchSlot: Int
+        var parameter: Int
+        var label: Int
+        var fade: Double
+        var emitterIndex: Int
+    }
+
+    struct Entry {
+        /// The voice the game holds (a part's, which may end before the whole).
+        var handle: VoiceID
+        /// The sound's slot and key (its definition for the tails; stale once removed).
+        var soundSlot: Int
+        var soundKey: UInt32
+        /// Every part started so far (live or ended).
+        var parts: [VoiceID]
+        /// Layers still to start when the sustain is released.
+        var tails: [Int]
+        var sustain: VoiceID?
+        /// The play's options (the tails and a switch's next case start with them).
+        var options: PlayOptions
+        /// Each part's own gain and pitch (the handle's gain and pitch scale them).
+        var gains: [Float]
+        var pitches: [Float]
+        var released = false
+        var stopping = false
+        /// The handle's own part was let go on purpose (a following switch's cross-fade).
+        var handleRetired = false
+        var reason: VoiceEndReason = .finished
+        var awaited = false
+        var follow: Follow?
+    }
+
+    private(set) var entries: [Entry] = []
+    /// Each entry's position in ``entries``, by handle.
+    private var indexByHandle: [VoiceID: Int] = [:]
+
+    /// The most such voices at once (each holds at least one pool voice: the pool's capacity
+    /// bounds them; this is the table's own bound, checked before it grows).
+    static let maxEntries = 65_536
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// The entry of handle `id` (nil: not such a voice, or ended).
+    @inline(__always)
+    func index(_ id: VoiceID) -> Int? {
+        guard !entries.isEmpty else { return nil }
+        return indexByHandle[id]
+    }
+
+    func entry(_ id: VoiceID) -> Entry? { index(id).map { entries[$0] } }
+
+    /// Files a new voice made of parts; false when the table is full (the parts then play on
+    /// as plain voices).
+    @discardableResult
+    func add(_ e: Entry) -> Bool {
+        guard entries.count < Self.maxEntries, indexByHandle[e.handle] == nil else { return false }
+        indexByHandle[e.handle] = entries.count
+        entries.append(e)
+        return true
+    }
+
+    /// The status of handle `id` as a whole (nil: not such a voice): real when a part is, else
+    /// virtual, else pending; stopped once stopped.
+    func status(_ id: VoiceID, pool: some VoiceKernel, now: Double) -> VoiceStatus? {
+        guard let k = index(id) else { return nil }
+        if entries[k].stopping { return .stopped }
+        var best = VoiceStatus.stopped
+        for p in entries[k].parts {
+            switch pool.status(p, now: now) {
+            case .real: return .real
+            case .virtual: best = .virtual
+            case .pending: if best == .stopped { best = .pending }
+            case .stopped, .refused: break
+            }
+        }
+        return best
+    }
+
+    /// Calls `body` with every live part of handle `id` but the handle's own (nothing for any
+    /// other voice): what the game does to the voice it holds reaches the whole.
+    @inline(__always)
+    func forEachOtherPart(of id: VoiceID, pool: some VoiceKernel, _ body: (VoiceID) -> Void) {
+        guard let k = index(id) else { return }
+        for p in entries[k].parts where p != id && pool.slot(p) != nil { body(p) }
+    }
+
+    /// The game's gain or pitch on the handle (`factor` × each part's own).
+    func scale(_ id: VoiceID, gain: Float?, pitch: Float?, pool: some VoiceKernel, now: Double) -> Bool {
+        guard let k = index(id) else { return false }
+        for (n, p) in entries[k].parts.enumerated() where pool.slot(p) != nil {
+            if let gain { pool.setGain(p, entries[k].gains[n] * gain) }
+            if let pitch { pool.setPitch(p, entries[k].pitches[n] * pitch, now: now) }
+        }
+        return true
+    }
+
+    /// Stops the whole: every part (a pending one at once), no tail to come.
+    func stop(_ id: VoiceID, fade: Double, pool: some VoiceKernel) -> Bool {
+        guard let k = index(id) else { return false }
+        stop(entry: k, fade: fade, reason: .stopped, pool: pool)
+        return true
+    }
+
+    private func stop(entry k: Int, fade: Double, reason: VoiceEndReason, pool: some VoiceKernel) {
+        entries[k].stopping = true
+        entries[k].reason = reason
+        entries[k].tails = []
+        for p in entries[k].parts { pool.stop(p, fade: fade) }
+    }
+
+    /// Marks the handle awaited (``Voice/finished``): false when `id` is no such live voice.
+    func awaitEnd(_ id: VoiceID) -> Bool {
+        guard let k = index(id) else { return false }
+        entries[k].awaited = true
+        return true
+    }
+
+    /// Releases the whole (``Voice/release()``): every looping part ends its pass. Returns the
+    /// seconds until the sustain loop's last frame and the tails to start then (nil: nothing to
+    /// start — no sustain, released already, or stopping).
+    func release(_ id: VoiceID, pool: some VoiceKernel, now: Double) -> (at: Double, tails: [Int])? {
+        guard let k = index(id), !entries[k].released, !entries[k].stopping else { return nil }
+        entries[k].released = true
+        var sustainEnd: Double?
+        for p in entries[k].parts {
+            if let d = pool.endLoop(p, now: now), p == entries[k].sustain { sustainEnd = d }
+        }
+        let tails = entries[k].tails
+        entries[k].tails = []
+        guard let at = sustainEnd, !tails.isEmpty else { return nil }
+        return (at, tails)
+    }
+
+    /// A part started later (a tail, a switch's next case), with its own gain and pitch.
+    func addPart(_ id: VoiceID, gain: Float, pitch: Float, to handle: VoiceID) {
+        guard let k = index(handle) else { return }
+        entries[k].parts.append(id)
+        entries[k].gains.append(gain)
+        entries[k].pitches.append(pitch)
+    }
+
+    /// A following switch moved to `label` (its old parts were let go).
+    func followed(_ handle: VoiceID, label: Int, retiredHandle: Bool) {
+        guard let k = index(handle) else { return }
+        entries[k].follow?.label = label
+        if retiredHandle { entries[k].handleRetired = true }
+    }
+
+    // MARK: The frame
+
+    func step(_ core: EngineCore, time: CoreStage.FrameTime) {
+        guard !entries.isEmpty else { return }
+        let pool = core.pool
+        var k = 0
+        while k < entries.count {
+            let handle = entries[k].handle
+            if !entries[k].stopping, !entries[k].handleRetired, let i = pool.slot(handle),
+               pool.status(handle, now: time.now) == .stopped {
+                // The handle's part was stopped under the game's handle (its sound's limit
+                // stole it, a bus stopped its voices): the whole goes with it.
+                stop(entry: k, fade: 0, reason: pool.wasStolen(i) ? .stolen : .stopped, pool: pool)
+            }
+            if !entries[k].stopping {
+                // A timeline's parts held by its sound's limit are heard with its handle.
+                if let h = pool.slot(handle), !pool.isHeld(h) {
+                    for p in entries[k].parts where p != handle {
+                        if let j = pool.slot(p), pool.isHeld(j) { pool.release(held: j) }
+                    }
+                }
+                if let f = entries[k].follow { core.follow(handle, f) }   // Sounds/EngineCore+Switches.swift
+            }
+            if entries[k].parts.count > 8 { prune(k, pool: pool) }   // a following switch's old cases
+            if entries[k].parts.contains(where: { pool.slot($0) != nil }) {
+                k += 1
+                continue
+            }
+            let ended = remove(k)   // `entries[k]` is another entry now
+            if ended.awaited { pool.fileAwaitedEnd(ended.handle, reason: ended.reason) }
+        }
+    }
+
+    /// Takes entry `k` out in O(1): the last entry takes its place.
+    private func remove(_ k: Int) -> Entry {
+        let ended = entries[k]
+        let last = entries.count - 1
+        if k != last {
+            entries[k] = entries[last]
+            indexByHandle[entries[k].handle] = k
+        }
+        entries.removeLast()
+        indexByHandle[ended.handle] = nil
+        return ended
+    }
+
+    /// Forgets entry `k`'s parts that ended (and their gains and pitches): a loop whose label
+    /// changes all day keeps only what plays.
+    private func prune(_ k: Int, pool: some VoiceKernel) {
+        var n = 0
+        while n < entries[k].parts.count {
+            if pool.slot(entries[k].parts[n]) == nil {
+                entries[k].parts.remove(at: n)
+                entries[k].gains.remove(at: n)
+                entries[k].pitches.remove(at: n)
+            } else {
+                n += 1
+            }
+        }
+    }
+
+    func teardown(_ core: EngineCore) {
+        entries = []
+        indexByHandle = [:]
+    }
+}
