@@ -13,6 +13,8 @@ let modes: [String: (description: String, run: ([String]) throws -> Void)] = [
                 StretchBenchmark.run),
     "limiter": ("the loopback output limiter's CPU at 48 kHz stereo, limiting and at rest, against copying the same blocks",
                 LimiterBenchmark.run),
+    "loudness": ("loudness metering's CPU (the master and 8 buses live, a render's meter with true peak) and the true-peak limiter's against the sample-peak one",
+                 LoudnessBenchmark.run),
     "scenes": ("scene validation time and peak RSS for 10k, 100k and 1M events, and one over the limit",
                ScenesBenchmark.run),
     "parameters": ("a game frame of 256 voices each under 2 parameter curves against the same frame without curves",

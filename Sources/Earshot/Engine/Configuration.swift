@@ -16,6 +16,9 @@ extension AudioEngine {
         public var musicSources: Int
         /// HRTF binaural rendering (stereo output only).
         public var hrtf: Bool
+        /// The loopback output limiter's ceiling, and whether it holds the true peak under it
+        /// (``LimiterSettings``; default −0.1 dBFS, sample peak). Real devices use OpenAL Soft's limiter.
+        public var limiter = LimiterSettings()
         /// The distance model of every positioned voice.
         public var distanceModel: DistanceModel
         /// The doppler factor (0 disables doppler).
@@ -188,6 +191,7 @@ extension AudioEngine.Configuration {
         guard (0...256).contains(bedSources) else {
             throw .invalidArgument("bedSources \(bedSources) is outside 0…256")
         }
+        try limiter.validate()
     }
 
     /// The sources the voice pool gets on `context`: what was granted less the music sources,

@@ -97,6 +97,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A dialogue line (``AudioEngine/say(_:by:)``) has no text or file in any locale of the
     /// chain tried (``AudioEngine/setLocale(_:)``: `fr-CA → fr → en`), or is not in the table.
     case lineMissing(key: String, localesTried: [String])
+    /// The loudness meter's library (libebur128) failed (out of memory); `detail` says where.
+    case loudness(String)
 
     /// The message, on one line: control characters from a file name or a library (a newline, a
     /// tab, an escape sequence) are written as escapes (`\n`, `\t`, `\u{1B}`), so a name cannot
@@ -198,6 +200,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return tried.isEmpty
                 ? "no dialogue line \"\(key)\" in the line table"
                 : "dialogue line \"\(key)\" has no file in any of the locales tried (\(tried.joined(separator: " → ")))"
+        case .loudness(let detail):
+            return "loudness: \(detail)"
         }
     }
 

@@ -66,6 +66,9 @@ public struct Scene: Sendable {
     /// engine's `AudioEngine.Configuration.maxTotalClipBytes`); nil for the engine's default,
     /// 1 GiB. `validate` refuses clips whose headers already add up to more.
     public var clipMemory: Int?
+    /// The scene's `limiter:` (ceiling, true peak) for the engine's output limiter; nil for the
+    /// engine's default (−0.1 dBFS, sample peak).
+    public var limiter: LimiterSettings?
     /// The scene's `dialogue:` line table and locale, for its `say:` events; nil without one.
     public var dialogue: SceneDialogue?
 

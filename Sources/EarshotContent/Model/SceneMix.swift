@@ -30,6 +30,9 @@ public struct SceneSound: Sendable, Equatable {
     public var levelDB: Double = 0
     /// ``levelDB`` as a linear gain.
     public var linearLevel: Float { Float(pow(10, levelDB / 20)) }
+    /// `loudness: -23`: the LUFS its clips are brought to before its own gain and curves
+    /// (Conversion/SceneSound+Loudness.swift); nil: played as recorded.
+    public var loudness: Double?
     public var limit: SoundDefinition.InstanceLimit?
     public var cooldown: Double = 0
     /// Its default bus (a built-in bus or one under `buses:`).

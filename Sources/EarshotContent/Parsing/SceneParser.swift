@@ -61,7 +61,7 @@ package struct SceneParser: YAMLReader {
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
         "clips", "music", "listener", "listeners", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "vcas", "dialogue", "rooms", "portals", "beds",
+        "parameters", "include", "vcas", "dialogue", "rooms", "portals", "beds", "limiter",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -290,6 +290,7 @@ package struct SceneParser: YAMLReader {
         scene.seed = seed
         scene.clipMemory = clipMemory
         scene.beds = beds
+        scene.limiter = limiterSettings(top["limiter"])   // SceneParser+Loudness.swift
         scene.dialogue = dialogue
         placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
         for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "rooms", "portals", "beds"] {

@@ -10,6 +10,7 @@ extension Scene {
         if let virtualVoices { c.maxVirtualVoices = virtualVoices }
         c.randomSeed = seed
         if let clipMemory { c.maxTotalClipBytes = clipMemory }
+        if let limiter { c.limiter = limiter }
         // Music sets: a change plays the old state (fading) and the new one at once, with a
         // bridge and stingers; each track holds a music source while it plays.
         let setSources = self.musicSets.reduce(0) { n, s in
@@ -131,9 +132,11 @@ final class SceneRuntime {
             }
             if let e = emitters[i] { try track.follow(e) }
         }
+        let clipPaths = Dictionary(scene.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
         for s in SceneSound.makingOrder(scene.sounds) {   // a switch after its cases
-            sounds[s.id] = try engine.makeSound(
-                s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds))
+            var d = s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds)
+            d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+            sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()
         try loadBeds()

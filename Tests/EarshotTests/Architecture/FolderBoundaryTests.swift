@@ -9,7 +9,7 @@ import XCTest
 /// `swift test --disable-swift-testing --filter FolderBoundaryTests`.
 final class FolderBoundaryTests: XCTestCase {
     /// The folders of `Sources/Earshot` whose types must own their state.
-    static let featureFolders = ["Beds", "Buses", "Device", "Dialogue", "Environment", "Linux", "Listeners", "Markers", "Mix",
+    static let featureFolders = ["Beds", "Buses", "Device", "Dialogue", "Environment", "Linux", "Listeners", "Loudness", "Markers", "Mix",
                                  "Monitor", "Recording", "Rooms", "Session", "Spatial", "Support", "Time", "Timelines"]
 
     /// `Folder/File.swift: Type.property` → why it may stay writable from outside its file.

@@ -186,6 +186,7 @@ public struct SceneValueFuzzer {
         if maybe(0.3) { y += "maxDistance: \(n(1e-6...1e12))\n" }
         if maybe(0.3) { y += "rolloff: \(n(0...100))\n" }
         y += Self.distanceKeys(&g, outside: outside, block: true, p: 0.1, newOnly: true)
+        y += Self.loudnessKeys(after: y, outside: outside)   // SceneValueFuzzer+Loudness.swift
         if maybe(0.2) { y += "voices: { real: \(n(1...4_096, whole: true)), virtual: \(n(0...1_000_000, whole: true)) }\n" }
         if maybe(0.2) {
             y += "session: { category: \(Self.pick(&g, ["ambient", "soloAmbient", "playback"])), ducking: { level: \(maybe(0.2) ? "silent" : n(-120...0)), "
@@ -239,7 +240,8 @@ public struct SceneValueFuzzer {
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
                 + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"]))"
-                + Self.distanceKeys(&g, outside: outside, p: 0.3) + Self.imageKeys(&g39, outside: outside) + " }\n"
+                + Self.distanceKeys(&g, outside: outside, p: 0.3) + Self.imageKeys(&g39, outside: outside)
+                + Self.soundLoudnessKey(after: y, outside: outside) + " }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
