@@ -18,14 +18,20 @@ final class BankDialogueTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: f.path("voice/fr"), withIntermediateDirectories: true)
         try SoxTone.write(to: f.path("voice/en/hello.wav"), frequency: 440, amplitude: 0.5, seconds: 0.3)
         try SoxTone.write(to: f.path("voice/fr/hello.wav"), frequency: 1000, amplitude: 0.5, seconds: 0.3)
-        try f.write("lines.yaml", """
-            locales: [en, fr]
-            fallback: en
-            files: "voice/{locale}/{key}.wav"
-            lines:
-              hello: { speaker: guard, priority: story, text: { en: "Hello.", fr: "Bonjour." } }
-            """)
+        try f.write("lines.yaml", Self.table())
         return f
+    }
+
+    /// The table: `hello` in both locales, and `more` lines.
+    private static func table(more: String = "") -> String {
+        """
+        locales: [en, fr]
+        fallback: en
+        files: "voice/{locale}/{key}.wav"
+        lines:
+          hello: { speaker: guard, priority: story, text: { en: "Hello.", fr: "Bonjour." } }
+
+        """ + more
     }
 
     private func bank(locale: String, lines: String = "lines.yaml") -> String {
@@ -79,14 +85,7 @@ final class BankDialogueTests: XCTestCase {
 
         // The table file itself is watched with the bank, and read again at a reload.
         XCTAssertTrue(b.definition?.files.contains(f.path("lines.yaml")) ?? false)
-        try f.write("lines.yaml", """
-            locales: [en, fr]
-            fallback: en
-            files: "voice/{locale}/{key}.wav"
-            lines:
-              hello: { speaker: guard, priority: story, text: { en: "Hello.", fr: "Bonjour." } }
-              bye: { speaker: guard, priority: story, text: { en: "Bye.", fr: "Salut." } }
-            """)
+        try f.write("lines.yaml", Self.table(more: "  bye: { speaker: guard, priority: story, text: { en: \"Bye.\", fr: \"Salut.\" } }\n"))
         XCTAssertEqual(try b.reload().changed, ["dialogue"])
         XCTAssertNotNil(engine.dialogueTable?.lines["bye"])
 
@@ -137,14 +136,7 @@ final class BankDialogueTests: XCTestCase {
     func testValidateAndInfoShowTheBanksTable() throws {
         let f = try fixture("dialogue-cli")
         defer { f.remove() }
-        try f.write("lines.yaml", """
-            locales: [en, fr]
-            fallback: en
-            files: "voice/{locale}/{key}.wav"
-            lines:
-              hello: { speaker: guard, priority: story, text: { en: "Hello.", fr: "Bonjour." } }
-              gone: { speaker: guard, priority: story, text: { en: "Gone." } }
-            """)
+        try f.write("lines.yaml", Self.table(more: "  gone: { speaker: guard, priority: story, text: { en: \"Gone.\" } }\n"))
         let path = try f.write("game.yaml", bank(locale: "fr"))
         let v = try CLIRunner.run("earshot", ["validate", path])
         XCTAssertEqual(v.status, 0, v.stderr)
