@@ -12,6 +12,8 @@ struct BankContents {
     var sounds: [String: Sound] = [:]
     var snapshots: [String: Snapshot] = [:]
     var zones: [String: ReverbZone] = [:]
+    /// The bank's rooms and portals (`rooms:`, `portals:`), for the game to set.
+    var geometry = AcousticGeometry()
     var music: [String: SceneMusic] = [:]
     /// Tracks loaded by ``SoundBank/music(_:)``, by id (each loaded at its first call).
     var tracks: [String: MusicTrack] = [:]

@@ -215,6 +215,10 @@ public final class SoundBank: Sendable {
     public var musicNames: [String] { read { $0.music.keys.sorted() } ?? [] }
     /// The reverb zones' names, sorted.
     public var zoneNames: [String] { read { $0.zones.keys.sorted() } ?? [] }
+    /// The bank's rooms and portals (`rooms:`, `portals:`), checked as the engine checks them,
+    /// for the game to hand to `AudioEngine.setGeometry(_:)` (empty when it has none, and after
+    /// ``unload()``). A reload changes what this returns; the game sets it again.
+    public var geometry: AcousticGeometry { read { $0.geometry } ?? AcousticGeometry() }
     /// Decoded bytes of the bank's clips in the engine (0 after ``unload()``).
     public var clipBytes: Int { read { $0.clipBytes } ?? 0 }
     /// Whether the bank is loaded (false after ``unload()`` and the engine's shutdown).

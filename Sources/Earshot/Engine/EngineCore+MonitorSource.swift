@@ -19,4 +19,8 @@ extension EngineCore: MonitorSource {
             .filter { $0.zone < zones.count }
             .map { (zones[$0.zone].name, Double($0.gain)) }
     }
+
+    func monitorPropagation(slot: Int, generation: UInt32) -> Propagation? {
+        rooms.propagation(ofSlot: slot, generation: generation)
+    }
 }

@@ -15,6 +15,8 @@ final class EnvironmentStage: CoreStage {
     let sendRouter: SendRouter
     /// The reverb zones the game set (kept even when EFX is missing: then they play dry).
     private(set) var reverbZones: [ReverbZone] = []
+    /// The rooms' reverbs as zones on their boxes (Rooms/, ``setRoomZones(_:core:)``), beside the game's.
+    private(set) var roomZones: [ReverbZone] = []
     /// The zones' slots, made when the first zones are set on a device with EFX.
     private(set) var zoneMixer: ReverbZoneMixer?
     /// The effects buses own, by bus index.
@@ -64,6 +66,17 @@ final class EnvironmentStage: CoreStage {
     /// voices play dry.
     func setReverbZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
         reverbZones = zones
+        try applyZones(core: core)
+    }
+
+    /// Sets the rooms' reverbs (each a zone on its room's box), heard beside the game's zones.
+    func setRoomZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
+        roomZones = zones
+        try applyZones(core: core)
+    }
+
+    private func applyZones(core: EngineCore) throws(EarshotError) {
+        let zones = reverbZones + roomZones
         if zoneMixer == nil, !zones.isEmpty, !core.isDeviceLost {
             let sends = sendRouter.zoneSendCount
             guard efx.isAvailable, sends > 0 else { return }
@@ -144,7 +157,7 @@ final class EnvironmentStage: CoreStage {
         for (bus, e) in effects { try setBusEffect(e.effect, level: e.level, bus: bus, core: core) }
         guard let zoneMixer else {
             // Zones set while the device was lost get their slots now.
-            if !reverbZones.isEmpty { try setReverbZones(reverbZones, core: core) }
+            if !reverbZones.isEmpty || !roomZones.isEmpty { try applyZones(core: core) }
             return
         }
         let sends = sendRouter.zoneSendCount

@@ -59,6 +59,9 @@ final class SendRouter {
     /// touched only under the AL lock: unchecked, as the pool's columns (the exclusivity check
     /// costs each `play` about 76 instructions).
     @exclusivity(unchecked) private var curveFilters: [CurveFilter] = []
+    /// Per source: the rooms' propagation filter (diffraction, openness, transmission; Rooms/),
+    /// on the direct path and the sends. Empty until the first geometry is set.
+    private var propagationFilters: [LowPassFilter] = []
 
     init(efxAvailable: Bool) {
         self.efxAvailable = efxAvailable
@@ -249,6 +252,11 @@ final class SendRouter {
         let bus = Int(s.bus)
         let busFilter = bus >= 0 && bus < busCurrent.count ? busCurrent[bus] : .open
         var filters = curve.filters(occlusion: s.current.occlusion, obstruction: s.current.obstruction)
+        if Int(source) < propagationFilters.count {
+            let p = propagationFilters[Int(source)]
+            filters.direct = filters.direct * p
+            filters.send = filters.send * p
+        }
         if Int(source) < curveFilters.count {
             let c = curveFilters[Int(source)]
             filters.direct.gainHF *= c.gainHF
@@ -298,6 +306,24 @@ final class SendRouter {
         if i < states.count, states[i].routed != 0 { push(source) }
     }
 
+    /// Puts the rooms' propagation filter on `source` (``LowPassFilter/open``: none); pushed at
+    /// once when the source is routed, a comparison when it is unchanged.
+    func setPropagationFilter(_ f: LowPassFilter, source: ALuint) {
+        let i = Int(source)
+        if i >= propagationFilters.count {
+            guard f != .open else { return }
+            propagationFilters += [LowPassFilter](repeating: .open, count: i + 1 - propagationFilters.count)
+        }
+        guard propagationFilters[i] != f else { return }
+        propagationFilters[i] = f
+        if i < states.count, states[i].routed != 0 { push(source) }
+    }
+
+    /// The propagation filter on `source` now.
+    func propagationFilter(_ source: ALuint) -> LowPassFilter {
+        Int(source) < propagationFilters.count ? propagationFilters[Int(source)] : .open
+    }
+
     /// The scratch filter set to `f`, or 0 (no filter) when `f` changes nothing.
     private func filter(_ f: LowPassFilter) throws(EarshotError) -> ALuint {
         if f.isOpen { return 0 }
@@ -330,6 +356,7 @@ final class SendRouter {
         let i = Int(source)
         if i < states.count { states[i] = SourceState() }
         if i < curveFilters.count { curveFilters[i] = CurveFilter() }
+        if i < propagationFilters.count { propagationFilters[i] = .open }
         gliding.removeAll { $0 == source }
     }
 
@@ -338,6 +365,7 @@ final class SendRouter {
     func forgetSources() {
         states.removeAll(keepingCapacity: true)
         curveFilters.removeAll(keepingCapacity: true)
+        propagationFilters.removeAll(keepingCapacity: true)
         gliding.removeAll(keepingCapacity: true)
         for b in busSlots.indices { busSlots[b] = 0 }
         scratch = 0

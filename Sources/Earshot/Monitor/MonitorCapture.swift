@@ -20,6 +20,8 @@ struct MonitorCapture {
         var audibility: Float
         var position: Vector3?
         var age: Double
+        /// Its way through the rooms (nil with no geometry).
+        var room: Propagation? = nil
     }
 
     var audioTime: Double = 0
@@ -125,7 +127,8 @@ extension MonitorCapture {
             .init(
                 index: UInt32(v.slot), generation: v.generation, clip: core.clipName(v.clipID), soundKey: key,
                 variation: variation, layer: layer, leader: leader, bus: v.busIndex, state: state,
-                gain: v.gain, audibility: v.audibility, position: v.position, age: now - v.startAt))
+                gain: v.gain, audibility: v.audibility, position: v.position, age: now - v.startAt,
+                room: v.position == nil ? nil : core.monitorPropagation(slot: v.slot, generation: v.generation)))
     }
 }
 

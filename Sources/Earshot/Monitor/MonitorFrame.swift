@@ -110,6 +110,25 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         /// For a layer after the first: the ``id`` of the voice the game holds (the first
         /// layer's row), the one its layers are under.
         public var leader: String?
+        /// Its way through the rooms (absent with no geometry, or for a voice not positioned).
+        public var room: RoomRow? = nil
+    }
+
+    /// A positioned voice's way through the rooms and portals (``AudioEngine/propagation(of:)``).
+    public struct RoomRow: Codable, Sendable, Equatable {
+        /// The voice's room and the listener's (absent: outside).
+        public var room: String?
+        public var listenerRoom: String?
+        /// `direct`, `portals` or `walls`.
+        public var via: String
+        /// The portal ids of the way, the voice's side first.
+        public var path: [String]
+        /// The length of the way heard, metres.
+        public var length: Double
+        /// The portal path's diffraction and openness loss, and the walls' loss, dB (≤ 0).
+        public var diffractionDB: Double
+        public var opennessDB: Double
+        public var transmissionDB: Double
     }
 
     public struct BusRow: Codable, Sendable, Equatable {

@@ -25,6 +25,8 @@ protocol MonitorSource: AnyObject {
     func monitorBusPower() -> [Float]
     /// The reverb zones the listener hears now, with the gain of each (as the sends mix them).
     func audibleZones() -> [(name: String, gain: Double)]
+    /// How a positioned voice is heard through the rooms (nil: no geometry, or not positioned).
+    func monitorPropagation(slot: Int, generation: UInt32) -> Propagation?
 }
 
 /// The voice kernel's voices as the monitor sees them (read-only).

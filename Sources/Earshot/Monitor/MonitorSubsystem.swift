@@ -346,7 +346,12 @@ final class MonitorSubsystem: EngineSubsystem {
                 variation: v.variation >= 0 ? Int(v.variation) + 1 : nil,
                 variations: v.variation >= 0 ? info?.clipIDs.count : nil,
                 layer: v.layer >= 0 ? Int(v.layer) + 1 : nil, layers: v.layer >= 0 ? info?.clipIDs.count : nil,
-                leader: v.leader.map { "\($0.index).\($0.generation)" })
+                leader: v.leader.map { "\($0.index).\($0.generation)" },
+                room: v.room.map {
+                    MonitorFrame.RoomRow(room: $0.room, listenerRoom: $0.listenerRoom, via: $0.via.rawValue, path: $0.path,
+                                         length: Self.finite(Double($0.length)), diffractionDB: Self.finite(Double($0.diffractionDB)),
+                                         opennessDB: Self.finite(Double($0.opennessDB)), transmissionDB: Self.finite(Double($0.transmissionDB)))
+                })
         }
         let named = names.withLock { previous -> [MonitorFrame.EventRow] in
             defer { previous = voiceNames }

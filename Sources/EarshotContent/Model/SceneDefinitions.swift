@@ -24,10 +24,14 @@ public struct SceneDefinitions: Sendable, Equatable {
     public var snapshots: [SceneSnapshot] = []
     /// Reverb zones (`zones:`), in file order.
     public var zones: [ReverbZone] = []
+    /// The level's rooms and portals (`rooms:`, `portals:`), checked as the engine checks them.
+    public var geometry = AcousticGeometry()
     /// Music tracks by id, in file order.
     public var music: [SceneMusic] = []
     /// Music sets by id, in file order: `music:` entries with `states:` (see ``SceneMusicSet``).
     public var musicSets: [SceneMusicSet] = []
+    /// Ambisonic beds (`beds:`), in file order (the file's own; included banks' are not merged).
+    public var beds: [SceneBed] = []
     /// The game parameters (`parameters:`) curves name.
     public var parameters: [SceneParameter] = []
     /// Distance attenuation every positioned play starts from (`referenceDistance:`,

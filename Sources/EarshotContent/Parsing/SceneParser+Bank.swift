@@ -9,7 +9,7 @@ import Yams
 extension SceneParser {
     /// The top-level keys of a bank.
     static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters",
-                           "vcas", "dialogue"] + attenuationKeys
+                           "vcas", "rooms", "portals", "beds", "dialogue"] + attenuationKeys
 
     /// The top-level mapping with the keys of a scene or, for a bank, of a bank: a scene key a
     /// bank has no use for (the timeline, the render settings) is refused with a reason.

@@ -43,7 +43,7 @@ extension Scene {
     /// What in this scene will not do what its author likely meant (see ``SceneWarning``). Empty
     /// for a scene that does what it says.
     public func warnings() -> [SceneWarning] {
-        var out: [SceneWarning] = self.readWarnings + unitSlipWarnings()
+        var out: [SceneWarning] = self.readWarnings + unitSlipWarnings() + roomWarnings()
         func warn(_ event: SceneEvent?, _ key: String, _ message: String) {
             out.append(warning(at: event, key, message))
         }
@@ -102,7 +102,7 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set, .snapshot, .vca, .parameter, .musicSet, .say:
+            case .play, .interruption, .set, .snapshot, .vca, .parameter, .musicSet, .say, .portal, .bed:
                 break
             }
         }

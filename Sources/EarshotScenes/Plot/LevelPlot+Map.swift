@@ -2,7 +2,7 @@ import Earshot
 import Foundation
 
 /// The plot's top-down map: the listener's and emitters' paths (colour by time), the reverb
-/// zones, and where the listener faces.
+/// zones, the rooms and portals with the emitters' ways (LevelPlot+Rooms.swift), and where the listener faces.
 extension LevelPlot {
     /// Top-down: x to the right, −z (the default listener's front) up.
     /// The paths are drawn over the plot's stretch of the scene (a section's, for a section);
@@ -29,6 +29,9 @@ extension LevelPlot {
                 zs += [Double(c.z - s.z / 2), Double(c.z + s.z / 2)]
             }
         }
+        let rooms = roomBounds(scene.geometry)
+        xs += rooms.xs
+        zs += rooms.zs
         let minX = (xs.min() ?? -1) - 1, maxX = (xs.max() ?? 1) + 1, minZ = (zs.min() ?? -1) - 1,
             maxZ = (zs.max() ?? 1) + 1
         let scale = min(plotW / (maxX - minX), plotH / (maxZ - minZ))
@@ -59,6 +62,7 @@ extension LevelPlot {
                     "<rect class=\"zone\" x=\"\(f(x0))\" y=\"\(f(y0))\" width=\"\(f(Double(s.x) * scale))\" height=\"\(f(Double(s.z) * scale))\" fill=\"#cfe8ff\" fill-opacity=\"0.5\" stroke=\"#7fb3e0\"><title>zone \(escape(zone.name))</title></rect>\n"
             }
         }
+        out += roomsLayer(scene, clock: clock, px: px)
         func path(_ name: String, _ points: [(Double, Vector3)], width: Double) -> String {
             var s = ""
             let segments = 24

@@ -9,14 +9,7 @@ final class OcclusionTests: XCTestCase {
     private let rate = 48_000
 
     /// One second of white noise (seeded), about −12 dBFS.
-    private func noise() -> PCMAudio {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        let samples = (0..<rate).map { _ -> Int16 in
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Int16(truncatingIfNeeded: Int64(bitPattern: state) >> 50)
-        }
-        return PCMAudio(sampleRate: rate, channels: 1, samples: .int16(samples))
-    }
+    private func noise() -> PCMAudio { TestSignals.whiteNoise(sampleRate: rate) }
 
     private func render(_ e: AudioEngine, seconds: Double) throws -> [Float] { try TestSignals.renderFrames(e, seconds: seconds) }
 

@@ -12,6 +12,16 @@ enum TestSignals {
         return PCMAudio(sampleRate: sampleRate, channels: 1, samples: .int16(samples))
     }
 
+    /// One second of seeded white noise (xorshift), about −12 dBFS: the same samples every run.
+    static func whiteNoise(sampleRate: Int = 48_000) -> PCMAudio {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let samples = (0..<sampleRate).map { _ -> Int16 in
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int16(truncatingIfNeeded: Int64(bitPattern: state) >> 50)
+        }
+        return PCMAudio(sampleRate: sampleRate, channels: 1, samples: .int16(samples))
+    }
+
     /// Renders `seconds` of a loopback engine the way a game does — `update`, then one 60 Hz
     /// frame — and returns the interleaved samples.
     @discardableResult

@@ -3,6 +3,7 @@
 //   earshot-fuzz scene-values CASES [SEED]     scenes from every documented key, validate + render
 //   earshot-fuzz api OPERATIONS [SEED]         random public calls on a loopback engine
 //   earshot-fuzz banks CASES [SEED]            banks from every bank key and include graphs: validate, load, edit, reload
+//   earshot-fuzz rooms CASES [SEED]            mutated room/portal geometries: validate and engine agree, renders stay finite
 //   earshot-fuzz lines CASES [SEED]            line tables (YAML, CSV) and .srt/.vtt files from their structures, edited
 //
 // Prints a summary every so often and the findings at the end; exits 0 with no finding, 1 with
@@ -12,7 +13,7 @@ import EarshotFuzzing
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let count = Int(arguments[2]), count > 0 else {
-    FileHandle.standardError.write(Data("usage: earshot-fuzz scene-values|api|banks|lines COUNT [SEED]\n".utf8))
+    FileHandle.standardError.write(Data("usage: earshot-fuzz scene-values|api|banks|lines|rooms COUNT [SEED]\n".utf8))
     exit(2)
 }
 let seed = arguments.count > 3 ? UInt64(arguments[3]) ?? 1 : 1
@@ -28,6 +29,7 @@ case "show-scene":
     exit(0)
 case "scene-values":
     var fuzzer = SceneValueFuzzer(assets: assets, seed: seed)
+    fuzzer.bedChance = 0.3   // ambisonic beds (issue 39)
     // EARSHOT_FUZZ_MAX_OFFSET=0.1 keeps play offsets inside the shortest clip.
     if let v = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_MAX_OFFSET"].flatMap(Double.init) { fuzzer.maxOffset = v }
     let report = fuzzer.run(cases: count, log: say)
@@ -35,6 +37,10 @@ case "scene-values":
     findings = report.findings
 case "banks":
     let report = BankValueFuzzer(assets: assets, seed: seed).run(cases: count, log: say)
+    say(report.summary)
+    findings = report.findings
+case "rooms":
+    let report = RoomGeometryFuzzer(seed: seed).run(cases: count, log: say)
     say(report.summary)
     findings = report.findings
 case "lines":
@@ -46,7 +52,7 @@ case "api":
     say(report.summary)
     findings = report.findings
 default:
-    FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values, api, banks or lines)\n".utf8))
+    FileHandle.standardError.write(Data("earshot-fuzz: unknown fuzzer \(arguments[1]) (scene-values, api, banks, lines or rooms)\n".utf8))
     exit(2)
 }
 exit(FuzzDriver.reportFindings(findings, say: say))

@@ -227,6 +227,7 @@ public struct BankValueFuzzer {
             if maybe(0.3) { m += ", priority: \(n(0...255, whole: true))" }
             if maybe(0.3) { m += ", loop: \(SceneValueFuzzer.pick(&g, ["true", "false"]))" }
             m += SceneValueFuzzer.distanceKeys(&g, outside: outside, p: 0.3)
+            m += SceneValueFuzzer.imageKeys(&g, outside: outside, p: 0.2)   // spatial:, spread:
             y += "  \(p)s\(s): { \(m) }\n"
         }
         if hasParameter || maybe(0.05) {

@@ -1,0 +1,75 @@
+/// Which room a point is in, and what the walls along a straight line take away: the compiled
+/// boxes of a geometry's rooms. Room `count` is the outside. Allocates nothing after its init.
+final class RoomLookup {
+    let boxes: [RoomBox]
+    let priorities: [Int]
+    let walls: [Walls]
+    var outside: Int { boxes.count }
+    /// Crossings of the line being measured (t·length, loss dB, hf): sized at init.
+    private var scratch: [(at: Float, loss: Float, hf: Float)]
+
+    init(rooms: [Room]) {
+        boxes = rooms.map(RoomBox.init)
+        priorities = rooms.map(\.priority)
+        walls = rooms.map(\.walls)
+        scratch = []
+        scratch.reserveCapacity(2 * rooms.count + 2)
+    }
+
+    /// The innermost room holding `p`: the highest priority, then the smallest volume, then the
+    /// first listed; ``outside`` when none does.
+    func room(at p: Vector3) -> Int {
+        var best = outside
+        for r in boxes.indices where boxes[r].contains(p) {
+            if best == outside || priorities[r] > priorities[best]
+                || (priorities[r] == priorities[best] && boxes[r].volume < boxes[best].volume) {
+                best = r
+            }
+        }
+        return best
+    }
+
+    /// The walls between `a` and `b` on the straight line: each surface it crosses takes its
+    /// room's loss and high ratio; two surfaces within 5 cm (a wall two rooms share) count once,
+    /// as the stronger. Returns the total loss (dB, ≥ 0) and high ratio (0…1).
+    func transmission(from a: Vector3, to b: Vector3) -> (loss: Float, hf: Float) {
+        let length = (b - a).length
+        guard length > 0 else { return (0, 1) }
+        let lo = Vector3(min(a.x, b.x), min(a.y, b.y), min(a.z, b.z)), hi = Vector3(max(a.x, b.x), max(a.y, b.y), max(a.z, b.z))
+        scratch.removeAll(keepingCapacity: true)
+        for r in boxes.indices where walls[r].loss > 0 || walls[r].hf < 1 {
+            let box = boxes[r]
+            guard box.lo.x <= hi.x, box.hi.x >= lo.x, box.lo.y <= hi.y, box.hi.y >= lo.y, box.lo.z <= hi.z, box.hi.z >= lo.z
+            else { continue }
+            let (t0, t1) = box.crossings(a, b)
+            if let t0 { insert((t0 * length, walls[r].loss, walls[r].hf)) }
+            if let t1 { insert((t1 * length, walls[r].loss, walls[r].hf)) }
+        }
+        var loss: Float = 0, hf: Float = 1
+        var i = 0
+        while i < scratch.count {
+            var g = scratch[i]
+            var j = i + 1
+            while j < scratch.count, scratch[j].at - scratch[i].at < 0.05 {
+                if scratch[j].loss > g.loss || (scratch[j].loss == g.loss && scratch[j].hf < g.hf) { g = scratch[j] }
+                j += 1
+            }
+            loss += g.loss
+            hf *= g.hf
+            i = j
+        }
+        return (loss, hf)
+    }
+
+    /// Insertion into the sorted scratch (a line crosses few surfaces).
+    @inline(__always)
+    private func insert(_ c: (at: Float, loss: Float, hf: Float)) {
+        var k = scratch.count
+        scratch.append(c)
+        while k > 0, scratch[k - 1].at > c.at {
+            scratch[k] = scratch[k - 1]
+            k -= 1
+        }
+        scratch[k] = c
+    }
+}

@@ -1,0 +1,74 @@
+import COpenAL
+
+/// Where a positioned voice is heard from when it is not where it is, and the filter its path
+/// puts on it: the rooms' propagation (Rooms/) hears a voice in the next room from the door it
+/// comes through, at the length of its path, darker round the corner. Kept with the voice's
+/// generation, so the slot's next voice starts without it.
+struct HeardPlacement {
+    var generation: UInt32 = .max
+    var position = Vector3.zero
+    var filter = LowPassFilter.open
+}
+
+extension VoicePool {
+    /// The heard position of the voice in slot `index`, nil when it has none (heard where it is).
+    @inline(__always)
+    func heardPosition(_ index: Int) -> Vector3? {
+        heard[index].generation == slots[index].generation ? heard[index].position : nil
+    }
+
+    /// The propagation filter of the voice in slot `index` (open when it has no heard placement).
+    func heardFilter(_ index: Int) -> LowPassFilter {
+        heard[index].generation == slots[index].generation ? heard[index].filter : .open
+    }
+
+    /// Hears the voice in slot `index` from `position` through `filter` (nil: where it is, unfiltered).
+    /// A real voice's source changes at once (inside the caller's AL section); a virtual one
+    /// takes both when it starts (`pushSpatial`).
+    func setHeard(ofSlot index: Int, position: Vector3?, filter: LowPassFilter) {
+        guard slots[index].placement != .pan else { return }
+        let g = slots[index].generation
+        let had = heard[index].generation == g
+        if let position {
+            // A filter within 0.05 dB of the one applied is kept: a moving voice's path changes
+            // a little every frame, and each filter change costs the source a round of EFX calls.
+            let keep = had && Self.close(heard[index].filter, filter)
+            if had, heard[index].position == position, keep { return }
+            heardInUse = true
+            heard[index] = HeardPlacement(generation: g, position: position, filter: keep ? heard[index].filter : filter)
+        } else {
+            guard had else { return }
+            heard[index].generation = .max
+        }
+        guard slots[index].phase == .real else { return }
+        let source = slots[index].source
+        pushPosition(index, to: source)
+        router?.setPropagationFilter(position == nil ? .open : heard[index].filter, source: source)
+    }
+
+    /// Whether two filters differ by less than 0.05 dB in both gains (or are both exactly open).
+    @inline(__always)
+    static func close(_ a: LowPassFilter, _ b: LowPassFilter) -> Bool {
+        if a == b { return true }
+        if (a.gain == 1) != (b.gain == 1) || (a.gainHF == 1) != (b.gainHF == 1) { return false }
+        return abs(a.gain - b.gain) <= 0.0058 * max(a.gain, b.gain) && abs(a.gainHF - b.gainHF) <= 0.0058 * max(a.gainHF, b.gainHF)
+    }
+}
+
+extension VoicePool {
+    /// Calls `body` with the slot, generation and position of every live positioned voice.
+    @inline(__always)
+    func forEachPositioned(_ body: (Int, UInt32, Vector3) -> Void) {
+        for index in live {
+            guard let p = position(ofSlot: index) else { continue }
+            body(index, slots[index].generation, p)
+        }
+    }
+
+    /// The voice's distance × cone gain were it at `position` (its own or its emitter's settings).
+    func attenuation(ofSlot index: Int, at position: Vector3) -> Float {
+        var s = voiceSpatial(index)
+        s.position = position
+        return s.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+    }
+}
