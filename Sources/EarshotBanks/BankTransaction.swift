@@ -103,6 +103,7 @@ extension SoundBank {
         try applyZones(new, to: &c)
         c.geometry = new.geometry
         applyMusic(new, replacements: t.replacements, to: &c)
+        try applyDialogue(new, to: &c)   // SoundBank+Dialogue.swift
         for (file, clip) in c.clipsByPath where t.clipsByPath[file] == nil { engine.unload(clip) }
         c.clips = t.clips
         c.clipsByPath = t.clipsByPath

@@ -38,9 +38,12 @@ struct ValidateCommand: ParsableCommand {
             let result = SceneBank.check(path: scene)
             // A bank's warnings: old linear gains and likely unit slips, its includes' too.
             defer { if loudness, !json, let b = try? result.get() { printLoudness(clips: b.clips, sounds: b.sounds) } }
-            return try report(result, warnings: (try? result.get())?.warnings ?? []) { b in
+            // Its line table's findings too (SceneWarnings+Dialogue.swift: each voice file's header read).
+            let bank = try? result.get()
+            return try report(result, warnings: (bank?.warnings ?? []) + (bank?.dialogueWarnings() ?? [])) { b in
                 "\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
                     + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
+                    + (b.dialogue.map { ", \($0.table.lines.count) dialogue lines in \($0.table.locales.count) locales" } ?? "")
                     + (b.includedFiles.isEmpty
                         ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")")
             }

@@ -114,8 +114,9 @@ public struct SceneRenderer {
         }
     }
 
-    private func run(
-        _ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, from: Double, seconds: Double,
+    /// The render's loop; without a `writer` nothing is written (SceneRenderer+Subtitles.swift).
+    func run(
+        _ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter?, from: Double, seconds: Double,
         progress: ((Double) -> Void)?
     ) throws(EarshotError) -> Result {
         let rate = engine.sampleRate
@@ -194,7 +195,7 @@ public struct SceneRenderer {
                     try engine.render(into: slice)
                     guard kept > 0 else { return }
                     let section = UnsafeBufferPointer(rebasing: slice[((n - kept) * channels)...])
-                    try writer.write(section)
+                    try writer?.write(section)
                     levels.add(section)
                     try loudness.add(section)
                 }
