@@ -30,6 +30,7 @@ extension EngineCore {
             clips[i].generation &+= 1
             clips[i].info = nil
             clips[i].levels = .empty
+            clips[i].loudnessLevels = .empty
             clips[i].buffer = 0
             freeClipIDs.append(UInt32(i))
         }
@@ -41,6 +42,7 @@ extension EngineCore {
             clips[Int(fresh.id)].info = nil
             clips[Int(fresh.id)].pcm = nil
             clips[Int(fresh.id)].levels = .empty   // the slot keeps its own, measured when it was loaded
+            clips[Int(fresh.id)].loudnessLevels = .empty
             clips[Int(fresh.id)].buffer = 0
             clips[Int(fresh.id)].generation &+= 1
             freeClipIDs.append(fresh.id)

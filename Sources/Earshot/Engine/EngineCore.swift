@@ -41,6 +41,8 @@ final class EngineCore {
     var freeClipIDs: [UInt32] = []
     /// Snapshots and sidechain duckings (Mix/, EngineCore+Mix.swift): a stage before the voices.
     let mixer = Mixer()
+    /// Live per-bus and master loudness from the mix's estimates (Loudness/): a stage after the voices.
+    let busLoudness = BusLoudness()
     /// Reverb zones, bus effects, the sends' router and what the context offers for them
     /// (Environment/): a stage after the voices.
     let environment: EnvironmentStage
@@ -105,6 +107,8 @@ final class EngineCore {
         var pcm: PCMAudio?
         /// The clip's level envelope, for the sidechain's detector (Mix/ClipLevels.swift).
         var levels = ClipLevels.empty
+        /// Its K-weighted power envelope, for the live bus loudness (Loudness/KWeightedLevels.swift).
+        var loudnessLevels = KWeightedLevels.empty
     }
 
     init(engineID: UInt64, device: OutputDevice, context: ALContext, voiceSources count: Int,
@@ -120,7 +124,7 @@ final class EngineCore {
         voiceSources = try ALSourceNames.generate(count)
         parameters = ParameterStage(capacity: count + configuration.maxVirtualVoices)
         environment = EnvironmentStage(device: device.handle, zoneSends: configuration.zoneSends)
-        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), timelines, rooms]
+        stages = [mixer, vcaTable, parameters, environment, ParameterFilterStage(parameters: parameters), timelines, rooms, busLoudness]
         isLoopback = device.isLoopback
         keepsClipsForRecovery = configuration.keepsClipsForRecovery ?? !device.isLoopback
         sampleRate = context.sampleRate
@@ -245,6 +249,7 @@ final class EngineCore {
         clips[Int(id)].info = info
         clips[Int(id)].pcm = keepsClipsForRecovery ? pcm : nil
         clips[Int(id)].levels = ClipLevels.measure(pcm)
+        clips[Int(id)].loudnessLevels = KWeightedLevels.measure(pcm)
         return Clip(engineID: engineID, id: id, generation: clips[Int(id)].generation, info: info)
     }
 
@@ -262,6 +267,7 @@ final class EngineCore {
         clips[Int(clip.id)].info = nil
         clips[Int(clip.id)].pcm = nil
         clips[Int(clip.id)].levels = .empty
+        clips[Int(clip.id)].loudnessLevels = .empty
         clips[Int(clip.id)].buffer = 0
         collectBuffers()
     }
