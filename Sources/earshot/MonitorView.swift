@@ -18,6 +18,8 @@ struct MonitorView {
     /// `updateMs` of the last frames, oldest first.
     var updateHistory: [Double] = []
     var paused = false
+    /// Peak holds of the momentary loudness meters (MonitorView+Loudness.swift).
+    var peaks = LoudnessPeakHold()
     var sort = Sort.audibility
     /// Shows only voices on this bus (nil: all).
     var busFilter: String?
@@ -42,6 +44,7 @@ struct MonitorView {
         case .frame(let f):
             guard !paused else { return }
             frame = f
+            peaks.take(f)
             log += f.events
             if log.count > Self.logSize { log.removeFirst(log.count - Self.logSize) }
             updateHistory.append(f.engine.updateMs)
@@ -143,7 +146,10 @@ struct MonitorView {
 
         // Buses as meters.
         out.append("BUSES")
-        for (b, depth) in f?.busTree ?? [] { out.append(Self.busLine(b, depth: depth)) }   // the tree, indented
+        if let f, let master = masterLoudnessLine(f) { out.append(master) }
+        for (b, depth) in f?.busTree ?? [] {   // the tree, indented
+            out.append(Self.busLine(b, depth: depth, held: f.flatMap { peaks.value(b.name, at: $0.time) }))
+        }
         var mix: [String] = []
         if let s = f?.snapshots, !s.isEmpty {
             mix.append(

@@ -12,6 +12,8 @@ extension EngineCore: MonitorSource {
 
     func monitorBusPower() -> [Float] { mixer.busPower(host: self) }
 
+    func liveLoudness(ofBus bus: Int?) -> (momentary: Double, shortTerm: Double) { busLoudness.reading(ofBus: bus) }
+
     func audibleZones() -> [(name: String, gain: Double)] {
         let zones = environment.reverbZones
         guard !zones.isEmpty else { return [] }

@@ -42,6 +42,8 @@ struct MonitorCapture {
     }
     var busNames: [String] = []
     var buses: [MonitorFrame.BusRow] = []
+    /// The master's estimated momentary and short-term LUFS (floored).
+    var masterLoudness: (momentary: Double, shortTerm: Double) = (MonitorProtocol.silenceDecibels, MonitorProtocol.silenceDecibels)
     var snapshots: [MonitorFrame.SnapshotRow] = []
     var zones: [MonitorFrame.ZoneRow] = []
     /// Game parameters' global values (at most 256), in definition order.
@@ -91,7 +93,13 @@ extension MonitorCapture {
                                snapshotDB: MonitorNames.decibels(b.snapshot),
                                parent: table.parents[i] >= 0 ? table.buses[table.parents[i]].name : nil,
                                vcaDB: MonitorNames.decibels(table.vcaFactors[i])))
+            let loudness = core.liveLoudness(ofBus: i)
+            buses[buses.count - 1].momentaryLUFS = max(MonitorProtocol.silenceDecibels, loudness.momentary)
+            buses[buses.count - 1].shortTermLUFS = max(MonitorProtocol.silenceDecibels, loudness.shortTerm)
         }
+        let master = core.liveLoudness(ofBus: nil)
+        masterLoudness = (max(MonitorProtocol.silenceDecibels, master.momentary),
+                          max(MonitorProtocol.silenceDecibels, master.shortTerm))
         for s in core.mixer.snapshots {
             snapshots.append(.init(name: s.snapshot.name, intensity: Double(s.weight.value), ending: s.ending))
         }

@@ -64,6 +64,12 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         public var limiter: Limiter
         /// Whether the output device is lost (voices play on virtually until it is back).
         public var deviceLost: Bool
+        /// The master's estimated momentary and short-term loudness, LUFS: the sum of every bus's
+        /// estimate (``AudioEngine/masterLoudness()`` measures the output instead when a
+        /// loopback engine meters it). Floored at ``MonitorProtocol/silenceDecibels``; nil in
+        /// frames from engines before it.
+        public var masterMomentaryLUFS: Double? = nil
+        public var masterShortTermLUFS: Double? = nil
     }
 
     public struct Limiter: Codable, Sendable, Equatable {
@@ -153,6 +159,11 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
         public var parent: String? = nil
         /// The product of its VCAs' gains, dB (0: in no VCA, or at unity).
         public var vcaDB: Double? = nil
+        /// Estimated momentary (400 ms) loudness, LUFS (``AudioEngine/loudness(of:)``), floored at
+        /// ``MonitorProtocol/silenceDecibels``; nil in frames from engines before it.
+        public var momentaryLUFS: Double? = nil
+        /// Estimated short-term (3 s) loudness, LUFS, floored likewise; nil in older frames.
+        public var shortTermLUFS: Double? = nil
     }
 
     public struct SnapshotRow: Codable, Sendable, Equatable {

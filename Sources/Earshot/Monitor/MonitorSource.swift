@@ -23,6 +23,8 @@ protocol MonitorSource: AnyObject {
     var mixer: Mixer { get }
     /// The power of every bus now (voices and music), by bus index.
     func monitorBusPower() -> [Float]
+    /// The estimated momentary and short-term LUFS of bus `bus` (an index; nil: the master).
+    func liveLoudness(ofBus bus: Int?) -> (momentary: Double, shortTerm: Double)
     /// The reverb zones the listener hears now, with the gain of each (as the sends mix them).
     func audibleZones() -> [(name: String, gain: Double)]
     /// How a positioned voice is heard through the rooms (nil: no geometry, or not positioned).

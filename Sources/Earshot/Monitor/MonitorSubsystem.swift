@@ -362,7 +362,7 @@ final class MonitorSubsystem: EngineSubsystem {
                 return e
             }
         }
-        let engine = MonitorFrame.Engine(
+        var engine = MonitorFrame.Engine(
             output: x.output, sampleRate: c.sampleRate, audioTime: c.audioTime, updateMs: x.updateMs,
             renderMs: x.renderMs,
             updates: x.updates, monitorMs: x.monitorMs, realVoices: c.counts.real,
@@ -370,6 +370,8 @@ final class MonitorSubsystem: EngineSubsystem {
             freeSources: c.counts.freeSources, voiceSources: c.counts.sources, steals: c.counts.steals,
             refusals: c.counts.refusals,
             limiter: x.limiter, deviceLost: c.deviceLost)
+        engine.masterMomentaryLUFS = c.masterLoudness.momentary
+        engine.masterShortTermLUFS = c.masterLoudness.shortTerm
         return MonitorFrame(
             seq: seq, time: Clocks.monotonic() - started, engine: engine, voices: voices,
             voicesOmitted: max(0, c.counts.live - voices.count), buses: c.buses, snapshots: c.snapshots,

@@ -205,6 +205,10 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertTrue(rows[2].contains("-6.0") && rows[2].contains("-15.5") && rows[2].contains("3.00"), rows[2])
         // Bus meters: sfx and ui heard, music and voice silent.
         XCTAssertTrue(lines.contains { $0.hasPrefix("  sfx") && $0.contains("█") }, first)
+        // Loudness meters (issue 40): sfx heard in LUFS, the master line, music at the floor.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  sfx") && $0.contains(" LUFS") && !$0.contains("M  -inf") }, first)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  master (est.)") && $0.contains(" LUFS") }, first)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  music") && $0.contains("M  -inf") }, first)
         XCTAssertTrue(lines.contains { $0.hasPrefix("  music") && !$0.contains("█") && $0.contains("-144.0 dBFS") }, first)
         XCTAssertTrue(lines.contains { $0.contains("cooldown") && $0.contains("blip.wav") }, "the event log: \(first)")
         XCTAssertEqual(lines.count, 41, "one screen of 40 rows (and capture-pane's last newline), redrawn in place")
