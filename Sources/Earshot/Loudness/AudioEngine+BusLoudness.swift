@@ -59,3 +59,15 @@ extension AudioEngine {
         }
     }
 }
+
+extension AudioEngine {
+    /// `earshot-bench loudness` only: steps the bus loudness `count` times, `interval` seconds
+    /// apart from `start` (later than any earlier step), each as a game frame runs it, under the
+    /// AL lock, without rendering, so the bench times the estimate alone.
+    package func stepBusLoudnessForBenchmark(from start: Double, count: Int, interval: Double) {
+        withAL {
+            guard !core.isShutDown else { return }
+            for i in 1...max(1, count) { core.busLoudness.step(now: start + Double(i) * interval, host: core) }
+        }
+    }
+}
