@@ -94,7 +94,8 @@ public enum ReverbDomain {
             let s = String(Double(v * 1000).rounded() / 1000)
             return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
         }
-        let context = "with density \(figure(r.density)) and decayTime \(figure(decay)) s"
+        // Made only when a note is (every pan change of a zone or a room sends a reverb: no allocation).
+        var context: String { "with density \(figure(r.density)) and decayTime \(figure(decay)) s" }
         if bandTime(r.decayLFRatio) < floor {
             out.decayLFRatio = floorRatio
             notes.append("decayLFRatio \(figure(r.decayLFRatio)) raised to \(figure(floorRatio)) \(context): "
