@@ -14,9 +14,9 @@ final class RoomReverbTests: XCTestCase {
     private static let listener = Listener(position: Vector3(-3, 1, 3), at: Vector3(0, 0, -1))
     private static let emitter = Vector3(3, 1, 3)
 
-    private static func geometry(open: Float) throws -> AcousticGeometry {
+    private static func geometry(open: Float, west: ReverbProperties? = nil) throws -> AcousticGeometry {
         AcousticGeometry(
-            rooms: [Room(id: "west", min: Vector3(-10, 0, -5), max: Vector3(0, 3, 5), walls: .concrete),
+            rooms: [Room(id: "west", min: Vector3(-10, 0, -5), max: Vector3(0, 3, 5), reverb: west, walls: .concrete),
                     Room(id: "east", min: Vector3(0, 0, -5), max: Vector3(10, 3, 5),
                          reverb: try ReverbProperties.preset(named: "concerthall"), walls: .concrete)],
             portals: [Portal(id: "door", between: "west", and: "east", center: Vector3(0, 1, 3), width: 1, height: 2,
@@ -25,11 +25,23 @@ final class RoomReverbTests: XCTestCase {
 
     /// A 0.3 s noise burst in the east room, then `tail` seconds; interleaved stereo from the
     /// burst's end, and what the rooms decided for the voice.
-    private func tail(open: Float, seconds: Double) throws -> (out: [Float], heard: Propagation?) {
-        let e = try TestSignals.loopbackEngine()
+    private func tail(open: Float, seconds: Double, west: ReverbProperties? = nil, loseDevice: Bool = false)
+        throws -> (out: [Float], heard: Propagation?)
+    {
+        let e = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true }
         defer { e.shutdown() }
         e.listener = Self.listener
-        try e.setGeometry(try Self.geometry(open: open))
+        try e.setGeometry(try Self.geometry(open: open, west: west))
+        if loseDevice {
+            try playOnce(e)
+            e.simulateDeviceLoss()
+            for _ in 0..<500 {
+                try TestSignals.renderGameFrames(e, seconds: 1.0 / 60)
+                guard e.isDeviceLost else { break }
+                usleep(2_000)
+            }
+            XCTAssertFalse(e.isDeviceLost, "recovered")
+        }
         guard case .int16(let s) = TestSignals.whiteNoise(sampleRate: rate).samples else { return ([], nil) }
         let burst = try e.loadClip(PCMAudio(sampleRate: rate, channels: 1, samples: .int16(Array(s[0..<(rate * 3 / 10)]))),
                                    name: "burst")
@@ -38,6 +50,14 @@ final class RoomReverbTests: XCTestCase {
         let heard = e.propagation(of: v)
         try TestSignals.renderGameFrames(e, seconds: 0.2)
         return (try TestSignals.renderGameFrames(e, seconds: seconds), heard)
+    }
+
+    /// The room reverb's slots exist before the loss: a burst is played and rendered once.
+    private func playOnce(_ e: AudioEngine) throws {
+        let clip = try e.loadClip(PCMAudio(sampleRate: rate, channels: 1, samples: .int16([Int16](repeating: 1000, count: 480))),
+                                  name: "tick")
+        _ = try e.play(clip, options: .init(position: Self.emitter))
+        try TestSignals.renderGameFrames(e, seconds: 0.05)
     }
 
     private func channel(_ x: [Float], _ c: Int, from: Double, to: Double) -> Double {
@@ -71,5 +91,28 @@ final class RoomReverbTests: XCTestCase {
         XCTAssertGreaterThan(right - left, 3, "from the door's side")
         XCTAssertEqual(t60, Double(preset.decayTime), accuracy: Double(preset.decayTime) * 0.1)
         XCTAssertLessThanOrEqual(closedLevel, openLevel - Double(Walls.concrete.loss), "a closed door leaves the walls")
+    }
+
+    /// The listener's own room rings all around it beside the next room's reverb (both sends at
+    /// once): with the `bathroom` reverb (1.49 s) in the west room the early tail's left channel
+    /// (where the east reverb is faint) rises, and the late tail (when the bathroom's is 50 dB
+    /// down) still comes from the door.
+    func testTheListenersRoomRingsBesideTheNextRooms() throws {
+        let dry = try tail(open: 1, seconds: 1.6)
+        let wet = try tail(open: 1, seconds: 1.6, west: try ReverbProperties.preset(named: "bathroom"))
+        let earlyDry = channel(dry.out, 0, from: 0.02, to: 0.2), earlyWet = channel(wet.out, 0, from: 0.02, to: 0.2)
+        let lateLeft = channel(wet.out, 0, from: 1.2, to: 1.6), lateRight = channel(wet.out, 1, from: 1.2, to: 1.6)
+        print("RoomReverbTests: early left dry west \(earlyDry) dB, bathroom \(earlyWet) dB; late left \(lateLeft) dB, right \(lateRight) dB")
+        XCTAssertGreaterThan(earlyWet - earlyDry, 3, "the listener's room rings")
+        XCTAssertGreaterThan(lateRight - lateLeft, 3, "the next room's tail still from its door")
+    }
+
+    /// After a device loss the next room's reverb is back, from its door.
+    func testTheNextRoomsReverbIsBackAfterADeviceLoss() throws {
+        let after = try tail(open: 1, seconds: 0.8, loseDevice: true)
+        let left = channel(after.out, 0, from: 0.05, to: 0.8), right = channel(after.out, 1, from: 0.05, to: 0.8)
+        print("RoomReverbTests: after a device loss left \(left) dB, right \(right) dB")
+        XCTAssertGreaterThan(left, -80)
+        XCTAssertGreaterThan(right - left, 3)
     }
 }
