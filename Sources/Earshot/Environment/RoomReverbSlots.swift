@@ -32,27 +32,7 @@ final class RoomReverbSlots {
     init() throws(EarshotError) { try makeObjects() }
 
     private func makeObjects() throws(EarshotError) {
-        var made: [(ALuint, ALuint)] = []
-        do throws(EarshotError) {
-            for _ in 0..<Self.count {
-                let slot = try EFX.makeSlot()
-                do throws(EarshotError) {
-                    made.append((slot, try EFX.makeEffect(type: AL_EFFECT_EAXREVERB)))
-                } catch {
-                    EFX.deleteSlot(slot)
-                    throw error
-                }
-            }
-        } catch {
-            for (slot, effect) in made {
-                EFX.deleteSlot(slot)
-                EFX.deleteEffect(effect)
-            }
-            ALCheck.discard(because: "the cleanup of a failure already being thrown")
-            throw error
-        }
-        slots = made.map(\.0)
-        effects = made.map(\.1)
+        (slots, effects) = try ReverbSlots.make(count: Self.count, gain: 1)
         if channels.count != Self.count { channels = [Channel](repeating: Channel(), count: Self.count) }
     }
 
