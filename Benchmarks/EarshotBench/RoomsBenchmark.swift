@@ -25,7 +25,7 @@ enum RoomsBenchmark {
         for i in 0..<8 { for j in 0..<4 {
             rooms.append(Room(id: "r\(i)_\(j)", min: Vector3(Float(i) * 10, 0, Float(j) * 10),
                               max: Vector3(Float(i + 1) * 10, 3, Float(j + 1) * 10),
-                              reverb: (i + j) % 2 == 0 ? hall : nil, walls: .wood))
+                              reverb: ProcessInfo.processInfo.environment["ROOMS_DRY"] == nil && (i + j) % 2 == 0 ? hall : nil, walls: .wood))
         } }
         for i in 0..<7 { for j in 0..<4 {
             portals.append(Portal(id: "x\(i)_\(j)", between: "r\(i)_\(j)", and: "r\(i + 1)_\(j)",

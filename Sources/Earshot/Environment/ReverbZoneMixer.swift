@@ -20,7 +20,7 @@ final class ReverbZoneMixer {
         var sentGain: Float = -1
         var sentPan: Vector3 = Vector3(.nan, 0, 0)
         /// The cross-fade values of the reverb last sent (``ReverbDomain/crossFadeKey(_:)``).
-        var sentFadeKey: [Float] = []
+        var sentFadeKey: ReverbDomain.CrossFadeKey?
     }
 
     /// How many times a slot was sent a reverb whose cross-fade values changed: each starts
@@ -138,7 +138,7 @@ final class ReverbZoneMixer {
             states[i] = kept[i]
             states[i].sentGain = -1
             states[i].sentPan = Vector3(.nan, 0, 0)
-            states[i].sentFadeKey = []   // new slots: a new reverb state, which fades in
+            states[i].sentFadeKey = nil   // new slots: a new reverb state, which fades in
         }
         try apply()
     }

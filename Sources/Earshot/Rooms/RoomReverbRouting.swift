@@ -8,11 +8,12 @@ import Glibc
 ///
 /// A voice in a room that has a reverb and is not the listener's feeds that room's reverb
 /// through a *channel* the host lends (``RoomHost/roomReverbChannels``: the voice's last zone
-/// send goes to it), at its path's level (the propagation filter is on its sends). A room keeps
-/// its channel while it has voices; a channel passes to another room only after a frame with
-/// none (a free one first). Rooms beyond the channels wait for one, their voices feeding only
-/// the listener's zones. Each channel is heard from the opening of the last portal on its first
-/// voice's path as the listener sees it (through walls: from the voice), focused as zones are
+/// send goes to it), at its path's level (the propagation filter is on its sends). The rooms
+/// nearest the listener ring: a room takes a free channel (one with no voice last frame, an
+/// unused one first), or the channel of the farthest ringing room when its nearest voice's way
+/// is shorter than ``takeOver`` × that room's; the others' voices feed only the listener's
+/// zones. Each channel is heard from the opening of the last portal on its nearest voice's way
+/// as the listener sees it (through walls: from the voice), focused as zones are
 /// (``ZoneBlend``): `1 − (2/π)·atan(r / d)`, `r` the opening's half-diagonal.
 ///
 /// Allocates only when the geometry is set.
@@ -21,6 +22,8 @@ struct RoomReverbRouting {
     static let maxChannels = 4
     /// The apparent radius of a room heard through its walls (no portal path), metres.
     static let wallRadius: Float = 2
+    /// How much nearer (as a ratio of way lengths) a room must be to take a ringing room's channel.
+    static let takeOver: Float = 0.8
 
     /// Per room index (the outside last): its channel (−1: none) and whether it has a reverb.
     private var roomChannel: [Int32]
@@ -32,6 +35,10 @@ struct RoomReverbRouting {
     private var voicesLast = [Int32](repeating: 0, count: maxChannels)
     private var portal = [Int32](repeating: -1, count: maxChannels)
     private var point = [Vector3](repeating: .zero, count: maxChannels)
+    /// Per channel, the shortest way of its voices this frame; the nearest room without a channel.
+    private var nearest = [Float](repeating: .infinity, count: maxChannels)
+    private var waitingRoom: Int32 = -1
+    private var waitingLength = Float.infinity
 
     init(geometry g: AcousticGeometry) {
         roomChannel = [Int32](repeating: -1, count: g.rooms.count + 1)
@@ -55,9 +62,16 @@ struct RoomReverbRouting {
                     break
                 }
             }
-            guard c >= 0 else { return -1 }
+            guard c >= 0 else {
+                if r.length < waitingLength {
+                    waitingRoom = Int32(room)
+                    waitingLength = r.length
+                }
+                return -1
+            }
         }
-        if voicesNow[c] == 0 {
+        if r.length < nearest[c] {
+            nearest[c] = r.length
             portal[c] = r.lastPortal
             point[c] = e
         }
@@ -69,7 +83,14 @@ struct RoomReverbRouting {
     /// listener's view of its portal (the host sends it only when it changed).
     mutating func finish(graph: PortalGraph, listener: Listener, channels: Int, host: some RoomHost) {
         var frame: ZoneBlend.ListenerFrame?
+        // A nearer room waiting takes the farthest ringing room's channel from the next frame.
+        var far = -1
+        if waitingRoom >= 0 {
+            for k in 0..<channels where voicesNow[k] > 0 && (far < 0 || nearest[k] > nearest[far]) { far = k }
+            if far >= 0, !(waitingLength < Self.takeOver * nearest[far]) { far = -1 }
+        }
         for k in 0..<channels {
+            defer { nearest[k] = .infinity }
             voicesLast[k] = voicesNow[k]
             guard voicesNow[k] > 0 else { continue }
             voicesNow[k] = 0
@@ -79,6 +100,13 @@ struct RoomReverbRouting {
             host.setRoomReverb(channel: k, reverb: reverb, pan: Self.pan(of: k, graph: graph, listener: listener,
                                                                        frame: f, portal: portal[k], point: point[k]))
         }
+        if far >= 0 {
+            roomChannel[Int(channelRoom[far])] = -1
+            channelRoom[far] = waitingRoom
+            roomChannel[Int(waitingRoom)] = Int32(far)
+        }
+        waitingRoom = -1
+        waitingLength = .infinity
     }
 
     /// Where channel `k`'s reverb comes from, in the listener's EAX frame.
