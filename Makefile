@@ -4,7 +4,8 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the demos use.
 DEB_PACKAGES := libopenal-dev libsndfile1-dev libvorbis-dev libdbus-1-dev libpulse-dev pkg-config \
                 ffmpeg sox espeak-ng dbus mpv mpv-mpris playerctl pulseaudio pulseaudio-utils \
-                libclang-rt-14-dev soundstretch tmux pipewire pipewire-pulse wireplumber valgrind
+                libclang-rt-14-dev soundstretch tmux pipewire pipewire-pulse wireplumber valgrind \
+                libebur128-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build build-release demo test bench bench-against bench-table soak tsan assets docs docc-keys clean
@@ -50,10 +51,12 @@ bench: deps
 	$(SWIFT) build -c release --product earshot-bench
 	.build/release/earshot-bench clips
 	.build/release/earshot-bench limiter
+	.build/release/earshot-bench loudness
 	.build/release/earshot-bench music --seconds 600
 	.build/release/earshot-bench scenes
 	.build/release/earshot-bench parameters
 	.build/release/earshot-bench rooms
+	.build/release/earshot-bench beds
 	.build/release/earshot-bench timelines
 	.build/release/earshot-bench dialogue
 	@for n in 256 1024 2048; do echo "== stress: $$n voices"; .build/release/earshot stress --voices $$n --seconds 10 || exit 1; done

@@ -41,6 +41,11 @@ let package = Package(
         // `-D_REENTRANT -pthread`, which SwiftPM refuses with a warning on every build; the
         // header and the library are on the default paths.
         .systemLibrary(name: "CPulse"),
+        // ITU-R BS.1770-4 / EBU R128 loudness and true peak (libebur128, what ffmpeg's meter agrees
+        // with), for Sources/Earshot/Loudness.
+        .systemLibrary(
+            name: "CEbur128", pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]),
 
         // Makes libsndfile's libmpg123 handles quiet (MPG123_QUIET): libmpg123 otherwise prints
         // notes on damaged MP3s to the process's stderr (see quiet_mpg123.c).
@@ -59,7 +64,7 @@ let package = Package(
         .target(
             name: "Earshot",
             dependencies: [
-                "COpenAL", "CSndFile", "CVorbisFile", "CQuietMPG123", "EarshotLinux",
+                "COpenAL", "CSndFile", "CVorbisFile", "CQuietMPG123", "CEbur128", "EarshotLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The content layer scenes and banks share: their YAML read into typed definitions that

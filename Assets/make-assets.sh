@@ -86,3 +86,15 @@ line en en bark.guard.grenade "Grenade!"
 line fr fr bark.guard.grenade "Grenade !"
 
 du -ch Sounds Music Voice | tail -n 1
+
+# --- An ambisonic bed (issue 39): first-order AmbiX (ACN/SN3D), 4 channels, Ogg Vorbis ---------
+# Encoded by hand with sox's remix from three mono sources: a high bird chirping at 60° (front
+# left), a lower bird at -120° (behind, right), and wind as decorrelated noise in every channel.
+# AmbiX first order of a source from azimuth a: W = s, Y = s sin a, Z = 0, X = s cos a.
+mkdir -p Ambience
+sox -R -n -r 24000 -c 1 -b 16 "$tmp/birdA.wav" synth 0.12 sine 3000-4500 fade q 0.005 0.12 0.05 pad 0 0.38 repeat 5 gain -8
+sox -R -n -r 24000 -c 1 -b 16 "$tmp/birdB.wav" synth 0.2 sine 1800-2400 fade q 0.01 0.2 0.08 pad 0.25 0.55 repeat 3 gain -10
+sox -R -n -r 24000 -c 4 -b 16 "$tmp/wind4.wav" synth 3.0 brownnoise brownnoise brownnoise brownnoise lowpass 600 gain -14
+sox -M "$tmp/birdA.wav" "$tmp/birdB.wav" "$tmp/wind4.wav" -c 4 "$tmp/forest.wav" \
+    remix 1v0.5,2v0.5,3v0.5 1v0.433,2v-0.433,4v0.5 5v0.25 1v0.25,2v-0.25,6v0.5 trim 0 3.0
+ff -i "$tmp/forest.wav" -c:a libvorbis -q:a 3 -bitexact Ambience/forest-foa.ogg

@@ -32,6 +32,8 @@ struct BankContents {
     /// The buses the bank put under a parent (`parent:`), and the VCAs it defined.
     var busParents: Set<String> = []
     var vcas: Set<String> = []
+    /// The line table and locale the bank set on the engine (SoundBank+Dialogue.swift).
+    var dialogue: SceneDialogue?
 
     struct BusPair: Hashable {
         var target: String

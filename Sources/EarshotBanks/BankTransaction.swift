@@ -41,10 +41,14 @@ extension SoundBank {
         let existing = c.clipsByPath.merging(pending?.newClips ?? [:]) { kept, _ in kept }
         let loaded = try BankLoader.loadClips(new, existing: existing, engine: engine)
         var definitions: [String: SoundDefinition] = [:]
+        let clipPaths = Dictionary(new.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
         for s in new.sounds {
-            let d = BankLoader.definition(s, clips: loaded.byID)
+            var d = BankLoader.definition(s, clips: loaded.byID)
             // A switch's cases are made at the commit (checked by the parser: they exist).
-            do throws(EarshotError) { if s.switchOn == nil { try d.validate() } } catch {
+            do throws(EarshotError) {
+                d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+                if s.switchOn == nil { try d.validate() }
+            } catch {
                 for clip in loaded.new { engine.unload(clip) }
                 let (file, line) = new.origin(of: "sounds.\(s.id)")
                 throw .invalid([
@@ -99,6 +103,7 @@ extension SoundBank {
         try applyZones(new, to: &c)
         c.geometry = new.geometry
         applyMusic(new, replacements: t.replacements, to: &c)
+        try applyDialogue(new, to: &c)   // SoundBank+Dialogue.swift
         for (file, clip) in c.clipsByPath where t.clipsByPath[file] == nil { engine.unload(clip) }
         c.clips = t.clips
         c.clipsByPath = t.clipsByPath

@@ -26,6 +26,9 @@ extension SoundBank {
     ///   new file fades in, from its start (the new one is what ``music(_:)`` returns from then
     ///   on); one that was not playing is loaded anew at the next ``music(_:)``. A track removed
     ///   from the bank fades out. ``unload()`` stops them all, fading or not.
+    /// - a changed `dialogue:` (its file, its locale, or the table file saved again — it is
+    ///   watched with the bank) sets the new table and locale on the engine; a removed one takes
+    ///   the table away; an unchanged one leaves the engine's table and locale as they are.
     ///
     /// A bank file (or an included one) that is empty is refused, never applied: it is what an
     /// editor's truncate-then-write looks like half-way, not an edit that removes every sound.
@@ -130,10 +133,10 @@ extension SoundBank {
         }
     }
 
-    /// The first of the bank's files (the bank and what it includes now) that is a regular file
+    /// The first of the bank's files (the bank, what it includes now, its line table) that is a regular file
     /// with nothing in it; nil when none is. Read, not `stat`ed: a /proc file says size 0.
     func emptyFile() -> String? {
-        let files = [path] + (storedContents()?.bank.includedFiles ?? [])
+        let files = storedContents()?.bank.files ?? [path]
         for file in files {
             var st = stat()
             guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
@@ -171,6 +174,7 @@ extension SoundBank {
         diff("music", old.music, new.music, \.id)
         diff("parameters", old.parameters, new.parameters, \.id)
         if old.attenuation != new.attenuation { out.changed.append("attenuation") }
+        dialogueChange(from: old, to: new, into: &out)   // SoundBank+Dialogue.swift
         out.added.sort()
         out.changed.sort()
         out.removed.sort()

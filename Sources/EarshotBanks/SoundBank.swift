@@ -242,7 +242,7 @@ public final class SoundBank: Sendable {
     /// Gives back what the bank loaded: stops the watch, removes its sounds (their voices stop
     /// with their clips), stops its music tracks, ends its active snapshots, takes its zones out
     /// of the engine's, removes the duckings it set, unloads its clips (their memory is freed)
-    /// and finishes ``events``. Buses it added stay (the engine cannot remove a bus). Idempotent.
+    /// takes away its line table (if the engine still has it) and finishes ``events``. Buses it added stay (the engine cannot remove a bus). Idempotent.
     public func unload() {
         watcher?.stop()
         lock.lock()
@@ -272,6 +272,7 @@ public final class SoundBank: Sendable {
         if kept.count != zones.count { try? engine.setReverbZones(kept) }
         for pair in c.duckings { try? engine.setDucking(nil, of: Bus(pair.target), by: Bus(pair.source)) }
         for name in c.busCurves { try? engine.setCurves([], for: Bus(name)) }
+        releaseDialogue(c, engine: engine)   // SoundBank+Dialogue.swift
         for clip in c.clipsByPath.values { engine.unload(clip) }
     }
 

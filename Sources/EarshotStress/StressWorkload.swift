@@ -45,6 +45,9 @@ public struct StressWorkload: Sendable {
     /// Play on the system's default output (a live device mixing on its own thread, in real
     /// time) instead of the loopback device; implies `updateOnly`, and frames are paced at 60 Hz.
     public var live: Bool
+    /// Listeners (split screen, 1…8): the first at the origin, the others 40 m apart along +x;
+    /// with more than one every voice is heard through the listeners' blend (Listeners/).
+    public var listeners = 1
 
     /// The mix's sample rate.
     public static let rate = 48_000
@@ -126,6 +129,9 @@ public struct StressWorkload: Sendable {
         let engine = try AudioEngine(configuration: config)
         defer { engine.shutdown() }
         try engine.setReverbZones(try Self.zones(reverbSends))
+        if listeners > 1 {
+            try engine.setListeners((0..<listeners).map { Listener(position: Vector3(40 * Float($0), 0, 0)) })
+        }
         let loaded = try engine.loadClip(self.clip, name: "stress clip")
         var emitters: [Emitter] = []
         emitters.reserveCapacity(voices)

@@ -3,7 +3,7 @@ import Earshot
 import EarshotScenes
 import Foundation
 
-/// `earshot info FILE`: container, codec, rate, channels, frames, duration, packets, bytes, markers.
+/// `earshot info FILE`: container, codec, rate, channels, frames, duration, packets, bytes, loudness, markers.
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
@@ -13,8 +13,10 @@ struct InfoCommand: ParsableCommand {
             A file ending in .yaml or .yml is read as a scene (or, without `duration:` and a \
             timeline, as a bank, with the files it includes): it is validated, then its clips, \
             sounds (selection, variation, limit, cooldown, bus; a layered sound's layers, their clips and curves), snapshots, buses (gain, ducking), \
-            music tracks and sets (states, transitions, stingers), emitters and events are listed. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
-            other formats are described from libsndfile's header. Markers are listed with their \
+            music tracks and sets (states, transitions, stingers), emitters and events are listed. \
+            A file of 4, 9 or 16 channels is also described as a first-, second- or third-order \
+            ambisonic bed (AmbiX unless declared FuMa) and how Earshot would play it. CAF files are parsed by Earshot's own reader (frames after the packet table's trims); \
+            other formats are described from libsndfile's header. Loudness (EBU R128: integrated, LRA, max momentary and short-term) and true peak are measured by decoding the whole file. Markers are listed with their \
             time, frame, kind, length and name: WAV cue points (labl names, ltxt lengths) and smpl \
             loops, CAF mark and regn chunks, Ogg Vorbis CHAPTERxxx comments; marker chunks that \
             cannot be read are reported as unreadable without failing the file. Exits 1 with \
@@ -70,6 +72,7 @@ struct InfoCommand: ParsableCommand {
         } catch {
             fail(error.description)
         }
+        let loudness = Self.loudness(of: file)   // InfoCommand+Loudness.swift
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -80,6 +83,8 @@ struct InfoCommand: ParsableCommand {
             if object["frames"] == nil { object["frames"] = NSNull() }
             if object["duration"] == nil { object["duration"] = NSNull() }
             object["markersUnreadable"] = info.markersUnreadable ?? NSNull()
+            object["ambisonics"] = Self.ambisonicJSON(channels: info.channels) ?? NSNull()
+            object["loudness"] = Self.loudnessJSON(loudness)
             object["markers"] = info.markers.map { m -> [String: Any] in
                 [
                     "name": m.name, "frame": m.frame, "seconds": m.time(sampleRate: info.sampleRate),
@@ -98,12 +103,14 @@ struct InfoCommand: ParsableCommand {
                 "sample rate: \(info.sampleRate == info.sampleRate.rounded() ? String(Int(info.sampleRate)) : String(info.sampleRate)) Hz"
             )
             say("channels:    \(info.channels)")
+            if let a = Self.ambisonicDescription(channels: info.channels) { say("ambisonics:  \(a)") }
             say(
                 "frames:      \(info.frames.map(String.init) ?? "unknown (the file does not state a plausible length)")"
             )
             say("duration:    \(info.duration.map { String(format: "%.6f s", $0) } ?? "unknown")")
             say("packets:     \(info.packets.map(String.init) ?? "-")")
             say("bytes:       \(info.bytes)\(info.audioBytes.map { " (\($0) of audio)" } ?? "")")
+            Self.printLoudness(loudness)
             printMarkers(info)
         }
     }

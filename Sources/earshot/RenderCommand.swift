@@ -58,6 +58,16 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Also write what the scene's say: lines showed as subtitles (.srt or .vtt).")
     var subtitles: String?
 
+    // Loudness (RenderCommand+Loudness.swift).
+    @Option(name: .long, parsing: .unconditional, help: "Exit 1 with one line when the render's integrated loudness misses LUFS (by more than --loudness-tolerance).")
+    var loudnessTarget: Double?
+
+    @Option(name: .long, parsing: .unconditional, help: "With --loudness-target: LU either side of it that still meet it (default 1).")
+    var loudnessTolerance: Double = 1
+
+    @Option(name: .long, parsing: .unconditional, help: "With --loudness-target: exit 1 too when the true peak is over dBTP.")
+    var truePeak: Double?
+
     func validate() throws {
         if AudioFileWriter.Format(rawValue: format) == nil { throw ValidationError("--format takes s16 or f32") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= FrameLoop.maxSeconds) {
@@ -69,6 +79,7 @@ struct RenderCommand: ParsableCommand {
         }
         if let from, !(from.isFinite && from >= 0) { throw ValidationError("--from must be 0 or more seconds") }
         if let from, let end = to ?? duration, from >= end { throw ValidationError("--from must come before --to") }
+        try validateLoudness()
         if let problem = validateSubtitles() { throw ValidationError(problem) }   // RenderCommand+Subtitles.swift
     }
 
@@ -163,7 +174,8 @@ struct RenderCommand: ParsableCommand {
             let svg = LevelPlot.svg(
                 levels: result.levels, events: result.events,
                 title: loaded.name + (from.map { " from \(SceneDescription.seconds($0)) s" } ?? ""),
-                duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0)
+                duration: result.duration, timeline: result.timeline, scene: loaded, start: from ?? 0,
+                loudness: result.loudnessTrace, loudnessTarget: loudnessTarget)
             do throws(EarshotError) {
                 try outputs.write(Array(svg.utf8), to: plot)
             } catch {
@@ -196,7 +208,9 @@ struct RenderCommand: ParsableCommand {
                         result.limitedSeconds, 100 * result.limitedSeconds / max(result.duration, 1e-9),
                         result.deepestLimiterReduction))
             }
+            if let loudness = result.loudness { note(Self.loudnessLine(loudness)) }
         }
+        if let loudness = result.loudness, let miss = loudnessMiss(loudness) { return failed(miss) }
         return true
     }
 

@@ -16,6 +16,7 @@ extension SceneInfo {
             let object = definitionsJSON(bank.definitions).merging([
                 "file": bank.file, "name": bank.name, "kind": "bank", "includes": bank.includedFiles,
                 "zones": bank.zones.map(\.name),
+                "dialogue": bank.dialogue.map(dialogueJSON) ?? NSNull(),
                 "snapshots": bank.snapshots.map { s -> [String: Any] in
                     ["id": s.id, "gains": Dictionary(s.gains.map { ($0.bus, $0.db) }, uniquingKeysWith: { $1 })]
                 },
@@ -48,5 +49,19 @@ extension SceneInfo {
             "zones:     \(bank.zones.count)\(bank.zones.isEmpty ? "" : " (\(bank.zones.map(\.name).joined(separator: ", ")))")"
         )
         printMusic(bank.music, bank.musicSets)
+        if let d = bank.dialogue {
+            let counts = d.table.locales.map { "\($0) \(linesWithText(d.table, $0))" }.joined(separator: ", ")
+            say("dialogue:  \(d.path): \(d.table.lines.count) lines, \(d.table.locales.count) locales (lines with text: \(counts)), locale \(d.locale)")
+        }
+    }
+
+    /// The lines of `table` with a subtitle text in `locale` (nothing read from disk).
+    static func linesWithText(_ table: DialogueTable, _ locale: String) -> Int {
+        table.lines.values.filter { $0.text[locale] != nil }.count
+    }
+
+    static func dialogueJSON(_ d: SceneDialogue) -> [String: Any] {
+        ["lines": d.path, "locale": d.locale, "lineCount": d.table.lines.count, "locales": d.table.locales,
+         "linesWithText": Dictionary(uniqueKeysWithValues: d.table.locales.map { ($0, linesWithText(d.table, $0)) })]
     }
 }

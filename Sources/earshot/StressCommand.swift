@@ -31,6 +31,10 @@ struct StressCommand: ParsableCommand {
         help: "Cap on real voices; the rest go virtual (default: enough for all, up to 4096).")
     var maxReal: Int?
 
+    @Option(name: .long, parsing: .unconditional,
+            help: "Listeners (split screen, 1…8; default 1): the others 40 m apart, every voice heard from its nearest.")
+    var listeners: Int = 1
+
     @Flag(name: .long, help: "Render with HRTF.")
     var hrtf = false
 
@@ -114,6 +118,7 @@ struct StressCommand: ParsableCommand {
         }
         guard let voices else { throw ValidationError("--voices is required (or --find-limit)") }
         guard (1...1_000_000).contains(voices) else { throw ValidationError("--voices must be within 1…1000000") }
+        guard (1...AudioEngine.maxListeners).contains(listeners) else { throw ValidationError("--listeners must be within 1…\(AudioEngine.maxListeners)") }
         guard seconds > 0, seconds <= 3_600 else { throw ValidationError("--seconds must be within 0…3600") }
         if let maxReal, !(1...4096).contains(maxReal) { throw ValidationError("--max-real must be within 1…4096") }
     }
@@ -126,8 +131,9 @@ struct StressCommand: ParsableCommand {
         let sendCounts = reverb ? [1, 2] : [0]
         var reports: [StressReport] = []
         for sends in sendCounts {
-            let workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf,
+            var workload = StressWorkload(voices: voices, seconds: seconds, maxReal: maxReal, hrtf: hrtf,
                                           reverbSends: sends, updateOnly: updateOnly || live, live: live)
+            workload.listeners = listeners
             let showProgress = !json && isatty(2) != 0
             let result: StressResult
             do {

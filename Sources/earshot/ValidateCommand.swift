@@ -27,6 +27,9 @@ struct ValidateCommand: ParsableCommand {
     @Flag(name: .long, help: "Treat warnings as errors (exit 1).")
     var strict = false
 
+    @Flag(name: .long, help: "Also list each clip's loudness (LUFS) and what each sound's `loudness:` does to it.")
+    var loudness = false
+
     @Flag(name: .long, help: "Print problems and warnings as JSON on stdout.")
     var json = false
 
@@ -34,15 +37,20 @@ struct ValidateCommand: ParsableCommand {
         if SceneBank.isBank(path: scene) {
             let result = SceneBank.check(path: scene)
             // A bank's warnings: old linear gains and likely unit slips, its includes' too.
-            return try report(result, warnings: (try? result.get())?.warnings ?? []) { b in
+            defer { if loudness, !json, let b = try? result.get() { printLoudness(clips: b.clips, sounds: b.sounds) } }
+            // Its line table's findings too (SceneWarnings+Dialogue.swift: each voice file's header read).
+            let bank = try? result.get()
+            return try report(result, warnings: (bank?.warnings ?? []) + (bank?.dialogueWarnings() ?? [])) { b in
                 "\(scene): ok — bank \"\(b.name)\", \(b.clips.count) clips, \(b.sounds.count) sounds, \(b.snapshots.count) snapshots, "
                     + "\(b.buses.count) buses, \(b.zones.count) zones, \(b.music.count) music tracks"
+                    + (b.dialogue.map { ", \($0.table.lines.count) dialogue lines in \($0.table.locales.count) locales" } ?? "")
                     + (b.includedFiles.isEmpty
                         ? "" : ", \(b.includedFiles.count) included file\(b.includedFiles.count == 1 ? "" : "s")")
             }
         }
         let result = Scene.check(path: scene)
         let warnings = (try? result.get())?.warnings() ?? []
+        defer { if loudness, !json, let s = try? result.get() { printLoudness(clips: s.clips, sounds: s.sounds) } }   // ValidateCommand+Loudness.swift
         try report(result, warnings: warnings) { s in
             let moving = s.emitters.filter { $0.path.moves }.count
             return "\(scene): ok — \"\(s.name)\", \(SceneDescription.seconds(s.duration)) s at \(s.sampleRate) Hz, "

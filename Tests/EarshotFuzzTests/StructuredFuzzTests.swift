@@ -73,6 +73,28 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n"))
     }
 
+    /// Bed files (issue 39): channel counts, containers, sample types, lengths, AmbiX/FuMa, both
+    /// loadings, decoders and locks; a count that is no order is refused, the rest play finite.
+    func testBedFilesBounded() {
+        let report = BedFileFuzzer(seed: 39).run(cases: 40)
+        print("StructuredFuzzTests: " + report.summary)
+        XCTAssertGreaterThan(report.played, 5)
+        XCTAssertGreaterThan(report.refused, 5)
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
+    /// Scenes with beds (issue 39): the bed keys' values at and past their edges; validate ok ⇒
+    /// render ok.
+    func testSceneBedsBounded() {
+        var fuzzer = SceneValueFuzzer(assets: assets, seed: 3939)
+        fuzzer.musicSetChance = 0
+        fuzzer.bedChance = 1
+        let report = fuzzer.run(cases: 16)
+        print("StructuredFuzzTests (beds): " + report.summary)
+        XCTAssertGreaterThan(report.validBeds, 1, "the generator reaches valid scenes with beds")
+        XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
+    }
+
     /// Line tables (YAML, CSV) and subtitle files from their structures, edited: what is written
     /// reads back as written, what is accepted keeps the limits, edits are refused or read.
     func testLineTablesAndSubtitlesBounded() {

@@ -91,7 +91,7 @@ final class DocExampleTests: XCTestCase {
 
         let modules = CLIRunner.productsDirectory.appendingPathComponent("Modules").path
         var args = ["-typecheck", "-swift-version", "6", "-I", modules]
-        for m in ["COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse"] {
+        for m in ["COpenAL", "CSndFile", "CVorbisFile", "CDBus", "CPulse", "CEbur128"] {
             args += ["-Xcc", "-fmodule-map-file=\(root.appendingPathComponent("Sources/\(m)/module.modulemap").path)"]
         }
         // The package's own C targets: the module maps SwiftPM wrote for them.

@@ -52,9 +52,10 @@ final class LevelPlotTests: XCTestCase {
         let text = c.texts.joined()
         XCTAssertTrue(text.contains("hint begin"))
         XCTAssertTrue(text.contains("hint end"))
-        // The lanes (voices real and virtual, five buses) and the map (listener and emitter paths).
-        XCTAssertEqual(c.classes["lane"], 2)
-        XCTAssertEqual(c.classes["lane-series"], 7)
+        // The lanes (loudness momentary and short-term, voices real and virtual, five buses) and
+        // the map (listener and emitter paths).
+        XCTAssertEqual(c.classes["lane"], 3)
+        XCTAssertEqual(c.classes["lane-series"], 9)
         XCTAssertEqual(c.classes["map"], 1)
         XCTAssertGreaterThan(c.classes["map-path"] ?? 0, 0)
         XCTAssertEqual(c.classes["facing"], 11)

@@ -6,9 +6,11 @@ extension AudioEngine {
     ///
     /// - Parameters:
     ///   - path: the file to decode; its path also names the clip in messages.
-    ///   - forPositioning: mix a multi-channel file down to mono (the mean of the channels) so
-    ///     that OpenAL can place it in 3D. A stereo clip loaded without it plays unspatialised;
-    ///     a file of more than two channels is then ``EarshotError/unsupportedEncoding(_:)``.
+    ///   - forPositioning: mix a file of more than two channels down to mono (the mean of the
+    ///     channels) so that OpenAL can place it in 3D; without it such a file is
+    ///     ``EarshotError/unsupportedEncoding(_:)``. A stereo file stays stereo either way: it
+    ///     keeps its image when played without a position, and OpenAL folds it to the same mean
+    ///     when it is placed (see <doc:StereoAndSpread>).
     ///
     /// A file whose decoded audio would exceed ``Configuration/maxClipBytes``, or what is left of
     /// ``Configuration/maxTotalClipBytes``, throws ``EarshotError/tooLarge(name:what:size:limit:setting:)``
@@ -114,7 +116,9 @@ extension AudioEngine {
     public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         try configuration.clipDecodeOptions.check(
             samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)
-        let pcm = forPositioning ? audio.downmixedToMono() : audio
+        // Stereo stays stereo: its image is kept where it is not placed, and OpenAL folds it to
+        // the mean of its channels where it is (VoicePool+Image.swift).
+        let pcm = forPositioning && audio.channels > 2 ? audio.downmixedToMono() : audio
         guard pcm.channels <= 2 else {
             throw .unsupportedEncoding(
                 "\(name): \(pcm.channels) channels (clips are mono or stereo; load it for positioning to mix it down)")

@@ -75,7 +75,8 @@ public struct ClipInfo: Sendable, Hashable {
     public var name: String
     /// Frames per second.
     public var sampleRate: Int
-    /// Channels in the OpenAL buffer (1 for every clip loaded for 3D use).
+    /// Channels in the OpenAL buffer: 1 or 2 (a file of more channels loaded for positioning is
+    /// mixed down to 1).
     public var channels: Int
     /// Frames in the buffer.
     public var frameCount: Int

@@ -12,10 +12,13 @@ import Glibc
 /// sample-accurate start of an offline render. So ``AudioEngine/render(into:)`` limits the mix
 /// here instead, and this type can be used on its own on any interleaved float buffer.
 ///
-/// - **Transparent below full scale.** While no sample of a buffer exceeds 1.0 and the limiter
-///   is at rest (not holding or releasing), the buffer is not touched: renders that never
-///   exceed full scale stay bit-identical.
-/// - **Ceiling** ``ceilingDecibels`` (−0.1 dBFS, 0.98855): once engaged, no sample leaves above it.
+/// - **Transparent below the ceiling.** While no sample of a buffer exceeds the ceiling and the
+///   limiter is at rest (not holding or releasing), the buffer is not touched: renders that never
+///   reach the ceiling stay bit-identical.
+/// - **Ceiling** ``ceilingDecibels`` (−0.1 dBFS, 0.98855) unless ``LimiterSettings`` says
+///   otherwise: no sample leaves above it, in any buffer — also the first of a render, which once
+///   passed untouched with samples up to full scale (+0.1 dB over the ceiling). With
+///   ``LimiterSettings/truePeak`` the 8×-oversampled peak is held under it too.
 /// - **Look-ahead** (``lookAheadSeconds``, 1 ms): the gain each frame needs is the *minimum* of
 ///   the gains the frames of the look-ahead window need (a sliding-window minimum, kept in a
 ///   monotonic deque: O(1) amortised per frame), smoothed by a moving average over the window, so
@@ -57,6 +60,12 @@ public struct OutputLimiter: Sendable {
 
     /// Interleaved channels per frame.
     public let channels: Int
+    /// The ceiling and whether the true peak is held under it (Loudness/LimiterSettings.swift).
+    public let settings: LimiterSettings
+    /// The ceiling as a linear amplitude (``ceiling`` unless the settings say otherwise).
+    public let linearCeiling: Float
+    /// The true-peak detector, with ``LimiterSettings/truePeak`` (Loudness/TruePeakDetector.swift).
+    private var detector: TruePeakDetector?
     /// Look-ahead and hold in frames.
     let lookAhead: Int
     let hold: Int
@@ -91,8 +100,11 @@ public struct OutputLimiter: Sendable {
     private var lastNeed = Int.min / 2
 
     /// A limiter for `channels` interleaved channels at `sampleRate` frames per second.
-    public init(channels: Int, sampleRate: Int) {
+    public init(channels: Int, sampleRate: Int, settings: LimiterSettings = LimiterSettings()) {
         self.channels = max(1, channels)
+        self.settings = settings
+        linearCeiling = settings.linearCeiling
+        detector = settings.truePeak ? TruePeakDetector(channels: max(1, channels)) : nil
         let rate = Double(max(1, sampleRate))
         lookAhead = max(1, Int((Self.lookAheadSeconds * rate).rounded()))
         hold = max(0, Int((Self.holdSeconds * rate).rounded()))
@@ -111,18 +123,21 @@ public struct OutputLimiter: Sendable {
 
     /// Whether every sample is a number within ±1 (NaN and infinities are not): eight lanes at
     /// a time, the rest one by one.
-    static func withinFullScale(_ samples: UnsafeBufferPointer<Float>) -> Bool {
+    static func withinFullScale(_ samples: UnsafeBufferPointer<Float>) -> Bool { within(samples, limit: 1) }
+
+    /// Whether every sample is a number within ±`limit`.
+    static func within(_ samples: UnsafeBufferPointer<Float>, limit: Float) -> Bool {
         guard let base = samples.baseAddress else { return true }
         let lanes = samples.count / 8
         var outside = SIMDMask<SIMD8<Int32>>(repeating: false)
-        let one = SIMD8<Float>(repeating: 1)
+        let one = SIMD8<Float>(repeating: limit)
         for k in 0..<lanes {
             let v = UnsafeRawPointer(base + 8 * k).loadUnaligned(as: SIMD8<Float>.self)
             // NaN compares false with everything: `!(v ≤ 1) or !(v ≥ −1)` catches it.
             outside .|= .!(v .<= one) .| .!(v .>= -one)
         }
         if any(outside) { return false }
-        for i in (8 * lanes)..<samples.count where !(abs(base[i]) <= 1) { return false }
+        for i in (8 * lanes)..<samples.count where !(abs(base[i]) <= limit) { return false }
         return true
     }
 
@@ -132,9 +147,15 @@ public struct OutputLimiter: Sendable {
         let c = channels
         let frames = buffer.count / c
         guard frames > 0 else { return }
+        detector?.stage(base, frames: frames)
+        defer { detector?.commit(base, frames: frames) }
         if isAtRest {
-            if Self.withinFullScale(UnsafeBufferPointer(start: base, count: frames * c)) {
-                // The common case: untouched, bit-identical.
+            // Within the ceiling — and, holding the true peak, so far under it that no point
+            // between samples can reach it — the buffer passes untouched, bit-identical. The
+            // ceiling itself is the limit, not full scale: a buffer arriving at rest with a
+            // sample between the two would leave above the ceiling.
+            let limit = detector.map { linearCeiling / $0.gainBound } ?? linearCeiling
+            if Self.within(UnsafeBufferPointer(start: base, count: frames * c), limit: limit) {
                 next += frames
                 known = next
                 dequeCount = 0
@@ -146,7 +167,9 @@ public struct OutputLimiter: Sendable {
         let end = start + frames
         let lookAhead = self.lookAhead, hold = self.hold, mask = self.mask
         let inverseWindow = 1 / Double(lookAhead)
-        let ceiling = Self.ceiling
+        let ceiling = linearCeiling
+        detector?.scan(base, frames: frames, ceiling: linearCeiling / TruePeakDetector.margin)
+        let detector = self.detector
         var g = gain
         var deepest = deepestGain
         var limited = 0
@@ -165,6 +188,7 @@ public struct OutputLimiter: Sendable {
                     let f = (known - start) * c
                     var peak: Float = 0
                     for ch in 0..<c { peak = max(peak, abs(base[f + ch])) }
+                    if let detector { peak = max(peak, detector.need(known - start) * TruePeakDetector.margin) }
                     let need: Float = peak > ceiling ? ceiling / peak : 1
                     req[known & mask] = need
                     if need < 1 { lastNeed = known }

@@ -29,6 +29,24 @@ extension AudioEngine {
     /// The table ``setDialogueTable(_:)`` set, or nil.
     public var dialogueTable: DialogueTable? { dialogue.state.withLock { $0.table } }
 
+    /// Takes the line table away when it is still `table` (true then): ``say(_:by:)`` throws
+    /// until another is set; lines said already go on. What a bank's unload calls, so that it
+    /// never takes away a table the game or another bank set since. Duckings the table set stay.
+    ///
+    /// ```swift
+    /// let table = DialogueTable(locales: ["en"])
+    /// try engine.setDialogueTable(table)
+    /// print(engine.removeDialogueTable(ifStill: table))   // true
+    /// ```
+    @discardableResult
+    public func removeDialogueTable(ifStill table: DialogueTable) -> Bool {
+        dialogue.state.withLock { s -> Bool in
+            guard s.table == table else { return false }
+            s.table = nil
+            return true
+        }
+    }
+
     /// Sets the locale lines are said in from now on (`fr`, `fr-CA`): each line is looked up along
     /// ``DialogueTable/chain(for:)`` (`fr-CA → fr →` the table's fallback). Lines already said
     /// keep their file. Throws ``EarshotError/invalidArgument(_:)`` for a locale that is not
@@ -38,9 +56,7 @@ extension AudioEngine {
     /// try engine.setLocale("fr")
     /// ```
     public func setLocale(_ locale: String) throws(EarshotError) {
-        guard (1...35).contains(locale.utf8.count),
-              locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
-        else { throw .invalidArgument("locale \"\(locale)\" is not a language tag (letters, digits, - or _)") }
+        guard DialogueTable.isLocaleTag(locale) else { throw .invalidArgument("locale \"\(locale)\" is not a language tag (letters, digits, - or _)") }
         dialogue.state.withLock { $0.locale = locale }
     }
 

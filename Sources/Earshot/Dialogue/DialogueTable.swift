@@ -16,7 +16,7 @@ import Glibc
 ///                                              text: ["en": "Halt!", "fr": "Halte !"])
 /// print(table.chain(for: "fr-CA"))   // ["fr-CA", "fr", "en"]
 /// ```
-public struct DialogueTable: Sendable {
+public struct DialogueTable: Sendable, Equatable {
     /// The most lines a table holds (checked by the readers before they are stored).
     public static let maxLines = 100_000
     /// The longest key, speaker name, locale or file path, in bytes.
@@ -51,6 +51,13 @@ public struct DialogueTable: Sendable {
         self.baseDirectory = baseDirectory
         self.lines = lines
         self.ducking = ducking
+    }
+
+    /// Whether `locale` is a language tag ``AudioEngine/setLocale(_:)`` takes: 1…35 ASCII
+    /// letters, digits, `-` or `_` (`fr`, `fr-CA`, `zh_Hant`).
+    public static func isLocaleTag(_ locale: String) -> Bool {
+        (1...35).contains(locale.utf8.count)
+            && locale.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
     }
 
     /// The locales tried for `locale`, in order, without repeats: `fr-CA`, `fr`, then

@@ -64,6 +64,8 @@ public final class AudioEngine: @unchecked Sendable {
     let musicSystem: MusicSystem
     /// The master-output meter of a loopback engine (Sources/Earshot/Device/OutputMeter.swift).
     let outputMeter = OutputMeter()
+    /// The master output's live loudness (Sources/Earshot/Loudness/OutputLoudnessMeter.swift).
+    let loudnessMeter = OutputLoudnessMeter()
     /// The audio session, created on first use (Sources/Earshot/Session/AudioEngine+Session.swift).
     let sessionSlot = SessionSlot()
     /// The tasks awaiting voices' ends (Sources/Earshot/Voices/VoiceCompletions.swift).
@@ -109,9 +111,9 @@ public final class AudioEngine: @unchecked Sendable {
         routeWatcher = configuration.defaultOutputSource ?? (!device.isLoopback && configuration.output == .systemDefault
             && configuration.followsDefaultOutput && OpenALEnvironment.followsDefaultOutput == true ? PulseDefaultOutputSource() : nil)
         limiter = Locked(OutputLimiter(channels: device.loopbackFormat?.channels.rawValue ?? 2,
-                                       sampleRate: context.sampleRate))
-        musicSystem = MusicSystem(sourceCount: configuration.musicSources)
-        subsystems = [dialogue, musicSystem, outputMeter, sessionSlot, completions]
+                                       sampleRate: context.sampleRate, settings: configuration.limiter))
+        musicSystem = MusicSystem(sourceCount: configuration.musicSources, fieldSourceCount: configuration.bedSources)
+        subsystems = [dialogue, musicSystem, outputMeter, loudnessMeter, sessionSlot, completions]
         let voiceSources = configuration.voiceSourceCount(on: context)
         guard voiceSources >= 1 else {
             // The device capped its sources below what music needs (an `alsoft.conf` `sources`
@@ -267,8 +269,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// The output never exceeds full scale: OpenAL mixes in float without clipping (200 plays
     /// of one full-scale clip at once reach about 119× full scale), so the mix goes through an
     /// ``OutputLimiter`` — 1 ms of look-ahead within the render, a 10 ms hold, a 0.05 s release
-    /// and a ceiling of −0.1 dBFS — which leaves a render untouched, bit for bit, while no sample
-    /// exceeds 1.0. ``EngineStats/limitedFrames`` counts the frames it turned down. Live devices
+    /// and a ceiling of −0.1 dBFS (``Configuration/limiter``: another ceiling, a true-peak one) —
+    /// which leaves a render untouched, bit for bit, while no sample exceeds the ceiling. ``EngineStats/limitedFrames`` counts the frames it turned down. Live devices
     /// use OpenAL Soft's limiter (``ALContext/outputLimiterEnabled``).
     ///
     /// The render is cut at fade boundaries (a stolen voice's 5 ms fade-out lasts 5 ms of

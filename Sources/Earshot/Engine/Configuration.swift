@@ -16,6 +16,9 @@ extension AudioEngine {
         public var musicSources: Int
         /// HRTF binaural rendering (stereo output only).
         public var hrtf: Bool
+        /// The loopback output limiter's ceiling, and whether it holds the true peak under it
+        /// (``LimiterSettings``; default −0.1 dBFS, sample peak). Real devices use OpenAL Soft's limiter.
+        public var limiter = LimiterSettings()
         /// The distance model of every positioned voice.
         public var distanceModel: DistanceModel
         /// The doppler factor (0 disables doppler).
@@ -103,6 +106,11 @@ extension AudioEngine {
         /// init with ``EarshotError/monitor(_:)``; asked by the environment, it is logged and the
         /// engine runs without. Nothing is done while no client is connected.
         public var monitor = false
+        /// Sources kept apart for ambisonic beds (``AmbisonicBed``), outside the voice pool and
+        /// music's sources: a first-order bed takes 1, a second-order bed 12 (its virtual
+        /// loudspeakers), a third-order bed 24. Default 50: two third-order beds cross-fading
+        /// and two first-order ones. 0…256; idle sources cost no mixing.
+        public var bedSources = 50
 
         public init(output: Output = .systemDefault, maxRealVoices: Int? = nil, musicSources: Int = 4,
                     hrtf: Bool = false, distanceModel: DistanceModel = .inverseClamped,
@@ -148,7 +156,7 @@ extension AudioEngine.Configuration {
     /// The context to ask OpenAL for: one place for the engine's first context and the one made
     /// on a reopened device, so both ask for the same sources.
     var contextRequest: ALContext.Request {
-        ALContext.Request(monoSources: maxRealVoices ?? 255, stereoSources: max(1, musicSources), hrtf: hrtf,
+        ALContext.Request(monoSources: (maxRealVoices ?? 255) + bedSources, stereoSources: max(1, musicSources), hrtf: hrtf,
                           auxiliarySends: zoneSends + (busEffects ? 1 : 0))
     }
 
@@ -180,11 +188,15 @@ extension AudioEngine.Configuration {
         guard (0...64).contains(musicSources) else {
             throw .invalidArgument("musicSources \(musicSources) is outside 0…64")
         }
+        guard (0...256).contains(bedSources) else {
+            throw .invalidArgument("bedSources \(bedSources) is outside 0…256")
+        }
+        try limiter.validate()
     }
 
     /// The sources the voice pool gets on `context`: what was granted less the music sources,
     /// capped at ``maxRealVoices``. Not clamped at zero; callers decide what a shortfall means.
     func voiceSourceCount(on context: ALContext) -> Int {
-        min(maxRealVoices ?? Int.max, context.grantedMonoSources + context.grantedStereoSources - musicSources)
+        min(maxRealVoices ?? Int.max, context.grantedMonoSources + context.grantedStereoSources - musicSources - bedSources)
     }
 }

@@ -58,15 +58,16 @@ final class EngineCore {
     var busChanges = BusChanges()
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
     var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
-    private(set) var listener = Listener()
+    /// The listeners (Listeners/): the first is OpenAL's, ``listener``.
+    let listeners: ListenerTable
+    /// The first listener: OpenAL's.
+    var listener: Listener { listeners.first }
     /// The buses' state (Buses/): the core reads it and pushes each change to the voices.
     let busTable = BusTable()
     /// The VCAs (Buses/VCATable.swift): a stage before the voices while a VCA fades.
     let vcaTable = VCATable()
     /// The master gain over every bus (applied through the listener's AL gain).
     var masterGain: Float = 1
-    /// Clips already warned about as stereo played at a position (once each; PlayResolver).
-    var warnedStereoPositioned = Set<UInt32>()
     let isLoopback: Bool
     /// Whether clips keep their samples for a device loss (``AudioEngine/Configuration/keepsClipsForRecovery``;
     /// by default only on devices that can be lost).
@@ -113,6 +114,7 @@ final class EngineCore {
         self.device = device
         self.context = context
         self.configuration = configuration
+        listeners = ListenerTable(dopplerFactor: configuration.dopplerFactor, speedOfSound: configuration.speedOfSound)
         var system = SystemRandomNumberGenerator()
         random = SplitMix64(seed: configuration.randomSeed ?? system.next())
         voiceSources = try ALSourceNames.generate(count)
@@ -140,6 +142,7 @@ final class EngineCore {
 
     /// Distance model, doppler and listener: the context-wide state.
     func applyGlobalState() throws(EarshotError) {
+        pool.setStereoPairPanning(!context.hrtfEnabled && (device.loopbackFormat?.channels.rawValue ?? 2) == 2)
         alDistanceModel(configuration.distanceModel.alValue)
         alDopplerFactor(configuration.dopplerFactor)
         alSpeedOfSound(configuration.speedOfSound)
@@ -392,8 +395,13 @@ final class EngineCore {
     // MARK: Listener
 
     func setListener(_ l: Listener) {
-        listener = l
-        pool.setListenerPosition(l.position)
+        listeners.setFirst(l, host: self)
+    }
+
+    /// OpenAL's listener (the first), and the voice kernel's copy of its pose
+    /// (``ListenerHost/applyALListener(_:)``).
+    func applyALListener(_ l: Listener) {
+        pool.setListenerPose(position: l.position, at: l.at, up: l.up)
         alListener3f(AL_POSITION, l.position.x, l.position.y, l.position.z)
         alListener3f(AL_VELOCITY, l.velocity.x, l.velocity.y, l.velocity.z)
         var orientation: [ALfloat] = [l.at.x, l.at.y, l.at.z, l.up.x, l.up.y, l.up.z]

@@ -116,6 +116,11 @@ public struct SoundPlayOptions: Sendable, Equatable {
 
     /// The options of the voice: the definition's values and this play's overrides, before the
     /// sound's random variation (which the engine applies to the resolved play).
+    /// Overrides the sound's ``SoundDefinition/spatialMode`` (nil: the sound's).
+    public var spatialMode: SpatialMode?
+    /// Overrides the sound's ``SoundDefinition/spread`` (nil: the sound's).
+    public var spread: Float?
+
     func playOptions(for d: SoundDefinition) -> PlayOptions {
         // Distance settings: the play's explicit ones (`distance`, a `.spatial` placement's),
         // over an emitter's explicit ones, over the sound's (SpatialProperties.explicitDistance).
@@ -150,6 +155,8 @@ public struct SoundPlayOptions: Sendable, Equatable {
         o.environment = environment
         o.startTime = startTime
         o.soundDistance = emitterDistance
+        o.spatialMode = spatialMode ?? d.spatialMode
+        o.spread = spread ?? d.spread
         return o
     }
 }

@@ -113,6 +113,14 @@ public struct SoundDefinition: Sendable, Equatable {
     /// The distance, cone and rolloff settings of a play at a position
     /// (``SoundPlayOptions/position``); the position itself comes from the play.
     public var spatial: SpatialProperties
+    /// Whether its voices are points or keep a stereo clip's image (``SpatialMode``; default
+    /// ``SpatialMode/auto``: points when played with a position or an emitter). A play's
+    /// ``SoundPlayOptions/spatialMode`` overrides it.
+    public var spatialMode: SpatialMode = .auto
+    /// Degrees (0…360) between a stereo clip's channels when it plays at a position
+    /// (``PlayOptions/spread``); nil: folded to a point. A play's ``SoundPlayOptions/spread``
+    /// overrides it.
+    public var spread: Float?
     /// Its curves and layers (``curves``, ``layers``; SoundLayer.swift), nil for a sound with
     /// neither: one optional, so that copying a plain sound's definition on every play costs
     /// what it did before parameters existed.
@@ -204,6 +212,9 @@ public struct SoundDefinition: Sendable, Equatable {
             throw .invalidArgument("cooldown \(cooldown) s (must be 0…3600)")
         }
         guard spatial.isValid else { throw .invalidArgument("spatial properties \(spatial)") }
+        if let spread, !(spread.isFinite && (0...360).contains(spread)) {
+            throw .invalidArgument("spread \(spread)° (must be 0…360)")
+        }
         try validateParameters()
     }
 }

@@ -18,21 +18,29 @@ public struct Listener: Sendable, Equatable {
     public var at: Vector3 = Vector3(0, 0, -1)
     /// The listener's up direction.
     public var up: Vector3 = Vector3(0, 1, 0)
-    /// Master gain applied by OpenAL to everything heard (`AL_GAIN` of the listener).
+    /// Master gain applied by OpenAL to everything heard (`AL_GAIN` of the listener). With
+    /// several listeners (<doc:SeveralListeners>) the first's gain is the output's.
     public var gain: Float = 1
+    /// How strongly this listener claims the voices near it when the engine has several
+    /// (``AudioEngine/listeners``), 0…1: 0 ignores it, 1 (the default) is a full listener. With
+    /// one listener it has no effect.
+    public var weight: Float = 1
 
     public init(position: Vector3 = .zero, velocity: Vector3 = .zero, at: Vector3 = Vector3(0, 0, -1),
-                up: Vector3 = Vector3(0, 1, 0), gain: Float = 1) {
+                up: Vector3 = Vector3(0, 1, 0), gain: Float = 1, weight: Float = 1) {
         self.position = position
         self.velocity = velocity
         self.at = at
         self.up = up
         self.gain = gain
+        self.weight = weight
     }
 
-    /// Whether every value can be passed to OpenAL (finite, non-degenerate orientation, gain ≥ 0).
+    /// Whether every value can be passed to OpenAL (finite, non-degenerate orientation — `at`
+    /// and `up` not parallel —, gain ≥ 0, weight 0…1).
     public var isValid: Bool {
         position.isFinite && velocity.isFinite && at.isFinite && up.isFinite
-            && at.length > 0 && up.length > 0 && gain.isFinite && gain >= 0
+            && at.length > 0 && up.length > 0 && at.cross(up).length > 1e-6 * at.length * up.length
+            && gain.isFinite && gain >= 0 && weight.isFinite && (0...1).contains(weight)
     }
 }

@@ -63,12 +63,35 @@ public final class AudioStream: @unchecked Sendable {
     /// The bus it plays on.
     public let bus: Bus
 
-    init(engine: AudioEngine, path: String, options: Options) throws(EarshotError) {
+    convenience init(engine: AudioEngine, path: String, options: Options) throws(EarshotError) {
+        try Self.check(options)
+        try self.init(engine: engine, decoder: try StreamDecoders.open(path: path), options: options, field: nil)
+    }
+
+    /// A sound field's placement and its parts' directions: empty `speakers`, one B-format part.
+    struct FieldLayout {
+        let placement: SoundFieldPlacement
+        let speakers: [Vector3]
+    }
+
+    private static func check(_ options: Options) throws(EarshotError) {
         guard options.volume.isFinite, (0...MusicTrack.maxVolume).contains(options.volume) else {
             throw .invalidArgument("stream volume \(options.volume) is outside 0…\(MusicTrack.maxVolume)")
         }
         guard options.numberOfLoops >= -1 else { throw .invalidArgument("numberOfLoops \(options.numberOfLoops) is below −1") }
-        let decoder = try StreamDecoders.open(path: path)
+    }
+
+    /// A stream over an open `decoder` (closed here on failure); with `field`, a sound field
+    /// (Beds/): one B-format source, or one mono source per virtual loudspeaker on the field
+    /// sources (``AudioEngine/Configuration/bedSources``), turned each frame.
+    init(engine: AudioEngine, decoder: any StreamDecoder, options: Options, field: FieldLayout?) throws(EarshotError) {
+        let path = decoder.path
+        do throws(EarshotError) { try Self.check(options) } catch { decoder.close(); throw error }
+        if let field, field.placement.isBFormat ? decoder.channels != 4 : decoder.channels != field.speakers.count {
+            decoder.close()
+            throw .invalidArgument("\(path): \(decoder.channels) channels do not fit the sound field's layout")
+        }
+        if field != nil, options.emitter != nil { decoder.close(); throw .invalidArgument("a sound field cannot follow an emitter") }
         if let region = options.loopRegion, region.isEmpty || region.lowerBound < 0 || region.upperBound > decoder.frameCount {
             decoder.close()
             throw .invalidArgument("loop region \(region) is outside the file's \(decoder.frameCount) frames")
@@ -81,7 +104,14 @@ public final class AudioStream: @unchecked Sendable {
                 throw .invalidArgument("\(path) has \(decoder.channels) channels: only a mono stream can follow an emitter")
             }
         }
-        let native = engine.withStreamAL { StreamLayout.nativeFormat(channels: decoder.channels) != nil }
+        let native = engine.withStreamAL {
+            field.map { $0.placement.isBFormat && StreamLayout.bformat3D() != nil }
+                ?? (StreamLayout.nativeFormat(channels: decoder.channels) != nil)
+        }
+        if let field, field.placement.isBFormat, !native {
+            decoder.close()
+            throw .unsupportedEncoding("\(path): OpenAL lacks AL_EXT_BFORMAT for a first-order bed")
+        }
         let parts: [QueuedStream]
         if native {
             parts = [QueuedStream(decoder: decoder, bus: options.bus, broadcast: ends)]
@@ -91,13 +121,16 @@ public final class AudioStream: @unchecked Sendable {
             parts = ChannelSplit(decoder).channels().enumerated().map { i, channel in
                 QueuedStream(decoder: channel, bus: options.bus, broadcast: i == 0 ? ends : nil)
             }
-            for (i, p) in parts.enumerated() { p.speaker = StreamLayout.speakerPosition(channel: i, of: count) }
+            for (i, p) in parts.enumerated() {
+                p.speaker = field.map { $0.speakers[i] } ?? StreamLayout.speakerPosition(channel: i, of: count)
+            }
         }
         for p in parts {
             p.volume = options.volume
             p.numberOfLoops = options.numberOfLoops
             p.loopRegion = options.loopRegion
             p.emitter = options.emitter
+            p.field = field?.placement
             try engine.musicSystem.register(p, host: engine)
         }
         if parts.count > 1 { engine.musicSystem.setGroup(parts) }

@@ -14,6 +14,11 @@ final class ChannelSplit {
     private var blockFrames = 0
     /// Where the shared decoder is.
     private var position = 0
+    /// The window reaches the end of the file: a read past it gets what there is.
+    private var blockAtEnd = false
+    /// The most frames the window keeps (1 s at 48 kHz; 16 channels: 3 MB): enough for a group's
+    /// decode-ahead, so that each channel does not decode the file again.
+    static let windowFrames = 48_000
 
     init(_ decoder: any StreamDecoder) { self.decoder = decoder }
 
@@ -26,31 +31,58 @@ final class ChannelSplit {
     /// many frames there were (fewer at the end of the file).
     fileprivate func read(channel: Int, start: Int, into buffer: UnsafeMutablePointer<Float>,
                           frames: Int) throws(EarshotError) -> Int {
-        if start < blockStart || start + frames > blockStart + blockFrames {
-            // Not held: decode a block from `start` (at least `frames`).
-            if position != start { try decoder.seek(toFrame: start) }
-            let n = decoder.channels
-            if block.count < frames * n { block = [Float](repeating: 0, count: frames * n) }
-            var got = 0
-            while got < frames {
-                let r = try block.withUnsafeMutableBufferPointer { (b) throws(EarshotError) -> Int in
-                    guard let base = b.baseAddress else { return 0 }
-                    return try decoder.read(into: base + got * n, frames: frames - got)
-                }
-                if r <= 0 { break }
-                got += r
-            }
-            blockStart = start
-            blockFrames = got
-            position = start + got
-        }
         let n = decoder.channels
+        let blockEnd = blockStart + blockFrames
+        let held = start >= blockStart && (start + frames <= blockEnd || (blockAtEnd && start <= blockEnd))
+        if !held {
+            if start == blockEnd, blockFrames > 0, !blockAtEnd {
+                // The next frames after the window (the first channel of a group decoding
+                // ahead): appended, so the channels started after it find them still held.
+                try decodeAppending(frames: frames)
+                let excess = blockFrames - max(Self.windowFrames, frames)
+                if excess > 0 {
+                    block.removeFirst(excess * n)
+                    blockStart += excess
+                    blockFrames -= excess
+                }
+            } else {
+                // Not held: decode a new window from `start`.
+                if position != start { try decoder.seek(toFrame: start) }
+                block.removeAll(keepingCapacity: true)
+                blockStart = start
+                blockFrames = 0
+                position = start
+                blockAtEnd = false
+                try decodeAppending(frames: frames)
+            }
+        }
         let available = max(0, min(frames, blockStart + blockFrames - start))
         let from = start - blockStart
         block.withUnsafeBufferPointer { b in
             for i in 0..<available { buffer[i] = b[(from + i) * n + channel] }
         }
         return available
+    }
+
+    /// Decodes up to `frames` frames at ``position`` onto the end of the window; a short count
+    /// marks the end of the file.
+    private func decodeAppending(frames: Int) throws(EarshotError) {
+        let n = decoder.channels
+        let old = block.count
+        block.append(contentsOf: repeatElement(0, count: frames * n))
+        var got = 0
+        while got < frames {
+            let r = try block.withUnsafeMutableBufferPointer { (b) throws(EarshotError) -> Int in
+                guard let base = b.baseAddress else { return 0 }
+                return try decoder.read(into: base + old + got * n, frames: frames - got)
+            }
+            if r <= 0 { break }
+            got += r
+        }
+        block.removeLast((frames - got) * n)
+        blockFrames += got
+        position += got
+        blockAtEnd = got < frames
     }
 
     func close() { decoder.close() }

@@ -32,6 +32,11 @@ final class QueuedStream: @unchecked Sendable {
     /// Where a mono stream that is one channel of a split file sits, head-relative
     /// (``StreamLayout/speakerPosition(channel:of:)``); nil: placed by ``pan`` or ``emitter``.
     var speaker: Vector3?
+    /// The sound field (an ambisonic bed) this stream is part of, turned as a whole each frame
+    /// (StreamSystem+Field.swift); nil for every other stream.
+    var field: SoundFieldPlacement?
+    /// What ``StreamSystem/applyField(_:to:source:host:)`` last sent (nil: just claimed).
+    var placedField: [Float]?
     /// The emitter's properties last sent to the source (nil: the source is head-relative or
     /// just claimed).
     var placedAtEmitter: SpatialProperties?

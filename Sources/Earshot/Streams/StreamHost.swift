@@ -44,6 +44,9 @@ protocol StreamHost: AnyObject, Sendable {
     /// Inside ``withStreamAL(_:)``: where an emitter is and how it sounds; nil once it was removed
     /// or for another engine's emitter.
     func spatial(of emitter: Emitter) -> SpatialProperties?
+    /// Inside ``withStreamAL(_:)``: the listener (which way it faces turns world-locked sound
+    /// fields).
+    var streamListener: Listener { get }
     /// Inside ``withStreamAL(_:)``: whether stereo tracks can play straight to the outputs
     /// (`AL_SOFT_direct_channels`).
     var supportsDirectChannels: Bool { get }
@@ -98,7 +101,12 @@ extension AudioEngine: StreamHost {
     func spatial(of emitter: Emitter) -> SpatialProperties? {
         ALGlobal.lock.assertHeld("StreamHost.spatial(of:) outside withStreamAL")
         guard emitter.link === link, !core.isShutDown, let i = core.pool.emitterIndex(emitter.id) else { return nil }
-        return core.pool.emitterProperties(i)
+        return core.pool.heardProperties(ofEmitter: i)   // with several listeners, as its voices are heard
+    }
+
+    var streamListener: Listener {
+        ALGlobal.lock.assertHeld("StreamHost.streamListener outside withStreamAL")
+        return core.listener
     }
 
     var supportsDirectChannels: Bool { core.context.has("AL_SOFT_direct_channels") }

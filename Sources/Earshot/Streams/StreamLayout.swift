@@ -33,6 +33,16 @@ enum StreamLayout {
         }
     }
 
+    /// `AL_FORMAT_BFORMAT3D_FLOAT32` (`AL_EXT_BFORMAT`: four FuMa channels W X Y Z, W at −3 dB),
+    /// nil when OpenAL lacks it. AL lock held.
+    static func bformat3D() -> ALenum? {
+        ALGlobal.lock.assertHeld("reading the AL formats outside the AL lock")
+        guard alIsExtensionPresent("AL_EXT_BFORMAT") != 0 else { return nil }
+        let value = alGetEnumValue("AL_FORMAT_BFORMAT3D_FLOAT32")
+        ALCheck.discard(because: "alGetEnumValue of a name OpenAL does not know sets AL_INVALID_VALUE; 0 then says so")
+        return value == 0 || value == -1 ? nil : value
+    }
+
     /// Where channel `channel` of a stream of `count` channels split over mono sources is
     /// placed, head-relative (−z ahead, +x right), one unit away: 3 channels as left, right,
     /// centre (WAVE order); 5 as left, right, centre, rear left, rear right (5.0); any other

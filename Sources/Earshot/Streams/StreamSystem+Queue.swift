@@ -61,10 +61,12 @@ extension StreamSystem {
         let staged = decodeAhead(s, host: host, renderFrames: 0, aheadNow: 0)
         let now = clock(host)
         // Music's own source, claimed under the stream lock: no call back into the engine.
-        guard let source = freeSources.last else { throw .musicSourcesBusy(sourceCount) }
+        guard let source = s.field != nil ? freeFieldSources.last : freeSources.last else {
+            throw s.field != nil ? .bedSourcesBusy(fieldSourceCount, needed: 1) : .musicSourcesBusy(sourceCount)
+        }
         try host.withStreamAL { () throws(EarshotError) in
             guard !host.streamCoreIsShutDown else { throw .engineShutDown }
-            freeSources.removeLast()
+            if s.field != nil { freeFieldSources.removeLast() } else { freeSources.removeLast() }
             s.source = source
             configure(source, for: s, host: host, now: now)
             if let previous, let prevSource = previous.source {
@@ -101,7 +103,8 @@ extension StreamSystem {
             alSourcei(source, AL_DIRECT_CHANNELS_SOFT, s.channels == 2 ? AL_TRUE : AL_FALSE)
         }
         s.placedAtEmitter = nil   // a claimed source still holds the placement of the last track
-        applyPlacement(s, source: source, host: host)
+        s.placedField = nil
+        applyPlacement(s, source: source, host: host, now: now)
         alSourcef(source, AL_PITCH, s.sourcePitch)
         s.appliedGain = nil   // a claimed source still holds the gain of the last track that used it
         _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
@@ -116,9 +119,13 @@ extension StreamSystem {
     /// pan by direction (as voices do, instantly) and stereo tracks pan by balance when their
     /// samples are queued (see ``MusicTrack/pan``). An emitter that was removed leaves the track
     /// where it last was. AL lock held.
-    func applyPlacement(_ s: QueuedStream, source: ALuint, host: any StreamHost) {
+    func applyPlacement(_ s: QueuedStream, source: ALuint, host: any StreamHost, now: Double) {
         assertLocked()
         ALGlobal.lock.assertHeld("music AL work outside the AL lock")
+        if let field = s.field {
+            applyField(field, to: s, source: source, host: host, now: now)
+            return
+        }
         if let emitter = s.emitter {
             // Removed (or its engine gone): the track stays where the emitter last was.
             guard let p = host.spatial(of: emitter), p != s.placedAtEmitter else { return }
@@ -337,8 +344,9 @@ extension StreamSystem {
             if !names.isEmpty { alDeleteBuffers(ALsizei(names.count), names) }
             ALCheck.after("releasing a music source and its buffers")
         }
-        precondition(sources.contains(source) && !freeSources.contains(source), "releaseAL: not a claimed music source")
-        freeSources.append(source)
+        precondition(sources.contains(source) && !freeSources.contains(source) && !freeFieldSources.contains(source),
+                     "releaseAL: not a claimed music source")  // trap: engine bug
+        if s.field != nil { freeFieldSources.append(source) } else { freeSources.append(source) }
         forgetAL(s)
     }
 
@@ -396,7 +404,7 @@ extension StreamSystem {
                 }
             }
             // Opening checked that the channels have a format (or split them: StreamLayout).
-            guard let format = StreamLayout.nativeFormat(channels: s.channels) else {
+            guard let format = s.field?.isBFormat == true ? StreamLayout.bformat3D() : StreamLayout.nativeFormat(channels: s.channels) else {
                 s.freeBuffers.append(buffer)
                 s.failure = .unsupportedEncoding("\(s.path): OpenAL has no format for \(s.channels) channels")
                 s.exhausted = true

@@ -17,7 +17,7 @@ extension StreamSystem {
         assertLocked()
         let made = try host.withStreamAL { () throws(EarshotError) -> [ALuint] in
             guard !host.streamCoreIsShutDown else { throw .engineShutDown }
-            let names = try ALSourceNames.generate(sourceCount)
+            let names = try ALSourceNames.generate(sourceCount + fieldSourceCount)
             // OpenAL caps a source's gain at AL_MAX_GAIN (1 by default): a track's volume goes
             // up to MusicTrack.maxVolume (+12 dB), times its bus's gain.
             for s in names { alSourcef(s, AL_MAX_GAIN, 16) }
@@ -25,7 +25,8 @@ extension StreamSystem {
             return names
         }
         sources = made
-        freeSources = made.reversed()
+        freeSources = made.prefix(sourceCount).reversed()
+        freeFieldSources = made.dropFirst(sourceCount).reversed()
     }
 
     /// Deletes music's sources (music lock held; every track has released its own). While the
@@ -38,6 +39,7 @@ extension StreamSystem {
         let names = lost ? lostSources : sources
         sources = []
         freeSources = []
+        freeFieldSources = []
         lostSources = []
         guard !names.isEmpty else { return }
         host.withStreamAL {

@@ -213,7 +213,7 @@ extension StreamSystem {
             let now = clock(host)
             host.withStreamAL {
                 guard !host.streamCoreIsShutDown else { return }
-                applyPlacement(s, source: source, host: host)
+                applyPlacement(s, source: source, host: host, now: now)
                 alSourcef(source, AL_PITCH, s.sourcePitch)
                 _ = applyGain(s, source: source, now: now, busGain: host.busGain(s.bus))
                 ALCheck.after("updating a music source")

@@ -86,6 +86,11 @@ class StreamSystem: @unchecked Sendable {
     var sources: [ALuint] = []
     /// Those no track holds.
     var freeSources: [ALuint] = []
+    /// How many sources sound fields keep apart (``AudioEngine/Configuration/bedSources``): an
+    /// ambisonic bed's virtual loudspeakers never take music's sources, nor music a bed's.
+    let fieldSourceCount: Int
+    /// The field sources no bed holds (part of ``sources``).
+    var freeFieldSources: [ALuint] = []
     /// While the device is lost: the sources made on the lost context, which lives (and keeps
     /// their sends to effect slots) until the engine replaces it or shuts down.
     var lostSources: [ALuint] = []
@@ -102,8 +107,9 @@ class StreamSystem: @unchecked Sendable {
     var cpuSeconds: Double = 0
     var framesQueued = 0
 
-    init(sourceCount: Int) {
+    init(sourceCount: Int, fieldSourceCount: Int = 0) {
         self.sourceCount = sourceCount
+        self.fieldSourceCount = fieldSourceCount
     }
 
     struct WeakStream { weak var stream: QueuedStream? }
@@ -176,7 +182,7 @@ class StreamSystem: @unchecked Sendable {
                     guard !host.streamCoreIsShutDown else { return }
                     for s in active {
                         guard let source = s.source else { continue }
-                        if s.emitter != nil { applyPlacement(s, source: source, host: host) }
+                        if s.emitter != nil || s.field != nil { applyPlacement(s, source: source, host: host, now: now) }
                         if applyGain(s, source: source, now: now, busGain: host.busGain(s.bus)) { fadedOut.append(s) }
                     }
                 }
@@ -234,6 +240,7 @@ class StreamSystem: @unchecked Sendable {
             lostSources = sources
             sources = []
             freeSources = []
+            freeFieldSources = []
             let now = clock(host)
             for s in active {
                 var frame = s.lastHeardFrame ?? s.idlePosition

@@ -54,6 +54,9 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     case decodeFailed(path: String, reason: String)
     /// Every source reserved for music is playing a track.
     case musicSourcesBusy(Int)
+    /// Every source kept for ambisonic beds is taken (``AudioEngine/Configuration/bedSources``):
+    /// the count, and how many the bed needed.
+    case bedSourcesBusy(Int, needed: Int)
     /// Something would take more than a documented limit allows, found **before** allocating:
     /// `name` is the file (or other input), `what` the quantity (`"decoded audio"`, `"output"`),
     /// `size` what it would take and `limit` the limit, both in bytes, and `setting` where the
@@ -94,6 +97,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A dialogue line (``AudioEngine/say(_:by:)``) has no text or file in any locale of the
     /// chain tried (``AudioEngine/setLocale(_:)``: `fr-CA → fr → en`), or is not in the table.
     case lineMissing(key: String, localesTried: [String])
+    /// The loudness meter's library (libebur128) failed (out of memory); `detail` says where.
+    case loudness(String)
 
     /// The message, on one line: control characters from a file name or a library (a newline, a
     /// tab, an escape sequence) are written as escapes (`\n`, `\t`, `\u{1B}`), so a name cannot
@@ -164,6 +169,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): corrupt audio data while streaming: \(reason) (re-encode or replace the file)"
         case .musicSourcesBusy(let n):
             return "all \(n) music sources are playing; stop a track or raise Configuration.musicSources"
+        case .bedSourcesBusy(let n, let needed):
+            return "a bed needs \(needed) of the \(n) bed sources and too few are free; stop a bed or raise Configuration.bedSources"
         case .tooLarge(let name, let what, let size, let limit, let setting):
             return
                 "\(name): \(what) would take \(Self.bytes(size)), over the limit of \(Self.bytes(limit)) (\(setting))"
@@ -193,6 +200,8 @@ public enum EarshotError: Error, Sendable, Equatable, CustomStringConvertible {
             return tried.isEmpty
                 ? "no dialogue line \"\(key)\" in the line table"
                 : "dialogue line \"\(key)\" has no file in any of the locales tried (\(tried.joined(separator: " → ")))"
+        case .loudness(let detail):
+            return "loudness: \(detail)"
         }
     }
 

@@ -31,6 +31,9 @@ final class EmitterTable {
     /// The listener geometry (the pool's `geometryEpoch`) every live emitter's cached
     /// attenuation was last brought up to date for.
     @exclusivity(unchecked) private(set) var gainsEpoch: UInt32 = 0
+    /// Several listeners' mapping (the pool's ``VoicePool/rig``): the attenuations are those of
+    /// each emitter as heard through it; nil with one listener.
+    @exclusivity(unchecked) var rig: (any ListenerRig)?
 
     var count: Int { states.count }
     var isEmpty: Bool { states.isEmpty }
@@ -92,7 +95,7 @@ final class EmitterTable {
     @inline(__always)
     func attenuation(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Float {
         gainsCurrent(e, listenerPosition: listenerPosition, model: model, epoch: epoch)
-            ? states[e].gain : spatial[e].attenuation(listenerPosition: listenerPosition, model: model)
+            ? states[e].gain : heard(e).attenuation(listenerPosition: listenerPosition, model: model)
     }
 
     /// The engine's share of an emitter's distance gain for the current listener, cached like
@@ -100,7 +103,7 @@ final class EmitterTable {
     @inline(__always)
     func engineGain(_ e: Int, listenerPosition: Vector3, model: DistanceModel, epoch: UInt32) -> Float {
         gainsCurrent(e, listenerPosition: listenerPosition, model: model, epoch: epoch)
-            ? states[e].engineGain : spatial[e].engineDistanceGain(listenerPosition: listenerPosition, model: model)
+            ? states[e].engineGain : heard(e).engineDistanceGain(listenerPosition: listenerPosition, model: model)
     }
 
     /// Brings emitter `e`'s cached gains up to date if it changed; false when the listener moved
@@ -114,10 +117,17 @@ final class EmitterTable {
 
     @inline(__always)
     private func computeGain(_ e: Int, listenerPosition: Vector3, model: DistanceModel) {
-        let g = spatial[e].attenuationAndEngineGain(listenerPosition: listenerPosition, model: model)
+        let g = heard(e).attenuationAndEngineGain(listenerPosition: listenerPosition, model: model)
         states[e].gain = g.attenuation
         states[e].engineGain = g.engine
         states[e].gainVersion = states[e].version
+    }
+
+    /// Emitter `e`'s properties as the OpenAL listener hears them (as they are, with one listener).
+    @inline(__always)
+    private func heard(_ e: Int) -> SpatialProperties {
+        guard let rig else { return spatial[e] }
+        return rig.heard(spatial[e])
     }
 
     /// Brings every live emitter's cached attenuation up to date in one tight pass (independent

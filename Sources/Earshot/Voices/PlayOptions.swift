@@ -7,8 +7,10 @@
 /// (−1 hard left, 0 centre, +1 hard right, constant power), a position with full
 /// ``SpatialProperties``, or an ``Emitter`` the voice follows. Each has its initializer
 /// (`position:`, `pan:`, `emitter:`), and `placement:` takes any; no initializer takes two, so
-/// a position cannot be silently overridden by an emitter. Positioned voices need mono clips (OpenAL spatialises mono
-/// buffers only; a stereo clip plays unspatialised and is logged once).
+/// a position cannot be silently overridden by an emitter. A stereo clip played without a position
+/// keeps its image (left and right as recorded; `pan` moves it); positioned, it folds to mono
+/// (the mean of its channels) unless it has a ``spread``; ``spatialMode`` forces either (see
+/// <doc:StereoAndSpread>).
 ///
 /// ```swift
 /// let step = try engine.loadClip(path: "Assets/Sounds/step.wav")
@@ -89,6 +91,17 @@ public struct PlayOptions: Sendable, Equatable {
     /// the voice ends as ``VoiceEndReason/finished``. For a voice that loops until stopped, set
     /// ``loop`` instead (not both). An ``offset`` applies to the first pass only.
     public var loopCount: Int = 0
+
+    /// Whether the voice is a point or keeps a stereo clip's image (default ``SpatialMode/auto``:
+    /// a point when it has a position or an emitter). ``SpatialMode/twoD`` ignores the
+    /// placement's position or emitter (the voice plays at its pan, or centred).
+    public var spatialMode: SpatialMode = .auto
+    /// Degrees (0…360) between the two channels of a positioned stereo clip, placed around its
+    /// position (FMOD's spread): 0 is a point, 180 puts them to either side of it, 360 all
+    /// around. Nil (the default): the clip folds to mono at its position. No effect on a mono
+    /// clip or a play without a position. See <doc:StereoAndSpread> for what distance and
+    /// Doppler do to such a voice.
+    public var spread: Float?
 
     /// The largest ``loopCount`` (a longer repetition is a ``loop`` and a ``Voice/stop(fade:)``).
     public static let maxLoopCount = 1000

@@ -74,6 +74,9 @@ public enum PlayResolver {
                 throw .invalidArgument("distance settings \(d) (distances must be ≥ 0, rolloff finite and ≥ 0)")
             }
         }
+        if let spread = o.spread, !(spread.isFinite && (0...360).contains(spread)) {
+            throw .invalidArgument("spread \(spread)° (must be 0…360)")
+        }
         guard o.environment.isValid else {
             throw .invalidArgument("environment \(o.environment) (occlusion, obstruction and sendGain 0…1, airAbsorption 0…10)")
         }
@@ -160,7 +163,9 @@ public enum PlayResolver {
             busIndex: target.busIndex, placement: .pan, pan: 0, spatial: SpatialProperties(), emitterIndex: -1,
             environment: options.environment, soundKey: sound, held: held)
         play.startAudioTime = core.startAudioTime(delay: start.delay, mixTarget: start.mixTarget)
-        switch options.placement {
+        // 2D: the position or emitter is not used (the voice plays centred).
+        let placement = options.spatialMode == .twoD && !options.placement.isPan ? .pan(0) : options.placement
+        switch placement {
         case .pan(let p):
             play.pan = p
         case .spatial(let s):
@@ -174,9 +179,7 @@ public enum PlayResolver {
                 play.ownDistance = true
             }
         }
-        if play.placement != .pan, info.channels > 1, core.warnedStereoPositioned.insert(clip.id).inserted {
-            logger.warning("\(info.name): stereo clip played at a position plays unspatialised; load it forPositioning to place it in 3D")
-        }
+        if info.channels == 2 { play.stereoImage(options) }
         return play
     }
 }

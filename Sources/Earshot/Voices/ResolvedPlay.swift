@@ -44,10 +44,34 @@ struct ResolvedPlay {
     /// An `.emitter` voice with distance settings of its own (its sound's) in `spatial`.
     var ownDistance = false
     var environment: EnvironmentProperties
+    /// A stereo clip's image flags (``VoiceState/ImageFlags``; 0 for a mono clip) and spread.
+    var image: UInt8 = 0
+    var spread: Float = 0
 
     // The sound that played it.
     /// The sound played (a `SoundTable.Key`), 0 for a clip.
     var soundKey: UInt32 = 0
     /// Held virtual by its sound's instance limit from the start.
     var held = false
+}
+
+extension ResolvedPlay {
+    /// A stereo clip's image flags and spread from its (checked) options: a point when forced
+    /// (``SpatialMode/threeD``), a spread when positioned with one.
+    mutating func stereoImage(_ options: PlayOptions) {
+        image = VoiceState.ImageFlags.stereo
+        if options.spatialMode == .threeD { image |= VoiceState.ImageFlags.point }
+        if placement != .pan, let s = options.spread {
+            image |= VoiceState.ImageFlags.spread
+            spread = s
+        }
+    }
+}
+
+extension PlayOptions.Placement {
+    /// Whether this is a ``pan(_:)`` (no position, no emitter).
+    var isPan: Bool {
+        if case .pan = self { return true }
+        return false
+    }
 }

@@ -12,7 +12,7 @@ extension VoicePool {
     /// (`voice`, see ``SpatialProperties/distance(forVoice:)``), out of line: the merge is large.
     @inline(never)
     func attenuation(emitter e: Int, voice: SpatialProperties) -> Float {
-        emitterSpatial[e].distance(forVoice: voice).attenuation(listenerPosition: listenerPosition, model: distanceModel)
+        heard(emitterSpatial[e].distance(forVoice: voice)).attenuation(listenerPosition: listenerPosition, model: distanceModel)
     }
 
     /// Brings every live emitter's cached attenuation up to date in one tight pass (see
@@ -35,11 +35,14 @@ extension VoicePool {
         case .pan: return 1
         case .spatial:
             noteDistanceSettings(v.spatial)
-            return v.spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            if v.image & VoiceState.ImageFlags.spread != 0 { return spreadGain(heard(v.spatial)) }
+            return heard(v.spatial).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
             if v.ownDistance { noteDistanceSettings(v.spatial) }
             let e = emitterSpatial[v.emitterIndex]
-            return (v.ownDistance ? e.distance(forVoice: v.spatial) : e).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            let s = heard(v.ownDistance ? e.distance(forVoice: v.spatial) : e)
+            if v.image & VoiceState.ImageFlags.spread != 0 { return spreadGain(s) }
+            return s.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         }
     }
 

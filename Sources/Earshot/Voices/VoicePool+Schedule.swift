@@ -208,7 +208,8 @@ extension VoicePool {
     /// voice and update (with the copies it made) although no voice needed it.
     @inline(never)
     private func updateDistanceGain(_ index: Int) {
-        let g = engineDistanceGain(index)
+        let g = slots[index].image & VoiceState.ImageFlags.spread != 0
+            ? spreadGain(heard(voiceSpatial(index))) : engineDistanceGain(index)
         guard g != slots[index].distanceGain else { return }
         slots[index].distanceGain = g
         if slots[index].phase == .real {

@@ -43,6 +43,7 @@ extension VoicePool {
                 v.ownDistance = true
             }
         }
+        if r.image != 0 { noteImage(&v, r) }
         v.startAt = now + r.delay
         if r.delay > 0, r.busIndex < busPaused.count, busPaused[r.busIndex] {
             // Born on a paused bus: the delay counts from the resume. The next accounting adds
@@ -84,6 +85,7 @@ extension VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
+        if r.image != 0 { voiceSpread[index] = r.spread }
         timeline.wrapped[index] = 0
         timeline.startAudio[index] = r.startAudioTime
         live.append(index)
@@ -234,10 +236,10 @@ extension VoicePool {
         switch slots[index].placement {
         case .pan: return 1
         case .spatial:
-            return slots[index].spatial.engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            return heard(slots[index].spatial).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
             if !slots[index].ownDistance { return emitterEngineGain(slots[index].emitterIndex) }
-            return voiceSpatial(index).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            return heard(voiceSpatial(index)).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         }
     }
 
@@ -250,7 +252,7 @@ extension VoicePool {
             s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0,
                                   isRelative: true)
         case .spatial, .emitter:
-            s = voiceSpatial(index)
+            s = heard(voiceSpatial(index))
             // A curve or another model than the engine's: the engine applies the distance gain
             // (`distanceGain`), OpenAL only the cone.
             if s.distanceComputedByEngine(model: distanceModel) { s.rolloff = 0 }
@@ -259,6 +261,7 @@ extension VoicePool {
         let i = Int(source)
         s.apply(to: source, since: pushed[i].spatial)
         pushed[i].spatial = s
+        if slots[index].image != 0 { pushImage(index, to: source, heard: s) }
         router?.apply(source: source, positioned: slots[index].placement != .pan, bus: slots[index].busIndex,
                       environment: environment(ofSlot: index), starting: slots[index].phase != .real)
         if heardInUse { router?.setPropagationFilter(heardFilter(index), source: source) }
@@ -284,6 +287,10 @@ extension VoicePool {
     /// Moves a voice's position only (the per-frame hot path for emitters and voices).
     @inline(__always)
     func pushPosition(_ index: Int, to source: ALuint) {
+        if mapsPositions {   // several listeners or a spread voice: the whole placement follows
+            pushSpatial(index, to: source)
+            return
+        }
         guard var p = position(ofSlot: index) else { return }
         if heardInUse, let q = heardPosition(index) { p = q }
         alSource3f(source, AL_POSITION, p.x, p.y, p.z)
@@ -314,7 +321,7 @@ extension VoicePool {
         switch v.placement {
         case .pan: return bus
         case .spatial:
-            return bus * v.spatial.attenuation(listenerPosition: listenerPosition, model: distanceModel)
+            return bus * heard(v.spatial).attenuation(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
             if v.ownDistance { return bus * attenuation(emitter: v.emitterIndex, voice: v.spatial) }
             return bus * emitterAttenuation(v.emitterIndex)

@@ -94,6 +94,10 @@ final class VoicePool {
         var spatial: SpatialProperties?
         var loop: Bool?
         var pitch: Float?
+        /// `AL_SOURCE_SPATIALIZE_SOFT` and `AL_STEREO_ANGLES`, as a stereo voice last set them
+        /// (VoicePool+Image.swift); mono voices leave them (both values play mono the same).
+        var spatialize: ALint?
+        var angles: (left: Float, right: Float)?
     }
     let slots: SlotTable<VoiceState>
     /// The slots, read-only: what the features read of a voice (Parameters/, Time/); they change
@@ -189,6 +193,9 @@ final class VoicePool {
     let heard: SlotTable<HeardPlacement>
     /// Some voice has been given a heard placement: only then do the pushes look it up. Never cleared.
     @exclusivity(unchecked) var heardInUse = false
+    /// Per voice slot: degrees between a spread voice's channels (``PlayOptions/spread``; read
+    /// only for voices with the spread flag, VoicePool+Image.swift).
+    let voiceSpread: SlotTable<Float>
     /// Bus gains without master (index = bus index), each bus's hold, and master; kept current
     /// by the engine.
     @exclusivity(unchecked) private(set) var busGains: [Float] = []
@@ -215,6 +222,23 @@ final class VoicePool {
     /// Bumped when the listener moves or the distance model changes: every cached emitter
     /// attenuation is stale then.
     @exclusivity(unchecked) private(set) var geometryEpoch: UInt32 = 1
+    /// Several listeners (Listeners/, through ``ListenerRig``): how a place in the world is heard
+    /// through the one OpenAL listener. Nil with one listener, the common case, which maps
+    /// nothing (VoicePool+Listeners.swift).
+    @exclusivity(unchecked) private(set) var rig: (any ListenerRig)?
+    /// The OpenAL listener's orientation: where a spread voice's channels go (VoicePool+Image.swift).
+    @exclusivity(unchecked) private(set) var listenerAt = Vector3(0, 0, -1)
+    @exclusivity(unchecked) private(set) var listenerUp = Vector3(0, 1, 0)
+    /// Whether a move must send a voice's whole placement, not its position alone: several
+    /// listeners (the heard velocity follows the position), or a spread voice has played (its
+    /// channels' angles follow it). Never cleared once a spread voice played.
+    @exclusivity(unchecked) var mapsPositions = false
+    /// Whether some voice has played with a spread (never cleared): then a listener's move sends
+    /// the spread voices' angles again.
+    @exclusivity(unchecked) var spreadInUse = false
+    /// Whether the device pans by OpenAL Soft's stereo pair law (stereo output without HRTF):
+    /// spread voices' angles are compensated for its widening (``StereoImage``).
+    @exclusivity(unchecked) private(set) var stereoPairPanning = true
 
     init(sources: [ALuint], settings: Settings, distanceModel: DistanceModel, router: SendRouter?) {
         self.sources = sources
@@ -228,6 +252,7 @@ final class VoicePool {
         slots = SlotTable(repeating: VoiceState(), count: capacity)
         voiceEnvironment = SlotTable(repeating: .open, count: capacity)
         heard = SlotTable(repeating: HeardPlacement(), count: capacity)
+        voiceSpread = SlotTable(repeating: 0, count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []
         live.reserveCapacity(capacity)
@@ -270,6 +295,33 @@ final class VoicePool {
 
     func setMasterGain(_ gain: Float) { masterGain = gain }
     func setListenerPosition(_ position: Vector3) { listenerPosition = position }
+    /// The OpenAL listener's pose (the first listener's): its position as above; its orientation
+    /// moves the spread voices' channels.
+    func setListenerPose(position: Vector3, at: Vector3, up: Vector3) {
+        let turned = at != listenerAt || up != listenerUp
+        listenerAt = at
+        listenerUp = up
+        let moved = position != listenerPosition
+        listenerPosition = position
+        if spreadInUse, turned || moved { markSpatialDirty(spreadOnly: true) }
+    }
+
+    func setStereoPairPanning(_ on: Bool) { stereoPairPanning = on }
+
+    /// Installs or removes (nil: one listener again) the several listeners' mapping; every
+    /// positioned voice is heard anew.
+    func setRig(_ newRig: (any ListenerRig)?) {
+        rig = newRig
+        mapsPositions = newRig != nil || spreadInUse
+        listenersMoved()
+    }
+
+    /// The listeners of the rig moved (or changed weight): every cached emitter attenuation is
+    /// stale, and every positioned real voice sends its placement again.
+    func listenersMoved() {
+        geometryEpoch &+= 1
+        markSpatialDirty(spreadOnly: false)
+    }
     /// A rebuilt device's mixing period: the time a completed fade waits before its source stops.
     func setSettleTime(_ seconds: Double) { settings.settleTime = seconds }
 

@@ -83,6 +83,10 @@ struct VoiceState {
     /// An `.emitter` voice with distance settings of its own in `spatial` (a sound's): the
     /// emitter's explicit ones override them (``SpatialProperties/explicitDistance``).
     var ownDistance = false
+    /// How a stereo clip's voice is heard (``ImageFlags``; 0 for a mono clip, which the flags
+    /// never concern): read only when its placement is sent (VoicePool+Image.swift). In what
+    /// was padding; its spread is the pool's `voiceSpread` column.
+    var image: UInt8 = 0
     private var liveIndex32: Int32 = -1
     private var realIndex32: Int32 = -1
     /// The voice's own envelope (``PlayOptions/fadeIn``, ``Voice/stop(fade:)``), multiplied into
@@ -150,6 +154,16 @@ struct VoiceState {
     }
     /// Frames the voice plays in all when it does not loop (its passes through the clip).
     var totalFrames: Double { Double(clipFrames) * Double(passes) }
+
+    /// The bits of ``image``.
+    enum ImageFlags {
+        /// The clip is stereo.
+        static let stereo: UInt8 = 1
+        /// ``SpatialMode/threeD``: folded to a point even without a position.
+        static let point: UInt8 = 2
+        /// Positioned with a spread: its two channels placed around its position.
+        static let spread: UInt8 = 4
+    }
 
     var isFading: Bool { fade != fadeTarget }
     /// The voice's own envelope is moving (fade-in or stop fade).

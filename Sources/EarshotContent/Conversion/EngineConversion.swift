@@ -57,6 +57,8 @@ extension SceneSound {
         }
         d.gain = linearLevel
         d.name = id   // what the monitor shows
+        d.spatialMode = spatialMode
+        d.spread = spread
         return d
     }
 }
@@ -145,5 +147,12 @@ extension SceneMusic {
         track.volume = volume
         track.rateMode = tape ? .tape : .keepsPitch
         track.rate = rate
+    }
+}
+
+extension SceneBed {
+    /// The options its bed is opened with (``AudioEngine/openBed(path:options:)``).
+    public var options: AmbisonicBed.Options {
+        .init(format: format, bus: Bus(bus), volume: volume, lock: lock, yaw: yaw)
     }
 }

@@ -46,6 +46,9 @@ public struct Scene: Sendable {
     public var definitions = SceneDefinitions()
     /// Where the listener is, and how it moves.
     public var listener: SceneListener
+    /// The listeners after the first (`listeners:`, split screen): each voice is heard from its
+    /// nearest (``AudioEngine/listeners``). Empty with `listener:`.
+    public var otherListeners: [SceneListener] = []
     /// Emitters, in file order.
     public var emitters: [SceneEmitter]
     /// The timeline, sorted by time (events at the same time keep their file order).
@@ -63,6 +66,9 @@ public struct Scene: Sendable {
     /// engine's `AudioEngine.Configuration.maxTotalClipBytes`); nil for the engine's default,
     /// 1 GiB. `validate` refuses clips whose headers already add up to more.
     public var clipMemory: Int?
+    /// The scene's `limiter:` (ceiling, true peak) for the engine's output limiter; nil for the
+    /// engine's default (−0.1 dBFS, sample peak).
+    public var limiter: LimiterSettings?
     /// The scene's `dialogue:` line table and locale, for its `say:` events; nil without one.
     public var dialogue: SceneDialogue?
 
@@ -159,6 +165,8 @@ public struct SceneListener: Sendable, Equatable {
     public var upKeys: [Keyframe] = []
     /// The listener faces along its own motion (`facing: path`); `at` is used while it stands still.
     public var facesPath = false
+    /// How strongly it claims the voices near it among several listeners (`weight:`, 0…1).
+    public var weight: Float = 1
 
     /// A direction at a scene time.
     public struct Keyframe: Sendable, Equatable {
@@ -189,7 +197,7 @@ public struct SceneListener: Sendable, Equatable {
             upward = abs(f.y) < 0.9 ? Vector3(0, 1, 0) : Vector3(0, 0, 1)
             u = upward - f * upward.dot(f)
         }
-        return Listener(position: path.position(at: t), velocity: velocity, at: f, up: u.normalized)
+        return Listener(position: path.position(at: t), velocity: velocity, at: f, up: u.normalized, weight: weight)
     }
 
     /// The direction at `t` along `keys` (held before the first and after the last), turning at a
@@ -296,6 +304,9 @@ public struct SceneEmitter: Sendable, Equatable {
     public var environment: EnvironmentProperties = .open
     /// Its distance attenuation (the scene's, with this emitter's own keys over it).
     public var attenuation = SceneAttenuation()
+    /// Degrees between a stereo clip's channels around the emitter (`spread:`, 0…360; nil: its
+    /// sound's, or folded to a point).
+    public var spread: Float?
     /// Where it points, for its cone: a fixed direction, or `.path` (along its own motion).
     public var facing: SceneFacing = .none
     /// Its cone (OpenAL's: full gain inside `inner` degrees, `outerGain` outside `outer`, linear

@@ -26,9 +26,12 @@ public struct SceneBank: Sendable {
     /// Warnings found while reading the bank and those it includes (an old linear gain, a likely
     /// unit slip: ``SceneDefinitions/readWarnings``) and the unit slips found in its definitions.
     public var warnings: [SceneWarning]
+    /// The bank's own `dialogue:` line table and locale (read and checked with the bank; an
+    /// included bank's is not taken), or nil. ``dialogueWarnings()`` checks its files.
+    public var dialogue: SceneDialogue?
 
-    /// The bank file and every file it includes: what a watcher of the bank watches.
-    public var files: [String] { [file] + self.includedFiles }
+    /// The bank file, every file it includes and its line table: what a watcher of the bank watches.
+    public var files: [String] { [file] + self.includedFiles + (dialogue.map { [$0.path] } ?? []) }
 
     /// The bank a parse of a bank file read: the parser's bank mode refuses every timeline key,
     /// so the scene it reads is its definitions alone.
@@ -37,6 +40,7 @@ public struct SceneBank: Sendable {
         name = scene.name
         definitions = scene.definitions
         warnings = scene.readWarnings + scene.unitSlipWarnings()
+        dialogue = scene.dialogue
     }
 
     /// A definition of the bank's, read as its own member (`bank.sounds`).

@@ -30,6 +30,8 @@ public struct SceneDefinitions: Sendable, Equatable {
     public var music: [SceneMusic] = []
     /// Music sets by id, in file order: `music:` entries with `states:` (see ``SceneMusicSet``).
     public var musicSets: [SceneMusicSet] = []
+    /// Ambisonic beds (`beds:`), in file order (the file's own; included banks' are not merged).
+    public var beds: [SceneBed] = []
     /// The game parameters (`parameters:`) curves name.
     public var parameters: [SceneParameter] = []
     /// Distance attenuation every positioned play starts from (`referenceDistance:`,

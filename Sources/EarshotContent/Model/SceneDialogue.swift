@@ -7,7 +7,7 @@ import Earshot
 /// events:
 ///   - { at: 2, say: intro.guard.01, by: guard }
 /// ```
-public struct SceneDialogue: Sendable {
+public struct SceneDialogue: Sendable, Equatable {
     /// The table file's path (resolved against the scene's folder).
     public var path: String
     /// The table, read and checked when the scene was.

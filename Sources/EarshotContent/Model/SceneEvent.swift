@@ -52,6 +52,8 @@ public struct SceneEvent: Sendable, Equatable {
         case musicSet(id: String, SceneMusicSetAction)
         /// A portal opens or closes to `open` (0…1) over `ramp` seconds (`{ portal: door, open: 0 }`).
         case portal(id: String, open: Float, ramp: Double)
+        /// An ambisonic bed plays, stops or turns (`beds:`).
+        case bed(id: String, SceneBedAction)
         /// A dialogue line of the scene's table is said (SceneDialogue.swift).
         case say(SceneSay)
     }
@@ -95,6 +97,7 @@ public struct SceneEvent: Sendable, Equatable {
         case .parameter(let p): return "set \(p.parameter) \(p.value)" + (p.of.map { " of \($0)" } ?? "")
         case .musicSet(let id, let a): return "music \(id) \(a.label)"
         case .portal(let id, let open, _): return "portal \(id) open \(open)"
+        case .bed(let id, let a): return "bed \(id) \(a.label)"
         case .say(let s): return "say \(s.key)" + (s.by.map { " by \($0)" } ?? "")
         }
     }

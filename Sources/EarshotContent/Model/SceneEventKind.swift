@@ -1,6 +1,6 @@
 /// The event words of a scene's `events:` list: each event says exactly one of them.
 enum SceneEventKind: String, CaseIterable, Sendable {
-    case music, play, hint, interruption, stop, start, set, snapshot, vca, say, portal
+    case music, play, hint, interruption, stop, start, set, snapshot, vca, say, portal, bed
 
     /// The keys an event of this kind may have: its own, and when it runs — `at:` a time, or
     /// `after:` a named voice ends (plus `delay:`).
@@ -20,7 +20,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .play:
             return [
                 "at", "play", "name", "position", "pan", "gain", "pitch", "priority", "bus", "offset", "loops", "every",
-                "count", "until", "jitter",
+                "count", "until", "jitter", "spread",
             ]
         case .hint: return ["at", "hint"]
         case .interruption: return ["at", "interruption", "shouldResume"]
@@ -31,6 +31,7 @@ enum SceneEventKind: String, CaseIterable, Sendable {
         case .vca: return ["at", "vca", "gain", "fade"]
         case .say: return ["at", "say", "by"]
         case .portal: return ["at", "portal", "open", "ramp"]
+        case .bed: return ["at", "bed", "action", "fade", "yaw", "ramp"]
         }
     }
 

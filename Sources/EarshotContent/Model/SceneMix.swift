@@ -30,6 +30,9 @@ public struct SceneSound: Sendable, Equatable {
     public var levelDB: Double = 0
     /// ``levelDB`` as a linear gain.
     public var linearLevel: Float { Float(pow(10, levelDB / 20)) }
+    /// `loudness: -23`: the LUFS its clips are brought to before its own gain and curves
+    /// (Conversion/SceneSound+Loudness.swift); nil: played as recorded.
+    public var loudness: Double?
     public var limit: SoundDefinition.InstanceLimit?
     public var cooldown: Double = 0
     /// Its default bus (a built-in bus or one under `buses:`).
@@ -48,6 +51,10 @@ public struct SceneSound: Sendable, Equatable {
     /// scene's top-level keys) with its own keys over them — an included bank's sounds keep
     /// their bank's.
     public var attenuation = SceneAttenuation()
+    /// `spatial: 2d | 3d` (auto when not given): a point or a stereo clip's image.
+    public var spatialMode: SpatialMode = .auto
+    /// `spread:` degrees (0…360) of a positioned stereo clip's channels; nil: a point.
+    public var spread: Float?
 
     public init(id: String, clips: [String]) {
         self.id = id
@@ -140,9 +147,13 @@ public struct ScenePlay: Sendable, Equatable {
     public var offset: Double = 0
     /// How many more times the clip plays after the first, gaplessly (0…1000).
     public var loops: Int = 0
+    /// Degrees between a stereo clip's channels around its position (`spread:`, 0…360; nil: the
+    /// sound's, or folded to a point).
+    public var spread: Float?
 
     public init(id: String, position: Vector3? = nil, pan: Float = 0, gain: Float = 1, pitch: Float = 1,
-                priority: UInt8? = nil, bus: String? = nil, offset: Double = 0, loops: Int = 0) {
+                priority: UInt8? = nil, bus: String? = nil, offset: Double = 0, loops: Int = 0, spread: Float? = nil) {
+        self.spread = spread
         self.id = id
         self.position = position
         self.pan = pan

@@ -39,6 +39,8 @@ public enum SceneLimits {
     public static let maxClips = 10_000
     public static let maxMusic = 10_000
     public static let maxZones = 256
+    /// Ambisonic beds a scene or bank may define (`beds:`).
+    public static let maxBeds = 64
     public static let maxWaypoints = 100_000
     public static let maxSounds = 10_000
     public static let maxSnapshots = 256
@@ -56,7 +58,7 @@ public enum SceneLimits {
         "events": (maxEvents, "events", 1), "emitters": (maxEmitters, "emitters", 2), "clips": (maxClips, "clips", 2),
         "music": (maxMusic, "music tracks", 2), "zones": (maxZones, "zones", 2),
         "sounds": (maxSounds, "sounds", 2), "snapshots": (maxSnapshots, "snapshots", 2),
-        "buses": (maxBuses, "buses", 2), "vcas": (maxVCAs, "VCAs", 2),
+        "buses": (maxBuses, "buses", 2), "vcas": (maxVCAs, "VCAs", 2), "beds": (maxBeds, "beds", 2),
     ]
 
     /// A problem the pre-scan found: where, and what.

@@ -3,13 +3,13 @@ import Foundation
 import Yams
 
 /// A bank's schema: the scene language without the timeline. A bank holds `clips:`, `sounds:`,
-/// `buses:`, `snapshots:`, `zones:`, `music:` and `parameters:` (and `include:`s other banks), with the scene's
+/// `buses:`, `snapshots:`, `zones:`, `music:`, `parameters:` and a `dialogue:` line table (and `include:`s other banks), with the scene's
 /// attenuation keys for its sounds' positioned plays; what a game plays from it is up to the game
 /// (EarshotBanks' `SoundBank`).
 extension SceneParser {
     /// The top-level keys of a bank.
     static let bankKeys = ["name", "include", "clips", "sounds", "buses", "snapshots", "zones", "music", "parameters",
-                           "vcas", "rooms", "portals"] + attenuationKeys
+                           "vcas", "rooms", "portals", "beds", "dialogue"] + attenuationKeys
 
     /// The top-level mapping with the keys of a scene or, for a bank, of a bank: a scene key a
     /// bank has no use for (the timeline, the render settings) is refused with a reason.

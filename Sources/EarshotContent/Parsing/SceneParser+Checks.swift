@@ -34,15 +34,7 @@ extension SceneParser {
     /// when it loads them, so that a scene `validate` passes is one `render` starts. A clip's
     /// header is kept (for the offsets and loops of its plays) under `clipID`.
     mutating func audioFile(_ node: Node, _ key: String, music: Bool = false, clipID: String? = nil) -> String? {
-        guard let given = string(node, key) else { return nil }
-        let resolved =
-            given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
-        let path = (resolved as NSString).standardizingPath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
-            return nil
-        }
+        guard let (given, path) = existingFile(node, key) else { return nil }
         do throws(EarshotError) {
             let info = try ClipDecoder.inspect(path: path)
             if music {
@@ -64,18 +56,34 @@ extension SceneParser {
         return path
     }
 
+    /// The file a path names, relative to the scene's folder (absolute paths stay): what was
+    /// written and the standardised path, or nil (a problem reported) when it is not a file.
+    mutating func existingFile(_ node: Node, _ key: String) -> (given: String, path: String)? {
+        guard let given = string(node, key) else { return nil }
+        let resolved =
+            given.hasPrefix("/") ? given : ((folder.isEmpty ? "." : folder) as NSString).appendingPathComponent(given)
+        let path = (resolved as NSString).standardizingPath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            fail(node, key, "no such file: \(given) (looked for \(path); paths are relative to the scene file)")
+            return nil
+        }
+        return (given, path)
+    }
+
     /// A problem when the clips' headers already add up to more decoded audio than the engine a
     /// scene runs on may hold (``AudioEngine/Configuration/maxTotalClipBytes``, its default):
     /// `render` would refuse a clip part-way through loading them. Counted as the engine loads
-    /// them — each real file once (symlinks resolved), mixed down to mono, 16 bits a sample at
-    /// least — so only what the engine would surely refuse is refused.
+    /// them — each real file once (symlinks resolved), a stereo file as two channels (it stays
+    /// stereo), more channels mixed down to mono, 16 bits a sample at least — so only what the
+    /// engine would surely refuse is refused.
     mutating func checkClipBudget(_ clips: [SceneClip], at node: Node) {
         var seen = Set<String>()
         var total = 0
         for c in clips {
-            guard let frames = clipInfo[c.id]?.frames,
+            guard let info = clipInfo[c.id], let frames = info.frames,
                   seen.insert(URL(fileURLWithPath: c.path).resolvingSymlinksInPath().path).inserted else { continue }
-            total += frames * 2   // frames <= 2^40: no overflow over 100,000 clips
+            total += frames * 2 * (info.channels == 2 ? 2 : 1)   // frames <= 2^40: no overflow over 100,000 clips
         }
         let budget = clipMemory ?? AudioEngine.Configuration.defaultMaxTotalClipBytes
         if total > budget {

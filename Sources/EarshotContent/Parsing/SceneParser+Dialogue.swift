@@ -22,7 +22,9 @@ extension SceneParser {
         var locale = "en"
         if let n = m["locale"], let l = string(n, "dialogue.locale") {
             let chain = table.chain(for: l)
-            if !chain.contains(where: table.locales.contains) {
+            if !DialogueTable.isLocaleTag(l) {
+                fail(n, "dialogue.locale", "'\(l)' is not a language tag (1…35 letters, digits, - or _: fr, fr-CA)")
+            } else if !chain.contains(where: table.locales.contains) {
                 fail(n, "dialogue.locale", "no locale of '\(l)' (\(chain.joined(separator: " → "))) is in the table's locales (\(table.locales.joined(separator: ", ")))")
             }
             locale = l

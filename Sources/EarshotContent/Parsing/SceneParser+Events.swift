@@ -143,7 +143,8 @@ extension SceneParser {
                 action = .play(
                     ScenePlay(
                         id: clip, position: position, pan: Float(pan), gain: Float(gain), pitch: Float(pitch),
-                        priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops))
+                        priority: priority.map(UInt8.init), bus: bus, offset: offset, loops: loops,
+                        spread: m["spread"].flatMap { spread($0, "\(key).spread") }))
             }
         case .say:
             action = sayEvent(m, key: key, emitterIDs: emitterIDs)   // SceneParser+Dialogue.swift
@@ -159,6 +160,8 @@ extension SceneParser {
             let fade = m["fade"].flatMap { number($0, "\(key).fade", in: 0...600, "seconds 0…600") } ?? 0
             let intensity = m["intensity"].flatMap { number($0, "\(key).intensity", in: 0...1, "0…1") } ?? 1
             action = .snapshot(id: id, begins: a == "begin", fade: fade, intensity: Float(intensity))
+        case .bed:
+            action = bedEvent(m, node, key: key)
         case .vca:
             action = vcaEvent(m, node, key: key)   // SceneParser+VCAs.swift
         case .hint:

@@ -6,7 +6,7 @@ import Yams
 extension SceneParser {
     static let soundKeys =
         ["clips", "select", "weights", "avoidRepeat", "pitch", "gain", "limit", "cooldown", "bus", "priority", "loop"]
-        + attenuationKeys
+        + attenuationKeys + imageKeys + loudnessSoundKeys
     static let busKeys = ["gain", "ducks", "parent"] + busParameterKeys
     static let duckKeys = ["level", "attack", "release", "threshold", "hold"]
 
@@ -197,6 +197,7 @@ extension SceneParser {
                     m["priority"].flatMap { integer($0, "\(key).priority", in: 0...255) }.map(UInt8.init) ?? 128
             }
             soundParameters(&s, m, key, clipIDs: clipIDs)
+            s.loudness = soundLoudness(m["loudness"], key)   // SceneParser+Loudness.swift
             // Layers are loops unless said otherwise; a timeline's are one-shots unless they say.
             s.loop = m["loop"].flatMap { bool($0, "\(key).loop") } ?? (!s.layers.isEmpty && !s.isTimeline)
             s.attenuation = readAttenuation(m, key, over: sceneAttenuation, at: value)
@@ -225,6 +226,7 @@ extension SceneParser {
                         "avoidRepeat \(s.avoidRepeat) needs more than \(s.avoidRepeat) clips of weight above 0")
                 }
             }
+            soundImage(m, key, into: &s)
             out.append(s)
         }
         checkSwitches(out)   // SceneParser+Switches.swift

@@ -5,31 +5,33 @@ import Yams
 /// Where things are: the listener (position or path, and its turning keyframes) and the paths
 /// of emitters (`position:`, or `path:` with `circle:` or `waypoints:`).
 extension SceneParser {
-    mutating func sceneListener(_ node: Node) -> SceneListener {
+    mutating func sceneListener(_ node: Node, key: String = "listener", weighted: Bool = false) -> SceneListener {
         var listener = SceneListener()
-        guard let m = mapping(node, "listener", allowed: ["position", "path", "at", "up", "facing"]) else {
+        let keys = ["position", "path", "at", "up", "facing"] + (weighted ? ["weight"] : [])
+        guard let m = mapping(node, key, allowed: keys) else {
             return listener
         }
-        if let p = placement(m, node, "listener", required: false) { listener.path = p }
+        if let w = m["weight"], let v = number(w, "\(key).weight", in: 0...1, "0 (ignored) … 1") { listener.weight = Float(v) }
+        if let p = placement(m, node, key, required: false) { listener.path = p }
         if let n = m["at"] {
             if case .mapping = n {
-                listener.atKeys = keyframes(n, "listener.at")
-            } else if let v = direction(n, "listener.at") {
+                listener.atKeys = keyframes(n, "\(key).at")
+            } else if let v = direction(n, "\(key).at") {
                 listener.at = v
             }
-            if let f = m["facing"] { fail(f, "listener.facing", "give either at or facing: path, not both") }
+            if let f = m["facing"] { fail(f, "\(key).facing", "give either at or facing: path, not both") }
         }
         if let n = m["up"] {
             if case .mapping = n {
-                listener.upKeys = keyframes(n, "listener.up")
-            } else if let v = direction(n, "listener.up") {
+                listener.upKeys = keyframes(n, "\(key).up")
+            } else if let v = direction(n, "\(key).up") {
                 listener.up = v
             }
         }
-        if let f = m["facing"], choice(f, "listener.facing", ["path"]) != nil { listener.facesPath = true }
+        if let f = m["facing"], choice(f, "\(key).facing", ["path"]) != nil { listener.facesPath = true }
         if listener.atKeys.isEmpty, listener.upKeys.isEmpty,
            listener.at.cross(listener.up).length < 1e-6 * listener.at.length * listener.up.length {
-            fail(m["up"] ?? node, "listener.up", "up must not point along at")
+            fail(m["up"] ?? node, "\(key).up", "up must not point along at")
         }
         return listener
     }

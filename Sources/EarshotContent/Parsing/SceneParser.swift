@@ -51,6 +51,8 @@ package struct SceneParser: YAMLReader {
     var includerBusNames: Set<String> = []
     /// Warnings found while reading (old linear gains, unit slips): SceneParser+Gains.swift.
     var unitWarnings: [SceneWarning] = []
+    /// The ids under `beds:` (SceneParser+Beds.swift), a bed with a problem included.
+    var bedIDs: Set<String> = []
     /// The VCA ids of the file and those it includes (`vca:` events name them).
     var vcaNames: Set<String> = []
 
@@ -58,8 +60,8 @@ package struct SceneParser: YAMLReader {
         "name", "duration", "seed", "templates", "sampleRate", "hrtf", "distanceModel", "dopplerFactor", "speedOfSound",
         "referenceDistance", "maxDistance", "rolloff", "model", "beyondMax", "curve",  // = attenuationKeys
         "voices", "clipMemory", "session",
-        "clips", "music", "listener", "emitters", "events", "zones", "sounds", "snapshots", "buses",
-        "parameters", "include", "vcas", "dialogue", "rooms", "portals",
+        "clips", "music", "listener", "listeners", "emitters", "events", "zones", "sounds", "snapshots", "buses",
+        "parameters", "include", "vcas", "dialogue", "rooms", "portals", "beds", "limiter",
     ]
 
     static func parse(yaml: String, path: String, bank: Bool = false) -> Result<Scene, SceneProblems> {
@@ -173,7 +175,7 @@ package struct SceneParser: YAMLReader {
         // Emitters a track follows, or that speak lines (`say: …, by:`), may play nothing
         // themselves (no `clip:`).
         let followed = Set(music.compactMap(\.emitter)).union(speakerEmitterIDs(top["events"]))   // SceneParser+Dialogue.swift
-        let listener = top["listener"].map { sceneListener($0) } ?? SceneListener()
+        let (listener, otherListeners) = sceneListeners(top)
         let reverbZones =
             top["zones"].flatMap { within($0, "zones", SceneLimits.maxZones, "zones") ? self.zones($0) : nil } ?? []
 
@@ -195,6 +197,7 @@ package struct SceneParser: YAMLReader {
             }
         }
         checkMusicEmitters(musicNodes, music: music, emitterIDs: emitterIDs)
+        let beds = self.beds(top["beds"], busNames: busNames, duration: duration)
         var events: [SceneEvent] = []
         var followUps: [(followUp: SceneFollowUp, node: Node, index: Int)] = []
         var namedPlays: [(name: String, node: Node, index: Int, timed: Bool)] = []
@@ -254,6 +257,7 @@ package struct SceneParser: YAMLReader {
                 bars, in: &events, music: included.music + music, sets: included.musicSets + musicSets,
                 duration: duration)
         }
+        addBedStarts(beds, top["beds"], into: &events)
         // Time order; events at the same time keep their file order (sorted as indices: no copy
         // of a million events beside their offsets). The names follow their events.
         let order = events.indices.sorted { (events[$0].time, $0) < (events[$1].time, $1) }
@@ -268,6 +272,7 @@ package struct SceneParser: YAMLReader {
                           distanceModel: distanceModel, realVoices: realVoices, virtualVoices: virtualVoices,
                           session: session, listener: listener, emitters: emitters, events: events)
         scene.clips = included.clips + clips
+        scene.otherListeners = otherListeners
         scene.music = included.music + music
         scene.zones = included.zones + reverbZones
         scene.geometry = geometry
@@ -284,9 +289,11 @@ package struct SceneParser: YAMLReader {
         scene.vcas = included.vcas + vcas
         scene.seed = seed
         scene.clipMemory = clipMemory
+        scene.beds = beds
+        scene.limiter = limiterSettings(top["limiter"])   // SceneParser+Loudness.swift
         scene.dialogue = dialogue
         placeDialogue(&scene, top["dialogue"])   // SceneParser+Dialogue.swift
-        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "rooms", "portals"] {
+        for section in ["clips", "sounds", "emitters", "zones", "music", "snapshots", "buses", "parameters", "vcas", "rooms", "portals", "beds"] {
             guard case .mapping(let m)? = top[section] else { continue }
             for (k, _) in m {
                 guard case .scalar(let s) = k, let mark = k.mark else { continue }
@@ -349,7 +356,7 @@ package struct SceneParser: YAMLReader {
                 node, key,
                 allowed: [
                     "clip", "loop", "gain", "pitch", "priority", "start", "position", "path",
-                    "direction", "facing", "cone",
+                    "direction", "facing", "cone", "spread",
                 ] + Self.attenuationKeys
                     + Self.emitterEnvironmentKeys, required: followedByMusic ? [] : ["clip"])
         else { return nil }
@@ -374,6 +381,7 @@ package struct SceneParser: YAMLReader {
         var emitter = SceneEmitter(id: id, clip: clip, loop: loop, gain: Float(gain), pitch: Float(pitch),
                                    priority: UInt8(priority), start: start, path: path, environment: environment)
         emitter.attenuation = ownAttenuation
+        emitter.spread = m["spread"].flatMap { spread($0, "\(key).spread") }
         if m["direction"] != nil, let f = m["facing"] {
             fail(f, "\(key).facing", "give either direction or facing: path, not both")
         }

@@ -102,7 +102,7 @@ extension Scene {
                 hintOn = begins
             case .start(let id):
                 stopped.remove(id)
-            case .play, .interruption, .set, .snapshot, .vca, .parameter, .musicSet, .say, .portal:
+            case .play, .interruption, .set, .snapshot, .vca, .parameter, .musicSet, .say, .portal, .bed:
                 break
             }
         }

@@ -20,7 +20,7 @@ extension LevelPlot {
             case .snapshot, .vca: self = .snapshot   // mix moves, labelled alike
             case .musicSet(_, let a):
                 if case .stinger = a { self = .stinger } else { self = .other }
-            case .music, .stop, .start, .set, .parameter, .say, .portal: self = .other
+            case .music, .stop, .start, .set, .parameter, .say, .portal, .bed: self = .other
             }
         }
 

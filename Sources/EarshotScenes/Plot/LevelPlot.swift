@@ -5,8 +5,8 @@ import Foundation
 /// with session events (hint begin/end, interruptions) as labelled vertical lines across it; a
 /// lane of its own for the other events under it (one-shots as ticks, snapshots and stingers
 /// labelled, the rest as thin lines: however many, they never cover the levels); and, when
-/// given, lanes of the voices (real and virtual) and of every bus's gain (each bus in the
-/// legend), a lane per game parameter, and a top-down map of the listener's and emitters' paths
+/// given, a loudness lane (momentary and short-term LUFS, the target as a line), lanes of the
+/// voices (real and virtual) and of every bus's gain (each bus in the legend), a lane per game parameter, and a top-down map of the listener's and emitters' paths
 /// (colour by time, zones, where the listener faces).
 ///
 /// A section (`earshot render --from S --to E`) is drawn on the scene's own clock: its axes read
@@ -51,14 +51,15 @@ public enum LevelPlot {
     /// the render begins at (a section's `from`): the trace, `events` and `timeline` count from
     /// it, the axes and the scene's paths and parameters go by the scene's clock.
     public static func svg(levels: LevelTrace, events: [SceneEvent], title: String, duration: Double? = nil,
-                           timeline: SceneTimeline? = nil, scene: Scene? = nil, start: Double = 0) -> String {
+                           timeline: SceneTimeline? = nil, scene: Scene? = nil, start: Double = 0,
+                           loudness: [LoudnessTrace.Point]? = nil, loudnessTarget: Double? = nil) -> String {
         let windows = levels.rms.first?.count ?? 0
         let total = max(duration ?? Double(windows) * levels.windowSeconds, levels.windowSeconds)
         let start = start.isFinite ? max(0, start) : 0
         let levelsH = 420.0, laneH = 170.0, mapH = 470.0
         let busH = timeline.map { laneHeight(legend: $0.buses) } ?? 0
         let height = levelsH + eventsLaneHeight + (timeline != nil ? laneH + busH : 0) + (scene != nil ? mapH : 0)
-            + parameterLanesHeight(scene) + subtitleLaneHeight(timeline)
+            + parameterLanesHeight(scene) + subtitleLaneHeight(timeline) + (loudness != nil ? loudnessLaneHeight : 0)
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -74,6 +75,10 @@ public enum LevelPlot {
         var y = levelsH
         out += eventsLane(events, clock: clock, top: y)   // LevelPlot+Events.swift
         y += eventsLaneHeight
+        if let loudness {   // LevelPlot+Loudness.swift
+            out += loudnessLane(loudness, target: loudnessTarget, clock: clock, top: y)
+            y += loudnessLaneHeight
+        }
         if let timeline {   // LevelPlot+Lanes.swift
             out += voicesLane(timeline, clock: clock, top: y, height: laneH)
             y += laneH

@@ -57,6 +57,10 @@ public struct SceneRenderer {
         public var limitedSeconds = 0.0
         /// The deepest gain reduction the limiter applied, in dB (0 when it never engaged).
         public var deepestLimiterReduction: Float = 0
+        /// The section's EBU R128 loudness and true peak, and its momentary and short-term
+        /// loudness every 100 ms (Rendering/LoudnessTrace.swift).
+        public var loudness: LoudnessReading?
+        public var loudnessTrace: [LoudnessTrace.Point] = []
         /// The subtitles the scene's `say:` lines showed, in seconds of the render (for
         /// `--subtitles` and the plot's subtitle lane); empty without dialogue.
         public var subtitles: [SubtitleEntry] = []
@@ -110,8 +114,9 @@ public struct SceneRenderer {
         }
     }
 
-    private func run(
-        _ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter, from: Double, seconds: Double,
+    /// The render's loop; without a `writer` nothing is written (SceneRenderer+Subtitles.swift).
+    func run(
+        _ runtime: SceneRuntime, engine: AudioEngine, writer: AudioFileWriter?, from: Double, seconds: Double,
         progress: ((Double) -> Void)?
     ) throws(EarshotError) -> Result {
         let rate = engine.sampleRate
@@ -120,6 +125,7 @@ public struct SceneRenderer {
         let skip = Int((from * Double(rate)).rounded())   // frames run silently before the section
         func sample(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
         var levels = LevelTrace(sampleRate: rate, channels: channels)
+        var loudness = try LoudnessTrace(sampleRate: rate, channels: channels)
         var buffer = [Float](repeating: 0, count: (Int(Double(rate) / framesPerSecond) + 2) * channels)
         var ran: [SceneEvent] = []
         var peakReal = 0, peakVirtual = 0
@@ -189,8 +195,9 @@ public struct SceneRenderer {
                     try engine.render(into: slice)
                     guard kept > 0 else { return }
                     let section = UnsafeBufferPointer(rebasing: slice[((n - kept) * channels)...])
-                    try writer.write(section)
+                    try writer?.write(section)
                     levels.add(section)
+                    try loudness.add(section)
                 }
                 position = end
                 if position < frameEnd { try runDue(at: position) }
@@ -223,6 +230,8 @@ public struct SceneRenderer {
         result.timeline = timeline
         result.limitedSeconds = Double(timeline.limitedFrames.reduce(0, +)) / Double(rate)
         result.deepestLimiterReduction = after.deepestLimiterReduction
+        result.loudness = loudness.meter.reading()
+        result.loudnessTrace = loudness.points
         result.subtitles = runtime.subtitleLog.entries(from: from, end: seconds)   // SceneRuntime+Dialogue.swift
         result.timeline.subtitles = result.subtitles
         return result

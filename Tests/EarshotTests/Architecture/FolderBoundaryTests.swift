@@ -9,8 +9,8 @@ import XCTest
 /// `swift test --disable-swift-testing --filter FolderBoundaryTests`.
 final class FolderBoundaryTests: XCTestCase {
     /// The folders of `Sources/Earshot` whose types must own their state.
-    static let featureFolders = ["Buses", "Device", "Dialogue", "Environment", "Linux", "Markers", "Mix", "Monitor",
-                                 "Recording", "Rooms", "Session", "Spatial", "Support", "Time", "Timelines"]
+    static let featureFolders = ["Beds", "Buses", "Device", "Dialogue", "Environment", "Linux", "Listeners", "Loudness", "Markers", "Mix",
+                                 "Monitor", "Recording", "Rooms", "Session", "Spatial", "Support", "Time", "Timelines"]
 
     /// `Folder/File.swift: Type.property` → why it may stay writable from outside its file.
     static let allowed: [String: String] = [

@@ -28,8 +28,8 @@ final class ClipLoopbackTests: XCTestCase {
         }
     }
 
-    /// A stereo clip loaded for positioning becomes mono (the mean of its channels) and is placed
-    /// in 3D; loaded without it, it plays unspatialised at a position (and the engine logs once).
+    /// A stereo clip placed in 3D is heard as its mono downmix (the mean of its channels),
+    /// however it was loaded; without a position it keeps its channels (StereoImageTests).
     func testStereoClipsAndPositioning() throws {
         // Left channel only: the mono downmix is half of it.
         let frames = 4_800
@@ -44,7 +44,9 @@ final class ClipLoopbackTests: XCTestCase {
         let positioned = Level.rms(try render({ try $0.loadClip(stereo, name: "st") }, position: Vector3(3, 0, 0)), channels: 2)
         XCTAssertGreaterThan(Level.dB(positioned[1]) - Level.dB(positioned[0]), 20, "downmixed clip is placed to the right: \(positioned)")
 
-        let unspatialised = Level.rms(try render({ try $0.loadClip(stereo, name: "st", forPositioning: false) }, position: Vector3(3, 0, 0)), channels: 2)
-        XCTAssertGreaterThan(Level.dB(unspatialised[0]) - Level.dB(unspatialised[1]), 20, "stereo clip keeps its own left channel: \(unspatialised)")
+        let unfolded = Level.rms(try render({ try $0.loadClip(stereo, name: "st", forPositioning: false) }, position: Vector3(3, 0, 0)), channels: 2)
+        XCTAssertGreaterThan(Level.dB(unfolded[1]) - Level.dB(unfolded[0]), 20, "placed to the right too: \(unfolded)")
+        let inPlace = Level.rms(try render({ try $0.loadClip(stereo, name: "st") }, position: nil), channels: 2)
+        XCTAssertGreaterThan(Level.dB(inPlace[0]) - Level.dB(inPlace[1]), 20, "no position: its own left channel: \(inPlace)")
     }
 }

@@ -46,6 +46,7 @@ final class SubsystemContractTests: XCTestCase {
         XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 7,
                        "the mix, the VCAs' fades, the parameters, the environment, the parameters' filters, the timelines and the rooms step inside the core's frame")
         XCTAssertTrue(e.context.withCurrent { e.core.stages.contains { $0 === e.core.vcaTable } })
+        XCTAssertTrue(e.context.withCurrent { e.core.stages.contains { $0 === e.core.timelines } })
     }
 
     func testFramesAndRendersReachAnAttachedSubsystem() throws {
@@ -123,19 +124,23 @@ final class SubsystemContractTests: XCTestCase {
     }
 
     /// Music owns its sources: made when the engine is, never the voice pool's, made again on a
-    /// new device, and a play takes the AL lock once.
+    /// new device, and a play takes the AL lock once. The stream system's sources are music's
+    /// and the beds' (``AudioEngine/Configuration/bedSources``), kept in two pools.
     func testMusicMakesItsOwnSources() throws {
-        let e = try TestSignals.loopbackEngine { $0.musicSources = 3 }
+        let e = try TestSignals.loopbackEngine { $0.musicSources = 3; $0.bedSources = 2 }
         defer { e.shutdown() }
         let names = e.musicSystem.withMusicLock { _ in e.musicSystem.sources }
-        XCTAssertEqual(names.count, 3)
+        XCTAssertEqual(names.count, 5)
+        XCTAssertEqual(e.musicSystem.withMusicLock { _ in e.musicSystem.freeSources.count }, 3, "music's own")
+        XCTAssertEqual(e.musicSystem.withMusicLock { _ in e.musicSystem.freeFieldSources.count }, 2, "the beds'")
         XCTAssertTrue(Set(names).isDisjoint(with: e.context.withCurrent { e.core.voiceSources }))
         e.simulateDeviceLoss()
         e.update(deltaTime: 1 / 60)
         XCTAssertEqual(e.musicSystem.withMusicLock { _ in e.musicSystem.sources }, [], "none handed out while the device is lost")
         let deadline = Date().addingTimeInterval(5)
         while e.isDeviceLost, Date() < deadline { usleep(2_000); e.update(deltaTime: 1 / 60) }
-        XCTAssertEqual(e.musicSystem.withMusicLock { _ in e.musicSystem.sources.count }, 3)
+        XCTAssertEqual(e.musicSystem.withMusicLock { _ in e.musicSystem.sources.count }, 5)
+        XCTAssertEqual(e.musicSystem.withMusicLock { _ in e.musicSystem.freeFieldSources.count }, 2, "the beds' again on the new device")
     }
 }
 

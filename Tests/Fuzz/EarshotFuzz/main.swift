@@ -29,6 +29,7 @@ case "show-scene":
     exit(0)
 case "scene-values":
     var fuzzer = SceneValueFuzzer(assets: assets, seed: seed)
+    fuzzer.bedChance = 0.3   // ambisonic beds (issue 39)
     // EARSHOT_FUZZ_MAX_OFFSET=0.1 keeps play offsets inside the shortest clip.
     if let v = ProcessInfo.processInfo.environment["EARSHOT_FUZZ_MAX_OFFSET"].flatMap(Double.init) { fuzzer.maxOffset = v }
     let report = fuzzer.run(cases: count, log: say)

@@ -73,6 +73,7 @@ public struct APIOperationFuzzer {
         var snapshots: [Snapshot] = []
         var tracks: [MusicTrack] = []
         var sets: [MusicSet] = []
+        var listenerIDs: [ListenerID] = []
         init(engine: AudioEngine) { self.engine = engine }
     }
 
@@ -193,6 +194,7 @@ public struct APIOperationFuzzer {
                                       priority: UInt8(g.next() % 256), bus: bus(), delay: Self.chance(&g, 0.8) ? 0 : Self.seconds(&g),
                                       fadeIn: Self.chance(&g, 0.8) ? 0 : Self.seconds(&g), placement: placement)
             if Self.chance(&g, 0.1) { options.loopCount = Self.pick(&g, [1, 3, PlayOptions.maxLoopCount, PlayOptions.maxLoopCount + 1, -1]) }
+            Self.image(&options, &g)   // spatialMode, spread (APIOperationFuzzer+Listeners.swift)
             let v = try e.play(clip, options: options)
             w.voices.append(v)
             if w.voices.count > 300 { w.voices.removeFirst(100) }
@@ -318,6 +320,9 @@ public struct APIOperationFuzzer {
             }
             _ = s.currentState
             _ = s.pendingState
+        case 29:
+            // Several listeners (APIOperationFuzzer+Listeners.swift).
+            try Self.listenerOperation(e, ids: &w.listenerIDs, &g)
         case 24:
             if Self.chance(&g, 0.05) { return true }   // shutdown; a new engine follows
             if Self.chance(&g, 0.3), let c = w.clips.popLast() { e.unload(c); if w.clips.isEmpty { return true } }

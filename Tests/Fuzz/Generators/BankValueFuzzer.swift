@@ -7,7 +7,7 @@ import Foundation
 /// with values at their ranges' edges, just inside and outside them, in random combinations and
 /// with `include:` graphs (chains, diamonds, now and then a cycle or a missing file); each
 /// validated as `earshot validate` does, loaded into a loopback engine when valid, every sound
-/// played and rendered — then one field edited and the bank reloaded, as a designer saving does.
+/// played and rendered (a `dialogue:` table's line said: BankValueFuzzer+Dialogue.swift) — then one field edited and the bank reloaded, as a designer saving does.
 ///
 /// A finding is a bank that validates but does not load; a valid edit that `reload()` refuses;
 /// an invalid edit `reload()` takes (or one that changes the bank); a render with a non-finite
@@ -36,10 +36,12 @@ public struct BankValueFuzzer {
         public var refusedEdits = 0
         /// Edits that emptied a file the bank reads (each must be refused).
         public var emptiedFiles = 0
+        /// Banks loaded with a `dialogue:` line table (BankValueFuzzer+Dialogue.swift).
+        public var dialogues = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused, \(emptiedFiles) files emptied) in "
+            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused, \(emptiedFiles) files emptied, \(dialogues) with a line table) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -69,6 +71,7 @@ public struct BankValueFuzzer {
                 return
             }
             report.loaded += 1
+            checkDialogue(bank, engine, case: i, into: &report)   // BankValueFuzzer+Dialogue.swift
             playAll(bank, engine, definition.sounds.map(\.id), case: i, into: &report)
             // One field edited, as a save does: the edit is valid or not; reload must agree.
             let (file, edited) = edit(&g, files)
@@ -77,6 +80,7 @@ public struct BankValueFuzzer {
             if emptied { report.emptiedFiles += 1 }
             try? edited.write(toFile: "\(folder)/\(file)", atomically: false, encoding: .utf8)
             let before = bank.soundNames
+            let tableBefore = engine.dialogueTable
             let expected = SceneBank.check(path: main)
             report.reloads += 1
             do throws(BankError) {
@@ -90,15 +94,19 @@ public struct BankValueFuzzer {
                 } else {
                     report.findings.append("case \(i): an invalid edit of \(file) was taken\n\(edited)")
                 }
+                if engine.dialogueTable != bank.dialogue?.table { report.findings.append("case \(i): after a reload the engine's line table is not the bank's") }
+                checkDialogue(bank, engine, case: i, into: &report)
             } catch {
                 report.refusedEdits += 1
                 if case .success = expected, case .invalid = error, !emptied {
                     report.findings.append("case \(i): a valid edit of \(file) refused: \(error)\n\(edited)")
                 }
                 if bank.soundNames != before { report.findings.append("case \(i): a refused edit changed the bank\n\(edited)") }
+                if engine.dialogueTable != tableBefore { report.findings.append("case \(i): a refused edit changed the line table\n\(edited)") }
             }
             playAll(bank, engine, bank.soundNames, case: i, into: &report)
             bank.unload()
+            if engine.dialogueTable != nil { report.findings.append("case \(i): the bank's line table outlived its unload") }
             if engine.stats.clips != 0 { report.findings.append("case \(i): \(engine.stats.clips) clips left after unload\n\(dump())") }
         }
     }
@@ -145,6 +153,14 @@ public struct BankValueFuzzer {
             // /proc-like files: regular, `stat` says 0 bytes, and they read on (pagemap: terabytes).
             if SceneValueFuzzer.chance(&g, 0.01) { includes.append(SceneValueFuzzer.pick(&g, Self.procFiles)) }
             files.append((name, bank(&g, prefix: f == 0 ? "m" : "b\(f)", includes: includes)))
+        }
+        // The main bank's dialogue: key and its table (BankValueFuzzer+Dialogue.swift), from a
+        // generator of its own so that the other fields are drawn as before.
+        var side = SplitMix64(seed: g.next() ^ 0xD1A1_0615)
+        if SceneValueFuzzer.chance(&side, 0.3) {
+            let d = dialogue(&side, outside: SceneValueFuzzer.chance(&side, 0.2))
+            files[0].1 += d.key
+            if let table = d.table { files.append(table) }
         }
         return files
     }
@@ -211,6 +227,7 @@ public struct BankValueFuzzer {
             if maybe(0.3) { m += ", priority: \(n(0...255, whole: true))" }
             if maybe(0.3) { m += ", loop: \(SceneValueFuzzer.pick(&g, ["true", "false"]))" }
             m += SceneValueFuzzer.distanceKeys(&g, outside: outside, p: 0.3)
+            m += SceneValueFuzzer.imageKeys(&g, outside: outside, p: 0.2)   // spatial:, spread:
             y += "  \(p)s\(s): { \(m) }\n"
         }
         if hasParameter || maybe(0.05) {

@@ -30,6 +30,10 @@ public struct SceneValueFuzzer {
     /// How often a scene has a bus tree and VCAs (SceneValueFuzzer+BusTree.swift).
     public var busTreeChance = 0.3
     public var includedSetChance = 0.5
+    /// How often a scene has `beds:` (SceneValueFuzzer+Beds.swift). 0 (the default) draws
+    /// nothing for them, so a seed's scenes are those it made before beds existed;
+    /// `earshot-fuzz scenes` sets 0.3.
+    public var bedChance = 0.0
 
     /// `assets` relative to the working directory is made absolute (scene paths are relative
     /// to the scene file).
@@ -47,10 +51,12 @@ public struct SceneValueFuzzer {
         public var warnings = 0
         /// Valid scenes with game parameters and a layered sound (issue 28).
         public var validLayered = 0
+        /// Valid scenes with ambisonic beds (issue 39).
+        public var validBeds = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(rendered) rendered, \(warnings) warnings) in "
+            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(validBeds) with beds, \(rendered) rendered, \(warnings) warnings) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -74,6 +80,7 @@ public struct SceneValueFuzzer {
                 report.valid += 1
                 if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
                 if !scene.includedFiles.isEmpty, !scene.musicSets.isEmpty { report.validIncludedSets += 1 }
+                if !scene.beds.isEmpty { report.validBeds += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -179,6 +186,7 @@ public struct SceneValueFuzzer {
         if maybe(0.3) { y += "maxDistance: \(n(1e-6...1e12))\n" }
         if maybe(0.3) { y += "rolloff: \(n(0...100))\n" }
         y += Self.distanceKeys(&g, outside: outside, block: true, p: 0.1, newOnly: true)
+        y += Self.loudnessKeys(after: y, outside: outside)   // SceneValueFuzzer+Loudness.swift
         if maybe(0.2) { y += "voices: { real: \(n(1...4_096, whole: true)), virtual: \(n(0...1_000_000, whole: true)) }\n" }
         if maybe(0.2) {
             y += "session: { category: \(Self.pick(&g, ["ambient", "soloAmbient", "playback"])), ducking: { level: \(maybe(0.2) ? "silent" : n(-120...0)), "
@@ -220,6 +228,10 @@ public struct SceneValueFuzzer {
         }
         if hasParameters { y += parameters(n, unit) + Self.labelledParameter(unit) }   // +Timeline
         let hasSounds = maybe(0.4)
+        // Issue 39's keys are drawn off the main sequence (as the included set above), so the
+        // scenes of a seed stay those of earlier runs with these keys added.
+        var copy39 = g
+        var g39 = SplitMix64(seed: copy39.next() ^ 0x3939_3939)
         if hasSounds || hasParameters { y += "sounds:\n" }
         if hasParameters { y += layeredSound(n, unit) + Self.timelineSounds(n, unit, clips: ["c0", "c2", "c3", "c4"]) }
         if hasSounds {
@@ -228,7 +240,8 @@ public struct SceneValueFuzzer {
                 + "pitch: { cents: \(n(0...2_400)) }, gain: { db: \(n(0...48)) }, limit: { count: \(n(1...1_024, whole: true)), "
                 + "steal: \(Self.pick(&g, ["oldest", "quietest", "refuse", "virtual"])), perEmitter: 1 }, cooldown: \(n(0...3_600)), "
                 + "bus: \(Self.pick(&g, ["sfx", "ui", "voice", "extra"])), priority: \(n(0...255, whole: true)), loop: \(Self.pick(&g, ["true", "false"]))"
-                + Self.distanceKeys(&g, outside: outside, p: 0.3) + " }\n"
+                + Self.distanceKeys(&g, outside: outside, p: 0.3) + Self.imageKeys(&g39, outside: outside)
+                + Self.soundLoudnessKey(after: y, outside: outside) + " }\n"
         }
         let hasBus = maybe(0.4)
         if hasBus {
@@ -259,10 +272,15 @@ public struct SceneValueFuzzer {
                 y += "  z\(z): { reverb: \(reverb), \(shape), fade: \(n(0...10_000)), gain: \(n(0...1)) }\n"
             }
         }
+        // Split screen (SceneValueFuzzer+Stereo.swift) instead of the one listener, which is
+        // drawn all the same (the main sequence stays as it was).
+        let split = Self.chance(&g39, 0.15)
         if maybe(0.4) {
-            y += "listener: { " + (maybe() ? "position: \(Self.vector(&g, 10))" : "path: \(Self.path(&g))")
+            let one = "listener: { " + (maybe() ? "position: \(Self.vector(&g, 10))" : "path: \(Self.path(&g))")
                 + (maybe(0.3) ? ", facing: path" : maybe() ? ", at: \(Self.vector(&g, 1)), up: [0, 1, 0]" : "") + " }\n"
+            if !split { y += one }
         }
+        if split { y += Self.listeners(&g39, outside: outside) }
         let emitterCount = Int(g.next() % 4)
         if emitterCount > 0 {
             y += "emitters:\n"
@@ -286,6 +304,7 @@ public struct SceneValueFuzzer {
                 if maybe(0.2) { m += ", obstruction: \(n(0...1))" }
                 if maybe(0.2) { m += ", airAbsorption: \(n(0...10))" }
                 if maybe(0.2) { m += ", sends: \(n(0...1))" }
+                m += Self.spreadKey(&g39, outside: outside)
                 y += "  e\(e): { \(m) }\n"
             }
         }
@@ -302,6 +321,7 @@ public struct SceneValueFuzzer {
                 var p = "play: \(Self.pick(&g, hasParameters ? ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "car", "car", "motor", "step"] : ["c0", "c1", "c2", "c3", "c4", "c5", "c6"]))"
                 p += maybe() ? ", position: \(Self.vector(&g))" : ", pan: \(n(-1...1))"
                 if maybe(0.3) { p += ", gain: \(n(0...16)), pitch: \(n(0.1...4))" }
+                p += Self.spreadKey(&g39, outside: outside)
                 if maybe(0.2) { p += ", offset: \(n(0...maxOffset)), loops: \(n(0...1_000, whole: true))" }
                 if maybe(0.2) {
                     p += ", every: \(n(0.001...1)), count: \(n(1...20, whole: true)), jitter: \(n(0...0.0005))"
@@ -359,6 +379,9 @@ public struct SceneValueFuzzer {
             events[events.count - 1] = last.hasPrefix("after:") || last.hasPrefix("at:") ? "{ \(last) }" : "{ at: \(at), \(last) }"
         }
         for e in tree?.events ?? [] { events.append("{ at: \(Self.number(&treeDraw, 0...0.3)), \(e) }") }
+        let bedSection = beds(&g, outside: outside)   // issue 39 (SceneValueFuzzer+Beds.swift)
+        y += bedSection.yaml
+        if !bedSection.ids.isEmpty, maybe(0.7) { events.append("{ at: \(n(0...0.3)), \(bedEvent(&g, ids: bedSection.ids, outside: outside)) }") }
         if !events.isEmpty { y += "events:\n" + events.map { "  - \($0)\n" }.joined() }
         return y
     }

@@ -1,0 +1,47 @@
+import Earshot
+import Foundation
+
+/// The loudness keys for the scene fuzzer (issue 40): `limiter: { ceiling:, truePeak: }` with
+/// ceilings at and past −20…0, both modes, each key alone or both, and in out-of-range cases a
+/// wrong type, an unknown key or an empty mapping. A valid case renders through the limiter it
+/// names (the true-peak detector included), so validate and render must agree on it.
+extension SceneValueFuzzer {
+    /// A generator of its own, seeded by the scene text so far: the loudness keys draw nothing
+    /// from the case's generator, so every other key of a seed's cases stays as it was (the
+    /// bounded runs' counts of valid, layered and tree scenes hold).
+    static func sideGenerator(_ text: String) -> SplitMix64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return SplitMix64(seed: hash)
+    }
+
+    static func loudnessKeys(after text: String, outside: Bool) -> String {
+        var g = sideGenerator(text + "limiter")
+        return loudnessKeys(&g, outside: outside)
+    }
+
+    static func soundLoudnessKey(after text: String, outside: Bool) -> String {
+        var g = sideGenerator(text + "loudness")
+        return soundLoudnessKey(&g, outside: outside)
+    }
+
+    static func loudnessKeys(_ g: inout SplitMix64, outside: Bool, p: Double = 0.1) -> String {
+        guard chance(&g, p) else { return "" }
+        if outside, chance(&g, 0.2) {
+            return "limiter: \(pick(&g, ["~", "[]", "-1", "{ ceiling: loud }", "{ truePeak: yes }", "{ ceil: -1 }", "{ ceiling: [-1] }", "{}"]))\n"
+        }
+        var keys: [String] = []
+        let range = Double(LimiterSettings.ceilings.lowerBound)...Double(LimiterSettings.ceilings.upperBound)
+        if chance(&g, 0.8) { keys.append("ceiling: \(number(&g, range, outside: outside && chance(&g, 0.3)))") }
+        if chance(&g, 0.7) { keys.append("truePeak: \(pick(&g, ["true", "false", "true"]))") }
+        return "limiter: { \(keys.joined(separator: ", ")) }\n"
+    }
+
+    /// `, loudness: LUFS` for a sound's flow mapping (−70…0, its edges and past them; in
+    /// out-of-range cases a word or a list), or nothing.
+    static func soundLoudnessKey(_ g: inout SplitMix64, outside: Bool, p: Double = 0.3) -> String {
+        guard chance(&g, p) else { return "" }
+        if outside, chance(&g, 0.2) { return ", loudness: \(pick(&g, ["loud", "[-23]", "~", "-23 LUFS"]))" }
+        return ", loudness: \(number(&g, -70...0, outside: outside && chance(&g, 0.3)))"
+    }
+}
