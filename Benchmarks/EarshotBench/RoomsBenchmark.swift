@@ -6,7 +6,8 @@ import Foundation
 /// emitters in 32 rooms with 48 portals, everything moving, ≤ 0.5 ms of propagation per update
 /// on one core; ≤ 2 % of a 60 Hz frame when nothing moves; 0 allocations per update).
 ///
-/// 32 rooms of 10 × 10 m in an 8 × 4 grid, 48 doors between neighbours (1 m, off-centre);
+/// 32 rooms of 10 × 10 m in an 8 × 4 grid, half of them with a reverb (the listener's heard as a
+/// zone, two others through their doors), 48 doors between neighbours (1 m, off-centre);
 /// 1,024 emitters spread over them, each with a looping voice (256 real, the rest virtual); the
 /// listener walks. A frame: the game's moves (every emitter and the listener, or none),
 /// `update()` (timed: thread CPU), an 800-frame render (untimed). The sides: no geometry and the
@@ -19,9 +20,12 @@ enum RoomsBenchmark {
 
     static func geometry() -> AcousticGeometry {
         var rooms: [Room] = [], portals: [Portal] = []
+        // Half the rooms ring (the listener's as a zone, two others through their doors).
+        let hall = try? ReverbProperties.preset(named: "hallway")
         for i in 0..<8 { for j in 0..<4 {
             rooms.append(Room(id: "r\(i)_\(j)", min: Vector3(Float(i) * 10, 0, Float(j) * 10),
-                              max: Vector3(Float(i + 1) * 10, 3, Float(j + 1) * 10), walls: .wood))
+                              max: Vector3(Float(i + 1) * 10, 3, Float(j + 1) * 10),
+                              reverb: ProcessInfo.processInfo.environment["ROOMS_DRY"] == nil && (i + j) % 2 == 0 ? hall : nil, walls: .wood))
         } }
         for i in 0..<7 { for j in 0..<4 {
             portals.append(Portal(id: "x\(i)_\(j)", between: "r\(i)_\(j)", and: "r\(i + 1)_\(j)",

@@ -12,5 +12,19 @@ extension EngineCore: RoomHost {
         pool.setHeard(ofSlot: slot, position: position, filter: filter)
     }
 
+    var roomReverbChannels: Int { environment.roomReverbChannels }
+
+    func setRoomReverb(channel: Int, reverb: ReverbProperties, pan: Vector3) {
+        do throws(EarshotError) {
+            try environment.setRoomReverb(channel: channel, reverb: reverb, pan: pan, core: self)
+        } catch {
+            // Only AL_OUT_OF_MEMORY gets here: the channel keeps its last reverb, the next frame tries again.
+        }
+    }
+
+    func setRoomSend(ofSlot slot: Int, channel: Int) {
+        pool.setRoomSend(ofSlot: slot, to: channel < 0 ? 0 : environment.roomReverbSlot(channel, core: self))
+    }
+
     func slot(of id: VoiceID) -> Int? { pool.slot(id) }
 }

@@ -17,6 +17,8 @@ final class EnvironmentStage: CoreStage {
     private(set) var reverbZones: [ReverbZone] = []
     /// The rooms' reverbs as zones on their boxes (Rooms/, ``setRoomZones(_:core:)``), beside the game's.
     private(set) var roomZones: [ReverbZone] = []
+    /// The slots of other rooms' reverbs (Rooms/), made when a voice first needs one.
+    private(set) var roomReverbs: RoomReverbSlots?
     /// The zones' slots, made when the first zones are set on a device with EFX.
     private(set) var zoneMixer: ReverbZoneMixer?
     /// The effects buses own, by bus index.
@@ -41,6 +43,8 @@ final class EnvironmentStage: CoreStage {
     func teardown(_ core: EngineCore) {
         zoneMixer?.teardown()   // after the sources that sent to its slots are gone
         zoneMixer = nil
+        roomReverbs?.teardown()
+        roomReverbs = nil
         for e in busEffects.values {
             EFX.deleteSlot(e.slot)
             EFX.deleteEffect(e.object)
@@ -85,6 +89,33 @@ final class EnvironmentStage: CoreStage {
             sendRouter.setSlots(mixer.slots, playing: core.pool.realSources())
         }
         zoneMixer?.setZones(zones)
+    }
+
+    /// How many other rooms' reverbs can ring at once: 0 without EFX or with fewer than two zone
+    /// sends (a voice's last zone send is lent to its own room's reverb; the first stays the
+    /// listener's zones).
+    var roomReverbChannels: Int {
+        efx.isAvailable && sendRouter.zoneSendCount >= 2 ? RoomReverbSlots.count : 0
+    }
+
+    /// Channel `channel` of the other rooms' reverbs rings with `reverb`, heard from `pan` (sent
+    /// only when it changes). Its slots are made the first time.
+    func setRoomReverb(channel: Int, reverb: ReverbProperties, pan: Vector3, core: EngineCore) throws(EarshotError) {
+        guard roomReverbChannels > 0, !core.isDeviceLost else { return }
+        if roomReverbs == nil { roomReverbs = try RoomReverbSlots() }
+        if try roomReverbs?.set(channel: channel, reverb: reverb, pan: pan) == true { noteReverbCrossFade() }
+    }
+
+    /// The slot of room reverb channel `channel` (0: none), made the first time it is asked for
+    /// (a voice routed to it this frame hears the reverb ``setRoomReverb(channel:reverb:pan:core:)``
+    /// loads before the next mix).
+    func roomReverbSlot(_ channel: Int, core: EngineCore) -> ALuint {
+        guard channel >= 0, roomReverbChannels > 0, !core.isDeviceLost else { return 0 }
+        if roomReverbs == nil {
+            do throws(EarshotError) { roomReverbs = try RoomReverbSlots() } catch { return 0 }   // out of memory: the zones only
+        }
+        guard let r = roomReverbs, channel < r.slots.count else { return 0 }
+        return r.slots[channel]
     }
 
     /// A reverb cross-fade starts in OpenAL Soft at the next mix: `render` cuts its mix calls at
@@ -155,6 +186,13 @@ final class EnvironmentStage: CoreStage {
         let effects = busEffects
         busEffects = [:]
         for (bus, e) in effects { try setBusEffect(e.effect, level: e.level, bus: bus, core: core) }
+        if let r = roomReverbs {
+            if roomReverbChannels > 0 {
+                if try r.rebuild() { noteReverbCrossFade() }
+            } else {
+                roomReverbs = nil   // the new device lends no send: voices keep their zones
+            }
+        }
         guard let zoneMixer else {
             // Zones set while the device was lost get their slots now.
             if !reverbZones.isEmpty || !roomZones.isEmpty { try applyZones(core: core) }

@@ -94,7 +94,8 @@ public enum ReverbDomain {
             let s = String(Double(v * 1000).rounded() / 1000)
             return s.hasSuffix(".0") ? String(s.dropLast(2)) : s
         }
-        let context = "with density \(figure(r.density)) and decayTime \(figure(decay)) s"
+        // Made only when a note is (every pan change of a zone or a room sends a reverb: no allocation).
+        var context: String { "with density \(figure(r.density)) and decayTime \(figure(decay)) s" }
         if bandTime(r.decayLFRatio) < floor {
             out.decayLFRatio = floorRatio
             notes.append("decayLFRatio \(figure(r.decayLFRatio)) raised to \(figure(floorRatio)) \(context): "
@@ -135,9 +136,18 @@ public enum ReverbDomain {
     /// and `BiquadFilter_process` (which assumes more than 0) runs away over memory: SIGSEGV.
     /// An offline render cuts its mix calls at event samples (any count), so the engine cuts a
     /// call that would cross the fade's end exactly at it (see `EngineCore.render`).
-    static func crossFadeKey(_ r: ReverbProperties) -> [Float] {
-        [r.density, r.diffusion, r.decayTime, r.decayHFRatio, r.decayLFRatio, r.hfReference, r.lfReference,
-         r.airAbsorptionGainHF, r.decayHFLimit ? 1 : 0]
+    static func crossFadeKey(_ r: ReverbProperties) -> CrossFadeKey {
+        CrossFadeKey(density: r.density, diffusion: r.diffusion, decayTime: r.decayTime, decayHFRatio: r.decayHFRatio,
+                     decayLFRatio: r.decayLFRatio, hfReference: r.hfReference, lfReference: r.lfReference,
+                     airAbsorptionGainHF: r.airAbsorptionGainHF, decayHFLimit: r.decayHFLimit)
+    }
+
+    /// ``crossFadeKey(_:)``'s values (a struct, not an array: compared on every pan change, it
+    /// allocates nothing).
+    struct CrossFadeKey: Equatable {
+        var density, diffusion, decayTime, decayHFRatio, decayLFRatio, hfReference, lfReference: Float
+        var airAbsorptionGainHF: Float
+        var decayHFLimit: Bool
     }
 }
 

@@ -20,7 +20,7 @@ final class ReverbZoneMixer {
         var sentGain: Float = -1
         var sentPan: Vector3 = Vector3(.nan, 0, 0)
         /// The cross-fade values of the reverb last sent (``ReverbDomain/crossFadeKey(_:)``).
-        var sentFadeKey: [Float] = []
+        var sentFadeKey: ReverbDomain.CrossFadeKey?
     }
 
     /// How many times a slot was sent a reverb whose cross-fade values changed: each starts
@@ -43,28 +43,7 @@ final class ReverbZoneMixer {
     }
 
     private func makeObjects(count: Int) throws(EarshotError) {
-        var made: [(ALuint, ALuint)] = []
-        do throws(EarshotError) {
-            for _ in 0..<count {
-                let slot = try EFX.makeSlot()
-                do throws(EarshotError) {
-                    made.append((slot, try EFX.makeEffect(type: AL_EFFECT_EAXREVERB)))
-                } catch {
-                    EFX.deleteSlot(slot)
-                    throw error
-                }
-                try EFX.setSlotGain(made[made.count - 1].0, 0)
-            }
-        } catch {
-            for (slot, effect) in made {
-                EFX.deleteSlot(slot)
-                EFX.deleteEffect(effect)
-            }
-            ALCheck.discard(because: "the cleanup of a failure already being thrown")
-            throw error
-        }
-        slots = made.map(\.0)
-        effects = made.map(\.1)
+        (slots, effects) = try ReverbSlots.make(count: count, gain: 0)
         states = Array(repeating: SlotState(), count: count)
     }
 
@@ -159,7 +138,7 @@ final class ReverbZoneMixer {
             states[i] = kept[i]
             states[i].sentGain = -1
             states[i].sentPan = Vector3(.nan, 0, 0)
-            states[i].sentFadeKey = []   // new slots: a new reverb state, which fades in
+            states[i].sentFadeKey = nil   // new slots: a new reverb state, which fades in
         }
         try apply()
     }

@@ -62,6 +62,9 @@ final class SendRouter {
     /// Per source: the rooms' propagation filter (diffraction, openness, transmission; Rooms/),
     /// on the direct path and the sends. Empty until the first geometry is set.
     private var propagationFilters: [LowPassFilter] = []
+    /// Per source: the slot of its own room's reverb when it is not the listener's room (0:
+    /// none), which takes its last zone send (Rooms/). Empty until a voice first needs one.
+    private var roomSends: [ALuint] = []
 
     init(efxAvailable: Bool) {
         self.efxAvailable = efxAvailable
@@ -87,6 +90,12 @@ final class SendRouter {
         let env = positioned ? environment : .open
         if starting, i < curveFilters.count, curveFilters[i] != CurveFilter() {
             curveFilters[i] = CurveFilter()   // a new voice on the source: no curve filter of the last one
+            if i < roomSends.count { roomSends[i] = 0 }
+            applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
+            return
+        }
+        if starting, i < roomSends.count, roomSends[i] != 0 {
+            roomSends[i] = 0   // nor the last one's room reverb
             applySlow(source, positioned: positioned, bus: bus, environment: env, starting: starting)
             return
         }
@@ -265,13 +274,19 @@ final class SendRouter {
         }
         do throws(EarshotError) {
             try EFX.setDirectFilter(source, try filter(filters.direct * busFilter))
-            if s.positioned, !slots.isEmpty {
+            let roomSlot = s.positioned && Int(source) < roomSends.count ? roomSends[Int(source)] : 0
+            if s.positioned, !slots.isEmpty || roomSlot != 0 {
                 var send = filters.send * busFilter
                 send.gain *= s.current.sendGain
                 let sendFilter = try filter(send)
-                for k in slots.indices { try EFX.route(source, send: k, to: slots[k], filter: sendFilter) }
+                // The last zone send goes to the voice's own room's reverb when it has one.
+                let roomSend = roomSlot != 0 ? zoneSendCount - 1 : -1
+                for k in slots.indices where k != roomSend { try EFX.route(source, send: k, to: slots[k], filter: sendFilter) }
+                if roomSend >= 0 { try EFX.route(source, send: roomSend, to: roomSlot, filter: sendFilter) }
             } else {
-                for k in slots.indices { try EFX.route(source, send: k, to: 0, filter: 0) }
+                for k in 0..<(roomSends.isEmpty ? slots.count : zoneSendCount) {
+                    try EFX.route(source, send: k, to: 0, filter: 0)
+                }
             }
             if hasBusSend {
                 let slot = bus >= 0 ? effectSlot(bus) : 0
@@ -319,6 +334,23 @@ final class SendRouter {
         if i < states.count, states[i].routed != 0 { push(source) }
     }
 
+    /// Sends `source`'s last zone send to `slot`, its own room's reverb (0: back to the zones);
+    /// pushed at once when the source is routed, a comparison when it is unchanged. Needs two
+    /// zone sends or more (``EnvironmentStage/roomReverbChannels``).
+    func setRoomSend(_ slot: ALuint, source: ALuint) {
+        let i = Int(source)
+        if i >= roomSends.count {
+            guard slot != 0, zoneSendCount >= 2 else { return }
+            roomSends += [ALuint](repeating: 0, count: i + 1 - roomSends.count)
+        }
+        guard roomSends[i] != slot else { return }
+        roomSends[i] = slot
+        if i < states.count, states[i].routed != 0 { push(source) }
+    }
+
+    /// The room reverb slot `source` sends to (0: none).
+    func roomSend(_ source: ALuint) -> ALuint { Int(source) < roomSends.count ? roomSends[Int(source)] : 0 }
+
     /// The propagation filter on `source` now.
     func propagationFilter(_ source: ALuint) -> LowPassFilter {
         Int(source) < propagationFilters.count ? propagationFilters[Int(source)] : .open
@@ -357,6 +389,7 @@ final class SendRouter {
         if i < states.count { states[i] = SourceState() }
         if i < curveFilters.count { curveFilters[i] = CurveFilter() }
         if i < propagationFilters.count { propagationFilters[i] = .open }
+        if i < roomSends.count { roomSends[i] = 0 }
         gliding.removeAll { $0 == source }
     }
 
@@ -366,6 +399,7 @@ final class SendRouter {
         states.removeAll(keepingCapacity: true)
         curveFilters.removeAll(keepingCapacity: true)
         propagationFilters.removeAll(keepingCapacity: true)
+        roomSends.removeAll(keepingCapacity: true)
         gliding.removeAll(keepingCapacity: true)
         for b in busSlots.indices { busSlots[b] = 0 }
         scratch = 0

@@ -96,6 +96,7 @@ final class Propagator {
             r.opennessDB = RoomMath.dB(open)
             r.pathNode = Int32(n)
             r.hops = Int32(m)
+            r.lastPortal = Int32(chain[m - 1])
             lastHops = m
         }
         // Through the walls: the straight line leaves the emitter's room and enters the
@@ -159,6 +160,9 @@ struct PropagationResult {
     /// The portal path's crossing nearest the emitter (−1: none), and its number of portals.
     var pathNode: Int32 = -1
     var hops: Int32 = 0
+    /// The portal path's portal nearest the listener (−1: none): where the voice's room's
+    /// reverb is heard from.
+    var lastPortal: Int32 = -1
     /// The portal path's diffraction and openness, and the walls' loss, dB (≤ 0).
     var diffractionDB: Float = 0
     var opennessDB: Float = 0

@@ -15,6 +15,13 @@ protocol RoomHost: AnyObject {
     func attenuation(ofSlot slot: Int, at position: Vector3) -> Float
     /// Hears the voice from `position` through `filter` (nil: where it is, unfiltered).
     func setHeard(ofSlot slot: Int, position: Vector3?, filter: LowPassFilter)
+    /// How many other rooms' reverbs can ring at once (0: none — no EFX, or one zone send).
+    var roomReverbChannels: Int { get }
+    /// Room reverb channel `channel` rings with `reverb`, heard from `pan` (the listener's EAX
+    /// frame, length 0 all around, 1 a point); a comparison when nothing changed.
+    func setRoomReverb(channel: Int, reverb: ReverbProperties, pan: Vector3)
+    /// The voice's own room's reverb is channel `channel` (-1: none, its sends go to the zones).
+    func setRoomSend(ofSlot slot: Int, channel: Int)
     /// The slot of a live voice.
     func slot(of id: VoiceID) -> Int?
 }

@@ -42,6 +42,8 @@ final class RoomStage: CoreStage {
     /// Voices were placed under an earlier geometry: the next frame puts them back.
     private var needsClear = false
     private(set) var curve = DiffractionCurve()
+    /// Which other rooms' reverbs ring and which voices feed them.
+    private var reverbRouting = RoomReverbRouting(geometry: .empty)
 
     var phase: CoreStage.Phase { .afterVoices }
 
@@ -76,6 +78,7 @@ final class RoomStage: CoreStage {
                 }
             }
             propagator = p
+            reverbRouting = RoomReverbRouting(geometry: g)
             if slots.count < capacity { slots = [Slot](repeating: Slot(), count: capacity) }
         }
         geometryVersion &+= 1
@@ -104,7 +107,11 @@ final class RoomStage: CoreStage {
     func step(host: some RoomHost, elapsed: Double) {
         guard let p = propagator else {
             needsClear = false
-            host.forEachPositionedVoice { slot, _, _ in host.setHeard(ofSlot: slot, position: nil, filter: .open) }
+            let channels = host.roomReverbChannels
+            host.forEachPositionedVoice { slot, _, _ in
+                host.setHeard(ofSlot: slot, position: nil, filter: .open)
+                if channels > 0 { host.setRoomSend(ofSlot: slot, channel: -1) }
+            }
             return
         }
         if needsClear { needsClear = false }
@@ -122,6 +129,7 @@ final class RoomStage: CoreStage {
         p.prepare(listener: l, room: lr)
         let f = Float(1 - exp(-elapsed / Self.glideTime))
         let version = self.version, geometryVersion = self.geometryVersion
+        let channels = min(host.roomReverbChannels, RoomReverbRouting.maxChannels)
         host.forEachPositionedVoice { i, generation, e in
             guard i < slots.count else { return }
             let fresh = slots[i].generation != generation
@@ -141,7 +149,11 @@ final class RoomStage: CoreStage {
                 }
             }
             place(i, listener: l, glide: fresh || !slots[i].placed ? 1 : f, host: host)
+            if channels > 0 {
+                host.setRoomSend(ofSlot: i, channel: reverbRouting.channel(for: slots[i].result, at: e, channels: channels))
+            }
         }
+        if channels > 0 { reverbRouting.finish(graph: p.graph, listener: host.listener, channels: channels, host: host) }
     }
 
     /// Moves slot `i`'s heard placement toward its result by `f` (1: at once) and hands it over.

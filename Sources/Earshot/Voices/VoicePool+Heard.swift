@@ -46,6 +46,14 @@ extension VoicePool {
         router?.setPropagationFilter(position == nil ? .open : heard[index].filter, source: source)
     }
 
+    /// Sends the last zone send of the voice in slot `index` to room reverb slot `slot` (0: back
+    /// to the zones): the reverb of its own room when the listener is in another (Rooms/). A
+    /// virtual voice takes it when the rooms next see it real.
+    func setRoomSend(ofSlot index: Int, to slot: ALuint) {
+        guard slots[index].placement != .pan, slots[index].phase == .real else { return }
+        router?.setRoomSend(slot, source: slots[index].source)
+    }
+
     /// Whether two filters differ by less than 0.05 dB in both gains (or are both exactly open).
     @inline(__always)
     static func close(_ a: LowPassFilter, _ b: LowPassFilter) -> Bool {
