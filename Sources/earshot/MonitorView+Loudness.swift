@@ -29,12 +29,8 @@ struct LoudnessPeakHold {
         guard let h = held[key] else { held[key] = (value, time); return }
         let age = time - h.time
         let fallen = age > Self.holdSeconds ? h.value - (age - Self.holdSeconds) * Self.fallPerSecond : h.value
-        if value >= fallen {
-            held[key] = (value, time)
-        } else if age > Self.holdSeconds {
-            // Falling: keep the time the peak was taken, so the fall goes on from it.
-            held[key] = (h.value, h.time)
-        }
+        // Below the held (or falling) peak: keep it, and the time it was taken, so the fall goes on.
+        if value >= fallen { held[key] = (value, time) }
     }
 
     /// The held momentary value of `key` at `time` (nil: none yet).

@@ -1,4 +1,10 @@
-/// Live momentary and short-term loudness of a bus, or of the master (``LiveLoudness``).
+/// Live momentary and short-term loudness of a bus (``AudioEngine/loudness(of:)``) or of the
+/// master (``AudioEngine/masterLoudness()``). See <doc:Loudness> for how a bus's is estimated.
+///
+/// ```swift
+/// let sfx = try engine.loudness(of: .sfx)
+/// if sfx.momentary > -16 { print("sfx is hot: \(sfx.momentary) LUFS") }
+/// ```
 public struct LiveLoudness: Sendable, Equatable {
     /// LUFS over the last 400 ms; −∞ for silence.
     public var momentary: Double

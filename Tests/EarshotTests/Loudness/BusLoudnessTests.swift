@@ -60,6 +60,23 @@ final class BusLoudnessTests: XCTestCase {
         XCTAssertEqual(try e.loudness(of: .sfx).momentary, -.infinity)
     }
 
+    /// A centred mono clip: the estimate reads the clip's own power; what OpenAL's panning puts
+    /// on a stereo output is measured beside it (the Loudness article gives the gap).
+    func testMonoClipEstimateAgainstTheOutput() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.setLoudnessMetering(true)
+        let clip = try e.loadClip(TestSignals.sine(frequency: 1_000, amplitude: pow(10, -20.0 / 20), seconds: 0.5), name: "mono")
+        _ = try e.play(clip, options: PlayOptions(loop: true, bus: .sfx))
+        _ = try TestSignals.renderGameFrames(e, seconds: 0.5)
+        let estimate = try e.loudness(of: .sfx).momentary, measured = try e.masterLoudness().momentary
+        XCTAssertEqual(estimate, -23, accuracy: 0.5, "one channel's power, 3 dB under the same stereo tone")
+        XCTAssertEqual(estimate - measured, Self.monoGap, accuracy: 0.3, "measured \(measured) LUFS")
+    }
+
+    /// LU the mono estimate reads above the output meter (documented in Loudness.md).
+    static let monoGap = 1.5
+
     func testKFilterGainAtOneKilohertzIsBS1770s() {
         // A 1 kHz full-scale mono sine: K-weighted power 0.5 × 10^(0.0691) → −3.01 LUFS.
         let levels = KWeightedLevels.measure(Self.tone(decibels: 0, seconds: 0.5))
