@@ -92,6 +92,11 @@ enum LoudnessBenchmark {
             engine.stepBusLoudnessForBenchmark(from: Double(1 + round * (seconds + 1)), count: seconds * 60, interval: 1.0 / 60)
             best = min(best, Clocks.threadCPU() - start)
         }
+        // The estimate measured something: every bus is heard (else the figure would time nothing).
+        let quietest = try buses.map { try engine.loudness(of: $0).momentary }.min() ?? -.infinity
+        guard quietest > -60 else { throw EarshotError.invalidArgument("bus estimate bench: a bus read \(quietest) LUFS") }
+        print(String(format: "  (bus estimates read %.1f LUFS on the quietest bus, %.1f on the master)",
+                     quietest, try engine.masterLoudness().momentary))
         return best
     }
 }
