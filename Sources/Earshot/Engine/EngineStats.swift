@@ -10,6 +10,7 @@
 /// ```swift
 /// let s = engine.stats
 /// print("\(s.realVoices) real, \(s.virtualVoices) virtual, \(s.steals) steals, \(s.pauses) pauses")
+/// print("master \(s.masterLoudness.momentary) LUFS momentary, \(s.masterLoudness.shortTerm) short-term")
 /// ```
 public struct EngineStats: Sendable, Equatable {
     /// Voices playing on real OpenAL sources.
@@ -61,6 +62,10 @@ public struct EngineStats: Sendable, Equatable {
     /// The deepest gain reduction the loopback output limiter applied since the engine started,
     /// in dB (0: it never limited; −12: the mix was turned down to a quarter at its loudest).
     public var deepestLimiterReduction: Float = 0
+    /// The master's live loudness, as ``AudioEngine/masterLoudness()`` gives it: measured on the
+    /// output of a loopback engine that meters it, estimated from the buses elsewhere; −∞ LUFS
+    /// for silence and after shutdown. Per bus: ``AudioEngine/loudness(of:)``.
+    public var masterLoudness = LiveLoudness(momentary: -.infinity, shortTerm: -.infinity, isEstimate: true)
 }
 
 extension AudioEngine {
@@ -82,6 +87,7 @@ extension AudioEngine {
         }
         stats.limitedFrames = limitedFrames
         stats.deepestLimiterReduction = deepest
+        if let loudness = try? masterLoudness() { stats.masterLoudness = loudness }   // it throws only for a bus, never here
         return stats
     }
 }

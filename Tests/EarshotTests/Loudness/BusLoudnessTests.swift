@@ -31,10 +31,12 @@ final class BusLoudnessTests: XCTestCase {
         XCTAssertFalse(measured.isEstimate)
         XCTAssertEqual(measured.momentary, -23, accuracy: 0.5, "libebur128 on the output")
         XCTAssertEqual(bus.momentary, measured.momentary, accuracy: 0.5)
+        XCTAssertEqual(e.stats.masterLoudness, measured, "engine.stats carries the master's reading")
         try e.setLoudnessMetering(false)
         let estimate = try e.masterLoudness()
         XCTAssertTrue(estimate.isEstimate)
         XCTAssertEqual(estimate.momentary, bus.momentary, accuracy: 0.01, "the only bus is the master")
+        XCTAssertEqual(e.stats.masterLoudness, estimate)
         // Short-term averages 3 s: 0.6 s of tone in it reads 10·log10(0.6/3) ≈ −7 LU lower.
         XCTAssertEqual(bus.shortTerm, -23 + 10 * log10(0.6 / 3), accuracy: 0.5)
     }
