@@ -43,10 +43,11 @@ final class SubsystemContractTests: XCTestCase {
         XCTAssertTrue(e.subsystems.contains { $0 === e.musicSystem })
         XCTAssertTrue(e.subsystems.contains { $0 === e.outputMeter })
         XCTAssertTrue(e.subsystems.contains { $0 === e.sessionSlot })
-        XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 7,
-                       "the mix, the VCAs' fades, the parameters, the environment, the parameters' filters, the timelines and the rooms step inside the core's frame")
+        XCTAssertEqual(e.context.withCurrent { e.core.stages.count }, 8,
+                       "the mix, the VCAs' fades, the parameters, the environment, the parameters' filters, the timelines, the rooms and the buses' loudness step inside the core's frame")
         XCTAssertTrue(e.context.withCurrent { e.core.stages.contains { $0 === e.core.vcaTable } })
         XCTAssertTrue(e.context.withCurrent { e.core.stages.contains { $0 === e.core.timelines } })
+        XCTAssertTrue(e.context.withCurrent { e.core.stages.contains { $0 === e.core.busLoudness } })
     }
 
     func testFramesAndRendersReachAnAttachedSubsystem() throws {
