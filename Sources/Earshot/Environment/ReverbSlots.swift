@@ -28,4 +28,14 @@ enum ReverbSlots {
         }
         return (made.map(\.0), made.map(\.1))
     }
+
+    /// Deletes `slots` and `effects` (the sources routed to them must be unrouted first); the
+    /// context may already be gone with the device, so its errors are discarded, not reported.
+    static func delete(slots: [ALuint], effects: [ALuint]) {
+        for (slot, effect) in zip(slots, effects) {
+            EFX.deleteSlot(slot)
+            EFX.deleteEffect(effect)
+        }
+        ALCheck.discard(because: "teardown: the context may already be gone with the device; nothing to report to")
+    }
 }

@@ -54,11 +54,7 @@ final class RoomReverbSlots {
 
     /// Deletes the slots and effects (the sources routed to them must be unrouted first).
     func teardown() {
-        for (slot, effect) in zip(slots, effects) {
-            EFX.deleteSlot(slot)
-            EFX.deleteEffect(effect)
-        }
-        ALCheck.discard(because: "teardown: the context may already be gone with the device; nothing to report to")
+        ReverbSlots.delete(slots: slots, effects: effects)
         slots = []
         effects = []
     }
