@@ -40,6 +40,29 @@ final class AmbisonicBedTests: XCTestCase {
         }
     }
 
+    /// A bed's `events` is its stream's broadcast: two consumers each see every end of a bed
+    /// played three times, both end at shutdown, and one read after shutdown is finished at once.
+    func testEveryConsumerSeesEveryEndAndShutdownFinishesThem() async throws {
+        let files = try BedFixtures()
+        let path = try files.write(Self.sineWave(order: 1, azimuth: 0, seconds: 0.1), channels: 4, name: "short.wav")
+        let e = try TestSignals.loopbackEngine()
+        let bed = try e.openBed(path: path, options: .init(numberOfLoops: 0))
+        let first = bed.events, second = bed.events
+        for _ in 0..<3 {
+            try bed.play()
+            _ = try TestSignals.renderGameFrames(e, seconds: 0.2)
+        }
+        e.shutdown()
+        var a: [AudioStream.Event.Reason] = [], b: [AudioStream.Event.Reason] = []
+        for await end in first { a.append(end.reason) }    // ends: shutdown finished it
+        for await end in second { b.append(end.reason) }
+        XCTAssertEqual(a, [.finished, .finished, .finished])
+        XCTAssertEqual(b, a, "the second consumer sees every end too")
+        var late = 0
+        for await _ in bed.events { late += 1 }
+        XCTAssertEqual(late, 0, "a stream read after shutdown is finished at once")
+    }
+
     /// A 1 s sine bed streamed and looped: every seam continuous (no step beyond the sine's own),
     /// no underrun, and the process's resident memory flat while it loops.
     func testAStreamedBedLoopsGaplesslyInFlatMemory() throws {
