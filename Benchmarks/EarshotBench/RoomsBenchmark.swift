@@ -14,6 +14,9 @@ import Foundation
 /// geometry, each moving and still; propagation's cost is the geometry side's update minus the
 /// same side without geometry. Five rounds alternate the sides; the lowest of each is kept.
 /// Allocations are counted (the CAllocCounter interposer) over the geometry sides' updates.
+///
+/// For profiling (valgrind): `ROOMS_ROUNDS=1` runs one round, `ROOMS_SIDES=1` only the listed
+/// sides (0…3, in the order printed, comma-separated); `ROOMS_DRY=1` gives no room a reverb.
 enum RoomsBenchmark {
     static let emitters = 1_024
     static let frames = 300
@@ -43,20 +46,24 @@ enum RoomsBenchmark {
         var best = [Double](repeating: .infinity, count: names.count)
         var allocations: UInt64 = 0
         let counting = earshot_alloc_counter_active() != 0
-        for _ in 0..<5 {
-            for side in names.indices {
+        let env = ProcessInfo.processInfo.environment
+        let rounds = max(1, min(5, Int(env["ROOMS_ROUNDS"] ?? "") ?? 5))
+        let sides = env["ROOMS_SIDES"].map { $0.split(separator: ",").compactMap { Int($0) }.filter(names.indices.contains) }
+            ?? Array(names.indices)
+        for _ in 0..<rounds {
+            for side in sides {
                 let (cpu, allocs) = try measure(geometry: side % 2 == 1, moving: side < 2)
                 best[side] = min(best[side], cpu)
                 if side % 2 == 1 { allocations += allocs }
             }
         }
         let perFrame = best.map { $0 / Double(frames) * 1e6 }
-        print("rooms: \(emitters) emitters in 32 rooms with 48 portals, 48 kHz loopback, \(frames) frames, update thread CPU, lowest of 5 rounds:")
+        print("rooms: \(emitters) emitters in 32 rooms with 48 portals, 48 kHz loopback, \(frames) frames, update thread CPU, lowest of \(rounds) rounds:")
         for (i, n) in names.enumerated() { print(String(format: "  %@  %8.1f µs per update", n.padding(toLength: 20, withPad: " ", startingAt: 0), perFrame[i])) }
         print(String(format: "propagation, everything moving: %.1f µs per update (bound 500 µs)", perFrame[1] - perFrame[0]))
         print(String(format: "propagation, nothing moving: %.1f µs per update = %.2f %% of a 60 Hz frame (bound 2 %%)",
                      perFrame[3] - perFrame[2], (perFrame[3] - perFrame[2]) / 16_667 * 100))
-        print(counting ? "allocations in the geometry sides' updates: \(allocations) (\(5 * 2 * frames) updates)"
+        print(counting ? "allocations in the geometry sides' updates: \(allocations) (\(rounds * sides.filter { $0 % 2 == 1 }.count * frames / 2) updates)"
                        : "allocations: not counted (the interposer is not this process's malloc)")
     }
 
