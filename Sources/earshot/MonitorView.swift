@@ -160,6 +160,7 @@ struct MonitorView {
         if let z = f?.zones, !z.isEmpty {
             mix.append("zones: " + z.map { "\($0.name) \(Self.num($0.gain, 2))" }.joined(separator: ", "))
         }
+        if let rooms = Self.roomReverbLine(f?.roomReverbs) { mix.append(rooms) }
         if let s = f?.session {
             mix.append(
                 "session: \(s.category)\(s.active ? "" : " (inactive)")\(s.otherAudio ? ", other audio" : "")\(s.interrupted ? ", INTERRUPTED" : "")"
@@ -198,7 +199,7 @@ struct MonitorView {
                 "  " + Self.pad(v.name, 22) + Self.pad(v.bus, 8) + Self.pad(v.state, 9)
                     + String(format: "%9.1f %9.1f ", v.gainDB, v.audibilityDB) + distance
                     + String(format: " %8.2f  ", v.age)
-                    + Self.plays(v))
+                    + Self.plays(v) + Self.way(v))
         }
         while out.count < rows - eventRows - 1 { out.append("") }
         out.append("EVENTS")

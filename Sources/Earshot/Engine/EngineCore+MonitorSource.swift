@@ -15,7 +15,7 @@ extension EngineCore: MonitorSource {
     func liveLoudness(ofBus bus: Int?) -> (momentary: Double, shortTerm: Double) { busLoudness.reading(ofBus: bus) }
 
     func audibleZones() -> [(name: String, gain: Double)] {
-        let zones = environment.reverbZones
+        let zones = environment.reverbZones + environment.roomZones   // as the zones' mixer blends them
         guard !zones.isEmpty else { return [] }
         return ZoneBlend.mix(zones: zones, listener: listener, sends: max(1, sendRouter.zoneSendCount))
             .filter { $0.zone < zones.count }
@@ -24,5 +24,20 @@ extension EngineCore: MonitorSource {
 
     func monitorPropagation(slot: Int, generation: UInt32) -> Propagation? {
         rooms.propagation(ofSlot: slot, generation: generation)
+    }
+
+    /// The rooms' readings, the listener's room at the gain the environment mixes its zone with
+    /// (left out when its zone is not heard).
+    func monitorRoomReverbs() -> [RoomReverbReading]? {
+        guard var readings = rooms.ringingReverbs() else { return nil }
+        if let k = readings.firstIndex(where: { $0.heard == .around }) {
+            let name = RoomStage.zoneName(ofRoom: readings[k].room)
+            if let zone = audibleZones().first(where: { $0.name == name }), zone.gain > 0 {
+                readings[k].levelDB = RoomMath.dB(Float(zone.gain))
+            } else {
+                readings.remove(at: k)
+            }
+        }
+        return readings
     }
 }

@@ -46,6 +46,8 @@ struct MonitorCapture {
     var masterLoudness: (momentary: Double, shortTerm: Double) = (MonitorProtocol.silenceDecibels, MonitorProtocol.silenceDecibels)
     var snapshots: [MonitorFrame.SnapshotRow] = []
     var zones: [MonitorFrame.ZoneRow] = []
+    /// The rooms whose reverbs ring (nil: no geometry).
+    var roomReverbs: [RoomReverbReading]?
     /// Game parameters' global values (at most 256), in definition order.
     var parameters: [MonitorFrame.ParameterRow] = []
 
@@ -57,6 +59,7 @@ struct MonitorCapture {
         snapshots.removeAll(keepingCapacity: true)
         zones.removeAll(keepingCapacity: true)
         parameters.removeAll(keepingCapacity: true)
+        roomReverbs = nil
     }
 }
 
@@ -105,6 +108,7 @@ extension MonitorCapture {
         }
         layers.forEachMonitorParameter(limit: 256) { parameters.append(.init(name: $0, value: $1)) }
         for zone in core.audibleZones() { zones.append(.init(name: zone.name, gain: zone.gain)) }
+        roomReverbs = core.monitorRoomReverbs()
     }
 
     private mutating func add(

@@ -29,6 +29,9 @@ public struct MonitorFrame: Codable, Sendable, Equatable {
     public var music: Music
     /// Reverb zones heard from the listener's place now.
     public var zones: [ZoneRow]
+    /// Each room whose reverb rings now, as the listener hears it: the listener's room first,
+    /// then the other rooms that voices feed. Present when a geometry is set.
+    public var roomReverbs: [RoomReverbRow]? = nil
     /// The audio session; nil until the game made one.
     public var session: Session?
     /// What happened since the previous frame, oldest first.

@@ -29,6 +29,8 @@ protocol MonitorSource: AnyObject {
     func audibleZones() -> [(name: String, gain: Double)]
     /// How a positioned voice is heard through the rooms (nil: no geometry, or not positioned).
     func monitorPropagation(slot: Int, generation: UInt32) -> Propagation?
+    /// The rooms whose reverbs ring now, as the listener hears them (nil: no geometry).
+    func monitorRoomReverbs() -> [RoomReverbReading]?
 }
 
 /// The voice kernel's voices as the monitor sees them (read-only).

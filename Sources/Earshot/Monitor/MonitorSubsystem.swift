@@ -377,6 +377,7 @@ final class MonitorSubsystem: EngineSubsystem {
             voicesOmitted: max(0, c.counts.live - voices.count), buses: c.buses, snapshots: c.snapshots,
             parameters: c.parameters.isEmpty ? nil : c.parameters,
             music: .init(tracks: x.tracks, sets: x.sets.isEmpty ? nil : x.sets), zones: c.zones,
+            roomReverbs: c.roomReverbs.map { $0.map(MonitorFrame.RoomReverbRow.init) },
             session: x.session, events: named, eventsDropped: dropped)
     }
 

@@ -39,15 +39,23 @@ struct RoomReverbRouting {
     private var nearest = [Float](repeating: .infinity, count: maxChannels)
     private var waitingRoom: Int32 = -1
     private var waitingLength = Float.infinity
+    /// Per channel, the heard level (dB) of its nearest voice this frame; and what the last
+    /// frame rang (``reading(channel:)``): its room (−1: none), level, portal and pan.
+    private var level = [Float](repeating: 0, count: maxChannels)
+    private var rangRoom = [Int32](repeating: -1, count: maxChannels)
+    private var rangLevel = [Float](repeating: 0, count: maxChannels)
+    private var rangPortal = [Int32](repeating: -1, count: maxChannels)
+    private var rangPan = [Vector3](repeating: .zero, count: maxChannels)
 
     init(geometry g: AcousticGeometry) {
         roomChannel = [Int32](repeating: -1, count: g.rooms.count + 1)
         reverbs = g.rooms.map(\.reverb) + [nil]
     }
 
-    /// The channel of the voice whose propagation is `r`, at `e` (−1: none), with `channels` lent.
+    /// The channel of the voice whose propagation is `r`, at `e` and heard at `levelDB` (its
+    /// propagation filter's gain now; −1: none), with `channels` lent.
     @inline(__always)
-    mutating func channel(for r: PropagationResult, at e: Vector3, channels: Int) -> Int {
+    mutating func channel(for r: PropagationResult, at e: Vector3, levelDB: Float, channels: Int) -> Int {
         let room = Int(r.emitterRoom)
         guard r.kind != .direct, room >= 0, room < reverbs.count, reverbs[room] != nil else { return -1 }
         var c = Int(roomChannel[room])
@@ -74,6 +82,7 @@ struct RoomReverbRouting {
             nearest[c] = r.length
             portal[c] = r.lastPortal
             point[c] = e
+            level[c] = levelDB
         }
         voicesNow[c] += 1
         return c
@@ -89,6 +98,7 @@ struct RoomReverbRouting {
             for k in 0..<channels where voicesNow[k] > 0 && (far < 0 || nearest[k] > nearest[far]) { far = k }
             if far >= 0, !(waitingLength < Self.takeOver * nearest[far]) { far = -1 }
         }
+        forgetRang()
         for k in 0..<channels {
             defer { nearest[k] = .infinity }
             voicesLast[k] = voicesNow[k]
@@ -97,8 +107,12 @@ struct RoomReverbRouting {
             guard let reverb = reverbs[Int(channelRoom[k])] else { continue }
             let f = frame ?? ZoneBlend.ListenerFrame(listener)
             frame = f
-            host.setRoomReverb(channel: k, reverb: reverb, pan: Self.pan(of: k, graph: graph, listener: listener,
-                                                                       frame: f, portal: portal[k], point: point[k]))
+            let pan = Self.pan(of: k, graph: graph, listener: listener, frame: f, portal: portal[k], point: point[k])
+            host.setRoomReverb(channel: k, reverb: reverb, pan: pan)
+            rangRoom[k] = channelRoom[k]
+            rangLevel[k] = level[k]
+            rangPortal[k] = portal[k] >= 0 && Int(portal[k]) < graph.openings.count ? portal[k] : -1
+            rangPan[k] = pan
         }
         if far >= 0 {
             roomChannel[Int(channelRoom[far])] = -1
@@ -107,6 +121,18 @@ struct RoomReverbRouting {
         }
         waitingRoom = -1
         waitingLength = .infinity
+    }
+
+    /// No channel rang (none lent this frame).
+    mutating func forgetRang() {
+        for k in 0..<Self.maxChannels { rangRoom[k] = -1 }
+    }
+
+    /// What channel `k` rang with in the last frame: its room's index, its nearest voice's heard
+    /// level (dB), the portal it is heard from (−1: through the walls) and its pan; nil: silent.
+    func reading(channel k: Int) -> (room: Int, levelDB: Float, portal: Int, pan: Vector3)? {
+        guard k >= 0, k < Self.maxChannels, rangRoom[k] >= 0 else { return nil }
+        return (Int(rangRoom[k]), rangLevel[k], Int(rangPortal[k]), rangPan[k])
     }
 
     /// Where channel `k`'s reverb comes from, in the listener's EAX frame.

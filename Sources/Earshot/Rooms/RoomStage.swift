@@ -150,10 +150,15 @@ final class RoomStage: CoreStage {
             }
             place(i, listener: l, glide: fresh || !slots[i].placed ? 1 : f, host: host)
             if channels > 0 {
-                host.setRoomSend(ofSlot: i, channel: reverbRouting.channel(for: slots[i].result, at: e, channels: channels))
+                host.setRoomSend(ofSlot: i, channel: reverbRouting.channel(for: slots[i].result, at: e, levelDB: slots[i].gainDB,
+                                                                           channels: channels))
             }
         }
-        if channels > 0 { reverbRouting.finish(graph: p.graph, listener: host.listener, channels: channels, host: host) }
+        if channels > 0 {
+            reverbRouting.finish(graph: p.graph, listener: host.listener, channels: channels, host: host)
+        } else {
+            reverbRouting.forgetRang()
+        }
     }
 
     /// Moves slot `i`'s heard placement toward its result by `f` (1: at once) and hands it over.
@@ -194,12 +199,34 @@ final class RoomStage: CoreStage {
         g.rooms.compactMap { r in
             guard let reverb = r.reverb else { return nil }
             let box = RoomBox(r)
-            return ReverbZone(name: "room:" + r.id, shape: .box(center: r.center, size: box.hi - box.lo), reverb: reverb,
+            return ReverbZone(name: zoneName(ofRoom: r.id), shape: .box(center: r.center, size: box.hi - box.lo), reverb: reverb,
                               fade: roomReverbFade)
         }
     }
 
     static let roomReverbFade: Float = 0.5
+
+    /// The name of room `id`'s reverb zone (``reverbZones(of:)``).
+    static func zoneName(ofRoom id: String) -> String { "room:" + id }
+
+    /// The rooms whose reverbs ring now, as the listener hears them (the monitor's room reverb
+    /// rows; nil: no geometry): the listener's room first when it has a reverb, then each other
+    /// room that rang in the last frame, in channel order. Allocates the names.
+    func ringingReverbs() -> [RoomReverbReading]? {
+        guard let p = propagator else { return nil }
+        let rooms = p.geometry.rooms
+        var out: [RoomReverbReading] = []
+        if listenerRoom >= 0, listenerRoom < rooms.count, rooms[listenerRoom].reverb != nil {
+            out.append(RoomReverbReading(room: rooms[listenerRoom].id, heard: .around, portal: nil, levelDB: 0, pan: .zero))
+        }
+        for k in 0..<RoomReverbRouting.maxChannels {
+            guard let r = reverbRouting.reading(channel: k), r.room < rooms.count else { continue }
+            let portal = r.portal >= 0 && r.portal < p.geometry.portals.count ? p.geometry.portals[r.portal].id : nil
+            out.append(RoomReverbReading(room: rooms[r.room].id, heard: portal == nil ? .walls : .portal, portal: portal,
+                                         levelDB: r.levelDB, pan: r.pan))
+        }
+        return out
+    }
 
     /// The public reading of the voice in `slot`'s propagation (``AudioEngine/propagation(of:)``,
     /// the monitor's voice rows); allocates its names.
