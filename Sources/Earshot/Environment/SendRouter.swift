@@ -44,14 +44,18 @@ final class SendRouter {
     /// of the nearest group above it that has one.
     private var busParents: [Int] = []
     private var glidingBuses: Set<Int> = []
+    // The per-source tables are `@exclusivity(unchecked)`, as the voice pool's (which says why):
+    // a router is touched only under the AL lock, and each moving voice's push read them.
     /// Bumped whenever `slots` changes; a source routed under another epoch is routed again.
     private var epoch: UInt32 = 1
-    private var states: [SourceState] = []
+    @exclusivity(unchecked) private var states: [SourceState] = []
     private var gliding: [ALuint] = []
     /// The curve from occlusion/obstruction to filter gains (``AudioEngine/occlusionCurve``).
     private(set) var curve = OcclusionCurve()
-    /// The scratch low-pass filter (0 until first needed; never made without EFX).
-    private var scratch: ALuint = 0
+    /// The scratch low-pass filter (0 until first needed; never made without EFX), and the
+    /// gains it holds (nil: unknown).
+    @exclusivity(unchecked) private var scratch: ALuint = 0
+    @exclusivity(unchecked) private var scratchValues: LowPassFilter?
     /// Whether the context has EFX (read again after a device rebuild).
     private(set) var efxAvailable: Bool
     /// Per source: the low-pass and send factors of parameter curves (``ParameterFilterStage``),
@@ -61,10 +65,10 @@ final class SendRouter {
     @exclusivity(unchecked) private var curveFilters: [CurveFilter] = []
     /// Per source: the rooms' propagation filter (diffraction, openness, transmission; Rooms/),
     /// on the direct path and the sends. Empty until the first geometry is set.
-    private var propagationFilters: [LowPassFilter] = []
+    @exclusivity(unchecked) private var propagationFilters: [LowPassFilter] = []
     /// Per source: the slot of its own room's reverb when it is not the listener's room (0:
     /// none), which takes its last zone send (Rooms/). Empty until a voice first needs one.
-    private var roomSends: [ALuint] = []
+    @exclusivity(unchecked) private var roomSends: [ALuint] = []
 
     init(efxAvailable: Bool) {
         self.efxAvailable = efxAvailable
@@ -273,7 +277,7 @@ final class SendRouter {
             filters.send.gain *= c.send
         }
         do throws(EarshotError) {
-            try EFX.setDirectFilter(source, try filter(filters.direct * busFilter))
+            EFX.setDirectFilterInBatch(source, try filter(filters.direct * busFilter))
             let roomSlot = s.positioned && Int(source) < roomSends.count ? roomSends[Int(source)] : 0
             if s.positioned, !slots.isEmpty || roomSlot != 0 {
                 var send = filters.send * busFilter
@@ -281,20 +285,22 @@ final class SendRouter {
                 let sendFilter = try filter(send)
                 // The last zone send goes to the voice's own room's reverb when it has one.
                 let roomSend = roomSlot != 0 ? zoneSendCount - 1 : -1
-                for k in slots.indices where k != roomSend { try EFX.route(source, send: k, to: slots[k], filter: sendFilter) }
-                if roomSend >= 0 { try EFX.route(source, send: roomSend, to: roomSlot, filter: sendFilter) }
+                for k in slots.indices where k != roomSend { EFX.routeInBatch(source, send: k, to: slots[k], filter: sendFilter) }
+                if roomSend >= 0 { EFX.routeInBatch(source, send: roomSend, to: roomSlot, filter: sendFilter) }
             } else {
                 for k in 0..<(roomSends.isEmpty ? slots.count : zoneSendCount) {
-                    try EFX.route(source, send: k, to: 0, filter: 0)
+                    EFX.routeInBatch(source, send: k, to: 0, filter: 0)
                 }
             }
             if hasBusSend {
                 let slot = bus >= 0 ? effectSlot(bus) : 0
-                try EFX.route(source, send: zoneSendCount, to: slot, filter: slot == 0 ? 0 : try filter(busFilter))
+                EFX.routeInBatch(source, send: zoneSendCount, to: slot, filter: slot == 0 ? 0 : try filter(busFilter))
             }
+            try EFX.checkBatch("a source's filters and sends")
         } catch {
-            // Only AL_OUT_OF_MEMORY from making the scratch filter gets here: the source plays
-            // unfiltered, and the next change tries again.
+            // Only AL_OUT_OF_MEMORY (making the scratch filter, or a send) gets here: the source
+            // plays unfiltered, and the next change tries again.
+            scratchValues = nil
         }
     }
 
@@ -356,11 +362,18 @@ final class SendRouter {
         Int(source) < propagationFilters.count ? propagationFilters[Int(source)] : .open
     }
 
-    /// The scratch filter set to `f`, or 0 (no filter) when `f` changes nothing.
+    /// The scratch filter set to `f`, or 0 (no filter) when `f` changes nothing. Set only when
+    /// `f` differs from what it holds: a voice's sends mostly take its direct path's filter.
     private func filter(_ f: LowPassFilter) throws(EarshotError) -> ALuint {
         if f.isOpen { return 0 }
-        if scratch == 0 { scratch = try EFX.makeLowPass() }
-        try EFX.setLowPass(scratch, gain: f.gain, gainHF: f.gainHF)
+        if scratch == 0 {
+            scratch = try EFX.makeLowPass()
+            scratchValues = nil
+        }
+        if scratchValues != f {
+            EFX.setLowPassInBatch(scratch, gain: f.gain, gainHF: f.gainHF)
+            scratchValues = f
+        }
         return scratch
     }
 
@@ -403,11 +416,13 @@ final class SendRouter {
         gliding.removeAll(keepingCapacity: true)
         for b in busSlots.indices { busSlots[b] = 0 }
         scratch = 0
+        scratchValues = nil
     }
 
     /// Deletes the scratch filter (at shutdown, after the sources).
     func teardown() {
         if scratch != 0 { EFX.deleteFilter(scratch) }
         scratch = 0
+        scratchValues = nil
     }
 }
