@@ -24,20 +24,21 @@ final class PortalGraph {
     static let opennessPenalty: Float = 5
 
     let openings: [Opening]
+    // `@exclusivity(unchecked)`: touched only under the AL lock (RoomStage says why).
     /// Openness now, and where it ramps to at what rate (per second; 0: not ramping).
-    private(set) var openness: [Float]
-    private var targets: [Float]
-    private var rates: [Float]
-    private(set) var ramping = 0
+    @exclusivity(unchecked) private(set) var openness: [Float]
+    @exclusivity(unchecked) private var targets: [Float]
+    @exclusivity(unchecked) private var rates: [Float]
+    @exclusivity(unchecked) private(set) var ramping = 0
     /// Portals of each room (CSR: `start[r]..<start[r+1]` into `list`).
     private let start: [Int]
     private let list: [Int]
-    private(set) var dist: [Float]
-    private var hops: [UInt8]
-    private(set) var prev: [Int32]
-    private var heap: [(d: Float, n: Int32)]
+    @exclusivity(unchecked) private(set) var dist: [Float]
+    @exclusivity(unchecked) private var hops: [UInt8]
+    @exclusivity(unchecked) private(set) var prev: [Int32]
+    @exclusivity(unchecked) private var heap: [(d: Float, n: Int32)]
     /// The room the last search started from (−1: none yet).
-    private(set) var sourceRoom = -1
+    @exclusivity(unchecked) private(set) var sourceRoom = -1
 
     init(portals: [Portal], roomIndex: [String: Int], outside: Int) {
         openings = portals.map { p in

@@ -6,15 +6,16 @@ final class Propagator {
     let lookup: RoomLookup
     let graph: PortalGraph
     private(set) var curve = DiffractionCurve()
+    // `@exclusivity(unchecked)`: touched only under the AL lock (RoomStage says why).
     /// Where the last search started (its listener position and room).
-    private var searchedFrom = Vector3(.infinity, 0, 0)
-    private var searchedRoom = -1
+    @exclusivity(unchecked) private var searchedFrom = Vector3(.infinity, 0, 0)
+    @exclusivity(unchecked) private var searchedRoom = -1
     /// The graph changed (openness) since the last search.
-    private var graphDirty = true
+    @exclusivity(unchecked) private var graphDirty = true
     /// The portals and openings of a path being traced (sized for the longest path).
-    private var chain: [Int]
-    private var points: [Vector3]
-    private var lastHops = 0
+    @exclusivity(unchecked) private var chain: [Int]
+    @exclusivity(unchecked) private var points: [Vector3]
+    @exclusivity(unchecked) private var lastHops = 0
 
     init(_ geometry: AcousticGeometry) {
         self.geometry = geometry

@@ -6,12 +6,27 @@ final class RoomLookup {
     let walls: [Walls]
     var outside: Int { boxes.count }
     /// Crossings of the line being measured (t·length, loss dB, hf): sized at init.
-    private var scratch: [(at: Float, loss: Float, hf: Float)]
+    @exclusivity(unchecked) private var scratch: [(at: Float, loss: Float, hf: Float)]
+
+    /// Per room, the rooms whose bounds meet its bounds (itself included, in index order):
+    /// ``neighbourList``[``neighbourStart``[r] ..< ``neighbourStart``[r + 1]].
+    private let neighbourStart: [Int]
+    private let neighbourList: [Int32]
 
     init(rooms: [Room]) {
         boxes = rooms.map(RoomBox.init)
         priorities = rooms.map(\.priority)
         walls = rooms.map(\.walls)
+        var start = [0], list: [Int32] = []
+        for a in boxes {
+            for (r, b) in boxes.enumerated()
+            where a.lo.x <= b.hi.x && b.lo.x <= a.hi.x && a.lo.y <= b.hi.y && b.lo.y <= a.hi.y && a.lo.z <= b.hi.z && b.lo.z <= a.hi.z {
+                list.append(Int32(r))
+            }
+            start.append(list.count)
+        }
+        neighbourStart = start
+        neighbourList = list
         scratch = []
         scratch.reserveCapacity(2 * rooms.count + 2)
     }
@@ -21,6 +36,23 @@ final class RoomLookup {
     func room(at p: Vector3) -> Int {
         var best = outside
         for r in boxes.indices where boxes[r].contains(p) {
+            if best == outside || priorities[r] > priorities[best]
+                || (priorities[r] == priorities[best] && boxes[r].volume < boxes[best].volume) {
+                best = r
+            }
+        }
+        return best
+    }
+
+    /// ``room(at:)`` for a point that was in room `hint` a moment ago (a moving voice): when
+    /// `hint` still holds it, only the rooms whose bounds meet `hint`'s can hold it too, so only
+    /// they are looked at — in index order, with the same rule, so the answer is the same.
+    func room(at p: Vector3, near hint: Int) -> Int {
+        guard hint >= 0, hint < boxes.count, boxes[hint].contains(p) else { return room(at: p) }
+        var best = outside
+        for k in neighbourStart[hint]..<neighbourStart[hint + 1] {
+            let r = Int(neighbourList[k])
+            guard boxes[r].contains(p) else { continue }
             if best == outside || priorities[r] > priorities[best]
                 || (priorities[r] == priorities[best] && boxes[r].volume < boxes[best].volume) {
                 best = r
