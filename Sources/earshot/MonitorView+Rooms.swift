@@ -9,7 +9,7 @@ extension MonitorView {
         guard let rows else { return nil }
         guard !rows.isEmpty else { return "rooms: no reverb rings" }
         return "rooms: " + rows.map { r in
-            let level = String(format: "%.1f dB", r.levelDB)
+            let level = decibels(r.levelDB) + " dB"
             let from = r.via == "listener" ? "around" : r.portal.map { "from \($0)" } ?? "through walls"
             return "\(r.room) \(level) \(from)" + (r.azimuth.map { " (\(side($0)))" } ?? "")
         }.joined(separator: " · ")
@@ -29,9 +29,12 @@ extension MonitorView {
         switch r.via {
         case "direct": return " [\(room)]"
         case "portals":
-            return " [\(room) via \(r.path.joined(separator: ">")) " + String(format: "%.1f m diff %.1f open %.1f walls %.1f]",
-                                                                             r.length, r.diffractionDB, r.opennessDB, r.transmissionDB)
-        default: return " [\(room) through walls " + String(format: "%.1f m %.1f dB]", r.length, r.transmissionDB)
+            return " [\(room) via \(r.path.joined(separator: ">")) " + String(format: "%.1f m", r.length)
+                + " diff \(decibels(r.diffractionDB)) open \(decibels(r.opennessDB)) walls \(decibels(r.transmissionDB))]"
+        default: return " [\(room) through walls " + String(format: "%.1f m ", r.length) + decibels(r.transmissionDB) + " dB]"
         }
     }
+
+    /// One decimal, without a negative zero.
+    static func decibels(_ x: Double) -> String { String(format: "%.1f", x + 0) }
 }

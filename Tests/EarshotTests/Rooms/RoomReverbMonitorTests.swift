@@ -22,15 +22,17 @@ final class RoomReverbMonitorTests: XCTestCase {
                              normal: Vector3(1, 0, 0), openness: open)])
     }
 
-    private struct Run {
+    struct Run {
         let engine: AudioEngine
         let client: MonitorClient
         let voice: Voice
         var out: [Float] = []
+        /// The stream's lines so far that were read (hello, frames): a recording.
+        var lines: [[UInt8]] = []
     }
 
     /// A monitored loopback engine with the geometry and the tone looping in the east room.
-    private func start(open: Float) throws -> Run {
+    static func start(open: Float) throws -> Run {
         let e = try TestSignals.loopbackEngine { $0.monitor = true }
         e.listener = Self.listener
         try e.setGeometry(try Self.geometry(open: open))
@@ -42,11 +44,12 @@ final class RoomReverbMonitorTests: XCTestCase {
 
     /// Game frames (kept in `run.out`) until the monitor sends a frame captured at audio time
     /// `after` or later (at most 5 s of wall time).
-    private func frame(_ run: inout Run, after: Double) throws -> MonitorFrame? {
+    static func frame(_ run: inout Run, after: Double) throws -> MonitorFrame? {
         let deadline = Clocks.monotonic() + 5
         while Clocks.monotonic() < deadline {
             run.out += try TestSignals.renderGameFrames(run.engine, seconds: 1.0 / 60)
             while let line = try run.client.nextLine(timeout: 0.002) {
+                run.lines.append(line)
                 if case .frame(let f) = try MonitorMessage.decode(line: line), f.engine.audioTime >= after { return f }
             }
         }
@@ -55,9 +58,9 @@ final class RoomReverbMonitorTests: XCTestCase {
 
     /// The frame while the tone plays, then the reverb tail's level 0.1…0.8 s after it stops (dB).
     private func measure(open: Float) throws -> (frame: MonitorFrame?, tailDB: Double) {
-        var run = try start(open: open)
+        var run = try Self.start(open: open)
         defer { run.engine.shutdown() }
-        let f = try frame(&run, after: 0.3)
+        let f = try Self.frame(&run, after: 0.3)
         run.engine.stop(run.voice)
         let tail = try TestSignals.renderGameFrames(run.engine, seconds: 0.8)
         return (f, Level.dB(Level.rms(stream: tail[(48_000 / 5)..<tail.count])))
@@ -107,18 +110,18 @@ final class RoomReverbMonitorTests: XCTestCase {
     /// Without geometry the section is absent, and so are the voices' ways; set again, the rows
     /// are back; a room whose reverb no voice feeds, in a room the listener is not in, is no row.
     func testNoGeometryNoRows() throws {
-        var run = try start(open: 1)
+        var run = try Self.start(open: 1)
         defer { run.engine.shutdown() }
         try run.engine.setGeometry(.empty)
-        let none = try XCTUnwrap(try frame(&run, after: 0.05))
+        let none = try XCTUnwrap(try Self.frame(&run, after: 0.05))
         XCTAssertNil(none.roomReverbs)
         XCTAssertEqual(none.voices.count, 1)
         XCTAssertNil(none.voices.first?.room)
         try run.engine.setGeometry(try Self.geometry(open: 1))
-        let back = try XCTUnwrap(try frame(&run, after: run.engine.audioTime + 0.05))
+        let back = try XCTUnwrap(try Self.frame(&run, after: run.engine.audioTime + 0.05))
         XCTAssertEqual(back.roomReverbs?.map(\.room), ["west", "east"])
         run.engine.stop(run.voice)
-        let quiet = try XCTUnwrap(try frame(&run, after: run.engine.audioTime + 0.05))
+        let quiet = try XCTUnwrap(try Self.frame(&run, after: run.engine.audioTime + 0.05))
         XCTAssertEqual(quiet.roomReverbs?.map(\.room), ["west"], "east rings for no voice")
     }
 }
