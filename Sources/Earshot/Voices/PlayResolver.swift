@@ -179,7 +179,10 @@ public enum PlayResolver {
                 play.ownDistance = true
             }
         }
-        if info.channels == 2 { play.stereoImage(options) }
+        if info.channels == 2 {
+            play.stereoImage(options)
+            play.channels = core.clips[Int(clip.id)].channels
+        }
         return play
     }
 }

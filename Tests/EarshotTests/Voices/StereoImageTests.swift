@@ -43,9 +43,11 @@ final class StereoImageTests: XCTestCase {
         forced.spatialMode = .twoD
         let f = try levels(audio, forced)
         XCTAssertGreaterThanOrEqual(Level.dB(f[0]) - Level.dB(f[1]), 60, "2d ignores the position: \(f)")
-        // `pan` moves the image: at +1 the left channel's tone comes from the right.
+        // `pan` is a balance (StereoBalanceTests measures its law): at +1 the left channel is
+        // silenced, not moved to the right — until 0.11 its tone came from the right.
         let panned = try levels(audio, PlayOptions(pan: 1))
-        XCTAssertGreaterThan(Level.dB(panned[1]) - Level.dB(panned[0]), 40, "panned right: \(panned)")
+        XCTAssertLessThan(Level.dB(panned[1]), Level.dB(l[0]) - 60, "the left channel not moved right: \(panned)")
+        XCTAssertLessThan(Level.dB(panned[0]), Level.dB(l[0]) - 60, "the left channel silenced: \(panned)")
     }
 
     /// Positioned, a stereo clip folds to mono (the mean of its channels) as a clip loaded
