@@ -21,4 +21,21 @@ public enum SoxTone {
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { throw Failure(description: "sox → \(path): \(message)") }
     }
+
+    /// A stereo file with a different sine in each channel (`left` Hz on the left, `right` Hz on
+    /// the right), both at `amplitude`: what the balance tests measure channel by channel.
+    public static func writeStereo(to path: String, left: Int, right: Int, amplitude: Double = 0.5,
+                                   seconds: Double = 1) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        p.arguments = ["-D", "-n", "-r", "48000", "-c", "2", "-b", "16", path,
+                       "synth", "\(seconds)", "sine", "\(left)", "sine", "\(right)", "vol", "\(amplitude)"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw Failure(description: "sox → \(path): \(message)") }
+    }
 }
