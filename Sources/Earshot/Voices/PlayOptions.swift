@@ -8,7 +8,7 @@
 /// ``SpatialProperties``, or an ``Emitter`` the voice follows. Each has its initializer
 /// (`position:`, `pan:`, `emitter:`), and `placement:` takes any; no initializer takes two, so
 /// a position cannot be silently overridden by an emitter. A stereo clip played without a position
-/// keeps its image (left and right as recorded; `pan` moves it); positioned, it folds to mono
+/// keeps its image (left and right as recorded; `pan` is its balance); positioned, it folds to mono
 /// (the mean of its channels) unless it has a ``spread``; ``spatialMode`` forces either (see
 /// <doc:StereoAndSpread>).
 ///

@@ -55,7 +55,7 @@ extension VoicePool {
 
     /// The second source of voice `index`, about to start on its first: 0 (one source) unless it
     /// wants a pair. One that finds no second source free plays on one this time, its image
-    /// moving with `pan` as before 0.12 (counted: ``EngineStats/balanceFallbacks``); it tries
+    /// moving with `pan` (counted: ``EngineStats/balanceFallbacks``); it tries
     /// again the next time it takes a source.
     func takePartner(_ index: Int) -> ALuint {
         guard wantsPair(index) else { return 0 }
