@@ -179,4 +179,42 @@ final class StereoBalanceTests: XCTestCase {
         XCTAssertEqual(engine.stats.realVoices, 2, "both mono voices heard once the pair's sources are back")
         XCTAssertEqual(engine.status(of: voice), .stopped)
     }
+
+    /// Pairs compete as two sources: on two, a higher-priority mono voice steals the playing
+    /// pair (both its sources come back) and, stopped, gives them back to it — a pair again,
+    /// never a one-source fallback; two pairs on three sources: one plays, one waits.
+    func testPairsCompeteAsTwoSources() throws {
+        let engine = try TestSignals.loopbackEngine(realVoices: 2)
+        defer { engine.shutdown() }
+        let clip = try engine.loadClip(Self.tones(seconds: 1), name: "tones")
+        let beep = try engine.loadClip(TestSignals.sine(frequency: 3_000, amplitude: 0.1, seconds: 1), name: "beep")
+        _ = try engine.play(clip, options: PlayOptions(loop: true, pan: -0.5))
+        try TestSignals.renderFrames(engine, seconds: 0.05)
+        XCTAssertEqual(engine.stats.pairedVoices, 1)
+        let urgent = try engine.play(beep, options: PlayOptions(loop: true, priority: 0))
+        try TestSignals.renderFrames(engine, seconds: 0.05)
+        var s = engine.stats
+        XCTAssertEqual(s.steals, 1, "the pair stolen")
+        XCTAssertEqual(s.realVoices, 1)
+        XCTAssertEqual(s.pairedVoices, 0)
+        engine.stop(urgent)
+        let back = try TestSignals.renderFrames(engine, seconds: 0.1)
+        s = engine.stats
+        XCTAssertEqual(s.pairedVoices, 1, "resumed as a pair")
+        XCTAssertEqual(s.balanceFallbacks, 0, "never on one source")
+        let r = Self.tonesIn(Array(back[(back.count - 9_600)...]))
+        XCTAssertEqual(Level.dB(r.right) - Level.dB(r.left), Level.dB(0.5), accuracy: 0.2, "the balance: \(r)")
+
+        let three = try TestSignals.loopbackEngine(realVoices: 3)
+        defer { three.shutdown() }
+        let c3 = try three.loadClip(Self.tones(seconds: 1), name: "tones")
+        _ = try three.play(c3, options: PlayOptions(loop: true, pan: 0.2))
+        _ = try three.play(c3, options: PlayOptions(loop: true, pan: -0.2))
+        try TestSignals.renderFrames(three, seconds: 0.05)
+        s = three.stats
+        XCTAssertEqual(s.pairedVoices, 1)
+        XCTAssertEqual(s.realVoices, 1)
+        XCTAssertEqual(s.virtualVoices, 1)
+        XCTAssertEqual(s.balanceFallbacks, 0)
+    }
 }
