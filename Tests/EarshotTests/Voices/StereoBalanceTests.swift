@@ -217,4 +217,29 @@ final class StereoBalanceTests: XCTestCase {
         XCTAssertEqual(s.virtualVoices, 1)
         XCTAssertEqual(s.balanceFallbacks, 0)
     }
+
+    /// Through a lost and rebuilt device (simulated on loopback) a pair goes on as a pair: its
+    /// clip's channel buffers uploaded again, its balance and image as before.
+    func testAPairSurvivesADeviceLoss() throws {
+        let e = try TestSignals.loopbackEngine { $0.keepsClipsForRecovery = true }
+        defer { e.shutdown() }
+        let clip = try e.loadClip(Self.tones(seconds: 1), name: "tones")
+        _ = try e.play(clip, options: PlayOptions(loop: true, pan: 0.5))
+        try TestSignals.renderFrames(e, seconds: 0.05)
+        e.simulateDeviceLoss()
+        try TestSignals.renderFrames(e, seconds: 1.0 / 60)
+        XCTAssertEqual(e.stats.pairedVoices, 0, "no sources while the device is gone")
+        let deadline = Date().addingTimeInterval(5)
+        while e.isDeviceLost, Date() < deadline {
+            usleep(2_000)
+            try TestSignals.renderFrames(e, seconds: 1.0 / 60)
+        }
+        XCTAssertFalse(e.isDeviceLost)
+        let out = try TestSignals.renderFrames(e, seconds: 0.15)
+        XCTAssertEqual(e.stats.pairedVoices, 1, "a pair again on the new device")
+        let tail = Array(out[(out.count - 9_600)...])
+        let t = Self.tonesIn(tail)
+        XCTAssertEqual(Level.dB(t.left) - Level.dB(t.right), Level.dB(0.5), accuracy: 0.2, "the balance: \(t)")
+        XCTAssertLessThan(ToneMeasure.amplitude(Self.channel(tail, 1)[...], 440), t.left * 1e-3, "440 Hz only on the left")
+    }
 }
