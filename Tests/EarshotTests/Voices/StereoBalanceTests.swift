@@ -11,14 +11,7 @@ final class StereoBalanceTests: XCTestCase {
     /// 0.5 s of 16-bit stereo at 48 kHz: a 440 Hz tone in the left channel (amplitude `left`)
     /// and a 1 kHz one in the right (`right`).
     static func tones(left: Double = 0.5, right: Double = 0.5, seconds: Double = 0.5) -> PCMAudio {
-        let frames = Int(seconds * 48_000)
-        var s = [Int16](repeating: 0, count: frames * 2)
-        for i in 0..<frames {
-            let t = Double(i) / 48_000
-            s[2 * i] = Int16((left * 32_000 * sin(2 * .pi * 440 * t)).rounded())
-            s[2 * i + 1] = Int16((right * 32_000 * sin(2 * .pi * 1_000 * t)).rounded())
-        }
-        return PCMAudio(sampleRate: 48_000, channels: 2, samples: .int16(s))
+        TestSignals.stereoTones(left: (440, left), right: (1_000, right), frames: Int(seconds * 48_000))
     }
 
     /// One channel of interleaved stereo.

@@ -9,14 +9,7 @@ final class StereoImageTests: XCTestCase {
     /// 0.25 s of 16-bit stereo at 48 kHz: a 440 Hz tone in the left channel (amplitude `left`)
     /// and a 660 Hz one in the right (`right`).
     private func stereo(left: Double, right: Double) -> PCMAudio {
-        let frames = 12_000
-        var s = [Int16](repeating: 0, count: frames * 2)
-        for i in 0..<frames {
-            let t = Double(i) / 48_000
-            s[2 * i] = Int16((left * 32_000 * sin(2 * .pi * 440 * t)).rounded())
-            s[2 * i + 1] = Int16((right * 32_000 * sin(2 * .pi * 660 * t)).rounded())
-        }
-        return PCMAudio(sampleRate: 48_000, channels: 2, samples: .int16(s))
+        TestSignals.stereoTones(left: (440, left), right: (660, right), frames: 12_000)
     }
 
     /// Per-channel RMS of 0.2 s of `audio` played with `options` (after one update).
