@@ -80,7 +80,7 @@ final class SceneRuntime {
         self.engine = engine
         bank = ClipBank(engine: engine)
         for c in scene.clips {
-            clips[c.id] = try bank.preload(name: c.id, path: c.path)
+            clips[c.id] = try c.handle(bank.preload(name: c.id, path: c.path))   // `loudness:`, `gain:` (SceneClip+Loudness.swift)
         }
         // Parameters before the buses and sounds whose curves name them.
         for p in scene.parameters { try engine.defineParameter(p.definition) }
@@ -133,9 +133,10 @@ final class SceneRuntime {
             if let e = emitters[i] { try track.follow(e) }
         }
         let clipPaths = Dictionary(scene.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
+        let clipDecibels = try SceneClip.playDecibels(scene.clips)   // clips measured as they play
         for s in SceneSound.makingOrder(scene.sounds) {   // a switch after its cases
             var d = s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds)
-            d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+            d.gain *= try s.loudnessFactor(clipPaths: clipPaths, clipDecibels: clipDecibels)   // `loudness:` (SceneSound+Loudness.swift)
             sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()
