@@ -66,6 +66,34 @@ final class NormalisedClipTests: XCTestCase {
         XCTAssertEqual(louder, -18, accuracy: 0.5, "a sound's own loudness: is what is heard")
     }
 
+    /// A `set:` of an emitter's gain sets the emitter's gain: its voice keeps its clip's
+    /// normalisation (and a sound its `loudness:`), so −6 dB is heard as −6 dB.
+    func testASetOfAnEmittersGainKeepsItsVoicesLevel() throws {
+        let f = try BankFixture("clipnorm-set")
+        defer { f.remove() }
+        try files(f)
+        let path = try f.write("scene.yaml", Self.clips + """
+            duration: 4
+            sounds: { louder: { clips: [quiet], loudness: -18 } }
+            emitters:
+              a: { clip: quiet, position: [0, 0, -1], loop: true }
+              b: { clip: louder, position: [0, 0, -1], loop: true, start: 2 }
+            events:
+              - { at: 1, set: a, gain: 0.5 }
+              - { at: 2, stop: a }
+              - { at: 3, set: b, gain: 0.5 }
+            """)
+        let out = f.path("set.wav")
+        try SceneRenderer(scene: Scene.load(path: path)).render(to: out, format: .f32)
+        let x = try SndFileDecoder.decode(path: out).floatSamples()
+        let a0 = try Self.loudness(x, from: 0.2, to: 1).integrated, a1 = try Self.loudness(x, from: 1.2, to: 2).integrated
+        let b0 = try Self.loudness(x, from: 2.2, to: 3).integrated, b1 = try Self.loudness(x, from: 3.2, to: 4).integrated
+        print("set: clip \(a0) → \(a1), sound \(b0) → \(b1)")
+        XCTAssertEqual(a1 - a0, -6.02, accuracy: 0.2, "the normalised clip, set to gain 0.5")
+        XCTAssertEqual(b1 - b0, -6.02, accuracy: 0.2, "the normalised sound, set to gain 0.5")
+        XCTAssertEqual(b0 - a0, 5, accuracy: 0.3, "the sound's −18 over the clip's −23, placed alike")
+    }
+
     func testANormalisedClipRendersAtItsTargetThroughABank() throws {
         let f = try BankFixture("clipnorm-bank")
         defer { f.remove() }

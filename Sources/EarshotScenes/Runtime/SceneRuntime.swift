@@ -56,6 +56,9 @@ final class SceneRuntime {
     /// Each emitter's gain and pitch now (its own, or what `set:` events made them).
     private var emitterGain: [Float]
     private var emitterPitch: [Float]
+    /// Each emitter's voice's level beyond the emitter's gain, kept by a `set:` of that gain
+    /// (SceneRuntime+Levels.swift).
+    var voiceLevels: [Float]
     var emitterEnvironment: [EnvironmentProperties]
     /// `set:` ramps under way.
     private var ramps: [SceneRamp] = []
@@ -107,6 +110,7 @@ final class SceneRuntime {
         cancelled = Array(repeating: false, count: scene.emitters.count)
         emitterGain = scene.emitters.map(\.gain)
         emitterPitch = scene.emitters.map(\.pitch)
+        voiceLevels = Array(repeating: 1, count: scene.emitters.count)
         emitterEnvironment = scene.emitters.map(\.environment)
         var index: [String: Int] = [:]
         for (i, e) in scene.emitters.enumerated() { index[e.id] = i }
@@ -249,7 +253,7 @@ final class SceneRuntime {
         case (.emitter(let id), _):
             guard let i = emitterIndex[id] else { return }
             emitterGain[i] = value
-            voices[i]?.gain = value
+            voices[i]?.gain = value * voiceLevels[i]
         case (.music(let id), .pan): tracks[id]?.pan = value
         case (.music(let id), .rate): tracks[id]?.rate = value
         case (.music(let id), _):
@@ -288,6 +292,7 @@ final class SceneRuntime {
             options.priority = spec.priority
             options.spread = spec.spread
             voices[i] = try engine.play(sound, options: options)
+            voiceLevels[i] = Self.level(of: sound)
             return
         }
         guard let clip = clips[spec.clip] else {
@@ -297,6 +302,7 @@ final class SceneRuntime {
                                   priority: spec.priority, emitter: e)
         options.spread = spec.spread
         voices[i] = try engine.play(clip, options: options)
+        voiceLevels[i] = clip.gain
     }
 
     /// Runs `event`; `name`: the `name:` of a play others wait for.
