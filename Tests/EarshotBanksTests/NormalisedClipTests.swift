@@ -128,6 +128,13 @@ final class NormalisedClipTests: XCTestCase {
         XCTAssertEqual(pick1, -23, accuracy: 0.5, "a sound picking among normalised clips: each at its target")
         XCTAssertEqual(pick2, -23, accuracy: 0.5)
         XCTAssertEqual(layer, -29, accuracy: 0.5, "a layer of a normalised clip, then its gain −6")
+        // A save that moves a clip's target: the sounds that play it are heard at the new one.
+        try f.write("bank.yaml", try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "loud: { file: audio/loud.wav, loudness: -23 }", with: "loud: { file: audio/loud.wav, loudness: -30 }"))
+        let changes = try bank.reload()
+        XCTAssertEqual(changes.changed, ["clips.loud"], "\(changes)")
+        let reloaded = try Self.loudness(played("l"), from: 0, to: 1).maxMomentary
+        XCTAssertEqual(reloaded, -30, accuracy: 0.5, "after the save")
         bank.unload()
     }
 
