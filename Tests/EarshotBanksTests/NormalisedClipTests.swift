@@ -174,6 +174,25 @@ final class NormalisedClipTests: XCTestCase {
         XCTAssertNotEqual(try clip.withGain(0.5), clip, "a handle's gain is part of its value")
     }
 
+    /// An Apple IMA4 CAF clip (which only Earshot's clip decoder reads) is measured from what the
+    /// clip decoder gives, so it can be normalised: the same loudness as ffmpeg's decode of it.
+    func testAnIMA4ClipIsMeasuredAsItDecodes() throws {
+        let f = try BankFixture("clipnorm-ima4")
+        defer { f.remove() }
+        let caf = CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/coin-ima4.caf").path
+        let wav = f.path("coin.wav")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-i", caf, "-c:a", "pcm_f32le", wav]
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let ours = try ClipLoudness.measure(path: caf), ffmpegs = try ClipLoudness.measure(path: wav)
+        print("ima4: \(ours), ffmpeg's decode \(ffmpegs)")
+        XCTAssertEqual(ours.basis, .maxMomentary)
+        XCTAssertEqual(try XCTUnwrap(ours.lufs), try XCTUnwrap(ffmpegs.lufs), accuracy: 0.1)
+    }
+
     func testValidateListsEachClipsLoudnessTargetAndGain() throws {
         let f = try BankFixture("clipnorm-validate")
         defer { f.remove() }
