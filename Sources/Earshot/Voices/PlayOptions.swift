@@ -32,7 +32,8 @@ public struct PlayOptions: Sendable, Equatable {
         case emitter(Emitter)
     }
 
-    /// Linear gain, 0 or more (1 = as recorded).
+    /// Linear gain, 0 or more (1 = as recorded). The voice starts at this times its clip handle's
+    /// own gain (``Clip/gain``, 1 unless set with ``Clip/withGain(_:)``).
     public var gain: Float
     /// Playback-rate factor, above 0 (2 = an octave up, twice as fast).
     public var pitch: Float
