@@ -19,22 +19,27 @@ enum BankLoader {
     }
 
     /// Loads the clips of `bank` that `existing` does not hold already (by file), into
-    /// `engine`; on a failure unloads those it loaded and throws.
+    /// `engine`; on a failure unloads those it loaded and throws. `decibels`: the dB each clip
+    /// plays at (its `loudness:` and `gain:`; only those not at 0 dB), for its sounds' `loudness:`.
     static func loadClips(
         _ bank: SceneBank, existing: [String: Clip], engine: AudioEngine
-    ) throws(BankError) -> (byID: [String: Clip], byPath: [String: Clip], new: [Clip]) {
+    ) throws(BankError) -> (byID: [String: Clip], byPath: [String: Clip], new: [Clip], decibels: [String: Double]) {
         var byID: [String: Clip] = [:], byPath: [String: Clip] = [:], new: [Clip] = []
+        var decibels: [String: Double] = [:]
         for c in bank.clips {
-            if let clip = byPath[c.path] ?? existing[c.path] {
-                byID[c.id] = clip
-                byPath[c.path] = clip
-                continue
-            }
             do throws(EarshotError) {
+                // One buffer per file; each id's handle carries its own `loudness:` and `gain:`
+                // (SceneClip+Loudness.swift).
+                if c.loudness != nil || c.gainDB != 0 { decibels[c.id] = try c.playDecibels() }
+                if let clip = byPath[c.path] ?? existing[c.path] {
+                    byPath[c.path] = clip
+                    byID[c.id] = try c.handle(clip)
+                    continue
+                }
                 let clip = try engine.loadClip(path: c.path)
                 new.append(clip)
-                byID[c.id] = clip
                 byPath[c.path] = clip
+                byID[c.id] = try c.handle(clip)
             } catch {
                 for clip in new { engine.unload(clip) }
                 if error == .engineShutDown { throw .engine(error) }   // not the file's problem
@@ -43,7 +48,7 @@ enum BankLoader {
                                          reason: "cannot load \(c.path): \(error.description)")])
             }
         }
-        return (byID, byPath, new)
+        return (byID, byPath, new, decibels)
     }
 
     /// Makes the buses of `bank` the engine does not have, and sets their gains and duckings as

@@ -46,7 +46,7 @@ extension SoundBank {
             var d = BankLoader.definition(s, clips: loaded.byID)
             // A switch's cases are made at the commit (checked by the parser: they exist).
             do throws(EarshotError) {
-                d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+                d.gain *= try s.loudnessFactor(clipPaths: clipPaths, clipDecibels: loaded.decibels)   // `loudness:`, clips as they play (SceneSound+Loudness.swift)
                 if s.switchOn == nil { try d.validate() }
             } catch {
                 for clip in loaded.new { engine.unload(clip) }

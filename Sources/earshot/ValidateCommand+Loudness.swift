@@ -3,7 +3,7 @@ import EarshotScenes
 import Foundation
 
 /// `earshot validate --loudness`: each clip's loudness (integrated, or max momentary for a clip
-/// under 3 s) and what each sound's `loudness:` does to it.
+/// under 3 s), what a clip's own `loudness:` does to it, and what each sound's `loudness:` does.
 extension ValidateCommand {
     func printLoudness(clips: [SceneClip], sounds: [SceneSound]) {
         let paths = Dictionary(clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
@@ -12,7 +12,8 @@ extension ValidateCommand {
         for c in clips {
             do throws(EarshotError) {
                 let l = try ClipLoudness.measure(path: c.path)
-                say("  \(c.id): \(LoudnessReading.lufs(l.lufs)) \(l.basis == .integrated ? "integrated" : "max momentary")")
+                say("  \(c.id): \(LoudnessReading.lufs(l.lufs)) \(l.basis == .integrated ? "integrated" : "max momentary")"
+                    + (try Self.clipNormalisation(c)))   // ValidateCommand+ClipLoudness.swift
             } catch {
                 unreadable += 1
                 say("  \(c.id): not measured: \(error.description)")
@@ -20,11 +21,14 @@ extension ValidateCommand {
         }
         let normalised = sounds.filter { $0.loudness != nil }
         guard !normalised.isEmpty else { return }
+        // The sounds' clips as they play (their own `loudness:`, `gain:`): measured above.
+        let clipDecibels = Dictionary(clips.compactMap { c in (try? c.playDecibels()).map { (c.id, $0) } },
+                                      uniquingKeysWith: { first, _ in first })
         say("normalised sounds:")
         for s in normalised {
             guard let target = s.loudness else { continue }
             do throws(EarshotError) {
-                guard let measured = try s.clipLoudness(clipPaths: paths) else {
+                guard let measured = try s.clipLoudness(clipPaths: paths, clipDecibels: clipDecibels) else {
                     say("  \(s.id): silent clips, left as they are (target \(LoudnessReading.lufs(target)))")
                     continue
                 }

@@ -21,6 +21,7 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.rendered, 5, "the generator reaches valid scenes")
         XCTAssertGreaterThan(report.cases - report.valid, 5, "and invalid ones")
         XCTAssertGreaterThan(report.validLayered, 2, "and valid scenes with parameters and layered sounds")
+        XCTAssertGreaterThan(report.validNormalisedClips, 2, "and valid scenes with loudness-normalised clips")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 
@@ -58,6 +59,7 @@ final class StructuredFuzzTests: XCTestCase {
         XCTAssertGreaterThan(report.loaded, 5, "the generator reaches valid banks")
         XCTAssertGreaterThan(report.cases - report.valid, 3, "and invalid ones")
         XCTAssertGreaterThan(report.refusedEdits, 0, "and edits that are refused")
+        XCTAssertGreaterThan(report.normalisedClips, 2, "and banks with loudness-normalised clips")
         XCTAssertEqual(report.findings, [], report.findings.joined(separator: "\n\n"))
     }
 

@@ -37,10 +37,11 @@ final class SceneKeyReferenceTests: XCTestCase {
                 + "(README: \"\(first < source.count ? source[first] : "<end>")\", DocC: \"\(first < copied.count ? copied[first] : "<end>")\"): run make docc-keys")
     }
 
-    func testEveryTopLevelSoundAndDistanceKeyIsDocumented() throws {
+    func testEveryTopLevelSoundClipAndDistanceKeyIsDocumented() throws {
         let readme = try String(contentsOfFile: Self.readme, encoding: .utf8)
         let reference = try XCTUnwrap(Self.reference(readme)).joined(separator: "\n")
-        for key in Set(SceneParser.topKeys + SceneParser.bankKeys + SceneParser.soundKeys + SceneParser.attenuationKeys) {
+        for key in Set(SceneParser.topKeys + SceneParser.bankKeys + SceneParser.soundKeys + SceneParser.attenuationKeys
+                          + SceneParser.clipKeys) {
             XCTAssertTrue(reference.contains("`\(key)`"), "\(key) is not in the key reference of Demos/Scenes/README.md")
         }
     }

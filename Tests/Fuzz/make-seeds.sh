@@ -26,7 +26,7 @@ cp Demos/Scenes/*.yaml "$corpus/scene/"
 # the bank harness resolves its includes), a diamond and a cycle among them.
 cp Demos/Bank/game.yaml "$corpus/bank/"
 mkdir -p /dev/shm/fuzz
-printf 'clips: { s: %s/Assets/Sounds/step.wav }\nsounds: { step: { clips: [s], gain: -3 } }\n' "$PWD" > /dev/shm/fuzz/common.yaml
+printf 'clips: { s: %s/Assets/Sounds/step.wav, n: { file: %s/Assets/Sounds/step.wav, loudness: -20, gain: -1 } }\nsounds: { step: { clips: [s, n], gain: -3 } }\n' "$PWD" "$PWD" > /dev/shm/fuzz/common.yaml
 printf 'include: common.yaml\nsounds: { walk: { clips: [s], limit: { count: 2 } } }\n' > /dev/shm/fuzz/left.yaml
 printf 'include: [common.yaml, left.yaml]\nsnapshots: { p: { buses: { sfx: { gain: -6 } } } }\n' > /dev/shm/fuzz/right.yaml
 printf 'include: loop.yaml\n' > /dev/shm/fuzz/loop.yaml

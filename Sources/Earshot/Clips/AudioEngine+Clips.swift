@@ -133,9 +133,11 @@ extension AudioEngine {
             guard !core.isShutDown else { throw .engineShutDown }
             // Exact, under the lock (loads on other threads may have taken the room meanwhile).
             let used = core.loadedClipBytes
-            guard pcm.byteCount <= configuration.maxTotalClipBytes - used else {
+            // A stereo clip's channel buffers count too (Engine/EngineCore+ClipChannels.swift).
+            let bytes = EngineCore.budgetBytes(pcm.byteCount, channels: pcm.channels)
+            guard bytes <= configuration.maxTotalClipBytes - used else {
                 throw .tooLarge(
-                    name: name, what: "decoded audio", size: pcm.byteCount,
+                    name: name, what: "decoded audio", size: bytes,
                     limit: max(0, configuration.maxTotalClipBytes - used), setting: Self.budgetSetting(used: used))
             }
             return try core.upload(pcm, name: name)

@@ -27,6 +27,10 @@ public struct Clip: Sendable, Hashable {
     /// Named places in the clip (cue points, regions, loops), by frame, in frames of the clip
     /// (``ClipInfo/sampleRate`` frames per second). See ``Marker``.
     public internal(set) var markers: [Marker] = []
+    /// The gain every voice of this handle starts with, multiplied into its play's gain (1 unless
+    /// set with ``withGain(_:)``, as a scene's or bank's clip `loudness:` does; Clip+Gain.swift).
+    /// Part of the handle's value, like ``markers``.
+    public internal(set) var gain: Float = 1
 
     /// This clip with `markers` instead of its own (for instance the file's plus some of yours:
     /// `clip.withMarkers(clip.markers + [Marker(name: "hit", frame: 4_800)])`), sorted by frame.

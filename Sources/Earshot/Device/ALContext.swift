@@ -240,6 +240,14 @@ extension ALContext {
         }
     }
 
+    /// Starts two sources together, in the same mix (a 2D stereo voice's channel pair), inside an
+    /// AL section its caller checks (see ``ALContext/play(_:)-([ALuint])``); allocates nothing.
+    static func play(_ first: ALuint, _ second: ALuint) {
+        ALGlobal.lock.assertHeld("starting sources outside the AL lock")
+        var pair = (first, second)
+        withUnsafePointer(to: &pair) { $0.withMemoryRebound(to: ALuint.self, capacity: 2) { alSourcePlayv(2, $0) } }
+    }
+
     /// Starts one source inside an AL section its caller checks (see ``ALContext/play(_:)-([ALuint])``).
     static func play(_ source: ALuint) {
         ALGlobal.lock.assertHeld("starting a source outside the AL lock")

@@ -52,7 +52,9 @@ extension AudioEngine {
         /// (default ``defaultMaxTotalClipBytes``, 1 GiB; at least 1). A clip that would take the
         /// total over it is refused *before it is decoded* — from its header where the file states
         /// its length — with ``EarshotError/tooLarge(name:what:size:limit:setting:)`` naming
-        /// `Configuration.maxTotalClipBytes`; unloading clips makes room. Scenes run on an engine
+        /// `Configuration.maxTotalClipBytes`; unloading clips makes room. A stereo clip counts
+        /// twice its decoded size: its channels are kept as mono buffers too, which a 2D stereo
+        /// voice's balance plays (<doc:StereoAndSpread>). Scenes run on an engine
         /// with the default, and `earshot validate` refuses a scene whose clips' headers already
         /// add up to more.
         public var maxTotalClipBytes: Int

@@ -32,6 +32,7 @@ extension EngineCore {
             clips[i].levels = .empty
             clips[i].loudnessLevels = .empty
             clips[i].buffer = 0
+            clips[i].channels = ClipChannelBuffers()   // gone with the old context
             freeClipIDs.append(UInt32(i))
         }
         for i in clips.indices {
@@ -39,6 +40,8 @@ extension EngineCore {
             let fresh = try upload(pcm, name: info.name)
             // `upload` filed the buffer under a new id: move it back to this slot.
             clips[i].buffer = clips[Int(fresh.id)].buffer
+            clips[i].channels = clips[Int(fresh.id)].channels
+            clips[Int(fresh.id)].channels = ClipChannelBuffers()
             clips[Int(fresh.id)].info = nil
             clips[Int(fresh.id)].pcm = nil
             clips[Int(fresh.id)].levels = .empty   // the slot keeps its own, measured when it was loaded
@@ -48,6 +51,7 @@ extension EngineCore {
             freeClipIDs.append(fresh.id)
         }
         pool.rebindBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].buffer : 0 }
+        pool.rebindChannelBuffers { [clips] id in Int(id) < clips.count ? clips[Int(id)].channels : ClipChannelBuffers() }
         isDeviceLost = false
     }
 

@@ -59,7 +59,7 @@ final class EngineCore {
     /// that made them (``AudioEngine/changingBuses(_:)``, ``AudioEngine/update(deltaTime:)``).
     var busChanges = BusChanges()
     /// Buffers of unloaded clips, deleted once no voice plays them any more.
-    var buffersToDelete: [(clipID: UInt32, buffer: ALuint)] = []
+    var buffersToDelete: [(clipID: UInt32, buffer: ALuint, channels: ClipChannelBuffers)] = []
     /// The listeners (Listeners/): the first is OpenAL's, ``listener``.
     let listeners: ListenerTable
     /// The first listener: OpenAL's.
@@ -109,6 +109,9 @@ final class EngineCore {
         var levels = ClipLevels.empty
         /// Its K-weighted power envelope, for the live bus loudness (Loudness/KWeightedLevels.swift).
         var loudnessLevels = KWeightedLevels.empty
+        /// A stereo clip's channels as mono buffers (none for a mono clip): what a 2D stereo
+        /// voice plays on its two sources (EngineCore+ClipChannels.swift).
+        var channels = ClipChannelBuffers()
     }
 
     init(engineID: UInt64, device: OutputDevice, context: ALContext, voiceSources count: Int,
@@ -204,10 +207,12 @@ final class EngineCore {
         for c in clips where c.info != nil {
             var b = c.buffer
             alDeleteBuffers(1, &b)
+            Self.delete(c.channels)
         }
         for pending in buffersToDelete {
             var b = pending.buffer
             alDeleteBuffers(1, &b)
+            Self.delete(pending.channels)
         }
         buffersToDelete.removeAll()
         clips.removeAll()
@@ -223,19 +228,15 @@ final class EngineCore {
                             limit: ClipDecoder.Options.maxBytesCeiling, setting: "OpenAL's 32-bit buffer size")
         }
         ALCheck.expectNoPending(before: "uploading a clip")
-        let format: ALenum
-        switch (pcm.samples, pcm.channels) {
-        case (.int16, 1): format = AL_FORMAT_MONO16
-        case (.int16, _): format = AL_FORMAT_STEREO16
-        case (.float32, 1): format = AL_FORMAT_MONO_FLOAT32
-        case (.float32, _): format = AL_FORMAT_STEREO_FLOAT32
+        let buffer = try Self.makeBuffer(pcm, name: name)
+        let channels: ClipChannelBuffers
+        do {
+            channels = try Self.makeChannelBuffers(pcm, name: name)
+        } catch {
+            var b = buffer
+            alDeleteBuffers(1, &b)
+            throw error
         }
-        let buffer = try ALObject.make(generate: { alGenBuffers(1, &$0) }, "alGenBuffers", setUp: { b in
-            switch pcm.samples {
-            case .int16(let s): s.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
-            case .float32(let s): s.withUnsafeBytes { alBufferData(b, format, $0.baseAddress, ALsizei($0.count), ALsizei(pcm.sampleRate)) }
-            }
-        }, "alBufferData(\(name))", delete: { alDeleteBuffers(1, &$0) })
         let info = ClipInfo(name: name, sampleRate: pcm.sampleRate, channels: pcm.channels, frameCount: pcm.frameCount,
                             byteCount: pcm.byteCount, isFloat: { if case .float32 = pcm.samples { return true } else { return false } }())
         let id: UInt32
@@ -246,6 +247,7 @@ final class EngineCore {
             clips.append(ClipSlot())
         }
         clips[Int(id)].buffer = buffer
+        clips[Int(id)].channels = channels
         clips[Int(id)].info = info
         clips[Int(id)].pcm = keepsClipsForRecovery ? pcm : nil
         clips[Int(id)].levels = ClipLevels.measure(pcm)
@@ -262,7 +264,8 @@ final class EngineCore {
     func unload(_ clip: Clip) {
         guard isLoaded(clip) else { return }
         pool.stopAll { $0.clipID == clip.id }
-        buffersToDelete.append((clip.id, clips[Int(clip.id)].buffer))
+        buffersToDelete.append((clip.id, clips[Int(clip.id)].buffer, clips[Int(clip.id)].channels))
+        clips[Int(clip.id)].channels = ClipChannelBuffers()
         clips[Int(clip.id)].generation &+= 1
         clips[Int(clip.id)].info = nil
         clips[Int(clip.id)].pcm = nil
@@ -285,6 +288,11 @@ final class EngineCore {
                 pool.detach(buffer: pending.buffer)
                 var b = pending.buffer
                 alDeleteBuffers(1, &b)
+                if pending.channels.left != 0 {
+                    pool.detach(buffer: pending.channels.left)
+                    pool.detach(buffer: pending.channels.right)
+                    Self.delete(pending.channels)
+                }
                 ALCheck.after("deleting an unloaded clip's buffer")
                 freeClipIDs.append(pending.clipID)
                 buffersToDelete.remove(at: i)
@@ -298,7 +306,7 @@ final class EngineCore {
     var restoreBytes: Int { clips.reduce(0) { $0 + ($1.pcm?.byteCount ?? 0) } }
 
     /// Bytes of decoded samples in the loaded clips' buffers (``AudioEngine/Configuration/maxTotalClipBytes``).
-    var loadedClipBytes: Int { clips.reduce(0) { $0 + ($1.info?.byteCount ?? 0) } }
+    var loadedClipBytes: Int { clips.reduce(0) { $0 + ($1.info.map { Self.budgetBytes($0.byteCount, channels: $0.channels) } ?? 0) } }
 
     /// Clips currently loaded.
     var loadedClipCount: Int { clips.reduce(0) { $0 + ($1.info == nil ? 0 : 1) } }

@@ -50,6 +50,12 @@ public struct EngineStats: Sendable, Equatable {
     public var limitHolds: Int = 0
     /// Plays of sounds refused because the sound started less than its cooldown ago.
     public var cooldownRefusals: Int = 0
+    /// Real voices playing as a channel pair (a stereo clip without a position: its two channels
+    /// on two sources, so that `pan` is a balance): each of them holds two of ``voiceSources``.
+    public var pairedVoices: Int = 0
+    /// 2D stereo voices that found no second source free and played on one, their image moving
+    /// with `pan` instead of a balance, until their next start (since the engine started).
+    public var balanceFallbacks: Int = 0
     /// Music-track underruns (a starved source restarted), since the engine started.
     public var musicUnderruns: Int
     /// Bytes of decoded clip samples the engine keeps to upload every clip again after the output
@@ -77,13 +83,16 @@ extension AudioEngine {
             let p = core.pool
             let s = p.stats
             let sounds = core.sounds.stats
-            return EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
+            var e = EngineStats(realVoices: p.realCount, virtualVoices: p.liveCount - p.realCount,
                                voiceSources: p.sources.count, steals: s.steals, pauses: s.pauses,
                                virtualizations: s.virtualizations, refusals: s.refusals,
                                evictions: s.evictions, resumes: s.resumes, clips: core.loadedClipCount,
                                limitSteals: sounds.limitSteals, limitRefusals: sounds.limitRefusals,
                                limitHolds: sounds.limitHolds, cooldownRefusals: sounds.cooldownRefusals,
                                musicUnderruns: underruns, clipRestoreBytes: core.restoreBytes)
+            e.pairedVoices = p.pairedCount
+            e.balanceFallbacks = s.balanceFallbacks
+            return e
         }
         stats.limitedFrames = limitedFrames
         stats.deepestLimiterReduction = deepest

@@ -11,6 +11,9 @@ import Foundation
 ///   two, averages a one-shot's attack with its tail. A clip under 400 ms reads its 400 ms window
 ///   with the silence after it counted (as a meter reads it).
 ///
+/// Files the stream decoders cannot read (Apple IMA4 in CAF, which only Earshot's clip decoder
+/// reads) are measured from the clip decoder's output, as the engine plays them.
+///
 /// Measured once per file and kept (``measure(path:)``, keyed by the file's path, size and
 /// modification time; at most ``cacheLimit`` files), so a bank's reload or a second scene
 /// measures only what changed.
@@ -58,12 +61,37 @@ public struct ClipLoudness: Sendable, Equatable {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let key = "\(path)\u{0}\(attributes?[.size] as? Int ?? -1)\u{0}\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
         if let known = cache.withLock({ $0[key] }) { return known }
-        let loudness = ClipLoudness(try LoudnessMeter.measure(path: path, truePeak: false))
+        let reading: LoudnessReading
+        do throws(EarshotError) { reading = try LoudnessMeter.measure(path: path, truePeak: false) } catch {
+            // A format only the clip decoder reads (Apple IMA4 in CAF): measured as the engine
+            // decodes it to play it, within the clip decoder's own size limit.
+            guard let audio = try? ClipDecoder.decode(path: path) else { throw error }
+            reading = try Self.measure(audio)
+        }
+        let loudness = ClipLoudness(reading)
         cache.withLock { c in
             if c.count >= cacheLimit { c.removeAll() }   // rare: start over rather than grow
             c[key] = loudness
         }
         return loudness
+    }
+
+    /// Decoded audio's loudness, fed to the meter 100 ms at a time (no float copy of the whole).
+    static func measure(_ audio: PCMAudio) throws(EarshotError) -> LoudnessReading {
+        let meter = try LoudnessMeter(channels: audio.channels, sampleRate: audio.sampleRate, truePeak: false)
+        let block = max(1, audio.sampleRate / 10) * audio.channels
+        var buffer = [Float](repeating: 0, count: block)
+        var start = 0
+        while start < audio.samples.count {
+            let n = min(block, audio.samples.count - start)
+            switch audio.samples {
+            case .int16(let s): for k in 0..<n { buffer[k] = Float(s[start + k]) / 32_768 }
+            case .float32(let s): for k in 0..<n { buffer[k] = s[start + k] }
+            }
+            try buffer.withUnsafeBufferPointer { (b) throws(EarshotError) in try meter.add(UnsafeBufferPointer(rebasing: b[0..<n])) }
+            start += n
+        }
+        return meter.reading()
     }
 
     private static let cache = Locked<[String: ClipLoudness]>([:])

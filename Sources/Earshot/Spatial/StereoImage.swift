@@ -14,10 +14,21 @@ enum StereoImage {
     /// OpenAL's default angles, ±30°: hard left and right on stereo output.
     static let defaultAngles: (left: Float, right: Float) = (.pi / 6, -.pi / 6)
 
-    /// The angles of a stereo voice played without a position at `pan` (−1…1): at 0 OpenAL's
-    /// default (the recorded image); towards ±1 both channels move to that side together, and
-    /// reach it at ±1 (OpenAL 1.19.1 cannot lower one channel of a source, so a balance that
-    /// fades the other channel is not available: the image moves instead).
+    /// The balance law of a 2D stereo voice at `pan` (−1…1): the gains of its left and right
+    /// channels. The side `pan` points to keeps its channel as recorded (1); the far side's
+    /// channel is turned down linearly, `1 − |pan|` (−6 dB at ±0.5, silent at ±1). Linear, not
+    /// constant power: a balance only ever lowers one channel, so pan 0 is the recording exactly
+    /// and the near side never rises (FMOD's `setPan` on a stereo sound, a console's balance).
+    /// Each channel stays on its side: nothing of the left channel moves to the right.
+    static func balanceGains(_ pan: Float) -> (left: Float, right: Float) {
+        let p = max(-1, min(1, pan.isFinite ? pan : 0))
+        return (min(1, 1 - p), min(1, 1 + p))
+    }
+
+    /// The angles of a 2D stereo voice at `pan` (−1…1) in the one case it plays on a single
+    /// source — no second source was free (VoicePool+Balance.swift): at 0 OpenAL's default (the
+    /// recorded image); towards ±1 both channels move to that side together, and reach it at ±1
+    /// (OpenAL 1.19.1 cannot lower one channel of a source).
     static func panAngles(_ pan: Float) -> (left: Float, right: Float) {
         let p = max(-1, min(1, pan.isFinite ? pan : 0))
         // Counter-clockwise "effective" angles ±90°, then OpenAL's front widening (÷ 3).

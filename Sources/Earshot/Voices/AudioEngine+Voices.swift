@@ -132,7 +132,9 @@ extension AudioEngine {
         }
     }
 
-    /// Sets a non-positional voice's pan (−1…+1; other values are ignored).
+    /// Sets a non-positional voice's pan (−1…+1; other values are ignored). On a stereo clip's
+    /// voice it is the balance: the far side's channel at `1 − |pan|`, ramped by OpenAL across
+    /// its next mix (<doc:StereoAndSpread>).
     public func setPan(_ pan: Float, of voice: Voice) {
         guard pan.isFinite, (-1...1).contains(pan) else { return }
         withPool(voice) { pool in

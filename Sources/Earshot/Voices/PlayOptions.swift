@@ -8,7 +8,7 @@
 /// ``SpatialProperties``, or an ``Emitter`` the voice follows. Each has its initializer
 /// (`position:`, `pan:`, `emitter:`), and `placement:` takes any; no initializer takes two, so
 /// a position cannot be silently overridden by an emitter. A stereo clip played without a position
-/// keeps its image (left and right as recorded; `pan` moves it); positioned, it folds to mono
+/// keeps its image (left and right as recorded; `pan` is its balance); positioned, it folds to mono
 /// (the mean of its channels) unless it has a ``spread``; ``spatialMode`` forces either (see
 /// <doc:StereoAndSpread>).
 ///
@@ -32,7 +32,8 @@ public struct PlayOptions: Sendable, Equatable {
         case emitter(Emitter)
     }
 
-    /// Linear gain, 0 or more (1 = as recorded).
+    /// Linear gain, 0 or more (1 = as recorded). The voice starts at this times its clip handle's
+    /// own gain (``Clip/gain``, 1 unless set with ``Clip/withGain(_:)``).
     public var gain: Float
     /// Playback-rate factor, above 0 (2 = an octave up, twice as fast).
     public var pitch: Float

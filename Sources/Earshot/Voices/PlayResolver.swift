@@ -148,6 +148,8 @@ public enum PlayResolver {
         guard clip.engineID == core.engineID else { throw .wrongEngine }
         guard core.isLoaded(clip) else { throw .clipUnloaded }
         let info = clip.info
+        // The voice's gain is the play's times the handle's own (a normalised clip, Clip+Gain.swift),
+        // kept finite (a checked gain is finite, the handle's at most 16).
         let startFrame = try startFrame(offset: options.offset, clipFrames: info.frameCount,
                                         sampleRate: info.sampleRate, clipName: info.name)
         let passes = try checkPasses(loopCount: options.loopCount, clipFrames: info.frameCount, clipName: info.name)
@@ -158,7 +160,7 @@ public enum PlayResolver {
         var play = ResolvedPlay(
             clipID: clip.id, buffer: core.clips[Int(clip.id)].buffer, frames: info.frameCount, rate: info.sampleRate,
             startFrame: startFrame, passes: Int32(passes), loop: options.loop,   // 1…1001: checked options
-            gain: options.gain, pitch: options.pitch, priority: options.priority,
+            gain: min(options.gain * clip.gain, .greatestFiniteMagnitude), pitch: options.pitch, priority: options.priority,
             delay: start.delay, mixTarget: start.mixTarget, fadeIn: options.fadeIn,
             busIndex: target.busIndex, placement: .pan, pan: 0, spatial: SpatialProperties(), emitterIndex: -1,
             environment: options.environment, soundKey: sound, held: held)
@@ -179,7 +181,10 @@ public enum PlayResolver {
                 play.ownDistance = true
             }
         }
-        if info.channels == 2 { play.stereoImage(options) }
+        if info.channels == 2 {
+            play.stereoImage(options)
+            play.channels = core.clips[Int(clip.id)].channels
+        }
         return play
     }
 }

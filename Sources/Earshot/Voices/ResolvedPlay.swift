@@ -47,6 +47,8 @@ struct ResolvedPlay {
     /// A stereo clip's image flags (``VoiceState/ImageFlags``; 0 for a mono clip) and spread.
     var image: UInt8 = 0
     var spread: Float = 0
+    /// A stereo clip's channel buffers (what a 2D stereo voice plays as a pair).
+    var channels = ClipChannelBuffers()
 
     // The sound that played it.
     /// The sound played (a `SoundTable.Key`), 0 for a clip.

@@ -74,7 +74,8 @@ public struct Voice: Sendable, Hashable, EngineHandle {
         nonmutating set { if let newValue { engine?.setPosition(newValue, of: self) } }
     }
 
-    /// The voice's own gain (nil for a stale handle).
+    /// The voice's own gain (nil for a stale handle): its play's gain times its clip handle's
+    /// (``Clip/withGain(_:)``) and, for a sound's voice, the sound's gain and variation.
     public var gain: Float? {
         get { engine?.read(self) { $0.gain } ?? nil }
         nonmutating set { if let newValue { engine?.setGain(newValue, of: self) } }

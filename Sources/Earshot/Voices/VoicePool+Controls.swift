@@ -223,6 +223,11 @@ extension VoicePool {
             let source = slots[i].source
             alSourcei(source, AL_LOOPING, AL_FALSE)
             pushed[Int(source)].loop = false
+            if slots[i].image & VoiceState.ImageFlags.paired != 0 {
+                let partner = balance[i].partner
+                alSourcei(partner, AL_LOOPING, AL_FALSE)
+                pushed[Int(partner)].loop = false
+            }
         }
         return wait + (length - inPass) / speed
     }

@@ -13,6 +13,7 @@ extension VoicePool {
             let v = slots[index]
             removeFromReal(index)
             slots[index].source = 0
+            if v.image & VoiceState.ImageFlags.paired != 0 { dropPartner(index) }   // lost with the device
             slots[index].phase = .virtual
             var playhead = v.realOffset + max(0, now - v.realClock) * v.clipRate * Double(v.pitch)
             let stopping = v.fadeAction == .stop || v.ownStops
@@ -41,6 +42,7 @@ extension VoicePool {
         forgetLiveStarts()   // the old device's mixing clock and silence buffers
         sources = names
         freeSources = names.reversed()
+        partnersInUse = 0   // no voice is real: no pair holds a source
         attached = SlotTable(repeating: 0, count: Int(names.max() ?? 0) + 1)
         pushed = SlotTable(repeating: PushedState(), count: Int(names.max() ?? 0) + 1)
         for s in names { alSourcef(s, AL_MAX_GAIN, 16) }

@@ -29,6 +29,12 @@ extension VoicePool {
     /// `pan`, or a spread around the heard position `s`). Only what changed is sent.
     func pushImage(_ index: Int, to source: ALuint, heard s: SpatialProperties) {
         let image = slots[index].image
+        if image & VoiceState.ImageFlags.paired != 0 {
+            // Two mono sources (VoicePool+Balance.swift): OpenAL spatialises a mono buffer under
+            // either value this file sets, so only the second source's placement goes out.
+            pushPartner(index, main: s)
+            return
+        }
         let spatialize: ALint
         var angles = StereoImage.defaultAngles
         if slots[index].placement == .pan {

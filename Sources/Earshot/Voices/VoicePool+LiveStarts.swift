@@ -83,6 +83,7 @@ extension VoicePool {
             guard slots[index].holds == 0, !busPaused[slots[index].busIndex],
                   !slots[index].loop || Self.leadLoopCopies(slots[index]) <= LiveStartTable.maxLoopCopies,
                   slots[index].startFrame == 0, slots[index].audibility >= settings.audibilityFloor,
+                  !wantsPair(index),   // a channel pair starts at its update, without a lead-in
                   let target = mixTarget(index), let clock = mixClock(), !freeSources.isEmpty else {
                 liveStarts.scratch.append(entry)
                 continue

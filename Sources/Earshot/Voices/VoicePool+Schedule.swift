@@ -21,6 +21,9 @@ extension VoicePool {
         // Whether some real voice may change course (it lost its candidacy, or its steal fade
         // may be called off): only then does step 3 visit every real voice.
         var realPassNeeded = false
+        // Waiting channel pairs among the candidates: each needs a second source.
+        let countPairs = pairsInUse
+        var pairCandidates = 0
         // Delays run in playback time: a voice waiting for its start while it or its bus is
         // paused has its start moved on by the paused span.
         let pausedFrom = pausesAccountedUntil
@@ -56,13 +59,16 @@ extension VoicePool {
             }
             slots[index].desired = tentative
             rankScratch.append(RankEntry(key: VoiceRanking.standing(slots[index]), index: index))
+            if countPairs, !isReal, wantsPair(index) { pairCandidates += 1 }
             if tentative, !isReal { waiting.append(index) }
         }
         // 2. More candidates than sources: rank them; the best are desired, the rest are not.
-        let available = max(sources.count - stopping, 0)
-        let oversubscribed = rankScratch.count > available
-        if oversubscribed { VoiceRanking.selectBest(available, in: &rankScratch) }
-        let winners = min(available, rankScratch.count)
+        // A channel pair's second source is taken too (VoicePool+Balance.swift).
+        let available = max(sources.count - stopping - partnersInUse, 0)
+        let oversubscribed = rankScratch.count + pairCandidates > available
+        if oversubscribed, rankScratch.count > available { VoiceRanking.selectBest(available, in: &rankScratch) }
+        var winners = min(available, rankScratch.count)
+        if oversubscribed, pairCandidates > 0 { winners = fitPairs(winners, available: available) }
         if tentative {
             if oversubscribed {
                 for k in winners..<rankScratch.count { slots[rankScratch[k].index].desired = false }

@@ -38,6 +38,11 @@ extension VoicePool {
             let index = waiting[w]
             w += 1
             guard slots[index].phase == .virtual, slots[index].desired else { continue }
+            if freeSources.count < 2, releasesPending, pairsInUse, sourcesNeeded(index) == 2 {
+                // A channel pair: its second source is on its way (a fade releasing it).
+                w -= 1
+                break
+            }
             let source = freeSources.removeLast()
             startReal(index, on: source, now: now)
         }
@@ -88,11 +93,16 @@ extension VoicePool {
             }
             if slots[index].dirtyGain {
                 slots[index].dirtyGain = false
-                alSourcef(source, AL_GAIN, effectiveGain(index))
+                if slots[index].image & VoiceState.ImageFlags.paired != 0 {
+                    pushPairGains(index)
+                } else {
+                    alSourcef(source, AL_GAIN, effectiveGain(index))
+                }
             }
             if slots[index].dirtyPitch {
                 slots[index].dirtyPitch = false
                 pushPitch(slots[index].pitch, to: source)
+                if slots[index].image & VoiceState.ImageFlags.paired != 0 { pushPitch(slots[index].pitch, to: balance[index].partner) }
             }
             if slots[index].dirtySpatial {
                 slots[index].dirtySpatial = false
@@ -168,6 +178,7 @@ extension VoicePool {
 
     func releaseSource(_ index: Int) {
         let source = slots[index].source
+        if slots[index].image & VoiceState.ImageFlags.paired != 0 { releasePartner(index) }
         alSourceStop(source)
         if slots[index].queued {
             // Drop the pass queue: the source holds no buffer that unloading could not detach.

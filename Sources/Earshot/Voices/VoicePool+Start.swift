@@ -85,13 +85,18 @@ extension VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
-        if r.image != 0 { voiceSpread[index] = r.spread }
+        var needed = 1
+        if r.image != 0 {
+            voiceSpread[index] = r.spread
+            balance[index] = BalanceState(channels: r.channels)
+            needed = sourcesNeeded(index)
+        }
         timeline.wrapped[index] = 0
         timeline.startAudio[index] = r.startAudioTime
         live.append(index)
 
         if r.delay == 0, !r.held, !busPaused[r.busIndex], v.audibility >= settings.audibilityFloor,
-           let source = freeSources.popLast() {
+           freeSources.count >= needed, let source = freeSources.popLast() {
             startReal(index, on: source, now: now)
         } else {
             addVirtualCandidate(index)
@@ -120,6 +125,9 @@ extension VoicePool {
         // end is clamped to its last frame below).
         _ = catchUpPlayhead(index, now: now)
         let v = slots.pointer(index)
+        // A 2D stereo voice: its channels on two sources, the left on this one (VoicePool+Balance.swift).
+        let partner = v.pointee.image != 0 && leadIn == nil ? takePartner(index) : 0
+        let buffer = partner != 0 ? balance[index].channels.left : v.pointee.buffer
         // A stopped source that already holds this clip's buffer plays it again from the start;
         // setting `AL_BUFFER` anyway would allocate a new buffer-queue item inside OpenAL Soft.
         if let leadIn {
@@ -140,14 +148,15 @@ extension VoicePool {
             alSourcei(source, AL_BUFFER, 0)
             let passes = Int(v.pointee.passes)
             if queueScratch.count < passes { queueScratch = [ALuint](repeating: 0, count: passes) }
-            for k in 0..<passes { queueScratch[k] = v.pointee.buffer }
+            for k in 0..<passes { queueScratch[k] = buffer }
             alSourceQueueBuffers(source, ALsizei(passes), queueScratch)
             attached[Int(source)] = 0
             v.pointee.queued = true
-        } else if attached[Int(source)] != v.pointee.buffer {
-            alSourcei(source, AL_BUFFER, ALint(bitPattern: v.pointee.buffer))
-            attached[Int(source)] = v.pointee.buffer
+        } else if attached[Int(source)] != buffer {
+            alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer))
+            attached[Int(source)] = buffer
         }
+        if partner != 0 { loadPartner(index, partner) }
         let looping = v.pointee.loop && leadIn == nil   // a lead-in must not loop with the clip
         if pushed[Int(source)].loop != looping {
             alSourcei(source, AL_LOOPING, looping ? AL_TRUE : AL_FALSE)
@@ -167,6 +176,7 @@ extension VoicePool {
             if v.pointee.startFrame > 0 {
                 // Beginning part-way into the clip (an offset): fade in, so it cannot click.
                 alSourcei(source, AL_SAMPLE_OFFSET, ALint(v.pointee.startFrame))
+                if partner != 0 { alSourcei(partner, AL_SAMPLE_OFFSET, ALint(v.pointee.startFrame)) }
                 v.pointee.fade = 0
                 v.pointee.fadeTarget = 1
                 v.pointee.fadeRate = Float(1 / settings.fadeTime)
@@ -184,6 +194,7 @@ extension VoicePool {
             offset = min(max(0, offset), (v.pointee.loop ? Double(v.pointee.clipFrames) : v.pointee.totalFrames) - 1)
             v.pointee.realOffset = offset
             alSourcei(source, AL_SAMPLE_OFFSET, ALint(offset.rounded()))
+            if partner != 0 { alSourcei(partner, AL_SAMPLE_OFFSET, ALint(offset.rounded())) }
             // Joining mid-clip: start silent, then fade in (OpenAL ramps only after a first mix).
             v.pointee.fade = 0
             v.pointee.fadeTarget = 1
@@ -205,6 +216,11 @@ extension VoicePool {
         v.pointee.dirtyPitch = false
         v.pointee.realIndex = real.count
         real.append(index)
+        if partner != 0 {
+            pushPairGains(index)
+            ALContext.play(source, partner)   // together: the channels stay sample-aligned
+            return
+        }
         alSourcef(source, AL_GAIN, effectiveGain(index))
         ALContext.play(source)   // checked with the section (the engine's play or update)
     }
@@ -248,8 +264,10 @@ extension VoicePool {
         var s: SpatialProperties
         switch slots[index].placement {
         case .pan:
-            // Head-relative on the unit circle, no distance attenuation: a constant-power pan.
-            s = SpatialProperties(position: PlayOptions.panPosition(slots[index].pan), referenceDistance: 1, rolloff: 0,
+            // Head-relative on the unit circle, no distance attenuation: a constant-power pan
+            // (a channel pair's first source: its left channel, hard left).
+            let pan = slots[index].image & VoiceState.ImageFlags.paired == 0 ? slots[index].pan : -pairSide
+            s = SpatialProperties(position: PlayOptions.panPosition(pan), referenceDistance: 1, rolloff: 0,
                                   isRelative: true)
         case .spatial, .emitter:
             s = heard(voiceSpatial(index))
@@ -308,7 +326,11 @@ extension VoicePool {
     /// The sources of the voices playing on a source now: whether each is positioned, its bus
     /// index and its environment.
     func realSources() -> [(source: ALuint, positioned: Bool, bus: Int, environment: EnvironmentProperties)] {
-        real.map { (slots[$0].source, slots[$0].placement != .pan, slots[$0].busIndex, environment(ofSlot: $0)) }
+        var list = real.map { (slots[$0].source, slots[$0].placement != .pan, slots[$0].busIndex, environment(ofSlot: $0)) }
+        if partnersInUse > 0 {   // a channel pair's second source has the same sends
+            for i in real where balance[i].partner != 0 { list.append((balance[i].partner, false, slots[i].busIndex, environment(ofSlot: i))) }
+        }
+        return list
     }
 
     // MARK: The gain and the playhead a start needs

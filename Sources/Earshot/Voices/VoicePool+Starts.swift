@@ -57,7 +57,9 @@ extension VoicePool {
             let index = Int(pendingStarts[0].index)
             popPendingStart()
             guard slots[index].holds == 0, !busPaused[slots[index].busIndex],
-                  slots[index].audibility >= settings.audibilityFloor, let source = freeSources.popLast() else { continue }
+                  slots[index].audibility >= settings.audibilityFloor,
+                  freeSources.count >= (slots[index].image != 0 ? sourcesNeeded(index) : 1),
+                  let source = freeSources.popLast() else { continue }
             // Its start time, exactly: `startReal` plays it from the top (not late).
             startReal(index, on: source, now: max(now, slots[index].startAt))
             started = true

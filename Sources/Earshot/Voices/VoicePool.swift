@@ -57,6 +57,7 @@ import COpenAL
 /// - `VoicePool+Eviction.swift`: the min-heap of virtual voices' standings a full pool evicts from.
 /// - `VoicePool+Timeline.swift`: where a voice is on its clip's timeline, and the markers it passes.
 /// - `VoicePool+Levels.swift`: how loud a bus's real voices are, for the sidechain's detector.
+/// - `VoicePool+Balance.swift`: a 2D stereo voice's two channels on two sources (a balance).
 /// - `VoicePool+Sounds.swift`: what sounds' rules read of their voices (through ``VoiceKernel``).
 /// - `VoicePool+MonitorSource.swift`: the read-only view the monitor copies.
 /// - `EndedRing.swift`: the ended voices not yet delivered as events.
@@ -180,6 +181,9 @@ final class VoicePool {
         var evictions = 0
         var resumes = 0
         var finished = 0
+        /// 2D stereo voices that found no second source free and played on one (the image
+        /// moving with `pan`) until their next start.
+        var balanceFallbacks = 0
     }
 
     /// Each source's environment: reverb sends and occlusion filters (Environment/).
@@ -196,6 +200,14 @@ final class VoicePool {
     /// Per voice slot: degrees between a spread voice's channels (``PlayOptions/spread``; read
     /// only for voices with the spread flag, VoicePool+Image.swift).
     let voiceSpread: SlotTable<Float>
+    /// Per voice slot: a stereo clip's channel buffers and, while it plays as a channel pair, its
+    /// second source (read only for stereo voices, VoicePool+Balance.swift).
+    let balance: SlotTable<BalanceState>
+    /// Real voices playing as a channel pair: each holds a second source the ranking counts.
+    @exclusivity(unchecked) var partnersInUse = 0
+    /// Some 2D stereo voice with channel buffers has played (never cleared): only then does the
+    /// ranking count the second source each waiting one needs.
+    @exclusivity(unchecked) var pairsInUse = false
     /// Bus gains without master (index = bus index), each bus's hold, and master; kept current
     /// by the engine.
     @exclusivity(unchecked) private(set) var busGains: [Float] = []
@@ -253,6 +265,7 @@ final class VoicePool {
         voiceEnvironment = SlotTable(repeating: .open, count: capacity)
         heard = SlotTable(repeating: HeardPlacement(), count: capacity)
         voiceSpread = SlotTable(repeating: 0, count: capacity)
+        balance = SlotTable(repeating: BalanceState(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []
         live.reserveCapacity(capacity)
@@ -328,6 +341,8 @@ final class VoicePool {
     var capacity: Int { slots.count }
     var realCount: Int { real.count }
     var liveCount: Int { live.count }
+    /// Real voices playing as a channel pair (each holds a second source).
+    var pairedCount: Int { partnersInUse }
 
     // MARK: What the engine's frame and the audio clock read (Engine/, Time/)
 

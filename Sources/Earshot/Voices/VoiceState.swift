@@ -163,6 +163,9 @@ struct VoiceState {
         static let point: UInt8 = 2
         /// Positioned with a spread: its two channels placed around its position.
         static let spread: UInt8 = 4
+        /// Playing as a channel pair: the left channel on its source, the right on a second one
+        /// (VoicePool+Balance.swift). Set while it holds both.
+        static let paired: UInt8 = 8
     }
 
     var isFading: Bool { fade != fadeTarget }

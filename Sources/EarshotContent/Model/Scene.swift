@@ -115,11 +115,17 @@ extension Result where Failure == SceneProblems {
     }
 }
 
-/// A clip of a scene: an id and the audio file it loads.
+/// A clip of a scene: an id and the audio file it loads (`id: path`, or `id: { file: path,
+/// loudness: -23, gain: -3 }`).
 public struct SceneClip: Sendable, Equatable {
     public var id: String
     /// The file, resolved against the scene's folder.
     public var path: String
+    /// `loudness:` — the LUFS every voice of the clip is brought to (measured as a sound's
+    /// `loudness:` measures its clips, Conversion/SceneClip+Loudness.swift); nil: as recorded.
+    public var loudness: Double? = nil
+    /// `gain:` — dB on top of the normalisation (0 by default).
+    public var gainDB: Double = 0
 }
 
 /// A music track of a scene. Nothing plays until an event says `action: play`.

@@ -74,8 +74,9 @@ extension SceneParser {
     /// A problem when the clips' headers already add up to more decoded audio than the engine a
     /// scene runs on may hold (``AudioEngine/Configuration/maxTotalClipBytes``, its default):
     /// `render` would refuse a clip part-way through loading them. Counted as the engine loads
-    /// them — each real file once (symlinks resolved), a stereo file as two channels (it stays
-    /// stereo), more channels mixed down to mono, 16 bits a sample at least — so only what the
+    /// them — each real file once (symlinks resolved), a stereo file as two channels twice (it
+    /// stays stereo, and its channels are kept as mono buffers too, for a balance), more channels
+    /// mixed down to mono, 16 bits a sample at least — so only what the
     /// engine would surely refuse is refused.
     mutating func checkClipBudget(_ clips: [SceneClip], at node: Node) {
         var seen = Set<String>()
@@ -83,7 +84,7 @@ extension SceneParser {
         for c in clips {
             guard let info = clipInfo[c.id], let frames = info.frames,
                   seen.insert(URL(fileURLWithPath: c.path).resolvingSymlinksInPath().path).inserted else { continue }
-            total += frames * 2 * (info.channels == 2 ? 2 : 1)   // frames <= 2^40: no overflow over 100,000 clips
+            total += frames * 2 * (info.channels == 2 ? 4 : 1)   // frames <= 2^40: no overflow over 100,000 clips
         }
         let budget = clipMemory ?? AudioEngine.Configuration.defaultMaxTotalClipBytes
         if total > budget {

@@ -121,9 +121,7 @@ package struct SceneParser: YAMLReader {
         if let n = top["clips"], within(n, "clips", SceneLimits.maxClips, "clips") {
             for (id, _, value) in idMapping(n, "clips") {
                 clipIDs.insert(id)
-                if let path = audioFile(value, "clips.\(id)", clipID: id) {
-                    clips.append(SceneClip(id: id, path: path))
-                }
+                if let c = clip(value, id: id) { clips.append(c) }   // SceneParser+Clips.swift
             }
             checkClipBudget(clips, at: n)
         }

@@ -204,7 +204,8 @@ extension Scene {
     }
 
 
-    /// Each clip's peak (largest absolute sample, 1.0 when it cannot be decoded) and length.
+    /// Each clip's peak as it plays (largest absolute sample times its own gain, 1.0 when it cannot
+    /// be decoded) and length.
     func clipPeaks() -> [String: (peak: Float, seconds: Double)] {
         var out: [String: (peak: Float, seconds: Double)] = [:]
         for clip in self.clips {
@@ -214,6 +215,8 @@ extension Scene {
             case .int16(let s): peak = Float(s.reduce(0) { max($0, abs(Int32($1))) }) / 32_768
             case .float32(let s): peak = s.reduce(0) { max($0, abs($1)) }
             }
+            // As it plays: its own `loudness:` and `gain:` (measured by the parser already).
+            peak *= Float(pow(10, ((try? clip.playDecibels()) ?? 0) / 20))
             out[clip.id] = (
                 peak, Double(audio.samples.count / max(audio.channels, 1)) / Double(max(audio.sampleRate, 1))
             )

@@ -56,6 +56,9 @@ final class SceneRuntime {
     /// Each emitter's gain and pitch now (its own, or what `set:` events made them).
     private var emitterGain: [Float]
     private var emitterPitch: [Float]
+    /// Each emitter's voice's level beyond the emitter's gain, kept by a `set:` of that gain
+    /// (SceneRuntime+Levels.swift).
+    var voiceLevels: [Float]
     var emitterEnvironment: [EnvironmentProperties]
     /// `set:` ramps under way.
     private var ramps: [SceneRamp] = []
@@ -80,7 +83,7 @@ final class SceneRuntime {
         self.engine = engine
         bank = ClipBank(engine: engine)
         for c in scene.clips {
-            clips[c.id] = try bank.preload(name: c.id, path: c.path)
+            clips[c.id] = try c.handle(bank.preload(name: c.id, path: c.path))   // `loudness:`, `gain:` (SceneClip+Loudness.swift)
         }
         // Parameters before the buses and sounds whose curves name them.
         for p in scene.parameters { try engine.defineParameter(p.definition) }
@@ -107,6 +110,7 @@ final class SceneRuntime {
         cancelled = Array(repeating: false, count: scene.emitters.count)
         emitterGain = scene.emitters.map(\.gain)
         emitterPitch = scene.emitters.map(\.pitch)
+        voiceLevels = Array(repeating: 1, count: scene.emitters.count)
         emitterEnvironment = scene.emitters.map(\.environment)
         var index: [String: Int] = [:]
         for (i, e) in scene.emitters.enumerated() { index[e.id] = i }
@@ -133,9 +137,10 @@ final class SceneRuntime {
             if let e = emitters[i] { try track.follow(e) }
         }
         let clipPaths = Dictionary(scene.clips.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
+        let clipDecibels = try SceneClip.playDecibels(scene.clips)   // clips measured as they play
         for s in SceneSound.makingOrder(scene.sounds) {   // a switch after its cases
             var d = s.definition(clips: clips, spatial: s.attenuation.spatial(position: .zero), sounds: sounds)
-            d.gain *= try s.loudnessFactor(clipPaths: clipPaths)   // `loudness:` (SceneSound+Loudness.swift)
+            d.gain *= try s.loudnessFactor(clipPaths: clipPaths, clipDecibels: clipDecibels)   // `loudness:` (SceneSound+Loudness.swift)
             sounds[s.id] = try engine.makeSound(d)
         }
         try loadMusicSets()
@@ -248,7 +253,7 @@ final class SceneRuntime {
         case (.emitter(let id), _):
             guard let i = emitterIndex[id] else { return }
             emitterGain[i] = value
-            voices[i]?.gain = value
+            voices[i]?.gain = value * voiceLevels[i]
         case (.music(let id), .pan): tracks[id]?.pan = value
         case (.music(let id), .rate): tracks[id]?.rate = value
         case (.music(let id), _):
@@ -287,6 +292,7 @@ final class SceneRuntime {
             options.priority = spec.priority
             options.spread = spec.spread
             voices[i] = try engine.play(sound, options: options)
+            voiceLevels[i] = Self.level(of: sound)
             return
         }
         guard let clip = clips[spec.clip] else {
@@ -296,6 +302,7 @@ final class SceneRuntime {
                                   priority: spec.priority, emitter: e)
         options.spread = spec.spread
         voices[i] = try engine.play(clip, options: options)
+        voiceLevels[i] = clip.gain
     }
 
     /// Runs `event`; `name`: the `name:` of a play others wait for.

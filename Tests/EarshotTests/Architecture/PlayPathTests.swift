@@ -62,6 +62,39 @@ final class PlayPathTests: XCTestCase {
         Step(file: "Environment/SendRouter.swift", defines: ["func apply(source: ALuint"], calls: []),
     ]
 
+    /// What a play of a stereo clip without a position adds to the path (its channels on two
+    /// sources, `pan` a balance: the Architecture article, "Several listeners and stereo images"):
+    /// the image's file and the pair's, both in Voices/, and the two-source start in
+    /// Device/ALContext.swift — no new folder.
+    static let stereoPath: [Step] = [
+        Step(file: "Voices/VoicePool+Start.swift", defines: [],
+             calls: ["takePartner(index)", "loadPartner(index, partner)", "pushPairGains(index)", "ALContext.play(source, partner)",
+                     "pushImage(index, to: source, heard: s)"]),
+        Step(file: "Voices/VoicePool+Image.swift", defines: ["func pushImage("], calls: ["pushPartner(index, main: s)"]),
+        Step(file: "Voices/VoicePool+Balance.swift",
+             defines: ["func wantsPair(", "func sourcesNeeded(", "func takePartner(", "func loadPartner(", "func pushPartner(",
+                       "func pushPairGains("],
+             calls: ["freeSources.popLast()", "StereoImage.balanceGains("]),
+        Step(file: "Spatial/StereoImage.swift", defines: ["static func balanceGains("], calls: []),
+        Step(file: "Device/ALContext.swift", defines: ["static func play(_ first: ALuint, _ second: ALuint)"],
+             calls: ["alSourcePlayv(2,"]),
+    ]
+
+    /// A 2D stereo play runs the mono path's files, the image's and the pair's (Voices/) and the
+    /// balance law (Spatial/): 11 files in 4 folders, the value types' folder the only new one.
+    func testAStereoPlayAddsOnlyTheImageAndThePair() throws {
+        let root = FolderBoundaryTests.sourcesRoot()
+        for step in Self.stereoPath {
+            let text = try String(contentsOf: root.appendingPathComponent(step.file), encoding: .utf8)
+            for d in step.defines { XCTAssertTrue(text.contains(d), "\(step.file) no longer defines \(d)") }
+            for c in step.calls { XCTAssertTrue(text.contains(c), "\(step.file) no longer calls \(c)") }
+        }
+        let files = Set((Self.path + Self.stereoPath).map(\.file))
+        let folders = Set(files.map { $0.split(separator: "/").first.map(String.init) ?? "" })
+        XCTAssertLessThanOrEqual(files.count, Self.maxFiles + 3, "a stereo play runs through \(files.count) files")
+        XCTAssertEqual(folders, ["Voices", "Engine", "Device", "Spatial"], "a stereo play runs through the folders \(folders.sorted())")
+    }
+
     func testThePathStaysWhereTheArticleSaysAndWithinEightFilesInThreeFolders() throws {
         let root = FolderBoundaryTests.sourcesRoot()
         for step in Self.path + Self.alsoRun {

@@ -12,6 +12,19 @@ enum TestSignals {
         return PCMAudio(sampleRate: sampleRate, channels: 1, samples: .int16(samples))
     }
 
+    /// `frames` of 16-bit stereo at 48 kHz: a tone of `left.hz` in the left channel and one of
+    /// `right.hz` in the right, at their amplitudes (0…1 of 32,000).
+    static func stereoTones(left: (hz: Double, amplitude: Double), right: (hz: Double, amplitude: Double),
+                            frames: Int) -> PCMAudio {
+        var s = [Int16](repeating: 0, count: frames * 2)
+        for i in 0..<frames {
+            let t = Double(i) / 48_000
+            s[2 * i] = Int16((left.amplitude * 32_000 * sin(2 * .pi * left.hz * t)).rounded())
+            s[2 * i + 1] = Int16((right.amplitude * 32_000 * sin(2 * .pi * right.hz * t)).rounded())
+        }
+        return PCMAudio(sampleRate: 48_000, channels: 2, samples: .int16(s))
+    }
+
     /// One second of seeded white noise (xorshift), about −12 dBFS: the same samples every run.
     static func whiteNoise(sampleRate: Int = 48_000) -> PCMAudio {
         var state: UInt64 = 0x2545_F491_4F6C_DD1D

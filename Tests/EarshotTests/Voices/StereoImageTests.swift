@@ -9,14 +9,7 @@ final class StereoImageTests: XCTestCase {
     /// 0.25 s of 16-bit stereo at 48 kHz: a 440 Hz tone in the left channel (amplitude `left`)
     /// and a 660 Hz one in the right (`right`).
     private func stereo(left: Double, right: Double) -> PCMAudio {
-        let frames = 12_000
-        var s = [Int16](repeating: 0, count: frames * 2)
-        for i in 0..<frames {
-            let t = Double(i) / 48_000
-            s[2 * i] = Int16((left * 32_000 * sin(2 * .pi * 440 * t)).rounded())
-            s[2 * i + 1] = Int16((right * 32_000 * sin(2 * .pi * 660 * t)).rounded())
-        }
-        return PCMAudio(sampleRate: 48_000, channels: 2, samples: .int16(s))
+        TestSignals.stereoTones(left: (440, left), right: (660, right), frames: 12_000)
     }
 
     /// Per-channel RMS of 0.2 s of `audio` played with `options` (after one update).
@@ -43,9 +36,11 @@ final class StereoImageTests: XCTestCase {
         forced.spatialMode = .twoD
         let f = try levels(audio, forced)
         XCTAssertGreaterThanOrEqual(Level.dB(f[0]) - Level.dB(f[1]), 60, "2d ignores the position: \(f)")
-        // `pan` moves the image: at +1 the left channel's tone comes from the right.
+        // `pan` is a balance (StereoBalanceTests measures its law): at +1 the left channel is
+        // silenced, not moved to the right — until 0.11 its tone came from the right.
         let panned = try levels(audio, PlayOptions(pan: 1))
-        XCTAssertGreaterThan(Level.dB(panned[1]) - Level.dB(panned[0]), 40, "panned right: \(panned)")
+        XCTAssertLessThan(Level.dB(panned[1]), Level.dB(l[0]) - 60, "the left channel not moved right: \(panned)")
+        XCTAssertLessThan(Level.dB(panned[0]), Level.dB(l[0]) - 60, "the left channel silenced: \(panned)")
     }
 
     /// Positioned, a stereo clip folds to mono (the mean of its channels) as a clip loaded

@@ -38,10 +38,12 @@ public struct BankValueFuzzer {
         public var emptiedFiles = 0
         /// Banks loaded with a `dialogue:` line table (BankValueFuzzer+Dialogue.swift).
         public var dialogues = 0
+        /// Banks loaded with a loudness-normalised clip.
+        public var normalisedClips = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused, \(emptiedFiles) files emptied, \(dialogues) with a line table) in "
+            "bank values: \(cases) cases (\(valid) valid, \(loaded) loaded, \(reloads) reloads, \(refusedEdits) edits refused, \(emptiedFiles) files emptied, \(dialogues) with a line table, \(normalisedClips) with normalised clips) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -71,6 +73,7 @@ public struct BankValueFuzzer {
                 return
             }
             report.loaded += 1
+            if definition.clips.contains(where: { $0.loudness != nil }) { report.normalisedClips += 1 }
             checkDialogue(bank, engine, case: i, into: &report)   // BankValueFuzzer+Dialogue.swift
             playAll(bank, engine, definition.sounds.map(\.id), case: i, into: &report)
             // One field edited, as a save does: the edit is valid or not; reload must agree.
@@ -201,7 +204,9 @@ public struct BankValueFuzzer {
         if maybe(0.03) { y += SceneValueFuzzer.pick(&g, ["duration: 1\n", "events: []\n", "listener: { position: [0, 0, 0] }\n"]) }
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
-        for (i, f) in clipFiles.enumerated() where maybe(0.6) || i == 0 { y += "  \(p)c\(i): \(assets)/\(f)\n" }
+        for (i, f) in clipFiles.enumerated() where maybe(0.6) || i == 0 {   // the mapping form now and then
+            y += "  \(p)c\(i): \(SceneValueFuzzer.clipEntry("\(assets)/\(f)", id: "\(p)c\(i)", after: y, outside: outside))\n"
+        }
         let hasBuses = maybe(0.4)
         if hasBuses {
             y += "buses:\n  \(p)bus: { gain: \(hasParameter && maybe(0.4) ? curve(-144...24) : n(-120...24)) }\n"

@@ -3,7 +3,8 @@ import Foundation
 
 /// The loudness keys for the scene fuzzer (issue 40): `limiter: { ceiling:, truePeak: }` with
 /// ceilings at and past −20…0, both modes, each key alone or both, and in out-of-range cases a
-/// wrong type, an unknown key or an empty mapping. A valid case renders through the limiter it
+/// wrong type, an unknown key or an empty mapping; a clip's mapping form `{ file:, loudness:,
+/// gain: }` (scenes and banks) with its fields alone and together, at and past their ranges. A valid case renders through the limiter it
 /// names (the true-peak detector included), so validate and render must agree on it.
 extension SceneValueFuzzer {
     /// A generator of its own, seeded by the scene text so far: the loudness keys draw nothing
@@ -43,5 +44,24 @@ extension SceneValueFuzzer {
         guard chance(&g, p) else { return "" }
         if outside, chance(&g, 0.2) { return ", loudness: \(pick(&g, ["loud", "[-23]", "~", "-23 LUFS"]))" }
         return ", loudness: \(number(&g, -70...0, outside: outside && chance(&g, 0.3)))"
+    }
+
+    /// A clip entry's value for `file`: the path as it is, or (drawn off the main sequence, by
+    /// the text so far and the id) `{ file:, loudness:, gain: }` — targets −70…0 and gains
+    /// −120…24 at and past their edges (a target a quiet file cannot reach is refused where it
+    /// is written, by validate and render alike); in out-of-range cases the file missing, a
+    /// second unknown key, a word for a number or a list for the mapping.
+    static func clipEntry(_ file: String, id: String, after text: String, outside: Bool, p: Double = 0.25) -> String {
+        var g = sideGenerator(text + "clip " + id)
+        guard chance(&g, p) else { return file }
+        if outside, chance(&g, 0.2) {
+            return pick(&g, ["{ loudness: -23 }", "{ file: \(file), lufs: -23 }", "{ file: \(file), loudness: loud }",
+                             "[\(file)]", "{ file: \(file), gain: { db: 3 } }", "{ file: [\(file)] }", "{}"])
+        }
+        var keys = ["file: \(file)"]
+        if chance(&g, 0.8) { keys.append("loudness: \(number(&g, -70...0, outside: outside && chance(&g, 0.3)))") }
+        if chance(&g, 0.4) { keys.append("gain: \(number(&g, -120...24, outside: outside && chance(&g, 0.3)))") }
+        if chance(&g, 0.3) { keys.swapAt(0, keys.count - 1) }   // `file:` need not come first
+        return "{ \(keys.joined(separator: ", ")) }"
     }
 }

@@ -53,10 +53,12 @@ public struct SceneValueFuzzer {
         public var validLayered = 0
         /// Valid scenes with ambisonic beds (issue 39).
         public var validBeds = 0
+        /// Valid scenes with a loudness-normalised clip (`clips: { id: { file:, loudness: } }`).
+        public var validNormalisedClips = 0
         public var findings: [String] = []
         public var seconds = 0.0
         public var summary: String {
-            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(validBeds) with beds, \(rendered) rendered, \(warnings) warnings) in "
+            "scene values: \(cases) cases (\(valid) valid, \(validLayered) of them layered, \(validBeds) with beds, \(validNormalisedClips) with normalised clips, \(rendered) rendered, \(warnings) warnings) in "
                 + String(format: "%.1f s", seconds) + ", \(findings.count) findings"
         }
     }
@@ -81,6 +83,7 @@ public struct SceneValueFuzzer {
                 if scene.sounds.contains(where: { !$0.layers.isEmpty }) { report.validLayered += 1 }
                 if !scene.includedFiles.isEmpty, !scene.musicSets.isEmpty { report.validIncludedSets += 1 }
                 if !scene.beds.isEmpty { report.validBeds += 1 }
+                if scene.clips.contains(where: { $0.loudness != nil }) { report.validNormalisedClips += 1 }
                 let warnings = scene.warnings()
                 report.warnings += warnings.count
                 for w in warnings { _ = w.description }
@@ -194,7 +197,9 @@ public struct SceneValueFuzzer {
         }
         let clipFiles = ["Sounds/beep.wav", "Sounds/coin-ima4.caf", "Sounds/step.wav", "Sounds/hum-loop.wav", "Sounds/wind-stereo.caf"]
         y += "clips:\n"
-        for (i, f) in clipFiles.enumerated() { y += "  c\(i): \(assets)/\(f)\n" }
+        for (i, f) in clipFiles.enumerated() {   // `{ file:, loudness:, gain: }` now and then (+Loudness)
+            y += "  c\(i): \(Self.clipEntry("\(assets)/\(f)", id: "c\(i)", after: y, outside: outside))\n"
+        }
         if let marked = markedClip() { y += "  c5: \(marked)\n" }   // cue markers hit and tail
         if let dense = denseClip() { y += "  c6: \(dense)\n" }   // a cue `tick` on every frame (issue 35.15)
         let hasMusic = maybe(0.4)
