@@ -42,6 +42,6 @@ struct BankContents {
 
     init(bank: SceneBank) { self.bank = bank }
 
-    /// Decoded bytes of the bank's clips.
-    var clipBytes: Int { clipsByPath.values.reduce(0) { $0 + $1.info.byteCount } }
+    /// Bytes of OpenAL memory the bank's clips take (a stereo clip's channel buffers included).
+    var clipBytes: Int { clipsByPath.values.reduce(0) { $0 + $1.info.memoryBytes } }
 }

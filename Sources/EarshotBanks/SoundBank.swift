@@ -219,7 +219,8 @@ public final class SoundBank: Sendable {
     /// for the game to hand to `AudioEngine.setGeometry(_:)` (empty when it has none, and after
     /// ``unload()``). A reload changes what this returns; the game sets it again.
     public var geometry: AcousticGeometry { read { $0.geometry } ?? AcousticGeometry() }
-    /// Decoded bytes of the bank's clips in the engine (0 after ``unload()``).
+    /// Bytes of OpenAL memory the bank's clips take (``ClipInfo/memoryBytes``: a stereo clip's
+    /// channel buffers included; 0 after ``unload()``).
     public var clipBytes: Int { read { $0.clipBytes } ?? 0 }
     /// Whether the bank is loaded (false after ``unload()`` and the engine's shutdown).
     public var isLoaded: Bool { read { _ in true } ?? false }

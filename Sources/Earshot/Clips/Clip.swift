@@ -89,6 +89,11 @@ public struct ClipInfo: Sendable, Hashable {
     /// Whether the buffer holds 32-bit floats (otherwise 16-bit integers).
     public var isFloat: Bool
 
+    /// Bytes the clip takes in OpenAL's memory and from every clip budget: ``byteCount``, twice
+    /// for a stereo clip, whose channels are also uploaded as mono buffers so that a 2D stereo
+    /// voice's `pan` is a balance (Engine/EngineCore+ClipChannels.swift).
+    public var memoryBytes: Int { EngineCore.budgetBytes(byteCount, channels: channels) }
+
     /// Duration in seconds.
     public var duration: Double { Double(frameCount) / Double(sampleRate) }
 }

@@ -16,8 +16,9 @@ import Glibc
 /// buffer is released with ``AudioEngine/unload(_:)``, which first stops the voices still
 /// playing it (they fade out where the engine supports fading, and are cut otherwise).
 ///
-/// **Memory.** ``byteCount(named:)`` is the size of a clip's OpenAL buffer, ``totalBytes`` the
-/// sum over distinct clips. A clip whose decoded audio alone exceeds the ``byteBudget`` (or the
+/// **Memory.** ``byteCount(named:)`` is what a clip takes in OpenAL's memory
+/// (``ClipInfo/memoryBytes``: a stereo clip's channel buffers included), ``totalBytes`` the sum
+/// over distinct clips. A clip whose decoded audio alone exceeds the ``byteBudget`` (or the
 /// engine's ``AudioEngine/Configuration/maxClipBytes``) is refused before it is decoded, with
 /// ``EarshotError/tooLarge(name:what:size:limit:setting:)``. With a budget, each preload that takes the total over the
 /// budget evicts the least recently used *idle* clips (no voice playing them) until it fits;
@@ -253,12 +254,14 @@ public final class ClipBank: Sendable {
     /// Distinct clips (buffers) loaded.
     public var clipCount: Int { state.withLock { $0.entries.count } }
 
-    /// Bytes of the OpenAL buffer behind `name`, or nil when the name is not loaded.
+    /// Bytes of OpenAL memory behind `name` (``ClipInfo/memoryBytes``), or nil when the name is
+    /// not loaded.
     public func byteCount(named name: String) -> Int? {
-        state.withLock { s in s.names[name].flatMap { s.entries[$0]?.clip.info.byteCount } }
+        state.withLock { s in s.names[name].flatMap { s.entries[$0]?.clip.info.memoryBytes } }
     }
 
-    /// Bytes of decoded audio in OpenAL buffers, each shared clip counted once.
+    /// Bytes of OpenAL memory the bank's clips take (``ClipInfo/memoryBytes``), each shared clip
+    /// counted once.
     public var totalBytes: Int { state.withLock { Self.total($0) } }
 
     /// Bytes kept to rebuild the clips after a device loss (paths and encoded in-memory files).
@@ -330,7 +333,7 @@ public final class ClipBank: Sendable {
     // MARK: Internals
 
     private static func total(_ s: State) -> Int {
-        s.entries.values.reduce(0) { $0 + $1.clip.info.byteCount }
+        s.entries.values.reduce(0) { $0 + $1.clip.info.memoryBytes }
     }
 
     /// Files `name` under the clip already loaded for `key` (marking it used) and returns it;
@@ -366,7 +369,7 @@ public final class ClipBank: Sendable {
             for name in entry.names { s.names[name] = nil }
             s.entries[key] = nil
             s.evictions += 1
-            total -= entry.clip.info.byteCount
+            total -= entry.clip.info.memoryBytes
         }
     }
 

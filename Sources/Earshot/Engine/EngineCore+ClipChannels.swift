@@ -17,7 +17,10 @@ extension EngineCore {
     /// Bytes a loaded clip of `byteCount` decoded bytes and `channels` channels takes from the
     /// clip budget: a stereo clip's channel buffers count too.
     static func budgetBytes(_ byteCount: Int, channels: Int) -> Int {
-        channels == 2 ? byteCount.multipliedReportingOverflow(by: 2).partialValue : byteCount
+        // Saturating: a byte count near Int.max is refused by any budget rather than wrapped.
+        guard channels == 2 else { return byteCount }
+        let (doubled, overflow) = byteCount.multipliedReportingOverflow(by: 2)
+        return overflow ? .max : doubled
     }
 
     /// One OpenAL buffer holding `pcm` (mono or stereo, 16-bit or float).

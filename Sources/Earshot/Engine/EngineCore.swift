@@ -306,7 +306,7 @@ final class EngineCore {
     var restoreBytes: Int { clips.reduce(0) { $0 + ($1.pcm?.byteCount ?? 0) } }
 
     /// Bytes of decoded samples in the loaded clips' buffers (``AudioEngine/Configuration/maxTotalClipBytes``).
-    var loadedClipBytes: Int { clips.reduce(0) { $0 + ($1.info.map { Self.budgetBytes($0.byteCount, channels: $0.channels) } ?? 0) } }
+    var loadedClipBytes: Int { clips.reduce(0) { $0 + ($1.info?.memoryBytes ?? 0) } }
 
     /// Clips currently loaded.
     var loadedClipCount: Int { clips.reduce(0) { $0 + ($1.info == nil ? 0 : 1) } }

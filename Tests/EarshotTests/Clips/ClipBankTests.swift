@@ -74,6 +74,32 @@ final class ClipBankTests: XCTestCase {
         XCTAssertGreaterThan(Level.rms(Array(after.prefix(100 * 2)), channels: 2)[0], 0.01, "fading, not cut")
     }
 
+    /// A stereo clip loaded unpositioned takes twice its PCM from the budget: its channels are
+    /// uploaded as mono buffers too (a 2D stereo voice's balance), and the engine counts them.
+    func testStereoClipCountsItsChannelBuffers() throws {
+        let engine = try TestSignals.loopbackEngine()
+        defer { engine.shutdown() }
+        // 4,800 stereo PCM16 frames: 19,200 bytes of buffer, 38,400 with the channel buffers.
+        let path = try tool.synth("wide.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*1000*t)",
+                                  rate: 48_000, samples: 4_800, codec: "pcm_s16le")
+        let other = try tool.synth("wide2.wav", expression: "0.5*sin(2*PI*300*t)|0.5*sin(2*PI*700*t)",
+                                   rate: 48_000, samples: 4_800, codec: "pcm_s16le")
+        // The budget holds one such clip and a half: the second evicts the first.
+        let bank = ClipBank(engine: engine, byteBudget: 57_600)
+        let wide = try bank.preload(name: "wide", path: path, forPositioning: false)
+        XCTAssertEqual(wide.info.channels, 2)
+        XCTAssertEqual(wide.info.byteCount, 19_200)
+        XCTAssertEqual(wide.info.memoryBytes, 38_400)
+        XCTAssertEqual(bank.byteCount(named: "wide"), 38_400)
+        try bank.preload(name: "wide2", path: other, forPositioning: false)
+        XCTAssertEqual(bank.names, ["wide2"], "two stereo clips are 76,800 bytes: over the budget")
+        XCTAssertEqual(bank.evictionCount, 1)
+        // Loaded for positioning, the same file is mono: its buffer alone.
+        let mono = try bank.preload(name: "point", path: path)
+        XCTAssertEqual(mono.info.channels, 1)
+        XCTAssertEqual(bank.byteCount(named: "point"), 9_600)
+    }
+
     func testBudgetEvictsLeastRecentlyUsedIdleClips() throws {
         let engine = try TestSignals.loopbackEngine()
         defer { engine.shutdown() }
