@@ -12,7 +12,9 @@ import Foundation
 ///   with the silence after it counted (as a meter reads it).
 ///
 /// Files the stream decoders cannot read (Apple IMA4 in CAF, which only Earshot's clip decoder
-/// reads) are measured from the clip decoder's output, as the engine plays them.
+/// reads, known by the CAF header's format) are measured from the clip decoder's output, as the
+/// engine plays them; any other file through the stream decoders, whose errors are thrown as
+/// they are (a cut file is not measured on what is left).
 ///
 /// Measured once per file and kept (``measure(path:)``, keyed by the file's path, size and
 /// modification time; at most ``cacheLimit`` files), so a bank's reload or a second scene
@@ -56,17 +58,23 @@ public struct ClipLoudness: Sendable, Equatable {
     public func gainDecibels(toward target: Double) -> Double? { lufs.map { target - $0 } }
 
     /// The loudness of the file at `path`, measured once (see the type's doc). Throws what
-    /// ``LoudnessMeter/measure(path:)`` throws.
+    /// ``LoudnessMeter/measure(path:truePeak:)`` throws — for an IMA4 CAF what
+    /// ``ClipDecoder/decode(path:options:)`` throws.
     public static func measure(path: String) throws(EarshotError) -> ClipLoudness {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let key = "\(path)\u{0}\(attributes?[.size] as? Int ?? -1)\u{0}\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
         if let known = cache.withLock({ $0[key] }) { return known }
         let reading: LoudnessReading
-        do throws(EarshotError) { reading = try LoudnessMeter.measure(path: path, truePeak: false) } catch {
-            // A format only the clip decoder reads (Apple IMA4 in CAF): measured as the engine
-            // decodes it to play it, within the clip decoder's own size limit.
-            guard let audio = try? ClipDecoder.decode(path: path) else { throw error }
-            reading = try Self.measure(audio)
+        let head = try FileBytes.readPrefix(path: path, count: ClipDecoder.sniffBytes)
+        if head.withUnsafeBytes({ ClipDecoder.route(for: $0) }) == .caf {
+            // A CAF encoding only the clip decoder reads (Apple IMA4): measured as the engine
+            // decodes it to play it, within the clip decoder's own size limit. Chosen by the
+            // file's header, not by a failure of the stream decoder, so that an unreadable,
+            // cut or malformed file of any other kind is reported as what it is (the clip
+            // decoder reads cut files leniently and would measure what is left).
+            reading = try Self.measure(ClipDecoder.decode(path: path))
+        } else {
+            reading = try LoudnessMeter.measure(path: path, truePeak: false)
         }
         let loudness = ClipLoudness(reading)
         cache.withLock { c in
