@@ -89,6 +89,7 @@ extension SoundBank {
                 sounds[s.id] = try engine.makeSound(d)
             }
         }
+        try applyClipGains(t, over: c)   // live voices follow a clip's new level (SoundBank+ClipGains.swift)
         for (id, s) in c.sounds where sounds[id] == nil { engine.removeSound(s) }
         c.sounds = sounds
         var snapshots: [String: Snapshot] = [:]

@@ -20,7 +20,75 @@ final class ClipLevelFollowTests: XCTestCase {
         return try XCTUnwrap(m.integrated)
     }
 
+    func testABankSaveMovesTheLoopsPlayingAClipToItsNewLevel() throws {
+        let f = try BankFixture("clipfollow-bank")
+        defer { f.remove() }
+        try SoxTone.write(to: f.path("audio/rain.wav"), frequency: 1000, amplitude: 0.02, seconds: 3, channels: 2)
+        try SoxTone.write(to: f.path("audio/drip.wav"), frequency: 1000, amplitude: 0.05, seconds: 3, channels: 2)
+        let text = """
+            clips:
+              rain: { file: audio/rain.wav, loudness: -30 }
+              drip: { file: audio/drip.wav, loudness: -30 }
+              plain: audio/rain.wav
+            sounds:
+              rainLoop: { clips: [rain], loop: true, loudness: -20 }
+              dripLoop: { clips: [drip], loop: true }
+              plainLoop: { clips: [plain], loop: true, gain: -60 }
+            """
+        let path = try f.write("bank.yaml", text)
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        let bank = try SoundBank(path: path, engine: engine)
+        defer { bank.unload() }
+        func save(_ old: String, _ new: String, changed: String) throws {
+            let now = try String(contentsOfFile: path, encoding: .utf8)
+            try f.write("bank.yaml", now.replacingOccurrences(of: old, with: new))
+            XCTAssertEqual(try bank.reload().changed, [changed])
+        }
+        // A loop through a sound with `loudness:`: the clip saved at −24 stays at the sound's −20.
+        XCTAssertNotNil(try bank.play("rainLoop"))
+        // The same file under another id (another handle gain): its voice is left alone.
+        let plain = try XCTUnwrap(try bank.play("plainLoop"))
+        let plainGain = try XCTUnwrap(plain.gain)
+        let rain0 = try Self.lufs(BankFixture.frames(engine, 60), from: 0.1, to: 1)
+        try save("rain: { file: audio/rain.wav, loudness: -30 }", "rain: { file: audio/rain.wav, loudness: -24 }",
+                 changed: "clips.rain")
+        XCTAssertEqual(plain.gain, plainGain, "a voice of the same file's other handle keeps its gain")
+        let rain1 = try Self.lufs(BankFixture.frames(engine, 60), from: 0.1, to: 1)
+        engine.stopAllVoices()
+        _ = try BankFixture.frames(engine, 10)
+        // A plain loop: it follows its clip's new level (`gain: 6` on top of −30).
+        XCTAssertNotNil(try bank.play("dripLoop"))
+        let drip0 = try Self.lufs(BankFixture.frames(engine, 60), from: 0.1, to: 1)
+        try save("drip: { file: audio/drip.wav, loudness: -30 }", "drip: { file: audio/drip.wav, loudness: -30, gain: 6 }",
+                 changed: "clips.drip")
+        let drip1 = try Self.lufs(BankFixture.frames(engine, 60), from: 0.1, to: 1)
+        print("clip follow: rain \(rain0) → \(rain1), drip \(drip0) → \(drip1)")
+        XCTAssertEqual(rain0, -20, accuracy: 0.5)
+        XCTAssertEqual(rain1, -20, accuracy: 0.5, "the sound's loudness: is what the live loop keeps")
+        XCTAssertEqual(drip0, -30, accuracy: 0.5)
+        XCTAssertEqual(drip1, -24, accuracy: 0.5, "the live loop follows its clip's new level")
+    }
 
+    /// The engine call a bank's save makes: the voices one handle started, and only those.
+    func testRedefineGainMovesTheVoicesOfThatHandleOnly() throws {
+        let engine = try BankFixture.engine()
+        let hum = try engine.loadClip(path: CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/hum-loop.wav").path)
+        let beep = try engine.loadClip(path: CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/beep.wav").path)
+        let a = try engine.play(hum, options: .init(gain: 0.8, loop: true))
+        let b = try engine.play(hum.withGain(0.5), options: .init(loop: true))
+        XCTAssertEqual(try engine.redefineGain(of: hum, as: hum.withGain(0.25)), 1)
+        XCTAssertEqual(try XCTUnwrap(a.gain), 0.2, accuracy: 1e-6, "its play's gain kept, times the new handle gain")
+        XCTAssertEqual(b.gain, 0.5, "another handle's voice is left alone")
+        XCTAssertEqual(try engine.redefineGain(of: hum.withGain(0.25), as: hum), 1, "the voice now carries the new handle")
+        XCTAssertEqual(try XCTUnwrap(a.gain), 0.8, accuracy: 1e-6)
+        XCTAssertEqual(try engine.redefineGain(of: beep, as: hum), 0, "not the same clip: nothing moves")
+        let other = try BankFixture.engine()
+        XCTAssertThrowsError(try other.redefineGain(of: hum, as: hum.withGain(0.5))) { XCTAssertEqual($0 as? EarshotError, .wrongEngine) }
+        other.shutdown()
+        engine.shutdown()
+        XCTAssertThrowsError(try engine.redefineGain(of: hum, as: hum.withGain(0.5))) { XCTAssertEqual($0 as? EarshotError, .engineShutDown) }
+    }
 
 
     func testClipLoudnessReportsACutOrCorruptFileAsItself() throws {

@@ -97,6 +97,16 @@ final class TimelineTable: CoreStage {
         for p in entries[k].parts where p != id && pool.slot(p) != nil { body(p) }
     }
 
+    /// Multiplies the own gain of part `id` (a live edit of its clip's gain, whose voice the
+    /// caller rescaled): a later gain on its handle scales the new one. Nothing for any other voice.
+    func scalePartGain(_ id: VoiceID, by factor: Float) {
+        guard !entries.isEmpty else { return }
+        for k in entries.indices {
+            guard let n = entries[k].parts.firstIndex(of: id) else { continue }
+            entries[k].gains[n] = EngineCore.varied(entries[k].gains[n], by: factor)
+        }
+    }
+
     /// The game's gain or pitch on the handle (`factor` × each part's own).
     func scale(_ id: VoiceID, gain: Float?, pitch: Float?, pool: some VoiceKernel, now: Double) -> Bool {
         guard let k = index(id) else { return false }

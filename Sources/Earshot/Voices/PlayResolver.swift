@@ -165,6 +165,7 @@ public enum PlayResolver {
             busIndex: target.busIndex, placement: .pan, pan: 0, spatial: SpatialProperties(), emitterIndex: -1,
             environment: options.environment, soundKey: sound, held: held)
         play.startAudioTime = core.startAudioTime(delay: start.delay, mixTarget: start.mixTarget)
+        play.clipGain = clip.gain
         // 2D: the position or emitter is not used (the voice plays centred).
         let placement = options.spatialMode == .twoD && !options.placement.isPan ? .pan(0) : options.placement
         switch placement {

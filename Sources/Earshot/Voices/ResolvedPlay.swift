@@ -20,6 +20,8 @@ struct ResolvedPlay {
 
     // The voice.
     var gain: Float
+    /// The clip handle's gain, which `gain` holds (``Clip/gain``).
+    var clipGain: Float = 1
     var pitch: Float
     var priority: UInt8
     /// Seconds before the first frame plays, and of the fade-in (both finite, ≥ 0).

@@ -85,6 +85,7 @@ extension VoicePool {
         v.liveIndex = live.count
         slots[index] = v
         voiceEnvironment[index] = r.environment
+        voiceClipGain[index] = r.clipGain
         var needed = 1
         if r.image != 0 {
             voiceSpread[index] = r.spread

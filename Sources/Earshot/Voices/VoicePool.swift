@@ -200,6 +200,10 @@ final class VoicePool {
     /// Per voice slot: degrees between a spread voice's channels (``PlayOptions/spread``; read
     /// only for voices with the spread flag, VoicePool+Image.swift).
     let voiceSpread: SlotTable<Float>
+    /// Per voice slot: the gain of the clip handle that started it (``Clip/gain``, in its gain):
+    /// a live edit of that handle's gain moves the voices it started, and only those
+    /// (VoicePool+ClipGain.swift). A column, as the slot's 256 bytes are full.
+    let voiceClipGain: SlotTable<Float>
     /// Per voice slot: a stereo clip's channel buffers and, while it plays as a channel pair, its
     /// second source (read only for stereo voices, VoicePool+Balance.swift).
     let balance: SlotTable<BalanceState>
@@ -265,6 +269,7 @@ final class VoicePool {
         voiceEnvironment = SlotTable(repeating: .open, count: capacity)
         heard = SlotTable(repeating: HeardPlacement(), count: capacity)
         voiceSpread = SlotTable(repeating: 0, count: capacity)
+        voiceClipGain = SlotTable(repeating: 1, count: capacity)
         balance = SlotTable(repeating: BalanceState(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []
