@@ -90,6 +90,58 @@ final class ClipLevelFollowTests: XCTestCase {
         XCTAssertThrowsError(try engine.redefineGain(of: hum, as: hum.withGain(0.5))) { XCTAssertEqual($0 as? EarshotError, .engineShutDown) }
     }
 
+    func testAnEmitterSetOfGainIsHeardAsThatChangeForLayersTimelinesAndPicks() throws {
+        let f = try BankFixture("clipfollow-set")
+        defer { f.remove() }
+        try SoxTone.write(to: f.path("audio/tone.wav"), frequency: 1000, amplitude: 0.02, seconds: 3, channels: 2)
+        try SoxTone.write(to: f.path("audio/low.wav"), frequency: 500, amplitude: 0.03, seconds: 3, channels: 2)
+        let path = try f.write("scene.yaml", """
+            duration: 9
+            clips:
+              t23: { file: audio/tone.wav, loudness: -23 }
+              t30: { file: audio/tone.wav, loudness: -30 }
+              low: audio/low.wav
+            sounds:
+              layered: { gain: -3, layers: [ { clip: t23, gain: -6 }, { clip: low, gain: 0 } ] }
+              timeline: { gain: -3, layers: [ { clip: t23, gain: -2, loop: true }, { clip: low, delay: 0.01, loop: true } ] }
+              pick: { clips: [t23, t30], select: random, loop: true }
+            emitters:
+              a: { clip: layered, position: [0, 0, -1], loop: true }
+              b: { clip: timeline, position: [0, 0, -1], loop: true, gain: -4 dB, start: 2 }
+              c: { clip: pick, position: [0, 0, -1], loop: true, gain: -2 dB, start: 4 }
+              d: { clip: layered, position: [0, 0, -1], loop: true, gain: silent, start: 6 }
+              e: { clip: timeline, position: [0, 0, -1], loop: true, gain: silent, start: 7.5 }
+            events:
+              - { at: 1, set: a, gain: -6 dB }
+              - { at: 2, stop: a }
+              - { at: 3, set: b, gain: -10 dB }
+              - { at: 4, stop: b }
+              - { at: 5, set: c, gain: -8 dB }
+              - { at: 6, stop: c }
+              - { at: 6.5, set: d, gain: -6 dB }
+              - { at: 7.5, stop: d }
+              - { at: 8, set: e, gain: -10 dB }
+            """)
+        let out = f.path("set.wav")
+        try SceneRenderer(scene: Scene.load(path: path)).render(to: out, format: .f32)
+        let x = try SndFileDecoder.decode(path: out).floatSamples()
+        var steps: [Double] = []
+        for start in [0.0, 2, 4] {
+            let before = try Self.lufs(x, from: start + 0.2, to: start + 1)
+            let after = try Self.lufs(x, from: start + 1.2, to: start + 2)
+            steps.append(after - before)
+        }
+        // From silence: the layered sound at −6 dB as emitter a after its set, the timeline
+        // sound at −10 dB as emitter b after its.
+        let layered0 = try Self.lufs(x, from: 6.7, to: 7.5), a1 = try Self.lufs(x, from: 1.2, to: 2)
+        let timeline0 = try Self.lufs(x, from: 8.2, to: 9), b1 = try Self.lufs(x, from: 3.2, to: 4)
+        print("emitter set −6 dB: layered \(steps[0]), timeline \(steps[1]), pick \(steps[2]); from silence: layered \(layered0) (a \(a1)), timeline \(timeline0) (b \(b1))")
+        XCTAssertEqual(layered0, a1, accuracy: 0.2, "a set: from gain 0 keeps a layered voice's level, each layer's")
+        XCTAssertEqual(timeline0, b1, accuracy: 0.2, "a set: from gain 0 keeps a timeline's parts' levels")
+        XCTAssertEqual(steps[0], -6, accuracy: 0.2, "a layered sound (layers at −6 and 0 dB)")
+        XCTAssertEqual(steps[1], -6, accuracy: 0.2, "a timeline sound started at −4 dB")
+        XCTAssertEqual(steps[2], -6, accuracy: 0.2, "a sound picking among clips at −23 and −30 LUFS")
+    }
 
     func testClipLoudnessReportsACutOrCorruptFileAsItself() throws {
         let f = try BankFixture("clipfollow-errors")

@@ -56,8 +56,14 @@ extension EngineCore {
         pool.mark(leader, markers: definition.layers[0].clip.markers, from: plays[0].startFrame)
         // The leader is registered even without curves: its layers follow it.
         registerLayer(leader, plays[0], layer: 0, soundKey: key)
+        // Each layer's level over the first's, from the definition (a layered sound draws no
+        // variation): what it keeps when the first layer is raised from gain 0.
+        let levels = definition.layers.map { $0.gain == 0 ? 0 : Self.varied($0.clip.gain, by: $0.gain) }
         for k in plays.indices.dropFirst() {
-            _ = parameters.play(plays[k], set: sets[k], leader: leader, layer: k, soundKey: key, in: self)
+            let id = parameters.play(plays[k], set: sets[k], leader: leader, layer: k, soundKey: key, in: self)
+            if let j = parameters.voices.entry(id) {
+                parameters.voices.entries[j].leaderShare = levels[0] > 0 ? levels[k] / levels[0] : levels[k]
+            }
         }
         sounds.started(slot, voice: leader, now: t, decision: decision, pool: pool)
         return leader

@@ -26,6 +26,9 @@ struct VoiceCurveEntry {
     /// The voice's own values (without curves) and its share of the layered voice's own (a
     /// layer's gain and pitch relative to the first layer's when the game changes them).
     var base = Controls()
+    /// For a layer after the first: its own gain over its first layer's, so that it keeps its
+    /// level when the game raises a first layer from gain 0 (from which no proportion can be taken).
+    var leaderShare: Float = 1
     /// What was last written to the pool (a different value there is the game's own change).
     var written = Controls()
     /// The filter factors last computed (applied to the source by ``ParameterFilterStage``).
@@ -174,7 +177,14 @@ final class VoiceCurveTable {
                   now: Double) -> Bool {
         guard let i = entry(id) else { return false }
         adoptGameChanges(i, pool: pool)
-        if let gain { entries[i].base.gain = EngineCore.varied(entries[i].base.gain, by: gain) }
+        if let gain {
+            entries[i].base.gain = EngineCore.varied(entries[i].base.gain, by: gain)
+            // A layer's share of its first layer moves with either's own change.
+            if gain > 0, gain.isFinite {
+                if entries[i].leader >= 0 { entries[i].leaderShare *= gain }
+                for f in entries[i].followers { if let j = entry(f) { entries[j].leaderShare /= gain } }
+            }
+        }
         if let pitch { entries[i].base.pitch = EngineCore.varied(entries[i].base.pitch, by: pitch) }
         apply(i, stage: stage, pool: pool, now: now)   // accounts the position before a pitch change
         return true
@@ -192,7 +202,9 @@ final class VoiceCurveTable {
         entries[i].dirty = true
         for f in entries[i].followers {
             guard let j = entry(f) else { continue }
-            if gainMoved { entries[j].base.gain = old.gain > 0 ? entries[j].base.gain * (gain / old.gain) : gain }
+            if gainMoved {
+                entries[j].base.gain = old.gain > 0 ? entries[j].base.gain * (gain / old.gain) : gain * entries[j].leaderShare
+            }
             if pitchMoved { entries[j].base.pitch = ParameterStage.finitePitch(entries[j].base.pitch * (pitch / old.pitch)) }
             entries[j].dirty = true
         }

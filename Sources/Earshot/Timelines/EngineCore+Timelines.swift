@@ -11,6 +11,11 @@ extension EngineCore {
         guard let definition = sounds.entries[slot].definition else { throw .soundRemoved }
         guard let (key, target, t, decision) = try admit(sound: slot, options: options) else { return nil }
         let options = alignedStart(options)   // as a layered sound's: every part on its frame
+        // Played at gain 0: the parts are resolved as a play at gain 1 (the sound's own gain)
+        // and start silent, so that the handle keeps their levels and a gain set on it later is
+        // heard (TimelineTable.Entry.gains).
+        var partOptions = options
+        if options.gain == 0 { partOptions.gain = definition.gain }
         let layers = definition.layers
         var sets: [Int] = []
         var plays: [(layer: Int, play: ResolvedPlay, clip: Clip)] = []
@@ -18,7 +23,7 @@ extension EngineCore {
         // Resolve every part before starting any: a part that fails starts none.
         for k in layers.indices where layers[k].timing?.tail != true {
             sets.append(try parameters.set(forSound: key, layer: k, definition: definition))
-            let (r, clip) = try timelinePart(k, of: definition, slot: slot, options: options, target: target,
+            let (r, clip) = try timelinePart(k, of: definition, slot: slot, options: partOptions, target: target,
                                              anchor: &anchor, held: decision == .hold, logger: logger)
             plays.append((k, r, clip))
         }
@@ -44,10 +49,12 @@ extension EngineCore {
         entry.options.startTime = nil
         entry.tails = layers.indices.filter { layers[$0].timing?.tail == true }
         for (n, p) in plays.enumerated() {
-            let id = parameters.play(p.play, set: sets[n], layer: p.layer, soundKey: key, in: self)
+            var start = p.play
+            if options.gain == 0 { start.gain = 0 }
+            let id = parameters.play(start, set: sets[n], layer: p.layer, soundKey: key, in: self)
             guard id != .refused else { continue }   // the pool's refusal, recorded by it
             pool.mark(id, markers: p.clip.markers, from: p.play.startFrame)
-            registerLayer(id, p.play, layer: p.layer, soundKey: key)   // the monitor's sound and layer
+            registerLayer(id, start, layer: p.layer, soundKey: key)   // the monitor's sound and layer
             if n == best || handle == nil { handle = id }
             entry.parts.append(id)
             entry.gains.append(p.play.gain)

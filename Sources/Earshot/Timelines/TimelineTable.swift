@@ -31,7 +31,9 @@ final class TimelineTable: CoreStage {
         var sustain: VoiceID?
         /// The play's options (the tails and a switch's next case start with them).
         var options: PlayOptions
-        /// Each part's own gain and pitch (the handle's gain and pitch scale them).
+        /// Each part's own gain and pitch (the handle's gain and pitch scale them): its start
+        /// gain — for a play at gain 0, its level as played at gain 1, so that a gain set on the
+        /// handle later is heard at that gain.
         var gains: [Float]
         var pitches: [Float]
         var released = false

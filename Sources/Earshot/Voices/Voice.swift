@@ -76,6 +76,11 @@ public struct Voice: Sendable, Hashable, EngineHandle {
 
     /// The voice's own gain (nil for a stale handle): its play's gain times its clip handle's
     /// (``Clip/withGain(_:)``) and, for a sound's voice, the sound's gain and variation.
+    ///
+    /// Set on a layered sound's voice, its other layers move in proportion and keep their levels
+    /// relative to the first also when it is raised from 0. On a timeline sound's handle it is a
+    /// factor on each part's start gain — for a play at gain 0, each part's level as at the
+    /// sound's own gain, so that a gain set later is heard.
     public var gain: Float? {
         get { engine?.read(self) { $0.gain } ?? nil }
         nonmutating set { if let newValue { engine?.setGain(newValue, of: self) } }

@@ -1,15 +1,53 @@
 import Earshot
 
-/// What a `set:` of an emitter's gain keeps: the emitter's gain is the play's, and its voice is
-/// heard at that times its own level — its clip's (`loudness:`, `gain:`), or its sound's `gain:`
-/// and `loudness:` times its clips' level when they share one. Setting the voice's gain to the
-/// emitter's alone would drop that level (a normalised clip jumping back to its file's loudness).
-/// A sound's random gain variation is not kept (each play draws its own anyway).
+/// What a `set:` of an emitter's gain scales: the emitter's gain is its play's gain, and its
+/// voice keeps its own level on top — its clip's (`loudness:`, `gain:`), its sound's `gain:` and
+/// `loudness:`, the clip a sound picked, its first layer's gain, its random variation. The level
+/// is taken by ratio from the voice's start (its gain over the emitter's), not rebuilt from the
+/// definition, which cannot know the clip picked or the variation drawn, and leaves a layered
+/// sound's first layer or a timeline's parts wrong.
+struct EmitterVoiceLevel {
+    /// The voice's gain apart from the emitter's.
+    var level: Float = 1
+    /// The emitter's gain the voice started with.
+    var startGain: Float = 1
+    /// The voice is a handle whose gain scales its parts' start gains (a timeline sound, a
+    /// following switch: ``Voice/gain`` is a factor on each part's start gain, which already
+    /// holds the emitter's start gain and every level).
+    var scalesParts = false
+
+    /// The voice's gain for the emitter's gain `value`. A timeline played at gain 0 keeps its
+    /// parts' levels as at gain 1 (TimelineTable.Entry.gains): its factor is the gain itself.
+    func voiceGain(emitterGain value: Float) -> Float {
+        if scalesParts { return startGain > 0 ? value / startGain : value }
+        return level * value
+    }
+}
+
 extension SceneRuntime {
-    static func level(of sound: Sound) -> Float {
+    /// The level of a clip's voice started at emitter gain `gain`: its handle's gain, exactly.
+    static func level(of clip: Clip, gain: Float) -> EmitterVoiceLevel {
+        EmitterVoiceLevel(level: clip.gain, startGain: gain)
+    }
+
+    /// The level of `voice`, a play of `sound` at emitter gain `gain`: its start gain over the
+    /// emitter's. Where that ratio is not the voice's own level — a start at gain 0, or a scene
+    /// with parameters (a curve's factor at the start is in the voice's gain, and would be
+    /// counted twice) — the definition's: the sound's gain, its first layer's, its clips' when
+    /// they share one (not the clip picked among clips of different levels, nor the variation).
+    static func level(of voice: Voice, sound: Sound, gain: Float, loop: Bool, curves: Bool) -> EmitterVoiceLevel {
         let d = sound.definition
-        let clips = d.layers.isEmpty ? d.clips : d.layers.prefix(1).map(\.clip)   // a layered voice: its first layer's
+        // A following switch's looping voice is filed as a handle over its case's voice.
+        let follows = d.switchCases.map { sw in sw.follow && (loop || d.loop || sw.cases.values.contains { $0.definition.loop }) } ?? false
+        var out = EmitterVoiceLevel(startGain: gain, scalesParts: d.isTimeline || follows)
+        if gain > 0, !curves, let g = voice.gain, g.isFinite {
+            out.level = g / gain
+            return out
+        }
+        let first = d.layers.first
+        let clips = first.map { [$0.clip] } ?? d.clips
         let clipGains = Set(clips.map(\.gain))
-        return d.gain * (clipGains.count == 1 ? clipGains.first ?? 1 : 1)
+        out.level = d.gain * (first?.gain ?? 1) * (clipGains.count == 1 ? clipGains.first ?? 1 : 1)
+        return out
     }
 }

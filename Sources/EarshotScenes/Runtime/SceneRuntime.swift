@@ -58,7 +58,7 @@ final class SceneRuntime {
     private var emitterPitch: [Float]
     /// Each emitter's voice's level beyond the emitter's gain, kept by a `set:` of that gain
     /// (SceneRuntime+Levels.swift).
-    var voiceLevels: [Float]
+    var voiceLevels: [EmitterVoiceLevel]
     var emitterEnvironment: [EnvironmentProperties]
     /// `set:` ramps under way.
     private var ramps: [SceneRamp] = []
@@ -110,7 +110,7 @@ final class SceneRuntime {
         cancelled = Array(repeating: false, count: scene.emitters.count)
         emitterGain = scene.emitters.map(\.gain)
         emitterPitch = scene.emitters.map(\.pitch)
-        voiceLevels = Array(repeating: 1, count: scene.emitters.count)
+        voiceLevels = Array(repeating: EmitterVoiceLevel(), count: scene.emitters.count)
         emitterEnvironment = scene.emitters.map(\.environment)
         var index: [String: Int] = [:]
         for (i, e) in scene.emitters.enumerated() { index[e.id] = i }
@@ -253,7 +253,7 @@ final class SceneRuntime {
         case (.emitter(let id), _):
             guard let i = emitterIndex[id] else { return }
             emitterGain[i] = value
-            voices[i]?.gain = value * voiceLevels[i]
+            voices[i]?.gain = voiceLevels[i].voiceGain(emitterGain: value)
         case (.music(let id), .pan): tracks[id]?.pan = value
         case (.music(let id), .rate): tracks[id]?.rate = value
         case (.music(let id), _):
@@ -291,8 +291,10 @@ final class SceneRuntime {
             options.loop = spec.loop
             options.priority = spec.priority
             options.spread = spec.spread
-            voices[i] = try engine.play(sound, options: options)
-            voiceLevels[i] = Self.level(of: sound)
+            let voice = try engine.play(sound, options: options)
+            voices[i] = voice
+            voiceLevels[i] = Self.level(of: voice, sound: sound, gain: emitterGain[i], loop: spec.loop,
+                                        curves: !scene.parameters.isEmpty)
             return
         }
         guard let clip = clips[spec.clip] else {
@@ -302,7 +304,7 @@ final class SceneRuntime {
                                   priority: spec.priority, emitter: e)
         options.spread = spec.spread
         voices[i] = try engine.play(clip, options: options)
-        voiceLevels[i] = clip.gain
+        voiceLevels[i] = Self.level(of: clip, gain: emitterGain[i])
     }
 
     /// Runs `event`; `name`: the `name:` of a play others wait for.
