@@ -113,6 +113,15 @@ extension VoicePool {
         if slots[index].phase == .real { pushPairGains(index) }
     }
 
+    /// Calls `body` with each source the real voice in slot `index` plays on: its own, and its
+    /// second when it plays as a channel pair (a curve's filter goes on both; ``VoiceKernel``).
+    @inline(__always)
+    func forEachSource(ofSlot index: Int, _ body: (ALuint) -> Void) {
+        guard slots[index].phase == .real else { return }
+        body(slots[index].source)
+        if slots[index].image & VoiceState.ImageFlags.paired != 0 { body(balance[index].partner) }
+    }
+
     /// Where a pair's channels go, as a `pan` (the right one; the left mirrored): where a stereo
     /// source's channels are heard — hard left and right on stereo output (OpenAL's ±30°
     /// widened to ±90°, and a mono source at ±90° gets exactly 0 on the far side), ±30° with
