@@ -101,15 +101,19 @@ extension VoicePool {
 
     /// Sends the second source its placement (hard right, as the first is hard left: `main`)
     /// and its sends; a playing pair also takes its balance gains (a `pan` change: OpenAL ramps
-    /// each source's gain across its next mix, so a moving balance has no step).
+    /// each source's gain across its next mix, so a moving balance has no step). Taken, it drops
+    /// the rooms' propagation filter a positioned voice before it left there (as `pushSpatial`
+    /// sets the first source's): the router multiplies it into the direct path of any source.
     func pushPartner(_ index: Int, main: SpatialProperties) {
         let partner = balance[index].partner
         var s = main
         s.position = PlayOptions.panPosition(pairSide)
         s.apply(to: partner, since: pushed[Int(partner)].spatial)
         pushed[Int(partner)].spatial = s
+        let starting = slots[index].phase != .real
         router?.apply(source: partner, positioned: false, bus: slots[index].busIndex,
-                      environment: environment(ofSlot: index), starting: slots[index].phase != .real)
+                      environment: environment(ofSlot: index), starting: starting)
+        if starting, heardInUse { router?.setPropagationFilter(.open, source: partner) }
         if slots[index].phase == .real { pushPairGains(index) }
     }
 

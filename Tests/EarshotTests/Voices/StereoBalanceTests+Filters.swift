@@ -55,3 +55,37 @@ extension StereoBalanceTests {
         }
     }
 }
+
+extension StereoBalanceTests {
+    /// Two sources, the rooms of RoomPropagationTests with the door shut and thick walls: two
+    /// positioned voices in the other room are heard through the wall (their sources filtered
+    /// down and darkened), then stop; a 2D stereo voice takes both sources as a channel pair. It
+    /// sounds as in the same engine without the earlier voices: each channel's level and
+    /// 4–8 kHz band within 0.1 dB — no propagation filter left on its second source.
+    func testAPairsSecondSourceDropsTheRoomsFilterOfTheVoiceBefore() throws {
+        func pair(after earlier: Bool) throws -> [Double] {
+            let e = try TestSignals.loopbackEngine(realVoices: 2)
+            defer { e.shutdown() }
+            e.listener = RoomPropagationTests.listener
+            try e.setGeometry(RoomPropagationTests.geometry(walls: Walls(loss: 10, hf: 0.1), open: 0))
+            let clip = try e.loadClip(Self.stereoNoise(), name: "noise")
+            if earlier {
+                let mono = try e.loadClip(TestSignals.whiteNoise(), name: "mono")
+                let behind = try (0..<2).map { _ in try e.play(mono, options: PlayOptions(loop: true, position: RoomPropagationTests.emitterAt)) }
+                try TestSignals.renderFrames(e, seconds: 0.05)
+                XCTAssertEqual(e.propagation(of: behind[0])?.via, .walls, "heard through the wall")
+                for v in behind { e.stop(v) }
+                try TestSignals.renderFrames(e, seconds: 0.1)
+                XCTAssertEqual(e.stats.realVoices, 0, "both sources free")
+            }
+            _ = try e.play(clip, options: PlayOptions(pan: 0))
+            let out = try TestSignals.renderFrames(e, seconds: 0.1)
+            XCTAssertEqual(e.stats.pairedVoices, 1)
+            return [Level.dB(Level.rms(out, channel: 0)), Level.dB(Level.rms(out, channel: 1)),
+                    Self.highBand(out, 0), Self.highBand(out, 1)]
+        }
+        let fresh = try pair(after: false), reused = try pair(after: true)
+        print("StereoBalanceTests: pair on fresh sources \(fresh), on sources a voice behind a wall used \(reused) dB")
+        for k in 0..<4 { XCTAssertEqual(reused[k], fresh[k], accuracy: 0.1, "measure \(k): \(fresh) vs \(reused)") }
+    }
+}
