@@ -13,7 +13,8 @@ final class StructuredFuzzTests: XCTestCase {
     func testSceneValuesBounded() {
         // Offsets reach past the shortest clip's end (0.14 s): validate and render share one
         // checker (PlayabilityCheck), so both refuse those.
-        // By count, not time (about 3 s): a loaded machine runs the same cases, only slower.
+        // By count, not time (about 3 s): a loaded machine runs the same cases, only slower; and
+        // the same in every checkout (the generator reads no path of its own).
         let fuzzer = SceneValueFuzzer(assets: assets, seed: 2024)
         let report = fuzzer.run(cases: 48)
         print("StructuredFuzzTests: " + report.summary)

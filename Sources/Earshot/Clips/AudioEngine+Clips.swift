@@ -85,10 +85,16 @@ extension AudioEngine {
             return core.loadedClipBytes
         }
         let left = configuration.maxTotalClipBytes - used
+        // A budget (the total's room, a ClipBank's) counts memory, a stereo clip twice as the
+        // upload does (ClipInfo.memoryBytes); the per-clip limit counts decoded bytes.
         if left < min(maxBytes, configuration.maxClipBytes) {
-            return decodeOptions(maxBytes: left, setting: Self.budgetSetting(used: used))
+            var options = decodeOptions(maxBytes: left, setting: Self.budgetSetting(used: used))
+            options.countsStereoChannelBuffers = true
+            return options
         }
-        return decodeOptions(maxBytes: maxBytes, setting: setting)
+        var options = decodeOptions(maxBytes: maxBytes, setting: setting)
+        options.countsStereoChannelBuffers = setting != nil && options.limitName == setting
+        return options
     }
 
     /// How a refusal by the total budget names it.
@@ -115,7 +121,8 @@ extension AudioEngine {
     /// ``EarshotError/unsupportedEncoding(_:)``.
     public func loadClip(_ audio: PCMAudio, name: String, forPositioning: Bool = true) throws(EarshotError) -> Clip {
         try configuration.clipDecodeOptions.check(
-            samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, name: name)
+            samples: audio.samples.count, bytesPerSample: audio.samples.bytesPerSample, channels: audio.channels,
+            name: name)
         // Stereo stays stereo: its image is kept where it is not placed, and OpenAL folds it to
         // the mean of its channels where it is (VoicePool+Image.swift).
         let pcm = forPositioning && audio.channels > 2 ? audio.downmixedToMono() : audio

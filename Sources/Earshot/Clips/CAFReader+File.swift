@@ -75,7 +75,8 @@ extension CAFReader {
         let frames = f.formatID == "ima4" ? file.packetCount * IMA4Decoder.framesPerPacket : file.frameCount
         let (samples, overflow) = frames.multipliedReportingOverflow(by: f.channels)
         try options.check(
-            samples: overflow ? Int.max : samples, bytesPerSample: f.formatID == "lpcm" && f.isFloat ? 4 : 2, name: name
+            samples: overflow ? Int.max : samples, bytesPerSample: f.formatID == "lpcm" && f.isFloat ? 4 : 2, channels: f.channels,
+            name: name
         )
     }
 

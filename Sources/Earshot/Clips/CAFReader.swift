@@ -71,7 +71,7 @@ public enum CAFReader {
             rebasing: bytes[file.audioOffset..<(file.audioOffset + file.packetCount * f.bytesPerPacket)])
         if f.formatID == "ima4" {
             let total = file.packetCount * IMA4Decoder.framesPerPacket * f.channels
-            try options.check(samples: total, bytesPerSample: 2, name: name)
+            try options.check(samples: total, bytesPerSample: 2, channels: f.channels, name: name)
             var out = [Int16](repeating: 0, count: total)
             var decoder = IMA4Decoder(channels: f.channels)
             let packetCount = file.packetCount
@@ -97,7 +97,7 @@ public enum CAFReader {
         let start = file.firstFrame * f.bytesPerPacket
         let src = UnsafeRawBufferPointer(rebasing: audio[start..<(start + file.frameCount * f.bytesPerPacket)])
         let n = file.frameCount * c
-        try options.check(samples: n, bytesPerSample: f.isFloat ? 4 : 2, name: name)
+        try options.check(samples: n, bytesPerSample: f.isFloat ? 4 : 2, channels: c, name: name)
         if f.isFloat {
             var out = [Float](repeating: 0, count: n)
             out.withUnsafeMutableBufferPointer { dst in

@@ -40,6 +40,10 @@ extension ClipDecoder {
         /// ``EarshotError/truncated(path:expectedFrames:foundFrames:detail:)``. Off by default:
         /// a truncated asset is an export or download gone wrong, best heard of at once.
         public var allowsTruncated: Bool
+        /// Whether a stereo clip counts twice against ``maxBytes``: set by ``AudioEngine``'s
+        /// loaders, whose stereo clips also upload their channels as mono buffers (a 2D stereo
+        /// voice's balance), so that the budget is checked from the header like any size.
+        var countsStereoChannelBuffers = false
 
         public init(maxBytes: Int = Options.defaultMaxBytes, lossyAsFloat: Bool = false,
                     limitName: String = "ClipDecoder.Options.maxBytes", allowsTruncated: Bool = false) {
@@ -52,11 +56,17 @@ extension ClipDecoder {
         }
 
         /// Throws ``EarshotError/tooLarge(name:what:size:limit:setting:)`` when `samples` samples
-        /// of `bytesPerSample` bytes exceed ``maxBytes`` (overflow counts as exceeding).
-        func check(samples: Int, bytesPerSample: Int, name: String) throws(EarshotError) {
-            let (bytes, overflow) = samples.multipliedReportingOverflow(by: bytesPerSample)
+        /// of `bytesPerSample` bytes in `channels` channels exceed ``maxBytes`` (overflow counts
+        /// as exceeding; stereo twice where ``countsStereoChannelBuffers``).
+        func check(samples: Int, bytesPerSample: Int, channels: Int, name: String) throws(EarshotError) {
+            let weight = countsStereoChannelBuffers && channels == 2 ? 2 : 1
+            let (perSample, overflowWeight) = bytesPerSample.multipliedReportingOverflow(by: weight)
+            let (product, overflowBytes) = samples.multipliedReportingOverflow(by: perSample)
+            let overflow = overflowWeight || overflowBytes
+            let bytes = product
             guard !overflow, samples >= 0, bytes <= maxBytes else {
-                throw .tooLarge(name: name, what: "decoded audio", size: overflow ? Int.max : bytes,
+                throw .tooLarge(name: name, what: weight == 2 ? "decoded audio with its channel buffers" : "decoded audio",
+                                size: overflow ? Int.max : bytes,
                                 limit: maxBytes, setting: limitName)
             }
         }

@@ -124,7 +124,7 @@ public enum SndFileDecoder {
         if let frames {
             try options.check(
                 samples: frames.multipliedReportingOverflow(by: channels).overflow ? Int.max : frames * channels,
-                bytesPerSample: isFloat ? 4 : 2, name: name)
+                bytesPerSample: isFloat ? 4 : 2, channels: channels, name: name)
         }
         var audio: PCMAudio
         var failed = false
@@ -164,7 +164,8 @@ public enum SndFileDecoder {
             let got = chunk.withUnsafeMutableBufferPointer { readf(file, $0.baseAddress, sf_count_t(chunkFrames)) }
             if got <= 0 { break }
             try options.check(
-                samples: out.count + Int(got) * channels, bytesPerSample: MemoryLayout<T>.size, name: name)
+                samples: out.count + Int(got) * channels, bytesPerSample: MemoryLayout<T>.size, channels: channels,
+                name: name)
             out.append(contentsOf: chunk[0..<(Int(got) * channels)])
         }
         failed = sf_error(file) != 0   // the caller says why: a file cut short, or damaged

@@ -171,14 +171,14 @@ public enum VorbisFileDecoder: InMemoryAudioDecoder {
         var expected = 0
         if total > 0 {
             let (samples, overflow) = Int(total).multipliedReportingOverflow(by: channels)
-            try options.check(samples: overflow ? Int.max : samples, bytesPerSample: bytesPerSample, name: name)
+            try options.check(samples: overflow ? Int.max : samples, bytesPerSample: bytesPerSample, channels: channels, name: name)
             expected = samples
         }
         if options.lossyAsFloat {
             var out: [Float] = []
             out.reserveCapacity(expected)
             try decodeLoop(vf, channels: channels, rate: rate, name: name) { (pcm, frames) throws(EarshotError) in
-                try options.check(samples: out.count + frames * channels, bytesPerSample: 4, name: name)
+                try options.check(samples: out.count + frames * channels, bytesPerSample: 4, channels: channels, name: name)
                 interleave(pcm, frames: frames, channels: channels, onto: &out) { $0 }
             }
             var audio = PCMAudio(sampleRate: rate, channels: channels, samples: .float32(out))
@@ -188,7 +188,7 @@ public enum VorbisFileDecoder: InMemoryAudioDecoder {
         var out: [Int16] = []
         out.reserveCapacity(expected)
         try decodeLoop(vf, channels: channels, rate: rate, name: name) { (pcm, frames) throws(EarshotError) in
-            try options.check(samples: out.count + frames * channels, bytesPerSample: 2, name: name)
+            try options.check(samples: out.count + frames * channels, bytesPerSample: 2, channels: channels, name: name)
             interleave(pcm, frames: frames, channels: channels, onto: &out, int16)
         }
         var audio = PCMAudio(sampleRate: rate, channels: channels, samples: .int16(out))

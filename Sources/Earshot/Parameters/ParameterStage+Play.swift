@@ -49,17 +49,18 @@ extension ParameterStage {
         return id
     }
 
-    /// Sends slot `i`'s low-pass and send factors to its source (a real voice).
+    /// Sends slot `i`'s low-pass and send factors to its sources (a real voice; a channel
+    /// pair's two).
     func applyFilters(_ i: Int, pool: some VoiceKernel) {
-        let source = pool.voiceStates[i].source
-        pool.router?.setCurveFilter(SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass,
-                                                           send: voices.entries[i].send), source: source)
+        guard let router = pool.router else { return }
+        let f = SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send)
+        pool.forEachSource(ofSlot: i) { router.setCurveFilter(f, source: $0) }
     }
 }
 
 /// The low-pass and send curves, after the voices (a ``CoreStage``): each voice under such a
-/// curve that holds a source has its factors on that source — once when it starts on it or when
-/// they change. Costs one comparison while no curve drives a filter.
+/// curve that holds a source has its factors on that source (both of a channel pair's) — once
+/// when it starts on it or when they change. Costs one comparison while no curve drives a filter.
 final class ParameterFilterStage: CoreStage {
     unowned let parameters: ParameterStage
     var phase: CoreStage.Phase { .afterVoices }
@@ -77,7 +78,7 @@ final class ParameterFilterStage: CoreStage {
             guard pool.voiceStates[i].phase == .real,
                   pool.voiceStates[i].generation == voices.entries[i].generation else { continue }
             let wanted = SendRouter.CurveFilter(gainHF: voices.entries[i].lowPass, send: voices.entries[i].send)
-            if router.curveFilter(pool.voiceStates[i].source) != wanted { router.setCurveFilter(wanted, source: pool.voiceStates[i].source) }
+            pool.forEachSource(ofSlot: i) { if router.curveFilter($0) != wanted { router.setCurveFilter(wanted, source: $0) } }
         }
     }
 }

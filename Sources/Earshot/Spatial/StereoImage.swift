@@ -25,6 +25,14 @@ enum StereoImage {
         return (min(1, 1 - p), min(1, 1 + p))
     }
 
+    /// What the balance at `pan` leaves of a stereo voice's power: the mean of its channels'
+    /// squared gains (1 at pan 0, ½ at ±1), exact when the channels are equally loud — the
+    /// live level estimates know only the clip's total power.
+    static func balancePower(_ pan: Float) -> Float {
+        let g = balanceGains(pan)
+        return (g.left * g.left + g.right * g.right) / 2
+    }
+
     /// The angles of a 2D stereo voice at `pan` (−1…1) in the one case it plays on a single
     /// source — no second source was free (VoicePool+Balance.swift): at 0 OpenAL's default (the
     /// recorded image); towards ±1 both channels move to that side together, and reach it at ±1

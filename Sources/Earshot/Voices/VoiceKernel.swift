@@ -1,3 +1,5 @@
+import COpenAL
+
 /// What a feature asks of the voice kernel — the pool, its sources and the AL section they run
 /// in (``VoicePool``) — as music asks the engine through ``MusicHost``: start a resolved play,
 /// stop, steal, change a live voice, and read what a feature's rules need of a voice. The
@@ -48,6 +50,9 @@ protocol VoiceKernel: AnyObject {
     var busPaused: [Bool] { get }
     /// Each source's sends and filters (nil without EFX).
     var router: SendRouter? { get }
+    /// Calls `body` with each source a real voice plays on (nothing for a virtual one): its own,
+    /// and a channel pair's second (VoicePool+Balance.swift) — what a voice's filters go on.
+    func forEachSource(ofSlot index: Int, _ body: (ALuint) -> Void)
     /// The generation of emitter `index` (its handle's; a reused emitter slot has a new one).
     func emitterGeneration(_ index: Int) -> UInt32
 

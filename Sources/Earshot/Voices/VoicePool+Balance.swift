@@ -36,21 +36,28 @@ extension VoicePool {
     }
 
     /// The ranking with channel pairs among its candidates: of the best `k` candidates (the
-    /// first `k` of `rankScratch`, in any order), how many fit in `available` sources when each
-    /// waiting pair needs two — the first `k` put in standing order, the best that fit kept.
-    /// Runs only when some waiting pair is a candidate and the sources are short.
+    /// first `k` of `rankScratch`, in any order), the winners that fit in `available` sources
+    /// when each waiting pair needs two, moved to the front in standing order; returns how many.
+    /// A pair that does not fit is passed over and the candidates below it that fit win: one
+    /// source left goes to the best mono voice below, not idle (and no voice is stolen for a pair
+    /// that cannot start). Passing over at most `pairs` waiting pairs, the winners are among
+    /// the best `available + pairs`: the caller ranks that many. Runs only when some waiting
+    /// pair is a candidate and the sources are short.
     func fitPairs(_ k: Int, available: Int) -> Int {
         rankScratch.withUnsafeMutableBufferPointer { a in
             a[0..<k].sort { $0.key > $1.key }
         }
-        var need = 0
+        var need = 0, won = 0
         for j in 0..<k {
+            if need == available { break }
             let i = rankScratch[j].index
             let n = slots[i].phase == .virtual ? sourcesNeeded(i) : 1   // a real pair's second source is counted already
-            if need + n > available { return j }
+            if need + n > available { continue }
             need += n
+            rankScratch.swapAt(won, j)   // the ones passed over go behind the winners
+            won += 1
         }
-        return k
+        return won
     }
 
     /// The second source of voice `index`, about to start on its first: 0 (one source) unless it
@@ -94,16 +101,29 @@ extension VoicePool {
 
     /// Sends the second source its placement (hard right, as the first is hard left: `main`)
     /// and its sends; a playing pair also takes its balance gains (a `pan` change: OpenAL ramps
-    /// each source's gain across its next mix, so a moving balance has no step).
+    /// each source's gain across its next mix, so a moving balance has no step). Taken, it drops
+    /// the rooms' propagation filter a positioned voice before it left there (as `pushSpatial`
+    /// sets the first source's): the router multiplies it into the direct path of any source.
     func pushPartner(_ index: Int, main: SpatialProperties) {
         let partner = balance[index].partner
         var s = main
         s.position = PlayOptions.panPosition(pairSide)
         s.apply(to: partner, since: pushed[Int(partner)].spatial)
         pushed[Int(partner)].spatial = s
+        let starting = slots[index].phase != .real
         router?.apply(source: partner, positioned: false, bus: slots[index].busIndex,
-                      environment: environment(ofSlot: index), starting: slots[index].phase != .real)
+                      environment: environment(ofSlot: index), starting: starting)
+        if starting, heardInUse { router?.setPropagationFilter(.open, source: partner) }
         if slots[index].phase == .real { pushPairGains(index) }
+    }
+
+    /// Calls `body` with each source the real voice in slot `index` plays on: its own, and its
+    /// second when it plays as a channel pair (a curve's filter goes on both; ``VoiceKernel``).
+    @inline(__always)
+    func forEachSource(ofSlot index: Int, _ body: (ALuint) -> Void) {
+        guard slots[index].phase == .real else { return }
+        body(slots[index].source)
+        if slots[index].image & VoiceState.ImageFlags.paired != 0 { body(balance[index].partner) }
     }
 
     /// Where a pair's channels go, as a `pan` (the right one; the left mirrored): where a stereo

@@ -25,8 +25,9 @@ extension VoicePool {
 
     /// Adds, for every real voice on a bus marked in `buses`, its power at `now` into
     /// `power[bus]`: `blockPower(clipID, playhead)` (the clip's mean square there) times the
-    /// square of its heard gain. Visits the real voices once; allocates nothing (an index loop:
-    /// `for … in` over the array allocates in debug builds, where it is not specialised).
+    /// square of its heard gain (and, for a channel pair, the power its balance leaves). Visits
+    /// the real voices once; allocates nothing (an index loop: `for … in` over the array
+    /// allocates in debug builds, where it is not specialised).
     func accumulatePower(into power: inout [Float], buses: [Bool], now: Double,
                          blockPower: (UInt32, Double) -> Float) {
         var k = 0
@@ -37,7 +38,10 @@ extension VoicePool {
             guard b < buses.count, buses[b], b < power.count else { continue }
             let g = heardGain(ofReal: index)
             guard g > 0, let playhead = estimatedPlayhead(ofReal: index, now: now) else { continue }
-            power[b] += blockPower(slots[index].clipID, playhead) * g * g
+            var p = blockPower(slots[index].clipID, playhead) * g * g
+            // A channel pair: what its balance leaves (VoicePool+Balance.swift).
+            if slots[index].image & VoiceState.ImageFlags.paired != 0 { p *= StereoImage.balancePower(slots[index].pan) }
+            power[b] += p
         }
     }
 }

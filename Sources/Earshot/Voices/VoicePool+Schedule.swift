@@ -66,9 +66,12 @@ extension VoicePool {
         // A channel pair's second source is taken too (VoicePool+Balance.swift).
         let available = max(sources.count - stopping - partnersInUse, 0)
         let oversubscribed = rankScratch.count + pairCandidates > available
-        if oversubscribed, rankScratch.count > available { VoiceRanking.selectBest(available, in: &rankScratch) }
+        // A waiting pair that does not fit is passed over (`fitPairs`): each one lets one more
+        // candidate below it in.
+        let ranked = min(available + pairCandidates, rankScratch.count)
+        if oversubscribed, rankScratch.count > ranked { VoiceRanking.selectBest(ranked, in: &rankScratch) }
         var winners = min(available, rankScratch.count)
-        if oversubscribed, pairCandidates > 0 { winners = fitPairs(winners, available: available) }
+        if oversubscribed, pairCandidates > 0 { winners = fitPairs(ranked, available: available) }
         if tentative {
             if oversubscribed {
                 for k in winners..<rankScratch.count { slots[rankScratch[k].index].desired = false }

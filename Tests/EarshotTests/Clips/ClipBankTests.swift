@@ -94,10 +94,16 @@ final class ClipBankTests: XCTestCase {
         try bank.preload(name: "wide2", path: other, forPositioning: false)
         XCTAssertEqual(bank.names, ["wide2"], "two stereo clips are 76,800 bytes: over the budget")
         XCTAssertEqual(bank.evictionCount, 1)
-        // Loaded for positioning, the same file is mono: its buffer alone.
-        let mono = try bank.preload(name: "point", path: path)
-        XCTAssertEqual(mono.info.channels, 1)
-        XCTAssertEqual(bank.byteCount(named: "point"), 9_600)
+        // 9,600 frames decode to 38,400 bytes, within the budget, but take 76,800: refused from
+        // the header, before decoding, naming the budget.
+        let long = try tool.synth("long.wav", expression: "0.5*sin(2*PI*440*t)|0.5*sin(2*PI*1000*t)",
+                                  rate: 48_000, samples: 9_600, codec: "pcm_s16le")
+        XCTAssertThrowsError(try bank.preload(name: "long", path: long, forPositioning: false)) { error in
+            guard case EarshotError.tooLarge(_, _, let size, _, let setting) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(size, 76_800)
+            XCTAssertEqual(setting, "ClipBank.byteBudget")
+        }
+        XCTAssertEqual(bank.names, ["wide2"], "nothing evicted for a clip that cannot fit")
     }
 
     func testBudgetEvictsLeastRecentlyUsedIdleClips() throws {
