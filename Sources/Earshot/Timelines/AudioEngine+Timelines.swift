@@ -4,7 +4,8 @@ extension AudioEngine {
     /// end of their current pass, and its tail layers start on the frame the sustain loop's last
     /// pass ends (each after its own delay). Any other looping voice plays to the end of its
     /// pass and ends. A voice that does not loop, a stale handle, or a second release does
-    /// nothing. Released voices end as ``VoiceEndReason/finished``.
+    /// nothing. Released voices end as ``VoiceEndReason/finished``. The tails start at the
+    /// handle's gain and pitch (``Voice/gain``, ``Voice/pitch``) as the parts playing are.
     ///
     /// ```swift
     /// let hum = try engine.makeSound(SoundDefinition(clips: [try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")], loop: true))

@@ -43,8 +43,10 @@ extension EngineCore {
         }
         plays[best].play.soundKey = key
         var handle: VoiceID?
+        // The tails start with the parts' options, at the handle's gain (silent after a play at 0).
         var entry = TimelineTable.Entry(handle: .refused, soundSlot: slot, soundKey: key, parts: [], tails: [],
-                                        sustain: nil, options: options, gains: [], pitches: [])
+                                        sustain: nil, options: partOptions, gains: [], pitches: [])
+        if options.gain == 0 { entry.gainScale = 0 }
         entry.options.delay = 0
         entry.options.startTime = nil
         entry.tails = layers.indices.filter { layers[$0].timing?.tail == true }
@@ -118,7 +120,7 @@ extension EngineCore {
             guard part != .refused else { continue }
             pool.mark(part, markers: clip.markers, from: r.startFrame)
             registerLayer(part, r, layer: k, soundKey: e.soundKey)
-            timelines.addPart(part, gain: r.gain, pitch: r.pitch, to: id)
+            timelines.addPart(part, gain: r.gain, pitch: r.pitch, to: id, pool: pool, now: now)   // at the handle's gain
         }
     }
 }

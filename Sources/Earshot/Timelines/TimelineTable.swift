@@ -36,6 +36,10 @@ final class TimelineTable: CoreStage {
         /// handle later is heard at that gain.
         var gains: [Float]
         var pitches: [Float]
+        /// The game's gain and pitch on the handle (``Voice/gain``): the factor on each part's own,
+        /// parts started later (a tail, a switch's next case) included — 0 after a play at gain 0.
+        var gainScale: Float = 1
+        var pitchScale: Float = 1
         var released = false
         var stopping = false
         /// The handle's own part was let go on purpose (a following switch's cross-fade).
@@ -112,6 +116,8 @@ final class TimelineTable: CoreStage {
     /// The game's gain or pitch on the handle (`factor` × each part's own).
     func scale(_ id: VoiceID, gain: Float?, pitch: Float?, pool: some VoiceKernel, now: Double) -> Bool {
         guard let k = index(id) else { return false }
+        if let gain { entries[k].gainScale = gain }
+        if let pitch { entries[k].pitchScale = pitch }
         for (n, p) in entries[k].parts.enumerated() where pool.slot(p) != nil {
             if let gain { pool.setGain(p, entries[k].gains[n] * gain) }
             if let pitch { pool.setPitch(p, entries[k].pitches[n] * pitch, now: now) }
@@ -156,12 +162,15 @@ final class TimelineTable: CoreStage {
         return (at, tails)
     }
 
-    /// A part started later (a tail, a switch's next case), with its own gain and pitch.
-    func addPart(_ id: VoiceID, gain: Float, pitch: Float, to handle: VoiceID) {
+    /// A part started later (a tail, a switch's next case), with its own gain and pitch: it is
+    /// set to the handle's (``Entry/gainScale``) times those, as the parts already playing are.
+    func addPart(_ id: VoiceID, gain: Float, pitch: Float, to handle: VoiceID, pool: some VoiceKernel, now: Double) {
         guard let k = index(handle) else { return }
         entries[k].parts.append(id)
         entries[k].gains.append(gain)
         entries[k].pitches.append(pitch)
+        if entries[k].gainScale != 1 { pool.setGain(id, gain * entries[k].gainScale) }
+        if entries[k].pitchScale != 1 { pool.setPitch(id, pitch * entries[k].pitchScale, now: now) }
     }
 
     /// A following switch moved to `label` (its old parts were let go).

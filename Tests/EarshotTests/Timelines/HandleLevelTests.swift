@@ -1,0 +1,72 @@
+@testable import Earshot
+import EarshotMeasure
+import Foundation
+import XCTest
+
+/// A handle's gain reaching all of what it plays, measured on the loopback output: a timeline's
+/// tail started on release, a following switch and a switch over a timeline played at gain 0 and
+/// raised, a live redefinition of a timeline sound, and ``Voice/gain`` read under curves.
+final class HandleLevelTests: XCTestCase {
+    private func left(_ x: [Float]) -> [Float] { stride(from: 0, to: x.count, by: 2).map { x[$0] } }
+
+    /// A mono tone of `frames` at `hz` (whole cycles: it loops without a step).
+    private func tone(_ e: AudioEngine, _ hz: Double, _ name: String, frames: Int = 48_000) throws -> Clip {
+        let samples = (0..<frames).map { Int16((0.3 * sin(2 * .pi * hz * Double($0) / 48_000) * 32767).rounded()) }
+        return try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: name)
+    }
+
+    /// The level of the tone at `hz` in `x[range]`, in dB.
+    private func dB(_ x: [Float], _ range: Range<Int>, _ hz: Double) -> Double {
+        Level.dB(ToneMeasure.amplitude(x[range], hz))
+    }
+
+    private func play(_ e: AudioEngine, _ s: Sound, gain: Float) throws -> Voice {
+        var o = SoundPlayOptions()
+        o.gain = gain
+        return try e.play(s, options: o)
+    }
+
+    private func drain(_ e: AudioEngine, _ v: Voice) throws {
+        v.stop()
+        try TestSignals.renderFrames(e, seconds: 0.1)
+        XCTAssertEqual(e.activeVoiceCount, 0)
+    }
+
+    /// A sustain loop (500 Hz) and its tail (1,500 Hz): after `voice.gain = 0.5` the tail started
+    /// on release is at −6 dB as the loop is, whether the play was at gain 1 or at 0 (the tail
+    /// was at 0 dB, and silent after a play at 0); a play at −6 dB has both there; a pitch set on
+    /// the handle reaches the tail.
+    func testATailStartsAtTheHandlesGainAndPitch() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let motor = try e.makeSound(SoundDefinition(layers: [
+            SoundLayer(clip: try tone(e, 500, "loop", frames: 4_800), timing: .init(sustain: true)),
+            SoundLayer(clip: try tone(e, 1_500, "tail"), timing: .init(tail: true)),
+        ], loop: false))
+        func levels(play gain: Float, gain set: Float?, pitch: Float? = nil) throws -> (loop: Double, tail: Double, hz: Double) {
+            let v = try play(e, motor, gain: gain)
+            try TestSignals.renderFrames(e, seconds: 0.05)
+            if let set { v.gain = set }
+            if let pitch { v.pitch = pitch }
+            let x = left(try TestSignals.renderFrames(e, seconds: 0.3))
+            v.release()
+            let y = left(try TestSignals.renderFrames(e, seconds: 0.5))
+            try drain(e, v)
+            return (dB(x, 4_800..<14_400, 500), dB(y, 9_600..<19_200, 1_500 * Double(pitch ?? 1)),
+                    ToneMeasure.frequency(Array(y[9_600..<19_200]), sampleRate: 48_000))
+        }
+        let ref = try levels(play: 1, gain: nil)
+        let set = try levels(play: 1, gain: 0.5)
+        let played = try levels(play: 0.5, gain: nil)
+        let raised = try levels(play: 0, gain: 0.5)
+        let pitched = try levels(play: 1, gain: nil, pitch: 1.5)
+        print("tail vs loop (dB re a play at 1): set 0.5 \(set.tail - ref.tail) / \(set.loop - ref.loop); played at 0.5 \(played.tail - ref.tail) / \(played.loop - ref.loop); from 0 raised to 0.5 \(raised.tail - ref.tail) / \(raised.loop - ref.loop); pitch 1.5: tail \(pitched.hz) Hz (was \(ref.hz))")
+        let half = Level.dB(0.5)
+        XCTAssertEqual(set.loop - ref.loop, half, accuracy: 0.2)
+        XCTAssertEqual(set.tail - ref.tail, half, accuracy: 0.2, "the tail at the handle's gain")
+        XCTAssertEqual(played.tail - ref.tail, half, accuracy: 0.2)
+        XCTAssertEqual(raised.loop - ref.loop, half, accuracy: 0.2)
+        XCTAssertEqual(raised.tail - ref.tail, half, accuracy: 0.2, "a play at 0 raised: its tail is heard")
+        XCTAssertEqual(pitched.hz / ref.hz, 1.5, accuracy: 0.0075, "the tail at the handle's pitch")
+    }
+}
