@@ -18,16 +18,25 @@ extension EngineCore {
             pool.recordRefusal(.refused, sound: key)   // no case for the label and no default
             return nil
         }
-        let o = Self.caseOptions(options, of: definition, for: caseDefinition)
-        guard let id = try play(sound: caseSlot, options: o, logger: logger) else { return nil }
+        // Played at gain 0, a case whose handle scales its parts (a timeline, a following loop)
+        // starts at the switch's own gain and is silenced after: a gain set later is a factor
+        // on that level, the switch's and the case's gains kept (a play at 0 has none to scale).
+        var caseOptions = options
+        if options.gain == 0 { caseOptions.gain = definition.gain }
+        let o = Self.caseOptions(caseOptions, of: definition, for: caseDefinition)
+        let follows = sw.follow && o.loop && !caseDefinition.isTimeline && !caseDefinition.isSwitch
+        let scaled = options.gain == 0 && (follows || caseDefinition.isTimeline)
+        guard let id = try play(sound: caseSlot, options: scaled ? o : Self.caseOptions(options, of: definition, for: caseDefinition),
+                                logger: logger) else { return nil }
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
-        if sw.follow, o.loop, !caseDefinition.isTimeline, !caseDefinition.isSwitch, let i = pool.slot(id) {
+        if follows, let i = pool.slot(id) {
             timelines.add(TimelineTable.Entry(
-                handle: id, soundSlot: slot, soundKey: key, parts: [id], tails: [], sustain: nil, options: options,
+                handle: id, soundSlot: slot, soundKey: key, parts: [id], tails: [], sustain: nil, options: caseOptions,
                 gains: [pool.gain(ofSlot: i)], pitches: [pool.pitch(ofSlot: i)],
                 follow: .init(switchSlot: slot, parameter: p, label: label, fade: sw.fade,
                               emitterIndex: target.emitterIndex)))
         }
+        if scaled { _ = timelines.scale(id, gain: 0, pitch: nil, pool: pool, now: now) }
         return id
     }
 

@@ -69,4 +69,51 @@ final class HandleLevelTests: XCTestCase {
         XCTAssertEqual(raised.tail - ref.tail, half, accuracy: 0.2, "a play at 0 raised: its tail is heard")
         XCTAssertEqual(pitched.hz / ref.hz, 1.5, accuracy: 0.0075, "the tail at the handle's pitch")
     }
+
+    /// A following switch (gain 0.7, cases at 0.5 and 0.25) played at gain 0 and raised to 1 is
+    /// heard as a play at 1 — and so is the next case after the label changes; a switch (gain
+    /// 0.5) over a timeline sound (gain 0.8, parts at 0.5 and 1) the same.
+    func testSwitchesPlayedAtGainZeroRaisedAreHeardAsAPlayAtThatGain() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood"]))
+        let gravel = try e.makeSound(SoundDefinition(clips: [try tone(e, 500, "gravel")], gain: 0.5, loop: true))
+        let wood = try e.makeSound(SoundDefinition(clips: [try tone(e, 1_500, "wood")], gain: 0.25, loop: true))
+        let rolling = try e.makeSound(SoundDefinition(switch: SoundSwitch(
+            parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: true, fade: 0.05), gain: 0.7))
+        let door = try e.makeSound(SoundDefinition(layers: [
+            SoundLayer(clip: try tone(e, 500, "a"), gain: 0.5),
+            SoundLayer(clip: try tone(e, 1_500, "b"), timing: .init(delay: 0.01)),
+        ], loop: true, gain: 0.8))
+        let over = try e.makeSound(SoundDefinition(switch: SoundSwitch(parameter: "surface", cases: ["gravel": door]), gain: 0.5))
+        // (500 Hz, 1,500 Hz) after 0.1 s, then after a change to wood.
+        func levels(_ s: Sound, gain: Float, raise: Bool, change: Bool) throws -> [Double] {
+            try e.setParameter("surface", "gravel")
+            let v = try play(e, s, gain: gain)
+            let silent = left(try TestSignals.renderFrames(e, seconds: 0.1))
+            if raise {
+                XCTAssertLessThan(Level.rms(silent, 0..<silent.count), 1e-6, "silent at gain 0")
+                v.gain = 1
+            }
+            let x = left(try TestSignals.renderFrames(e, seconds: 0.3))
+            var out = [dB(x, 4_800..<14_400, 500), dB(x, 4_800..<14_400, 1_500)]
+            if change {
+                try e.setParameter("surface", "wood")
+                let y = left(try TestSignals.renderFrames(e, seconds: 0.3))
+                out.append(dB(y, 4_800..<14_400, 1_500))
+            }
+            try drain(e, v)
+            return out
+        }
+        let follow1 = try levels(rolling, gain: 1, raise: false, change: true)
+        let follow0 = try levels(rolling, gain: 0, raise: true, change: true)
+        let over1 = try levels(over, gain: 1, raise: false, change: false)
+        let over0 = try levels(over, gain: 0, raise: true, change: false)
+        print("following switch from 0 raised to 1 (dB re a play at 1): gravel \(follow0[0] - follow1[0]), wood after the change \(follow0[2] - follow1[2]); switch over a timeline: parts \(over0[0] - over1[0]), \(over0[1] - over1[1])")
+        XCTAssertEqual(follow0[0], follow1[0], accuracy: 0.2, "a following switch raised from 0")
+        XCTAssertEqual(follow0[2], follow1[2], accuracy: 0.2, "its next case at the handle's gain")
+        XCTAssertEqual(over0[0], over1[0], accuracy: 0.2, "a switch over a timeline raised from 0: its gain kept")
+        XCTAssertEqual(over0[1], over1[1], accuracy: 0.2)
+        XCTAssertEqual(over1[0] - over1[1], Level.dB(0.5), accuracy: 0.2, "the parts' levels")
+    }
 }
