@@ -9,8 +9,9 @@ extension AudioEngine {
     ///   each voice's gain (and pitch) is multiplied by new ÷ old, so a play's own factor and its
     ///   random variation are kept — for a voice under curves its own gain and pitch, the curves
     ///   still multiplying them; nothing restarts, the playhead (and ``Voice/time``, loops
-    ///   counted) runs on; the layers of a layered sound each take their layer's new gain and
-    ///   pitch the same way;
+    ///   counted) runs on; the layers of a layered sound, and the parts of a timeline sound,
+    ///   each take their layer's new gain and pitch the same way (a gain set on a timeline's
+    ///   handle later scales the new levels);
     /// - its curves (``SoundDefinition/curves``, each layer's) are those its playing voices
     ///   follow from the next ``update(deltaTime:)`` — a voice that had none gets them;
     /// - its next plays take every new value: clips and selection, variation, the instance
@@ -61,6 +62,7 @@ extension AudioEngine {
             let gain = Self.ratio(definition.gain, old.gain), pitch = Self.ratio(definition.pitch, old.pitch)
             core.rescale(playing, gain: gain, pitch: pitch)
             core.redefineLayers(playing, key: key, old: old, new: definition, gain: gain, pitch: pitch)
+            core.redefineTimelines(playing, old: old, new: definition, gain: gain, pitch: pitch)   // Timelines/
             core.attachCurves(playing, key: key, definition: definition)
             return Sound(engineID: core.engineID, id: sound.id, generation: sound.generation, definition: definition)
         }
@@ -113,7 +115,7 @@ extension EngineCore {
             case (let l?, let s?): return l * s
             }
         }
-        for leader in leaders {
+        for leader in leaders where timelines.index(leader) == nil {   // a timeline's parts: redefineTimelines
             guard let e = parameters.voices.entry(leader) else { continue }
             // The first layer is the leader, already rescaled by the sound's change: its layer's own.
             if new.layers.count > 0, old.layers.count > 0 {

@@ -173,6 +173,18 @@ final class TimelineTable: CoreStage {
         if entries[k].pitchScale != 1 { pool.setPitch(id, pitch * entries[k].pitchScale, now: now) }
     }
 
+    /// Multiplies the own gain and pitch of handle `id`'s parts, each by `factor(part)` (nil:
+    /// unchanged; a live redefinition of its sound): a later gain on the handle scales the
+    /// new ones. The caller rescales the voices. Nothing for any other voice.
+    func scaleParts(of id: VoiceID, _ factor: (VoiceID) -> (gain: Float?, pitch: Float?)) {
+        guard let k = index(id) else { return }
+        for (n, p) in entries[k].parts.enumerated() {
+            let (g, q) = factor(p)
+            if let g { entries[k].gains[n] = EngineCore.varied(entries[k].gains[n], by: g) }
+            if let q { entries[k].pitches[n] = EngineCore.varied(entries[k].pitches[n], by: q) }
+        }
+    }
+
     /// A following switch moved to `label` (its old parts were let go).
     func followed(_ handle: VoiceID, label: Int, retiredHandle: Bool) {
         guard let k = index(handle) else { return }

@@ -116,4 +116,41 @@ final class HandleLevelTests: XCTestCase {
         XCTAssertEqual(over0[1], over1[1], accuracy: 0.2)
         XCTAssertEqual(over1[0] - over1[1], Level.dB(0.5), accuracy: 0.2, "the parts' levels")
     }
+
+    /// A live redefinition of a timeline sound (two looping parts, 500 and 1,500 Hz): the sound's
+    /// gain × 0.5 moves both parts −6 dB (not only the handle's), the second layer's × 0.5 that
+    /// part −6 dB more, and a gain set on the handle later scales the new levels.
+    func testRedefiningATimelineSoundMovesEveryPartAndAHandleGainKeepsIt() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        var d = SoundDefinition(layers: [
+            SoundLayer(clip: try tone(e, 500, "a")),
+            SoundLayer(clip: try tone(e, 1_500, "b"), timing: .init(delay: 0.01)),
+        ], loop: true)
+        let s = try e.makeSound(d)
+        let v = try e.play(s)
+        func levels() throws -> [Double] {
+            let x = left(try TestSignals.renderFrames(e, seconds: 0.2))
+            return [dB(x, 2_400..<9_600, 500), dB(x, 2_400..<9_600, 1_500)]
+        }
+        let before = try levels()
+        d.gain = 0.5
+        _ = try e.redefine(s, as: d)
+        let sound = try levels()
+        d.layers[1].gain = 0.5
+        _ = try e.redefine(s, as: d)
+        let layer = try levels()
+        v.gain = 1
+        let kept = try levels()
+        v.gain = 0.5
+        let halved = try levels()
+        let r = [sound, layer, kept, halved].map { zip($0, before).map { $0 - $1 } }
+        print("redefined timeline (dB re before, parts 500 / 1,500 Hz): sound × 0.5 \(r[0]), layer × 0.5 \(r[1]), handle gain 1 \(r[2]), 0.5 \(r[3])")
+        let h = Level.dB(0.5)
+        for (n, want) in [[h, h], [h, 2 * h], [h, 2 * h], [2 * h, 3 * h]].enumerated() {
+            XCTAssertEqual(r[n][0], want[0], accuracy: 0.2, "step \(n), first part")
+            XCTAssertEqual(r[n][1], want[1], accuracy: 0.2, "step \(n), second part")
+        }
+        try drain(e, v)
+    }
 }

@@ -1,0 +1,30 @@
+/// A live redefinition of a timeline sound (``AudioEngine/redefine(_:as:)``) reaching every part
+/// of its playing voices, not only the handle's.
+extension EngineCore {
+    /// Each part of the timeline voices `handles` takes the sound's gain and pitch change times
+    /// its layer's, in the pool and in the handle's part levels (``TimelineTable/Entry/gains``),
+    /// so that a gain set on the handle later scales the new levels rather than undo them. The
+    /// handle's own part was rescaled by the sound's change already (with the sound's voices).
+    func redefineTimelines(_ handles: [VoiceID], old: SoundDefinition, new: SoundDefinition, gain: Float?,
+                           pitch: Float?) {
+        guard !timelines.isEmpty else { return }
+        func ratio(_ n: Float, _ o: Float) -> Float? { n == o ? nil : (o > 0 ? n / o : n) }
+        func times(_ a: Float?, _ b: Float?) -> Float? { a.map { $0 * (b ?? 1) } ?? b }
+        for h in handles where timelines.index(h) != nil {
+            timelines.scaleParts(of: h) { p in
+                guard let j = parameters.voices.entry(p) else { return (gain, pitch) }
+                let k = Int(parameters.voices.entries[j].layer)
+                var layer: (gain: Float?, pitch: Float?) = (nil, nil)
+                if k >= 0, k < old.layers.count, k < new.layers.count {
+                    layer = (ratio(new.layers[k].gain, old.layers[k].gain), ratio(new.layers[k].pitch, old.layers[k].pitch))
+                }
+                if p == h {
+                    rescale([p], gain: layer.gain, pitch: layer.pitch)
+                } else {
+                    rescale([p], gain: times(layer.gain, gain), pitch: times(layer.pitch, pitch))
+                }
+                return (times(layer.gain, gain), times(layer.pitch, pitch))
+            }
+        }
+    }
+}
