@@ -192,6 +192,15 @@ final class VoiceCurveTable {
 
     /// The game set the voice's gain or pitch (through `Voice`) since the last write: its own
     /// values become those, and for a first layer its layers follow in proportion.
+    /// The own gain and pitch of voice `id` under curves (nil: not under curves): what the game
+    /// set — the pool's value while a change of the game's is not adopted yet, else the base.
+    func own(_ id: VoiceID, pool: some VoiceKernel) -> (gain: Float, pitch: Float)? {
+        guard let i = entry(id) else { return nil }
+        let gain = pool.voiceStates[i].gain, pitch = pool.voiceStates[i].pitch
+        return (gain != entries[i].written.gain ? gain : entries[i].base.gain,
+                pitch != entries[i].written.pitch ? pitch : entries[i].base.pitch)
+    }
+
     private func adoptGameChanges(_ i: Int, pool: some VoiceKernel) {
         let gain = pool.voiceStates[i].gain, pitch = pool.voiceStates[i].pitch
         let gainMoved = gain != entries[i].written.gain, pitchMoved = pitch != entries[i].written.pitch

@@ -125,6 +125,11 @@ final class TimelineTable: CoreStage {
         return true
     }
 
+    /// The game's gain and pitch on handle `id` (nil: not such a voice).
+    func scales(_ id: VoiceID) -> (gain: Float, pitch: Float)? {
+        index(id).map { (entries[$0].gainScale, entries[$0].pitchScale) }
+    }
+
     /// Stops the whole: every part (a pending one at once), no tail to come.
     func stop(_ id: VoiceID, fade: Double, pool: some VoiceKernel) -> Bool {
         guard let k = index(id) else { return false }

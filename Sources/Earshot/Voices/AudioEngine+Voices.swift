@@ -90,6 +90,16 @@ extension AudioEngine {
         withSlot(of: voice) { core.pool.voiceStates[$0] }.map(body)
     }
 
+    /// A voice's own gain and pitch, as the game set them (``Voice/gain``, ``Voice/pitch``): a
+    /// timeline's or following switch's handle's factor on its parts, a voice under curves its
+    /// value without them, any other voice the pool's; nil for a stale handle.
+    func own(_ voice: Voice) -> (gain: Float, pitch: Float)? {
+        withSlot(of: voice) { i in
+            core.timelines.scales(voice.id) ?? core.parameters.voices.own(voice.id, pool: core.pool)
+                ?? (core.pool.voiceStates[i].gain, core.pool.voiceStates[i].pitch)
+        }
+    }
+
     /// A voice's position, or nil for a stale handle or a non-positional voice.
     public func position(of voice: Voice) -> Vector3? {
         withSlot(of: voice) { core.pool.position(ofSlot: $0) } ?? nil

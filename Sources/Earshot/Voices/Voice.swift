@@ -74,21 +74,28 @@ public struct Voice: Sendable, Hashable, EngineHandle {
         nonmutating set { if let newValue { engine?.setPosition(newValue, of: self) } }
     }
 
-    /// The voice's own gain (nil for a stale handle): its play's gain times its clip handle's
-    /// (``Clip/withGain(_:)``) and, for a sound's voice, the sound's gain and variation.
+    /// The voice's own gain, as the game sets it (nil for a stale handle): its play's gain times
+    /// its clip handle's (``Clip/withGain(_:)``) and, for a sound's voice, the sound's gain and
+    /// variation, or the last value set — never a curve's factor (a voice under
+    /// ``SoundDefinition/curves`` or bus curves is heard at this times theirs), so that reading
+    /// it and setting it back changes nothing.
     ///
     /// Set on a layered sound's voice, its other layers move in proportion and keep their levels
-    /// relative to the first also when it is raised from 0. On a timeline sound's handle it is a
-    /// factor on each part's start gain — for a play at gain 0, each part's level as at the
-    /// sound's own gain, so that a gain set later is heard.
+    /// relative to the first also when it is raised from 0. On the handle of a timeline sound, or
+    /// of a following switch (``SoundSwitch/follow``), or of a switch whose case is a timeline,
+    /// it is a factor on each part's start gain, parts started later (a tail, the next case)
+    /// included: it reads 1 after a play at a gain above 0 and 0 after a play at gain 0 — from
+    /// which each part's level is as at gain 1, so that a gain set later is heard.
     public var gain: Float? {
-        get { engine?.read(self) { $0.gain } ?? nil }
+        get { engine?.own(self)?.gain }
         nonmutating set { if let newValue { engine?.setGain(newValue, of: self) } }
     }
 
-    /// The voice's pitch (nil for a stale handle).
+    /// The voice's own pitch, as the game sets it (nil for a stale handle): without a curve's
+    /// factor; on a timeline's or following switch's handle the factor on its parts' pitches (1
+    /// after a play).
     public var pitch: Float? {
-        get { engine?.read(self) { $0.pitch } ?? nil }
+        get { engine?.own(self)?.pitch }
         nonmutating set { if let newValue { engine?.setPitch(newValue, of: self) } }
     }
 

@@ -153,4 +153,37 @@ final class HandleLevelTests: XCTestCase {
         }
         try drain(e, v)
     }
+
+    /// ``Voice/gain`` and ``Voice/pitch`` read what the game set, not the curves' factors (a
+    /// sound under a −6 dB gain curve): reading and setting back changes nothing; a timeline's
+    /// handle reads its factor.
+    func testVoiceGainReadsTheGamesValueWithoutCurves() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.defineParameter(ParameterDefinition(name: "speed", range: 0...1))
+        var d = SoundDefinition(clips: [try tone(e, 500, "hum")], gain: 0.8, loop: true)
+        d.curves = [ParameterCurve(parameter: "speed", property: .gain, points: [.init(0, -6), .init(1, -6)])]
+        let hum = try e.makeSound(d)
+        let v = try play(e, hum, gain: 0.5)
+        let x = left(try TestSignals.renderFrames(e, seconds: 0.2))
+        let read = try XCTUnwrap(v.gain)
+        v.gain = read
+        let y = left(try TestSignals.renderFrames(e, seconds: 0.2))
+        print("under a −6 dB curve: Voice.gain reads \(read) (played at 0.5 × sound 0.8); set back: \(dB(y, 4_800..<9_600, 500) - dB(x, 4_800..<9_600, 500)) dB")
+        XCTAssertEqual(read, 0.4, accuracy: 1e-6, "the play's gain × the sound's, without the curve")
+        XCTAssertEqual(dB(y, 4_800..<9_600, 500), dB(x, 4_800..<9_600, 500), accuracy: 0.05, "set back: unchanged")
+        v.gain = 0.2
+        XCTAssertEqual(v.gain, 0.2, "what was set, at once")
+        try TestSignals.renderFrames(e, seconds: 0.05)
+        XCTAssertEqual(try XCTUnwrap(v.gain), 0.2, accuracy: 1e-6, "and after the curves ran")
+        try drain(e, v)
+        let t = try e.makeSound(SoundDefinition(layers: [
+            SoundLayer(clip: try tone(e, 500, "a")), SoundLayer(clip: try tone(e, 1_500, "b"), timing: .init(delay: 0.01)),
+        ], loop: true, gain: 0.5))
+        let w = try play(e, t, gain: 0.5)
+        XCTAssertEqual(w.gain, 1, "a timeline's handle: the factor on its parts")
+        w.gain = 0.25
+        XCTAssertEqual(w.gain, 0.25)
+        try drain(e, w)
+    }
 }
