@@ -15,6 +15,11 @@ struct EmitterVoiceLevel {
     /// following switch: ``Voice/gain`` is a factor on each part's start gain, which already
     /// holds the emitter's start gain and every level).
     var scalesParts = false
+    /// The voice's pitch over the emitter's at its start (its sound's `pitch:`, its random ±
+    /// cents, a first layer's pitch), and the emitter's pitch then: a `set:` of the emitter's
+    /// pitch moves the voice's by the same ratio, as one of its gain does.
+    var pitchLevel: Float = 1
+    var startPitch: Float = 1
 
     /// The voice's gain for the emitter's gain `value`. A timeline played at gain 0 keeps its
     /// parts' levels as at gain 1 (TimelineTable.Entry.gains): its factor is the gain itself.
@@ -22,12 +27,17 @@ struct EmitterVoiceLevel {
         if scalesParts { return startGain > 0 ? value / startGain : value }
         return level * value
     }
+
+    /// The voice's pitch for the emitter's pitch `value` (a pitch is never 0: always by ratio).
+    func voicePitch(emitterPitch value: Float) -> Float {
+        scalesParts ? value / startPitch : pitchLevel * value
+    }
 }
 
 extension SceneRuntime {
     /// The level of a clip's voice started at emitter gain `gain`: its handle's gain, exactly.
-    static func level(of clip: Clip, gain: Float) -> EmitterVoiceLevel {
-        EmitterVoiceLevel(level: clip.gain, startGain: gain)
+    static func level(of clip: Clip, gain: Float, pitch: Float) -> EmitterVoiceLevel {
+        EmitterVoiceLevel(level: clip.gain, startGain: gain, startPitch: pitch)
     }
 
     /// The level of `voice`, a play of `sound` at emitter gain `gain`: its start gain over the
@@ -35,11 +45,17 @@ extension SceneRuntime {
     /// with parameters (a curve's factor at the start is in the voice's gain, and would be
     /// counted twice) — the definition's: the sound's gain, its first layer's, its clips' when
     /// they share one (not the clip picked among clips of different levels, nor the variation).
-    static func level(of voice: Voice, sound: Sound, gain: Float, loop: Bool, curves: Bool) -> EmitterVoiceLevel {
+    static func level(of voice: Voice, sound: Sound, gain: Float, pitch: Float, loop: Bool,
+                      curves: Bool) -> EmitterVoiceLevel {
         let d = sound.definition
         // A following switch's looping voice is filed as a handle over its case's voice.
         let follows = d.switchCases.map { sw in sw.follow && (loop || d.loop || sw.cases.values.contains { $0.definition.loop }) } ?? false
-        var out = EmitterVoiceLevel(startGain: gain, scalesParts: d.isTimeline || follows)
+        // A switch's timeline case is a handle over its parts too.
+        let timelineCase = d.switchCases.map { sw in (Array(sw.cases.values) + [sw.defaultCase].compactMap { $0 }).contains { $0.definition.isTimeline } } ?? false
+        var out = EmitterVoiceLevel(startGain: gain, scalesParts: d.isTimeline || follows || timelineCase,
+                                    startPitch: pitch)
+        // The voice's own pitch (``Voice/pitch``: without a curve's factor).
+        if let p = voice.pitch, p.isFinite, p > 0, pitch > 0 { out.pitchLevel = p / pitch }
         if gain > 0, !curves, let g = voice.gain, g.isFinite {
             out.level = g / gain
             return out

@@ -245,7 +245,7 @@ final class SceneRuntime {
         case (.emitter(let id), .pitch):
             guard let i = emitterIndex[id] else { return }
             emitterPitch[i] = value
-            voices[i]?.pitch = value
+            voices[i]?.pitch = voiceLevels[i].voicePitch(emitterPitch: value)
         case (.emitter(let id), .occlusion):
             guard let i = emitterIndex[id] else { return }
             emitterEnvironment[i].occlusion = value
@@ -293,8 +293,8 @@ final class SceneRuntime {
             options.spread = spec.spread
             let voice = try engine.play(sound, options: options)
             voices[i] = voice
-            voiceLevels[i] = Self.level(of: voice, sound: sound, gain: emitterGain[i], loop: spec.loop,
-                                        curves: !scene.parameters.isEmpty)
+            voiceLevels[i] = Self.level(of: voice, sound: sound, gain: emitterGain[i], pitch: emitterPitch[i],
+                                        loop: spec.loop, curves: !scene.parameters.isEmpty)
             return
         }
         guard let clip = clips[spec.clip] else {
@@ -304,7 +304,7 @@ final class SceneRuntime {
                                   priority: spec.priority, emitter: e)
         options.spread = spec.spread
         voices[i] = try engine.play(clip, options: options)
-        voiceLevels[i] = Self.level(of: clip, gain: emitterGain[i])
+        voiceLevels[i] = Self.level(of: clip, gain: emitterGain[i], pitch: emitterPitch[i])
     }
 
     /// Runs `event`; `name`: the `name:` of a play others wait for.
