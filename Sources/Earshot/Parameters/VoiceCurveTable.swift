@@ -201,10 +201,31 @@ final class VoiceCurveTable {
                 pitch != entries[i].written.pitch ? pitch : entries[i].base.pitch)
     }
 
+    /// The game sets the own gain or pitch of voice `id` under curves (``Voice/gain``): taken as
+    /// its base at once and written with its curves, rather than left in the pool for the next
+    /// frame to notice — which misses a value equal to the one the curves last wrote (under a
+    /// −6 dB curve, halving the gain). False when the voice is not in the table.
+    func setOwn(_ id: VoiceID, gain: Float?, pitch: Float?, stage: ParameterStage, pool: some VoiceKernel,
+                now: Double) -> Bool {
+        guard let i = entry(id) else { return false }
+        adoptGameChanges(i, pool: pool)
+        adopt(i, gain: gain, pitch: pitch)
+        apply(i, stage: stage, pool: pool, now: now)
+        return true
+    }
+
     private func adoptGameChanges(_ i: Int, pool: some VoiceKernel) {
         let gain = pool.voiceStates[i].gain, pitch = pool.voiceStates[i].pitch
         let gainMoved = gain != entries[i].written.gain, pitchMoved = pitch != entries[i].written.pitch
         guard gainMoved || pitchMoved else { return }
+        adopt(i, gain: gainMoved ? gain : nil, pitch: pitchMoved ? pitch : nil)
+    }
+
+    /// Takes the game's own `gain` and `pitch` (nil: unchanged) as slot `i`'s base; a first
+    /// layer's followers move in proportion.
+    private func adopt(_ i: Int, gain new: Float?, pitch newPitch: Float?) {
+        let gainMoved = new != nil, pitchMoved = newPitch != nil
+        let gain = new ?? entries[i].base.gain, pitch = newPitch ?? entries[i].base.pitch
         let old = entries[i].base
         if gainMoved { (entries[i].base.gain, entries[i].written.gain) = (gain, gain) }
         if pitchMoved { (entries[i].base.pitch, entries[i].written.pitch) = (pitch, pitch) }

@@ -129,6 +129,9 @@ extension AudioEngine {
         guard gain.isFinite, gain >= 0 else { return }
         withPool(voice) { pool in
             if core.timelines.scale(voice.id, gain: gain, pitch: nil, pool: pool, now: core.now) { return }
+            // A voice under curves: its own value, its curves applied at once.
+            if core.parameters.voices.setOwn(voice.id, gain: gain, pitch: nil, stage: core.parameters, pool: pool,
+                                             now: core.now) { return }
             pool.setGain(voice.id, gain)
         }
     }
@@ -138,6 +141,8 @@ extension AudioEngine {
         guard pitch.isFinite, pitch > 0 else { return }
         withPool(voice) { pool in
             if core.timelines.scale(voice.id, gain: nil, pitch: pitch, pool: pool, now: core.now) { return }
+            if core.parameters.voices.setOwn(voice.id, gain: nil, pitch: pitch, stage: core.parameters, pool: pool,
+                                             now: core.now) { return }
             pool.setPitch(voice.id, pitch, now: core.now)
         }
     }

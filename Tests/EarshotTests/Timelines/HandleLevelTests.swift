@@ -176,6 +176,13 @@ final class HandleLevelTests: XCTestCase {
         XCTAssertEqual(v.gain, 0.2, "what was set, at once")
         try TestSignals.renderFrames(e, seconds: 0.05)
         XCTAssertEqual(try XCTUnwrap(v.gain), 0.2, accuracy: 1e-6, "and after the curves ran")
+        // Set to what the curve last wrote (its own −6 dB, as the curve computes it): heard.
+        let z = left(try TestSignals.renderFrames(e, seconds: 0.1))
+        v.gain = 0.2 * Float(pow(10, -6.0 / 20))
+        let u = left(try TestSignals.renderFrames(e, seconds: 0.1))
+        let halved = dB(u, 2_400..<4_800, 500) - dB(z, 2_400..<4_800, 500)
+        print("a gain set equal to the value the curve wrote: \(halved) dB")
+        XCTAssertEqual(halved, -6, accuracy: 0.2, "a set equal to the curve's last write is not lost")
         try drain(e, v)
         let t = try e.makeSound(SoundDefinition(layers: [
             SoundLayer(clip: try tone(e, 500, "a")), SoundLayer(clip: try tone(e, 1_500, "b"), timing: .init(delay: 0.01)),
