@@ -2,9 +2,10 @@ import EarshotMeasure
 import Foundation
 import XCTest
 
-/// A `set:` of an emitter's pitch moves its voice's pitch by the same ratio, keeping what the
-/// sound said (its random ± cents, each layer's pitch), measured by the frequencies heard.
-final class SceneSetPitchTests: XCTestCase {
+/// A `set:` of an emitter's pitch or gain moves its voice's by the same ratio, keeping what the
+/// sound said (its random ± cents, each layer's pitch, the clip it picked), measured by the
+/// frequencies and levels heard.
+final class SceneEmitterRatioTests: XCTestCase {
     private var tmp: URL!
 
     override func setUpWithError() throws { tmp = try SceneFixtures.temporaryFolder() }
@@ -62,5 +63,31 @@ final class SceneSetPitchTests: XCTestCase {
         XCTAssertEqual(second, 250, accuracy: 1.25)
         XCTAssertEqual(firstAfter / first, 1.5, accuracy: 0.0075, "the first layer's pitch kept")
         XCTAssertEqual(secondAfter / second, 1.5, accuracy: 0.0075, "the second layer's pitch kept")
+    }
+
+    /// In a scene with `parameters:` (the sound under a −6 dB gain curve), a sound picking in
+    /// sequence between a clip at 0 dB and one at −10 dB: the second emitter's voice (the −10 dB
+    /// clip) set from −2 to −8 dB steps by −6 dB (it jumped by +4 dB: its level was taken from
+    /// the definition, without the clip picked, since ``Voice/gain`` read the curve's factor).
+    func testAnEmitterGainSetUnderCurvesKeepsTheClipPicked() throws {
+        let tone = try SceneFixtures.tone(in: tmp)
+        let audio = try SceneFixtures.render(yaml: """
+            duration: 2
+            parameters:
+              speed: { range: [0, 1], default: 0.5 }
+            clips:
+              loud: { file: \(tone) }
+              soft: { file: \(tone), gain: -10 dB }
+            sounds:
+              pick: { clips: [loud, soft], select: sequence, loop: true, gain: { parameter: speed, curve: [[0, -6], [1, -6]] } }
+            emitters:
+              a: { clip: pick, loop: true, position: [0, 0, -1], gain: silent }
+              b: { clip: pick, loop: true, position: [0, 0, -1], gain: -2 dB }
+            events:
+              - { at: 1, set: b, gain: -8 dB }
+            """, in: tmp)
+        let step = Level.dB(audio.rms(1.2, 1.9) / audio.rms(0.2, 0.9))
+        print("under a curve, the clip picked at −10 dB, emitter −2 → −8 dB: \(step) dB (rms \(audio.rms(0.2, 0.9)), \(audio.rms(1.2, 1.9)))")
+        XCTAssertEqual(step, -6, accuracy: 0.2)
     }
 }

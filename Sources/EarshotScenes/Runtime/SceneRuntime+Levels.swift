@@ -40,13 +40,11 @@ extension SceneRuntime {
         EmitterVoiceLevel(level: clip.gain, startGain: gain, startPitch: pitch)
     }
 
-    /// The level of `voice`, a play of `sound` at emitter gain `gain`: its start gain over the
-    /// emitter's. Where that ratio is not the voice's own level — a start at gain 0, or a scene
-    /// with parameters (a curve's factor at the start is in the voice's gain, and would be
-    /// counted twice) — the definition's: the sound's gain, its first layer's, its clips' when
-    /// they share one (not the clip picked among clips of different levels, nor the variation).
-    static func level(of voice: Voice, sound: Sound, gain: Float, pitch: Float, loop: Bool,
-                      curves: Bool) -> EmitterVoiceLevel {
+    /// The level of `voice`, a play of `sound` at emitter gain `gain`: its own start gain
+    /// (``Voice/gain``: without a curve's factor) over the emitter's. After a start at gain 0,
+    /// where there is no ratio, the definition's: the sound's gain, its first layer's, its clips'
+    /// when they share one (not the clip picked among clips of different levels, nor the variation).
+    static func level(of voice: Voice, sound: Sound, gain: Float, pitch: Float, loop: Bool) -> EmitterVoiceLevel {
         let d = sound.definition
         // A following switch's looping voice is filed as a handle over its case's voice.
         let follows = d.switchCases.map { sw in sw.follow && (loop || d.loop || sw.cases.values.contains { $0.definition.loop }) } ?? false
@@ -56,7 +54,7 @@ extension SceneRuntime {
                                     startPitch: pitch)
         // The voice's own pitch (``Voice/pitch``: without a curve's factor).
         if let p = voice.pitch, p.isFinite, p > 0, pitch > 0 { out.pitchLevel = p / pitch }
-        if gain > 0, !curves, let g = voice.gain, g.isFinite {
+        if gain > 0, let g = voice.gain, g.isFinite {
             out.level = g / gain
             return out
         }

@@ -294,7 +294,7 @@ final class SceneRuntime {
             let voice = try engine.play(sound, options: options)
             voices[i] = voice
             voiceLevels[i] = Self.level(of: voice, sound: sound, gain: emitterGain[i], pitch: emitterPitch[i],
-                                        loop: spec.loop, curves: !scene.parameters.isEmpty)
+                                        loop: spec.loop)
             return
         }
         guard let clip = clips[spec.clip] else {
