@@ -215,10 +215,11 @@ extension VoicePool {
     /// gain changed is marked for the next service. Out of line, and only called while
     /// ``engineDistanceInUse``: run for every positioned voice, it cost ~60 instructions per
     /// voice and update (with the copies it made) although no voice needed it.
+    /// Also called when the rooms move a voice's heard placement (VoicePool+Heard.swift).
     @inline(never)
-    private func updateDistanceGain(_ index: Int) {
+    func updateDistanceGain(_ index: Int) {
         let g = slots[index].image & VoiceState.ImageFlags.spread != 0
-            ? spreadGain(heard(voiceSpatial(index))) : engineDistanceGain(index)
+            ? spreadGain(heardSpatial(index)) : engineDistanceGain(index)
         guard g != slots[index].distanceGain else { return }
         slots[index].distanceGain = g
         if slots[index].phase == .real {
