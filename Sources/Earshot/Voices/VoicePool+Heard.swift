@@ -34,6 +34,17 @@ extension VoicePool {
         heardInUse && heard[index].generation == slots[index].generation
     }
 
+    /// The audibility of a voice with a heard placement: at its heard position, through its
+    /// path's broadband loss (diffraction, openness or the walls), so that a voice behind a
+    /// closed door or far along a corridor ranks as quietly as it is heard. Out of line: only
+    /// voices the rooms place pay for it.
+    @inline(never)
+    func heardAudibility(_ index: Int) -> Float {
+        let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
+        return bus * heardSpatial(index).attenuation(listenerPosition: listenerPosition, model: distanceModel)
+            * heard[index].filter.gain
+    }
+
     /// The propagation filter of the voice in slot `index` (open when it has no heard placement).
     func heardFilter(_ index: Int) -> LowPassFilter {
         heard[index].generation == slots[index].generation ? heard[index].filter : .open

@@ -336,8 +336,9 @@ extension VoicePool {
 
     // MARK: The gain and the playhead a start needs
 
-    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
-    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
+    /// master × bus × voice gain × attenuation (distance and cone) of a voice where it is.
+    /// `borrowing`, so that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
+    /// A voice the rooms hear elsewhere is ranked by ``heardAudibility(_:)`` instead.
     @inline(__always)
     func audibility(of v: borrowing VoiceState) -> Float {
         let bus = busGains[v.busIndex] * masterGain * v.gain
