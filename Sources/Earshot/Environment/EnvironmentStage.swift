@@ -70,17 +70,21 @@ final class EnvironmentStage: CoreStage {
     /// voices play dry.
     func setReverbZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
         reverbZones = zones
-        try applyZones(core: core)
+        try applyZones(reverbZones + roomZones, core: core)
     }
 
     /// Sets the rooms' reverbs (each a zone on its room's box), heard beside the game's zones.
+    /// All or nothing: when the zones' slots cannot be made (AL out of memory) it throws and
+    /// the rooms' zones stay as they were, so a geometry change can set them first
+    /// (``AudioEngine/setGeometry(_:)``).
     func setRoomZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
+        try applyZones(reverbZones + zones, core: core)
         roomZones = zones
-        try applyZones(core: core)
     }
 
-    private func applyZones(core: EngineCore) throws(EarshotError) {
-        let zones = reverbZones + roomZones
+    /// Makes the zones' slots if they are the first zones (the only step that can throw, before
+    /// anything changes), then hands the mixer `zones`.
+    private func applyZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
         if zoneMixer == nil, !zones.isEmpty, !core.isDeviceLost {
             let sends = sendRouter.zoneSendCount
             guard efx.isAvailable, sends > 0 else { return }
@@ -195,7 +199,7 @@ final class EnvironmentStage: CoreStage {
         }
         guard let zoneMixer else {
             // Zones set while the device was lost get their slots now.
-            if !reverbZones.isEmpty || !roomZones.isEmpty { try applyZones(core: core) }
+            if !reverbZones.isEmpty || !roomZones.isEmpty { try applyZones(reverbZones + roomZones, core: core) }
             return
         }
         let sends = sendRouter.zoneSendCount

@@ -7,8 +7,9 @@ extension AudioEngine {
 
     /// Replaces the level's rooms and portals at once (``AcousticGeometry/empty``: none, every
     /// voice heard as in a free field again). Checked first (``AcousticGeometry/validated()``):
-    /// a bad geometry throws ``EarshotError/invalidArgument(_:)`` and changes nothing; after
-    /// ``shutdown()`` it throws ``EarshotError/engineShutDown``. The next ``update(deltaTime:)``
+    /// a bad geometry throws ``EarshotError/invalidArgument(_:)`` and changes nothing, as does
+    /// an ``EarshotError/openAL(operation:code:)`` when the rooms' reverbs find no effect slot
+    /// (`AL_OUT_OF_MEMORY`); after ``shutdown()`` it throws ``EarshotError/engineShutDown``. The next ``update(deltaTime:)``
     /// hears every positioned voice through it.
     ///
     /// ```swift
@@ -24,8 +25,7 @@ extension AudioEngine {
         let checked = try geometry.validated()
         try withAL { () throws(EarshotError) in
             guard !core.isShutDown else { throw .engineShutDown }
-            core.rooms.setGeometry(checked, capacity: core.voiceCapacity)
-            try core.environment.setRoomZones(RoomStage.reverbZones(of: checked), core: core)
+            try install(checked)
         }
     }
 
@@ -112,9 +112,15 @@ extension AudioEngine {
             guard !core.isShutDown else { throw .engineShutDown }
             var g = core.rooms.geometry
             try change(&g)
-            let checked = try g.validated()
-            core.rooms.setGeometry(checked, capacity: core.voiceCapacity)
-            try core.environment.setRoomZones(RoomStage.reverbZones(of: checked), core: core)
+            try install(try g.validated())
         }
+    }
+
+    /// Sets a checked geometry (AL lock held): the rooms' reverb zones first, as their effect
+    /// slots are the one part that can fail (AL out of memory: it throws, nothing changed),
+    /// then the rooms, which cannot.
+    private func install(_ checked: AcousticGeometry) throws(EarshotError) {
+        try core.environment.setRoomZones(RoomStage.reverbZones(of: checked), core: core)
+        core.rooms.setGeometry(checked, capacity: core.voiceCapacity)
     }
 }

@@ -17,6 +17,34 @@ extension VoicePool {
         heard[index].generation == slots[index].generation ? heard[index].position : nil
     }
 
+    /// The voice's properties as OpenAL is given them (through the listener rig), at its heard
+    /// position when the rooms hear it elsewhere: what the engine's own distance gain and the
+    /// ranking measure, so that a voice in another room is as far as its way is long.
+    @inline(__always)
+    func heardSpatial(_ index: Int) -> SpatialProperties {
+        var s = heard(voiceSpatial(index))
+        if heardInUse, let p = heardPosition(index) { s.position = p }
+        return s
+    }
+
+    /// Whether the voice in slot `index` is heard from elsewhere (``heardInUse`` checked first:
+    /// with no geometry ever set, one load).
+    @inline(__always)
+    func hasHeardPlacement(_ index: Int) -> Bool {
+        heardInUse && heard[index].generation == slots[index].generation
+    }
+
+    /// The audibility of a voice with a heard placement: at its heard position, through its
+    /// path's broadband loss (diffraction, openness or the walls), so that a voice behind a
+    /// closed door or far along a corridor ranks as quietly as it is heard. Out of line: only
+    /// voices the rooms place pay for it.
+    @inline(never)
+    func heardAudibility(_ index: Int) -> Float {
+        let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
+        return bus * heardSpatial(index).attenuation(listenerPosition: listenerPosition, model: distanceModel)
+            * heard[index].filter.gain
+    }
+
     /// The propagation filter of the voice in slot `index` (open when it has no heard placement).
     func heardFilter(_ index: Int) -> LowPassFilter {
         heard[index].generation == slots[index].generation ? heard[index].filter : .open
@@ -40,6 +68,9 @@ extension VoicePool {
             guard had else { return }
             heard[index].generation = .max
         }
+        // The engine's share of the distance gain follows the heard position (the way's length),
+        // as OpenAL's does.
+        if engineDistanceInUse { updateDistanceGain(index) }
         guard slots[index].phase == .real else { return }
         let source = slots[index].source
         pushPosition(index, to: source)

@@ -195,11 +195,13 @@ extension VoicePool {
     /// panned voice, or one that follows an emitter with no distance settings of its own (the
     /// common case), costs a few loads; the others go out of line. (Given the slot whole,
     /// `audibility(of:)` was not inlined here, and each voice's 256-byte state was copied to call
-    /// it: with the engine's distance gain below, +1 % instructions for 1,024 voices.)
+    /// it: with the engine's distance gain below, +1 % instructions for 1,024 voices.) A voice
+    /// the rooms hear elsewhere goes out of line too (``heardAudibility(_:)``); with no geometry
+    /// ever set that check is one load.
     @inline(__always)
     private func slotAudibility(_ index: Int) -> Float {
         let placement = slots[index].placement
-        guard placement == .pan || (placement == .emitter && !slots[index].ownDistance) else {
+        guard placement == .pan || (placement == .emitter && !slots[index].ownDistance && !hasHeardPlacement(index)) else {
             return positionedAudibility(ofSlot: index)
         }
         let bus = busGains[slots[index].busIndex] * masterGain * slots[index].gain
@@ -208,17 +210,18 @@ extension VoicePool {
 
     @inline(never)
     private func positionedAudibility(ofSlot index: Int) -> Float {
-        audibility(of: slots[index])
+        hasHeardPlacement(index) ? heardAudibility(index) : audibility(of: slots[index])
     }
 
     /// Brings a positioned voice's ``VoiceState/distanceGain`` up to date; a real voice whose
     /// gain changed is marked for the next service. Out of line, and only called while
     /// ``engineDistanceInUse``: run for every positioned voice, it cost ~60 instructions per
     /// voice and update (with the copies it made) although no voice needed it.
+    /// Also called when the rooms move a voice's heard placement (VoicePool+Heard.swift).
     @inline(never)
-    private func updateDistanceGain(_ index: Int) {
+    func updateDistanceGain(_ index: Int) {
         let g = slots[index].image & VoiceState.ImageFlags.spread != 0
-            ? spreadGain(heard(voiceSpatial(index))) : engineDistanceGain(index)
+            ? spreadGain(heardSpatial(index)) : engineDistanceGain(index)
         guard g != slots[index].distanceGain else { return }
         slots[index].distanceGain = g
         if slots[index].phase == .real {

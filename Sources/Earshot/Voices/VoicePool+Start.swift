@@ -253,10 +253,11 @@ extension VoicePool {
         switch slots[index].placement {
         case .pan: return 1
         case .spatial:
-            return heard(slots[index].spatial).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            return heardSpatial(index).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         case .emitter:
-            if !slots[index].ownDistance { return emitterEngineGain(slots[index].emitterIndex) }
-            return heard(voiceSpatial(index)).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
+            // The emitter's cached gain is where it is; a voice the rooms hear elsewhere has its own.
+            if !slots[index].ownDistance, !hasHeardPlacement(index) { return emitterEngineGain(slots[index].emitterIndex) }
+            return heardSpatial(index).engineDistanceGain(listenerPosition: listenerPosition, model: distanceModel)
         }
     }
 
@@ -271,11 +272,10 @@ extension VoicePool {
             s = SpatialProperties(position: PlayOptions.panPosition(pan), referenceDistance: 1, rolloff: 0,
                                   isRelative: true)
         case .spatial, .emitter:
-            s = heard(voiceSpatial(index))
+            s = heardSpatial(index)
             // A curve or another model than the engine's: the engine applies the distance gain
             // (`distanceGain`), OpenAL only the cone.
             if s.distanceComputedByEngine(model: distanceModel) { s.rolloff = 0 }
-            if heardInUse, let p = heardPosition(index) { s.position = p }
         }
         let i = Int(source)
         s.apply(to: source, since: pushed[i].spatial)
@@ -336,8 +336,9 @@ extension VoicePool {
 
     // MARK: The gain and the playhead a start needs
 
-    /// master × bus × voice gain × attenuation (distance and cone) of a voice. `borrowing`, so
-    /// that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
+    /// master × bus × voice gain × attenuation (distance and cone) of a voice where it is.
+    /// `borrowing`, so that reading a slot in place (`audibility(of: slots[i])`) copies nothing.
+    /// A voice the rooms hear elsewhere is ranked by ``heardAudibility(_:)`` instead.
     @inline(__always)
     func audibility(of v: borrowing VoiceState) -> Float {
         let bus = busGains[v.busIndex] * masterGain * v.gain

@@ -205,3 +205,17 @@ func waitFor(_ timeout: Double, _ condition: () -> Bool) -> Double? {
         usleep(2_000)
     }
 }
+
+/// Waits until the file at `url` stops growing for `quiet` seconds (at most `timeout`): a
+/// recorder (parec) on a loaded machine is behind the server, and stopping it at once loses the
+/// recording's last seconds.
+func waitForFileToSettle(_ url: URL, quiet: Double = 0.3, timeout: Double = 3) {
+    func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0 }
+    let start = Date()
+    var last = size(), since = Date()
+    while Date().timeIntervalSince(start) < timeout {
+        usleep(50_000)
+        let now = size()
+        if now != last { last = now; since = Date() } else if Date().timeIntervalSince(since) >= quiet { return }
+    }
+}
