@@ -9,5 +9,5 @@
 /// ```
 public enum EarshotVersion {
     /// The version, `major.minor.patch`.
-    public static let string = "0.11.0"
+    public static let string = "0.12.0"
 }
