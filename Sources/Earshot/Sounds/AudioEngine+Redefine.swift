@@ -57,12 +57,14 @@ extension AudioEngine {
             try core.checkSwitch(definition)        // a switch's labels and cases
             let key = core.sounds.key(slot)
             let playing = core.voices(ofSound: key)
+            let cases = core.switchVoices(key)   // a switch's: its cases' voices carry their own key
             try core.parameters.redefineSound(key, definition)
-            core.sounds.redefine(slot, as: definition, playing: playing, pool: core.pool)
+            core.sounds.redefine(slot, as: definition, playing: cases.isEmpty ? playing : playing + cases, pool: core.pool)
             let gain = Self.ratio(definition.gain, old.gain), pitch = Self.ratio(definition.pitch, old.pitch)
             core.rescale(playing, gain: gain, pitch: pitch)
             core.redefineLayers(playing, key: key, old: old, new: definition, gain: gain, pitch: pitch)
             core.redefineTimelines(playing, old: old, new: definition, gain: gain, pitch: pitch)   // Timelines/
+            core.rescaleWholes(cases, gain: gain, pitch: pitch)
             core.attachCurves(playing, key: key, definition: definition)
             return Sound(engineID: core.engineID, id: sound.id, generation: sound.generation, definition: definition)
         }

@@ -29,13 +29,16 @@ extension EngineCore {
         guard let id = try play(sound: caseSlot, options: scaled ? o : Self.caseOptions(options, of: definition, for: caseDefinition),
                                 logger: logger) else { return nil }
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
+        var filed = false
         if follows, let i = pool.slot(id) {
-            timelines.add(TimelineTable.Entry(
+            filed = timelines.add(TimelineTable.Entry(
                 handle: id, soundSlot: slot, soundKey: key, parts: [id], tails: [], sustain: nil, options: caseOptions,
                 gains: [pool.gain(ofSlot: i)], pitches: [pool.pitch(ofSlot: i)],
                 follow: .init(switchSlot: slot, parameter: p, label: label, fade: sw.fade,
                               emitterIndex: target.emitterIndex)))
         }
+        // A following switch's handle is found by its entry's sound key; any other case voice here.
+        if !filed { sounds.switchVoices.record(id, switch: key, capacity: pool.capacity) }
         if scaled { _ = timelines.scale(id, gain: 0, pitch: nil, pool: pool, now: now) }
         return id
     }

@@ -38,6 +38,8 @@ final class SoundTable {
     @exclusivity(unchecked) private(set) var entries: [Entry] = []   // read on every play, under the AL lock
     private var free: [Int] = []
     var stats = Stats()
+    /// The voices each switch sound started (its cases' voices carry their own sound's key).
+    let switchVoices = SwitchVoiceTable()
     /// The engine's identity (``EngineLink/id``), set once by the engine core: sounds it makes
     /// carry it, and a sound with another engine's identity has no slot here.
     var engineID: UInt64 = 0

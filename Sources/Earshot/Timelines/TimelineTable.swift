@@ -190,6 +190,20 @@ final class TimelineTable: CoreStage {
         }
     }
 
+    /// The handles of the sound `key` (only following switches' with `following`), oldest first.
+    func handles(ofSound key: UInt32, following: Bool) -> [VoiceID] {
+        guard !entries.isEmpty else { return [] }
+        return entries.filter { $0.soundKey == key && !$0.stopping && (!following || $0.follow != nil) }.map(\.handle)
+    }
+
+    /// Multiplies the gain and pitch of the options the parts still to come start with (a
+    /// switch's next case, a timeline's tails) — a live redefinition of the sound above them.
+    func scaleOptions(of id: VoiceID, gain: Float?, pitch: Float?) {
+        guard let k = index(id) else { return }
+        if let gain { entries[k].options.gain = EngineCore.varied(entries[k].options.gain, by: gain) }
+        if let pitch { entries[k].options.pitch = EngineCore.varied(entries[k].options.pitch, by: pitch) }
+    }
+
     /// A following switch moved to `label` (its old parts were let go).
     func followed(_ handle: VoiceID, label: Int, retiredHandle: Bool) {
         guard let k = index(handle) else { return }
