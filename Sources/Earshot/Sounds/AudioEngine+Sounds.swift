@@ -85,7 +85,10 @@ extension AudioEngine {
     public func instanceCount(of sound: Sound) -> Int {
         withAL {
             guard !core.isShutDown, let slot = core.sounds.slot(sound) else { return 0 }
-            return core.sounds.instanceCount(slot, pool: core.pool)
+            let count = core.sounds.instanceCount(slot, pool: core.pool)
+            // A switch without a limit: its cases' voices carry their own sound's key.
+            guard let d = core.sounds.entries[slot].definition, d.isSwitch, d.limit == nil else { return count }
+            return count + core.switchVoices(core.sounds.key(slot)).count
         }
     }
 }

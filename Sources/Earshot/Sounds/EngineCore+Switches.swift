@@ -87,6 +87,7 @@ extension EngineCore {
         o.fadeIn = max(o.fadeIn, f.fade)
         guard let id = try? play(sound: caseSlot, options: o, logger: EarshotLogging.logger("earshot.engine")), let i = pool.slot(id) else { return }
         timelines.addPart(id, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i), to: handle, pool: pool, now: now)
+        sounds.replaced(f.switchSlot, e.parts, by: id)
     }
 
     /// A switch's parameter is defined and labelled, its cases name its labels, and its sounds

@@ -227,6 +227,15 @@ final class SoundTable {
         if entries[slot].definition?.limit != nil { entries[slot].voices.append(voice) }
     }
 
+    /// A following switch's voice moved on to a new case (its parts `old` let go): the limit
+    /// counts the new case's voice `new` in their place, or the switch would look silent to its
+    /// limit once the old case ended.
+    func replaced(_ slot: Int, _ old: [VoiceID], by new: VoiceID) {
+        guard entries[slot].definition?.limit != nil,
+              let k = entries[slot].voices.firstIndex(where: { old.contains($0) }) else { return }
+        entries[slot].voices[k] = new
+    }
+
     /// A timeline's selectors: one per layer with alternatives.
     private static func layerSelectors(_ d: SoundDefinition) -> [SoundSelector?] {
         guard d.isTimeline else { return [] }

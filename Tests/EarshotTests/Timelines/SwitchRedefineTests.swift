@@ -96,4 +96,34 @@ final class SwitchRedefineTests: XCTestCase {
         try TestSignals.renderFrames(e, seconds: 0.1)
         XCTAssertEqual(e.activeVoiceCount, 0, "stopping the handle stops the case playing")
     }
+
+    /// A switch's cases count as its voices: `instanceCount` without a limit, and a limit of 1
+    /// (refuse) across a following switch's label change, when the case playing is another
+    /// voice than the one the play started; `stopAllVoices` stops every case.
+    func testASwitchsCountAndLimitSeeItsCases() throws {
+        for follow in [false, true] {
+            let e = try TestSignals.loopbackEngine()
+            defer { e.shutdown() }
+            let sw = try makeSwitch(e, follow: follow)
+            var d = sw.definition
+            d.limit = .init(count: 1, steal: .refuse)
+            d.name = "limited"
+            let limited = try e.makeSound(d)
+            _ = try e.play(sw)
+            _ = try e.play(limited)
+            try TestSignals.renderFrames(e, seconds: 0.05)
+            XCTAssertEqual(e.instanceCount(of: sw), 1, "follow: \(follow)")
+            XCTAssertEqual(e.instanceCount(of: limited), 1, "follow: \(follow)")
+            XCTAssertFalse(try e.play(limited).isPlaying, "follow: \(follow): at its limit")
+            try e.setParameter("surface", "wood")
+            try TestSignals.renderFrames(e, seconds: 0.2)   // past the cross-fade
+            XCTAssertEqual(e.instanceCount(of: sw), 1, "follow: \(follow)")
+            XCTAssertEqual(e.instanceCount(of: limited), 1, "follow: \(follow)")
+            XCTAssertFalse(try e.play(limited).isPlaying, "follow: \(follow): still at its limit after the label change")
+            XCTAssertEqual(e.activeVoiceCount, 2)
+            e.stopAllVoices()
+            try TestSignals.renderFrames(e, seconds: 0.05)
+            XCTAssertEqual(e.activeVoiceCount, 0, "follow: \(follow)")
+        }
+    }
 }
