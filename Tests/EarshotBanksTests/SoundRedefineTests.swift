@@ -1,4 +1,5 @@
 import Earshot
+import EarshotBanks
 import EarshotMeasure
 import EarshotTestSupport
 import XCTest
@@ -153,5 +154,38 @@ final class SoundRedefineTests: XCTestCase {
         for v in voices { XCTAssertEqual(try XCTUnwrap(v.time), 0.65, accuracy: 2 * frame, "the loops played stay counted") }
         _ = try frames(engine, 6)   // 0.1 s at pitch 2
         for v in voices { XCTAssertEqual(try XCTUnwrap(v.time), 0.85, accuracy: 2 * frame) }
+    }
+
+    /// A bank saved with a switch's `gain:` changed reaches its playing cases, following or not:
+    /// each loop −6 dB within a frame, no restart.
+    func testASavedSwitchGainReachesItsPlayingCases() throws {
+        let f = try BankFixture("switch")
+        defer { f.remove() }
+        func bank(_ gain: String) -> String {
+            """
+            clips: { tone: audio/a440.wav, k1: audio/k1.wav }
+            parameters: { surface: { labels: [gravel, wood] } }
+            sounds:
+              hum: { clips: [tone], loop: true }
+              whine: { clips: [k1], loop: true }
+              rolling: { switch: { parameter: surface, cases: { gravel: hum } }, gain: \(gain) }
+              sliding: { switch: { parameter: surface, cases: { gravel: whine }, follow: true }, gain: \(gain) }
+            """
+        }
+        let path = try f.write("game.yaml", bank("0"))
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        let b = try SoundBank(path: path, engine: engine)
+        defer { b.unload() }
+        try engine.setParameter("surface", "gravel")
+        XCTAssertEqual(try b.play("rolling")?.isPlaying, true)
+        XCTAssertEqual(try b.play("sliding")?.isPlaying, true)
+        let before = try frames(engine, 6)
+        try f.write("game.yaml", bank("-6"))
+        _ = try b.reload()
+        _ = try frames(engine, 1)
+        let after = try frames(engine, 6)
+        XCTAssertEqual(Level.dB(amplitude(after, 440), over: amplitude(before, 440)), -6, accuracy: 0.2, "the non-following switch's case")
+        XCTAssertEqual(Level.dB(amplitude(after, 1000), over: amplitude(before, 1000)), -6, accuracy: 0.2, "the following switch's case")
     }
 }
