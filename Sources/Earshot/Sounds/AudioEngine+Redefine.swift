@@ -11,7 +11,8 @@ extension AudioEngine {
     ///   still multiplying them; nothing restarts, the playhead (and ``Voice/time``, loops
     ///   counted) runs on; the layers of a layered sound, and the parts of a timeline sound,
     ///   each take their layer's new gain and pitch the same way (a gain set on a timeline's
-    ///   handle later scales the new levels);
+    ///   handle later scales the new levels); a switch's change reaches the voices of its cases
+    ///   playing, and the next cases a following switch starts on a label change;
     /// - its curves (``SoundDefinition/curves``, each layer's) are those its playing voices
     ///   follow from the next ``update(deltaTime:)`` — a voice that had none gets them;
     /// - its next plays take every new value: clips and selection, variation, the instance

@@ -81,7 +81,8 @@ extension AudioEngine {
         return Voice(engine: self, id: id ?? .refused)
     }
 
-    /// Voices of `sound` now — real, virtual or held back by its limit (0 for a removed sound).
+    /// Voices of `sound` now — real, virtual or held back by its limit (0 for a removed sound);
+    /// a switch's are the voices of its cases it started.
     public func instanceCount(of sound: Sound) -> Int {
         withAL {
             guard !core.isShutDown, let slot = core.sounds.slot(sound) else { return 0 }

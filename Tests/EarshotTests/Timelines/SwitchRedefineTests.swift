@@ -37,19 +37,27 @@ final class SwitchRedefineTests: XCTestCase {
             parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: follow, fade: 0.05), name: "rolling"))
     }
 
-    /// A non-following switch's playing loop: gain × 0.5 → −6.02 dB, pitch × 1.5 → 750 Hz, at
-    /// once; its instance limit and its voice's stop still work.
-    func testANonFollowingSwitchsCaseTakesItsNewGainAndPitch() throws {
-        let e = try TestSignals.loopbackEngine()
-        defer { e.shutdown() }
-        var sw = try makeSwitch(e, follow: false)
+    /// Plays the switch, measures its 500 Hz case, redefines the switch at gain × 0.5 and checks
+    /// the playing case took it (−6.02 dB); returns the new handle, its definition, the voice
+    /// and the level before.
+    private func playAndHalve(_ e: AudioEngine, follow: Bool) throws -> (Sound, SoundDefinition, Voice, Double) {
+        let sw = try makeSwitch(e, follow: follow)
         let v = try e.play(sw)
         let full = try level(e, 500)
         XCTAssertGreaterThan(full, 0.05)
         var d = sw.definition
         d.gain = 0.5
-        sw = try e.redefine(sw, as: d)
-        XCTAssertEqual(Level.dB(try level(e, 500), over: full), -6.02, accuracy: 0.2, "the playing case at the new gain")
+        let tuned = try e.redefine(sw, as: d)
+        XCTAssertEqual(Level.dB(try level(e, 500), over: full), -6.02, accuracy: 0.2, "follow: \(follow): the playing case at the new gain")
+        return (tuned, d, v, full)
+    }
+
+    /// A non-following switch's playing loop: gain × 0.5 → −6.02 dB, pitch × 1.5 → 750 Hz, at
+    /// once; its instance limit and its voice's stop still work.
+    func testANonFollowingSwitchsCaseTakesItsNewGainAndPitch() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        var (sw, d, v, full) = try playAndHalve(e, follow: false)
         d.pitch = 1.5
         sw = try e.redefine(sw, as: d)
         XCTAssertEqual(try frequency(e) / 750, 1, accuracy: 0.005, "the playing case at the new pitch")
@@ -72,14 +80,7 @@ final class SwitchRedefineTests: XCTestCase {
     func testAFollowingSwitchsCasesTakeItsNewGainAndPitch() throws {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
-        var sw = try makeSwitch(e, follow: true)
-        let v = try e.play(sw)
-        let full = try level(e, 500)
-        XCTAssertGreaterThan(full, 0.05)
-        var d = sw.definition
-        d.gain = 0.5
-        sw = try e.redefine(sw, as: d)
-        XCTAssertEqual(Level.dB(try level(e, 500), over: full), -6.02, accuracy: 0.2, "the playing case at the new gain")
+        var (sw, d, v, full) = try playAndHalve(e, follow: true)
         try e.setParameter("surface", "wood")
         _ = try level(e, 1_500)   // the cross-fade
         XCTAssertEqual(Level.dB(try level(e, 1_500), over: full), -6.02, accuracy: 0.2, "the next case at the new gain")
