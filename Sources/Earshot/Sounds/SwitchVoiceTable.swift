@@ -10,8 +10,9 @@ final class SwitchVoiceTable {
     private var generations: [UInt32] = []
     private var keys: [[SoundTable.Key]] = []
 
-    /// The most switches one voice records (a switch nested this deep is already refused by
-    /// nothing else: the bound keeps a column small whatever the bank does).
+    /// The most switches one voice records (a case inside a case inside a switch…): the bound
+    /// keeps a column small whatever the definitions do; deeper ones are not reached by a
+    /// redefinition.
     static let maxDepth = 8
 
     /// Records that the switch `key` started voice `id` (its case's voice, or a timeline's handle).
