@@ -127,4 +127,27 @@ final class SwitchRedefineTests: XCTestCase {
             XCTAssertEqual(e.activeVoiceCount, 0, "follow: \(follow)")
         }
     }
+
+    /// A switch whose case is a looping timeline (500 Hz at 0 s, 1,500 Hz at 0.02 s): both parts
+    /// take the switch's gain × 0.5, and a handle gain set after keeps it (−12.04 dB).
+    func testASwitchsTimelineCaseTakesItsNewGainInEveryPart() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood"]))
+        let low = try tone(e, 500, "low").definition.clips[0], high = try tone(e, 1_500, "high").definition.clips[0]
+        let engine = try e.makeSound(SoundDefinition(layers: [SoundLayer(clip: low), SoundLayer(clip: high, timing: .init(delay: 0.02))]))
+        var sw = try e.makeSound(SoundDefinition(switch: SoundSwitch(parameter: "surface", cases: ["gravel": engine])))
+        try e.setParameter("surface", "gravel")
+        let v = try e.play(sw)
+        let full = (try level(e, 500), try level(e, 1_500))
+        XCTAssertGreaterThan(min(full.0, full.1), 0.05)
+        var d = sw.definition
+        d.gain = 0.5
+        sw = try e.redefine(sw, as: d)
+        XCTAssertEqual(Level.dB(try level(e, 500), over: full.0), -6.02, accuracy: 0.2, "the first part")
+        XCTAssertEqual(Level.dB(try level(e, 1_500), over: full.1), -6.02, accuracy: 0.2, "the later part")
+        v.gain = 0.5
+        XCTAssertEqual(Level.dB(try level(e, 500), over: full.0), -12.04, accuracy: 0.2, "a handle gain keeps the change")
+        XCTAssertEqual(Level.dB(try level(e, 1_500), over: full.1), -12.04, accuracy: 0.2)
+    }
 }
