@@ -23,19 +23,50 @@ extension AudioEngine {
     /// ```
     @discardableResult
     public func redefineGain(of clip: Clip, as updated: Clip) throws(EarshotError) -> Int {
-        guard clip.engineID == link.id, updated.engineID == link.id else { throw .wrongEngine }
+        try redefineGains([(of: clip, as: updated)])
+    }
+
+    /// ``redefineGain(of:as:)`` for several handles at once (a bank save that changes several
+    /// ids of one file): the voices of every change are found first, then moved, so that a
+    /// voice moved by one change is not matched again by another — two handles whose gains a
+    /// save swaps each keep their own voices. A voice matched by two changes of one handle
+    /// follows the first. Returns the number of voices moved; throws as ``redefineGain(of:as:)``.
+    ///
+    /// ```swift
+    /// let engine = try AudioEngine(configuration: .init(output: .loopback(sampleRate: 48_000)))
+    /// let hum = try engine.loadClip(path: "Assets/Sounds/hum-loop.wav")
+    /// let (soft, loud) = (try hum.withGain(0.5), hum)
+    /// _ = try engine.play(soft, options: .init(loop: true))
+    /// _ = try engine.play(loud, options: .init(loop: true))
+    /// print(try engine.redefineGains([(of: soft, as: loud), (of: loud, as: soft)]))   // 2: swapped
+    /// ```
+    @discardableResult
+    public func redefineGains(_ changes: [(of: Clip, as: Clip)]) throws(EarshotError) -> Int {
+        for c in changes where c.of.engineID != link.id || c.as.engineID != link.id { throw .wrongEngine }
         return try withAL { () throws(EarshotError) -> Int in
             guard !core.isShutDown else { throw .engineShutDown }
-            guard clip.id == updated.id, clip.generation == updated.generation, core.isLoaded(clip),
-                  clip.gain != updated.gain, clip.gain > 0 else { return 0 }
-            let voices = core.pool.voices(ofClip: clip.id, gain: clip.gain)
-            let factor = updated.gain / clip.gain   // both finite, 0…16, the old one > 0
-            core.rescale(voices, gain: factor, pitch: nil)
-            for id in voices {
-                core.pool.setClipGain(id, updated.gain)
-                core.timelines.scalePartGain(id, by: factor)
+            var claimed = Set<VoiceID>()
+            var moves: [(voices: [VoiceID], from: Float, to: Float)] = []
+            for (clip, updated) in changes {
+                guard clip.id == updated.id, clip.generation == updated.generation, core.isLoaded(clip),
+                      clip.gain != updated.gain, clip.gain > 0 else { continue }
+                let voices = core.pool.voices(ofClip: clip.id, gain: clip.gain).filter { claimed.insert($0).inserted }
+                moves.append((voices, clip.gain, updated.gain))
             }
-            return voices.count
+            for m in moves { core.moveClipGain(m.voices, from: m.from, to: m.to) }
+            return moves.reduce(0) { $0 + $1.voices.count }
+        }
+    }
+}
+
+extension EngineCore {
+    /// Moves `voices`, started by a clip handle of gain `old` (> 0), to the handle's gain `new`.
+    func moveClipGain(_ voices: [VoiceID], from old: Float, to new: Float) {
+        let factor = new / old   // both finite, 0…16, the old one > 0
+        rescale(voices, gain: factor, pitch: nil)
+        for id in voices {
+            pool.setClipGain(id, new)
+            timelines.scalePartGain(id, by: factor)
         }
     }
 }
