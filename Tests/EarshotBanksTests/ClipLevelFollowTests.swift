@@ -221,4 +221,40 @@ final class ClipLevelFollowTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(s.gain), 1, accuracy: 1e-6, "the soft handle's voice at 1")
         XCTAssertEqual(try XCTUnwrap(l.gain), 0.5, accuracy: 1e-6, "the loud handle's voice at 0.5")
     }
+
+    /// A loop muted by an edit of its clip handle's gain to 0, then set to 0.5: heard at
+    /// −6.02 dB of its level before the mute (it stayed silent: scaled by 0, the edit back found
+    /// no level to scale) — for a plain voice and one under a −6 dB gain curve.
+    func testAClipMutedByAnEditComesBack() throws {
+        let f = try BankFixture("clipfollow-mute")
+        defer { f.remove() }
+        try SoxTone.write(to: f.path("audio/hum.wav"), frequency: 1000, amplitude: 0.1, seconds: 3, channels: 2)
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        try engine.defineParameter(ParameterDefinition(name: "speed", range: 0...1))
+        let hum = try engine.loadClip(path: f.path("audio/hum.wav"))
+        var d = SoundDefinition(clips: [hum], loop: true)
+        d.curves = [ParameterCurve(parameter: "speed", property: .gain, points: [.init(0, -6), .init(1, -6)])]
+        let curved = try engine.makeSound(d)
+        func rms(_ x: [Float]) -> Double { (x.reduce(0.0) { $0 + Double($1 * $1) } / Double(max(x.count, 1))).squareRoot() }
+        func dB(_ v: Double) -> Double { 20 * log10(max(v, 1e-12)) }
+        var steps: [(muted: Double, back: Double)] = []
+        for play in [{ try engine.play(hum, options: .init(loop: true)) }, { try engine.play(curved) }] {
+            let v = try play()
+            let before = rms(try BankFixture.frames(engine, 12).suffix(4_800))
+            XCTAssertEqual(try engine.redefineGain(of: hum, as: hum.withGain(0)), 1)
+            let muted = rms(try BankFixture.frames(engine, 12).suffix(4_800))
+            XCTAssertEqual(try engine.redefineGain(of: hum.withGain(0), as: hum.withGain(0.5)), 1)
+            let back = rms(try BankFixture.frames(engine, 12).suffix(4_800))
+            XCTAssertEqual(try engine.redefineGain(of: hum.withGain(0.5), as: hum), 1)
+            steps.append((dB(muted) - dB(before), dB(back) - dB(before)))
+            v.stop()
+            _ = try BankFixture.frames(engine, 10)
+        }
+        print("a clip muted by an edit, then set to 0.5 (dB re before; plain, under a curve): \(steps)")
+        for s in steps {
+            XCTAssertLessThan(s.muted, -100, "muted")
+            XCTAssertEqual(s.back, -6.02, accuracy: 0.2, "back at the new gain of its level")
+        }
+    }
 }

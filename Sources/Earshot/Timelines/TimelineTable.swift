@@ -131,6 +131,20 @@ final class TimelineTable: CoreStage {
         if let pitch { pool.setPitch(id, pitch, now: now) }
     }
 
+    /// The own gain of part `id` (nil: no such part): kept before a live edit of its clip's
+    /// gain to 0, which ``scalePartGain(_:by:)`` cannot undo.
+    func partGain(_ id: VoiceID) -> Float? {
+        guard !entries.isEmpty else { return nil }
+        for e in entries { if let n = e.parts.firstIndex(of: id) { return e.gains[n] } }
+        return nil
+    }
+
+    /// Gives part `id` its own gain `gain` back (after a live edit of its clip's gain to 0).
+    func setPartGain(_ id: VoiceID, _ gain: Float) {
+        guard !entries.isEmpty else { return }
+        for k in entries.indices { if let n = entries[k].parts.firstIndex(of: id) { entries[k].gains[n] = gain } }
+    }
+
     /// The game's gain or pitch on the handle (`factor` × each part's own).
     func scale(_ id: VoiceID, gain: Float?, pitch: Float?, pool: some VoiceKernel, now: Double) -> Bool {
         guard let k = index(id) else { return false }
