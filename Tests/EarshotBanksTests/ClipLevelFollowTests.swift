@@ -185,4 +185,76 @@ final class ClipLevelFollowTests: XCTestCase {
             XCTAssertEqual(e as? EarshotError, expected)
         }
     }
+
+    /// Two ids of one file (a at −6 dB, b at 0 dB) whose gains a save swaps: a's loop steps
+    /// +6.02 dB to b's old level (it stayed: moved to 1 as a's, then matched again as b's voice
+    /// at 1 and moved back to 0.5); at the engine, each handle's voice takes the other's gain.
+    func testABankSaveSwappingTwoIdsOfOneFileMovesEachVoiceOnce() throws {
+        let f = try BankFixture("clipfollow-swap")
+        defer { f.remove() }
+        try SoxTone.write(to: f.path("audio/hum.wav"), frequency: 1000, amplitude: 0.05, seconds: 3, channels: 2)
+        let path = try f.write("bank.yaml", """
+            clips:
+              a: { file: audio/hum.wav, gain: -6 }
+              b: { file: audio/hum.wav, gain: 0 }
+            sounds:
+              aLoop: { clips: [a], loop: true }
+            """)
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        let bank = try SoundBank(path: path, engine: engine)
+        defer { bank.unload() }
+        XCTAssertNotNil(try bank.play("aLoop"))
+        let before = try Self.lufs(BankFixture.frames(engine, 60), from: 0.1, to: 1)
+        let now = try String(contentsOfFile: path, encoding: .utf8)
+        try f.write("bank.yaml", now.replacingOccurrences(of: "gain: -6 }", with: "gain: X }")
+            .replacingOccurrences(of: "gain: 0 }", with: "gain: -6 }").replacingOccurrences(of: "gain: X }", with: "gain: 0 }"))
+        XCTAssertEqual(try bank.reload().changed.sorted(), ["clips.a", "clips.b"])
+        let after = try Self.lufs(BankFixture.frames(engine, 60), from: 0.1, to: 1)
+        print("two ids of one file swapped by a save: a's loop \(before) → \(after) LUFS (\(after - before) dB)")
+        XCTAssertEqual(after - before, 6.02, accuracy: 0.3, "a's voice at a's new gain, moved once")
+
+        let hum = try engine.loadClip(path: CLIRunner.packageRoot.appendingPathComponent("Assets/Sounds/hum-loop.wav").path)
+        let (soft, loud) = (try hum.withGain(0.5), hum)
+        let s = try engine.play(soft, options: .init(loop: true)), l = try engine.play(loud, options: .init(loop: true))
+        XCTAssertEqual(try engine.redefineGains([(of: soft, as: loud), (of: loud, as: soft)]), 2)
+        XCTAssertEqual(try XCTUnwrap(s.gain), 1, accuracy: 1e-6, "the soft handle's voice at 1")
+        XCTAssertEqual(try XCTUnwrap(l.gain), 0.5, accuracy: 1e-6, "the loud handle's voice at 0.5")
+    }
+
+    /// A loop muted by an edit of its clip handle's gain to 0, then set to 0.5: heard at
+    /// −6.02 dB of its level before the mute (it stayed silent: scaled by 0, the edit back found
+    /// no level to scale) — for a plain voice and one under a −6 dB gain curve.
+    func testAClipMutedByAnEditComesBack() throws {
+        let f = try BankFixture("clipfollow-mute")
+        defer { f.remove() }
+        try SoxTone.write(to: f.path("audio/hum.wav"), frequency: 1000, amplitude: 0.1, seconds: 3, channels: 2)
+        let engine = try BankFixture.engine()
+        defer { engine.shutdown() }
+        try engine.defineParameter(ParameterDefinition(name: "speed", range: 0...1))
+        let hum = try engine.loadClip(path: f.path("audio/hum.wav"))
+        var d = SoundDefinition(clips: [hum], loop: true)
+        d.curves = [ParameterCurve(parameter: "speed", property: .gain, points: [.init(0, -6), .init(1, -6)])]
+        let curved = try engine.makeSound(d)
+        func rms(_ x: [Float]) -> Double { (x.reduce(0.0) { $0 + Double($1 * $1) } / Double(max(x.count, 1))).squareRoot() }
+        func dB(_ v: Double) -> Double { 20 * log10(max(v, 1e-12)) }
+        var steps: [(muted: Double, back: Double)] = []
+        for play in [{ try engine.play(hum, options: .init(loop: true)) }, { try engine.play(curved) }] {
+            let v = try play()
+            let before = rms(try BankFixture.frames(engine, 12).suffix(4_800))
+            XCTAssertEqual(try engine.redefineGain(of: hum, as: hum.withGain(0)), 1)
+            let muted = rms(try BankFixture.frames(engine, 12).suffix(4_800))
+            XCTAssertEqual(try engine.redefineGain(of: hum.withGain(0), as: hum.withGain(0.5)), 1)
+            let back = rms(try BankFixture.frames(engine, 12).suffix(4_800))
+            XCTAssertEqual(try engine.redefineGain(of: hum.withGain(0.5), as: hum), 1)
+            steps.append((dB(muted) - dB(before), dB(back) - dB(before)))
+            v.stop()
+            _ = try BankFixture.frames(engine, 10)
+        }
+        print("a clip muted by an edit, then set to 0.5 (dB re before; plain, under a curve): \(steps)")
+        for s in steps {
+            XCTAssertLessThan(s.muted, -100, "muted")
+            XCTAssertEqual(s.back, -6.02, accuracy: 0.2, "back at the new gain of its level")
+        }
+    }
 }

@@ -90,4 +90,36 @@ final class SceneEmitterRatioTests: XCTestCase {
         print("under a curve, the clip picked at −10 dB, emitter −2 → −8 dB: \(step) dB (rms \(audio.rms(0.2, 0.9)), \(audio.rms(1.2, 1.9)))")
         XCTAssertEqual(step, -6, accuracy: 0.2)
     }
+
+    /// A switch whose cases are a timeline (outdoor) and a plain loop at −6 dB with ± 300
+    /// cents (indoor, picked): the emitter's gain set 1 → 0.8 steps its voice by −1.94 dB and
+    /// its pitch set 1 → 1.5 moves the tone by × 1.5, its variation kept. The level was guessed
+    /// from the definition (any timeline case: "a handle over parts") and the plain voice set
+    /// to 0.8 (+4.1 dB) and to pitch 1.5 (its variation lost).
+    func testAnEmitterSetOnASwitchKeepsThePlainCasesLevel() throws {
+        let tone = try SceneFixtures.tone(in: tmp)
+        let audio = try SceneFixtures.render(yaml: """
+            duration: 3
+            seed: 7
+            parameters:
+              place: { labels: [outdoor, indoor], default: indoor }
+            clips:
+              tone: \(tone)
+            sounds:
+              wind: { layers: [ { clip: tone, loop: true }, { clip: tone, delay: 0.5, loop: true } ] }
+              room: { clips: [tone], gain: -6, pitch: { cents: 300 }, loop: true }
+              amb: { switch: { parameter: place, cases: { outdoor: wind, indoor: room } } }
+            emitters:
+              a: { clip: amb, loop: true, position: [0, 0, -1] }
+            events:
+              - { at: 1, set: a, gain: 0.8 }
+              - { at: 2, set: a, pitch: 1.5 }
+            """, in: tmp)
+        let step = Level.dB(audio.rms(1.2, 1.9) / audio.rms(0.2, 0.9))
+        let varied = audio.frequency(1.2, 1.9), after = audio.frequency(2.2, 2.9)
+        print("switch's plain case, emitter gain 1 → 0.8: \(step) dB; pitch 1 → 1.5: \(varied) → \(after) Hz (× \(after / varied))")
+        XCTAssertEqual(step, Level.dB(0.8), accuracy: 0.2, "scaled, not replaced")
+        XCTAssertGreaterThan(abs(varied / 1_000 - 1), 0.005, "the seed draws a variation to keep")
+        XCTAssertEqual(after / varied, 1.5, accuracy: 0.0075, "the case's variation kept")
+    }
 }

@@ -144,6 +144,10 @@ final class EngineCore {
             distanceModel: configuration.distanceModel, router: environment.sendRouter)
         syncBuses()
         busChanges = BusChanges()   // the buses as they start are no change
+        // A handle's gain on a part under curves is that part's own (Timelines/ knows no curves).
+        timelines.setOwnLevels { [parameters, pool] id, gain, pitch, now in
+            parameters.voices.setOwn(id, gain: gain, pitch: pitch, stage: parameters, pool: pool, now: now)
+        }
         try applyGlobalState()
     }
 

@@ -67,10 +67,11 @@ final class EnvironmentStage: CoreStage {
 
     /// Sets the reverb zones; the first zones on a device with EFX make the slots and route
     /// the positioned voices to them. Without EFX (or with no sends) the zones are kept and the
-    /// voices play dry.
+    /// voices play dry. All or nothing, as ``setRoomZones(_:core:)``: when the slots cannot be
+    /// made it throws and the zones stay as they were.
     func setReverbZones(_ zones: [ReverbZone], core: EngineCore) throws(EarshotError) {
+        try applyZones(zones + roomZones, core: core)
         reverbZones = zones
-        try applyZones(reverbZones + roomZones, core: core)
     }
 
     /// Sets the rooms' reverbs (each a zone on its room's box), heard beside the game's zones.

@@ -214,6 +214,18 @@ final class VoiceCurveTable {
         return true
     }
 
+    /// Gives voice `id` its own gain `gain` back (after a live edit of its clip's gain to 0,
+    /// which scaled it to nothing): that voice's alone — its layers kept their levels. False
+    /// when the voice is not in the table.
+    func restoreOwnGain(_ id: VoiceID, _ gain: Float, stage: ParameterStage, pool: some VoiceKernel, now: Double) -> Bool {
+        guard let i = entry(id) else { return false }
+        adoptGameChanges(i, pool: pool)
+        (entries[i].base.gain, entries[i].written.gain) = (gain, gain)
+        entries[i].dirty = true
+        apply(i, stage: stage, pool: pool, now: now)
+        return true
+    }
+
     private func adoptGameChanges(_ i: Int, pool: some VoiceKernel) {
         let gain = pool.voiceStates[i].gain, pitch = pool.voiceStates[i].pitch
         let gainMoved = gain != entries[i].written.gain, pitchMoved = pitch != entries[i].written.pitch

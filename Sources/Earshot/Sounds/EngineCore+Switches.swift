@@ -85,6 +85,11 @@ extension EngineCore {
         guard let (caseSlot, caseDefinition) = caseSound(sw, label: label, parameter: f.parameter) else { return }
         var o = Self.caseOptions(e.options, of: definition, for: caseDefinition)
         o.fadeIn = max(o.fadeIn, f.fade)
+        // The play's timing was for its first case: the next one starts now, from its beginning
+        // (a delay would hold it again after every change; a past start time would skip into it).
+        o.delay = 0
+        o.startTime = nil
+        o.offset = 0
         guard let id = try? play(sound: caseSlot, options: o, logger: EarshotLogging.logger("earshot.engine")), let i = pool.slot(id) else { return }
         timelines.addPart(id, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i), to: handle, pool: pool, now: now)
         sounds.replaced(f.switchSlot, e.parts, by: id)

@@ -33,4 +33,24 @@ extension Voice {
 
     /// The same as ``release()`` (FMOD's name).
     public func keyOff() { release() }
+
+    /// Whether the voice is a handle over parts — a timeline sound's, a following switch's
+    /// (``SoundSwitch/follow``), or a switch's whose picked case is a timeline — so that its
+    /// ``gain`` and ``pitch`` are factors on each part's start values (reading 1 after a play
+    /// above gain 0, 0 after a play at gain 0) rather than the voice's own level. False for any
+    /// other voice, a stale handle, another engine's or after shutdown.
+    ///
+    /// ```swift
+    /// let voice = try engine.play(engine.loadClip(path: "Assets/Sounds/hum-loop.wav"))
+    /// print(voice.isHandleOverParts)   // false: a plain voice
+    /// ```
+    public var isHandleOverParts: Bool { engine?.isHandleOverParts(self) ?? false }
+}
+
+extension AudioEngine {
+    /// See ``Voice/isHandleOverParts``.
+    func isHandleOverParts(_ voice: Voice) -> Bool {
+        guard voice.link === link else { return false }
+        return withAL { !core.isShutDown && core.timelines.index(voice.id) != nil }
+    }
 }

@@ -113,14 +113,46 @@ final class TimelineTable: CoreStage {
         }
     }
 
+    /// Sets the own gain and pitch (nil: unchanged) of a part under curves at time `now`, its
+    /// curves applied at once; false for a part not under curves (the core's curve table:
+    /// ``VoiceCurveTable/setOwn(_:gain:pitch:stage:pool:now:)``). A part's pool values are its
+    /// curves' last write, so a value written there equal to it would be lost, and one rendered
+    /// before the next frame heard without the curves' factors.
+    private var setOwnLevels: ((VoiceID, Float?, Float?, Double) -> Bool)?
+
+    /// Gives the table its way to a part's own levels under curves (the core, once).
+    func setOwnLevels(_ body: @escaping (VoiceID, Float?, Float?, Double) -> Bool) { setOwnLevels = body }
+
+    /// Sets part `id`'s gain and pitch (nil: unchanged): under curves as its own, else in the pool.
+    private func setPart(_ id: VoiceID, gain: Float?, pitch: Float?, pool: some VoiceKernel, now: Double) {
+        guard gain != nil || pitch != nil else { return }
+        if setOwnLevels?(id, gain, pitch, now) == true { return }
+        if let gain { pool.setGain(id, gain) }
+        if let pitch { pool.setPitch(id, pitch, now: now) }
+    }
+
+    /// The own gain of part `id` (nil: no such part): kept before a live edit of its clip's
+    /// gain to 0, which ``scalePartGain(_:by:)`` cannot undo.
+    func partGain(_ id: VoiceID) -> Float? {
+        guard !entries.isEmpty else { return nil }
+        for e in entries { if let n = e.parts.firstIndex(of: id) { return e.gains[n] } }
+        return nil
+    }
+
+    /// Gives part `id` its own gain `gain` back (after a live edit of its clip's gain to 0).
+    func setPartGain(_ id: VoiceID, _ gain: Float) {
+        guard !entries.isEmpty else { return }
+        for k in entries.indices { if let n = entries[k].parts.firstIndex(of: id) { entries[k].gains[n] = gain } }
+    }
+
     /// The game's gain or pitch on the handle (`factor` × each part's own).
     func scale(_ id: VoiceID, gain: Float?, pitch: Float?, pool: some VoiceKernel, now: Double) -> Bool {
         guard let k = index(id) else { return false }
         if let gain { entries[k].gainScale = gain }
         if let pitch { entries[k].pitchScale = pitch }
         for (n, p) in entries[k].parts.enumerated() where pool.slot(p) != nil {
-            if let gain { pool.setGain(p, entries[k].gains[n] * gain) }
-            if let pitch { pool.setPitch(p, entries[k].pitches[n] * pitch, now: now) }
+            setPart(p, gain: gain.map { entries[k].gains[n] * $0 }, pitch: pitch.map { entries[k].pitches[n] * $0 },
+                    pool: pool, now: now)
         }
         return true
     }
@@ -174,8 +206,9 @@ final class TimelineTable: CoreStage {
         entries[k].parts.append(id)
         entries[k].gains.append(gain)
         entries[k].pitches.append(pitch)
-        if entries[k].gainScale != 1 { pool.setGain(id, gain * entries[k].gainScale) }
-        if entries[k].pitchScale != 1 { pool.setPitch(id, pitch * entries[k].pitchScale, now: now) }
+        let scales = (gain: entries[k].gainScale, pitch: entries[k].pitchScale)
+        setPart(id, gain: scales.gain != 1 ? gain * scales.gain : nil, pitch: scales.pitch != 1 ? pitch * scales.pitch : nil,
+                pool: pool, now: now)
     }
 
     /// Multiplies the own gain and pitch of handle `id`'s parts, each by `factor(part)` (nil:

@@ -204,6 +204,9 @@ final class VoicePool {
     /// a live edit of that handle's gain moves the voices it started, and only those
     /// (VoicePool+ClipGain.swift). A column, as the slot's 256 bytes are full.
     let voiceClipGain: SlotTable<Float>
+    /// Per voice slot: its level before a live edit took its clip handle's gain to 0, so that an
+    /// edit back restores it (VoicePool+ClipGain.swift; nil, or another voice's: none).
+    let voiceClipMute: SlotTable<ClipMute?>
     /// Per voice slot: a stereo clip's channel buffers and, while it plays as a channel pair, its
     /// second source (read only for stereo voices, VoicePool+Balance.swift).
     let balance: SlotTable<BalanceState>
@@ -270,6 +273,7 @@ final class VoicePool {
         heard = SlotTable(repeating: HeardPlacement(), count: capacity)
         voiceSpread = SlotTable(repeating: 0, count: capacity)
         voiceClipGain = SlotTable(repeating: 1, count: capacity)
+        voiceClipMute = SlotTable(repeating: nil, count: capacity)
         balance = SlotTable(repeating: BalanceState(), count: capacity)
         freeSlots = Array((0..<capacity).reversed())
         live = []

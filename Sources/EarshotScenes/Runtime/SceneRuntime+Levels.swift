@@ -12,8 +12,10 @@ struct EmitterVoiceLevel {
     /// The emitter's gain the voice started with.
     var startGain: Float = 1
     /// The voice is a handle whose gain scales its parts' start gains (a timeline sound, a
-    /// following switch: ``Voice/gain`` is a factor on each part's start gain, which already
-    /// holds the emitter's start gain and every level).
+    /// following switch, a switch whose picked case is a timeline: ``Voice/isHandleOverParts``;
+    /// ``Voice/gain`` is a factor on each part's start gain, which already holds the emitter's
+    /// start gain and every level). Read only after a start at gain 0, where there is no ratio:
+    /// above 0 a handle's level reads 1/startGain by the same ratio as a plain voice's.
     var scalesParts = false
     /// The voice's pitch over the emitter's at its start (its sound's `pitch:`, its random ±
     /// cents, a first layer's pitch), and the emitter's pitch then: a `set:` of the emitter's
@@ -24,13 +26,14 @@ struct EmitterVoiceLevel {
     /// The voice's gain for the emitter's gain `value`. A timeline played at gain 0 keeps its
     /// parts' levels as at gain 1 (TimelineTable.Entry.gains): its factor is the gain itself.
     func voiceGain(emitterGain value: Float) -> Float {
-        if scalesParts { return startGain > 0 ? value / startGain : value }
+        if startGain == 0, scalesParts { return value }
         return level * value
     }
 
-    /// The voice's pitch for the emitter's pitch `value` (a pitch is never 0: always by ratio).
+    /// The voice's pitch for the emitter's pitch `value` (a pitch is never 0: always by ratio;
+    /// a handle's pitch reads 1, so its level is 1/startPitch).
     func voicePitch(emitterPitch value: Float) -> Float {
-        scalesParts ? value / startPitch : pitchLevel * value
+        pitchLevel * value
     }
 }
 
@@ -46,12 +49,8 @@ extension SceneRuntime {
     /// when they share one (not the clip picked among clips of different levels, nor the variation).
     static func level(of voice: Voice, sound: Sound, gain: Float, pitch: Float, loop: Bool) -> EmitterVoiceLevel {
         let d = sound.definition
-        // A following switch's looping voice is filed as a handle over its case's voice.
-        let follows = d.switchCases.map { sw in sw.follow && (loop || d.loop || sw.cases.values.contains { $0.definition.loop }) } ?? false
-        // A switch's timeline case is a handle over its parts too.
-        let timelineCase = d.switchCases.map { sw in (Array(sw.cases.values) + [sw.defaultCase].compactMap { $0 }).contains { $0.definition.isTimeline } } ?? false
-        var out = EmitterVoiceLevel(startGain: gain, scalesParts: d.isTimeline || follows || timelineCase,
-                                    startPitch: pitch)
+        // The engine's word on what it filed (the case a switch picked), not a guess from the definition.
+        var out = EmitterVoiceLevel(startGain: gain, scalesParts: voice.isHandleOverParts, startPitch: pitch)
         // The voice's own pitch (``Voice/pitch``: without a curve's factor).
         if let p = voice.pitch, p.isFinite, p > 0, pitch > 0 { out.pitchLevel = p / pitch }
         if gain > 0, let g = voice.gain, g.isFinite {

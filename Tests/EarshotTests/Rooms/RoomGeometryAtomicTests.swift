@@ -51,4 +51,27 @@ final class RoomGeometryAtomicTests: XCTestCase {
         XCTAssertEqual(e.geometry, wet, "with slots free again it is set")
         XCTAssertEqual(e.room(at: Vector3(5, 1, 0)), "east")
     }
+
+    /// The game's reverb zones are all or nothing too: the first zones make the zone slots, and
+    /// when there are none left the call throws and the zones stay as they were.
+    func testReverbZonesThatFindNoSlotChangeNothing() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        let taken = takeEverySlot(e)
+        XCTAssertFalse(taken.isEmpty)
+        let hall = ReverbZone(name: "hall", shape: .sphere(center: .zero, radius: 30),
+                              reverb: try ReverbProperties.preset(named: "hallway"))
+        XCTAssertThrowsError(try e.setReverbZones([hall]), "no slot for the zones") { error in
+            guard case .openAL(_, let code)? = error as? EarshotError else { return XCTFail("\(error)") }
+            XCTAssertEqual(code, AL_OUT_OF_MEMORY)
+        }
+        print("RoomGeometryAtomicTests: zones after the refused set: \(e.reverbZones.map(\.name))")
+        XCTAssertEqual(e.reverbZones, [], "the old zones stand")
+        e.update()
+        _ = try e.render(frames: 800)
+
+        give(taken, e)
+        try e.setReverbZones([hall])
+        XCTAssertEqual(e.reverbZones.map(\.name), ["hall"], "with slots free again they are set")
+    }
 }

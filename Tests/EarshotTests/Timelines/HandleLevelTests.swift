@@ -193,4 +193,33 @@ final class HandleLevelTests: XCTestCase {
         XCTAssertEqual(w.gain, 0.25)
         try drain(e, w)
     }
+
+    /// A timeline sound (parts at 500 and 1,500 Hz, own gain 1) under a −6 dB gain curve: its
+    /// handle's gain set to the value the curve last wrote on a part (10^(−6/20)) steps both
+    /// parts by −6 dB (it was lost: 0.0 dB, the pool's value equal to the curve's last write),
+    /// and a gain set then rendered before the next update() is heard with the curve's factor.
+    func testAHandleGainUnderCurvesIsTakenAtOnce() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.defineParameter(ParameterDefinition(name: "speed", range: 0...1))
+        var d = SoundDefinition(layers: [
+            SoundLayer(clip: try tone(e, 500, "a")), SoundLayer(clip: try tone(e, 1_500, "b"), timing: .init(delay: 0.01)),
+        ], loop: true)
+        d.curves = [ParameterCurve(parameter: "speed", property: .gain, points: [.init(0, -6), .init(1, -6)])]
+        let w = try play(e, try e.makeSound(d), gain: 1)
+        XCTAssertTrue(w.isHandleOverParts)
+        let x = left(try TestSignals.renderFrames(e, seconds: 0.2))
+        w.gain = Float(pow(10, -6.0 / 20))
+        let y = left(try TestSignals.renderFrames(e, seconds: 0.2))
+        let a = dB(y, 4_800..<9_600, 500) - dB(x, 4_800..<9_600, 500)
+        let b = dB(y, 4_800..<9_600, 1_500) - dB(x, 4_800..<9_600, 1_500)
+        w.gain = 0.25   // −6 dB below the last: rendered before any update
+        let z = left(try e.render(frames: 4_800))
+        let c = dB(z, 2_400..<4_800, 500) - dB(x, 4_800..<9_600, 500)
+        print("timeline under a −6 dB curve, handle gain set to the curve's last write: \(a) / \(b) dB; set 0.25, rendered before update: \(c) dB")
+        XCTAssertEqual(a, -6, accuracy: 0.2, "not lost on the first part")
+        XCTAssertEqual(b, -6, accuracy: 0.2, "not lost on the second")
+        XCTAssertEqual(c, Level.dB(0.25), accuracy: 0.2, "with the curve's factor at once")
+        try drain(e, w)
+    }
 }

@@ -109,4 +109,34 @@ final class SwitchSoundTests: XCTestCase {
         try TestSignals.renderFrames(e, seconds: 0.05)
         XCTAssertEqual(e.activeVoiceCount, 0, "stopping the handle stops the case playing")
     }
+
+    /// A following switch played with a delay: the delay holds its first case only; a case taken
+    /// on a label change starts at once (before, each next case waited the play's delay again).
+    func testAFollowingSwitchPlayedWithADelayChangesCaseAtOnce() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try surface(e)
+        let tone = { (hz: Double, name: String) throws -> Sound in
+            try e.makeSound(SoundDefinition(clips: [try e.loadClip(self.pcm(48_000) { 0.3 * sin(2 * .pi * hz * Double($0) / 48_000) },
+                                                               name: name)], loop: true))
+        }
+        let gravel = try tone(500, "gravel"), wood = try tone(1_500, "wood")
+        let rolling = try e.makeSound(SoundDefinition(switch: SoundSwitch(
+            parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: true, fade: 0.1)))
+        try e.setParameter("surface", "gravel")
+        var delayed = SoundPlayOptions()
+        delayed.delay = 0.25
+        _ = try e.play(rolling, options: delayed)
+        var x = left(try TestSignals.renderFrames(e, seconds: 0.5))
+        XCTAssertLessThan(amplitude(x[0..<9_600], 500), 0.001, "the delay holds the first case")
+        let full = amplitude(x[14_400..<24_000], 500)
+        XCTAssertGreaterThan(full, 0.1)
+        let change = x.count
+        try e.setParameter("surface", "wood")
+        x += left(try TestSignals.renderFrames(e, seconds: 0.4))
+        let after = (change + 4_800 + 800)..<(change + 4_800 + 800 + 9_600)
+        XCTAssertEqual(Level.dB(amplitude(x[after], 1_500) / full), 0, accuracy: 0.5,
+                       "the new case at its level within the fade, not the play's delay later")
+        XCTAssertLessThan(Level.dB(amplitude(x[after], 500) / full), -60)
+    }
 }
