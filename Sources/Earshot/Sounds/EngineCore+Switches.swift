@@ -30,10 +30,10 @@ extension EngineCore {
                                 logger: logger) else { return nil }
         sounds.started(slot, voice: id, now: t, decision: decision, pool: pool)
         var filed = false
-        if follows, let i = pool.slot(id) {
+        if follows, let own = ownLevels(id) {
             filed = timelines.add(TimelineTable.Entry(
                 handle: id, soundSlot: slot, soundKey: key, parts: [id], tails: [], sustain: nil, options: caseOptions,
-                gains: [pool.gain(ofSlot: i)], pitches: [pool.pitch(ofSlot: i)],
+                gains: [own.gain], pitches: [own.pitch],
                 follow: .init(switchSlot: slot, parameter: p, label: label, fade: sw.fade,
                               emitterIndex: target.emitterIndex)))
         }
@@ -90,9 +90,18 @@ extension EngineCore {
         o.delay = 0
         o.startTime = nil
         o.offset = 0
-        guard let id = try? play(sound: caseSlot, options: o, logger: EarshotLogging.logger("earshot.engine")), let i = pool.slot(id) else { return }
-        timelines.addPart(id, gain: pool.gain(ofSlot: i), pitch: pool.pitch(ofSlot: i), to: handle, pool: pool, now: now)
+        guard let id = try? play(sound: caseSlot, options: o, logger: EarshotLogging.logger("earshot.engine")),
+              let own = ownLevels(id) else { return }
+        timelines.addPart(id, gain: own.gain, pitch: own.pitch, to: handle, pool: pool, now: now)
         sounds.replaced(f.switchSlot, e.parts, by: id)
+    }
+
+    /// Case voice `id`'s own gain and pitch, a part level of its handle (nil: not live): under
+    /// curves without their factors — the handle's gain writes part level × gain as the part's
+    /// own, and the curves apply theirs to it (the pool's value would apply them twice).
+    private func ownLevels(_ id: VoiceID) -> (gain: Float, pitch: Float)? {
+        guard let i = pool.slot(id) else { return nil }
+        return parameters.voices.own(id, pool: pool) ?? (pool.gain(ofSlot: i), pool.pitch(ofSlot: i))
     }
 
     /// A switch's parameter is defined and labelled, its cases name its labels, and its sounds

@@ -1,0 +1,89 @@
+@testable import Earshot
+import EarshotMeasure
+import Foundation
+import XCTest
+
+/// The own levels a timeline or following switch keeps for its parts (``TimelineTable/Entry/gains``),
+/// measured on the loopback output: a case under curves, a tail after a live redefinition, a
+/// following switch's later case redefined.
+final class PartLevelTests: XCTestCase {
+    private func left(_ x: [Float]) -> [Float] { stride(from: 0, to: x.count, by: 2).map { x[$0] } }
+
+    /// A mono looping tone of `frames` at `hz` (whole cycles).
+    private func tone(_ e: AudioEngine, _ hz: Double, _ name: String, frames: Int = 48_000) throws -> Clip {
+        let samples = (0..<frames).map { Int16((0.3 * sin(2 * .pi * hz * Double($0) / 48_000) * 32767).rounded()) }
+        return try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: name)
+    }
+
+    private func dB(_ x: [Float], _ range: Range<Int>, _ hz: Double) -> Double {
+        Level.dB(ToneMeasure.amplitude(x[range], hz))
+    }
+
+    private func play(_ e: AudioEngine, _ s: Sound, gain: Float) throws -> Voice {
+        var o = SoundPlayOptions()
+        o.gain = gain
+        return try e.play(s, options: o)
+    }
+
+    /// The 500 Hz level of the next 0.2 s (its last 0.1 s).
+    private func level(_ e: AudioEngine, _ hz: Double = 500) throws -> Double {
+        dB(left(try TestSignals.renderFrames(e, seconds: 0.2)), 4_800..<9_600, hz)
+    }
+
+    private func drain(_ e: AudioEngine, _ v: Voice) throws {
+        v.stop()
+        try TestSignals.renderFrames(e, seconds: 0.1)
+        XCTAssertEqual(e.activeVoiceCount, 0)
+    }
+
+    /// A following switch whose case is under a −10 dB gain curve, played at gain 0 and raised to
+    /// 1: heard at −10 dB, and so is its next case with the gain set again (the curve applied twice: −20); played at 1, its ``Voice/gain`` read and
+    /// set back after the curve moved to 0 dB changes nothing (it went back to −10).
+    func testAFollowingSwitchsCaseUnderCurvesIsHeardWithItsCurveOnce() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood"]))
+        try e.defineParameter(ParameterDefinition(name: "speed", range: 0...1))
+        try e.setParameter("surface", "gravel")
+        try e.setParameter("speed", 0)
+        let clip = try tone(e, 500, "hum")
+        let plain = try e.makeSound(SoundDefinition(clips: [clip], loop: true))
+        var d = SoundDefinition(clips: [clip], loop: true)
+        d.curves = [ParameterCurve(parameter: "speed", property: .gain, points: [.init(0, -10), .init(1, 0)])]
+        let hum = try e.makeSound(d)
+        d.clips = [try tone(e, 1_500, "whirr")]
+        let whirr = try e.makeSound(d)
+        d.curves = []
+        let plainWhirr = try e.makeSound(d)
+        let rolling = try e.makeSound(SoundDefinition(switch: SoundSwitch(
+            parameter: "surface", cases: ["gravel": hum, "wood": whirr], follow: true, fade: 0.05)))
+        let p = try play(e, plain, gain: 1)
+        let ref = try level(e)
+        try drain(e, p)
+        let q = try play(e, plainWhirr, gain: 1)
+        let ref2 = try level(e, 1_500)
+        try drain(e, q)
+        let v = try play(e, rolling, gain: 0)
+        try TestSignals.renderFrames(e, seconds: 0.05)
+        v.gain = 1
+        let raised = try level(e) - ref
+        try e.setParameter("surface", "wood")
+        try TestSignals.renderFrames(e, seconds: 0.1)
+        v.gain = 1   // set again: the next case's part level × 1
+        let next = try level(e, 1_500) - ref2
+        try e.setParameter("surface", "gravel")
+        try drain(e, v)
+        let w = try play(e, rolling, gain: 1)
+        try TestSignals.renderFrames(e, seconds: 0.05)
+        try e.setParameter("speed", 1)
+        let moved = try level(e) - ref
+        w.gain = try XCTUnwrap(w.gain)
+        let setBack = try level(e) - ref
+        try drain(e, w)
+        print("following switch under a −10 dB curve (dB re plain): from 0 raised to 1 \(raised), next case \(next); curve at 0 dB \(moved), gain read and set back \(setBack)")
+        XCTAssertEqual(raised, -10, accuracy: 0.2, "the curve once")
+        XCTAssertEqual(next, -10, accuracy: 0.2, "the next case: the curve once")
+        XCTAssertEqual(moved, 0, accuracy: 0.2)
+        XCTAssertEqual(setBack, 0, accuracy: 0.2, "set back: unchanged")
+    }
+}
