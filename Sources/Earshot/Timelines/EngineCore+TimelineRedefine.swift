@@ -3,7 +3,8 @@
 extension EngineCore {
     /// Each part of the timeline voices `handles` takes the sound's gain and pitch change times
     /// its layer's, in the pool and in the handle's part levels (``TimelineTable/Entry/gains``),
-    /// so that a gain set on the handle later scales the new levels rather than undo them. The
+    /// so that a gain set on the handle later scales the new levels rather than undo them, and in
+    /// the options its tails will start with. The
     /// handle's own part was rescaled by the sound's change already (with the sound's voices).
     func redefineTimelines(_ handles: [VoiceID], old: SoundDefinition, new: SoundDefinition, gain: Float?,
                            pitch: Float?) {
@@ -25,6 +26,10 @@ extension EngineCore {
                 }
                 return (times(layer.gain, gain), times(layer.pitch, pitch))
             }
+            // A timeline's tails start later with the play's options, which hold the old sound
+            // gain and pitch (their layers' come from the new definition). A following switch's
+            // hold the switch play's: its next case takes its case sound's from its definition.
+            if timelines.entry(h)?.follow == nil { timelines.scaleOptions(of: h, gain: gain, pitch: pitch) }
         }
     }
 }

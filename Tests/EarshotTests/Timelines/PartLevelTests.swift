@@ -86,4 +86,34 @@ final class PartLevelTests: XCTestCase {
         XCTAssertEqual(moved, 0, accuracy: 0.2)
         XCTAssertEqual(setBack, 0, accuracy: 0.2, "set back: unchanged")
     }
+
+    /// A timeline sound (a sustain loop at 500 Hz, a tail at 1,500 Hz) redefined with its gain
+    /// × 0.5 while sustaining: the tail started on release is at −6.02 dB of an unredefined run's
+    /// (it started at the old sound gain: 0 dB).
+    func testATailAfterARedefinitionTakesTheNewSoundGain() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        var d = SoundDefinition(layers: [
+            SoundLayer(clip: try tone(e, 500, "loop", frames: 4_800), timing: .init(sustain: true)),
+            SoundLayer(clip: try tone(e, 1_500, "tail"), timing: .init(tail: true)),
+        ], loop: false)
+        let motor = try e.makeSound(d)
+        func tail(redefine: Bool) throws -> Double {
+            let v = try e.play(motor)
+            try TestSignals.renderFrames(e, seconds: 0.05)
+            if redefine {
+                d.gain = 0.5
+                _ = try e.redefine(motor, as: d)
+            }
+            try TestSignals.renderFrames(e, seconds: 0.1)
+            v.release()
+            let y = left(try TestSignals.renderFrames(e, seconds: 0.4))
+            try drain(e, v)
+            return dB(y, 9_600..<19_200, 1_500)
+        }
+        let ref = try tail(redefine: false)
+        let redefined = try tail(redefine: true) - ref
+        print("tail after the sound's gain × 0.5 while sustaining: \(redefined) dB re unredefined")
+        XCTAssertEqual(redefined, Level.dB(0.5), accuracy: 0.2, "the tail at the new sound gain")
+    }
 }
