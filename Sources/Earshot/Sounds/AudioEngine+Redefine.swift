@@ -118,7 +118,8 @@ extension EngineCore {
             case (let l?, let s?): return l * s
             }
         }
-        for leader in leaders where timelines.index(leader) == nil {   // a timeline's parts: redefineTimelines
+        // A timeline's parts: redefineTimelines (a following switch's case voice is one sound's).
+        for leader in leaders where timelines.index(leader) == nil || timelines.entry(leader)?.follow != nil {
             guard let e = parameters.voices.entry(leader) else { continue }
             // The first layer is the leader, already rescaled by the sound's change: its layer's own.
             if new.layers.count > 0, old.layers.count > 0 {

@@ -131,6 +131,18 @@ final class TimelineTable: CoreStage {
         if let pitch { pool.setPitch(id, pitch, now: now) }
     }
 
+    /// Multiplies the own gain and pitch (nil: unchanged) of part `id` of a following switch (a
+    /// live redefinition of its case's sound, whose voice the caller rescaled): a later gain on
+    /// its handle scales the new ones. Nothing for any other voice.
+    func scaleFollowingPart(_ id: VoiceID, gain: Float?, pitch: Float?) {
+        guard !entries.isEmpty else { return }
+        for k in entries.indices where entries[k].follow != nil {
+            guard let n = entries[k].parts.firstIndex(of: id) else { continue }
+            if let gain { entries[k].gains[n] = EngineCore.varied(entries[k].gains[n], by: gain) }
+            if let pitch { entries[k].pitches[n] = EngineCore.varied(entries[k].pitches[n], by: pitch) }
+        }
+    }
+
     /// The own gain of part `id` (nil: no such part): kept before a live edit of its clip's
     /// gain to 0, which ``scalePartGain(_:by:)`` cannot undo.
     func partGain(_ id: VoiceID) -> Float? {

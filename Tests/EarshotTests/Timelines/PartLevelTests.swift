@@ -116,4 +116,51 @@ final class PartLevelTests: XCTestCase {
         print("tail after the sound's gain × 0.5 while sustaining: \(redefined) dB re unredefined")
         XCTAssertEqual(redefined, Level.dB(0.5), accuracy: 0.2, "the tail at the new sound gain")
     }
+
+    /// A following switch (gravel 500 Hz, wood 1,500 Hz): after a change to wood, wood's sound
+    /// redefined with gain × 0.5 is at −6.02 dB, and a handle gain of 1 then keeps it (it went
+    /// back to 0), as does a change back and forth; gravel redefined while it fades out leaves
+    /// wood's level alone under a later handle gain (it took gravel's −6 dB).
+    func testRedefiningALaterCaseOfAFollowingSwitchKeepsItsLevel() throws {
+        let e = try TestSignals.loopbackEngine()
+        defer { e.shutdown() }
+        try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood"]))
+        var g = SoundDefinition(clips: [try tone(e, 500, "gravel")], loop: true)
+        var w = SoundDefinition(clips: [try tone(e, 1_500, "wood")], loop: true)
+        let gravel = try e.makeSound(g), wood = try e.makeSound(w)
+        let rolling = try e.makeSound(SoundDefinition(switch: SoundSwitch(
+            parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: true, fade: 0.05)))
+        try e.setParameter("surface", "gravel")
+        let v = try e.play(rolling)
+        try TestSignals.renderFrames(e, seconds: 0.1)
+        try e.setParameter("surface", "wood")
+        let ref = try level(e, 1_500)
+        w.gain = 0.5
+        _ = try e.redefine(wood, as: w)
+        let redefined = try level(e, 1_500) - ref
+        v.gain = 1
+        let kept = try level(e, 1_500) - ref
+        try e.setParameter("surface", "gravel")
+        try TestSignals.renderFrames(e, seconds: 0.1)
+        try e.setParameter("surface", "wood")
+        let back = try level(e, 1_500) - ref
+        try drain(e, v)
+        try e.setParameter("surface", "gravel")
+        let u = try e.play(rolling)
+        try TestSignals.renderFrames(e, seconds: 0.1)
+        try e.setParameter("surface", "wood")
+        try TestSignals.renderFrames(e, seconds: 0.01)   // gravel fading out
+        g.gain = 0.5
+        _ = try e.redefine(gravel, as: g)
+        let alone = try level(e, 1_500)
+        u.gain = 1
+        let other = try level(e, 1_500) - alone
+        try drain(e, u)
+        print("following switch, later case wood redefined × 0.5 (dB re before): \(redefined), handle gain 1 \(kept), changed back and forth \(back); gravel redefined while fading, wood under handle gain 1: \(other)")
+        let h = Level.dB(0.5)
+        XCTAssertEqual(redefined, h, accuracy: 0.2)
+        XCTAssertEqual(kept, h, accuracy: 0.2, "a handle gain keeps the redefined case's level")
+        XCTAssertEqual(back, h, accuracy: 0.2, "the case played again at its new gain, once")
+        XCTAssertEqual(other, 0, accuracy: 0.2, "another case's redefinition leaves wood alone")
+    }
 }
