@@ -6,32 +6,7 @@ import XCTest
 /// A handle's gain reaching all of what it plays, measured on the loopback output: a timeline's
 /// tail started on release, a following switch and a switch over a timeline played at gain 0 and
 /// raised, a live redefinition of a timeline sound, and ``Voice/gain`` read under curves.
-final class HandleLevelTests: XCTestCase {
-    private func left(_ x: [Float]) -> [Float] { stride(from: 0, to: x.count, by: 2).map { x[$0] } }
-
-    /// A mono tone of `frames` at `hz` (whole cycles: it loops without a step).
-    private func tone(_ e: AudioEngine, _ hz: Double, _ name: String, frames: Int = 48_000) throws -> Clip {
-        let samples = (0..<frames).map { Int16((0.3 * sin(2 * .pi * hz * Double($0) / 48_000) * 32767).rounded()) }
-        return try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: name)
-    }
-
-    /// The level of the tone at `hz` in `x[range]`, in dB.
-    private func dB(_ x: [Float], _ range: Range<Int>, _ hz: Double) -> Double {
-        Level.dB(ToneMeasure.amplitude(x[range], hz))
-    }
-
-    private func play(_ e: AudioEngine, _ s: Sound, gain: Float) throws -> Voice {
-        var o = SoundPlayOptions()
-        o.gain = gain
-        return try e.play(s, options: o)
-    }
-
-    private func drain(_ e: AudioEngine, _ v: Voice) throws {
-        v.stop()
-        try TestSignals.renderFrames(e, seconds: 0.1)
-        XCTAssertEqual(e.activeVoiceCount, 0)
-    }
-
+final class HandleLevelTests: XCTestCase, HandleLevelChecking {
     /// A sustain loop (500 Hz) and its tail (1,500 Hz): after `voice.gain = 0.5` the tail started
     /// on release is at −6 dB as the loop is, whether the play was at gain 1 or at 0 (the tail
     /// was at 0 dB, and silent after a play at 0); a play at −6 dB has both there; a pitch set on

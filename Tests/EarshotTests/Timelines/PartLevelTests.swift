@@ -6,39 +6,16 @@ import XCTest
 /// The own levels a timeline or following switch keeps for its parts (``TimelineTable/Entry/gains``),
 /// measured on the loopback output: a case under curves, a tail after a live redefinition, a
 /// following switch's later case redefined.
-final class PartLevelTests: XCTestCase {
-    private func left(_ x: [Float]) -> [Float] { stride(from: 0, to: x.count, by: 2).map { x[$0] } }
-
-    /// A mono looping tone of `frames` at `hz` (whole cycles).
-    private func tone(_ e: AudioEngine, _ hz: Double, _ name: String, frames: Int = 48_000) throws -> Clip {
-        let samples = (0..<frames).map { Int16((0.3 * sin(2 * .pi * hz * Double($0) / 48_000) * 32767).rounded()) }
-        return try e.loadClip(PCMAudio(sampleRate: 48_000, channels: 1, samples: .int16(samples)), name: name)
-    }
-
-    private func dB(_ x: [Float], _ range: Range<Int>, _ hz: Double) -> Double {
-        Level.dB(ToneMeasure.amplitude(x[range], hz))
-    }
-
-    private func play(_ e: AudioEngine, _ s: Sound, gain: Float) throws -> Voice {
-        var o = SoundPlayOptions()
-        o.gain = gain
-        return try e.play(s, options: o)
-    }
-
+final class PartLevelTests: XCTestCase, HandleLevelChecking {
     /// The 500 Hz level of the next 0.2 s (its last 0.1 s).
     private func level(_ e: AudioEngine, _ hz: Double = 500) throws -> Double {
         dB(left(try TestSignals.renderFrames(e, seconds: 0.2)), 4_800..<9_600, hz)
     }
 
-    private func drain(_ e: AudioEngine, _ v: Voice) throws {
-        v.stop()
-        try TestSignals.renderFrames(e, seconds: 0.1)
-        XCTAssertEqual(e.activeVoiceCount, 0)
-    }
-
     /// A following switch whose case is under a −10 dB gain curve, played at gain 0 and raised to
-    /// 1: heard at −10 dB, and so is its next case with the gain set again (the curve applied twice: −20); played at 1, its ``Voice/gain`` read and
-    /// set back after the curve moved to 0 dB changes nothing (it went back to −10).
+    /// 1: heard at −10 dB, and so is its next case with the gain set again (the curve applied
+    /// twice: −20); played at 1, its ``Voice/gain`` read and set back after the curve moved to
+    /// 0 dB changes nothing (it went back to −10).
     func testAFollowingSwitchsCaseUnderCurvesIsHeardWithItsCurveOnce() throws {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
