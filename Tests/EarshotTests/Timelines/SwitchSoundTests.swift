@@ -18,6 +18,17 @@ final class SwitchSoundTests: XCTestCase {
         try e.defineParameter(ParameterDefinition(name: "surface", labels: ["gravel", "wood", "metal"]))
     }
 
+    /// A following switch (fade 0.1 s) on two looping tones: 500 Hz on gravel, 1,500 Hz on wood.
+    private func followingSwitch(_ e: AudioEngine) throws -> Sound {
+        let tone = { (hz: Double, name: String) throws -> Sound in
+            try e.makeSound(SoundDefinition(clips: [try e.loadClip(self.pcm(48_000) { 0.3 * sin(2 * .pi * hz * Double($0) / 48_000) },
+                                                               name: name)], loop: true))
+        }
+        let gravel = try tone(500, "gravel"), wood = try tone(1_500, "wood")
+        return try e.makeSound(SoundDefinition(switch: SoundSwitch(
+            parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: true, fade: 0.1)))
+    }
+
     /// 100 plays with the label set at random (globally, or on the emitter the play follows):
     /// each plays the labelled case — told apart by its level (blocks at 0.1, 0.2 and 0.4) — and
     /// a label without a case plays the default.
@@ -72,13 +83,7 @@ final class SwitchSoundTests: XCTestCase {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
         try surface(e)
-        let tone = { (hz: Double, name: String) throws -> Sound in
-            try e.makeSound(SoundDefinition(clips: [try e.loadClip(self.pcm(48_000) { 0.3 * sin(2 * .pi * hz * Double($0) / 48_000) },
-                                                               name: name)], loop: true))
-        }
-        let gravel = try tone(500, "gravel"), wood = try tone(1_500, "wood")
-        let rolling = try e.makeSound(SoundDefinition(switch: SoundSwitch(
-            parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: true, fade: 0.1)))
+        let rolling = try followingSwitch(e)
         try e.setParameter("surface", "gravel")
         let v = try e.play(rolling)
         var x = left(try TestSignals.renderFrames(e, seconds: 0.3))
@@ -116,13 +121,7 @@ final class SwitchSoundTests: XCTestCase {
         let e = try TestSignals.loopbackEngine()
         defer { e.shutdown() }
         try surface(e)
-        let tone = { (hz: Double, name: String) throws -> Sound in
-            try e.makeSound(SoundDefinition(clips: [try e.loadClip(self.pcm(48_000) { 0.3 * sin(2 * .pi * hz * Double($0) / 48_000) },
-                                                               name: name)], loop: true))
-        }
-        let gravel = try tone(500, "gravel"), wood = try tone(1_500, "wood")
-        let rolling = try e.makeSound(SoundDefinition(switch: SoundSwitch(
-            parameter: "surface", cases: ["gravel": gravel, "wood": wood], follow: true, fade: 0.1)))
+        let rolling = try followingSwitch(e)
         try e.setParameter("surface", "gravel")
         var delayed = SoundPlayOptions()
         delayed.delay = 0.25
