@@ -312,54 +312,60 @@ final class SendRouter {
     }
 
     /// The curve filter on `source` now.
-    func curveFilter(_ source: ALuint) -> CurveFilter {
-        Int(source) < curveFilters.count ? curveFilters[Int(source)] : CurveFilter()
-    }
+    func curveFilter(_ source: ALuint) -> CurveFilter { Self.entry(curveFilters, source, or: CurveFilter()) }
 
     /// Puts a curve filter on `source` (pushed at once when the source is routed).
     func setCurveFilter(_ f: CurveFilter, source: ALuint) {
-        let i = Int(source)
-        if i >= curveFilters.count {
-            curveFilters += [CurveFilter](repeating: CurveFilter(), count: i + 1 - curveFilters.count)
-        }
-        guard curveFilters[i] != f else { return }
-        curveFilters[i] = f
-        if i < states.count, states[i].routed != 0 { push(source) }
+        if Self.store(f, source, in: &curveFilters, fill: CurveFilter()) { pushIfRouted(source) }
     }
 
     /// Puts the rooms' propagation filter on `source` (``LowPassFilter/open``: none); pushed at
     /// once when the source is routed, a comparison when it is unchanged.
     func setPropagationFilter(_ f: LowPassFilter, source: ALuint) {
-        let i = Int(source)
-        if i >= propagationFilters.count {
-            guard f != .open else { return }
-            propagationFilters += [LowPassFilter](repeating: .open, count: i + 1 - propagationFilters.count)
-        }
-        guard propagationFilters[i] != f else { return }
-        propagationFilters[i] = f
-        if i < states.count, states[i].routed != 0 { push(source) }
+        if Self.store(f, source, in: &propagationFilters, fill: .open) { pushIfRouted(source) }
     }
 
     /// Sends `source`'s last zone send to `slot`, its own room's reverb (0: back to the zones);
     /// pushed at once when the source is routed, a comparison when it is unchanged. Needs two
     /// zone sends or more (``EnvironmentStage/roomReverbChannels``).
     func setRoomSend(_ slot: ALuint, source: ALuint) {
-        let i = Int(source)
-        if i >= roomSends.count {
-            guard slot != 0, zoneSendCount >= 2 else { return }
-            roomSends += [ALuint](repeating: 0, count: i + 1 - roomSends.count)
-        }
-        guard roomSends[i] != slot else { return }
-        roomSends[i] = slot
-        if i < states.count, states[i].routed != 0 { push(source) }
+        guard zoneSendCount >= 2 || Int(source) < roomSends.count else { return }
+        if Self.store(slot, source, in: &roomSends, fill: 0) { pushIfRouted(source) }
     }
 
     /// The room reverb slot `source` sends to (0: none).
-    func roomSend(_ source: ALuint) -> ALuint { Int(source) < roomSends.count ? roomSends[Int(source)] : 0 }
+    func roomSend(_ source: ALuint) -> ALuint { Self.entry(roomSends, source, or: 0) }
 
     /// The propagation filter on `source` now.
-    func propagationFilter(_ source: ALuint) -> LowPassFilter {
-        Int(source) < propagationFilters.count ? propagationFilters[Int(source)] : .open
+    func propagationFilter(_ source: ALuint) -> LowPassFilter { Self.entry(propagationFilters, source, or: .open) }
+
+    // The per-source tables (curve filters, propagation filters, room sends) are indexed by
+    // source name and grow only when a source first carries a value other than `fill`: most
+    // sources never do.
+
+    /// `table`'s value for `source` (`fill` past its end).
+    @inline(__always)
+    private static func entry<T>(_ table: [T], _ source: ALuint, or fill: T) -> T {
+        Int(source) < table.count ? table[Int(source)] : fill
+    }
+
+    /// Stores `value` for `source` in `table`; true when it changed (the caller pushes then).
+    @inline(__always)
+    private static func store<T: Equatable>(_ value: T, _ source: ALuint, in table: inout [T], fill: T) -> Bool {
+        let i = Int(source)
+        if i >= table.count {
+            guard value != fill else { return false }
+            table += [T](repeating: fill, count: i + 1 - table.count)
+        }
+        guard table[i] != value else { return false }
+        table[i] = value
+        return true
+    }
+
+    /// Pushes `source` now when it is routed (an unrouted source takes its values when routed).
+    @inline(__always)
+    private func pushIfRouted(_ source: ALuint) {
+        if Int(source) < states.count, states[Int(source)].routed != 0 { push(source) }
     }
 
     /// The scratch filter set to `f`, or 0 (no filter) when `f` changes nothing. Set only when
