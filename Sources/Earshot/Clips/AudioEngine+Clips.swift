@@ -85,16 +85,11 @@ extension AudioEngine {
             return core.loadedClipBytes
         }
         let left = configuration.maxTotalClipBytes - used
-        // A budget (the total's room, a ClipBank's) counts memory, a stereo clip twice as the
-        // upload does (ClipInfo.memoryBytes); the per-clip limit counts decoded bytes.
+        // The total's room and a ClipBank's budget (a `setting` given) are budgets of memory.
         if left < min(maxBytes, configuration.maxClipBytes) {
-            var options = decodeOptions(maxBytes: left, setting: Self.budgetSetting(used: used))
-            options.countsStereoChannelBuffers = true
-            return options
+            return decodeOptions(maxBytes: left, setting: Self.budgetSetting(used: used), isBudget: true)
         }
-        var options = decodeOptions(maxBytes: maxBytes, setting: setting)
-        options.countsStereoChannelBuffers = setting != nil && options.limitName == setting
-        return options
+        return decodeOptions(maxBytes: maxBytes, setting: setting, isBudget: setting != nil)
     }
 
     /// How a refusal by the total budget names it.
@@ -102,12 +97,15 @@ extension AudioEngine {
         "Configuration.maxTotalClipBytes, with \(EarshotError.bytes(used)) of clips already loaded"
     }
 
-    /// The engine's decoder options with the limit lowered to `maxBytes` (named `setting`).
-    func decodeOptions(maxBytes: Int, setting: String?) -> ClipDecoder.Options {
+    /// The engine's decoder options with the limit lowered to `maxBytes` (named `setting`). A
+    /// budget (`isBudget`) counts memory, a stereo clip twice as the upload does
+    /// (``ClipInfo/memoryBytes``); the per-clip limit it lowers counts decoded bytes.
+    func decodeOptions(maxBytes: Int, setting: String?, isBudget: Bool) -> ClipDecoder.Options {
         var options = configuration.clipDecodeOptions
         if maxBytes < options.maxBytes {
             options.maxBytes = max(1, maxBytes)
             options.limitName = setting ?? options.limitName
+            options.countsStereoChannelBuffers = isBudget
         }
         return options
     }
