@@ -47,20 +47,7 @@ final class AmbisonicBedTests: XCTestCase {
         let path = try files.write(Self.sineWave(order: 1, azimuth: 0, seconds: 0.1), channels: 4, name: "short.wav")
         let e = try TestSignals.loopbackEngine()
         let bed = try e.openBed(path: path, options: .init(numberOfLoops: 0))
-        let first = bed.events, second = bed.events
-        for _ in 0..<3 {
-            try bed.play()
-            _ = try TestSignals.renderGameFrames(e, seconds: 0.2)
-        }
-        e.shutdown()
-        var a: [AudioStream.Event.Reason] = [], b: [AudioStream.Event.Reason] = []
-        for await end in first { a.append(end.reason) }    // ends: shutdown finished it
-        for await end in second { b.append(end.reason) }
-        XCTAssertEqual(a, [.finished, .finished, .finished])
-        XCTAssertEqual(b, a, "the second consumer sees every end too")
-        var late = 0
-        for await _ in bed.events { late += 1 }
-        XCTAssertEqual(late, 0, "a stream read after shutdown is finished at once")
+        try await assertEveryConsumerSeesEveryEnd(engine: e, events: { bed.events }, play: { try bed.play() })
     }
 
     /// A 1 s sine bed streamed and looped: every seam continuous (no step beyond the sine's own),

@@ -198,20 +198,7 @@ final class AudioStreamTests: XCTestCase {
         let tone = try files.sineWAV("short.wav", frequency: 500, amplitude: 0.5, seconds: 0.1)
         let e = try TestSignals.loopbackEngine()
         let stream = try e.openStream(path: tone)
-        let first = stream.events, second = stream.events
-        for _ in 0..<3 {
-            try stream.play()
-            _ = try TestSignals.renderGameFrames(e, seconds: 0.2)
-        }
-        e.shutdown()
-        var a: [AudioStream.Event.Reason] = [], b: [AudioStream.Event.Reason] = []
-        for await end in first { a.append(end.reason) }    // ends: shutdown finished it
-        for await end in second { b.append(end.reason) }
-        XCTAssertEqual(a, [.finished, .finished, .finished])
-        XCTAssertEqual(b, a, "the second consumer sees every end too")
-        var late = 0
-        for await _ in stream.events { late += 1 }
-        XCTAssertEqual(late, 0, "a stream read after shutdown is finished at once")
+        try await assertEveryConsumerSeesEveryEnd(engine: e, events: { stream.events }, play: { try stream.play() })
     }
 
     func testANineChannelFileIsARingAndTooFewSourcesIsATypedError() throws {
